@@ -1,0 +1,1 @@
+//! Fortran front end (being written).

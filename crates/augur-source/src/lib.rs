@@ -1,0 +1,1 @@
+//! Source loading (placeholder; being written).

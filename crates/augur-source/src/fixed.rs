@@ -1,0 +1,697 @@
+//! Fixed-form to free-form normalization.
+//!
+//! The normalizer keeps one output line per input line and keeps columns where
+//! they were, so that a position in the free-form text maps back to the same
+//! line and (almost always) the same column of the fixed-form original. Only
+//! DEC tab-format lines move their statement text; their shift is recorded as
+//! a per-line column offset.
+
+/// Last column of statement text in fixed form; later columns are ignored.
+const LAST_COL: usize = 72;
+
+/// The result of [`normalize_fixed`]: free-form text and a column offset per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Normalized {
+    /// Free-form text with exactly as many lines as the input (each line ends with `\n`).
+    pub text: String,
+    /// For each line of `text`: original 1-based column = normalized 1-based column + offset.
+    pub col_offsets: Vec<i32>,
+}
+
+/// Splits `text` into lines the way [`str::lines`] counts them: on `\n`, with a
+/// trailing `\r` removed and no extra empty line after a final newline.
+pub(crate) fn split_lines(text: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = text.split('\n').collect();
+    if text.is_empty() || text.ends_with('\n') {
+        v.pop();
+    }
+    v.into_iter()
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// Lexical state at the end of a (partial) statement line, carried into its continuation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lex {
+    /// Outside any character context.
+    Normal,
+    /// Inside a quoted string opened by this quote character.
+    Quote(char),
+    /// Inside a Hollerith constant with this many characters still to come.
+    Hollerith(usize),
+}
+
+/// What kind of line an output line is, for continuation bookkeeping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Comment, blank or passthrough line: continuation chains skip over it.
+    Other,
+    /// A statement line (initial or continuation).
+    Code,
+    /// A directive line (`!$OMP`, `!$ACC`, `!HPF$`), initial or continuation.
+    Directive,
+}
+
+#[derive(Debug, Clone)]
+struct OutLine {
+    /// Everything before the inline comment (label, continuation mark, statement text).
+    code: String,
+    /// The inline comment (from its `!`) or, for comment lines, the whole line.
+    comment: String,
+    offset: i32,
+    kind: Kind,
+    /// The code part ends inside a character context (and was padded to column 72).
+    open: bool,
+}
+
+impl OutLine {
+    fn other(text: String, offset: i32) -> OutLine {
+        OutLine {
+            code: String::new(),
+            comment: text,
+            offset,
+            kind: Kind::Other,
+            open: false,
+        }
+    }
+
+    /// Appends the free-form continuation `&` to the code part.
+    fn append_amp(&mut self) {
+        if self.open {
+            self.code.push('&');
+            return;
+        }
+        let trimmed_len = self.code.trim_end().len();
+        let blanks = self.code.len() - trimmed_len;
+        self.code.truncate(trimmed_len);
+        // Fixed form joins the continuation after blanks up to column 72, and
+        // blanks are insignificant there; free form needs a choice. A line
+        // filled to column 72 most likely splits a token (`12` / `34` is
+        // 1234), so it joins directly; a shorter line was broken between
+        // tokens (`REAL` / `X`), so a blank keeps them apart.
+        let used = if self.code.chars().count() >= LAST_COL {
+            self.code.push('&');
+            1
+        } else {
+            self.code.push_str(" &");
+            2
+        };
+        if !self.comment.is_empty() {
+            // Keep the comment where it was when there was room, else one blank.
+            let pad = blanks.saturating_sub(used).max(1);
+            self.code.push_str(&" ".repeat(pad));
+        }
+    }
+}
+
+/// Converts fixed-form Fortran source to free-form text the parser understands.
+///
+/// Line `i` of the output corresponds to line `i` of the input. Comment lines
+/// (`C`, `c`, `*`, `!`, `D`, `d` in column 1, or blank through column 72)
+/// become `!` comments; `C$OMP`/`*$OMP`/`!$OMP`, `$ACC` and `HPF$` directives
+/// become free-form directives; columns after 72 are dropped; continuation
+/// lines get `&` in column 6 and the previous statement line a trailing `&`
+/// (after padding to column 72 when a string or Hollerith constant continues);
+/// DEC tab-format lines are expanded so that the statement starts in column 7.
+/// Never panics.
+pub fn normalize_fixed(text: &str) -> Normalized {
+    let mut out: Vec<OutLine> = Vec::new();
+    // Index of the last statement line and the lexical state at its end.
+    let mut last_code: Option<usize> = None;
+    let mut lex = Lex::Normal;
+    // Index of the last directive line.
+    let mut last_dir: Option<usize> = None;
+
+    for raw in split_lines(text) {
+        let raw_chars: Vec<char> = raw.chars().collect();
+        let (chars, offset) = expand_tabs(&raw_chars);
+        let n = chars.len();
+        let first = chars.first().copied().unwrap_or(' ');
+
+        // Preprocessor lines left in the text: pass through untouched.
+        if first == '#' {
+            out.push(OutLine::other(raw.to_string(), 0));
+            continue;
+        }
+
+        // Comment lines by column 1.
+        if matches!(first, 'C' | 'c' | '*' | '!' | 'D' | 'd') {
+            let sentinel: String = chars.iter().skip(1).take(4).collect();
+            let up = sentinel.to_ascii_uppercase();
+            let is_dir = n >= 5 && matches!(up.as_str(), "$OMP" | "$ACC" | "HPF$");
+            if is_dir && !matches!(first, 'D' | 'd') {
+                let col6 = chars.get(5).copied().unwrap_or(' ');
+                let is_cont = !matches!(col6, ' ' | '0');
+                let body_end = n.min(LAST_COL);
+                let body: &[char] = if n > 6 {
+                    &chars[6..body_end.max(6)]
+                } else {
+                    &[]
+                };
+                let (code_len, _) = scan(body, Lex::Normal);
+                let mut code = String::from("!");
+                code.push_str(&sentinel);
+                code.push(if is_cont { '&' } else { ' ' });
+                code.extend(&body[..code_len]);
+                let comment: String = body[code_len..].iter().collect();
+                if is_cont {
+                    if let Some(i) = last_dir {
+                        out[i].append_amp();
+                    }
+                }
+                last_dir = Some(out.len());
+                out.push(OutLine {
+                    code,
+                    comment,
+                    offset: 0,
+                    kind: Kind::Directive,
+                    open: false,
+                });
+                continue;
+            }
+            let mut s = String::from("!");
+            s.extend(&chars[1..]);
+            out.push(OutLine::other(s, offset));
+            continue;
+        }
+
+        // Blank through column 72 (anything after 72 is a sequence number).
+        let upto72 = &chars[..n.min(LAST_COL)];
+        if upto72.iter().all(|c| c.is_whitespace()) {
+            out.push(OutLine::other(String::new(), 0));
+            continue;
+        }
+
+        // `!` as the first non-blank character of columns 1-5: a comment line.
+        let first_nb = upto72.iter().position(|c| !c.is_whitespace());
+        if let Some(p) = first_nb {
+            if p < 5 && upto72[p] == '!' {
+                out.push(OutLine::other(raw.to_string(), 0));
+                continue;
+            }
+        }
+
+        // A statement line: label (1-5), continuation mark (6), text (7-72).
+        let col6 = upto72.get(5).copied().unwrap_or(' ');
+        let is_cont = !col6.is_whitespace() && col6 != '0';
+        let body: &[char] = if upto72.len() > 6 { &upto72[6..] } else { &[] };
+        let start = if is_cont { lex } else { Lex::Normal };
+        let (code_len, end) = scan(body, start);
+        let body_code = &body[..code_len];
+        let comment: String = body[code_len..].iter().collect();
+
+        if !is_cont
+            && first_nb.is_some_and(|p| p >= 6)
+            && body_code.iter().all(|c| c.is_whitespace())
+        {
+            // Only an inline comment: a comment line.
+            out.push(OutLine::other(upto72.iter().collect(), offset));
+            continue;
+        }
+        if is_cont
+            && last_code.is_some()
+            && start == Lex::Normal
+            && body_code.iter().all(|c| c.is_whitespace())
+        {
+            // An empty continuation line outside a character context adds nothing.
+            let mut s: String = " ".repeat(6.min(upto72.len()));
+            s.push_str(&comment);
+            out.push(OutLine::other(s, offset));
+            continue;
+        }
+
+        let mut code = String::new();
+        if is_cont {
+            match last_code {
+                Some(i) => {
+                    out[i].append_amp();
+                    code.push_str("     &");
+                }
+                None => code.push_str("      "),
+            }
+        } else {
+            code.extend(&upto72[..upto72.len().min(5)]);
+            if upto72.len() >= 6 {
+                code.push(' ');
+            }
+        }
+        code.extend(body_code);
+        let open = end != Lex::Normal;
+        if open {
+            let have = code.chars().count();
+            if have < LAST_COL {
+                code.push_str(&" ".repeat(LAST_COL - have));
+            }
+        }
+        lex = match end {
+            // Blanks up to column 72 count towards a continued Hollerith constant.
+            Lex::Hollerith(k) => {
+                let pad = LAST_COL.saturating_sub(6 + body.len());
+                if k > pad {
+                    Lex::Hollerith(k - pad)
+                } else {
+                    Lex::Normal
+                }
+            }
+            other => other,
+        };
+        last_code = Some(out.len());
+        out.push(OutLine {
+            code,
+            comment,
+            offset,
+            kind: Kind::Code,
+            open,
+        });
+    }
+
+    let mut text = String::new();
+    let mut col_offsets = Vec::with_capacity(out.len());
+    for l in &out {
+        debug_assert!(l.kind == Kind::Other || !l.code.contains('\n'));
+        text.push_str(&l.code);
+        text.push_str(&l.comment);
+        text.push('\n');
+        col_offsets.push(l.offset);
+    }
+    Normalized { text, col_offsets }
+}
+
+/// Expands a DEC tab-format line: a tab in columns 1-6 (after an optional
+/// label) puts the next character in column 7, or in column 6 when it is a
+/// digit 1-9 (a continuation line). Returns the expanded line and the column
+/// offset of its statement text (original column = new column + offset).
+fn expand_tabs(line: &[char]) -> (Vec<char>, i32) {
+    let mut tab = None;
+    for (i, &c) in line.iter().enumerate().take(6) {
+        if c == '\t' {
+            tab = Some(i);
+            break;
+        }
+        if !(c == ' ' || c.is_ascii_digit()) {
+            break;
+        }
+    }
+    let Some(t) = tab else {
+        return (line.to_vec(), 0);
+    };
+    let mut out: Vec<char> = line[..t].to_vec();
+    out.resize(5, ' ');
+    let rest = &line[t + 1..];
+    // 1-based original column of rest[0] is t + 2.
+    match rest.first() {
+        Some(&d) if ('1'..='9').contains(&d) => {
+            out.push(d);
+            out.extend_from_slice(&rest[1..]);
+            // rest[1] was at column t + 3 and is now at column 7.
+            (out, t as i32 + 3 - 7)
+        }
+        _ => {
+            out.push(' ');
+            out.extend_from_slice(rest);
+            (out, t as i32 + 2 - 7)
+        }
+    }
+}
+
+/// Scans statement text starting in lexical state `start`. Returns the length
+/// of the code part (the index of an inline `!` comment, or the whole length)
+/// and the lexical state at the end of the code part.
+fn scan(body: &[char], start: Lex) -> (usize, Lex) {
+    let mut state = start;
+    let mut i = 0;
+    while i < body.len() {
+        let c = body[i];
+        match state {
+            Lex::Quote(q) => {
+                if c == q {
+                    if body.get(i + 1) == Some(&q) {
+                        i += 1;
+                    } else {
+                        state = Lex::Normal;
+                    }
+                }
+            }
+            Lex::Hollerith(k) => {
+                state = if k <= 1 {
+                    Lex::Normal
+                } else {
+                    Lex::Hollerith(k - 1)
+                };
+            }
+            Lex::Normal => {
+                if c == '!' {
+                    return (i, Lex::Normal);
+                } else if c == '\'' || c == '"' {
+                    state = Lex::Quote(c);
+                } else if c.is_ascii_digit() && hollerith_may_start(body, i) {
+                    let mut j = i;
+                    while j < body.len() && body[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    if matches!(body.get(j), Some('H' | 'h')) {
+                        let count: usize =
+                            body[i..j].iter().collect::<String>().parse().unwrap_or(0);
+                        if count > 0 {
+                            state = Lex::Hollerith(count);
+                            i = j + 1;
+                            continue;
+                        }
+                    }
+                    i = j;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    (body.len(), state)
+}
+
+/// Whether a digit string at `i` can be the count of a Hollerith constant,
+/// judging by the preceding non-blank character: the start of the statement
+/// text, `(`, `,`, `/`, `=`, `.` (as in `.EQ.`), or a `*` that follows a
+/// repeat count (`DATA X/3*2HAB/`), but not `REAL*8H` nor an identifier like `X2H`.
+fn hollerith_may_start(body: &[char], i: usize) -> bool {
+    let mut k = i;
+    let prev = loop {
+        if k == 0 {
+            break None;
+        }
+        k -= 1;
+        if !body[k].is_whitespace() {
+            break Some((k, body[k]));
+        }
+    };
+    match prev {
+        None => false,
+        Some((_, '(' | ',' | '/' | '=' | '.')) => true,
+        Some((k, '*')) => {
+            let before = body[..k].iter().rev().find(|c| !c.is_whitespace());
+            matches!(before, Some(c) if c.is_ascii_digit())
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> Vec<String> {
+        let n = normalize_fixed(s);
+        assert_eq!(n.text.lines().count(), s.lines().count(), "line count");
+        assert_eq!(n.col_offsets.len(), s.lines().count());
+        n.text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn comment_lines_in_column_one() {
+        let src = "C comment\nc lower\n* star\n! bang\nD debug\nd debug2\n      X = 1\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "! comment",
+                "! lower",
+                "! star",
+                "! bang",
+                "! debug",
+                "! debug2",
+                "      X = 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn blank_lines_and_sequence_only_lines() {
+        let src = format!("\n     \n{}ABCD0010\n      Y = 2\n", " ".repeat(72));
+        let out = norm(&src);
+        assert_eq!(out, vec!["", "", "", "      Y = 2"]);
+    }
+
+    #[test]
+    fn bang_in_label_field_is_comment() {
+        let out = norm("   ! note\n      ! also a comment\n");
+        assert_eq!(out, vec!["   ! note", "      ! also a comment"]);
+    }
+
+    #[test]
+    fn directives_become_free_form() {
+        let src = "C$OMP PARALLEL DO\nc$omp end parallel do\n*$OMP BARRIER\n!$OMP BARRIER\nC$ACC KERNELS\nCHPF$ DISTRIBUTE A\n*HPF$ X\n!HPF$ Y\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "!$OMP PARALLEL DO",
+                "!$omp end parallel do",
+                "!$OMP BARRIER",
+                "!$OMP BARRIER",
+                "!$ACC KERNELS",
+                "!HPF$ DISTRIBUTE A",
+                "!HPF$ X",
+                "!HPF$ Y"
+            ]
+        );
+    }
+
+    #[test]
+    fn directive_continuation() {
+        let src = "C$OMP PARALLEL DO ! first\nC$OMP&PRIVATE(I)\nc$omp+ SHARED(A)\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "!$OMP PARALLEL DO & ! first",
+                "!$OMP&PRIVATE(I) &",
+                "!$omp& SHARED(A)"
+            ]
+        );
+    }
+
+    #[test]
+    fn directive_col6_zero_and_truncation() {
+        let src = format!("C$OMP0BARRIER{}SEQ00010\n", " ".repeat(59));
+        let out = norm(&src);
+        assert_eq!(out, vec![format!("!$OMP BARRIER{}", " ".repeat(59))]);
+    }
+
+    #[test]
+    fn labels_kept() {
+        let out = norm("   10 CONTINUE\n  100 FORMAT(I5)\n99999 STOP\n  200\n");
+        assert_eq!(
+            out,
+            vec!["   10 CONTINUE", "  100 FORMAT(I5)", "99999 STOP", "  200"]
+        );
+    }
+
+    #[test]
+    fn column_six_zero_is_not_continuation() {
+        let out = norm("     0X = 1\n");
+        assert_eq!(out, vec!["      X = 1"]);
+    }
+
+    #[test]
+    fn continuation_lines() {
+        let src = "      X = A +\n     1    B +\n     2    C\n      Y = 1\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "      X = A + &",
+                "     &    B + &",
+                "     &    C",
+                "      Y = 1"
+            ]
+        );
+    }
+
+    #[test]
+    fn continuation_across_comment_and_blank_lines() {
+        let src = "      CALL F(A,\nC the next argument\n\n     *       B)\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "      CALL F(A, &",
+                "! the next argument",
+                "",
+                "     &       B)"
+            ]
+        );
+    }
+
+    #[test]
+    fn continuation_before_inline_comment() {
+        let src = "      X = A +   ! add\n     &    B\n";
+        let out = norm(src);
+        assert_eq!(out, vec!["      X = A + & ! add", "     &    B"]);
+    }
+
+    #[test]
+    fn split_token_joins_without_blank() {
+        // A line filled to column 72 joins its continuation directly: blanks
+        // are insignificant in fixed form, so `...12` / `34` is 1234.
+        let first = format!("      X = {}12", "0".repeat(72 - 12));
+        let out = norm(&format!("{first}\n     &34\n"));
+        assert_eq!(out, vec![format!("{first}&"), "     &34".to_string()]);
+        // A shorter line was broken between tokens: `REAL` / `X` stays apart.
+        let out = norm("      REAL\n     &X\n");
+        assert_eq!(out, vec!["      REAL &", "     &X"]);
+    }
+
+    #[test]
+    fn string_split_across_continuation_keeps_trailing_blanks() {
+        let src = "      S = 'AB   \n     &CD'\n";
+        let out = norm(src);
+        let first = format!("      S = 'AB{}&", " ".repeat(72 - 13));
+        assert_eq!(first.chars().count(), 73);
+        assert_eq!(out, vec![first, "     &CD'".to_string()]);
+    }
+
+    #[test]
+    fn string_with_bang_and_doubled_quotes() {
+        let src = "      S = 'it''s ! not a comment' ! comment\n      T = \"a!b\"\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "      S = 'it''s ! not a comment' ! comment",
+                "      T = \"a!b\""
+            ]
+        );
+        // A doubled quote split across a continuation still joins into one string.
+        let out = norm("      S = 'it'\n     &'s ! x'\n");
+        assert_eq!(out, vec!["      S = 'it' &", "     &'s ! x'"]);
+    }
+
+    #[test]
+    fn truncation_after_column_72() {
+        let stmt = format!("      X = 1{}", " ".repeat(72 - 11));
+        let src = format!(
+            "{stmt}PROG0010\n      Y = 2   ! c{}SEQ2\n",
+            " ".repeat(72 - 17)
+        );
+        let out = norm(&src);
+        assert_eq!(out[0].trim_end(), "      X = 1");
+        assert!(!out[0].contains("PROG"));
+        assert_eq!(out[1].trim_end(), "      Y = 2   ! c");
+        // A long statement is cut exactly at column 72.
+        let long = format!("      X = {}", "1".repeat(70));
+        let out = norm(&long);
+        assert_eq!(out[0].chars().count(), 72);
+    }
+
+    #[test]
+    fn tab_format_statement_and_label() {
+        let n = normalize_fixed("\tX = 1\n10\tY = 2\n");
+        let out: Vec<&str> = n.text.lines().collect();
+        assert_eq!(out, vec!["      X = 1", "10    Y = 2"]);
+        // `X` was in column 2, now column 7.
+        assert_eq!(n.col_offsets, vec![-5, -3]);
+    }
+
+    #[test]
+    fn tab_format_continuation() {
+        let n = normalize_fixed("\tX = 1 +\n\t1 2\n");
+        let out: Vec<&str> = n.text.lines().collect();
+        assert_eq!(out, vec!["      X = 1 + &", "     & 2"]);
+        // ` 2`: the blank was in column 3, now column 7.
+        assert_eq!(n.col_offsets, vec![-5, -4]);
+    }
+
+    #[test]
+    fn hollerith_with_bang_and_quotes() {
+        let src = "  100 FORMAT(1X,5HA!B'C,I5) ! real comment\n      DATA X/3*2H!'/\n      CALL F(4H\"!!\")\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "  100 FORMAT(1X,5HA!B'C,I5) ! real comment",
+                "      DATA X/3*2H!'/",
+                "      CALL F(4H\"!!\")"
+            ]
+        );
+    }
+
+    #[test]
+    fn hollerith_lookalikes_are_not_hollerith() {
+        // REAL*8H declares H; X2H is an identifier.
+        let out = norm("      REAL*8H ! c\n      X2H = 1 ! d\n");
+        assert_eq!(out, vec!["      REAL*8H ! c", "      X2H = 1 ! d"]);
+    }
+
+    #[test]
+    fn hollerith_continued() {
+        let src = "      DATA X/70HAB\n     &CD/\n";
+        let out = norm(src);
+        assert_eq!(out[0].chars().count(), 73);
+        assert!(out[0].ends_with('&'));
+        // Still inside the Hollerith constant: padded to column 72 as well.
+        assert_eq!(out[1].trim_end(), "     &CD/");
+        assert_eq!(out[1].chars().count(), 72);
+    }
+
+    #[test]
+    fn inline_comment_and_semicolons() {
+        let out = norm("      X = 1; Y = 2 ! set\n");
+        assert_eq!(out, vec!["      X = 1; Y = 2 ! set"]);
+    }
+
+    #[test]
+    fn crlf_tolerated() {
+        let n = normalize_fixed("C c\r\n      X = 1\r\n     &+2\r\n");
+        let out: Vec<&str> = n.text.lines().collect();
+        assert_eq!(out, vec!["! c", "      X = 1 &", "     &+2"]);
+        assert!(!n.text.contains('\r'));
+    }
+
+    #[test]
+    fn short_lines() {
+        let out = norm("  1\n 12\nX\n");
+        assert_eq!(out, vec!["  1", " 12", "X"]);
+    }
+
+    #[test]
+    fn empty_continuation_line_outside_string() {
+        let out = norm("      X = 1 +\n     &\n     &2\n");
+        assert_eq!(out, vec!["      X = 1 + &", "      ", "     &2"]);
+    }
+
+    #[test]
+    fn no_trailing_newline_and_empty() {
+        assert_eq!(normalize_fixed("").text, "");
+        assert_eq!(normalize_fixed("      END").text, "      END\n");
+        assert_eq!(normalize_fixed("\n\n").text.lines().count(), 2);
+    }
+
+    #[test]
+    fn unicode_in_comments_and_strings() {
+        let out = norm("C héllo wörld\n      S = 'é'\n");
+        assert_eq!(out, vec!["! héllo wörld", "      S = 'é'"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_and_keeps_line_count(s in "[ -~\t\n\r]{0,400}") {
+            let n = normalize_fixed(&s);
+            proptest::prop_assert_eq!(n.text.lines().count(), s.lines().count());
+            proptest::prop_assert_eq!(n.col_offsets.len(), s.lines().count());
+        }
+
+        #[test]
+        fn never_panics_on_fortranish_lines(
+            lines in proptest::collection::vec("(C|\\*|!|D| |\t|[0-9]){0,3}[ 0-9&\t]{0,6}[ -~]{0,90}", 0..20)
+        ) {
+            let s = lines.join("\n");
+            let n = normalize_fixed(&s);
+            proptest::prop_assert_eq!(n.text.lines().count(), s.lines().count());
+        }
+
+        #[test]
+        fn never_panics_on_unicode(s in "(\\PC|\n|\r|\t){0,200}") {
+            let n = normalize_fixed(&s);
+            proptest::prop_assert_eq!(n.text.lines().count(), s.lines().count());
+        }
+    }
+}

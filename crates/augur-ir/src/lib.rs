@@ -2,12 +2,20 @@
 //!
 //! This crate is the lowest layer of augur: it knows nothing about parsing or
 //! compilers. It holds source positions and diagnostics ([`source`], [`diag`]),
-//! the catalogue of abstract operations ([`abop`]), the program model of units,
-//! symbols, statements and basic blocks ([`program`]), and the static counting
-//! of abstract operations per basic block ([`count`]).
+//! the catalogue of abstract operations ([`abop`]) and sparse count vectors
+//! ([`counts`]), the program model of units, symbols, statements, basic blocks
+//! and loops ([`program`]), and the counting rules that turn a statement into
+//! AbOps ([`count`]).
 
+pub mod abop;
+pub mod count;
+pub mod counts;
 pub mod diag;
+pub mod program;
 pub mod source;
 
+pub use abop::AbOp;
+pub use counts::AbOpCounts;
 pub use diag::{Diagnostic, Severity};
+pub use program::*;
 pub use source::{FileId, Pos, SourceFile, SourceFiles, Span};

@@ -1,0 +1,910 @@
+//! Static counting: the AbOps one execution of a statement performs.
+//!
+//! These are Saavedra-Barrera's counting rules (dissertation §2.5, digest 001
+//! §3), extended for modern Fortran:
+//!
+//! * Loads are folded into the operators; an assignment with an operator on its
+//!   right-hand side counts one **store** (`S***`) of the left-hand side's type,
+//!   an assignment of a plain variable or array element counts one **transfer**
+//!   (`T***`), an assignment of a constant counts one store.
+//! * An operator's class is the type of its result after promotion (`R`/`C`/`I`,
+//!   size `S`/`D`); its storage is **global** (`…G`) when one of its direct
+//!   operands is a COMMON or module variable, local otherwise. Operators whose
+//!   operands are all constants are folded by the compiler and cost nothing.
+//! * `x**i` with an integer exponent is `E***`, with a real exponent `X***`; for an
+//!   integer base, `i**2` is `EIS*` and any other exponent `XIS*`.
+//! * Unary minus is an add; `.AND. .OR. .NOT. .EQV. .NEQV.` are `AND*`; relational
+//!   operators are compares (`C***`) of the promoted operand type.
+//! * An array element costs `ARR1..ARR4` by its rank (4 and more dimensions:
+//!   `ARR4`) unless every subscript is constant; a subscript `i ± constant`
+//!   costs `IADD` instead of an integer add.
+//! * A CALL or a user function reference costs `PROC` plus `ARGL` per argument.
+//! * Intrinsics cost their parameter by the type of their first argument;
+//!   `MAX`/`MIN` with k arguments cost k−1. Mixed-mode operands pay a conversion.
+//! * GOTO, CYCLE, EXIT and the branch of a block or logical IF cost `GOTO`;
+//!   computed and assigned GOTO, arithmetic IF and SELECT CASE cost `GCOM`.
+//! * DO loop set-up and per-iteration overhead (`LOIN`/`LOOV`, non-unit step
+//!   `LOIX`/`LOOX`) are placed by the front end in the loop's entry and header
+//!   blocks ([`loop_setup`], [`loop_iteration`]).
+//! * Whole-array statements and array intrinsics are counted **per element**:
+//!   the statement costs `ALIN` once and its element group costs `ALOV` plus the
+//!   element-wise operations once per element ([`ElementGroup`]).
+
+use crate::abop::AbOp;
+use crate::counts::AbOpCounts;
+use crate::program::{
+    BaseType, BinOp, CallTarget, Expr, ExprKind, StmtKind, Subscript, Type, UnOp,
+};
+
+/// The AbOps of one statement: those executed once, and those executed once
+/// per element of a whole-array operation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StmtCounts {
+    /// Executed once per execution of the statement.
+    pub once: AbOpCounts,
+    /// Executed once per element of an array operation in the statement.
+    pub groups: Vec<ElementGroup>,
+}
+
+/// Operations repeated for each element of an array-valued operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementGroup {
+    /// A Fortran expression for the number of elements, e.g. `size(a(1:n))`.
+    pub elements: String,
+    /// Compile-time number of elements, when known.
+    pub constant_elements: Option<i64>,
+    /// AbOps per element.
+    pub counts: AbOpCounts,
+}
+
+/// Type class of an operand, as the AbOp names see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    /// Default integer (and smaller kinds).
+    IntS,
+    /// INTEGER*8.
+    IntD,
+    /// REAL.
+    RealS,
+    /// DOUBLE PRECISION (and larger).
+    RealD,
+    /// COMPLEX.
+    CplxS,
+    /// DOUBLE COMPLEX.
+    CplxD,
+    /// LOGICAL.
+    Logical,
+    /// CHARACTER.
+    Character,
+    /// Derived or unknown types.
+    Other,
+}
+
+impl Class {
+    /// Class of a type.
+    pub fn of(ty: Type) -> Class {
+        match ty.base {
+            BaseType::Integer if ty.kind >= 8 => Class::IntD,
+            BaseType::Integer => Class::IntS,
+            BaseType::Real if ty.kind >= 8 => Class::RealD,
+            BaseType::Real => Class::RealS,
+            BaseType::Complex if ty.kind >= 8 => Class::CplxD,
+            BaseType::Complex => Class::CplxS,
+            BaseType::Logical => Class::Logical,
+            BaseType::Character => Class::Character,
+            BaseType::Derived | BaseType::Unknown => Class::Other,
+        }
+    }
+
+    fn is_int(self) -> bool {
+        matches!(self, Class::IntS | Class::IntD)
+    }
+    fn is_real(self) -> bool {
+        matches!(self, Class::RealS | Class::RealD)
+    }
+    fn is_complex(self) -> bool {
+        matches!(self, Class::CplxS | Class::CplxD)
+    }
+}
+
+/// Arithmetic operations of groups 1-8 (and their extensions), in code order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arith {
+    /// Store.
+    Store = 0,
+    /// Add or subtract.
+    Add = 1,
+    /// Multiply.
+    Mul = 2,
+    /// Divide.
+    Div = 3,
+    /// X**I.
+    PowInt = 4,
+    /// X**Y.
+    PowReal = 5,
+    /// Transfer.
+    Transfer = 6,
+}
+
+/// The arithmetic AbOp for an operation on a class with local or global operands.
+/// Logical values use the integer parameters; character and derived types have none.
+pub fn arith(op: Arith, class: Class, global: bool) -> Option<AbOp> {
+    // First code of each 7-parameter group (Saavedra's table 2.8 and the extensions).
+    let base: u16 = match (class, global) {
+        (Class::RealS, false) => 1,
+        (Class::CplxS, false) => 8,
+        (Class::IntS | Class::Logical, false) => 15,
+        (Class::RealD, false) => 22,
+        (Class::RealS, true) => 29,
+        (Class::CplxS, true) => 36,
+        (Class::IntS | Class::Logical, true) => 43,
+        (Class::RealD, true) => 50,
+        (Class::IntD, false) => 110,
+        (Class::IntD, true) => 117,
+        (Class::CplxD, false) => 124,
+        (Class::CplxD, true) => 131,
+        (Class::Character | Class::Other, _) => return None,
+    };
+    AbOp::from_index((base + op as u16 - 1) as usize)
+}
+
+/// The compare AbOp for operands of a class.
+pub fn compare(class: Class, global: bool) -> AbOp {
+    use AbOp::*;
+    match (class, global) {
+        (Class::RealS, false) => CRSL,
+        (Class::RealS, true) => CRSG,
+        (Class::RealD, false) => CRDL,
+        (Class::RealD, true) => CRDG,
+        (Class::CplxS, false) => CCSL,
+        (Class::CplxS, true) => CCSG,
+        (Class::CplxD, false) => CCDL,
+        (Class::CplxD, true) => CCDG,
+        (Class::IntD, false) => CIDL,
+        (Class::IntD, true) => CIDG,
+        (Class::Character, _) => CCHR,
+        (_, false) => CISL,
+        (_, true) => CISG,
+    }
+}
+
+/// The conversion AbOp from one class to another, if the change costs one.
+pub fn conversion(from: Class, to: Class) -> Option<AbOp> {
+    if from == to {
+        return None;
+    }
+    match (from, to) {
+        (f, t) if f.is_int() && (t.is_real() || t.is_complex()) => Some(AbOp::CVIR),
+        (f, t) if (f.is_real() || f.is_complex()) && t.is_int() => Some(AbOp::CVRI),
+        (f, t) if f.is_real() && t.is_real() => Some(AbOp::CVSD),
+        (f, t) if f.is_int() && t.is_int() => Some(AbOp::CVII),
+        (f, t) if f.is_real() && t.is_complex() => Some(AbOp::CLPX),
+        (f, t) if f.is_complex() && t.is_real() => Some(AbOp::REAL),
+        (f, t) if f.is_complex() && t.is_complex() => Some(AbOp::CVSD),
+        _ => None,
+    }
+}
+
+/// Set-up of a DO loop (once per entry): `LOIN` for a unit step, `LOIX` otherwise.
+pub fn loop_setup(unit_step: bool) -> AbOp {
+    if unit_step {
+        AbOp::LOIN
+    } else {
+        AbOp::LOIX
+    }
+}
+
+/// Overhead of one iteration of a DO loop: `LOOV` for a unit step, `LOOX` otherwise.
+pub fn loop_iteration(unit_step: bool) -> AbOp {
+    if unit_step {
+        AbOp::LOOV
+    } else {
+        AbOp::LOOX
+    }
+}
+
+/// What the counter knows about a value after counting the expression producing it.
+#[derive(Debug, Clone, Copy)]
+struct Operand {
+    class: Class,
+    /// A variable or array element of COMMON/module storage (not a temporary).
+    global_leaf: bool,
+    constant: bool,
+}
+
+/// Where the operations being counted go: the statement's once-counts or an element group.
+struct Counter<'a> {
+    out: &'a mut StmtCounts,
+    /// Index of the element group receiving operations (None = once).
+    sink: Option<usize>,
+}
+
+impl Counter<'_> {
+    fn add(&mut self, op: AbOp) {
+        self.add_n(op, 1.0);
+    }
+
+    fn add_n(&mut self, op: AbOp, n: f64) {
+        match self.sink {
+            None => self.out.once.add(op, n),
+            Some(g) => self.out.groups[g].counts.add(op, n),
+        }
+    }
+
+    /// Opens an element group of `elements` elements; its ALIN goes to the current sink.
+    fn open_group(&mut self, elements: String, constant: Option<i64>) -> Option<usize> {
+        self.add(AbOp::ALIN);
+        self.out.groups.push(ElementGroup {
+            elements,
+            constant_elements: constant,
+            counts: AbOpCounts::new(),
+        });
+        let prev = self.sink;
+        self.sink = Some(self.out.groups.len() - 1);
+        self.add(AbOp::ALOV);
+        prev
+    }
+
+    fn count(&mut self, e: &Expr) -> Operand {
+        let class = Class::of(e.ty);
+        match &e.kind {
+            ExprKind::Const { .. } => Operand {
+                class,
+                global_leaf: false,
+                constant: true,
+            },
+            ExprKind::Var(v) => {
+                if v.rank > 0 && self.sink.is_some() {
+                    // A whole array inside an element loop: one address per element.
+                    self.add(array_op(v.rank as usize));
+                }
+                Operand {
+                    class,
+                    global_leaf: v.global,
+                    constant: v.constant,
+                }
+            }
+            ExprKind::Elem(v, subs) => {
+                self.subscripts(v.rank as usize, subs);
+                Operand {
+                    class,
+                    global_leaf: v.global,
+                    constant: false,
+                }
+            }
+            ExprKind::Substring(b) => {
+                let o = self.count(b);
+                Operand {
+                    constant: false,
+                    ..o
+                }
+            }
+            ExprKind::Component(b, _) => {
+                let o = self.count(b);
+                Operand {
+                    class,
+                    global_leaf: o.global_leaf,
+                    constant: false,
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let o = self.count(a);
+                if o.constant {
+                    return Operand { class, ..o };
+                }
+                match op {
+                    UnOp::Neg => {
+                        if let Some(ab) = arith(Arith::Add, class, o.global_leaf) {
+                            self.add(ab);
+                        }
+                    }
+                    UnOp::Plus => {}
+                    UnOp::Not => self.add(if o.global_leaf {
+                        AbOp::ANDG
+                    } else {
+                        AbOp::ANDL
+                    }),
+                }
+                Operand {
+                    class,
+                    global_leaf: false,
+                    constant: false,
+                }
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.ty),
+            ExprKind::Call(target, args) => self.call(target, args, e),
+            ExprKind::ArrayCtor(items) => {
+                for it in items {
+                    let o = self.count(it);
+                    if !o.constant {
+                        if let Some(t) = arith(Arith::Transfer, o.class, false) {
+                            self.add(t);
+                        }
+                    }
+                }
+                Operand {
+                    class,
+                    global_leaf: false,
+                    constant: false,
+                }
+            }
+            ExprKind::Opaque => Operand {
+                class,
+                global_leaf: false,
+                constant: true,
+            },
+        }
+    }
+
+    fn subscripts(&mut self, rank: usize, subs: &[Subscript]) {
+        let mut all_constant = true;
+        let mut section = false;
+        for s in subs {
+            match s {
+                Subscript::Index(ix) => {
+                    if !self.index(ix) {
+                        all_constant = false;
+                    }
+                }
+                Subscript::Range(a, b, c) => {
+                    section = true;
+                    // Section bounds are evaluated once, outside the element loop.
+                    let saved = self.sink;
+                    if section && saved.is_some() {
+                        self.sink = None;
+                    }
+                    for x in [a, b, c].into_iter().flatten() {
+                        self.count(x);
+                    }
+                    self.sink = saved;
+                }
+            }
+        }
+        let dims = if subs.is_empty() { rank } else { subs.len() };
+        if section || !all_constant {
+            self.add(array_op(dims.max(1)));
+        }
+    }
+
+    /// Counts a subscript; returns whether it is a compile-time constant.
+    fn index(&mut self, ix: &Expr) -> bool {
+        if let ExprKind::Binary(BinOp::Add | BinOp::Sub, a, b) = &ix.kind {
+            if Class::of(ix.ty).is_int() {
+                let (ac, bc) = (a.is_constant(), b.is_constant());
+                if ac != bc {
+                    self.add(AbOp::IADD);
+                    self.count(if ac { b } else { a });
+                    return false;
+                }
+            }
+        }
+        self.count(ix).constant
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, ty: Type) -> Operand {
+        let oa = self.count(a);
+        let ob = self.count(b);
+        let class = Class::of(ty);
+        let constant = oa.constant && ob.constant;
+        let result = Operand {
+            class,
+            global_leaf: false,
+            constant,
+        };
+        if constant {
+            return result;
+        }
+        let global = oa.global_leaf || ob.global_leaf;
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => {
+                self.convert(oa, class);
+                self.convert(ob, class);
+                let kind = match op {
+                    BinOp::Add | BinOp::Sub => Arith::Add,
+                    BinOp::Mul => Arith::Mul,
+                    _ => Arith::Div,
+                };
+                if let Some(ab) = arith(kind, class, global) {
+                    self.add(ab);
+                }
+            }
+            BinOp::Pow => {
+                self.convert(oa, class);
+                let kind = if ob.class.is_int() {
+                    // Integer base: I**2 is EIS*, any other exponent XIS*.
+                    if class.is_int() && b.int_value() != Some(2) {
+                        Arith::PowReal
+                    } else {
+                        Arith::PowInt
+                    }
+                } else {
+                    self.convert(ob, class);
+                    Arith::PowReal
+                };
+                if let Some(ab) = arith(kind, class, global) {
+                    self.add(ab);
+                }
+            }
+            BinOp::Compare => {
+                let c = promote(oa.class, ob.class);
+                self.convert(oa, c);
+                self.convert(ob, c);
+                self.add(compare(c, global));
+            }
+            BinOp::Logical => self.add(if global { AbOp::ANDG } else { AbOp::ANDL }),
+            BinOp::Concat => self.add(AbOp::CCAT),
+            BinOp::User => {
+                self.add(AbOp::PROC);
+                self.add_n(AbOp::ARGL, 2.0);
+            }
+        }
+        result
+    }
+
+    /// A mixed-mode operand pays a conversion (constants are converted at compile time).
+    fn convert(&mut self, o: Operand, to: Class) {
+        if !o.constant {
+            if let Some(c) = conversion(o.class, to) {
+                self.add(c);
+            }
+        }
+    }
+
+    fn call(&mut self, target: &CallTarget, args: &[Expr], e: &Expr) -> Operand {
+        let class = Class::of(e.ty);
+        let result = Operand {
+            class,
+            global_leaf: false,
+            constant: false,
+        };
+        let name = match target {
+            CallTarget::User(_) => {
+                for a in args {
+                    self.count(a);
+                }
+                self.add(AbOp::PROC);
+                self.add_n(AbOp::ARGL, args.len() as f64);
+                return result;
+            }
+            CallTarget::Intrinsic(n) => n.as_str(),
+        };
+        if let Some(kind) = reduction(name) {
+            return self.reduction(kind, args, result);
+        }
+        let ops: Vec<Operand> = args.iter().map(|a| self.count(a)).collect();
+        if ops.iter().all(|o| o.constant) && !ops.is_empty() && !is_array_valued(args) {
+            return Operand {
+                constant: true,
+                ..result
+            };
+        }
+        let arg_class = ops.first().map(|o| o.class).unwrap_or(class);
+        if let Some(op) = intrinsic_op(name, arg_class, class) {
+            let n = if is_min_max(name) {
+                (args.len().saturating_sub(1)).max(1) as f64
+            } else {
+                1.0
+            };
+            self.add_n(op, n);
+        }
+        result
+    }
+
+    fn reduction(&mut self, kind: Reduction, args: &[Expr], result: Operand) -> Operand {
+        let Some(arr) = args.first() else {
+            return result;
+        };
+        let (elements, constant) = match kind {
+            Reduction::MatMul => {
+                let b = args.get(1).map(|b| b.to_string()).unwrap_or_default();
+                (
+                    format!("size({arr})*size({b})/size({b},1)"),
+                    None,
+                )
+            }
+            _ => (format!("size({arr})"), None),
+        };
+        let prev = self.open_group(elements, constant);
+        let o = self.count(arr);
+        let second = args.get(1).filter(|_| kind.binary()).map(|b| self.count(b));
+        let global = o.global_leaf || second.is_some_and(|s| s.global_leaf);
+        let class = o.class;
+        match kind {
+            Reduction::Sum => {
+                if let Some(a) = arith(Arith::Add, class, global) {
+                    self.add(a);
+                }
+            }
+            Reduction::Product => {
+                if let Some(a) = arith(Arith::Mul, class, global) {
+                    self.add(a);
+                }
+            }
+            Reduction::Dot | Reduction::MatMul => {
+                let c = second.map(|s| promote(class, s.class)).unwrap_or(class);
+                if let Some(a) = arith(Arith::Mul, c, global) {
+                    self.add(a);
+                }
+                if let Some(a) = arith(Arith::Add, c, global) {
+                    self.add(a);
+                }
+            }
+            Reduction::Norm2 => {
+                if let Some(a) = arith(Arith::Mul, class, global) {
+                    self.add(a);
+                }
+                if let Some(a) = arith(Arith::Add, class, global) {
+                    self.add(a);
+                }
+            }
+            Reduction::MaxMin => {
+                if let Some(op) = intrinsic_op("max", class, class) {
+                    self.add(op);
+                }
+            }
+            Reduction::Logical => self.add(if global { AbOp::ANDG } else { AbOp::ANDL }),
+            Reduction::Copy => {
+                if let Some(a) = arith(Arith::Transfer, class, global) {
+                    self.add(a);
+                }
+            }
+        }
+        self.sink = prev;
+        result
+    }
+}
+
+/// Array intrinsics counted per element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reduction {
+    Sum,
+    Product,
+    MaxMin,
+    Dot,
+    Norm2,
+    Logical,
+    MatMul,
+    Copy,
+}
+
+impl Reduction {
+    fn binary(self) -> bool {
+        matches!(self, Reduction::Dot | Reduction::MatMul)
+    }
+}
+
+fn reduction(name: &str) -> Option<Reduction> {
+    Some(match name {
+        "sum" => Reduction::Sum,
+        "product" => Reduction::Product,
+        "maxval" | "minval" | "maxloc" | "minloc" => Reduction::MaxMin,
+        "dot_product" => Reduction::Dot,
+        "norm2" => Reduction::Norm2,
+        "count" | "any" | "all" => Reduction::Logical,
+        "matmul" => Reduction::MatMul,
+        "transpose" | "reshape" | "spread" | "cshift" | "eoshift" | "pack" | "unpack" => {
+            Reduction::Copy
+        }
+        _ => return None,
+    })
+}
+
+fn is_array_valued(args: &[Expr]) -> bool {
+    args.iter().any(|a| a.array)
+}
+
+fn is_min_max(name: &str) -> bool {
+    matches!(
+        name,
+        "max" | "min" | "amax1" | "amin1" | "dmax1" | "dmin1" | "max0" | "min0" | "amax0"
+            | "amin0" | "max1" | "min1"
+    )
+}
+
+/// The array-address AbOp for a reference of `dims` dimensions.
+pub fn array_op(dims: usize) -> AbOp {
+    match dims {
+        0 | 1 => AbOp::ARR1,
+        2 => AbOp::ARR2,
+        3 => AbOp::ARR3,
+        _ => AbOp::ARR4,
+    }
+}
+
+/// The usual Fortran type promotion of two operand classes.
+pub fn promote(a: Class, b: Class) -> Class {
+    let rank = |c: Class| match c {
+        Class::Logical | Class::Character | Class::Other => 0,
+        Class::IntS => 1,
+        Class::IntD => 2,
+        Class::RealS => 3,
+        Class::RealD => 4,
+        Class::CplxS => 5,
+        Class::CplxD => 6,
+    };
+    match (a, b) {
+        (Class::RealD, Class::CplxS) | (Class::CplxS, Class::RealD) => Class::CplxD,
+        _ if rank(a) >= rank(b) => a,
+        _ => b,
+    }
+}
+
+/// The AbOp of an elemental intrinsic by name, argument class and result class.
+/// Inquiry intrinsics (SIZE, LBOUND, KIND, ...) cost nothing and return `None`.
+pub fn intrinsic_op(name: &str, arg: Class, result: Class) -> Option<AbOp> {
+    use AbOp::*;
+    enum F {
+        Log,
+        Exp,
+        Sin,
+        Tan,
+        Sqrt,
+        Abs,
+        Mod,
+        Max,
+        Atan,
+        Hyp,
+        Sign,
+        Aint,
+    }
+    let f = match name {
+        "log" | "alog" | "dlog" | "clog" | "cdlog" | "zlog" | "log10" | "alog10" | "dlog10"
+        | "log_gamma" | "lgamma" | "gamma" => F::Log,
+        "exp" | "dexp" | "cexp" | "cdexp" | "zexp" | "erf" | "erfc" | "derf" | "derfc" => F::Exp,
+        "sin" | "cos" | "dsin" | "dcos" | "csin" | "ccos" | "cdsin" | "cdcos" | "zsin" | "zcos" => {
+            F::Sin
+        }
+        "tan" | "dtan" => F::Tan,
+        "sqrt" | "dsqrt" | "csqrt" | "cdsqrt" | "zsqrt" => F::Sqrt,
+        "abs" | "iabs" | "dabs" | "cabs" | "cdabs" | "zabs" => F::Abs,
+        "mod" | "amod" | "dmod" | "modulo" => F::Mod,
+        "max" | "min" | "amax1" | "amin1" | "dmax1" | "dmin1" | "max0" | "min0" | "amax0"
+        | "amin0" | "max1" | "min1" => F::Max,
+        "atan" | "atan2" | "datan" | "datan2" | "asin" | "acos" | "dasin" | "dacos" => F::Atan,
+        "sinh" | "cosh" | "tanh" | "dsinh" | "dcosh" | "dtanh" | "asinh" | "acosh" | "atanh" => {
+            F::Hyp
+        }
+        "sign" | "isign" | "dsign" | "dim" | "idim" | "ddim" => F::Sign,
+        "aint" | "anint" | "dint" | "dnint" => F::Aint,
+        // Conversions and complex coercions.
+        "real" | "float" | "sngl" | "dble" | "dfloat" | "dreal" => {
+            return if arg == Class::CplxS || arg == Class::CplxD {
+                Some(REAL)
+            } else {
+                conversion(arg, result)
+            };
+        }
+        "int" | "nint" | "ifix" | "idint" | "idnint" | "floor" | "ceiling" | "int8" => {
+            return conversion(arg, result).or(if arg.is_int() { None } else { Some(CVRI) });
+        }
+        "cmplx" | "dcmplx" => return Some(CLPX),
+        "aimag" | "dimag" | "imag" => return Some(IMAG),
+        "conjg" | "dconjg" => return Some(CONJ),
+        "dprod" => return Some(MRDL),
+        "iand" | "ior" | "ieor" | "not" | "ishft" | "ishftc" | "btest" | "ibset" | "ibclr"
+        | "ibits" | "shiftl" | "shiftr" | "popcnt" | "leadz" | "trailz" | "xor" | "and"
+        | "or" | "lshift" | "rshift" => return Some(BITI),
+        "len_trim" | "index" | "trim" | "adjustl" | "adjustr" | "char" | "ichar" | "achar"
+        | "iachar" | "repeat" | "scan" | "verify" | "lge" | "lgt" | "lle" | "llt" => {
+            return Some(CHIN)
+        }
+        "merge" => return arith(Arith::Transfer, result, false),
+        _ => return None,
+    };
+    let op = match arg {
+        Class::RealS | Class::Logical | Class::Character | Class::Other => match f {
+            F::Log => LOGS,
+            F::Exp => EXPS,
+            F::Sin => SINS,
+            F::Tan => TANS,
+            F::Sqrt => SQRS,
+            F::Abs => ABSS,
+            F::Mod => MODS,
+            F::Max => MAXS,
+            F::Atan => ATNS,
+            F::Hyp => HYPS,
+            F::Sign => SGNS,
+            F::Aint => ANIS,
+        },
+        Class::RealD => match f {
+            F::Log => LOGD,
+            F::Exp => EXPD,
+            F::Sin => SIND,
+            F::Tan => TAND,
+            F::Sqrt => SQRD,
+            F::Abs => ABSD,
+            F::Mod => MODD,
+            F::Max => MAXD,
+            F::Atan => ATND,
+            F::Hyp => HYPD,
+            F::Sign => SGND,
+            F::Aint => ANID,
+        },
+        Class::IntS | Class::IntD => match f {
+            F::Sqrt => SQRI,
+            F::Abs => ABSI,
+            F::Mod => MODI,
+            F::Max => MAXI,
+            F::Sign => SGNI,
+            // Integer arguments to real functions are invalid Fortran; count the real form.
+            F::Log => LOGS,
+            F::Exp => EXPS,
+            F::Sin => SINS,
+            F::Tan => TANS,
+            F::Atan => ATNS,
+            F::Hyp => HYPS,
+            F::Aint => ANIS,
+        },
+        Class::CplxS | Class::CplxD => match f {
+            F::Log => LOGC,
+            F::Exp => EXPC,
+            F::Sin | F::Tan | F::Atan | F::Hyp => SINC,
+            F::Sqrt => SQRC,
+            F::Abs => ABSC,
+            F::Max | F::Mod | F::Sign | F::Aint => MAXC,
+        },
+    };
+    Some(op)
+}
+
+/// Whether `name` is a Fortran intrinsic procedure augur knows (elemental,
+/// inquiry, reduction or transformational).
+pub fn is_intrinsic(name: &str) -> bool {
+    reduction(name).is_some()
+        || intrinsic_op(name, Class::RealS, Class::RealS).is_some()
+        || intrinsic_op(name, Class::CplxS, Class::RealS).is_some()
+        || matches!(
+            name,
+            "size" | "shape" | "lbound" | "ubound" | "kind" | "huge" | "tiny" | "epsilon"
+                | "present" | "allocated" | "associated" | "precision" | "digits" | "range"
+                | "radix" | "bit_size" | "len" | "selected_int_kind" | "selected_real_kind"
+                | "storage_size" | "null" | "minexponent" | "maxexponent" | "fraction"
+                | "exponent" | "spacing" | "nearest" | "transfer" | "c_loc" | "loc"
+                | "is_iostat_end" | "new_line" | "rank"
+        )
+}
+
+/// Counts the AbOps of one execution of a statement.
+///
+/// Control statements' branches are included (`GOTO`, `GCOM`); loop set-up and
+/// per-iteration overhead are not (see [`loop_setup`] and [`loop_iteration`]).
+pub fn count_stmt(kind: &StmtKind) -> StmtCounts {
+    let mut out = StmtCounts::default();
+    let mut c = Counter {
+        out: &mut out,
+        sink: None,
+    };
+    match kind {
+        StmtKind::Assign { lhs, rhs } => c.assignment(lhs, rhs),
+        StmtKind::Call { args, .. } => {
+            for a in args {
+                c.count(a);
+            }
+            c.add(AbOp::PROC);
+            c.add_n(AbOp::ARGL, args.len() as f64);
+        }
+        StmtKind::If { cond } | StmtKind::LogicalIf { cond } => {
+            c.count(cond);
+            c.add(AbOp::GOTO);
+        }
+        StmtKind::ArithmeticIf { expr, .. } | StmtKind::ComputedGoto { expr, .. } => {
+            c.count(expr);
+            c.add(AbOp::GCOM);
+        }
+        StmtKind::Select { expr } => {
+            c.count(expr);
+            c.add(AbOp::GCOM);
+        }
+        StmtKind::AssignedGoto { .. } => c.add(AbOp::GCOM),
+        StmtKind::Goto { .. } | StmtKind::Cycle | StmtKind::Exit => c.add(AbOp::GOTO),
+        StmtKind::AssignLabel { .. } => c.add(AbOp::SISL),
+        StmtKind::Do { exprs, .. } => {
+            for e in exprs {
+                c.count(e);
+            }
+        }
+        StmtKind::Io { items, .. } => {
+            c.add(AbOp::IOST);
+            for it in items {
+                c.count(it);
+                c.add(AbOp::IOIT);
+            }
+        }
+        StmtKind::Allocate { objects, .. } => c.add_n(AbOp::ALLO, *objects as f64),
+        StmtKind::Where { mask } => {
+            c.count(mask);
+        }
+        StmtKind::Else
+        | StmtKind::EndConstruct
+        | StmtKind::Case
+        | StmtKind::Return
+        | StmtKind::Stop
+        | StmtKind::Continue
+        | StmtKind::Directive { .. }
+        | StmtKind::RegionMarker { .. }
+        | StmtKind::NonExecutable => {}
+    }
+    out
+}
+
+impl Counter<'_> {
+    fn assignment(&mut self, lhs: &Expr, rhs: &Expr) {
+        let lclass = Class::of(lhs.ty);
+        let prev = if lhs.array {
+            let n = elements_of(lhs);
+            Some(self.open_group(n.0, n.1))
+        } else {
+            None
+        };
+        // Left-hand side: its subscripts and address.
+        let lo = self.count(lhs);
+        let lglobal = lo.global_leaf;
+        match lclass {
+            Class::Character => {
+                self.count(rhs);
+                self.add(AbOp::TCHR);
+            }
+            Class::Logical => {
+                self.count(rhs);
+                self.add(if lglobal { AbOp::SLGG } else { AbOp::SLGL });
+            }
+            Class::Other => {
+                let r = self.count(rhs);
+                if let Some(t) = arith(Arith::Transfer, r.class, lglobal) {
+                    self.add(t);
+                }
+            }
+            _ => {
+                let simple = rhs.is_simple_operand() && !rhs.is_constant();
+                let r = self.count(rhs);
+                let rclass = r.class;
+                if simple && rclass == lclass {
+                    if let Some(t) = arith(Arith::Transfer, lclass, lglobal || r.global_leaf) {
+                        self.add(t);
+                    }
+                } else {
+                    if !r.constant {
+                        if let Some(cv) = conversion(rclass, lclass) {
+                            self.add(cv);
+                        }
+                    }
+                    if let Some(s) = arith(Arith::Store, lclass, lglobal) {
+                        self.add(s);
+                    }
+                }
+            }
+        }
+        if let Some(p) = prev {
+            self.sink = p;
+        }
+    }
+}
+
+/// Number of elements of an array-valued expression, as Fortran text and, when
+/// the extents are constant, as a number.
+fn elements_of(e: &Expr) -> (String, Option<i64>) {
+    let constant = match &e.kind {
+        ExprKind::Elem(_, subs) => {
+            let mut n: i64 = 1;
+            let mut ok = true;
+            for s in subs {
+                match s {
+                    Subscript::Index(_) => {}
+                    Subscript::Range(Some(a), Some(b), st) => {
+                        let step = st.as_ref().map(|x| x.int_value()).unwrap_or(Some(1));
+                        match (a.int_value(), b.int_value(), step) {
+                            (Some(a), Some(b), Some(s)) if s != 0 => {
+                                n *= ((b - a + s) / s).max(0);
+                            }
+                            _ => ok = false,
+                        }
+                    }
+                    Subscript::Range(..) => ok = false,
+                }
+            }
+            ok.then_some(n)
+        }
+        _ => None,
+    };
+    (format!("size({e})"), constant)
+}

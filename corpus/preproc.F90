@@ -13,7 +13,7 @@
 #define N 256
 #endif
 #ifndef SWEEPS
-#define SWEEPS 1500
+#define SWEEPS 2500
 #endif
 #ifdef USE_SINGLE
 #define WP kind(1.0)

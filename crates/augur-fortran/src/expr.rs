@@ -20,7 +20,8 @@ fn literal_type(t: &str, lw: &Lowerer<'_>) -> (Type, Option<i64>) {
             .or_else(|| lw.scope.const_value(s).and_then(|v| u8::try_from(v).ok()))
             .or_else(|| crate::scope::kind_function_value(s).and_then(|v| u8::try_from(v).ok()))
     });
-    let is_real = body.contains('.') || body.contains('e') || body.contains('d') || body.contains('q');
+    let is_real =
+        body.contains('.') || body.contains('e') || body.contains('d') || body.contains('q');
     if is_real && !body.starts_with('b') && !body.starts_with('z') && !body.starts_with('o') {
         let kind = if body.contains('d') {
             8
@@ -29,7 +30,13 @@ fn literal_type(t: &str, lw: &Lowerer<'_>) -> (Type, Option<i64>) {
         } else {
             suffix_kind.unwrap_or(4)
         };
-        (Type { base: BaseType::Real, kind }, None)
+        (
+            Type {
+                base: BaseType::Real,
+                kind,
+            },
+            None,
+        )
     } else {
         let v = body.parse::<i64>().ok();
         (
@@ -45,7 +52,10 @@ fn literal_type(t: &str, lw: &Lowerer<'_>) -> (Type, Option<i64>) {
 fn type_of_class(c: Class) -> Type {
     match c {
         Class::IntS => Type::INTEGER,
-        Class::IntD => Type { base: BaseType::Integer, kind: 8 },
+        Class::IntD => Type {
+            base: BaseType::Integer,
+            kind: 8,
+        },
         Class::RealS => Type::REAL,
         Class::RealD => Type::DOUBLE,
         Class::CplxS => Type::COMPLEX,
@@ -69,9 +79,18 @@ impl Lowerer<'_> {
             "string_literal" => Expr::constant(Type::CHARACTER, text(node, src), None),
             "boolean_literal" => Expr::constant(Type::LOGICAL, text(node, src), None),
             "complex_literal" => {
-                let parts: Vec<Expr> = named_children(node).into_iter().map(|n| self.expr(n)).collect();
-                let dbl = parts.iter().any(|p| p.ty.kind >= 8 && p.ty.base == BaseType::Real);
-                let ty = if dbl { Type::DOUBLE_COMPLEX } else { Type::COMPLEX };
+                let parts: Vec<Expr> = named_children(node)
+                    .into_iter()
+                    .map(|n| self.expr(n))
+                    .collect();
+                let dbl = parts
+                    .iter()
+                    .any(|p| p.ty.kind >= 8 && p.ty.base == BaseType::Real);
+                let ty = if dbl {
+                    Type::DOUBLE_COMPLEX
+                } else {
+                    Type::COMPLEX
+                };
                 Expr::constant(ty, text(node, src), None)
             }
             "null_literal" | "nil_literal" => Expr::constant(Type::UNKNOWN, "null()", None),
@@ -95,7 +114,10 @@ impl Lowerer<'_> {
                     "**" => BinOp::Pow,
                     _ => BinOp::User,
                 };
-                let ty = if bop == BinOp::Pow && Class::of(l.ty) != Class::of(r.ty) && Class::of(r.ty) == Class::IntS {
+                let ty = if bop == BinOp::Pow
+                    && Class::of(l.ty) != Class::of(r.ty)
+                    && Class::of(r.ty) == Class::IntS
+                {
                     l.ty
                 } else {
                     type_of_class(promote(Class::of(l.ty), Class::of(r.ty)))
@@ -142,10 +164,7 @@ impl Lowerer<'_> {
                         return Expr {
                             ty: a.ty,
                             array: a.array,
-                            kind: ExprKind::Call(
-                                CallTarget::User(squeeze_lower(&op)),
-                                vec![a],
-                            ),
+                            kind: ExprKind::Call(CallTarget::User(squeeze_lower(&op)), vec![a]),
                         }
                     }
                 };
@@ -200,7 +219,9 @@ impl Lowerer<'_> {
                     array: false,
                 }
             }
-            "extent_specifier" | "assumed_size" | "format_identifier" | "unit_identifier" => opaque(),
+            "extent_specifier" | "assumed_size" | "format_identifier" | "unit_identifier" => {
+                opaque()
+            }
             "comment" => opaque(),
             _ => {
                 self.unsupported_expr(node);
@@ -223,6 +244,10 @@ impl Lowerer<'_> {
             self.undeclared(name);
         }
         let rank = sym.dims.len() as u8;
+        if let (augur_ir::Storage::Parameter, Some(v), 0) = (&sym.storage, sym.value, rank) {
+            // A named integer constant is its value (the compiler folds it).
+            return Expr::constant(sym.ty, name, Some(v));
+        }
         Expr {
             kind: ExprKind::Var(VarRef {
                 name: name.to_string(),
@@ -244,7 +269,12 @@ impl Lowerer<'_> {
         let args_node = child_of_kind(node, "argument_list");
         let Some(func) = func else { return opaque() };
         let arg_nodes: Vec<Node<'_>> = args_node
-            .map(|a| named_children(a).into_iter().filter(|c| c.kind() != "comment").collect())
+            .map(|a| {
+                named_children(a)
+                    .into_iter()
+                    .filter(|c| c.kind() != "comment")
+                    .collect()
+            })
             .unwrap_or_default();
         match func.kind() {
             "identifier" => {
@@ -333,7 +363,9 @@ impl Lowerer<'_> {
         }
         let args: Vec<Expr> = arg_nodes.iter().map(|a| self.expr(*a)).collect();
         let user_defined = self.globals.functions.contains_key(name)
-            || known.as_ref().is_some_and(|s| s.procedure && !self.intrinsic_declared.contains(name));
+            || known
+                .as_ref()
+                .is_some_and(|s| s.procedure && !self.intrinsic_declared.contains(name));
         if !user_defined && is_intrinsic(name) {
             let ty = intrinsic_result(name, &args, self);
             let array = args.iter().any(|a| a.array) && elemental_result(name);
@@ -382,7 +414,11 @@ impl Lowerer<'_> {
                     parts[slot] = Some(self.expr(c));
                 }
                 let mut it = parts.into_iter();
-                Subscript::Range(it.next().flatten(), it.next().flatten(), it.next().flatten())
+                Subscript::Range(
+                    it.next().flatten(),
+                    it.next().flatten(),
+                    it.next().flatten(),
+                )
             }
             _ => Subscript::Index(self.expr(node)),
         }
@@ -452,9 +488,28 @@ fn opaque() -> Expr {
 fn elemental_result(name: &str) -> bool {
     !matches!(
         name,
-        "sum" | "product" | "maxval" | "minval" | "count" | "any" | "all" | "dot_product"
-            | "norm2" | "size" | "lbound" | "ubound" | "shape" | "maxloc" | "minloc"
-            | "allocated" | "associated" | "present" | "kind" | "len" | "huge" | "tiny"
+        "sum"
+            | "product"
+            | "maxval"
+            | "minval"
+            | "count"
+            | "any"
+            | "all"
+            | "dot_product"
+            | "norm2"
+            | "size"
+            | "lbound"
+            | "ubound"
+            | "shape"
+            | "maxloc"
+            | "minloc"
+            | "allocated"
+            | "associated"
+            | "present"
+            | "kind"
+            | "len"
+            | "huge"
+            | "tiny"
             | "epsilon"
     )
 }
@@ -473,31 +528,44 @@ fn intrinsic_result(name: &str, args: &[Expr], lw: &Lowerer<'_>) -> Type {
         | "index" | "ichar" | "iachar" | "size" | "lbound" | "ubound" | "kind" | "count"
         | "maxloc" | "minloc" | "scan" | "verify" | "selected_int_kind" | "selected_real_kind"
         | "max0" | "min0" | "iabs" | "isign" | "idim" | "popcnt" | "leadz" | "trailz"
-        | "bit_size" | "digits" | "precision" | "range" | "exponent" | "storage_size" => {
-            Type {
-                base: BaseType::Integer,
-                kind: kind_arg(1).unwrap_or(4),
-            }
-        }
-        "int8" => Type { base: BaseType::Integer, kind: 8 },
+        | "bit_size" | "digits" | "precision" | "range" | "exponent" | "storage_size" => Type {
+            base: BaseType::Integer,
+            kind: kind_arg(1).unwrap_or(4),
+        },
+        "int8" => Type {
+            base: BaseType::Integer,
+            kind: 8,
+        },
         "real" | "float" | "sngl" | "amax0" | "amin0" | "aimag" | "imag" => {
             let k = kind_arg(1).unwrap_or(if first.base == BaseType::Complex && name != "float" {
                 first.kind
             } else {
                 4
             });
-            Type { base: BaseType::Real, kind: k }
+            Type {
+                base: BaseType::Real,
+                kind: k,
+            }
         }
         "dble" | "dfloat" | "dreal" | "dimag" | "dprod" => Type::DOUBLE,
         "cmplx" => {
             let k = args
                 .iter()
                 .rev()
-                .find_map(|a| if let ExprKind::Const { value: Some(v), .. } = a.kind { Some(v) } else { None })
+                .find_map(|a| {
+                    if let ExprKind::Const { value: Some(v), .. } = a.kind {
+                        Some(v)
+                    } else {
+                        None
+                    }
+                })
                 .filter(|_| args.len() == 3)
                 .and_then(|v| u8::try_from(v).ok())
                 .unwrap_or(4);
-            Type { base: BaseType::Complex, kind: k }
+            Type {
+                base: BaseType::Complex,
+                kind: k,
+            }
         }
         "dcmplx" => Type::DOUBLE_COMPLEX,
         "abs" | "cabs" | "cdabs" | "zabs" if first.base == BaseType::Complex => Type {

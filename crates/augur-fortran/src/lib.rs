@@ -48,16 +48,19 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
     let mut program = Program::default();
     let mut parser = Parser::new();
     if let Err(e) = parser.set_language(&tree_sitter_fortran::LANGUAGE.into()) {
-        program
-            .diagnostics
-            .push(Diagnostic::error(None, format!("cannot load the Fortran grammar: {e}")));
+        program.diagnostics.push(Diagnostic::error(
+            None,
+            format!("cannot load the Fortran grammar: {e}"),
+        ));
         return program;
     }
     let mut parsed = vec![];
     for path in paths {
         match augur_source::load(path, &opts.load, &mut program.files) {
             Ok(loaded) => {
-                program.diagnostics.extend(loaded.diagnostics.iter().cloned());
+                program
+                    .diagnostics
+                    .extend(loaded.diagnostics.iter().cloned());
                 match parser.parse(&loaded.text, None) {
                     Some(tree) => parsed.push(Parsed { loaded, tree }),
                     None => program.diagnostics.push(Diagnostic::error(
@@ -72,7 +75,11 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
             ),
         }
     }
-    let max_errors = if opts.max_syntax_errors == 0 { 20 } else { opts.max_syntax_errors };
+    let max_errors = if opts.max_syntax_errors == 0 {
+        20
+    } else {
+        opts.max_syntax_errors
+    };
     for p in &parsed {
         syntax_errors(p, max_errors, &mut program.diagnostics);
     }
@@ -174,7 +181,13 @@ fn uses_of(node: Node<'_>, src: &str) -> Vec<String> {
 fn module_order(mods: &[(usize, Node<'_>, String, Vec<String>)]) -> Vec<usize> {
     let mut done = vec![false; mods.len()];
     let mut order = vec![];
-    fn visit(i: usize, mods: &[(usize, Node<'_>, String, Vec<String>)], done: &mut Vec<bool>, order: &mut Vec<usize>, depth: usize) {
+    fn visit(
+        i: usize,
+        mods: &[(usize, Node<'_>, String, Vec<String>)],
+        done: &mut Vec<bool>,
+        order: &mut Vec<usize>,
+        depth: usize,
+    ) {
         if done[i] || depth > mods.len() {
             return;
         }
@@ -223,7 +236,8 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                 if let Some(name) = child_of_kind(n, "subroutine_statement")
                     .and_then(|s| s.child_by_field_name("name"))
                 {
-                    g.subroutines.insert(text(name, src).trim().to_ascii_lowercase());
+                    g.subroutines
+                        .insert(text(name, src).trim().to_ascii_lowercase());
                 }
             }
             "derived_type_definition" => {
@@ -232,25 +246,36 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                     .map(|t| text(t, src).trim().to_ascii_lowercase());
                 if let Some(tname) = tname {
                     let comps = g.types.entry(tname).or_default();
-                    for d in named_children(n).into_iter().filter(|c| c.kind() == "variable_declaration") {
+                    for d in named_children(n)
+                        .into_iter()
+                        .filter(|c| c.kind() == "variable_declaration")
+                    {
                         let ty_node = d.child_by_field_name("type");
                         let (ty, dt) = match ty_node {
-                            Some(t) if t.kind() == "intrinsic_type" => (parse_intrinsic_type(t, src, &scope), None),
+                            Some(t) if t.kind() == "intrinsic_type" => {
+                                (parse_intrinsic_type(t, src, &scope), None)
+                            }
                             Some(t) => (
                                 Type::DERIVED,
-                                child_of_kind(t, "type_name").map(|x| text(x, src).trim().to_ascii_lowercase()),
+                                child_of_kind(t, "type_name")
+                                    .map(|x| text(x, src).trim().to_ascii_lowercase()),
                             ),
                             None => (Type::UNKNOWN, None),
                         };
                         let dim_attr = {
                             let mut c = d.walk();
-                            let attrs: Vec<Node<'_>> = d.children_by_field_name("attribute", &mut c).collect();
-                            attrs.into_iter().any(|a| syntax::squeeze_lower(text(a, src)).starts_with("dimension"))
+                            let attrs: Vec<Node<'_>> =
+                                d.children_by_field_name("attribute", &mut c).collect();
+                            attrs.into_iter().any(|a| {
+                                syntax::squeeze_lower(text(a, src)).starts_with("dimension")
+                            })
                         };
                         let mut c = d.walk();
                         for decl in d.children_by_field_name("declarator", &mut c) {
                             if let Some((name, size, _)) = scope::declarator_name(decl, src) {
-                                let rank = size.map(|s| named_children(s).len() as u8).unwrap_or(u8::from(dim_attr));
+                                let rank = size
+                                    .map(|s| named_children(s).len() as u8)
+                                    .unwrap_or(u8::from(dim_attr));
                                 comps.insert(name, (ty, rank, dt.clone()));
                             }
                         }
@@ -313,7 +338,9 @@ fn syntax_errors(p: &Parsed, max: usize, out: &mut Vec<Diagnostic>) {
                     let t = text(n, src);
                     let first = t.lines().next().unwrap_or("").trim();
                     let shown: String = first.chars().take(40).collect();
-                    format!("syntax error: cannot parse `{shown}`; the statement(s) here are skipped")
+                    format!(
+                        "syntax error: cannot parse `{shown}`; the statement(s) here are skipped"
+                    )
                 };
                 out.push(Diagnostic::error(Some(pos), what).with_hint(
                     "check the statement; if the file is fixed form with a free-form extension (or the reverse) use --form",
@@ -334,7 +361,10 @@ fn syntax_errors(p: &Parsed, max: usize, out: &mut Vec<Diagnostic>) {
     if total > found {
         out.push(Diagnostic::error(
             first_pos,
-            format!("{} more syntax errors in this file were not shown", total - found),
+            format!(
+                "{} more syntax errors in this file were not shown",
+                total - found
+            ),
         ));
     }
 }

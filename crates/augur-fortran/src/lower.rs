@@ -130,7 +130,10 @@ impl<'a> Lowerer<'a> {
             let pos = Some(self.pos(node));
             self.diags.push(Diagnostic::warning(
                 pos,
-                format!("expression of kind `{}` is not understood; it is counted as free", node.kind()),
+                format!(
+                    "expression of kind `{}` is not understood; it is counted as free",
+                    node.kind()
+                ),
             ));
         }
     }
@@ -261,9 +264,15 @@ impl<'a> Lowerer<'a> {
             _ => return,
         };
         let kids = named_children(node);
-        let header = kids.first().copied().filter(|k| k.kind().ends_with("_statement"));
+        let header = kids
+            .first()
+            .copied()
+            .filter(|k| k.kind().ends_with("_statement"));
         let name = header
-            .and_then(|h| h.child_by_field_name("name").or_else(|| child_of_kind(h, "name")))
+            .and_then(|h| {
+                h.child_by_field_name("name")
+                    .or_else(|| child_of_kind(h, "name"))
+            })
             .map(|n| text(n, self.src).trim().to_ascii_lowercase())
             .unwrap_or_else(|| match kind {
                 UnitKind::Program => "main".into(),
@@ -337,7 +346,10 @@ impl<'a> Lowerer<'a> {
     }
 
     fn unit_header(&mut self, h: Node<'_>, kind: UnitKind, name: &str) {
-        if let Some(params) = h.child_by_field_name("parameters").filter(|p| p.kind() == "parameters") {
+        if let Some(params) = h
+            .child_by_field_name("parameters")
+            .filter(|p| p.kind() == "parameters")
+        {
             for p in named_children(params) {
                 let n = text(p, self.src).trim().to_ascii_lowercase();
                 if n == "*" || n.is_empty() {
@@ -367,6 +379,46 @@ impl<'a> Lowerer<'a> {
     }
 
     fn finish_unit(&mut self) {
+        self.resolve_gotos();
+        self.renumber_blocks();
+    }
+
+    /// Renumbers blocks in source order (blocks after a construct are created
+    /// before its body), keeping creation order among blocks of the same line.
+    fn renumber_blocks(&mut self) {
+        let blocks = &self.unit.blocks;
+        let mut order: Vec<usize> = (0..blocks.len()).collect();
+        order.sort_by_key(|&i| {
+            (
+                blocks[i].span.start.file != blocks[0].span.start.file,
+                i != 0,
+                blocks[i].span.start.line,
+                i,
+            )
+        });
+        let mut new_id = vec![0u32; blocks.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old] = new as u32;
+        }
+        let mut old_blocks = std::mem::take(&mut self.unit.blocks);
+        for b in old_blocks.iter_mut() {
+            b.id = BlockId(new_id[b.id.0 as usize]);
+            for s in b.succs.iter_mut() {
+                *s = BlockId(new_id[s.0 as usize]);
+            }
+        }
+        let mut slots: Vec<Option<Block>> = old_blocks.into_iter().map(Some).collect();
+        self.unit.blocks = order
+            .iter()
+            .map(|&old| slots[old].take().expect("each block placed once"))
+            .collect();
+        for l in self.unit.loops.iter_mut() {
+            l.entry_block = BlockId(new_id[l.entry_block.0 as usize]);
+            l.header_block = BlockId(new_id[l.header_block.0 as usize]);
+        }
+    }
+
+    fn resolve_gotos(&mut self) {
         for (from, label) in std::mem::take(&mut self.pending_gotos) {
             match self.labels.get(&label) {
                 Some(&to) => self.edge(from, to),
@@ -375,9 +427,14 @@ impl<'a> Lowerer<'a> {
                     self.diags.push(
                         Diagnostic::warning(
                             Some(pos),
-                            format!("branch to label {label}, which is not defined in unit `{}`", self.unit.name),
+                            format!(
+                                "branch to label {label}, which is not defined in unit `{}`",
+                                self.unit.name
+                            ),
                         )
-                        .with_hint("check the label; control flow after this branch is approximate"),
+                        .with_hint(
+                            "check the label; control flow after this branch is approximate",
+                        ),
                     );
                 }
             }
@@ -392,21 +449,24 @@ impl<'a> Lowerer<'a> {
         match kind {
             "comment" => return self.comment(node),
             "statement_label" => {
-                let label = label_value(node, self.src);
-                self.pending_label = label;
-                if let Some(l) = label {
-                    if self.targets.contains(&l) {
-                        let span = Span::at(self.pos(node));
-                        let b = self.begin_block(span);
-                        self.labels.insert(l, b);
-                    }
+                if let Some(l) = label_value(node, self.src) {
+                    let pos = self.pos(node);
+                    self.define_label(l, pos);
                 }
                 return;
             }
-            "end_program_statement" | "end_subroutine_statement" | "end_function_statement"
-            | "end_module_statement" | "end_block_data_statement" | "end_submodule_statement"
-            | "contains_statement" | "program_statement" | "subroutine_statement"
-            | "function_statement" | "module_statement" | "block_data_statement" => return,
+            "end_program_statement"
+            | "end_subroutine_statement"
+            | "end_function_statement"
+            | "end_module_statement"
+            | "end_block_data_statement"
+            | "end_submodule_statement"
+            | "contains_statement"
+            | "program_statement"
+            | "subroutine_statement"
+            | "function_statement"
+            | "module_statement"
+            | "block_data_statement" => return,
             _ => {}
         }
         self.coverage.statements += 1;
@@ -420,9 +480,21 @@ impl<'a> Lowerer<'a> {
         } else if !understood {
             let pos = Some(self.pos(node));
             self.diags.push(
-                Diagnostic::warning(pos, format!("statement of kind `{kind}` is not understood and was skipped"))
-                    .with_hint("please report it; the rest of the unit is still analyzed"),
+                Diagnostic::warning(
+                    pos,
+                    format!("statement of kind `{kind}` is not understood and was skipped"),
+                )
+                .with_hint("please report it; the rest of the unit is still analyzed"),
             );
+        }
+    }
+
+    /// A statement label: the next statement carries it, and a branch target starts a block.
+    fn define_label(&mut self, label: u32, pos: Pos) {
+        self.pending_label = Some(label);
+        if self.targets.contains(&label) {
+            let b = self.begin_block(Span::at(pos));
+            self.labels.insert(label, b);
         }
     }
 
@@ -448,17 +520,32 @@ impl<'a> Lowerer<'a> {
             }
             "use_statement" => self.use_module(node),
             "derived_type_definition" => {}
-            "interface" | "import_statement" | "data_statement" | "equivalence_statement"
-            | "namelist_statement" | "save_statement" | "private_statement"
-            | "public_statement" | "format_statement" | "entry_statement"
-            | "generic_statement" | "procedure_statement" | "bind_statement"
-            | "cray_pointer_declaration" | "enum" | "enumeration_type" | "sequence_statement"
+            "interface"
+            | "import_statement"
+            | "data_statement"
+            | "equivalence_statement"
+            | "namelist_statement"
+            | "save_statement"
+            | "private_statement"
+            | "public_statement"
+            | "format_statement"
+            | "entry_statement"
+            | "generic_statement"
+            | "procedure_statement"
+            | "bind_statement"
+            | "cray_pointer_declaration"
+            | "enum"
+            | "enumeration_type"
+            | "sequence_statement"
             | "include_statement" => {
                 if node.kind() == "include_statement" {
                     let pos = Some(self.pos(node));
                     self.diags.push(
-                        Diagnostic::warning(pos, "INCLUDE line was not resolved; its contents are not analyzed")
-                            .with_hint("add the include directory with -I DIR"),
+                        Diagnostic::warning(
+                            pos,
+                            "INCLUDE line was not resolved; its contents are not analyzed",
+                        )
+                        .with_hint("add the include directory with -I DIR"),
                     );
                 }
                 if node.kind() == "entry_statement" {
@@ -469,7 +556,11 @@ impl<'a> Lowerer<'a> {
                 }
                 self.push_stmt(node, StmtKind::NonExecutable);
             }
-            "preproc_def" | "preproc_call" | "preproc_if" | "preproc_ifdef" | "preproc_include"
+            "preproc_def"
+            | "preproc_call"
+            | "preproc_if"
+            | "preproc_ifdef"
+            | "preproc_include"
             | "preproc_function_def" => {
                 if self.warned.insert("preproc".into()) {
                     let pos = Some(self.pos(node));
@@ -511,7 +602,13 @@ impl<'a> Lowerer<'a> {
                     .map(|e| self.expr(e))
                     .unwrap_or_else(|| Expr::constant(Type::INTEGER, "0", Some(0)));
                 let labels = label_refs(node, src);
-                self.simple(node, StmtKind::ArithmeticIf { expr, labels: labels.clone() });
+                self.simple(
+                    node,
+                    StmtKind::ArithmeticIf {
+                        expr,
+                        labels: labels.clone(),
+                    },
+                );
                 let b = self.cur.expect("simple() opened a block");
                 for l in labels {
                     self.goto_label(b, l);
@@ -544,8 +641,13 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-            "read_statement" | "write_statement" | "print_statement" | "open_statement"
-            | "close_statement" | "inquire_statement" | "file_position_statement" => {
+            "read_statement"
+            | "write_statement"
+            | "print_statement"
+            | "open_statement"
+            | "close_statement"
+            | "inquire_statement"
+            | "file_position_statement" => {
                 self.leave_spec();
                 let keyword = squeeze_lower(
                     text(node, src)
@@ -569,13 +671,23 @@ impl<'a> Lowerer<'a> {
                 self.leave_spec();
                 let objects = named_children(node)
                     .iter()
-                    .filter(|c| c.kind() != "keyword_argument" && c.kind() != "comment" && c.kind() != "intrinsic_type")
+                    .filter(|c| {
+                        c.kind() != "keyword_argument"
+                            && c.kind() != "comment"
+                            && c.kind() != "intrinsic_type"
+                    })
                     .count() as u32;
                 let deallocate = node.kind() != "allocate_statement";
                 if node.kind() == "nullify_statement" {
                     self.simple(node, StmtKind::Continue);
                 } else {
-                    self.simple(node, StmtKind::Allocate { objects, deallocate });
+                    self.simple(
+                        node,
+                        StmtKind::Allocate {
+                            objects,
+                            deallocate,
+                        },
+                    );
                 }
             }
             _ => return false,
@@ -615,7 +727,11 @@ impl<'a> Lowerer<'a> {
                     if self.cur.is_some() {
                         self.begin_block(span);
                     }
-                    let original = t.trim_start_matches('!').split_whitespace().nth(2).map(str::to_string);
+                    let original = t
+                        .trim_start_matches('!')
+                        .split_whitespace()
+                        .nth(2)
+                        .map(str::to_string);
                     let name = name.map(|_| original.unwrap_or_default());
                     self.push_stmt(node, StmtKind::RegionMarker { name });
                 }
@@ -636,10 +752,12 @@ impl<'a> Lowerer<'a> {
         let src = self.src;
         let type_node = node.child_by_field_name("type");
         let (ty, derived) = match type_node {
-            Some(t) if t.kind() == "intrinsic_type" => (parse_intrinsic_type(t, src, &self.scope), None),
+            Some(t) if t.kind() == "intrinsic_type" => {
+                (parse_intrinsic_type(t, src, &self.scope), None)
+            }
             Some(t) if t.kind() == "derived_type" || t.kind() == "declared_type" => {
-                let name = child_of_kind(t, "type_name")
-                    .map(|n| text(n, src).trim().to_ascii_lowercase());
+                let name =
+                    child_of_kind(t, "type_name").map(|n| text(n, src).trim().to_ascii_lowercase());
                 (Type::DERIVED, name)
             }
             _ => (Type::UNKNOWN, None),
@@ -653,7 +771,8 @@ impl<'a> Lowerer<'a> {
             if at == "parameter" {
                 is_param = true;
             } else if at.starts_with("dimension") {
-                common_dims = child_of_kind(a, "argument_list").or_else(|| child_of_kind(a, "size"));
+                common_dims =
+                    child_of_kind(a, "argument_list").or_else(|| child_of_kind(a, "size"));
             } else if at == "external" {
                 external = true;
             } else if at == "intrinsic" {
@@ -661,9 +780,13 @@ impl<'a> Lowerer<'a> {
             }
         }
         let mut cursor = node.walk();
-        let decls: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
+        let decls: Vec<Node<'_>> = node
+            .children_by_field_name("declarator", &mut cursor)
+            .collect();
         for d in decls {
-            let Some((name, size, init)) = declarator_name(d, src) else { continue };
+            let Some((name, size, init)) = declarator_name(d, src) else {
+                continue;
+            };
             let dims = size
                 .or(common_dims)
                 .map(|s| parse_dims(s, src, &self.scope))
@@ -696,9 +819,9 @@ impl<'a> Lowerer<'a> {
 
     fn define_parameter(&mut self, name: &str, value: Node<'_>) {
         let e = self.expr(value);
-        let v = e.int_value().or_else(|| {
-            crate::scope::kind_function_value(&squeeze_lower(text(value, self.src)))
-        });
+        let v = e
+            .int_value()
+            .or_else(|| crate::scope::kind_function_value(&squeeze_lower(text(value, self.src))));
         let sym = self.scope.declare(name);
         sym.storage = Storage::Parameter;
         sym.value = v;
@@ -714,9 +837,13 @@ impl<'a> Lowerer<'a> {
             .map(|q| squeeze_lower(text(q, src)))
             .unwrap_or_default();
         let mut cursor = node.walk();
-        let decls: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut cursor).collect();
+        let decls: Vec<Node<'_>> = node
+            .children_by_field_name("declarator", &mut cursor)
+            .collect();
         for d in decls {
-            let Some((name, size, _)) = declarator_name(d, src) else { continue };
+            let Some((name, size, _)) = declarator_name(d, src) else {
+                continue;
+            };
             let dims = size.map(|s| parse_dims(s, src, &self.scope));
             let intrinsic = qual.starts_with("intrinsic");
             let sym = self.scope.declare(&name);
@@ -747,7 +874,9 @@ impl<'a> Lowerer<'a> {
 
     fn use_module(&mut self, node: Node<'_>) {
         let src = self.src;
-        let Some(m) = child_of_kind(node, "module_name") else { return };
+        let Some(m) = child_of_kind(node, "module_name") else {
+            return;
+        };
         let name = text(m, src).trim().to_ascii_lowercase();
         match self.globals.modules.get(&name) {
             Some(ms) => {
@@ -763,7 +892,12 @@ impl<'a> Lowerer<'a> {
             None => {
                 if !matches!(
                     name.as_str(),
-                    "iso_fortran_env" | "iso_c_binding" | "omp_lib" | "mpi" | "mpi_f08" | "ieee_arithmetic"
+                    "iso_fortran_env"
+                        | "iso_c_binding"
+                        | "omp_lib"
+                        | "mpi"
+                        | "mpi_f08"
+                        | "ieee_arithmetic"
                 ) && self.warned.insert(format!("module:{name}"))
                 {
                     let pos = Some(self.pos(node));
@@ -781,8 +915,10 @@ impl<'a> Lowerer<'a> {
     fn assignment(&mut self, node: Node<'_>) {
         let src = self.src;
         let (Some(l), Some(r)) = (
-            node.child_by_field_name("left").or_else(|| node.named_child(0)),
-            node.child_by_field_name("right").or_else(|| node.named_child(1)),
+            node.child_by_field_name("left")
+                .or_else(|| node.named_child(0)),
+            node.child_by_field_name("right")
+                .or_else(|| node.named_child(1)),
         ) else {
             return;
         };
@@ -793,7 +929,11 @@ impl<'a> Lowerer<'a> {
                 .filter(|f| f.kind() == "identifier")
                 .map(|f| text(f, src).trim().to_ascii_lowercase());
             if let Some(f) = fname {
-                let is_array = self.scope.symbols.get(&f).is_some_and(|s| !s.dims.is_empty());
+                let is_array = self
+                    .scope
+                    .symbols
+                    .get(&f)
+                    .is_some_and(|s| !s.dims.is_empty());
                 if !is_array {
                     self.scope.get_or_implicit(&f).procedure = true;
                     self.push_stmt(node, StmtKind::NonExecutable);
@@ -823,8 +963,17 @@ impl<'a> Lowerer<'a> {
                 self.goto_label(b, refs[0]);
                 self.cur = None;
             } else if t.starts_with("goto(") {
-                let expr = exprs.last().map(|e| self.expr(*e)).unwrap_or_else(|| Expr::constant(Type::INTEGER, "1", Some(1)));
-                self.simple(node, StmtKind::ComputedGoto { labels: refs.clone(), expr });
+                let expr = exprs
+                    .last()
+                    .map(|e| self.expr(*e))
+                    .unwrap_or_else(|| Expr::constant(Type::INTEGER, "1", Some(1)));
+                self.simple(
+                    node,
+                    StmtKind::ComputedGoto {
+                        labels: refs.clone(),
+                        expr,
+                    },
+                );
                 let b = self.cur.expect("simple() opened a block");
                 for l in refs {
                     self.goto_label(b, l);
@@ -833,7 +982,12 @@ impl<'a> Lowerer<'a> {
                 let span = self.span(node);
                 self.begin_block(span);
             } else {
-                self.simple(node, StmtKind::AssignedGoto { labels: refs.clone() });
+                self.simple(
+                    node,
+                    StmtKind::AssignedGoto {
+                        labels: refs.clone(),
+                    },
+                );
                 let b = self.cur.expect("simple() opened a block");
                 for l in refs {
                     self.goto_label(b, l);
@@ -857,17 +1011,29 @@ impl<'a> Lowerer<'a> {
                     .first()
                     .map(|n| text(*n, src).trim().to_ascii_lowercase());
                 let target = match &construct {
-                    Some(name) => self.loops.iter().rev().find(|l| l.name.as_deref() == Some(name)),
+                    Some(name) => self
+                        .loops
+                        .iter()
+                        .rev()
+                        .find(|l| l.name.as_deref() == Some(name)),
                     None => self.loops.last(),
                 }
                 .map(|l| if is_cycle { l.header } else { l.after });
-                self.simple(node, if is_cycle { StmtKind::Cycle } else { StmtKind::Exit });
+                self.simple(
+                    node,
+                    if is_cycle {
+                        StmtKind::Cycle
+                    } else {
+                        StmtKind::Exit
+                    },
+                );
                 let b = self.cur.expect("simple() opened a block");
                 match target {
                     Some(t) => self.edge(b, t),
                     None => {
                         let pos = Some(self.pos(node));
-                        self.diags.push(Diagnostic::warning(pos, "CYCLE or EXIT outside a loop"));
+                        self.diags
+                            .push(Diagnostic::warning(pos, "CYCLE or EXIT outside a loop"));
                     }
                 }
                 self.cur = None;
@@ -890,7 +1056,10 @@ impl<'a> Lowerer<'a> {
                 .lines()
                 .next()
                 .is_some_and(|l| squeeze_lower(l).trim_end().ends_with("then"));
-        let cond_node = kids.iter().find(|k| k.kind() == "parenthesized_expression").copied();
+        let cond_node = kids
+            .iter()
+            .find(|k| k.kind() == "parenthesized_expression")
+            .copied();
         let cond = cond_node
             .map(|c| self.expr(c))
             .unwrap_or_else(|| Expr::constant(Type::LOGICAL, ".true.", None));
@@ -1020,12 +1189,24 @@ impl<'a> Lowerer<'a> {
         let mut while_cond = None;
         if let Some(lc) = child_of_kind(do_stmt, "loop_control_expression") {
             kind = LoopKind::Counted;
-            let parts: Vec<Node<'_>> = named_children(lc).into_iter().filter(|c| c.kind() != "comment").collect();
-            var = parts.first().map(|v| text(*v, src).trim().to_ascii_lowercase());
+            let parts: Vec<Node<'_>> = named_children(lc)
+                .into_iter()
+                .filter(|c| c.kind() != "comment")
+                .collect();
+            var = parts
+                .first()
+                .map(|v| text(*v, src).trim().to_ascii_lowercase());
             exprs = parts.iter().skip(1).map(|p| self.expr(*p)).collect();
-            let texts: Vec<String> = parts.iter().skip(1).map(|p| text(*p, src).trim().to_string()).collect();
+            let texts: Vec<String> = parts
+                .iter()
+                .skip(1)
+                .map(|p| text(*p, src).trim().to_string())
+                .collect();
             unit_step = exprs.get(2).is_none_or(|s| s.int_value() == Some(1));
-            let constant_trips = match (exprs.first().and_then(Expr::int_value), exprs.get(1).and_then(Expr::int_value)) {
+            let constant_trips = match (
+                exprs.first().and_then(Expr::int_value),
+                exprs.get(1).and_then(Expr::int_value),
+            ) {
                 (Some(a), Some(b)) => {
                     let s = exprs.get(2).map(|s| s.int_value()).unwrap_or(Some(1));
                     s.filter(|s| *s != 0).map(|s| ((b - a + s) / s).max(0))
@@ -1053,7 +1234,9 @@ impl<'a> Lowerer<'a> {
                         }
                         trip_texts.push(text(ctl, src).trim().to_string());
                         if var.is_none() {
-                            var = parts.first().map(|v| text(*v, src).trim().to_ascii_lowercase());
+                            var = parts
+                                .first()
+                                .map(|v| text(*v, src).trim().to_ascii_lowercase());
                         }
                     } else if ctl.kind() != "comment" {
                         // A mask: evaluated per iteration; approximate as once per entry.
@@ -1065,24 +1248,32 @@ impl<'a> Lowerer<'a> {
         if let Some(c) = &while_cond {
             let _ = c;
         }
-        self.open_loop(do_stmt, kind, var, bounds, unit_step, exprs, while_cond, label, name, span);
+        self.open_loop(
+            do_stmt, kind, var, bounds, unit_step, exprs, while_cond, label, name, span,
+        );
         // Body.
         let end = kids
             .iter()
             .rev()
-            .find(|k| k.kind() == "end_do_loop_statement" || k.kind() == "end_do_label_loop_statement")
+            .find(|k| {
+                k.kind() == "end_do_loop_statement" || k.kind() == "end_do_label_loop_statement"
+            })
             .copied();
         let own_terminal = end.and_then(|e| {
             named_children(e)
                 .into_iter()
                 .find(|c| is_statement_like(c.kind()) && c.kind() != "statement_label")
         });
-        let end_label = end.and_then(|e| child_of_kind(e, "statement_label"));
+        // The terminal statement's label is the DO's label (tree-sitter puts its text
+        // on the innermost loop's virtual end when several loops share it).
         let terminal = own_terminal.or(inherited);
+        let end_label = label.filter(|_| terminal.is_some());
         let body: Vec<Node<'_>> = kids
             .iter()
             .copied()
-            .filter(|k| *k != do_stmt && Some(*k) != end && k.kind() != "block_label_start_expression")
+            .filter(|k| {
+                *k != do_stmt && Some(*k) != end && k.kind() != "block_label_start_expression"
+            })
             .collect();
         let mut terminal_done = false;
         for (i, k) in body.iter().enumerate() {
@@ -1096,15 +1287,13 @@ impl<'a> Lowerer<'a> {
             }
         }
         if !terminal_done {
-            if let Some(l) = end_label {
-                self.statement(l);
+            if let (Some(l), Some(t)) = (end_label, terminal) {
+                let pos = self.pos(t);
+                self.define_label(l, pos);
             }
             if let Some(t) = terminal {
                 self.statement(t);
             }
-        } else if let Some(l) = end_label {
-            // The label is on the shared terminal statement, already lowered inside the inner loop.
-            let _ = l;
         }
         self.close_loop(end.map(|e| self.span(e)).unwrap_or(span));
     }
@@ -1169,7 +1358,8 @@ impl<'a> Lowerer<'a> {
                 LoopKind::Counted | LoopKind::Concurrent => h.counts.inc(loop_iteration(unit_step)),
                 LoopKind::While => {
                     let c = count_stmt(&StmtKind::If {
-                        cond: while_cond.unwrap_or_else(|| Expr::constant(Type::LOGICAL, ".true.", None)),
+                        cond: while_cond
+                            .unwrap_or_else(|| Expr::constant(Type::LOGICAL, ".true.", None)),
                     });
                     h.counts.add_scaled(&c.once, 1.0);
                 }
@@ -1203,7 +1393,12 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_else(|| Expr::constant(Type::INTEGER, "0", Some(0)));
         self.simple(node, StmtKind::Select { expr: sel });
         let test = self.cur.expect("simple() opened a block");
-        let first_line = self.unit.stmts.last().map(|s| s.span.start.line).unwrap_or(0);
+        let first_line = self
+            .unit
+            .stmts
+            .last()
+            .map(|s| s.span.start.line)
+            .unwrap_or(0);
         if let Some(s) = self.unit.stmts.last_mut() {
             s.span.end_line = first_line;
         }
@@ -1238,7 +1433,10 @@ impl<'a> Lowerer<'a> {
     fn where_statement(&mut self, node: Node<'_>) {
         self.leave_spec();
         let kids = named_children(node);
-        let mask_node = kids.iter().find(|k| k.kind() == "parenthesized_expression").copied();
+        let mask_node = kids
+            .iter()
+            .find(|k| k.kind() == "parenthesized_expression")
+            .copied();
         if let Some(m) = mask_node {
             let mask = self.expr(m);
             // The mask is evaluated per element of its own shape.
@@ -1290,16 +1488,32 @@ impl<'a> Lowerer<'a> {
         for t in kids.iter().filter(|k| k.kind() == "triplet_spec") {
             let parts = named_children(*t);
             if var.is_none() {
-                var = parts.first().map(|v| text(*v, src).trim().to_ascii_lowercase());
+                var = parts
+                    .first()
+                    .map(|v| text(*v, src).trim().to_ascii_lowercase());
             }
             for p in parts.iter().skip(1) {
                 exprs.push(self.expr(*p));
             }
         }
         let span = self.span(node);
-        self.open_loop(node, LoopKind::Concurrent, var, None, true, exprs, None, None, None, span);
+        self.open_loop(
+            node,
+            LoopKind::Concurrent,
+            var,
+            None,
+            true,
+            exprs,
+            None,
+            None,
+            None,
+            span,
+        );
         for k in kids.iter() {
-            if k.kind() != "triplet_spec" && is_statement_like(k.kind()) && k.kind() != "end_forall_statement" {
+            if k.kind() != "triplet_spec"
+                && is_statement_like(k.kind())
+                && k.kind() != "end_forall_statement"
+            {
                 self.statement(*k);
             }
         }
@@ -1330,10 +1544,22 @@ fn is_statement_like(kind: &str) -> bool {
     kind.ends_with("_statement")
         || matches!(
             kind,
-            "do_loop" | "subroutine_call" | "comment" | "statement_label" | "derived_type_definition"
-                | "interface" | "block_construct" | "ERROR" | "enum" | "enumeration_type"
-                | "preproc_def" | "preproc_call" | "preproc_if" | "preproc_ifdef"
-                | "preproc_include" | "preproc_function_def"
+            "do_loop"
+                | "subroutine_call"
+                | "comment"
+                | "statement_label"
+                | "derived_type_definition"
+                | "interface"
+                | "block_construct"
+                | "ERROR"
+                | "enum"
+                | "enumeration_type"
+                | "preproc_def"
+                | "preproc_call"
+                | "preproc_if"
+                | "preproc_ifdef"
+                | "preproc_include"
+                | "preproc_function_def"
         )
 }
 
@@ -1403,7 +1629,13 @@ fn common_members<'t>(node: Node<'t>, src: &str) -> Vec<(String, String, Option<
     }
     for n in items {
         match n.kind() {
-            "name" => block = text(n, src).trim().trim_matches('/').trim().to_ascii_lowercase(),
+            "name" => {
+                block = text(n, src)
+                    .trim()
+                    .trim_matches('/')
+                    .trim()
+                    .to_ascii_lowercase()
+            }
             "identifier" | "sized_declarator" => {
                 if let Some((name, size, _)) = declarator_name(n, src) {
                     out.push((block.clone(), name, size));

@@ -46,7 +46,11 @@ pub struct Scope {
 impl Default for Scope {
     fn default() -> Self {
         let mut implicit = [Some(Type::REAL); 26];
-        for slot in implicit.iter_mut().take((b'n' - b'a' + 1) as usize).skip((b'i' - b'a') as usize) {
+        for slot in implicit
+            .iter_mut()
+            .take((b'n' - b'a' + 1) as usize)
+            .skip((b'i' - b'a') as usize)
+        {
             *slot = Some(Type::INTEGER);
         }
         Scope {
@@ -212,7 +216,13 @@ pub fn kind_function_value(s: &str) -> Option<i64> {
     }
     if let Some(a) = arg("selected_real_kind") {
         let p: i64 = a.split(',').next()?.trim_start_matches("p=").parse().ok()?;
-        return Some(if p <= 6 { 4 } else if p <= 15 { 8 } else { 16 });
+        return Some(if p <= 6 {
+            4
+        } else if p <= 15 {
+            8
+        } else {
+            16
+        });
     }
     if let Some(a) = arg("selected_int_kind") {
         let r: i64 = a.trim_start_matches("r=").parse().ok()?;
@@ -327,7 +337,10 @@ pub fn const_int(s: &str, scope: &Scope) -> Option<i64> {
 }
 
 /// Name and dims of a declarator node (`identifier`, `sized_declarator`, `init_declarator`, ...).
-pub fn declarator_name<'t>(node: Node<'t>, src: &str) -> Option<(String, Option<Node<'t>>, Option<Node<'t>>)> {
+pub fn declarator_name<'t>(
+    node: Node<'t>,
+    src: &str,
+) -> Option<(String, Option<Node<'t>>, Option<Node<'t>>)> {
     match node.kind() {
         "identifier" | "name" => Some((text(node, src).to_ascii_lowercase(), None, None)),
         "sized_declarator" | "coarray_declarator" | "data_declarator" => {
@@ -339,7 +352,9 @@ pub fn declarator_name<'t>(node: Node<'t>, src: &str) -> Option<(String, Option<
             ))
         }
         "init_declarator" | "pointer_init_declarator" => {
-            let left = node.child_by_field_name("left").or_else(|| node.named_child(0))?;
+            let left = node
+                .child_by_field_name("left")
+                .or_else(|| node.named_child(0))?;
             let right = node.child_by_field_name("right");
             let (name, size, _) = declarator_name(left, src)?;
             Some((name, size, right))

@@ -497,10 +497,7 @@ impl Counter<'_> {
         let (elements, constant) = match kind {
             Reduction::MatMul => {
                 let b = args.get(1).map(|b| b.to_string()).unwrap_or_default();
-                (
-                    format!("size({arr})*size({b})/size({b},1)"),
-                    None,
-                )
+                (format!("size({arr})*size({b})/size({b},1)"), None)
             }
             _ => (format!("size({arr})"), None),
         };
@@ -596,8 +593,18 @@ fn is_array_valued(args: &[Expr]) -> bool {
 fn is_min_max(name: &str) -> bool {
     matches!(
         name,
-        "max" | "min" | "amax1" | "amin1" | "dmax1" | "dmin1" | "max0" | "min0" | "amax0"
-            | "amin0" | "max1" | "min1"
+        "max"
+            | "min"
+            | "amax1"
+            | "amin1"
+            | "dmax1"
+            | "dmin1"
+            | "max0"
+            | "min0"
+            | "amax0"
+            | "amin0"
+            | "max1"
+            | "min1"
     )
 }
 
@@ -682,8 +689,8 @@ pub fn intrinsic_op(name: &str, arg: Class, result: Class) -> Option<AbOp> {
         "conjg" | "dconjg" => return Some(CONJ),
         "dprod" => return Some(MRDL),
         "iand" | "ior" | "ieor" | "not" | "ishft" | "ishftc" | "btest" | "ibset" | "ibclr"
-        | "ibits" | "shiftl" | "shiftr" | "popcnt" | "leadz" | "trailz" | "xor" | "and"
-        | "or" | "lshift" | "rshift" => return Some(BITI),
+        | "ibits" | "shiftl" | "shiftr" | "popcnt" | "leadz" | "trailz" | "xor" | "and" | "or"
+        | "lshift" | "rshift" => return Some(BITI),
         "len_trim" | "index" | "trim" | "adjustl" | "adjustr" | "char" | "ichar" | "achar"
         | "iachar" | "repeat" | "scan" | "verify" | "lge" | "lgt" | "lle" | "llt" => {
             return Some(CHIN)
@@ -755,12 +762,39 @@ pub fn is_intrinsic(name: &str) -> bool {
         || intrinsic_op(name, Class::CplxS, Class::RealS).is_some()
         || matches!(
             name,
-            "size" | "shape" | "lbound" | "ubound" | "kind" | "huge" | "tiny" | "epsilon"
-                | "present" | "allocated" | "associated" | "precision" | "digits" | "range"
-                | "radix" | "bit_size" | "len" | "selected_int_kind" | "selected_real_kind"
-                | "storage_size" | "null" | "minexponent" | "maxexponent" | "fraction"
-                | "exponent" | "spacing" | "nearest" | "transfer" | "c_loc" | "loc"
-                | "is_iostat_end" | "new_line" | "rank"
+            "size"
+                | "shape"
+                | "lbound"
+                | "ubound"
+                | "kind"
+                | "huge"
+                | "tiny"
+                | "epsilon"
+                | "present"
+                | "allocated"
+                | "associated"
+                | "precision"
+                | "digits"
+                | "range"
+                | "radix"
+                | "bit_size"
+                | "len"
+                | "selected_int_kind"
+                | "selected_real_kind"
+                | "storage_size"
+                | "null"
+                | "minexponent"
+                | "maxexponent"
+                | "fraction"
+                | "exponent"
+                | "spacing"
+                | "nearest"
+                | "transfer"
+                | "c_loc"
+                | "loc"
+                | "is_iostat_end"
+                | "new_line"
+                | "rank"
         )
 }
 

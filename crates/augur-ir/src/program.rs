@@ -150,23 +150,50 @@ pub struct Type {
 
 impl Type {
     /// Default INTEGER.
-    pub const INTEGER: Type = Type { base: BaseType::Integer, kind: 4 };
+    pub const INTEGER: Type = Type {
+        base: BaseType::Integer,
+        kind: 4,
+    };
     /// Default REAL.
-    pub const REAL: Type = Type { base: BaseType::Real, kind: 4 };
+    pub const REAL: Type = Type {
+        base: BaseType::Real,
+        kind: 4,
+    };
     /// DOUBLE PRECISION.
-    pub const DOUBLE: Type = Type { base: BaseType::Real, kind: 8 };
+    pub const DOUBLE: Type = Type {
+        base: BaseType::Real,
+        kind: 8,
+    };
     /// Default COMPLEX.
-    pub const COMPLEX: Type = Type { base: BaseType::Complex, kind: 4 };
+    pub const COMPLEX: Type = Type {
+        base: BaseType::Complex,
+        kind: 4,
+    };
     /// DOUBLE COMPLEX.
-    pub const DOUBLE_COMPLEX: Type = Type { base: BaseType::Complex, kind: 8 };
+    pub const DOUBLE_COMPLEX: Type = Type {
+        base: BaseType::Complex,
+        kind: 8,
+    };
     /// Default LOGICAL.
-    pub const LOGICAL: Type = Type { base: BaseType::Logical, kind: 4 };
+    pub const LOGICAL: Type = Type {
+        base: BaseType::Logical,
+        kind: 4,
+    };
     /// CHARACTER.
-    pub const CHARACTER: Type = Type { base: BaseType::Character, kind: 1 };
+    pub const CHARACTER: Type = Type {
+        base: BaseType::Character,
+        kind: 1,
+    };
     /// A derived type.
-    pub const DERIVED: Type = Type { base: BaseType::Derived, kind: 0 };
+    pub const DERIVED: Type = Type {
+        base: BaseType::Derived,
+        kind: 0,
+    };
     /// Unknown type.
-    pub const UNKNOWN: Type = Type { base: BaseType::Unknown, kind: 0 };
+    pub const UNKNOWN: Type = Type {
+        base: BaseType::Unknown,
+        kind: 0,
+    };
 
     /// Short readable name, e.g. `real(8)`.
     pub fn describe(&self) -> String {
@@ -403,7 +430,10 @@ impl Expr {
     pub fn is_simple_operand(&self) -> bool {
         matches!(
             self.kind,
-            ExprKind::Const { .. } | ExprKind::Var(_) | ExprKind::Elem(..) | ExprKind::Component(..)
+            ExprKind::Const { .. }
+                | ExprKind::Var(_)
+                | ExprKind::Elem(..)
+                | ExprKind::Component(..)
         )
     }
 }

@@ -1,1 +1,19 @@
-fn main() {}
+//! `augur`: predict how long a Fortran program runs on a machine, and explain why.
+
+mod bench;
+mod cli;
+mod static_report;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match cli::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

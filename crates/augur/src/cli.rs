@@ -1,0 +1,199 @@
+//! Command-line interface: subcommands and their options.
+
+use anyhow::{bail, Context, Result};
+use augur_fortran::{FrontEndOptions, LoadOptions, SourceForm};
+use augur_ir::Severity;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// augur predicts how long a Fortran program runs on a machine, and explains why,
+/// from counts of abstract operations (the program) and their measured costs (the machine).
+#[derive(Debug, Parser)]
+#[command(name = "augur", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Analyze Fortran sources: static counts of abstract operations per unit and basic block.
+    ///
+    /// With --static, prints for every program unit its basic blocks (source lines,
+    /// loop nesting) and the abstract operations (AbOps) each block executes once,
+    /// Saavedra-Barrera's S matrix. The report ends with the parse coverage and any
+    /// diagnostics (file:line, what went wrong, what to do).
+    Analyze(AnalyzeArgs),
+    /// List the catalogue of abstract operations (AbOps) with their codes and meanings.
+    Abops {
+        /// Print the table as Markdown (as in docs/FORMATS.md).
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Benchmarks of augur itself (front-end throughput and memory).
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Parse, lower and count a large generated input; print lines/s and peak memory.
+    FrontEnd {
+        /// Number of source lines to generate.
+        #[arg(long, default_value_t = 100_000)]
+        lines: usize,
+        /// Fortran files to replicate instead of the built-in generator (e.g. the corpus).
+        #[arg(long)]
+        from: Vec<PathBuf>,
+        /// Repetitions (the best one is reported).
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+    },
+}
+
+/// Options shared by every command that reads Fortran sources.
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// Fortran source files (free form .f90/.f95/.f03/.f08, fixed form .f/.for/.f77; upper case = preprocessed).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Force the source form instead of deciding by extension.
+    #[arg(long, value_enum)]
+    pub form: Option<FormArg>,
+    /// Run the C preprocessor (traditional mode, as gfortran does) even for lower-case extensions.
+    #[arg(long)]
+    pub cpp: bool,
+    /// Define a preprocessor macro: -D NAME or -D NAME=VALUE.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub defines: Vec<String>,
+    /// Add a directory to search for #include and INCLUDE files.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
+/// Source form named on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormArg {
+    /// Fixed form (F77 columns).
+    Fixed,
+    /// Free form.
+    Free,
+}
+
+impl SourceArgs {
+    /// Front-end options from the command line.
+    pub fn front_end(&self) -> FrontEndOptions {
+        FrontEndOptions {
+            load: LoadOptions {
+                form: self.form.map(|f| match f {
+                    FormArg::Fixed => SourceForm::Fixed,
+                    FormArg::Free => SourceForm::Free,
+                }),
+                cpp: self.cpp,
+                defines: self.defines.clone(),
+                include_dirs: self.include.clone(),
+            },
+            max_syntax_errors: 0,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct AnalyzeArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Static analysis only: no build, no run (the only mode so far).
+    #[arg(long = "static")]
+    static_only: bool,
+    /// Write the static counts as JSON to standard output instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Write the JSON to this file (atomically) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Show every block, including blocks without operations.
+    #[arg(long)]
+    all_blocks: bool,
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Analyze(a) => analyze(a),
+        Command::Abops { markdown } => {
+            print!("{}", crate::static_report::catalogue(markdown));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { what } => match what {
+            BenchCommand::FrontEnd {
+                lines,
+                from,
+                repeat,
+            } => {
+                crate::bench::front_end(lines, &from, repeat.max(1))?;
+                Ok(ExitCode::SUCCESS)
+            }
+        },
+    }
+}
+
+fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
+    if !a.static_only {
+        bail!("only static analysis is available so far: run `augur analyze --static FILE...`");
+    }
+    for f in &a.source.files {
+        if !f.exists() {
+            bail!(
+                "{}: no such file (give the path of a Fortran source file)",
+                f.display()
+            );
+        }
+    }
+    let program = augur_fortran::analyze(&a.source.files, &a.source.front_end());
+    let errors = program
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let report = crate::static_report::StaticReport::new(&program);
+    if a.json || a.output.is_some() {
+        let json = serde_json::to_string_pretty(&report)?;
+        match &a.output {
+            Some(path) => write_atomically(path, json.as_bytes())?,
+            None => println!("{json}"),
+        }
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(crate::static_report::render_text(&program, a.all_blocks).as_bytes())?;
+    }
+    // Diagnostics always go to standard error, with the source line quoted.
+    let mut err = std::io::stderr().lock();
+    for d in &program.diagnostics {
+        write!(err, "{}", d.render(&program.files))?;
+    }
+    Ok(if errors > 0 || program.units.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes a file through a temporary file in the same directory and a rename,
+/// so an interrupted run never leaves a partial file.
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

@@ -178,13 +178,21 @@ impl Lowerer<'_> {
             "derived_type_member_expression" => self.component(node),
             "array_literal" => {
                 let mut items = vec![];
+                // A type-spec (`[real(8) :: ...]`) gives the type of the elements.
+                let mut spec = None;
                 for c in named_children(node) {
-                    if c.kind() == "comment" {
-                        continue;
+                    match c.kind() {
+                        "comment" => {}
+                        "intrinsic_type" => {
+                            spec = Some(crate::scope::parse_intrinsic_type(c, src, &self.scope))
+                        }
+                        "derived_type" | "declared_type" => spec = Some(Type::DERIVED),
+                        _ => items.push(self.expr(c)),
                     }
-                    items.push(self.expr(c));
                 }
-                let ty = items.first().map(|i| i.ty).unwrap_or(Type::UNKNOWN);
+                let ty = spec
+                    .or_else(|| items.first().map(|i| i.ty))
+                    .unwrap_or(Type::UNKNOWN);
                 Expr {
                     kind: ExprKind::ArrayCtor(items),
                     ty,
@@ -239,12 +247,12 @@ impl Lowerer<'_> {
 
     /// A bare name: a scalar, a whole array, a named constant, or a function without arguments.
     pub fn name_ref(&mut self, name: &str) -> Expr {
-        let sym = self.scope.get_or_implicit(name).clone();
+        let sym = self.scope.info_or_implicit(name);
         if sym.ty.base == BaseType::Unknown && !sym.procedure {
             self.undeclared(name);
         }
-        let rank = sym.dims.len() as u8;
-        if let (augur_ir::Storage::Parameter, Some(v), 0) = (&sym.storage, sym.value, rank) {
+        let rank = sym.rank;
+        if let (true, Some(v), 0) = (sym.parameter, sym.value, rank) {
             // A named integer constant is its value (the compiler folds it).
             return Expr::constant(sym.ty, name, Some(v));
         }
@@ -253,8 +261,8 @@ impl Lowerer<'_> {
                 name: name.to_string(),
                 ty: sym.ty,
                 rank,
-                global: sym.storage.is_global(),
-                constant: matches!(sym.storage, augur_ir::Storage::Parameter),
+                global: sym.global,
+                constant: sym.parameter,
             }),
             ty: sym.ty,
             array: rank > 0,
@@ -324,10 +332,10 @@ impl Lowerer<'_> {
     }
 
     fn named_call(&mut self, name: &str, arg_nodes: &[Node<'_>]) -> Expr {
-        let known = self.scope.symbols.get(name).cloned();
+        let known = self.scope.info(name);
         // An array element or section, or a substring of a character variable.
-        if let Some(sym) = known.as_ref().filter(|s| !s.procedure) {
-            if !sym.dims.is_empty() {
+        if let Some(sym) = known.filter(|s| !s.procedure) {
+            if sym.rank > 0 {
                 let subs: Vec<Subscript> = arg_nodes.iter().map(|a| self.subscript(*a)).collect();
                 let array = subs.iter().any(|s| match s {
                     Subscript::Range(..) => true,
@@ -338,8 +346,8 @@ impl Lowerer<'_> {
                         VarRef {
                             name: name.to_string(),
                             ty: sym.ty,
-                            rank: sym.dims.len() as u8,
-                            global: sym.storage.is_global(),
+                            rank: sym.rank,
+                            global: sym.global,
                             constant: false,
                         },
                         subs,

@@ -10,6 +10,7 @@
 //! their variables as global; a pre-pass collects the result type of every
 //! function so that references before the definition are typed correctly.
 
+mod chunk;
 mod expr;
 mod lower;
 mod scope;
@@ -22,7 +23,7 @@ use augur_source::LoadedSource;
 use lower::Lowerer;
 use scope::{parse_intrinsic_type, Globals, Scope};
 use std::path::{Path, PathBuf};
-use syntax::{child_of_kind, named_children, text};
+use syntax::{child_of_kind, named_children, text as text_of};
 use tree_sitter::{Node, Parser, Tree};
 
 /// Options of the front end.
@@ -34,12 +35,32 @@ pub struct FrontEndOptions {
     pub max_syntax_errors: usize,
 }
 
-struct Parsed {
+/// One loaded file and how it is split for parsing.
+struct FileSource {
     loaded: LoadedSource,
-    tree: Tree,
+    chunks: Vec<chunk::Chunk>,
+}
+
+impl FileSource {
+    fn text(&self, r: std::ops::Range<usize>) -> &str {
+        &self.loaded.text[r]
+    }
+}
+
+/// A part of a file parsed as one tree: a range of its chunks.
+#[derive(Debug, Clone)]
+struct Piece {
+    file: usize,
+    bytes: std::ops::Range<usize>,
+    first_line: usize,
 }
 
 /// Analyzes the given source files as one program.
+///
+/// Files are parsed a chunk of whole units at a time (see [`chunk`]) and each
+/// chunk is lowered right after it is parsed, so memory holds one chunk's tree
+/// at a time. Units that USE a module not seen yet are lowered at the end,
+/// after every module is known.
 ///
 /// Never fails: files that cannot be read, and statements that cannot be parsed
 /// or lowered, become diagnostics in [`Program::diagnostics`], and the rest is
@@ -54,20 +75,25 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
         ));
         return program;
     }
-    let mut parsed = vec![];
+    let mut an = Analysis {
+        max_errors: if opts.max_syntax_errors == 0 {
+            20
+        } else {
+            opts.max_syntax_errors
+        },
+        globals: Globals::default(),
+        coverage: Coverage::default(),
+        deferred: vec![],
+    };
+    let mut files: Vec<FileSource> = vec![];
     for path in paths {
         match augur_source::load(path, &opts.load, &mut program.files) {
             Ok(loaded) => {
                 program
                     .diagnostics
                     .extend(loaded.diagnostics.iter().cloned());
-                match parser.parse(&loaded.text, None) {
-                    Some(tree) => parsed.push(Parsed { loaded, tree }),
-                    None => program.diagnostics.push(Diagnostic::error(
-                        None,
-                        format!("{}: the parser gave up on this file", path.display()),
-                    )),
-                }
+                let chunks = chunk::split(&loaded.text);
+                files.push(FileSource { loaded, chunks });
             }
             Err(e) => program.diagnostics.push(
                 Diagnostic::error(None, e.to_string())
@@ -75,61 +101,144 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
             ),
         }
     }
-    let max_errors = if opts.max_syntax_errors == 0 {
-        20
-    } else {
-        opts.max_syntax_errors
-    };
-    for p in &parsed {
-        syntax_errors(p, max_errors, &mut program.diagnostics);
-    }
-
-    // Pre-pass: function result types, subroutine names, derived types.
-    let mut globals = Globals::default();
-    for p in &parsed {
-        collect_globals(p.tree.root_node(), &p.loaded.text, &mut globals);
-    }
-    // Modules first, in dependency order.
-    let mut modules: Vec<(usize, Node<'_>, String, Vec<String>)> = vec![];
-    for (i, p) in parsed.iter().enumerate() {
-        for n in named_children(p.tree.root_node()) {
-            if n.kind() == "module" {
-                let name = child_of_kind(n, "module_statement")
-                    .and_then(|s| child_of_kind(s, "name"))
-                    .map(|s| text(s, &p.loaded.text).trim().to_ascii_lowercase())
-                    .unwrap_or_default();
-                let uses = uses_of(n, &p.loaded.text);
-                modules.push((i, n, name, uses));
+    for (fi, f) in files.iter().enumerate() {
+        let mut c = 0;
+        while c < f.chunks.len() {
+            let mut piece = Piece {
+                file: fi,
+                bytes: f.chunks[c].bytes.clone(),
+                first_line: f.chunks[c].first_line,
+            };
+            let Some(mut tree) = parser.parse(f.text(piece.bytes.clone()), None) else {
+                c += 1;
+                continue;
+            };
+            // A chunk that ends inside a unit (a wrong split) parses with errors;
+            // it parses cleanly together with the next chunk.
+            if tree.root_node().has_error() && c + 1 < f.chunks.len() {
+                let merged = piece.bytes.start..f.chunks[c + 1].bytes.end;
+                if let Some(t) = parser.parse(f.text(merged.clone()), None) {
+                    if !t.root_node().has_error() {
+                        tree = t;
+                        piece.bytes = merged;
+                        c += 1;
+                    }
+                }
             }
+            c += 1;
+            let text = f.text(piece.bytes.clone());
+            syntax_errors(
+                &tree,
+                text,
+                &f.loaded,
+                piece.first_line,
+                an.max_errors,
+                &mut program.diagnostics,
+            );
+            collect_globals(tree.root_node(), text, &mut an.globals);
+            an.lower_piece(&mut program, &files, piece, &tree, false);
         }
     }
-    let order = module_order(&modules);
-    let mut coverage = Coverage::default();
-    for &m in &order {
-        let (file_idx, node, name, _) = &modules[m];
-        let p = &parsed[*file_idx];
-        let mut lw = Lowerer::new(&p.loaded, &globals);
-        let base = program.units.len();
-        lw.lower_unit(*node, None, base);
-        let module_units = std::mem::take(&mut lw.units);
-        let ms = module_scope_from(&module_units, name);
-        coverage.merge(&lw.coverage);
-        program.diagnostics.append(&mut lw.diags);
-        program.units.extend(module_units);
-        globals.modules.insert(name.clone(), ms);
+    // Units that used modules defined later: lower them now, repeating while modules appear.
+    loop {
+        let pending = std::mem::take(&mut an.deferred);
+        if pending.is_empty() {
+            break;
+        }
+        let before = pending.len();
+        let mut still = vec![];
+        for piece in pending {
+            let f = &files[piece.file];
+            let Some(tree) = parser.parse(f.text(piece.bytes.clone()), None) else {
+                continue;
+            };
+            an.lower_piece(&mut program, &files, piece, &tree, false);
+            still.append(&mut an.deferred);
+        }
+        if still.len() == before {
+            // No progress: the missing modules are not among the sources. Lower with warnings.
+            for piece in still {
+                let f = &files[piece.file];
+                if let Some(tree) = parser.parse(f.text(piece.bytes.clone()), None) {
+                    an.lower_piece(&mut program, &files, piece, &tree, true);
+                }
+            }
+            break;
+        }
+        an.deferred = still;
     }
-    for p in &parsed {
-        let mut lw = Lowerer::new(&p.loaded, &globals);
-        for n in named_children(p.tree.root_node()) {
+    an.coverage.source_lines = program.files.files.iter().map(|f| f.lines as u64).sum();
+    program.coverage = an.coverage;
+    program
+}
+
+/// State of one analysis across pieces.
+struct Analysis {
+    max_errors: usize,
+    globals: Globals,
+    coverage: Coverage,
+    deferred: Vec<Piece>,
+}
+
+impl Analysis {
+    /// Lowers the units of one parsed piece: its modules first (in dependency order),
+    /// then the other units. A piece whose units use a module not yet lowered is
+    /// deferred, unless `force`.
+    fn lower_piece(
+        &mut self,
+        program: &mut Program,
+        files: &[FileSource],
+        piece: Piece,
+        tree: &Tree,
+        force: bool,
+    ) {
+        let f = &files[piece.file];
+        let text = f.text(piece.bytes.clone());
+        let root = tree.root_node();
+        let units = named_children(root);
+        let local_modules: Vec<String> = units
+            .iter()
+            .filter(|n| n.kind() == "module")
+            .map(|n| module_name(*n, text))
+            .collect();
+        if !force {
+            let missing = units.iter().any(|n| {
+                uses_of(*n, text).iter().any(|u| {
+                    !self.globals.modules.contains_key(u)
+                        && !local_modules.contains(u)
+                        && !is_external_module(u)
+                })
+            });
+            if missing {
+                self.deferred.push(piece);
+                return;
+            }
+        }
+        // Modules of this piece, in dependency order.
+        let mods: Vec<(usize, usize, String, Vec<String>)> = units
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind() == "module")
+            .map(|(i, n)| (i, 0, module_name(*n, text), uses_of(*n, text)))
+            .collect();
+        for m in module_order(&mods) {
+            let (ui, _, name, _) = &mods[m];
+            let mut lw = Lowerer::new(&f.loaded, text, piece.first_line, &self.globals);
+            lw.lower_unit(units[*ui], None, program.units.len());
+            let module_units = std::mem::take(&mut lw.units);
+            let ms = module_scope_from(&module_units, name);
+            self.coverage.merge(&lw.coverage);
+            program.diagnostics.append(&mut lw.diags);
+            program.units.extend(module_units);
+            self.globals.modules.insert(name.clone(), ms);
+        }
+        let mut lw = Lowerer::new(&f.loaded, text, piece.first_line, &self.globals);
+        for n in units {
             match n.kind() {
-                "module" => {}
+                "module" | "comment" | "ERROR" | "interface" => {}
                 "program" | "subroutine" | "function" | "block_data" | "submodule" => {
-                    let base = program.units.len() + lw.units.len();
-                    let _ = base;
                     lw.lower_unit(n, None, program.units.len());
                 }
-                "comment" | "ERROR" => {}
-                "interface" => {}
                 other => {
                     let pos = Some(lw.pos(n));
                     lw.diags.push(Diagnostic::warning(
@@ -139,13 +248,34 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
                 }
             }
         }
-        coverage.merge(&lw.coverage);
+        self.coverage.merge(&lw.coverage);
         program.diagnostics.append(&mut lw.diags);
         program.units.append(&mut lw.units);
     }
-    coverage.source_lines = program.files.files.iter().map(|f| f.lines as u64).sum();
-    program.coverage = coverage;
-    program
+}
+
+/// Modules that come with the compiler or a library rather than the user's sources.
+fn is_external_module(name: &str) -> bool {
+    matches!(
+        name,
+        "iso_fortran_env"
+            | "iso_c_binding"
+            | "omp_lib"
+            | "omp_lib_kinds"
+            | "mpi"
+            | "mpi_f08"
+            | "ieee_arithmetic"
+            | "ieee_exceptions"
+            | "ieee_features"
+            | "openacc"
+    )
+}
+
+fn module_name(n: Node<'_>, text: &str) -> String {
+    child_of_kind(n, "module_statement")
+        .and_then(|s| child_of_kind(s, "name"))
+        .map(|s| text_of(s, text).trim().to_ascii_lowercase())
+        .unwrap_or_default()
 }
 
 /// Analyzes a single file.
@@ -167,23 +297,34 @@ fn module_scope_from(units: &[augur_ir::Unit], name: &str) -> scope::ModuleScope
     ms
 }
 
-/// Names of the modules a module uses.
+/// Names of the modules a unit (or its internal procedures) uses.
 fn uses_of(node: Node<'_>, src: &str) -> Vec<String> {
-    named_children(node)
-        .into_iter()
-        .filter(|c| c.kind() == "use_statement")
-        .filter_map(|u| child_of_kind(u, "module_name"))
-        .map(|m| text(m, src).trim().to_ascii_lowercase())
-        .collect()
+    let mut out = vec![];
+    for c in named_children(node) {
+        match c.kind() {
+            "use_statement" => {
+                if let Some(m) = child_of_kind(c, "module_name") {
+                    out.push(text_of(m, src).trim().to_ascii_lowercase());
+                }
+            }
+            "internal_procedures" => {
+                for p in named_children(c) {
+                    out.extend(uses_of(p, src));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Orders modules so that each comes after the modules it uses (cycles keep source order).
-fn module_order(mods: &[(usize, Node<'_>, String, Vec<String>)]) -> Vec<usize> {
+fn module_order(mods: &[(usize, usize, String, Vec<String>)]) -> Vec<usize> {
     let mut done = vec![false; mods.len()];
     let mut order = vec![];
     fn visit(
         i: usize,
-        mods: &[(usize, Node<'_>, String, Vec<String>)],
+        mods: &[(usize, usize, String, Vec<String>)],
         done: &mut Vec<bool>,
         order: &mut Vec<usize>,
         depth: usize,
@@ -215,11 +356,11 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                 let stmt = child_of_kind(n, "function_statement");
                 let name = stmt
                     .and_then(|s| s.child_by_field_name("name"))
-                    .map(|s| text(s, src).trim().to_ascii_lowercase());
+                    .map(|s| text_of(s, src).trim().to_ascii_lowercase());
                 let result = stmt
                     .and_then(|s| child_of_kind(s, "function_result"))
                     .and_then(|r| child_of_kind(r, "identifier"))
-                    .map(|r| text(r, src).trim().to_ascii_lowercase());
+                    .map(|r| text_of(r, src).trim().to_ascii_lowercase());
                 let mut ty: Option<Type> = stmt
                     .and_then(|s| s.child_by_field_name("type"))
                     .filter(|t| t.kind() == "intrinsic_type")
@@ -237,13 +378,13 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                     .and_then(|s| s.child_by_field_name("name"))
                 {
                     g.subroutines
-                        .insert(text(name, src).trim().to_ascii_lowercase());
+                        .insert(text_of(name, src).trim().to_ascii_lowercase());
                 }
             }
             "derived_type_definition" => {
                 let tname = child_of_kind(n, "derived_type_statement")
                     .and_then(|s| child_of_kind(s, "type_name"))
-                    .map(|t| text(t, src).trim().to_ascii_lowercase());
+                    .map(|t| text_of(t, src).trim().to_ascii_lowercase());
                 if let Some(tname) = tname {
                     let comps = g.types.entry(tname).or_default();
                     for d in named_children(n)
@@ -258,7 +399,7 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                             Some(t) => (
                                 Type::DERIVED,
                                 child_of_kind(t, "type_name")
-                                    .map(|x| text(x, src).trim().to_ascii_lowercase()),
+                                    .map(|x| text_of(x, src).trim().to_ascii_lowercase()),
                             ),
                             None => (Type::UNKNOWN, None),
                         };
@@ -267,7 +408,7 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                             let attrs: Vec<Node<'_>> =
                                 d.children_by_field_name("attribute", &mut c).collect();
                             attrs.into_iter().any(|a| {
-                                syntax::squeeze_lower(text(a, src)).starts_with("dimension")
+                                syntax::squeeze_lower(text_of(a, src)).starts_with("dimension")
                             })
                         };
                         let mut c = d.walk();
@@ -314,12 +455,18 @@ fn declared_type_in(func: Node<'_>, result: &str, src: &str, scope: &Scope) -> O
 }
 
 /// Reports ERROR and MISSING nodes with their original position and source line.
-fn syntax_errors(p: &Parsed, max: usize, out: &mut Vec<Diagnostic>) {
-    let root = p.tree.root_node();
+fn syntax_errors(
+    tree: &Tree,
+    src: &str,
+    loaded: &LoadedSource,
+    line_offset: usize,
+    max: usize,
+    out: &mut Vec<Diagnostic>,
+) {
+    let root = tree.root_node();
     if !root.has_error() {
         return;
     }
-    let src = &p.loaded.text;
     let mut found = 0usize;
     let mut total = 0usize;
     let mut stack = vec![root];
@@ -328,14 +475,14 @@ fn syntax_errors(p: &Parsed, max: usize, out: &mut Vec<Diagnostic>) {
         if n.is_error() || n.is_missing() {
             total += 1;
             let sp = n.start_position();
-            let pos = p.loaded.origin(sp.row, sp.column);
+            let pos = loaded.origin(sp.row + line_offset, sp.column);
             first_pos.get_or_insert(pos);
             if found < max {
                 found += 1;
                 let what = if n.is_missing() {
                     format!("syntax error: expected `{}` here", n.kind())
                 } else {
-                    let t = text(n, src);
+                    let t = text_of(n, src);
                     let first = t.lines().next().unwrap_or("").trim();
                     let shown: String = first.chars().take(40).collect();
                     format!(

@@ -22,8 +22,10 @@ struct LoopCtx {
 
 /// Lowers the units of one parsed file.
 pub struct Lowerer<'a> {
-    /// The parsed text.
+    /// The parsed text (a chunk of the loaded source).
     pub src: &'a str,
+    /// 0-based line of the loaded source where `src` starts.
+    line_offset: usize,
     loaded: &'a LoadedSource,
     /// Program-wide knowledge (functions, modules, derived types).
     pub globals: &'a Globals,
@@ -48,13 +50,21 @@ pub struct Lowerer<'a> {
     pub coverage: Coverage,
     /// Finished units (the unit itself and its internal procedures).
     pub units: Vec<Unit>,
+    /// Derived type of each variable of the last module lowered.
+    pub module_derived: HashMap<String, String>,
 }
 
 impl<'a> Lowerer<'a> {
-    /// A lowerer for one file.
-    pub fn new(loaded: &'a LoadedSource, globals: &'a Globals) -> Lowerer<'a> {
+    /// A lowerer for `src`, a part of `loaded.text` starting at 0-based line `line_offset`.
+    pub fn new(
+        loaded: &'a LoadedSource,
+        src: &'a str,
+        line_offset: usize,
+        globals: &'a Globals,
+    ) -> Lowerer<'a> {
         Lowerer {
-            src: &loaded.text,
+            src,
+            line_offset,
             loaded,
             globals,
             scope: Scope::default(),
@@ -72,18 +82,20 @@ impl<'a> Lowerer<'a> {
             diags: vec![],
             coverage: Coverage::default(),
             units: vec![],
+            module_derived: HashMap::new(),
         }
     }
 
     /// Original position of a node's start.
     pub fn pos(&self, node: Node<'_>) -> Pos {
         let p = node.start_position();
-        let line_text = self.src.lines().nth(p.row).unwrap_or("");
-        let col_chars = line_text
-            .get(..p.column.min(line_text.len()))
+        let start = node.start_byte();
+        let col_chars = self
+            .src
+            .get(start.saturating_sub(p.column)..start)
             .map(|s| s.chars().count())
             .unwrap_or(p.column);
-        self.loaded.origin(p.row, col_chars)
+        self.loaded.origin(p.row + self.line_offset, col_chars)
     }
 
     /// Original span of a node.
@@ -95,7 +107,7 @@ impl<'a> Lowerer<'a> {
         } else {
             end.row
         };
-        let end_origin = self.loaded.origin(row, 0);
+        let end_origin = self.loaded.origin(row + self.line_offset, 0);
         let end_line = if end_origin.file == start.file {
             end_origin.line.max(start.line)
         } else {
@@ -171,9 +183,19 @@ impl<'a> Lowerer<'a> {
         b
     }
 
+    /// The block receiving the next statement. A statement from another file than
+    /// the current block's (an INCLUDE boundary) starts a new block, so that every
+    /// block's span lies in one file.
     fn current(&mut self, span: Span) -> BlockId {
         match self.cur {
-            Some(b) => b,
+            Some(b) => {
+                let blk = &self.unit.blocks[b.0 as usize];
+                if !blk.stmts.is_empty() && blk.span.start.file != span.start.file {
+                    self.begin_block(span)
+                } else {
+                    b
+                }
+            }
             None => self.begin_block(span),
         }
     }
@@ -232,16 +254,36 @@ impl<'a> Lowerer<'a> {
 
     fn push_stmt(&mut self, node: Node<'_>, kind: StmtKind) -> u32 {
         let span = self.span(node);
+        self.push_stmt_spanned(span, kind)
+    }
+
+    fn push_stmt_spanned(&mut self, span: Span, kind: StmtKind) -> u32 {
         let label = self.pending_label.take();
         self.unit.stmts.push(Stmt { span, label, kind });
         (self.unit.stmts.len() - 1) as u32
     }
 
+    /// The span of a construct's opening statement: from the construct's start to the
+    /// last line of `upto` (its condition or header), not to its END statement.
+    fn header_span(&self, node: Node<'_>, upto: Option<Node<'_>>) -> Span {
+        let mut span = self.span(node);
+        span.end_line = match upto.map(|u| self.span(u)) {
+            Some(u) if u.start.file == span.start.file => u.end_line.max(span.start.line),
+            _ => span.start.line,
+        };
+        span
+    }
+
     /// Adds an executable statement to the current block, counting its AbOps.
     fn simple(&mut self, node: Node<'_>, kind: StmtKind) -> u32 {
+        let span = self.span(node);
+        self.simple_spanned(span, kind)
+    }
+
+    /// [`Lowerer::simple`] with an explicit span (for a construct's opening statement).
+    fn simple_spanned(&mut self, span: Span, kind: StmtKind) -> u32 {
         let counts = count_stmt(&kind);
-        let idx = self.push_stmt(node, kind);
-        let span = self.unit.stmts[idx as usize].span;
+        let idx = self.push_stmt_spanned(span, kind);
         let b = self.current(span);
         self.attach(b, idx, counts);
         idx
@@ -325,7 +367,18 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.finish_unit();
+        if kind == UnitKind::Module {
+            // Module variables are global, in the module's own procedures too.
+            for sym in self.scope.symbols.values_mut() {
+                if sym.storage == Storage::Local && !sym.procedure {
+                    sym.storage = Storage::Module(name.clone());
+                }
+            }
+        }
         let unit_scope = self.scope.clone();
+        if kind == UnitKind::Module {
+            self.module_derived = unit_scope.derived.clone();
+        }
         let mut unit = std::mem::replace(&mut self.unit, empty_unit());
         unit.symbols = {
             let mut v: Vec<Symbol> = unit_scope.symbols.values().cloned().collect();
@@ -889,6 +942,41 @@ impl<'a> Lowerer<'a> {
                     self.scope.derived.insert(n.clone(), t.clone());
                 }
             }
+            None if name == "iso_fortran_env" || name == "iso_c_binding" => {
+                // Their kind constants are named integer constants.
+                let only: Option<Vec<String>> =
+                    child_of_kind(node, "included_items").map(|items| {
+                        named_children(items)
+                            .into_iter()
+                            .map(|c| squeeze_lower(text(c, src)))
+                            .collect()
+                    });
+                for &k in crate::scope::ISO_KIND_NAMES {
+                    let wanted = only
+                        .as_ref()
+                        .is_none_or(|o| o.iter().any(|i| i == k || i.ends_with(&format!("=>{k}"))));
+                    if !wanted || self.scope.own.contains(k) {
+                        continue;
+                    }
+                    let local = only
+                        .as_ref()
+                        .and_then(|o| o.iter().find_map(|i| i.strip_suffix(&format!("=>{k}"))))
+                        .unwrap_or(k)
+                        .to_string();
+                    self.scope.symbols.insert(
+                        local.clone(),
+                        Symbol {
+                            name: local,
+                            ty: Type::INTEGER,
+                            implicit: false,
+                            dims: vec![],
+                            storage: Storage::Parameter,
+                            value: crate::scope::kind_function_value(k),
+                            procedure: false,
+                        },
+                    );
+                }
+            }
             None => {
                 if !matches!(
                     name.as_str(),
@@ -1065,10 +1153,9 @@ impl<'a> Lowerer<'a> {
             .unwrap_or_else(|| Expr::constant(Type::LOGICAL, ".true.", None));
         if !is_block {
             // Logical IF: predicate and branch, then the guarded statement in its own block.
-            let idx = self.simple(node, StmtKind::LogicalIf { cond });
+            let span = self.header_span(node, cond_node);
+            self.simple_spanned(span, StmtKind::LogicalIf { cond });
             let test = self.cur.expect("simple() opened a block");
-            let _ = idx;
-            let span = self.span(node);
             let body = self.new_block(BlockKind::Straight, span);
             self.edge(test, body);
             self.cur = Some(body);
@@ -1088,9 +1175,10 @@ impl<'a> Lowerer<'a> {
         }
         let name = block_name(node, self.src);
         let _ = name;
-        self.simple(node, StmtKind::If { cond });
+        // The IF-THEN statement spans its own lines only, not the whole construct.
+        let span = self.header_span(node, cond_node);
+        self.simple_spanned(span, StmtKind::If { cond });
         let mut test = self.cur.expect("simple() opened a block");
-        let span = self.span(node);
         let after = self.new_block(BlockKind::Straight, span);
         // Then-part.
         let body = self.new_block(BlockKind::Straight, span);
@@ -1249,7 +1337,7 @@ impl<'a> Lowerer<'a> {
             let _ = c;
         }
         self.open_loop(
-            do_stmt, kind, var, bounds, unit_step, exprs, while_cond, label, name, span,
+            kind, var, bounds, unit_step, exprs, while_cond, label, name, span,
         );
         // Body.
         let end = kids
@@ -1301,7 +1389,6 @@ impl<'a> Lowerer<'a> {
     #[allow(clippy::too_many_arguments)]
     fn open_loop(
         &mut self,
-        node: Node<'_>,
         kind: LoopKind,
         var: Option<String>,
         bounds: Option<LoopBounds>,
@@ -1321,7 +1408,7 @@ impl<'a> Lowerer<'a> {
         if counted {
             counts.once.inc(loop_setup(unit_step));
         }
-        let idx = self.push_stmt(node, stmt_kind);
+        let idx = self.push_stmt_spanned(span, stmt_kind);
         let entry = self.current(span);
         self.attach(entry, idx, counts);
         let lid = LoopId(self.unit.loops.len() as u32);
@@ -1457,8 +1544,9 @@ impl<'a> Lowerer<'a> {
                     },
                 );
             }
-            let idx = self.push_stmt(node, kind);
-            let span = self.unit.stmts[idx as usize].span;
+            // The WHERE statement spans its mask, not the whole construct.
+            let span = self.header_span(node, Some(m));
+            let idx = self.push_stmt_spanned(span, kind);
             let b = self.current(span);
             self.attach(b, idx, counts);
         }
@@ -1473,6 +1561,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 }
+                "end_where_statement" => {}
                 other if Some(k) != mask_node && is_statement_like(other) => self.statement(k),
                 _ => {}
             }
@@ -1496,9 +1585,21 @@ impl<'a> Lowerer<'a> {
                 exprs.push(self.expr(*p));
             }
         }
-        let span = self.span(node);
+        // The header: triplets and the optional mask, before the first statement.
+        let header: Vec<Node<'_>> = kids
+            .iter()
+            .copied()
+            .take_while(|k| !is_statement_like(k.kind()))
+            .collect();
+        for m in header
+            .iter()
+            .filter(|k| k.kind() != "triplet_spec" && k.kind() != "comment")
+        {
+            // A mask: evaluated per iteration; approximated as once per entry (as DO CONCURRENT).
+            exprs.push(self.expr(*m));
+        }
+        let span = self.header_span(node, header.last().copied());
         self.open_loop(
-            node,
             LoopKind::Concurrent,
             var,
             None,
@@ -1509,15 +1610,15 @@ impl<'a> Lowerer<'a> {
             None,
             span,
         );
+        let mut end_span = self.span(node);
         for k in kids.iter() {
-            if k.kind() != "triplet_spec"
-                && is_statement_like(k.kind())
-                && k.kind() != "end_forall_statement"
-            {
+            if k.kind() == "end_forall_statement" {
+                end_span = self.span(*k);
+            } else if k.kind() != "triplet_spec" && is_statement_like(k.kind()) {
                 self.statement(*k);
             }
         }
-        self.close_loop(span);
+        self.close_loop(end_span);
     }
 }
 

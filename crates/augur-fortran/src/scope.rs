@@ -30,6 +30,39 @@ pub struct ModuleScope {
     pub derived: HashMap<String, String>,
 }
 
+/// What expressions need to know of a symbol, cheap to copy.
+#[derive(Debug, Clone, Copy)]
+pub struct SymInfo {
+    /// Type.
+    pub ty: Type,
+    /// Whether the type is implicit.
+    pub implicit: bool,
+    /// Declared rank.
+    pub rank: u8,
+    /// COMMON or module storage.
+    pub global: bool,
+    /// A named constant.
+    pub parameter: bool,
+    /// Its integer value, for integer named constants.
+    pub value: Option<i64>,
+    /// A procedure name.
+    pub procedure: bool,
+}
+
+impl SymInfo {
+    fn of(s: &Symbol) -> SymInfo {
+        SymInfo {
+            ty: s.ty,
+            implicit: s.implicit,
+            rank: s.dims.len() as u8,
+            global: s.storage.is_global(),
+            parameter: matches!(s.storage, Storage::Parameter),
+            value: s.value,
+            procedure: s.procedure,
+        }
+    }
+}
+
 /// The symbols visible in one unit.
 #[derive(Debug, Clone)]
 pub struct Scope {
@@ -91,6 +124,16 @@ impl Scope {
             );
         }
         self.symbols.get_mut(name).expect("inserted above")
+    }
+
+    /// Copyable facts about a known symbol.
+    pub fn info(&self, name: &str) -> Option<SymInfo> {
+        self.symbols.get(name).map(SymInfo::of)
+    }
+
+    /// Facts about a symbol, creating it with its implicit type on first use.
+    pub fn info_or_implicit(&mut self, name: &str) -> SymInfo {
+        SymInfo::of(self.get_or_implicit(name))
     }
 
     /// Declares `name` in this unit (creating it with its implicit type).
@@ -237,14 +280,43 @@ pub fn kind_function_value(s: &str) -> Option<i64> {
         });
     }
     match s {
-        "real32" | "int32" | "c_float" | "c_int" => Some(4),
-        "real64" | "int64" | "c_double" | "c_long" | "c_int64_t" | "c_long_long" => Some(8),
+        "real32" | "int32" | "c_float" | "c_int" | "c_int32_t" | "c_float_complex" => Some(4),
+        "real64" | "int64" | "c_double" | "c_long" | "c_int64_t" | "c_long_long" | "c_size_t"
+        | "c_intptr_t" | "c_double_complex" => Some(8),
         "real128" => Some(16),
-        "int16" | "c_short" => Some(2),
-        "int8" => Some(1),
+        "int16" | "c_short" | "c_int16_t" => Some(2),
+        "int8" | "c_int8_t" | "c_signed_char" | "c_bool" | "c_char" => Some(1),
         _ => None,
     }
 }
+
+/// The kind constants of ISO_FORTRAN_ENV and ISO_C_BINDING that [`kind_function_value`] knows.
+pub const ISO_KIND_NAMES: &[&str] = &[
+    "real32",
+    "real64",
+    "real128",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "c_float",
+    "c_double",
+    "c_float_complex",
+    "c_double_complex",
+    "c_int",
+    "c_short",
+    "c_long",
+    "c_long_long",
+    "c_signed_char",
+    "c_size_t",
+    "c_intptr_t",
+    "c_int8_t",
+    "c_int16_t",
+    "c_int32_t",
+    "c_int64_t",
+    "c_bool",
+    "c_char",
+];
 
 /// Dimensions of a `size` node (`(10, n)`, `(0:n, *)`, `(:,:)`).
 pub fn parse_dims(size: Node<'_>, src: &str, scope: &Scope) -> Vec<Dim> {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// A generated Fortran unit of about `GEN_UNIT_LINES` lines exercising the
+/// A generated Fortran unit of about 40 lines exercising the
 /// common statement kinds (declarations, loops, IFs, calls, COMMON, intrinsics).
 fn generated_unit(i: usize, out: &mut String) {
     let _ = write!(
@@ -52,8 +52,6 @@ end subroutine gen{i}
     );
 }
 
-const GEN_UNIT_LINES: usize = 42;
-
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     status
@@ -68,13 +66,12 @@ pub fn front_end(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
     let mut text = String::new();
     let (name, path) = if from.is_empty() {
-        let mut i = 0;
-        while text.lines().count() < lines {
+        let (mut i, mut n) = (0, 0);
+        while n < lines {
+            let before = text.len();
             generated_unit(i, &mut text);
+            n += text[before..].lines().count();
             i += 1;
-            if i % 100 == 0 && i * GEN_UNIT_LINES >= lines {
-                break;
-            }
         }
         (
             "generated free-form units",
@@ -89,11 +86,14 @@ pub fn front_end(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
                     .with_context(|| format!("cannot read {}", f.display()))?,
             );
         }
-        while text.lines().count() < lines {
+        let part_lines: usize = parts.iter().map(|p| p.lines().count() + 1).sum();
+        let mut n = 0;
+        while n < lines {
             for p in &parts {
                 text.push_str(p);
                 text.push('\n');
             }
+            n += part_lines.max(1);
         }
         ("replicated sources", dir.path().join("replicated.f90"))
     };

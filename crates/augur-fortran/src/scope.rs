@@ -178,6 +178,24 @@ impl Scope {
                 _ => {}
             }
         }
+        self.retype_implicit();
+    }
+
+    /// Re-types symbols whose type came from the implicit rules (dummy arguments and
+    /// the function result are entered before the IMPLICIT statement is seen).
+    fn retype_implicit(&mut self) {
+        let names: Vec<String> = self
+            .symbols
+            .iter()
+            .filter(|(n, s)| s.implicit && self.own.contains(*n))
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in names {
+            let ty = self.implicit_type(&n).unwrap_or(Type::UNKNOWN);
+            if let Some(s) = self.symbols.get_mut(&n) {
+                s.ty = ty;
+            }
+        }
     }
 }
 

@@ -171,7 +171,7 @@ fn is_unit_end(s: &str) -> bool {
     .iter()
     .any(|k| squeezed.starts_with(&format!("end{k}")))
         && !squeezed.starts_with("endmoduleprocedure")
-        && !(squeezed.starts_with("endblock") && !squeezed.starts_with("endblockdata"))
+        && (!squeezed.starts_with("endblock") || squeezed.starts_with("endblockdata"))
 }
 
 /// A unit or procedure header: `program p`, `module m`, `block data`,

@@ -226,7 +226,8 @@ impl Analysis {
             let mut lw = Lowerer::new(&f.loaded, text, piece.first_line, &self.globals);
             lw.lower_unit(units[*ui], None, program.units.len());
             let module_units = std::mem::take(&mut lw.units);
-            let ms = module_scope_from(&module_units, name);
+            let mut ms = module_scope_from(&module_units, name);
+            ms.derived = std::mem::take(&mut lw.module_derived);
             self.coverage.merge(&lw.coverage);
             program.diagnostics.append(&mut lw.diags);
             program.units.extend(module_units);

@@ -390,8 +390,7 @@ impl<'a> Lowerer<'a> {
         if let Some(ip) = internal {
             for p in named_children(ip) {
                 if matches!(p.kind(), "subroutine" | "function" | "module_procedure") {
-                    let inner = if p.kind() == "module_procedure" { p } else { p };
-                    self.lower_unit(inner, Some((my_index, &unit_scope)), unit_base);
+                    self.lower_unit(p, Some((my_index, &unit_scope)), unit_base);
                 }
             }
         }
@@ -952,9 +951,9 @@ impl<'a> Lowerer<'a> {
                             .collect()
                     });
                 for &k in crate::scope::ISO_KIND_NAMES {
-                    let wanted = only
-                        .as_ref()
-                        .is_none_or(|o| o.iter().any(|i| i == k || i.ends_with(&format!("=>{k}"))));
+                    let wanted = only.as_ref().map_or(true, |o| {
+                        o.iter().any(|i| i == k || i.ends_with(&format!("=>{k}")))
+                    });
                     if !wanted || self.scope.own.contains(k) {
                         continue;
                     }
@@ -1290,7 +1289,7 @@ impl<'a> Lowerer<'a> {
                 .skip(1)
                 .map(|p| text(*p, src).trim().to_string())
                 .collect();
-            unit_step = exprs.get(2).is_none_or(|s| s.int_value() == Some(1));
+            unit_step = exprs.get(2).map_or(true, |s| s.int_value() == Some(1));
             let constant_trips = match (
                 exprs.first().and_then(Expr::int_value),
                 exprs.get(1).and_then(Expr::int_value),

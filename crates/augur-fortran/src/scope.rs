@@ -269,8 +269,6 @@ pub fn kind_function_value(s: &str) -> Option<i64> {
             8
         } else if let Some(pos) = a.find('_') {
             a[pos + 1..].parse().unwrap_or(4)
-        } else if a.contains('.') || a.contains('e') {
-            4
         } else {
             4
         });

@@ -300,7 +300,7 @@ mod tests {
         assert_eq!(AbOp::LOGC.code(), 100);
         assert_eq!(AbOp::CONJ.code(), 109);
         assert_eq!(SAAVEDRA_COUNT, 109);
-        assert!(COUNT > SAAVEDRA_COUNT);
+        const { assert!(COUNT > SAAVEDRA_COUNT) };
     }
 
     #[test]

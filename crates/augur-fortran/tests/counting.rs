@@ -1,0 +1,587 @@
+//! Counting rules (see the module doc of `augur_ir::count`), checked block by block on
+//! small hand-verified programs: every statement under test sits alone in a block.
+
+mod common;
+use common::*;
+
+const DECLS: &str = "
+  implicit none
+  integer :: i, j, k, n
+  integer*8 :: i8, j8
+  real :: x, y, a(10), b(10, 10), c3(2, 2, 2), c4(2, 2, 2, 2), v(10), w(10)
+  double precision :: d, e, f
+  complex :: z, zw
+  double complex :: zd, zdw
+  logical :: l1, l2
+  character(len=10) :: s, s2
+  integer, parameter :: M = 5
+  real :: g, ga(10)
+  integer :: ig
+  common /blk/ g, ga, ig";
+
+#[test]
+fn stores_transfers_and_constant_stores() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            // An operator on the right: a store of the left-hand side's type.
+            ("x = x + y", "SRSL 1, ARSL 1"),
+            // A plain variable: a transfer.
+            ("x = y", "TRSL 1"),
+            ("d = e", "TRDL 1"),
+            ("i = j", "TISL 1"),
+            ("z = zw", "TCSL 1"),
+            ("zd = zdw", "TCDL 1"),
+            ("i8 = j8", "TIDL 1"),
+            // A constant: a store.
+            ("x = 1.0", "SRSL 1"),
+            ("i = 3", "SISL 1"),
+            ("d = 2.5d0", "SRDL 1"),
+            // COMMON operands are global.
+            ("g = x", "TRSG 1"),
+            ("x = g", "TRSG 1"),
+            ("g = 2.0", "SRSG 1"),
+            ("g = g * x", "SRSG 1, MRSG 1"),
+            ("x = g + y", "SRSL 1, ARSG 1"),
+            ("ig = ig + 1", "SISG 1, AISG 1"),
+            ("ga(i) = x", "TRSG 1, ARR1 1"),
+            // Logical stores.
+            ("l1 = l2", "SLGL 1"),
+        ],
+    );
+}
+
+#[test]
+fn module_variables_are_global() {
+    let module = "module mvars
+  implicit none
+  real :: mv
+  integer :: mi
+  double precision :: md
+end module mvars";
+    check_blocks(
+        module,
+        "  use mvars\n  implicit none\n  real :: x\n  double precision :: d",
+        &[
+            ("mv = x", "TRSG 1"),
+            ("x = mv + x", "SRSL 1, ARSG 1"),
+            ("mi = mi + 1", "SISG 1, AISG 1"),
+            ("md = md * d", "SRDG 1, MRDG 1"),
+        ],
+    );
+}
+
+#[test]
+fn module_variables_are_global_in_module_procedures() {
+    let src = "module m
+  implicit none
+  real :: mv
+  double precision :: md
+contains
+  subroutine s(x)
+    real :: x
+    mv = mv + x   ! @add
+    x = mv        ! @transfer
+    md = 1.0d0    ! @store
+  end subroutine s
+end module m
+";
+    let a = analyze_ok(src);
+    let u = a.unit("s");
+    assert_eq!(stmt_ops(u, line_of(src, "@add")), "SRSG 1, ARSG 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@transfer")), "TRSG 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@store")), "SRDG 1");
+    assert_eq!(
+        block_ops(u, line_of(src, "@add")),
+        "SRSG 1, ARSG 1, TRSG 1, SRDG 1"
+    );
+    // The module's own symbols have module storage.
+    let m = a.unit("m");
+    assert_eq!(
+        m.symbol("mv").unwrap().storage,
+        augur_ir::Storage::Module("m".into())
+    );
+}
+
+#[test]
+fn arithmetic_by_type() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("i = i + j", "SISL 1, AISL 1"),
+            ("i = i - j", "SISL 1, AISL 1"),
+            ("i = i * j", "SISL 1, MISL 1"),
+            ("i = i / j", "SISL 1, DISL 1"),
+            ("i8 = i8 + j8", "SIDL 1, AIDL 1"),
+            ("i8 = i8 * j8", "SIDL 1, MIDL 1"),
+            ("i8 = i8 / j8", "SIDL 1, DIDL 1"),
+            ("x = x + y", "SRSL 1, ARSL 1"),
+            ("x = x * y", "SRSL 1, MRSL 1"),
+            ("x = x / y", "SRSL 1, DRSL 1"),
+            ("d = d + e", "SRDL 1, ARDL 1"),
+            ("d = d * e", "SRDL 1, MRDL 1"),
+            ("d = d / e", "SRDL 1, DRDL 1"),
+            ("z = z + zw", "SCSL 1, ACSL 1"),
+            ("z = z * zw", "SCSL 1, MCSL 1"),
+            ("z = z / zw", "SCSL 1, DCSL 1"),
+            ("zd = zd + zdw", "SCDL 1, ACDL 1"),
+            ("zd = zd * zdw", "SCDL 1, MCDL 1"),
+            ("zd = zd / zdw", "SCDL 1, DCDL 1"),
+            // Two operators, one store.
+            ("d = d * e + f", "SRDL 1, ARDL 1, MRDL 1"),
+            (
+                "x = (x + y) * (x - y) / y",
+                "SRSL 1, ARSL 2, MRSL 1, DRSL 1",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn exponents() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("x = x**2", "SRSL 1, ERSL 1"),
+            ("x = x**i", "SRSL 1, ERSL 1"),
+            ("d = d**2", "SRDL 1, ERDL 1"),
+            ("x = x**y", "SRSL 1, XRSL 1"),
+            ("x = x**0.5", "SRSL 1, XRSL 1"),
+            ("d = d**e", "SRDL 1, XRDL 1"),
+            ("i = i**2", "SISL 1, EISL 1"),
+            ("i = i**3", "SISL 1, XISL 1"),
+            ("i = i**j", "SISL 1, XISL 1"),
+            ("i = 2**j", "SISL 1, XISL 1"),
+            ("z = z**2", "SCSL 1, ECSL 1"),
+        ],
+    );
+}
+
+#[test]
+fn unary_minus_is_an_add() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("x = -y", "SRSL 1, ARSL 1"),
+            ("d = -e", "SRDL 1, ARDL 1"),
+            ("i = -j", "SISL 1, AISL 1"),
+            ("x = +y", "SRSL 1"),
+            // A negative constant is folded.
+            ("x = -1.0", "SRSL 1"),
+        ],
+    );
+}
+
+#[test]
+fn compares_and_logical_operators() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("l1 = x < y", "CRSL 1, SLGL 1"),
+            ("l1 = i .lt. j", "CISL 1, SLGL 1"),
+            ("l1 = d >= e", "CRDL 1, SLGL 1"),
+            ("l1 = z == zw", "CCSL 1, SLGL 1"),
+            ("l1 = zd /= zdw", "CCDL 1, SLGL 1"),
+            ("l1 = i8 < j8", "CIDL 1, SLGL 1"),
+            ("l1 = g > x", "CRSG 1, SLGL 1"),
+            // Mixed mode: compared in the promoted type, the integer converted.
+            ("l1 = x < i", "CRSL 1, CVIR 1, SLGL 1"),
+            ("l1 = l1 .and. l2", "ANDL 1, SLGL 1"),
+            ("l1 = .not. l2", "ANDL 1, SLGL 1"),
+            ("l1 = l1 .or. l2 .and. l1", "ANDL 2, SLGL 1"),
+            ("l1 = l1 .eqv. l2", "ANDL 1, SLGL 1"),
+            ("l1 = x < y .and. i == j", "ANDL 1, CRSL 1, CISL 1, SLGL 1"),
+            ("l1 = s == s2", "CCHR 1, SLGL 1"),
+        ],
+    );
+}
+
+#[test]
+fn array_references() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("x = a(i)", "TRSL 1, ARR1 1"),
+            ("x = b(i, j)", "TRSL 1, ARR2 1"),
+            ("x = c3(i, j, k)", "TRSL 1, ARR3 1"),
+            ("x = c4(i, j, k, n)", "TRSL 1, ARR4 1"),
+            // i ± constant: IADD instead of an integer add.
+            ("x = a(i + 1)", "TRSL 1, ARR1 1, IADD 1"),
+            ("x = a(i - 1)", "TRSL 1, ARR1 1, IADD 1"),
+            ("x = b(i + 1, j - 1)", "TRSL 1, ARR2 1, IADD 2"),
+            ("x = a(i + M)", "TRSL 1, ARR1 1, IADD 1"),
+            // A subscript with a real operator costs it.
+            ("x = a(2*i)", "TRSL 1, MISL 1, ARR1 1"),
+            ("x = a(i + j)", "TRSL 1, AISL 1, ARR1 1"),
+            // Constant subscripts cost no address computation.
+            ("x = a(3)", "TRSL 1"),
+            ("x = b(1, 2)", "TRSL 1"),
+            ("x = a(M)", "TRSL 1"),
+            ("x = a(M + 1)", "TRSL 1"),
+            ("x = a(i - 1) + a(1)", "SRSL 1, ARSL 1, ARR1 1, IADD 1"),
+            ("a(i) = b(i, j) * x", "SRSL 1, MRSL 1, ARR1 1, ARR2 1"),
+        ],
+    );
+}
+
+#[test]
+fn parameters_are_folded() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("i = 2*M", "SISL 1"),
+            ("i = M*M + 1", "SISL 1"),
+            ("i = M + j", "SISL 1, AISL 1"),
+            ("x = 2.0*3.0", "SRSL 1"),
+        ],
+    );
+}
+
+#[test]
+fn calls_and_function_references() {
+    let src = "program t
+  implicit none
+  real :: x, y, a(10)
+  integer :: i
+  call s0                   ! @call0
+  call s3(x, y, a)          ! @call3
+  x = f1(y)                 ! @fref1
+  x = f1(y) + f1(x)         ! @fref2
+  call s3(x + y, 2.0, a(i)) ! @callexpr
+contains
+  real function f1(z)
+    real :: z
+    f1 = z*z                ! @fbody
+  end function f1
+  subroutine s0
+  end subroutine s0
+  subroutine s3(p, q, v)
+    real :: p, q, v(:)
+    p = q                   ! @sbody
+  end subroutine s3
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    assert_eq!(stmt_ops(u, line_of(src, "@call0")), "PROC 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@call3")), "PROC 1, ARGL 3");
+    assert_eq!(
+        stmt_ops(u, line_of(src, "@fref1")),
+        "SRSL 1, PROC 1, ARGL 1"
+    );
+    assert_eq!(
+        stmt_ops(u, line_of(src, "@fref2")),
+        "SRSL 1, ARSL 1, PROC 2, ARGL 2"
+    );
+    assert_eq!(
+        stmt_ops(u, line_of(src, "@callexpr")),
+        "ARSL 1, PROC 1, ARGL 3, ARR1 1"
+    );
+    // All in the entry block.
+    assert_eq!(
+        block_ops(u, line_of(src, "@call0")),
+        "SRSL 2, ARSL 2, PROC 6, ARGL 9, ARR1 1"
+    );
+    assert_eq!(
+        block_ops(a.unit("f1"), line_of(src, "@fbody")),
+        "SRSL 1, MRSL 1"
+    );
+    assert_eq!(block_ops(a.unit("s3"), line_of(src, "@sbody")), "TRSL 1");
+}
+
+#[test]
+fn intrinsics_by_type() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("x = sqrt(y)", "SRSL 1, SQRS 1"),
+            ("d = sqrt(e)", "SRDL 1, SQRD 1"),
+            ("d = dsqrt(e)", "SRDL 1, SQRD 1"),
+            ("x = sin(y)", "SRSL 1, SINS 1"),
+            ("x = cos(y)", "SRSL 1, SINS 1"),
+            ("d = sin(e)", "SRDL 1, SIND 1"),
+            ("d = exp(e)", "SRDL 1, EXPD 1"),
+            ("x = exp(y)", "SRSL 1, EXPS 1"),
+            ("d = log(e)", "SRDL 1, LOGD 1"),
+            ("x = alog(y)", "SRSL 1, LOGS 1"),
+            ("d = tan(e)", "SRDL 1, TAND 1"),
+            ("d = atan2(d, e)", "SRDL 1, ATND 1"),
+            ("d = tanh(e)", "SRDL 1, HYPD 1"),
+            ("i = abs(j)", "SISL 1, ABSI 1"),
+            ("x = abs(y)", "SRSL 1, ABSS 1"),
+            ("d = abs(e)", "SRDL 1, ABSD 1"),
+            ("x = abs(z)", "SRSL 1, ABSC 1"),
+            ("i = mod(i, j)", "SISL 1, MODI 1"),
+            ("d = mod(d, e)", "SRDL 1, MODD 1"),
+            // MAX/MIN with k arguments cost k-1.
+            ("d = max(d, e, f)", "SRDL 1, MAXD 2"),
+            ("x = min(x, y)", "SRSL 1, MAXS 1"),
+            ("i = max(i, j, k, n)", "SISL 1, MAXI 3"),
+            ("d = sign(d, e)", "SRDL 1, SGND 1"),
+            ("i = iand(i, j)", "SISL 1, BITI 1"),
+            // Intrinsics of constants are folded.
+            ("x = sqrt(2.0)", "SRSL 1"),
+            // Inquiry intrinsics are free.
+            ("i = size(a)", "SISL 1"),
+        ],
+    );
+}
+
+#[test]
+fn complex_coercions_and_conversions() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("z = cmplx(x, y)", "SCSL 1, CLPX 1"),
+            ("zd = dcmplx(d, e)", "CLPX 1, SCDL 1"),
+            ("z = x", "SCSL 1, CLPX 1"),
+            ("x = real(z)", "SRSL 1, REAL 1"),
+            ("x = aimag(z)", "SRSL 1, IMAG 1"),
+            ("z = conjg(zw)", "SCSL 1, CONJ 1"),
+            ("zd = dconjg(zdw)", "CONJ 1, SCDL 1"),
+            // Conversions.
+            ("d = dble(i)", "SRDL 1, CVIR 1"),
+            ("x = real(i)", "SRSL 1, CVIR 1"),
+            ("x = float(i)", "SRSL 1, CVIR 1"),
+            ("i = int(x)", "SISL 1, CVRI 1"),
+            ("i = nint(d)", "SISL 1, CVRI 1"),
+            ("d = dble(x)", "SRDL 1, CVSD 1"),
+            ("x = sngl(d)", "SRSL 1, CVSD 1"),
+            // Assignment and mixed-mode arithmetic pay the conversion.
+            ("x = i", "SRSL 1, CVIR 1"),
+            ("i = x", "SISL 1, CVRI 1"),
+            ("d = x", "SRDL 1, CVSD 1"),
+            ("x = d", "SRSL 1, CVSD 1"),
+            ("x = x + i", "SRSL 1, ARSL 1, CVIR 1"),
+            ("d = d + x", "SRDL 1, ARDL 1, CVSD 1"),
+            ("i8 = i8 + i", "SIDL 1, AIDL 1, CVII 1"),
+            // A constant of another type is converted by the compiler.
+            ("x = x + 1", "SRSL 1, ARSL 1"),
+            ("d = d * 2.0", "SRDL 1, MRDL 1"),
+        ],
+    );
+}
+
+#[test]
+fn branches() {
+    let src = "program t
+  implicit none
+  integer :: i
+  real :: x
+  logical :: l
+  x = 0.0
+  goto 10                   ! @goto
+  x = 5.0
+10 x = x + 1.0              ! @l10
+  go to (20, 30) i          ! @cgoto
+20 x = 2.0
+30 continue
+  if (i) 40, 50, 40         ! @arith
+40 x = 4.0
+50 continue
+  if (l) x = 7.0            ! @logif
+  select case (i)           ! @select
+  case (1)
+    x = 1.0
+  case default
+    x = 3.0
+  end select
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    assert_eq!(block_ops(u, line_of(src, "@goto")), "SRSL 1, GOTO 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@goto")), "GOTO 1");
+    assert_eq!(block_ops(u, line_of(src, "@l10")), "SRSL 1, ARSL 1, GCOM 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@cgoto")), "GCOM 1");
+    assert_eq!(block_ops(u, line_of(src, "@arith")), "GCOM 1");
+    // Logical IF: predicate block (the GOTO), then the guarded statement's own block.
+    let line = line_of(src, "@logif");
+    let v = blocks_with(u, line, &[augur_ir::BlockKind::Straight]);
+    let counts: Vec<String> = v.iter().map(|b| fmt_counts(&b.counts)).collect();
+    assert_eq!(counts, ["GOTO 1", "SRSL 1"], "{}", a.dump());
+    assert_eq!(stmt_ops(u, line_of(src, "@select")), "GCOM 1");
+}
+
+#[test]
+fn do_loop_overheads() {
+    let src = "program t
+  implicit none
+  integer :: i, n, k
+  real :: x
+  n = 10
+  k = 3
+  do i = 1, n          ! @unit0
+    x = x + 1.0
+  end do
+  do i = 1, n, 1       ! @unit1
+    x = x + 1.0
+  end do
+  do i = 1, n, 2       ! @step2
+    x = x + 1.0
+  end do
+  do i = n, 1, -1      ! @stepm1
+    x = x + 1.0
+  end do
+  do i = 1, n, k       ! @stepvar
+    x = x + 1.0
+  end do
+  do i = 1, n - 1      ! @boundexpr
+    x = x + 1.0
+  end do
+  do while (x < 100.0) ! @while
+    x = x * 2.0        ! @whilebody
+  end do
+  do                   ! @forever
+    if (x > 5.0) exit
+    x = x + 1.0
+  end do
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let hdr = |m: &str| fmt_counts(&header_at(u, line_of(src, m)).counts);
+    let entry = |m: &str| block_ops(u, line_of(src, m));
+    assert_eq!(entry("@unit0"), "SISL 2, LOIN 1");
+    assert_eq!(hdr("@unit0"), "LOOV 1");
+    assert_eq!(entry("@unit1"), "LOIN 1");
+    assert_eq!(hdr("@unit1"), "LOOV 1");
+    assert_eq!(entry("@step2"), "LOIX 1");
+    assert_eq!(hdr("@step2"), "LOOX 1");
+    assert_eq!(entry("@stepm1"), "LOIX 1");
+    assert_eq!(hdr("@stepm1"), "LOOX 1");
+    assert_eq!(entry("@stepvar"), "LOIX 1");
+    assert_eq!(hdr("@stepvar"), "LOOX 1");
+    // Bounds are evaluated once, at set-up.
+    assert_eq!(entry("@boundexpr"), "AISL 1, LOIN 1");
+    assert_eq!(hdr("@boundexpr"), "LOOV 1");
+    // DO WHILE: the test is a compare and a branch, each iteration.
+    assert_eq!(entry("@while"), "");
+    assert_eq!(hdr("@while"), "CRSL 1, GOTO 1");
+    assert_eq!(entry("@whilebody"), "SRSL 1, MRSL 1");
+    // DO without control: the back branch.
+    assert_eq!(hdr("@forever"), "GOTO 1");
+    // Loop records.
+    let l = &u.loops[2];
+    assert!(!l.unit_step);
+    assert_eq!(l.bounds.as_ref().unwrap().step.as_deref(), Some("2"));
+    assert!(u.loops[1].unit_step);
+}
+
+#[test]
+fn whole_array_statements() {
+    let src = "program t
+  implicit none
+  integer :: n
+  real :: a(10), b(10), c, x
+  double precision :: d
+  n = 5
+  a(:) = b(:) + c          ! @sect
+  a = b                    ! @whole
+  a(1:n) = 2.0*b(1:n)      ! @range
+  x = sum(a)               ! @sum
+  d = sum(a*b)             ! @sumprod
+  x = dot_product(a, b)    ! @dot
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let el = |m: &str| elements_at(u, line_of(src, m));
+    // One ALIN per statement in the straight block, the element work in the element block.
+    assert_eq!(
+        block_ops(u, line_of(src, "@sect")),
+        "SRSL 2, SISL 1, SRDL 1, CVSD 1, ALIN 6"
+    );
+    assert_eq!(
+        fmt_counts(&el("@sect").counts),
+        "SRSL 1, ARSL 1, ARR1 2, ALOV 1"
+    );
+    assert_eq!(fmt_counts(&el("@whole").counts), "TRSL 1, ARR1 2, ALOV 1");
+    assert_eq!(
+        fmt_counts(&el("@range").counts),
+        "SRSL 1, MRSL 1, ARR1 2, ALOV 1"
+    );
+    // Reductions: one add per element.
+    assert_eq!(fmt_counts(&el("@sum").counts), "ARSL 1, ARR1 1, ALOV 1");
+    assert_eq!(
+        fmt_counts(&el("@sumprod").counts),
+        "ARSL 1, MRSL 1, ARR1 2, ALOV 1"
+    );
+    assert_eq!(
+        fmt_counts(&el("@dot").counts),
+        "ARSL 1, MRSL 1, ARR1 2, ALOV 1"
+    );
+    // The element loops and their element counts.
+    let elements = |m: &str| {
+        let b = el(m).id;
+        u.loops
+            .iter()
+            .find(|l| l.header_block == b)
+            .and_then(|l| l.elements.clone())
+            .unwrap()
+    };
+    assert_eq!(elements("@sect"), "size(a(:))");
+    assert_eq!(elements("@whole"), "size(a)");
+    assert_eq!(elements("@range"), "size(a(1:n))");
+    assert_eq!(elements("@sum"), "size(a)");
+    let sect = el("@sect");
+    assert_eq!(sect.kind, augur_ir::BlockKind::Elements);
+    let straight = block_at(u, line_of(src, "@sect")).id;
+    assert!(sect.succs.contains(&straight));
+}
+
+#[test]
+fn character_assignment_and_concatenation() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("s = s2", "TCHR 1"),
+            ("s = 'abc'", "TCHR 1"),
+            ("s = s // s2", "TCHR 1, CCAT 1"),
+            ("s(1:2) = s2(3:4)", "TCHR 1"),
+            ("s = trim(s2) // 'x' // s", "TCHR 1, CCAT 2, CHIN 1"),
+            ("i = len_trim(s)", "SISL 1, CHIN 1"),
+        ],
+    );
+}
+
+#[test]
+fn io_statements() {
+    check_blocks(
+        "",
+        DECLS,
+        &[
+            ("print *, x", "IOST 1, IOIT 1"),
+            ("write (*, *) x, y + 1.0, i", "ARSL 1, IOST 1, IOIT 3"),
+            ("read (*, *) i, j", "IOST 1, IOIT 2"),
+        ],
+    );
+}
+
+#[test]
+fn array_constructor_with_type_spec() {
+    // `[character(len=8) :: ...]`: the type-spec is not an expression (no warning).
+    let src = "program t
+  implicit none
+  character(len=8), parameter :: words(2) = [character(len=8) :: 'ab', 'cde']
+  real :: r(3)
+  real :: x
+  r = [real :: 1, 2, x]     ! @ctor
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let el = elements_at(u, line_of(src, "@ctor"));
+    assert_eq!(el.counts.get(augur_ir::AbOp::ALOV), 1.0);
+    assert_eq!(el.counts.get(augur_ir::AbOp::ARR1), 1.0);
+}

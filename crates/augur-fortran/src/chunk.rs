@@ -77,39 +77,43 @@ fn may_matter(line: &str) -> bool {
         .trim_start()
         .trim_start_matches(|c: char| c.is_ascii_digit())
         .trim_start();
-    let word: String = t
-        .bytes()
-        .take_while(|b| b.is_ascii_alphabetic() || *b == b'_')
-        .take(16)
-        .map(|b| b.to_ascii_lowercase() as char)
-        .collect();
-    word.starts_with("end")
+    let mut buf = [0u8; 16];
+    let mut n = 0;
+    for b in t.bytes() {
+        if !(b.is_ascii_alphabetic() || b == b'_') || n == buf.len() {
+            break;
+        }
+        buf[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    let word = &buf[..n];
+    word.starts_with(b"end")
         || matches!(
-            word.as_str(),
-            "program"
-                | "module"
-                | "submodule"
-                | "block"
-                | "blockdata"
-                | "subroutine"
-                | "function"
-                | "recursive"
-                | "pure"
-                | "elemental"
-                | "impure"
-                | "non_recursive"
-                | "integer"
-                | "real"
-                | "double"
-                | "doubleprecision"
-                | "complex"
-                | "doublecomplex"
-                | "logical"
-                | "character"
-                | "type"
-                | "class"
-                | "interface"
-                | "abstract"
+            word,
+            b"program"
+                | b"module"
+                | b"submodule"
+                | b"block"
+                | b"blockdata"
+                | b"subroutine"
+                | b"function"
+                | b"recursive"
+                | b"pure"
+                | b"elemental"
+                | b"impure"
+                | b"non_recursive"
+                | b"integer"
+                | b"real"
+                | b"double"
+                | b"doubleprecision"
+                | b"complex"
+                | b"doublecomplex"
+                | b"logical"
+                | b"character"
+                | b"type"
+                | b"class"
+                | b"interface"
+                | b"abstract"
         )
 }
 

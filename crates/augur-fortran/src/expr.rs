@@ -2,7 +2,7 @@
 //! array elements and sections told apart from function references.
 
 use crate::lower::Lowerer;
-use crate::syntax::{child_of_kind, named_children, squeeze_lower, text};
+use crate::syntax::{child_of_kind, field, kind_of, named_children, squeeze_lower, text};
 use augur_ir::count::{is_intrinsic, promote, Class};
 use augur_ir::{BaseType, BinOp, CallTarget, Expr, ExprKind, Subscript, Type, UnOp, VarRef};
 use tree_sitter::Node;
@@ -70,7 +70,7 @@ impl Lowerer<'_> {
     /// Lowers an expression node.
     pub fn expr(&mut self, node: Node<'_>) -> Expr {
         let src = self.src;
-        match node.kind() {
+        match kind_of(node) {
             "number_literal" => {
                 let t = text(node, src);
                 let (ty, v) = literal_type(t, self);
@@ -100,8 +100,7 @@ impl Lowerer<'_> {
                 None => opaque(),
             },
             "math_expression" => {
-                let op = node
-                    .child_by_field_name("operator")
+                let op = field(node, "operator")
                     .map(|o| text(o, src).trim().to_string())
                     .unwrap_or_default();
                 let l = self.field_expr(node, "left");
@@ -130,7 +129,7 @@ impl Lowerer<'_> {
                 binary(BinOp::Compare, l, r, Type::LOGICAL)
             }
             "logical_expression" => {
-                if let Some(arg) = node.child_by_field_name("argument") {
+                if let Some(arg) = field(node, "argument") {
                     let a = self.expr(arg);
                     let array = a.array;
                     return Expr {
@@ -149,12 +148,10 @@ impl Lowerer<'_> {
                 binary(BinOp::Concat, l, r, Type::CHARACTER)
             }
             "unary_expression" => {
-                let op = node
-                    .child_by_field_name("operator")
+                let op = field(node, "operator")
                     .map(|o| text(o, src).trim().to_string())
                     .unwrap_or_default();
-                let arg = node
-                    .child_by_field_name("argument")
+                let arg = field(node, "argument")
                     .or_else(|| node.named_children(&mut node.walk()).last());
                 let a = arg.map(|a| self.expr(a)).unwrap_or_else(opaque);
                 let uop = match op.as_str() {
@@ -181,7 +178,7 @@ impl Lowerer<'_> {
                 // A type-spec (`[real(8) :: ...]`) gives the type of the elements.
                 let mut spec = None;
                 for c in named_children(node) {
-                    match c.kind() {
+                    match kind_of(c) {
                         "comment" => {}
                         "intrinsic_type" => {
                             spec = Some(crate::scope::parse_intrinsic_type(c, src, &self.scope))
@@ -203,7 +200,7 @@ impl Lowerer<'_> {
                 // (item, i = a, b): the items, counted once (their trip count is not modelled).
                 let mut items = vec![];
                 for c in named_children(node) {
-                    if c.kind() != "loop_control_expression" {
+                    if kind_of(c) != "loop_control_expression" {
                         items.push(self.expr(c));
                     }
                 }
@@ -213,7 +210,7 @@ impl Lowerer<'_> {
                     array: true,
                 }
             }
-            "keyword_argument" => match node.child_by_field_name("value") {
+            "keyword_argument" => match field(node, "value") {
                 Some(v) => self.expr(v),
                 None => opaque(),
             },
@@ -239,7 +236,7 @@ impl Lowerer<'_> {
     }
 
     fn field_expr(&mut self, node: Node<'_>, field: &str) -> Expr {
-        match node.child_by_field_name(field) {
+        match crate::syntax::field(node, field) {
             Some(n) => self.expr(n),
             None => opaque(),
         }
@@ -271,20 +268,18 @@ impl Lowerer<'_> {
 
     fn call_expression(&mut self, node: Node<'_>) -> Expr {
         let src = self.src;
-        let func = node
-            .child_by_field_name("function")
-            .or_else(|| node.named_child(0));
+        let func = field(node, "function").or_else(|| node.named_child(0));
         let args_node = child_of_kind(node, "argument_list");
         let Some(func) = func else { return opaque() };
         let arg_nodes: Vec<Node<'_>> = args_node
             .map(|a| {
                 named_children(a)
                     .into_iter()
-                    .filter(|c| c.kind() != "comment")
+                    .filter(|c| kind_of(c) != "comment")
                     .collect()
             })
             .unwrap_or_default();
-        match func.kind() {
+        match kind_of(func) {
             "identifier" => {
                 let name = text(func, src).to_ascii_lowercase();
                 self.named_call(&name, &arg_nodes)
@@ -358,7 +353,7 @@ impl Lowerer<'_> {
             }
             if sym.ty.base == BaseType::Character
                 && arg_nodes.len() == 1
-                && arg_nodes[0].kind() == "extent_specifier"
+                && kind_of(arg_nodes[0]) == "extent_specifier"
             {
                 let base = self.name_ref(name);
                 self.subscript(arg_nodes[0]);
@@ -403,7 +398,7 @@ impl Lowerer<'_> {
 
     /// One subscript or section triplet of an array reference.
     pub fn subscript(&mut self, node: Node<'_>) -> Subscript {
-        match node.kind() {
+        match kind_of(node) {
             "extent_specifier" | "multiple_subscript_triplet" | "triplet_spec" => {
                 // lo:hi[:step]; any part may be missing. Parts are told apart by the colons.
                 let mut parts: Vec<Option<Expr>> = vec![None, None, None];
@@ -416,7 +411,7 @@ impl Lowerer<'_> {
                         }
                         continue;
                     }
-                    if c.kind() == "comment" || slot > 2 {
+                    if kind_of(c) == "comment" || slot > 2 {
                         continue;
                     }
                     parts[slot] = Some(self.expr(c));
@@ -437,7 +432,7 @@ impl Lowerer<'_> {
         let base = kids.first().map(|b| self.expr(*b)).unwrap_or_else(opaque);
         let member = kids
             .iter()
-            .find(|k| k.kind() == "type_member")
+            .find(|k| kind_of(k) == "type_member")
             .map(|m| text(*m, self.src).trim().to_ascii_lowercase())
             .unwrap_or_default();
         let type_name = self.derived_type_of(&base);

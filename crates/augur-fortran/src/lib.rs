@@ -23,7 +23,7 @@ use augur_source::LoadedSource;
 use lower::Lowerer;
 use scope::{parse_intrinsic_type, Globals, Scope};
 use std::path::{Path, PathBuf};
-use syntax::{child_of_kind, named_children, text as text_of};
+use syntax::{child_of_kind, field, kind_of, named_children, text as text_of};
 use tree_sitter::{Node, Parser, Tree};
 
 /// Options of the front end.
@@ -198,7 +198,7 @@ impl Analysis {
         let units = named_children(root);
         let local_modules: Vec<String> = units
             .iter()
-            .filter(|n| n.kind() == "module")
+            .filter(|n| kind_of(n) == "module")
             .map(|n| module_name(*n, text))
             .collect();
         if !force {
@@ -218,7 +218,7 @@ impl Analysis {
         let mods: Vec<(usize, usize, String, Vec<String>)> = units
             .iter()
             .enumerate()
-            .filter(|(_, n)| n.kind() == "module")
+            .filter(|(_, n)| kind_of(n) == "module")
             .map(|(i, n)| (i, 0, module_name(*n, text), uses_of(*n, text)))
             .collect();
         for m in module_order(&mods) {
@@ -235,7 +235,7 @@ impl Analysis {
         }
         let mut lw = Lowerer::new(&f.loaded, text, piece.first_line, &self.globals);
         for n in units {
-            match n.kind() {
+            match kind_of(n) {
                 "module" | "comment" | "ERROR" | "interface" => {}
                 "program" | "subroutine" | "function" | "block_data" | "submodule" => {
                     lw.lower_unit(n, None, program.units.len());
@@ -302,7 +302,7 @@ fn module_scope_from(units: &[augur_ir::Unit], name: &str) -> scope::ModuleScope
 fn uses_of(node: Node<'_>, src: &str) -> Vec<String> {
     let mut out = vec![];
     for c in named_children(node) {
-        match c.kind() {
+        match kind_of(c) {
             "use_statement" => {
                 if let Some(m) = child_of_kind(c, "module_name") {
                     out.push(text_of(m, src).trim().to_ascii_lowercase());
@@ -352,19 +352,19 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
     let mut stack = vec![root];
     let scope = Scope::default();
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match kind_of(n) {
             "function" => {
                 let stmt = child_of_kind(n, "function_statement");
                 let name = stmt
-                    .and_then(|s| s.child_by_field_name("name"))
+                    .and_then(|s| field(s, "name"))
                     .map(|s| text_of(s, src).trim().to_ascii_lowercase());
                 let result = stmt
                     .and_then(|s| child_of_kind(s, "function_result"))
                     .and_then(|r| child_of_kind(r, "identifier"))
                     .map(|r| text_of(r, src).trim().to_ascii_lowercase());
                 let mut ty: Option<Type> = stmt
-                    .and_then(|s| s.child_by_field_name("type"))
-                    .filter(|t| t.kind() == "intrinsic_type")
+                    .and_then(|s| field(s, "type"))
+                    .filter(|t| kind_of(t) == "intrinsic_type")
                     .map(|t| parse_intrinsic_type(t, src, &scope));
                 if let Some(name) = name {
                     let rname = result.unwrap_or_else(|| name.clone());
@@ -375,8 +375,8 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                 }
             }
             "subroutine" => {
-                if let Some(name) = child_of_kind(n, "subroutine_statement")
-                    .and_then(|s| s.child_by_field_name("name"))
+                if let Some(name) =
+                    child_of_kind(n, "subroutine_statement").and_then(|s| field(s, "name"))
                 {
                     g.subroutines
                         .insert(text_of(name, src).trim().to_ascii_lowercase());
@@ -390,11 +390,11 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
                     let comps = g.types.entry(tname).or_default();
                     for d in named_children(n)
                         .into_iter()
-                        .filter(|c| c.kind() == "variable_declaration")
+                        .filter(|c| kind_of(c) == "variable_declaration")
                     {
-                        let ty_node = d.child_by_field_name("type");
+                        let ty_node = field(d, "type");
                         let (ty, dt) = match ty_node {
-                            Some(t) if t.kind() == "intrinsic_type" => {
+                            Some(t) if kind_of(t) == "intrinsic_type" => {
                                 (parse_intrinsic_type(t, src, &scope), None)
                             }
                             Some(t) => (
@@ -437,7 +437,7 @@ fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
 /// The type a function body declares for its result variable.
 fn declared_type_in(func: Node<'_>, result: &str, src: &str, scope: &Scope) -> Option<Type> {
     for d in named_children(func) {
-        if d.kind() != "variable_declaration" {
+        if kind_of(d) != "variable_declaration" {
             continue;
         }
         let mut c = d.walk();
@@ -446,9 +446,8 @@ fn declared_type_in(func: Node<'_>, result: &str, src: &str, scope: &Scope) -> O
             .filter_map(|x| scope::declarator_name(x, src).map(|t| t.0))
             .collect();
         if names.iter().any(|n| n == result) {
-            return d
-                .child_by_field_name("type")
-                .filter(|t| t.kind() == "intrinsic_type")
+            return field(d, "type")
+                .filter(|t| kind_of(t) == "intrinsic_type")
                 .map(|t| parse_intrinsic_type(t, src, scope));
         }
     }
@@ -481,7 +480,7 @@ fn syntax_errors(
             if found < max {
                 found += 1;
                 let what = if n.is_missing() {
-                    format!("syntax error: expected `{}` here", n.kind())
+                    format!("syntax error: expected `{}` here", kind_of(n))
                 } else {
                     let t = text_of(n, src);
                     let first = t.lines().next().unwrap_or("").trim();

@@ -2,7 +2,9 @@
 //! statements into basic blocks with static AbOp counts.
 
 use crate::scope::{declarator_name, parse_dims, parse_intrinsic_type, Globals, Scope};
-use crate::syntax::{child_of_kind, children, label_value, named_children, squeeze_lower, text};
+use crate::syntax::{
+    child_of_kind, children, field, kind_of, label_value, named_children, squeeze_lower, text,
+};
 use augur_ir::count::{count_stmt, loop_iteration, loop_setup, StmtCounts};
 use augur_ir::{
     AbOp, Block, BlockId, BlockKind, Coverage, Diagnostic, Expr, Loop, LoopBounds, LoopId,
@@ -135,16 +137,16 @@ impl<'a> Lowerer<'a> {
 
     /// Reports an expression form the lowering does not know.
     pub fn unsupported_expr(&mut self, node: Node<'_>) {
-        if node.is_error() || node.kind() == "ERROR" {
+        if node.is_error() || kind_of(node) == "ERROR" {
             return; // reported by the syntax-error pass
         }
-        if self.warned.insert(format!("expr:{}", node.kind())) {
+        if self.warned.insert(format!("expr:{}", kind_of(node))) {
             let pos = Some(self.pos(node));
             self.diags.push(Diagnostic::warning(
                 pos,
                 format!(
                     "expression of kind `{}` is not understood; it is counted as free",
-                    node.kind()
+                    kind_of(node)
                 ),
             ));
         }
@@ -297,7 +299,7 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers a top-level unit node (program, subroutine, function, module, block data).
     pub fn lower_unit(&mut self, node: Node<'_>, host: Option<(usize, &Scope)>, unit_base: usize) {
-        let kind = match node.kind() {
+        let kind = match kind_of(node) {
             "program" => UnitKind::Program,
             "subroutine" => UnitKind::Subroutine,
             "function" => UnitKind::Function,
@@ -309,12 +311,9 @@ impl<'a> Lowerer<'a> {
         let header = kids
             .first()
             .copied()
-            .filter(|k| k.kind().ends_with("_statement"));
+            .filter(|k| kind_of(k).ends_with("_statement"));
         let name = header
-            .and_then(|h| {
-                h.child_by_field_name("name")
-                    .or_else(|| child_of_kind(h, "name"))
-            })
+            .and_then(|h| field(h, "name").or_else(|| child_of_kind(h, "name")))
             .map(|n| text(n, self.src).trim().to_ascii_lowercase())
             .unwrap_or_else(|| match kind {
                 UnitKind::Program => "main".into(),
@@ -361,7 +360,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut internal = None;
         for k in kids.iter().skip(usize::from(header.is_some())) {
-            match k.kind() {
+            match kind_of(k) {
                 "internal_procedures" => internal = Some(*k),
                 _ => self.statement(*k),
             }
@@ -389,7 +388,7 @@ impl<'a> Lowerer<'a> {
         self.units.push(unit);
         if let Some(ip) = internal {
             for p in named_children(ip) {
-                if matches!(p.kind(), "subroutine" | "function" | "module_procedure") {
+                if matches!(kind_of(p), "subroutine" | "function" | "module_procedure") {
                     self.lower_unit(p, Some((my_index, &unit_scope)), unit_base);
                 }
             }
@@ -398,10 +397,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn unit_header(&mut self, h: Node<'_>, kind: UnitKind, name: &str) {
-        if let Some(params) = h
-            .child_by_field_name("parameters")
-            .filter(|p| p.kind() == "parameters")
-        {
+        if let Some(params) = field(h, "parameters").filter(|p| kind_of(p) == "parameters") {
             for p in named_children(params) {
                 let n = text(p, self.src).trim().to_ascii_lowercase();
                 if n == "*" || n.is_empty() {
@@ -416,9 +412,8 @@ impl<'a> Lowerer<'a> {
                 .and_then(|r| child_of_kind(r, "identifier"))
                 .map(|i| text(i, self.src).trim().to_ascii_lowercase())
                 .unwrap_or_else(|| name.to_string());
-            let ty = h
-                .child_by_field_name("type")
-                .filter(|t| t.kind() == "intrinsic_type")
+            let ty = field(h, "type")
+                .filter(|t| kind_of(t) == "intrinsic_type")
                 .map(|t| parse_intrinsic_type(t, self.src, &self.scope));
             let sym = self.scope.declare(&result);
             if let Some(ty) = ty {
@@ -497,7 +492,7 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers one statement-level node.
     pub fn statement(&mut self, node: Node<'_>) {
-        let kind = node.kind();
+        let kind = kind_of(node);
         match kind {
             "comment" => return self.comment(node),
             "statement_label" => {
@@ -553,7 +548,7 @@ impl<'a> Lowerer<'a> {
     /// Returns false for statements the lowering does not know.
     fn statement_inner(&mut self, node: Node<'_>) -> bool {
         let src = self.src;
-        match node.kind() {
+        match kind_of(node) {
             // ---- specification part ----
             "implicit_statement" => self.scope.apply_implicit(node, src),
             "variable_declaration" => self.declaration(node),
@@ -561,7 +556,7 @@ impl<'a> Lowerer<'a> {
             "common_statement" => self.common(node),
             "parameter_statement" => {
                 for pa in named_children(node) {
-                    if pa.kind() == "parameter_assignment" {
+                    if kind_of(pa) == "parameter_assignment" {
                         let kids = named_children(pa);
                         if let (Some(n), Some(v)) = (kids.first(), kids.get(1)) {
                             let name = text(*n, src).trim().to_ascii_lowercase();
@@ -590,7 +585,7 @@ impl<'a> Lowerer<'a> {
             | "enumeration_type"
             | "sequence_statement"
             | "include_statement" => {
-                if node.kind() == "include_statement" {
+                if kind_of(node) == "include_statement" {
                     let pos = Some(self.pos(node));
                     self.diags.push(
                         Diagnostic::warning(
@@ -600,7 +595,7 @@ impl<'a> Lowerer<'a> {
                         .with_hint("add the include directory with -I DIR"),
                     );
                 }
-                if node.kind() == "entry_statement" {
+                if kind_of(node) == "entry_statement" {
                     // A second entry point: control may arrive here from outside.
                     let span = self.span(node);
                     self.cur = None;
@@ -623,7 +618,7 @@ impl<'a> Lowerer<'a> {
                 }
                 // Lower what the directive encloses so that both branches are seen.
                 for c in named_children(node) {
-                    if is_statement_like(c.kind()) {
+                    if is_statement_like(kind_of(c)) {
                         self.statement(c);
                     }
                 }
@@ -632,15 +627,14 @@ impl<'a> Lowerer<'a> {
             "assignment_statement" | "pointer_association_statement" => self.assignment(node),
             "subroutine_call" => {
                 self.leave_spec();
-                let name = node
-                    .child_by_field_name("subroutine")
+                let name = field(node, "subroutine")
                     .map(|s| text(s, src).trim().to_ascii_lowercase())
                     .unwrap_or_default();
                 let args: Vec<Expr> = child_of_kind(node, "argument_list")
                     .map(|a| {
                         named_children(a)
                             .into_iter()
-                            .filter(|c| c.kind() != "comment")
+                            .filter(|c| kind_of(c) != "comment")
                             .map(|c| self.expr(c))
                             .collect()
                     })
@@ -688,7 +682,7 @@ impl<'a> Lowerer<'a> {
             "block_construct" | "associate_statement" => {
                 self.leave_spec();
                 for c in named_children(node) {
-                    if is_statement_like(c.kind()) {
+                    if is_statement_like(kind_of(c)) {
                         self.statement(c);
                     }
                 }
@@ -711,7 +705,7 @@ impl<'a> Lowerer<'a> {
                 for list in ["input_item_list", "output_item_list"] {
                     if let Some(l) = child_of_kind(node, list) {
                         for it in named_children(l) {
-                            if it.kind() != "comment" {
+                            if kind_of(it) != "comment" {
                                 items.push(self.expr(it));
                             }
                         }
@@ -724,13 +718,13 @@ impl<'a> Lowerer<'a> {
                 let objects = named_children(node)
                     .iter()
                     .filter(|c| {
-                        c.kind() != "keyword_argument"
-                            && c.kind() != "comment"
-                            && c.kind() != "intrinsic_type"
+                        kind_of(c) != "keyword_argument"
+                            && kind_of(c) != "comment"
+                            && kind_of(c) != "intrinsic_type"
                     })
                     .count() as u32;
-                let deallocate = node.kind() != "allocate_statement";
-                if node.kind() == "nullify_statement" {
+                let deallocate = kind_of(node) != "allocate_statement";
+                if kind_of(node) == "nullify_statement" {
                     self.simple(node, StmtKind::Continue);
                 } else {
                     self.simple(
@@ -802,12 +796,12 @@ impl<'a> Lowerer<'a> {
 
     fn declaration(&mut self, node: Node<'_>) {
         let src = self.src;
-        let type_node = node.child_by_field_name("type");
+        let type_node = field(node, "type");
         let (ty, derived) = match type_node {
-            Some(t) if t.kind() == "intrinsic_type" => {
+            Some(t) if kind_of(t) == "intrinsic_type" => {
                 (parse_intrinsic_type(t, src, &self.scope), None)
             }
-            Some(t) if t.kind() == "derived_type" || t.kind() == "declared_type" => {
+            Some(t) if kind_of(t) == "derived_type" || kind_of(t) == "declared_type" => {
                 let name =
                     child_of_kind(t, "type_name").map(|n| text(n, src).trim().to_ascii_lowercase());
                 (Type::DERIVED, name)
@@ -1002,18 +996,15 @@ impl<'a> Lowerer<'a> {
     fn assignment(&mut self, node: Node<'_>) {
         let src = self.src;
         let (Some(l), Some(r)) = (
-            node.child_by_field_name("left")
-                .or_else(|| node.named_child(0)),
-            node.child_by_field_name("right")
-                .or_else(|| node.named_child(1)),
+            field(node, "left").or_else(|| node.named_child(0)),
+            field(node, "right").or_else(|| node.named_child(1)),
         ) else {
             return;
         };
         // Statement function definition: f(x, y) = expr in the specification part.
-        if self.in_spec && l.kind() == "call_expression" {
-            let fname = l
-                .child_by_field_name("function")
-                .filter(|f| f.kind() == "identifier")
+        if self.in_spec && kind_of(l) == "call_expression" {
+            let fname = field(l, "function")
+                .filter(|f| kind_of(f) == "identifier")
                 .map(|f| text(f, src).trim().to_ascii_lowercase());
             if let Some(f) = fname {
                 let is_array = self
@@ -1042,7 +1033,7 @@ impl<'a> Lowerer<'a> {
         if t.starts_with("goto") {
             let exprs: Vec<Node<'_>> = named_children(node)
                 .into_iter()
-                .filter(|c| c.kind() != "statement_label_reference" && c.kind() != "comment")
+                .filter(|c| kind_of(c) != "statement_label_reference" && kind_of(c) != "comment")
                 .collect();
             if exprs.is_empty() && refs.len() == 1 {
                 self.simple(node, StmtKind::Goto { label: refs[0] });
@@ -1138,14 +1129,14 @@ impl<'a> Lowerer<'a> {
     fn if_statement(&mut self, node: Node<'_>) {
         self.leave_spec();
         let kids = named_children(node);
-        let is_block = kids.iter().any(|k| k.kind() == "end_if_statement")
+        let is_block = kids.iter().any(|k| kind_of(k) == "end_if_statement")
             || text(node, self.src)
                 .lines()
                 .next()
                 .is_some_and(|l| squeeze_lower(l).trim_end().ends_with("then"));
         let cond_node = kids
             .iter()
-            .find(|k| k.kind() == "parenthesized_expression")
+            .find(|k| kind_of(k) == "parenthesized_expression")
             .copied();
         let cond = cond_node
             .map(|c| self.expr(c))
@@ -1159,7 +1150,7 @@ impl<'a> Lowerer<'a> {
             self.edge(test, body);
             self.cur = Some(body);
             for k in kids.iter().filter(|k| Some(**k) != cond_node) {
-                if is_statement_like(k.kind()) {
+                if is_statement_like(kind_of(k)) {
                     self.statement(*k);
                     // The guarded statement was counted as a statement of its own; the IF already was.
                 }
@@ -1185,7 +1176,7 @@ impl<'a> Lowerer<'a> {
         self.cur = Some(body);
         let mut has_else = false;
         for k in kids.iter().filter(|k| Some(**k) != cond_node) {
-            match k.kind() {
+            match kind_of(k) {
                 "elseif_clause" => {
                     self.close_arm(after);
                     let cn = child_of_kind(*k, "parenthesized_expression");
@@ -1210,7 +1201,7 @@ impl<'a> Lowerer<'a> {
                     self.edge(tb, b);
                     self.cur = Some(b);
                     for s in named_children(*k) {
-                        if Some(s) != cn && is_statement_like(s.kind()) {
+                        if Some(s) != cn && is_statement_like(kind_of(s)) {
                             self.statement(s);
                         }
                     }
@@ -1224,7 +1215,7 @@ impl<'a> Lowerer<'a> {
                     self.cur = Some(b);
                     self.push_stmt(*k, StmtKind::Else);
                     for s in named_children(*k) {
-                        if is_statement_like(s.kind()) {
+                        if is_statement_like(kind_of(s)) {
                             self.statement(s);
                         }
                     }
@@ -1240,7 +1231,7 @@ impl<'a> Lowerer<'a> {
         }
         let end_span = kids
             .iter()
-            .find(|k| k.kind() == "end_if_statement")
+            .find(|k| kind_of(k) == "end_if_statement")
             .map(|e| self.span(*e))
             .unwrap_or(span);
         self.unit.blocks[after.0 as usize].span = end_span;
@@ -1259,14 +1250,12 @@ impl<'a> Lowerer<'a> {
         self.leave_spec();
         let src = self.src;
         let kids = named_children(node);
-        let Some(do_stmt) = kids.iter().find(|k| k.kind() == "do_statement").copied() else {
+        let Some(do_stmt) = kids.iter().find(|k| kind_of(k) == "do_statement").copied() else {
             return;
         };
         let name = block_name(node, src);
         let span = self.span(do_stmt);
-        let label = do_stmt
-            .child_by_field_name("do_label")
-            .and_then(|l| label_value(l, src));
+        let label = field(do_stmt, "do_label").and_then(|l| label_value(l, src));
         // Loop control.
         let mut kind = LoopKind::Forever;
         let mut var = None;
@@ -1278,7 +1267,7 @@ impl<'a> Lowerer<'a> {
             kind = LoopKind::Counted;
             let parts: Vec<Node<'_>> = named_children(lc)
                 .into_iter()
-                .filter(|c| c.kind() != "comment")
+                .filter(|c| kind_of(c) != "comment")
                 .collect();
             var = parts
                 .first()
@@ -1314,7 +1303,7 @@ impl<'a> Lowerer<'a> {
             let mut trip_texts = vec![];
             if let Some(h) = child_of_kind(cs, "concurrent_header") {
                 for ctl in named_children(h) {
-                    if ctl.kind() == "concurrent_control" {
+                    if kind_of(ctl) == "concurrent_control" {
                         let parts = named_children(ctl);
                         for p in parts.iter().skip(1) {
                             exprs.push(self.expr(*p));
@@ -1325,7 +1314,7 @@ impl<'a> Lowerer<'a> {
                                 .first()
                                 .map(|v| text(*v, src).trim().to_ascii_lowercase());
                         }
-                    } else if ctl.kind() != "comment" {
+                    } else if kind_of(ctl) != "comment" {
                         // A mask: evaluated per iteration; approximate as once per entry.
                         exprs.push(self.expr(ctl));
                     }
@@ -1343,13 +1332,13 @@ impl<'a> Lowerer<'a> {
             .iter()
             .rev()
             .find(|k| {
-                k.kind() == "end_do_loop_statement" || k.kind() == "end_do_label_loop_statement"
+                kind_of(k) == "end_do_loop_statement" || kind_of(k) == "end_do_label_loop_statement"
             })
             .copied();
         let own_terminal = end.and_then(|e| {
             named_children(e)
                 .into_iter()
-                .find(|c| is_statement_like(c.kind()) && c.kind() != "statement_label")
+                .find(|c| is_statement_like(kind_of(c)) && kind_of(c) != "statement_label")
         });
         // The terminal statement's label is the DO's label (tree-sitter puts its text
         // on the innermost loop's virtual end when several loops share it).
@@ -1359,13 +1348,13 @@ impl<'a> Lowerer<'a> {
             .iter()
             .copied()
             .filter(|k| {
-                *k != do_stmt && Some(*k) != end && k.kind() != "block_label_start_expression"
+                *k != do_stmt && Some(*k) != end && kind_of(k) != "block_label_start_expression"
             })
             .collect();
         let mut terminal_done = false;
         for (i, k) in body.iter().enumerate() {
             let last = i + 1 == body.len();
-            if last && k.kind() == "do_loop" && shares_label(*k) && terminal.is_some() {
+            if last && kind_of(k) == "do_loop" && shares_label(*k) && terminal.is_some() {
                 // The nested loop ends on the same label: it executes the terminal statement.
                 self.do_loop(*k, terminal);
                 terminal_done = true;
@@ -1473,7 +1462,7 @@ impl<'a> Lowerer<'a> {
         let kids = named_children(node);
         let sel = kids
             .iter()
-            .find(|k| k.kind() == "selector")
+            .find(|k| kind_of(k) == "selector")
             .and_then(|s| s.named_child(0))
             .map(|e| self.expr(e))
             .unwrap_or_else(|| Expr::constant(Type::INTEGER, "0", Some(0)));
@@ -1492,7 +1481,7 @@ impl<'a> Lowerer<'a> {
         let span = self.span(node);
         let after = self.new_block(BlockKind::Straight, span);
         let mut has_default = false;
-        for k in kids.iter().filter(|k| k.kind() == "case_statement") {
+        for k in kids.iter().filter(|k| kind_of(k) == "case_statement") {
             let cspan = self.span(*k);
             let b = self.new_block(BlockKind::Straight, cspan);
             self.edge(test, b);
@@ -1504,7 +1493,7 @@ impl<'a> Lowerer<'a> {
             self.coverage.lowered += 1;
             self.push_stmt(*k, StmtKind::Case);
             for s in named_children(*k) {
-                if is_statement_like(s.kind()) {
+                if is_statement_like(kind_of(s)) {
                     self.statement(s);
                 }
             }
@@ -1521,7 +1510,7 @@ impl<'a> Lowerer<'a> {
         let kids = named_children(node);
         let mask_node = kids
             .iter()
-            .find(|k| k.kind() == "parenthesized_expression")
+            .find(|k| kind_of(k) == "parenthesized_expression")
             .copied();
         if let Some(m) = mask_node {
             let mask = self.expr(m);
@@ -1550,12 +1539,12 @@ impl<'a> Lowerer<'a> {
             self.attach(b, idx, counts);
         }
         for k in kids {
-            match k.kind() {
+            match kind_of(k) {
                 "elsewhere_clause" => {
                     self.coverage.statements += 1;
                     self.coverage.lowered += 1;
                     for s in named_children(k) {
-                        if is_statement_like(s.kind()) {
+                        if is_statement_like(kind_of(s)) {
                             self.statement(s);
                         }
                     }
@@ -1573,7 +1562,7 @@ impl<'a> Lowerer<'a> {
         let kids = named_children(node);
         let mut exprs = vec![];
         let mut var = None;
-        for t in kids.iter().filter(|k| k.kind() == "triplet_spec") {
+        for t in kids.iter().filter(|k| kind_of(k) == "triplet_spec") {
             let parts = named_children(*t);
             if var.is_none() {
                 var = parts
@@ -1588,11 +1577,11 @@ impl<'a> Lowerer<'a> {
         let header: Vec<Node<'_>> = kids
             .iter()
             .copied()
-            .take_while(|k| !is_statement_like(k.kind()))
+            .take_while(|k| !is_statement_like(kind_of(k)))
             .collect();
         for m in header
             .iter()
-            .filter(|k| k.kind() != "triplet_spec" && k.kind() != "comment")
+            .filter(|k| kind_of(k) != "triplet_spec" && kind_of(k) != "comment")
         {
             // A mask: evaluated per iteration; approximated as once per entry (as DO CONCURRENT).
             exprs.push(self.expr(*m));
@@ -1611,9 +1600,9 @@ impl<'a> Lowerer<'a> {
         );
         let mut end_span = self.span(node);
         for k in kids.iter() {
-            if k.kind() == "end_forall_statement" {
+            if kind_of(k) == "end_forall_statement" {
                 end_span = self.span(*k);
-            } else if k.kind() != "triplet_spec" && is_statement_like(k.kind()) {
+            } else if kind_of(k) != "triplet_spec" && is_statement_like(kind_of(k)) {
                 self.statement(*k);
             }
         }
@@ -1667,7 +1656,7 @@ fn is_statement_like(kind: &str) -> bool {
 fn label_refs(node: Node<'_>, src: &str) -> Vec<u32> {
     children(node)
         .into_iter()
-        .filter(|c| c.kind() == "statement_label_reference")
+        .filter(|c| kind_of(c) == "statement_label_reference")
         .filter_map(|c| label_value(c, src))
         .collect()
 }
@@ -1688,7 +1677,7 @@ fn shares_label(node: Node<'_>) -> bool {
     named_children(node)
         .into_iter()
         .rev()
-        .find(|k| k.kind() == "end_do_label_loop_statement")
+        .find(|k| kind_of(k) == "end_do_label_loop_statement")
         .is_some_and(|e| child_of_kind(e, "do_label_virtual").is_some())
 }
 
@@ -1697,7 +1686,7 @@ fn branch_targets(unit: Node<'_>, src: &str) -> HashSet<u32> {
     let mut out = HashSet::new();
     let mut stack = vec![unit];
     while let Some(n) = stack.pop() {
-        match n.kind() {
+        match kind_of(n) {
             "internal_procedures" | "format_identifier" | "do_statement" => continue,
             "statement_label_reference" => {
                 if let Some(v) = label_value(n, src) {
@@ -1721,14 +1710,14 @@ fn common_members<'t>(node: Node<'t>, src: &str) -> Vec<(String, String, Option<
     let mut out = vec![];
     let mut items = vec![];
     for c in named_children(node) {
-        if c.kind() == "variable_group" {
+        if kind_of(c) == "variable_group" {
             items.extend(named_children(c));
         } else {
             items.push(c);
         }
     }
     for n in items {
-        match n.kind() {
+        match kind_of(n) {
             "name" => {
                 block = text(n, src)
                     .trim()

@@ -1,6 +1,6 @@
 //! Symbol tables: declared and implicit types, kinds, arrays, storage classes.
 
-use crate::syntax::{child_of_kind, named_children, squeeze_lower, text};
+use crate::syntax::{child_of_kind, field, kind_of, named_children, squeeze_lower, text};
 use augur_ir::{BaseType, Dim, Storage, Symbol, Type};
 use std::collections::HashMap;
 use tree_sitter::Node;
@@ -153,13 +153,13 @@ impl Scope {
     /// Applies an IMPLICIT statement.
     pub fn apply_implicit(&mut self, node: Node<'_>, src: &str) {
         let kids = named_children(node);
-        if kids.iter().any(|k| k.kind() == "none") {
+        if kids.iter().any(|k| kind_of(k) == "none") {
             self.implicit = [None; 26];
             return;
         }
         let mut current: Option<Type> = None;
         for k in kids {
-            match k.kind() {
+            match kind_of(k) {
                 "intrinsic_type" => current = Some(parse_intrinsic_type(k, src, self)),
                 "derived_type" => current = Some(Type::DERIVED),
                 "implicit_range" => {
@@ -202,7 +202,7 @@ impl Scope {
 /// Type of an `intrinsic_type` node (`REAL*8`, `real(kind=dp)`, `DOUBLE PRECISION`, `complex(8)`, ...).
 pub fn parse_intrinsic_type(node: Node<'_>, src: &str, scope: &Scope) -> Type {
     let full = squeeze_lower(text(node, src));
-    let kind_node = node.child_by_field_name("kind");
+    let kind_node = field(node, "kind");
     let kind_text = kind_node.map(|k| squeeze_lower(text(k, src)));
     let base_text = match kind_node {
         Some(k) => squeeze_lower(&src[node.start_byte()..k.start_byte()]),
@@ -338,7 +338,7 @@ pub const ISO_KIND_NAMES: &[&str] = &[
 pub fn parse_dims(size: Node<'_>, src: &str, scope: &Scope) -> Vec<Dim> {
     let mut dims = vec![];
     for d in named_children(size) {
-        match d.kind() {
+        match kind_of(d) {
             "extent_specifier" => {
                 let parts = named_children(d);
                 let t = text(d, src);
@@ -429,7 +429,7 @@ pub fn declarator_name<'t>(
     node: Node<'t>,
     src: &str,
 ) -> Option<(String, Option<Node<'t>>, Option<Node<'t>>)> {
-    match node.kind() {
+    match kind_of(node) {
         "identifier" | "name" => Some((text(node, src).to_ascii_lowercase(), None, None)),
         "sized_declarator" | "coarray_declarator" | "data_declarator" => {
             let id = child_of_kind(node, "identifier")?;
@@ -440,10 +440,8 @@ pub fn declarator_name<'t>(
             ))
         }
         "init_declarator" | "pointer_init_declarator" => {
-            let left = node
-                .child_by_field_name("left")
-                .or_else(|| node.named_child(0))?;
-            let right = node.child_by_field_name("right");
+            let left = field(node, "left").or_else(|| node.named_child(0))?;
+            let right = field(node, "right");
             let (name, size, _) = declarator_name(left, src)?;
             Some((name, size, right))
         }

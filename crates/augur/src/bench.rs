@@ -78,7 +78,7 @@ pub fn front_end(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
             dir.path().join("generated.f90"),
         )
     } else {
-        // Replicate the given sources (free form only, renaming nothing: units may repeat).
+        // Replicate the given sources (all of one source form; units may repeat).
         let mut parts = vec![];
         for f in from {
             parts.push(
@@ -95,7 +95,12 @@ pub fn front_end(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
             }
             n += part_lines.max(1);
         }
-        ("replicated sources", dir.path().join("replicated.f90"))
+        // The replicated file takes the extension (and so the source form) of the first input.
+        let ext = from[0]
+            .extension()
+            .map(|e| e.to_string_lossy().to_string())
+            .unwrap_or_else(|| "f90".into());
+        ("replicated sources", dir.path().join(format!("replicated.{ext}")))
     };
     std::fs::write(&path, &text)?;
     let n_lines = text.lines().count();

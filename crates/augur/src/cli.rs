@@ -46,8 +46,8 @@ enum BenchCommand {
         /// Number of source lines to generate.
         #[arg(long, default_value_t = 100_000)]
         lines: usize,
-        /// Fortran files to replicate instead of the built-in generator (e.g. the corpus).
-        #[arg(long)]
+        /// Fortran files of one source form to replicate instead of the built-in generator (e.g. corpus/*.f90 or corpus/*.f).
+        #[arg(long, num_args = 1..)]
         from: Vec<PathBuf>,
         /// Repetitions (the best one is reported).
         #[arg(long, default_value_t = 3)]

@@ -236,7 +236,11 @@ impl Analysis {
         let mut lw = Lowerer::new(&f.loaded, text, piece.first_line, &self.globals);
         for n in units {
             match kind_of(n) {
-                "module" | "comment" | "ERROR" | "interface" => {}
+                "module" | "comment" | "interface" => {}
+                _ if n.is_error() => {
+                    // Reported by `syntax_errors`; its lines count as statements not lowered.
+                    lw.coverage.statements += code_lines(n, text);
+                }
                 "program" | "subroutine" | "function" | "block_data" | "submodule" => {
                     lw.lower_unit(n, None, program.units.len());
                 }
@@ -474,7 +478,14 @@ fn syntax_errors(
     while let Some(n) = stack.pop() {
         if n.is_error() || n.is_missing() {
             total += 1;
-            let sp = n.start_position();
+            // The offending part of an ERROR node: its first child that is not a
+            // well-formed statement (tree-sitter wraps whole units in ERROR nodes).
+            let culprit = if n.is_error() {
+                first_stray_child(n).unwrap_or(n)
+            } else {
+                n
+            };
+            let sp = culprit.start_position();
             let pos = loaded.origin(sp.row + line_offset, sp.column);
             first_pos.get_or_insert(pos);
             if found < max {
@@ -482,12 +493,20 @@ fn syntax_errors(
                 let what = if n.is_missing() {
                     format!("syntax error: expected `{}` here", kind_of(n))
                 } else {
-                    let t = text_of(n, src);
-                    let first = t.lines().next().unwrap_or("").trim();
-                    let shown: String = first.chars().take(40).collect();
-                    format!(
-                        "syntax error: cannot parse `{shown}`; the statement(s) here are skipped"
-                    )
+                    let line = src.lines().nth(sp.row).unwrap_or("").trim();
+                    let shown: String = line.chars().take(60).collect();
+                    let unit = skipped_unit(n, src);
+                    let first = loaded.origin(n.start_position().row + line_offset, 0).line;
+                    let last = loaded.origin(n.end_position().row + line_offset, 0).line;
+                    match unit {
+                        Some(u) => format!(
+                            "syntax error: cannot parse `{shown}`; unit `{u}` (lines {first}-{last}) is skipped"
+                        ),
+                        None if last > first => format!(
+                            "syntax error: cannot parse `{shown}`; lines {first}-{last} are skipped"
+                        ),
+                        None => format!("syntax error: cannot parse `{shown}`; the statement is skipped"),
+                    }
                 };
                 out.push(Diagnostic::error(Some(pos), what).with_hint(
                     "check the statement; if the file is fixed form with a free-form extension (or the reverse) use --form",
@@ -514,4 +533,53 @@ fn syntax_errors(
             ),
         ));
     }
+}
+
+/// The first child of an ERROR node that is not a complete statement or construct.
+fn first_stray_child(n: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = n.walk();
+    let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();
+    kids.into_iter().find(|c| {
+        let k = kind_of(*c);
+        !(k.ends_with("_statement")
+            || k.ends_with("_declaration")
+            || matches!(
+                k,
+                "comment"
+                    | "do_loop"
+                    | "subroutine_call"
+                    | "statement_label"
+                    | "variable_modification"
+            ))
+            || c.is_error()
+            || c.has_error()
+    })
+}
+
+/// The name of a program unit whose header an ERROR node swallowed, if any.
+fn skipped_unit(n: Node<'_>, src: &str) -> Option<String> {
+    let header = named_children(n).into_iter().find(|c| {
+        matches!(
+            kind_of(*c),
+            "subroutine_statement"
+                | "function_statement"
+                | "program_statement"
+                | "module_statement"
+        )
+    })?;
+    let name = field(header, "name").or_else(|| child_of_kind(header, "name"))?;
+    Some(text_of(name, src).trim().to_ascii_lowercase())
+}
+
+/// Number of non-blank, non-comment lines a node covers: the statements a skipped
+/// region held, for the coverage figure.
+pub(crate) fn code_lines(n: Node<'_>, src: &str) -> u64 {
+    text_of(n, src)
+        .lines()
+        .filter(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with('!')
+        })
+        .count()
+        .max(1) as u64
 }

@@ -516,11 +516,12 @@ impl<'a> Lowerer<'a> {
             | "block_data_statement" => return,
             _ => {}
         }
-        self.coverage.statements += 1;
         if kind == "ERROR" || node.is_error() {
-            // Reported by the syntax-error pass; counted as not lowered.
+            // Reported by the syntax-error pass; its lines count as statements not lowered.
+            self.coverage.statements += crate::code_lines(node, self.src);
             return;
         }
+        self.coverage.statements += 1;
         let understood = self.statement_inner(node);
         if understood && !node.has_error() {
             self.coverage.lowered += 1;

@@ -87,7 +87,11 @@ pub fn kind_of<'t>(node: impl AsNode<'t>) -> &'static str {
             .collect()
     });
     let id = node.kind_id() as usize;
-    kinds.get(id).map(String::as_str).unwrap_or("")
+    match kinds.get(id) {
+        Some(k) if !k.is_empty() => k.as_str(),
+        _ if node.is_error() => "ERROR",
+        _ => "",
+    }
 }
 
 /// A node, or a reference to one (so `kind_of` works inside iterator closures).

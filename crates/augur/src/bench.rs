@@ -100,7 +100,10 @@ pub fn front_end(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
             .extension()
             .map(|e| e.to_string_lossy().to_string())
             .unwrap_or_else(|| "f90".into());
-        ("replicated sources", dir.path().join(format!("replicated.{ext}")))
+        (
+            "replicated sources",
+            dir.path().join(format!("replicated.{ext}")),
+        )
     };
     std::fs::write(&path, &text)?;
     let n_lines = text.lines().count();

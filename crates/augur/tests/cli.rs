@@ -1,0 +1,123 @@
+//! End-to-end tests of the `augur` binary: real files, real process, exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn augur() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_augur"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn formats_md_lists_the_catalogue_exactly() {
+    let out = augur().args(["abops", "--markdown"]).output().unwrap();
+    assert!(out.status.success());
+    let table = String::from_utf8(out.stdout).unwrap();
+    let doc = std::fs::read_to_string(repo().join("docs/FORMATS.md")).unwrap();
+    let begin = doc.find("<!-- BEGIN ABOPS").expect("marker in FORMATS.md");
+    let body_start = doc[begin..].find('\n').unwrap() + begin + 1;
+    let end = doc.find("<!-- END ABOPS -->").expect("end marker");
+    assert_eq!(
+        &doc[body_start..end],
+        table,
+        "docs/FORMATS.md is out of date: regenerate it with `augur abops --markdown`"
+    );
+}
+
+#[test]
+fn static_analysis_of_an_example_as_text_and_json() {
+    let ex = repo().join("examples/legacy.f");
+    let out = augur()
+        .args(["analyze", "--static"])
+        .arg(&ex)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("subroutine sweep"));
+    assert!(text.contains("coverage: 34 of 34 statements lowered (100.0%)"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let json_path = dir.path().join("legacy.json");
+    let out = augur()
+        .args(["analyze", "--static", "-o"])
+        .arg(&json_path)
+        .arg(&ex)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["kind"], "augur-static-analysis");
+    let units = doc["units"].as_array().unwrap();
+    let sweep = units.iter().find(|u| u["name"] == "sweep").unwrap();
+    // The relaxation statement: 8 array references of rank 2 and 4 index±1 subscripts.
+    let body = sweep["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["first_line"] == 34)
+        .unwrap();
+    assert_eq!(body["counts"]["ARR2"], 8.0);
+    assert_eq!(body["counts"]["IADD"], 4.0);
+    assert_eq!(body["counts"]["SRDG"], 1.0);
+    // No temporary file is left beside the output.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1);
+}
+
+#[test]
+fn missing_file_is_a_clear_error_not_a_panic() {
+    let out = augur()
+        .args(["analyze", "--static", "no/such/file.f90"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no/such/file.f90"), "{err}");
+    assert!(err.contains("no such file"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn syntax_error_names_file_line_and_source_and_other_units_survive() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.f90");
+    std::fs::write(
+        &f,
+        "subroutine good(x)\n  real x\n  x = x + 1.0\nend subroutine\n\nsubroutine bad(y)\n  real y\n  y = = 2.0 +\nend subroutine\n",
+    )
+    .unwrap();
+    let out = augur()
+        .args(["analyze", "--static"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("bad.f90:8:"), "{err}");
+    assert!(err.contains("y = = 2.0"), "source line quoted: {err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("subroutine good"));
+    assert!(text.contains("ARSL 1"), "{text}");
+    assert!(
+        !text.contains("(100.0%)"),
+        "coverage must show the skipped statement: {text}"
+    );
+}
+
+#[test]
+fn dynamic_mode_is_refused_with_a_hint_until_it_exists() {
+    let ex = repo().join("examples/heat2d.f90");
+    let out = augur().arg("analyze").arg(&ex).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--static"));
+}

@@ -46,6 +46,8 @@ pub struct Lowerer<'a> {
     pending_label: Option<u32>,
     in_spec: bool,
     warned: HashSet<String>,
+    /// Start of the statement being lowered (where its diagnostics point).
+    stmt_pos: Option<Pos>,
     /// Problems found.
     pub diags: Vec<Diagnostic>,
     /// Statements seen and lowered.
@@ -81,6 +83,7 @@ impl<'a> Lowerer<'a> {
             pending_label: None,
             in_spec: true,
             warned: HashSet::new(),
+            stmt_pos: None,
             diags: vec![],
             coverage: Coverage::default(),
             units: vec![],
@@ -121,7 +124,7 @@ impl<'a> Lowerer<'a> {
     /// Reports a name used but never declared under IMPLICIT NONE (once per unit).
     pub fn undeclared(&mut self, name: &str) {
         if self.warned.insert(format!("undeclared:{name}")) {
-            let pos = Some(self.unit.span.start);
+            let pos = Some(self.stmt_pos.unwrap_or(self.unit.span.start));
             self.diags.push(
                 Diagnostic::warning(
                     pos,
@@ -130,8 +133,47 @@ impl<'a> Lowerer<'a> {
                         self.unit.name
                     ),
                 )
-                .with_hint("declare it, or if it is a preprocessor macro define it with -D NAME=VALUE"),
+                .with_hint(format!(
+                    "declare it, or if it is a preprocessor macro define it with -D {}=VALUE",
+                    name.to_ascii_uppercase()
+                )),
             );
+        }
+    }
+
+    /// In a preprocessed file, an upper-case name in a loop bound that was never
+    /// declared is most likely a preprocessor macro nobody defined.
+    fn check_macro_names(&mut self, node: Node<'_>) {
+        if !self.loaded.preprocessed {
+            return;
+        }
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if kind_of(n) == "identifier" {
+                let t = text(n, self.src).trim();
+                let name = t.to_ascii_lowercase();
+                let suspicious = t.len() > 1
+                    && t.bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+                    && self.scope.symbols.get(&name).is_some_and(|s| {
+                        s.implicit
+                            && matches!(s.storage, Storage::Local)
+                            && !s.procedure
+                            && s.ty.base != augur_ir::BaseType::Unknown
+                    });
+                if suspicious && self.warned.insert(format!("macro:{name}")) {
+                    let pos = Some(self.pos(n));
+                    self.diags.push(
+                        Diagnostic::warning(
+                            pos,
+                            format!("`{t}` in this loop bound is not declared anywhere; it looks like an undefined preprocessor macro"),
+                        )
+                        .with_hint(format!("define it with -D {t}=VALUE (the loop is analyzed with `{t}` as an unset variable)")),
+                    );
+                }
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
         }
     }
 
@@ -493,6 +535,9 @@ impl<'a> Lowerer<'a> {
     /// Lowers one statement-level node.
     pub fn statement(&mut self, node: Node<'_>) {
         let kind = kind_of(node);
+        if kind != "comment" {
+            self.stmt_pos = Some(self.pos(node));
+        }
         match kind {
             "comment" => return self.comment(node),
             "statement_label" => {
@@ -1274,6 +1319,9 @@ impl<'a> Lowerer<'a> {
                 .first()
                 .map(|v| text(*v, src).trim().to_ascii_lowercase());
             exprs = parts.iter().skip(1).map(|p| self.expr(*p)).collect();
+            for p in parts.iter().skip(1) {
+                self.check_macro_names(*p);
+            }
             let texts: Vec<String> = parts
                 .iter()
                 .skip(1)

@@ -187,3 +187,33 @@ proptest! {
         prop_assert!(a.prog.coverage.lowered <= a.prog.coverage.statements);
     }
 }
+
+#[test]
+fn undefined_macro_in_a_loop_bound_is_named_with_its_line() {
+    let src = "program p\n  integer :: i\n  real :: a(100)\n  do i = 1, NMAX\n    a(i) = i\n  end do\n  print *, a(1)\nend program p\n";
+    let a = analyze_src("m.F90", src);
+    let warn = a
+        .prog
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("NMAX"))
+        .expect("a warning about NMAX");
+    assert_eq!(warn.pos.unwrap().line, 4);
+    assert!(warn.hint.as_deref().unwrap().contains("-D NMAX=VALUE"));
+    // With the macro defined, the bound is a constant and no warning is given.
+    let opts = FrontEndOptions {
+        load: augur_fortran::LoadOptions {
+            defines: vec!["NMAX=50".into()],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let b = analyze_files_with(&[("m.F90", src)], &opts);
+    assert!(b
+        .prog
+        .diagnostics
+        .iter()
+        .all(|d| !d.message.contains("NMAX")));
+    let l = &b.unit("p").loops[0];
+    assert_eq!(l.bounds.as_ref().unwrap().constant_trips, Some(50));
+}

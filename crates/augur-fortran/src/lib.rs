@@ -37,6 +37,8 @@ pub struct FrontEndOptions {
 
 /// One loaded file and how it is split for parsing.
 struct FileSource {
+    /// Index of the file among the inputs given to [`analyze`].
+    input: u32,
     loaded: LoadedSource,
     chunks: Vec<chunk::Chunk>,
 }
@@ -66,6 +68,16 @@ struct Piece {
 /// or lowered, become diagnostics in [`Program::diagnostics`], and the rest is
 /// still analyzed.
 pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
+    analyze_with_sources(paths, opts).0
+}
+
+/// [`analyze`], also returning the loaded (normalized, preprocessed, include-expanded)
+/// text of each input, indexed like `paths` (`None` for a file that could not be
+/// loaded). [`augur_ir::Stmt::text`] positions refer to these texts.
+pub fn analyze_with_sources(
+    paths: &[PathBuf],
+    opts: &FrontEndOptions,
+) -> (Program, Vec<Option<LoadedSource>>) {
     let mut program = Program::default();
     let mut parser = Parser::new();
     if let Err(e) = parser.set_language(&tree_sitter_fortran::LANGUAGE.into()) {
@@ -73,7 +85,7 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
             None,
             format!("cannot load the Fortran grammar: {e}"),
         ));
-        return program;
+        return (program, paths.iter().map(|_| None).collect());
     }
     let mut an = Analysis {
         max_errors: if opts.max_syntax_errors == 0 {
@@ -86,14 +98,18 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
         deferred: vec![],
     };
     let mut files: Vec<FileSource> = vec![];
-    for path in paths {
+    for (input, path) in paths.iter().enumerate() {
         match augur_source::load(path, &opts.load, &mut program.files) {
             Ok(loaded) => {
                 program
                     .diagnostics
                     .extend(loaded.diagnostics.iter().cloned());
                 let chunks = chunk::split(&loaded.text);
-                files.push(FileSource { loaded, chunks });
+                files.push(FileSource {
+                    input: input as u32,
+                    loaded,
+                    chunks,
+                });
             }
             Err(e) => program.diagnostics.push(
                 Diagnostic::error(None, e.to_string())
@@ -169,7 +185,12 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
     }
     an.coverage.source_lines = program.files.files.iter().map(|f| f.lines as u64).sum();
     program.coverage = an.coverage;
-    program
+    let mut sources: Vec<Option<LoadedSource>> = paths.iter().map(|_| None).collect();
+    for f in files {
+        let i = f.input as usize;
+        sources[i] = Some(f.loaded);
+    }
+    (program, sources)
 }
 
 /// State of one analysis across pieces.
@@ -224,6 +245,7 @@ impl Analysis {
         for m in module_order(&mods) {
             let (ui, _, name, _) = &mods[m];
             let mut lw = Lowerer::new(&f.loaded, text, piece.first_line, &self.globals);
+            lw.source_index = f.input;
             lw.lower_unit(units[*ui], None, program.units.len());
             let module_units = std::mem::take(&mut lw.units);
             let mut ms = module_scope_from(&module_units, name);
@@ -234,6 +256,7 @@ impl Analysis {
             self.globals.modules.insert(name.clone(), ms);
         }
         let mut lw = Lowerer::new(&f.loaded, text, piece.first_line, &self.globals);
+        lw.source_index = f.input;
         for n in units {
             match kind_of(n) {
                 "module" | "comment" | "interface" => {}

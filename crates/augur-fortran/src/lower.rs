@@ -8,7 +8,7 @@ use crate::syntax::{
 use augur_ir::count::{count_stmt, loop_iteration, loop_setup, StmtCounts};
 use augur_ir::{
     AbOp, Block, BlockId, BlockKind, Coverage, Diagnostic, Expr, Loop, LoopBounds, LoopId,
-    LoopKind, Pos, Span, Stmt, StmtKind, Storage, Symbol, Type, Unit, UnitKind,
+    LoopKind, Pos, Span, Stmt, StmtKind, Storage, Symbol, TextPos, Type, Unit, UnitKind,
 };
 use augur_source::LoadedSource;
 use std::collections::{HashMap, HashSet};
@@ -28,6 +28,8 @@ pub struct Lowerer<'a> {
     pub src: &'a str,
     /// 0-based line of the loaded source where `src` starts.
     line_offset: usize,
+    /// Index of the source file among the front end's inputs.
+    pub source_index: u32,
     loaded: &'a LoadedSource,
     /// Program-wide knowledge (functions, modules, derived types).
     pub globals: &'a Globals,
@@ -69,6 +71,7 @@ impl<'a> Lowerer<'a> {
         Lowerer {
             src,
             line_offset,
+            source_index: 0,
             loaded,
             globals,
             scope: Scope::default(),
@@ -283,6 +286,9 @@ impl<'a> Lowerer<'a> {
                 elements: Some(g.elements),
                 entry_block: b,
                 header_block: eb,
+                body_block: eb,
+                after_block: b,
+                end_text: TextPos::default(),
                 label: None,
             });
             let _ = g.constant_elements;
@@ -298,12 +304,42 @@ impl<'a> Lowerer<'a> {
 
     fn push_stmt(&mut self, node: Node<'_>, kind: StmtKind) -> u32 {
         let span = self.span(node);
-        self.push_stmt_spanned(span, kind)
+        let text = self.text_pos(node, None);
+        self.push_stmt_spanned(span, text, kind)
     }
 
-    fn push_stmt_spanned(&mut self, span: Span, kind: StmtKind) -> u32 {
+    /// Position of a statement in the parsed text: from `node`'s start to the end of
+    /// `upto` (a construct's header part) or of `node` itself.
+    pub fn text_pos(&self, node: Node<'_>, upto: Option<Node<'_>>) -> TextPos {
+        let start = node.start_position();
+        let last = upto.unwrap_or(node);
+        let mut end = last.end_position();
+        if end.column == 0 && end.row > start.row {
+            // The node ends with its newline: its last line is the one before.
+            end.row -= 1;
+            let line_start = last.end_byte().saturating_sub(1);
+            let prev = self.src[..line_start]
+                .rfind('\n')
+                .map(|p| p + 1)
+                .unwrap_or(0);
+            end.column = line_start - prev;
+        }
+        TextPos {
+            line: (start.row + self.line_offset) as u32,
+            col: start.column as u32,
+            end_line: (end.row + self.line_offset) as u32,
+            end_col: end.column as u32,
+        }
+    }
+
+    fn push_stmt_spanned(&mut self, span: Span, text: TextPos, kind: StmtKind) -> u32 {
         let label = self.pending_label.take();
-        self.unit.stmts.push(Stmt { span, label, kind });
+        self.unit.stmts.push(Stmt {
+            span,
+            text,
+            label,
+            kind,
+        });
         (self.unit.stmts.len() - 1) as u32
     }
 
@@ -321,13 +357,14 @@ impl<'a> Lowerer<'a> {
     /// Adds an executable statement to the current block, counting its AbOps.
     fn simple(&mut self, node: Node<'_>, kind: StmtKind) -> u32 {
         let span = self.span(node);
-        self.simple_spanned(span, kind)
+        let text = self.text_pos(node, None);
+        self.simple_spanned(span, text, kind)
     }
 
     /// [`Lowerer::simple`] with an explicit span (for a construct's opening statement).
-    fn simple_spanned(&mut self, span: Span, kind: StmtKind) -> u32 {
+    fn simple_spanned(&mut self, span: Span, text: TextPos, kind: StmtKind) -> u32 {
         let counts = count_stmt(&kind);
-        let idx = self.push_stmt_spanned(span, kind);
+        let idx = self.push_stmt_spanned(span, text, kind);
         let b = self.current(span);
         self.attach(b, idx, counts);
         idx
@@ -378,6 +415,8 @@ impl<'a> Lowerer<'a> {
             kind,
             span,
             host: host.map(|(h, _)| h),
+            source: self.source_index,
+            header_text: header.map(|h| self.text_pos(h, None)).unwrap_or_default(),
             dummies: vec![],
             symbols: vec![],
             stmts: vec![],
@@ -504,6 +543,8 @@ impl<'a> Lowerer<'a> {
         for l in self.unit.loops.iter_mut() {
             l.entry_block = BlockId(new_id[l.entry_block.0 as usize]);
             l.header_block = BlockId(new_id[l.header_block.0 as usize]);
+            l.body_block = BlockId(new_id[l.body_block.0 as usize]);
+            l.after_block = BlockId(new_id[l.after_block.0 as usize]);
         }
     }
 
@@ -1190,7 +1231,8 @@ impl<'a> Lowerer<'a> {
         if !is_block {
             // Logical IF: predicate and branch, then the guarded statement in its own block.
             let span = self.header_span(node, cond_node);
-            self.simple_spanned(span, StmtKind::LogicalIf { cond });
+            let text = self.text_pos(node, cond_node);
+            self.simple_spanned(span, text, StmtKind::LogicalIf { cond });
             let test = self.cur.expect("simple() opened a block");
             let body = self.new_block(BlockKind::Straight, span);
             self.edge(test, body);
@@ -1213,7 +1255,8 @@ impl<'a> Lowerer<'a> {
         let _ = name;
         // The IF-THEN statement spans its own lines only, not the whole construct.
         let span = self.header_span(node, cond_node);
-        self.simple_spanned(span, StmtKind::If { cond });
+        let text = self.text_pos(node, cond_node);
+        self.simple_spanned(span, text, StmtKind::If { cond });
         let mut test = self.cur.expect("simple() opened a block");
         let after = self.new_block(BlockKind::Straight, span);
         // Then-part.
@@ -1236,6 +1279,8 @@ impl<'a> Lowerer<'a> {
                     self.coverage.statements += 1;
                     self.coverage.lowered += 1;
                     let idx = self.push_stmt(*k, StmtKind::If { cond: c.clone() });
+                    // Its text is the ELSE IF line(s) up to the condition, not the arm.
+                    self.unit.stmts[idx as usize].text = self.text_pos(*k, cn);
                     let counts = count_stmt(&StmtKind::If { cond: c });
                     self.attach(tb, idx, counts);
                     // The ELSE IF's own span is its first line only.
@@ -1373,8 +1418,9 @@ impl<'a> Lowerer<'a> {
         if let Some(c) = &while_cond {
             let _ = c;
         }
+        let text = self.text_pos(do_stmt, None);
         self.open_loop(
-            kind, var, bounds, unit_step, exprs, while_cond, label, name, span,
+            kind, var, bounds, unit_step, exprs, while_cond, label, name, span, text,
         );
         // Body.
         let end = kids
@@ -1420,7 +1466,8 @@ impl<'a> Lowerer<'a> {
                 self.statement(t);
             }
         }
-        self.close_loop(end.map(|e| self.span(e)).unwrap_or(span));
+        let end_text = end.map(|e| self.text_pos(e, None)).unwrap_or(text);
+        self.close_loop(end.map(|e| self.span(e)).unwrap_or(span), end_text);
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1435,6 +1482,7 @@ impl<'a> Lowerer<'a> {
         label: Option<u32>,
         name: Option<String>,
         span: Span,
+        text: TextPos,
     ) {
         let counted = matches!(kind, LoopKind::Counted | LoopKind::Concurrent);
         let stmt_kind = StmtKind::Do {
@@ -1445,7 +1493,7 @@ impl<'a> Lowerer<'a> {
         if counted {
             counts.once.inc(loop_setup(unit_step));
         }
-        let idx = self.push_stmt_spanned(span, stmt_kind);
+        let idx = self.push_stmt_spanned(span, text, stmt_kind);
         let entry = self.current(span);
         self.attach(entry, idx, counts);
         let lid = LoopId(self.unit.loops.len() as u32);
@@ -1463,6 +1511,9 @@ impl<'a> Lowerer<'a> {
             elements: None,
             entry_block: entry,
             header_block: entry,
+            body_block: entry,
+            after_block: entry,
+            end_text: text,
             label,
         });
         let after = self.new_block(BlockKind::Straight, span);
@@ -1491,14 +1542,17 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.unit.loops[lid.0 as usize].header_block = header;
+        self.unit.loops[lid.0 as usize].after_block = after;
         self.loops.last_mut().expect("pushed above").header = header;
         let body = self.new_block(BlockKind::Straight, span);
         self.edge(header, body);
+        self.unit.loops[lid.0 as usize].body_block = body;
         self.cur = Some(body);
     }
 
-    fn close_loop(&mut self, end_span: Span) {
+    fn close_loop(&mut self, end_span: Span, end_text: TextPos) {
         let ctx = self.loops.pop().expect("close_loop after open_loop");
+        self.unit.loops[ctx.id.0 as usize].end_text = end_text;
         if let Some(c) = self.cur.take() {
             self.edge(c, ctx.header);
         }
@@ -1583,7 +1637,8 @@ impl<'a> Lowerer<'a> {
             }
             // The WHERE statement spans its mask, not the whole construct.
             let span = self.header_span(node, Some(m));
-            let idx = self.push_stmt_spanned(span, kind);
+            let text = self.text_pos(node, Some(m));
+            let idx = self.push_stmt_spanned(span, text, kind);
             let b = self.current(span);
             self.attach(b, idx, counts);
         }
@@ -1636,6 +1691,7 @@ impl<'a> Lowerer<'a> {
             exprs.push(self.expr(*m));
         }
         let span = self.header_span(node, header.last().copied());
+        let text = self.text_pos(node, header.last().copied());
         self.open_loop(
             LoopKind::Concurrent,
             var,
@@ -1646,16 +1702,19 @@ impl<'a> Lowerer<'a> {
             None,
             None,
             span,
+            text,
         );
         let mut end_span = self.span(node);
+        let mut end_text = self.text_pos(node, None);
         for k in kids.iter() {
             if kind_of(k) == "end_forall_statement" {
                 end_span = self.span(*k);
+                end_text = self.text_pos(*k, None);
             } else if kind_of(k) != "triplet_spec" && is_statement_like(kind_of(k)) {
                 self.statement(*k);
             }
         }
-        self.close_loop(end_span);
+        self.close_loop(end_span, end_text);
     }
 }
 
@@ -1669,6 +1728,8 @@ fn empty_unit() -> Unit {
             col: 1,
         }),
         host: None,
+        source: 0,
+        header_text: TextPos::default(),
         dummies: vec![],
         symbols: vec![],
         stmts: vec![],

@@ -15,6 +15,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct BlockId(pub u32);
 
+impl BlockId {
+    /// Block 0 (the entry block).
+    pub fn zero() -> BlockId {
+        BlockId(0)
+    }
+}
+
 /// Index of a loop inside its unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct LoopId(pub u32);
@@ -88,6 +95,12 @@ pub struct Unit {
     pub span: Span,
     /// The host unit (index in [`Program::units`]) for internal and module procedures.
     pub host: Option<usize>,
+    /// Index of the top-level source file (in the order given to the front end) the unit is in.
+    #[serde(default)]
+    pub source: u32,
+    /// Position of the unit's first statement in the parsed text of its source.
+    #[serde(default)]
+    pub header_text: TextPos,
     /// Dummy argument names, in order.
     pub dummies: Vec<String>,
     /// Symbols declared or used in the unit, sorted by name.
@@ -479,6 +492,15 @@ pub struct Loop {
     pub entry_block: BlockId,
     /// Block executed once per iteration (holds the per-iteration overhead).
     pub header_block: BlockId,
+    /// First block of the body (for whole-array statements, the element block).
+    #[serde(default = "BlockId::zero")]
+    pub body_block: BlockId,
+    /// Block control reaches when the loop ends normally.
+    #[serde(default = "BlockId::zero")]
+    pub after_block: BlockId,
+    /// Position of the END DO (or terminal statement) in the parsed text.
+    #[serde(default)]
+    pub end_text: TextPos,
     /// Shared terminating label of an F77 labelled DO.
     pub label: Option<u32>,
 }
@@ -530,11 +552,29 @@ pub struct Block {
     pub succs: Vec<BlockId>,
 }
 
+/// Where a statement sits in the text the parser saw (the loaded, normalized
+/// source of its top-level file): 0-based lines and column in characters. The
+/// instrumenter edits that text, so it needs these rather than original lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextPos {
+    /// First line (0-based) of the statement.
+    pub line: u32,
+    /// Column (0-based, in bytes) where the statement starts, after any label.
+    pub col: u32,
+    /// Last line (0-based) of the statement.
+    pub end_line: u32,
+    /// Column (0-based, in bytes) just after the statement's last character.
+    pub end_col: u32,
+}
+
 /// One statement and its source span.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Stmt {
     /// Original source span.
     pub span: Span,
+    /// Position in the parsed text of the unit's source (see [`Unit::source`]).
+    #[serde(default)]
+    pub text: TextPos,
     /// Statement label, if any.
     pub label: Option<u32>,
     /// What the statement is.

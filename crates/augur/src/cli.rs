@@ -19,12 +19,18 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Analyze Fortran sources: static counts of abstract operations per unit and basic block.
+    /// Analyze a Fortran program: build an instrumented copy, run it, write its profile.
     ///
-    /// With --static, prints for every program unit its basic blocks (source lines,
-    /// loop nesting) and the abstract operations (AbOps) each block executes once,
-    /// Saavedra-Barrera's S matrix. The report ends with the parse coverage and any
-    /// diagnostics (file:line, what went wrong, what to do).
+    /// The program is built with your compiler and flags (--fc, --fflags), run once
+    /// with your arguments and input, and the exact execution count of every basic
+    /// block is combined with the static counts into the program profile (JSON):
+    /// abstract operations by block, line, procedure, loop and region. The program's
+    /// own output is shown (or saved with --output). C files, objects and -l/-L are
+    /// linked, not analyzed.
+    ///
+    /// With --static, nothing is built or run: prints for every program unit its
+    /// basic blocks and the abstract operations (AbOps) each executes once
+    /// (Saavedra-Barrera's S matrix), then the parse coverage and any diagnostics.
     Analyze(AnalyzeArgs),
     /// List the catalogue of abstract operations (AbOps) with their codes and meanings.
     Abops {
@@ -106,15 +112,46 @@ impl SourceArgs {
 struct AnalyzeArgs {
     #[command(flatten)]
     source: SourceArgs,
-    /// Static analysis only: no build, no run (the only mode so far).
+    /// Static analysis only: no build, no run.
     #[arg(long = "static")]
     static_only: bool,
-    /// Write the static counts as JSON to standard output instead of tables.
+    /// With --static: write the static counts as JSON to standard output instead of tables.
     #[arg(long)]
     json: bool,
-    /// Write the JSON to this file (atomically) instead of standard output.
+    /// Where to write the profile (dynamic) or the static JSON (--static), atomically.
+    /// Default for the profile: STEM.profile.json in the current directory.
     #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
+    output_file: Option<PathBuf>,
+    /// Fortran compiler for the instrumented build: gfortran, flang-19 or a path.
+    #[arg(long, default_value = "gfortran")]
+    fc: String,
+    /// Compiler flags, as one string (e.g. "-O2 -march=native").
+    #[arg(long, default_value = "-O2", allow_hyphen_values = true)]
+    fflags: String,
+    /// Program arguments, as one string.
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
+    args: String,
+    /// File to feed to the program's standard input (default: none, reads see end of file).
+    #[arg(long, value_name = "FILE")]
+    stdin: Option<PathBuf>,
+    /// Time limit of the counting run, in seconds.
+    #[arg(long, default_value_t = 600.0)]
+    timeout: f64,
+    /// Save the program's own output (stdout, then stderr) to this file instead of showing it.
+    #[arg(long = "output", value_name = "FILE")]
+    program_output: Option<PathBuf>,
+    /// Link with library NAME (as the compiler's -l).
+    #[arg(short = 'l', value_name = "NAME")]
+    libs: Vec<String>,
+    /// Search DIR for libraries (as the compiler's -L).
+    #[arg(short = 'L', value_name = "DIR")]
+    lib_dirs: Vec<PathBuf>,
+    /// Write a profile marked partial when the run fails (crash, non-zero exit, timeout).
+    #[arg(long)]
+    keep_partial: bool,
+    /// Keep the instrumented sources and the build in DIR (for inspection).
+    #[arg(long, value_name = "DIR")]
+    keep_build: Option<PathBuf>,
     /// Show every block, including blocks without operations.
     #[arg(long)]
     all_blocks: bool,
@@ -142,9 +179,6 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
-    if !a.static_only {
-        bail!("only static analysis is available so far: run `augur analyze --static FILE...`");
-    }
     for f in &a.source.files {
         if !f.exists() {
             bail!(
@@ -153,6 +187,24 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
             );
         }
     }
+    if !a.static_only {
+        return crate::dynamic::run(
+            &a.source,
+            &crate::dynamic::DynamicArgs {
+                output_file: a.output_file.clone(),
+                fc: a.fc.clone(),
+                fflags: a.fflags.clone(),
+                args: a.args.clone(),
+                stdin: a.stdin.clone(),
+                timeout: a.timeout,
+                program_output: a.program_output.clone(),
+                libs: a.libs.clone(),
+                lib_dirs: a.lib_dirs.clone(),
+                keep_partial: a.keep_partial,
+                keep_build: a.keep_build.clone(),
+            },
+        );
+    }
     let program = augur_fortran::analyze(&a.source.files, &a.source.front_end());
     let errors = program
         .diagnostics
@@ -160,9 +212,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
         .filter(|d| d.severity == Severity::Error)
         .count();
     let report = crate::static_report::StaticReport::new(&program);
-    if a.json || a.output.is_some() {
+    if a.json || a.output_file.is_some() {
         let json = serde_json::to_string_pretty(&report)?;
-        match &a.output {
+        match &a.output_file {
             Some(path) => write_atomically(path, json.as_bytes())?,
             None => println!("{json}"),
         }

@@ -2,6 +2,7 @@
 
 mod bench;
 mod cli;
+mod dynamic;
 mod static_report;
 
 use clap::Parser;

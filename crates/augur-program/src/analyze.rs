@@ -1,0 +1,295 @@
+//! Dynamic analysis: instrument, build with the user's compiler, run, count.
+
+use crate::instrument::{self, Plan};
+use crate::profile::{build_profile, ProgramProfile, RunEntry};
+use crate::toolchain::{self, BuildError, BuildInput, RunResult, RunSpec, Toolchain};
+use augur_fortran::FrontEndOptions;
+use augur_ir::{Pos, Program, Severity};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What to analyze and how to build and run it.
+#[derive(Debug, Clone)]
+pub struct AnalyzeOptions {
+    /// Front-end options (form, cpp, -D, -I).
+    pub front: FrontEndOptions,
+    /// The compiler and its flags.
+    pub toolchain: Toolchain,
+    /// C sources to build and link (not analyzed).
+    pub c_sources: Vec<PathBuf>,
+    /// Objects and archives to link.
+    pub objects: Vec<PathBuf>,
+    /// `-l`/`-L` arguments.
+    pub link_args: Vec<String>,
+    /// Program arguments.
+    pub args: Vec<String>,
+    /// Standard input file.
+    pub stdin: Option<PathBuf>,
+    /// Time limit of the counting run.
+    pub timeout: Duration,
+    /// Working directory of the run.
+    pub cwd: PathBuf,
+    /// Keep a profile even when the run failed (marked partial).
+    pub keep_partial: bool,
+    /// Keep the instrumented sources and build in this directory (for inspection).
+    pub keep_build: Option<PathBuf>,
+}
+
+/// The result of a dynamic analysis.
+#[derive(Debug)]
+pub struct Analysis {
+    /// The program model.
+    pub program: Program,
+    /// The profile (partial only with `keep_partial`).
+    pub profile: ProgramProfile,
+    /// How the instrumented run ended (its output is in here).
+    pub run: RunResult,
+}
+
+/// Why a dynamic analysis failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzeError {
+    /// The sources have errors (listed, already rendered with file and line).
+    #[error("the sources could not be analyzed:\n{0}")]
+    Sources(String),
+    /// The instrumented program did not compile; messages are mapped to the original lines.
+    #[error("the program does not compile with {compiler}:\n{messages}")]
+    Compile {
+        /// The compiler.
+        compiler: String,
+        /// Its messages, at the original files and lines.
+        messages: String,
+    },
+    /// Linking failed.
+    #[error("{0}")]
+    Link(String),
+    /// The program could not be run.
+    #[error("cannot run the program: {0}")]
+    Run(String),
+    /// The program failed (crash, non-zero exit, timeout); its output is kept.
+    #[error(
+        "the program {how}; no profile was written (use --keep-partial to keep the counts so far)"
+    )]
+    Failed {
+        /// How it ended.
+        how: String,
+        /// The run, with the program's output.
+        run: Box<RunResult>,
+    },
+    /// Files could not be written or read.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Analyzes a program dynamically: front end, instrumentation, build, run, profile.
+pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, AnalyzeError> {
+    let (program, loaded) = augur_fortran::analyze_with_sources(sources, &opts.front);
+    let errors: Vec<String> = program
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.render(&program.files))
+        .collect();
+    if !errors.is_empty() && !opts.keep_partial {
+        return Err(AnalyzeError::Sources(errors.join("")));
+    }
+    let texts: Vec<Option<&str>> = loaded
+        .iter()
+        .map(|l| l.as_ref().map(|l| l.text.as_str()))
+        .collect();
+    let plan = instrument::plan(&program, &texts);
+
+    let tmp = tempfile::Builder::new()
+        .prefix("augur-build-")
+        .tempdir()
+        .map_err(|e| AnalyzeError::Io(format!("cannot create a build directory: {e}")))?;
+    let work: PathBuf = match &opts.keep_build {
+        Some(d) => {
+            std::fs::create_dir_all(d)
+                .map_err(|e| AnalyzeError::Io(format!("cannot create {}: {e}", d.display())))?;
+            d.clone()
+        }
+        None => tmp.path().to_path_buf(),
+    };
+    let write = |name: &str, text: &str| -> Result<PathBuf, AnalyzeError> {
+        let p = work.join(name);
+        std::fs::write(&p, text)
+            .map_err(|e| AnalyzeError::Io(format!("cannot write {}: {e}", p.display())))?;
+        Ok(p)
+    };
+    let mut fortran = vec![write(
+        "augur_counts_mod.f90",
+        &instrument::counter_module(plan.counters),
+    )?];
+    // Instrumented sources, with a map from their lines back to the loaded text.
+    let mut maps: Vec<(PathBuf, usize, Vec<u32>)> = vec![];
+    for (i, l) in loaded.iter().enumerate() {
+        let Some(l) = l else { continue };
+        let (text, map) = instrument::rewrite(&plan, i as u32, &l.text);
+        let stem = sources[i]
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| format!("src{i}"));
+        let p = write(&format!("aug{i}_{stem}.f90"), &text)?;
+        maps.push((p.clone(), i, map));
+        fortran.push(p);
+    }
+    let mut c_sources = opts.c_sources.clone();
+    c_sources.push(write("augur_rt.c", instrument::RUNTIME_C)?);
+    let extra = if opts.toolchain.is_gfortran() {
+        vec!["-ffree-form".into(), "-ffree-line-length-none".into()]
+    } else {
+        vec!["-ffree-form".into()]
+    };
+    let input = BuildInput {
+        fortran,
+        extra_fflags: extra,
+        c_sources,
+        objects: opts.objects.clone(),
+        link_args: opts.link_args.clone(),
+    };
+    let exe = toolchain::build(&opts.toolchain, &input, &work, "augur_instrumented").map_err(
+        |e| match e {
+            BuildError::Compile {
+                messages, stderr, ..
+            } => {
+                let mut out = String::new();
+                for m in &messages {
+                    let orig = maps
+                        .iter()
+                        .find(|(p, _, _)| paths_match(p, &m.file))
+                        .and_then(|(_, src, map)| {
+                            let text_line = *map.get(m.line.saturating_sub(1) as usize)? as usize;
+                            loaded[*src].as_ref().map(|l| l.origin(text_line, 0))
+                        });
+                    match orig {
+                        Some(pos) => {
+                            out.push_str(&render_at(&program, pos, &m.severity, &m.message))
+                        }
+                        None => out.push_str(&format!(
+                            "{}:{}: {}: {}\n",
+                            m.file.display(),
+                            m.line,
+                            m.severity,
+                            m.message
+                        )),
+                    }
+                }
+                if messages.is_empty() {
+                    out.push_str(stderr.trim());
+                    out.push('\n');
+                }
+                AnalyzeError::Compile {
+                    compiler: opts.toolchain.fc.clone(),
+                    messages: out,
+                }
+            }
+            BuildError::Link { .. } => AnalyzeError::Link(e.to_string()),
+            other => AnalyzeError::Io(other.to_string()),
+        },
+    )?;
+
+    let counts_file = work.join("augur-counts.txt");
+    let _ = std::fs::remove_file(&counts_file);
+    let spec = RunSpec {
+        args: opts.args.clone(),
+        stdin: opts.stdin.clone(),
+        timeout: opts.timeout,
+        env: vec![(
+            "AUGUR_COUNTS_FILE".into(),
+            counts_file.display().to_string(),
+        )],
+        cwd: opts.cwd.clone(),
+        capture: true,
+    };
+    let run = toolchain::run(&exe, &spec).map_err(|e| AnalyzeError::Run(e.to_string()))?;
+    let counters = read_counts(&counts_file, plan.counters);
+    let mut notes = plan.notes.clone();
+    let mut partial = false;
+    if !run.success() || counters.is_none() {
+        if !opts.keep_partial {
+            let how = if counters.is_none() && run.success() {
+                "ended without writing its counts".to_string()
+            } else {
+                run.describe()
+            };
+            return Err(AnalyzeError::Failed {
+                how,
+                run: Box::new(run),
+            });
+        }
+        partial = true;
+        notes.insert(
+            0,
+            format!("partial profile: the program {}", run.describe()),
+        );
+    }
+    let counters = counters.unwrap_or_else(|| vec![0; plan.counters]);
+    let mu = instrument::block_counts(&program, &plan, &counters);
+    let entry = RunEntry {
+        compiler: opts.toolchain.fc.clone(),
+        compiler_version: opts.toolchain.version.clone(),
+        fflags: opts.toolchain.fflags.clone(),
+        args: opts.args.clone(),
+        stdin: opts.stdin.as_ref().map(|p| p.display().to_string()),
+        exit_code: run.exit_code,
+        wall_seconds: run.wall.as_secs_f64(),
+        counters: plan.counters,
+    };
+    let mut profile = build_profile(&program, &plan.rules, &mu, entry, notes);
+    profile.partial = partial;
+    drop(tmp);
+    Ok(Analysis {
+        program,
+        profile,
+        run,
+    })
+}
+
+/// The plan alone (for tests and for inspecting where counters go).
+pub fn plan_for(program: &Program, loaded: &[Option<augur_source::LoadedSource>]) -> Plan {
+    let texts: Vec<Option<&str>> = loaded
+        .iter()
+        .map(|l| l.as_ref().map(|l| l.text.as_str()))
+        .collect();
+    instrument::plan(program, &texts)
+}
+
+fn paths_match(a: &Path, b: &Path) -> bool {
+    a == b || a.file_name() == b.file_name()
+}
+
+fn render_at(program: &Program, pos: Pos, severity: &str, message: &str) -> String {
+    let sev = if severity.to_ascii_lowercase().contains("warn") {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let d = augur_ir::Diagnostic {
+        severity: sev,
+        pos: Some(pos),
+        message: message.to_string(),
+        hint: None,
+    };
+    d.render(&program.files)
+}
+
+/// Reads the counters the runtime wrote; `None` when missing, truncated or of the wrong size.
+fn read_counts(path: &Path, expected: usize) -> Option<Vec<i64>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    let header = lines.next()?;
+    let n: usize = header.strip_prefix("augur-counts ")?.trim().parse().ok()?;
+    if n != expected.max(1) {
+        return None;
+    }
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        v.push(lines.next()?.trim().parse().ok()?);
+    }
+    if lines.next()? != "end" {
+        return None;
+    }
+    v.truncate(expected);
+    Some(v)
+}

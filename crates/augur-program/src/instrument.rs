@@ -1,0 +1,914 @@
+//! Instrumentation: where counters go, how each block's count is obtained, and
+//! the rewritten source that carries the counters.
+//!
+//! Saavedra's analyzer put one counter in every basic block. augur places as
+//! few counters as it can in hot code, while keeping every count exact:
+//!
+//! * A counted DO loop whose iterations cannot be cut short (no EXIT, GOTO out
+//!   of the loop, RETURN or STOP inside, no call to a procedure that may STOP,
+//!   bounds free of function calls) adds its trip count
+//!   `max(0, (end - start + step) / step)` once, before the DO statement. The
+//!   first block of its body runs once per iteration, so it gets no counter
+//!   either: the innermost loop of a nest usually runs counter-free.
+//! * Whole-array statements add `size(...)` of their elements once per execution.
+//! * The test of an ELSE IF is derived (tests of the previous arm minus entries
+//!   into the previous arm); the tests of a DO WHILE are its iterations plus
+//!   its normal exits; blocks without operations need no count at all.
+//! * Every other block with operations gets `augur_c(k) = augur_c(k) + 1`
+//!   before its first statement (taking over the statement's label, so branches
+//!   to the label are counted); a logical IF whose guarded statement needs a
+//!   counter becomes an IF-THEN construct.
+//!
+//! The counters live in a module (`augur_counts_mod`) whose array is shared with a
+//! small C runtime; a destructor in that runtime writes them to a file when the
+//! program ends, whether by END, STOP or ERROR STOP in any procedure.
+
+use augur_ir::{BlockId, BlockKind, LoopKind, Program, Stmt, StmtKind, TextPos, Unit, UnitKind};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// How the execution count of a block is obtained after the run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "how")]
+pub enum Rule {
+    /// Read directly from counter `k` (0-based).
+    Counter {
+        /// The counter.
+        k: usize,
+    },
+    /// The same count as another block of the unit.
+    SameAs {
+        /// The block whose count this block shares.
+        block: u32,
+    },
+    /// `tests(previous) - entries(previous arm)`: an ELSE IF test.
+    Difference {
+        /// Minuend block.
+        plus: u32,
+        /// Subtrahend block.
+        minus: u32,
+    },
+    /// DO WHILE tests: iterations + arrivals after the loop − arrivals by EXIT.
+    WhileTests {
+        /// Counter of iterations (top of the body).
+        iterations: usize,
+        /// Counter of arrivals after END DO.
+        after: usize,
+        /// Blocks that EXIT this loop.
+        exits: Vec<u32>,
+    },
+    /// The block performs no operations; its count is not needed and not measured.
+    NotNeeded,
+}
+
+/// The instrumentation of a whole program.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// Number of counters.
+    pub counters: usize,
+    /// For each unit (index in [`Program::units`]), the rule of each block.
+    pub rules: Vec<Vec<Rule>>,
+    /// Text edits for each input source (index = the unit's `source`).
+    edits: BTreeMap<u32, Vec<Edit>>,
+    /// Notes about approximations, for the profile.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    /// Insert statement text before the statement at (line, col); `label` moves from
+    /// the statement to the inserted text.
+    Before {
+        line: u32,
+        col: u32,
+        take_label: bool,
+        text: String,
+        order: u32,
+    },
+    /// Insert a line after line `line`.
+    After { line: u32, text: String, order: u32 },
+    /// Turn `IF (c) stmt` into an IF-THEN construct with `text` before `stmt`.
+    LogicalIf { guard: TextPos, text: String },
+    /// Replace `from` with `to` on line `line` (first occurrence, case-insensitive, word).
+    Replace { line: u32, from: String, to: String },
+}
+
+/// Name of the counter array in the instrumented program.
+pub const COUNTER_ARRAY: &str = "augur_c";
+/// Name of the module holding it.
+pub const COUNTER_MODULE: &str = "augur_counts_mod";
+
+fn incr(k: usize) -> String {
+    format!(
+        "{COUNTER_ARRAY}({n}) = {COUNTER_ARRAY}({n}) + 1_8",
+        n = k + 1
+    )
+}
+
+fn incr_by(k: usize, amount: &str) -> String {
+    format!(
+        "{COUNTER_ARRAY}({n}) = {COUNTER_ARRAY}({n}) + int({amount}, 8)",
+        n = k + 1
+    )
+}
+
+/// Procedures that may end the program (contain STOP, or call one that may, or
+/// call a procedure augur did not analyze).
+fn may_stop(program: &Program) -> HashSet<String> {
+    let names: HashSet<&str> = program.units.iter().map(|u| u.name.as_str()).collect();
+    let mut stops: HashSet<String> = HashSet::new();
+    let mut calls: HashMap<&str, Vec<String>> = HashMap::new();
+    for u in &program.units {
+        let mut c = vec![];
+        for s in &u.stmts {
+            match &s.kind {
+                StmtKind::Stop => {
+                    stops.insert(u.name.clone());
+                }
+                StmtKind::Call { name, .. } => c.push(name.clone()),
+                _ => {}
+            }
+        }
+        calls.insert(&u.name, c);
+    }
+    // External procedures we did not analyze are assumed not to stop, except the
+    // usual program-ending library calls.
+    let ends = ["exit", "abort", "mpi_abort", "mpi_finalize"];
+    loop {
+        let mut changed = false;
+        for (u, cs) in &calls {
+            if stops.contains(*u) {
+                continue;
+            }
+            if cs.iter().any(|c| {
+                stops.contains(c) || (!names.contains(c.as_str()) && ends.contains(&c.as_str()))
+            }) {
+                stops.insert(u.to_string());
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    stops
+}
+
+/// Whether an expression list calls a user function (bounds must be side-effect free
+/// to be evaluated twice).
+fn calls_user_function(e: &augur_ir::Expr) -> bool {
+    use augur_ir::ExprKind::*;
+    match &e.kind {
+        Call(augur_ir::CallTarget::User(_), _) => true,
+        Call(_, args) | ArrayCtor(args) => args.iter().any(calls_user_function),
+        Unary(_, a) | Substring(a) | Component(a, _) => calls_user_function(a),
+        Binary(_, a, b) => calls_user_function(a) || calls_user_function(b),
+        Elem(_, subs) => subs.iter().any(|s| match s {
+            augur_ir::Subscript::Index(x) => calls_user_function(x),
+            augur_ir::Subscript::Range(a, b, c) => {
+                [a, b, c].into_iter().flatten().any(calls_user_function)
+            }
+        }),
+        _ => false,
+    }
+}
+
+/// Builds the instrumentation plan of a program.
+pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
+    let stoppers = may_stop(program);
+    let mut p = Plan::default();
+    for (ui, u) in program.units.iter().enumerate() {
+        let rules = plan_unit(
+            &mut p,
+            u,
+            &stoppers,
+            texts.get(u.source as usize).copied().flatten(),
+        );
+        p.rules.push(rules);
+        let _ = ui;
+    }
+    p
+}
+
+/// Per-unit facts used by the planner.
+struct UnitInfo<'u> {
+    unit: &'u Unit,
+    /// For each block, the loops containing it (innermost last).
+    loop_chain: Vec<Vec<usize>>,
+}
+
+impl<'u> UnitInfo<'u> {
+    fn new(unit: &'u Unit) -> UnitInfo<'u> {
+        let loop_chain = unit
+            .blocks
+            .iter()
+            .map(|b| {
+                let mut chain = vec![];
+                let mut l = b.in_loop;
+                while let Some(id) = l {
+                    chain.push(id.0 as usize);
+                    l = unit.loops[id.0 as usize].parent;
+                }
+                chain.reverse();
+                chain
+            })
+            .collect();
+        UnitInfo { unit, loop_chain }
+    }
+
+    fn in_loop(&self, b: usize, l: usize) -> bool {
+        self.loop_chain[b].contains(&l)
+    }
+}
+
+fn plan_unit(p: &mut Plan, u: &Unit, stoppers: &HashSet<String>, text: Option<&str>) -> Vec<Rule> {
+    let n = u.blocks.len();
+    let mut rules = vec![Rule::NotNeeded; n];
+    if matches!(u.kind, UnitKind::Module | UnitKind::BlockData) || text.is_none() {
+        return rules;
+    }
+    let text = text.unwrap_or("");
+    let info = UnitInfo::new(u);
+    let edits = p.edits.entry(u.source).or_default();
+    // Counter module in every executable unit, right after its header.
+    if u.header_text != TextPos::default() {
+        edits.push(Edit::After {
+            line: u.header_text.end_line,
+            text: format!("use {COUNTER_MODULE}"),
+            order: 0,
+        });
+        // PURE and ELEMENTAL procedures may not update counters: make them impure.
+        let header_line = text.lines().nth(u.header_text.line as usize).unwrap_or("");
+        let lower = header_line.to_ascii_lowercase();
+        if has_word(&lower, "elemental") && !has_word(&lower, "impure") {
+            edits.push(Edit::Replace {
+                line: u.header_text.line,
+                from: "elemental".into(),
+                to: "impure elemental".into(),
+            });
+        }
+        if has_word(&lower, "pure") {
+            edits.push(Edit::Replace {
+                line: u.header_text.line,
+                from: "pure".into(),
+                to: "".into(),
+            });
+        }
+    } else if let Some(first) = u.stmts.first() {
+        edits.push(Edit::Before {
+            line: first.text.line,
+            col: 0,
+            take_label: false,
+            text: format!("use {COUNTER_MODULE}"),
+            order: 0,
+        });
+    }
+
+    // Lines covered by WHERE constructs: no statements may be inserted there.
+    let where_ranges = where_ranges(u, text);
+    let in_where = |s: &Stmt| {
+        where_ranges
+            .iter()
+            .any(|(a, b, _)| s.text.line >= *a && s.text.line <= *b)
+    };
+
+    // Which loops are entry-counted.
+    let mut entry_counted = vec![false; u.loops.len()];
+    for (li, l) in u.loops.iter().enumerate() {
+        if l.kind != LoopKind::Counted {
+            continue;
+        }
+        let do_stmt = u.blocks[l.entry_block.0 as usize]
+            .stmts
+            .iter()
+            .map(|&s| &u.stmts[s as usize])
+            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li));
+        let Some(do_stmt) = do_stmt else { continue };
+        let StmtKind::Do { exprs, .. } = &do_stmt.kind else {
+            continue;
+        };
+        if exprs.iter().any(calls_user_function) || l.bounds.is_none() {
+            continue;
+        }
+        if in_where(do_stmt) {
+            continue;
+        }
+        if loop_may_exit_early(&info, li, stoppers) {
+            continue;
+        }
+        entry_counted[li] = true;
+    }
+
+    // Rules and counters per block (a loop's header comes before its body).
+    let mut iteration_counter: HashMap<usize, usize> = HashMap::new();
+    for bi in 0..n {
+        let b = &u.blocks[bi];
+        let first = b.stmts.first().map(|&s| &u.stmts[s as usize]);
+        match b.kind {
+            BlockKind::LoopHeader => {
+                let li = b.in_loop.map(|l| l.0 as usize).unwrap_or(0);
+                let l = &u.loops[li];
+                let do_stmt = first;
+                match l.kind {
+                    LoopKind::Counted if entry_counted[li] => {
+                        let k = new_counter(p);
+                        let bnd = l.bounds.as_ref().expect("entry-counted loops have bounds");
+                        let step = bnd.step.clone().unwrap_or_else(|| "1".into());
+                        let trips = format!(
+                            "max(0_8, (int({e}, 8) - int({s}, 8) + int({st}, 8)) / int({st}, 8))",
+                            e = bnd.end,
+                            s = bnd.start,
+                            st = step
+                        );
+                        if let Some(ds) = do_stmt {
+                            p.edits.get_mut(&u.source).expect("entry made above").push(
+                                Edit::Before {
+                                    line: ds.text.line,
+                                    col: ds.text.col,
+                                    take_label: true,
+                                    text: incr_by(k, &trips),
+                                    order: 2,
+                                },
+                            );
+                        }
+                        rules[bi] = Rule::Counter { k };
+                    }
+                    LoopKind::While => {
+                        let it = new_counter(p);
+                        let after = new_counter(p);
+                        if let Some(ds) = do_stmt {
+                            let e = p.edits.get_mut(&u.source).expect("entry made above");
+                            e.push(Edit::After {
+                                line: ds.text.end_line,
+                                text: incr(it),
+                                order: 1,
+                            });
+                            e.push(Edit::After {
+                                line: l.end_text.end_line,
+                                text: incr(after),
+                                order: 1,
+                            });
+                        }
+                        let exits = exit_blocks(&info, li);
+                        iteration_counter.insert(li, it);
+                        rules[bi] = Rule::WhileTests {
+                            iterations: it,
+                            after,
+                            exits,
+                        };
+                    }
+                    LoopKind::ArrayElements => {}
+                    _ => {
+                        // Iterations counted at the top of the body.
+                        if let Some(ds) = do_stmt.filter(|ds| !in_where(ds)) {
+                            let k = new_counter(p);
+                            p.edits.get_mut(&u.source).expect("entry made above").push(
+                                Edit::After {
+                                    line: ds.text.end_line,
+                                    text: incr(k),
+                                    order: 1,
+                                },
+                            );
+                            rules[bi] = Rule::Counter { k };
+                        } else {
+                            p.notes.push(format!(
+                                "{}: loop at line {} is inside a WHERE construct and is not counted",
+                                u.name, l.span.start.line
+                            ));
+                        }
+                    }
+                }
+            }
+            BlockKind::Elements => {
+                let li = b.in_loop.map(|l| l.0 as usize).unwrap_or(0);
+                let l = &u.loops[li];
+                let Some(stmt) = first else { continue };
+                let k = new_counter(p);
+                let amount = l.elements.clone().unwrap_or_else(|| "0".into());
+                // Inside a WHERE construct the count goes before the WHERE statement.
+                let (line, col) = where_ranges
+                    .iter()
+                    .find(|(a, bb, _)| stmt.text.line >= *a && stmt.text.line <= *bb)
+                    .map(|(_, _, w)| (w.line, w.col))
+                    .unwrap_or((stmt.text.line, stmt.text.col));
+                p.edits
+                    .get_mut(&u.source)
+                    .expect("entry made above")
+                    .push(Edit::Before {
+                        line,
+                        col,
+                        take_label: true,
+                        text: incr_by(k, &amount),
+                        order: 3,
+                    });
+                rules[bi] = Rule::Counter { k };
+            }
+            BlockKind::Entry | BlockKind::Straight => {
+                if b.counts.is_empty() {
+                    continue;
+                }
+                // The first block of an entry-counted loop's body runs once per iteration.
+                if let Some(li) = body_start_of(u, bi) {
+                    match u.loops[li].kind {
+                        LoopKind::While => {
+                            if let Some(&it) = iteration_counter.get(&li) {
+                                rules[bi] = Rule::Counter { k: it };
+                                continue;
+                            }
+                        }
+                        _ => {
+                            if !matches!(
+                                rules[u.loops[li].header_block.0 as usize],
+                                Rule::NotNeeded
+                            ) {
+                                rules[bi] = Rule::SameAs {
+                                    block: u.loops[li].header_block.0,
+                                };
+                                continue;
+                            }
+                        }
+                    }
+                }
+                let Some(stmt) = first else { continue };
+                match &stmt.kind {
+                    // ELSE IF tests are derived from the previous test and arm.
+                    StmtKind::If { .. } if is_else_if(u, bi) => {
+                        if let Some((prev_test, prev_arm)) = else_if_parents(u, bi) {
+                            rules[bi] = Rule::Difference {
+                                plus: prev_test,
+                                minus: prev_arm,
+                            };
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
+                if in_where(stmt) {
+                    // Assignments of a WHERE construct share the mask's element count;
+                    // their scalar parts (rare) are not counted.
+                    p.notes.push(format!(
+                        "{}: block at line {} inside a WHERE construct is not counted",
+                        u.name, stmt.span.start.line
+                    ));
+                    continue;
+                }
+                let k = new_counter(p);
+                rules[bi] = Rule::Counter { k };
+                let edits = p.edits.get_mut(&u.source).expect("entry made above");
+                match &stmt.kind {
+                    StmtKind::Else | StmtKind::Case => edits.push(Edit::After {
+                        line: stmt.text.end_line,
+                        text: incr(k),
+                        order: 1,
+                    }),
+                    _ if is_guarded(u, bi) => edits.push(Edit::LogicalIf {
+                        guard: stmt.text,
+                        text: incr(k),
+                    }),
+                    _ if is_do_terminal_with_label(u, stmt) => {
+                        // The label must stay on the DO's terminal statement; the count
+                        // then covers arrivals by falling through only.
+                        edits.push(Edit::Before {
+                            line: stmt.text.line,
+                            col: stmt.text.col,
+                            take_label: false,
+                            text: incr(k),
+                            order: 1,
+                        });
+                        p.notes.push(format!(
+                            "{}: the labelled terminal statement at line {} is counted on fall-through only",
+                            u.name, stmt.span.start.line
+                        ));
+                    }
+                    _ => edits.push(Edit::Before {
+                        line: stmt.text.line,
+                        col: stmt.text.col,
+                        take_label: true,
+                        text: incr(k),
+                        order: 1,
+                    }),
+                }
+            }
+        }
+    }
+    // An arm referenced by an ELSE IF rule must be counted even when it is empty:
+    // its counter goes right after the test's line.
+    for bi in 0..n {
+        let Rule::Difference { plus, minus } = rules[bi].clone() else {
+            continue;
+        };
+        if !matches!(rules[minus as usize], Rule::NotNeeded) {
+            continue;
+        }
+        let test = &u.blocks[plus as usize];
+        let Some(&ts) = test.stmts.last() else {
+            continue;
+        };
+        let k = new_counter(p);
+        rules[minus as usize] = Rule::Counter { k };
+        p.edits
+            .get_mut(&u.source)
+            .expect("entry made above")
+            .push(Edit::After {
+                line: u.stmts[ts as usize].text.end_line,
+                text: incr(k),
+                order: 1,
+            });
+    }
+    rules
+}
+
+fn new_counter(p: &mut Plan) -> usize {
+    p.counters += 1;
+    p.counters - 1
+}
+
+fn has_word(s: &str, w: &str) -> bool {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|x| x == w)
+}
+
+/// Whether a loop's iterations may be cut short: a branch from inside to outside the
+/// loop other than its normal exit, RETURN, STOP, or a call that may end the program.
+fn loop_may_exit_early(info: &UnitInfo<'_>, li: usize, stoppers: &HashSet<String>) -> bool {
+    let u = info.unit;
+    let header = u.loops[li].header_block.0 as usize;
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if !info.in_loop(bi, li) {
+            continue;
+        }
+        for &s in &b.stmts {
+            match &u.stmts[s as usize].kind {
+                StmtKind::Return | StmtKind::Stop => return true,
+                StmtKind::Call { name, .. } if stoppers.contains(name) => return true,
+                StmtKind::Io { .. } => {}
+                _ => {}
+            }
+        }
+        for succ in &b.succs {
+            let si = succ.0 as usize;
+            if !info.in_loop(si, li) && bi != header {
+                // Leaving the loop from inside: EXIT, GOTO out.
+                // The header's exit edge is the normal one.
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Blocks inside loop `li` that EXIT it (their control goes to the block after the loop).
+fn exit_blocks(info: &UnitInfo<'_>, li: usize) -> Vec<u32> {
+    let u = info.unit;
+    let mut out = vec![];
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if !info.in_loop(bi, li) {
+            continue;
+        }
+        let exits = b
+            .stmts
+            .iter()
+            .any(|&s| matches!(u.stmts[s as usize].kind, StmtKind::Exit));
+        if exits && b.succs.iter().any(|s| !info.in_loop(s.0 as usize, li)) {
+            out.push(bi as u32);
+        }
+    }
+    out
+}
+
+/// The loop whose body starts at block `bi` (the block right after the header).
+fn body_start_of(u: &Unit, bi: usize) -> Option<usize> {
+    u.loops
+        .iter()
+        .position(|l| l.kind != LoopKind::ArrayElements && l.body_block.0 as usize == bi)
+}
+
+/// Whether block `bi` starts with the guarded statement of a logical IF.
+fn is_guarded(u: &Unit, bi: usize) -> bool {
+    u.blocks.iter().any(|p| {
+        p.succs.contains(&BlockId(bi as u32))
+            && p.stmts
+                .last()
+                .is_some_and(|&s| matches!(u.stmts[s as usize].kind, StmtKind::LogicalIf { .. }))
+            && p.succs.first() == Some(&BlockId(bi as u32))
+    })
+}
+
+/// Whether block `bi` holds an ELSE IF test (a test block reached from another test).
+fn is_else_if(u: &Unit, bi: usize) -> bool {
+    else_if_parents(u, bi).is_some()
+}
+
+/// For an ELSE IF test block: the previous test block and the previous arm's first block.
+fn else_if_parents(u: &Unit, bi: usize) -> Option<(u32, u32)> {
+    let me = BlockId(bi as u32);
+    let prev = u.blocks.iter().find(|p| {
+        p.id != me
+            && p.succs.len() >= 2
+            && p.succs[1] == me
+            && p.stmts
+                .last()
+                .is_some_and(|&s| matches!(u.stmts[s as usize].kind, StmtKind::If { .. }))
+    })?;
+    Some((prev.id.0, prev.succs[0].0))
+}
+
+/// Whether a statement is the labelled terminal statement of a labelled DO loop.
+fn is_do_terminal_with_label(u: &Unit, s: &Stmt) -> bool {
+    match s.label {
+        Some(l) => u.loops.iter().any(|lp| lp.label == Some(l)),
+        None => false,
+    }
+}
+
+/// Text line ranges of WHERE constructs and statements, with the WHERE statement's position.
+fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = vec![];
+    for s in &u.stmts {
+        if !matches!(s.kind, StmtKind::Where { .. }) {
+            continue;
+        }
+        let start = s.text.line;
+        // A WHERE statement has its assignment on the same (continued) line after the
+        // mask; a WHERE construct runs to its END WHERE.
+        let line_rest = lines
+            .get(s.text.end_line as usize)
+            .map(|l| {
+                l.get(s.text.end_col as usize..)
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let is_construct = line_rest.is_empty() || line_rest.starts_with('!');
+        let mut end = s.text.end_line;
+        if is_construct {
+            let mut depth = 1;
+            for (i, l) in lines.iter().enumerate().skip(s.text.end_line as usize + 1) {
+                let sq: String = l
+                    .split('!')
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .filter(|c| !c.is_whitespace())
+                    .collect::<String>()
+                    .to_ascii_lowercase();
+                let sq = sq
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .to_string();
+                if sq.starts_with("endwhere") {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i as u32;
+                        break;
+                    }
+                } else if sq.starts_with("where(") && sq.ends_with(')') {
+                    depth += 1;
+                }
+            }
+        }
+        out.push((start, end, s.text));
+    }
+    out
+}
+
+/// Applies the plan's edits to the text of source `source`, returning the
+/// instrumented text and, for each of its lines, the 0-based line of the input
+/// text it came from (inserted lines map to the line they were inserted at).
+pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
+    let empty = vec![];
+    let edits = plan.edits.get(&source).unwrap_or(&empty);
+    let mut before: HashMap<u32, Vec<(u32, u32, bool, &str)>> = HashMap::new();
+    let mut after: HashMap<u32, Vec<(u32, &str)>> = HashMap::new();
+    let mut guards: HashMap<u32, Vec<(TextPos, &str)>> = HashMap::new();
+    let mut replaces: HashMap<u32, Vec<(&str, &str)>> = HashMap::new();
+    for e in edits {
+        match e {
+            Edit::Before {
+                line,
+                col,
+                take_label,
+                text,
+                order,
+            } => before
+                .entry(*line)
+                .or_default()
+                .push((*col, *order, *take_label, text)),
+            Edit::After { line, text, order } => {
+                after.entry(*line).or_default().push((*order, text))
+            }
+            Edit::LogicalIf { guard, text } => {
+                guards.entry(guard.line).or_default().push((*guard, text))
+            }
+            Edit::Replace { line, from, to } => replaces.entry(*line).or_default().push((from, to)),
+        }
+    }
+    let mut out = String::with_capacity(text.len() + edits.len() * 40);
+    let mut map = Vec::new();
+    let mut pending_endif: Vec<(u32, u32)> = vec![]; // (line, col) after which END IF goes
+    for (i, raw) in text.lines().enumerate() {
+        let i = i as u32;
+        let mut line = raw.to_string();
+        if let Some(rs) = replaces.get(&i) {
+            for (from, to) in rs {
+                line = replace_word(&line, from, to);
+            }
+        }
+        // Logical IFs whose guarded statement starts on this line.
+        let mut segments: Vec<(u32, String)> = vec![]; // pieces of this line to emit, with breaks
+        let mut cut_points: Vec<(u32, String)> = vec![];
+        if let Some(gs) = guards.get(&i) {
+            for (g, t) in gs {
+                cut_points.push((g.col, format!("THEN\n{t}\n")));
+                pending_endif.push((g.end_line, g.end_col));
+            }
+        }
+        // Counters before statements on this line.
+        let mut label_taken = false;
+        if let Some(bs) = before.get(&i) {
+            let mut bs = bs.clone();
+            bs.sort_by_key(|b| (b.0, b.1));
+            for (col, _, take_label, t) in bs {
+                let prefix = line.get(..col as usize).unwrap_or("");
+                let only_label = prefix.trim().chars().all(|c| c.is_ascii_digit());
+                if only_label {
+                    // Insert whole lines before this one, moving the label if asked.
+                    let label = prefix.trim();
+                    if take_label && !label.is_empty() && !label_taken {
+                        out.push_str(label);
+                        out.push(' ');
+                        out.push_str(t);
+                        out.push('\n');
+                        map.push(i);
+                        label_taken = true;
+                    } else {
+                        out.push_str(t);
+                        out.push('\n');
+                        map.push(i);
+                    }
+                } else {
+                    cut_points.push((col, format!("\n{t}\n")));
+                }
+            }
+        }
+        if label_taken {
+            // Blank out the label (keep columns).
+            let lead = line.len() - line.trim_start().len();
+            let digits = line[lead..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            line.replace_range(lead..lead + digits, &" ".repeat(digits));
+        }
+        // END IFs for guarded statements ending on this line.
+        let ends: Vec<u32> = pending_endif
+            .iter()
+            .filter(|(l, _)| *l == i)
+            .map(|(_, c)| *c)
+            .collect();
+        pending_endif.retain(|(l, _)| *l != i);
+        for c in ends {
+            cut_points.push((c, "\nEND IF\n".into()));
+        }
+        cut_points.sort_by_key(|c| c.0);
+        let mut last = 0usize;
+        for (col, ins) in cut_points {
+            let col = (col as usize).min(line.len());
+            if col < last {
+                continue;
+            }
+            let piece = &line[last..col];
+            segments.push((0, piece.to_string()));
+            segments.push((0, ins));
+            last = col;
+        }
+        segments.push((0, line[last..].to_string()));
+        // Emit, cleaning a `;` left at the start of a line by a split.
+        let joined: String = segments.into_iter().map(|s| s.1).collect();
+        for part in joined.split('\n') {
+            let p = part.trim_start();
+            let p = if let Some(rest) = p.strip_prefix(';') {
+                rest.to_string()
+            } else {
+                part.to_string()
+            };
+            out.push_str(&p);
+            out.push('\n');
+            map.push(i);
+        }
+        if let Some(a) = after.get(&i) {
+            let mut a = a.clone();
+            a.sort_by_key(|x| x.0);
+            for (_, t) in a {
+                out.push_str(t);
+                out.push('\n');
+                map.push(i);
+            }
+        }
+    }
+    (out, map)
+}
+
+fn replace_word(line: &str, from: &str, to: &str) -> String {
+    let lower = line.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut start = 0;
+    while let Some(pos) = lower[start..].find(from) {
+        let a = start + pos;
+        let b = a + from.len();
+        let before_ok = a == 0 || !(bytes[a - 1].is_ascii_alphanumeric() || bytes[a - 1] == b'_');
+        let after_ok = b >= bytes.len() || !(bytes[b].is_ascii_alphanumeric() || bytes[b] == b'_');
+        if before_ok && after_ok {
+            return format!("{}{}{}", &line[..a], to, &line[b..]);
+        }
+        start = b;
+    }
+    line.to_string()
+}
+
+/// The Fortran module declaring the counters, shared with the C runtime.
+pub fn counter_module(counters: usize) -> String {
+    format!(
+        "module {COUNTER_MODULE}\n  use iso_c_binding, only: c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_counts\") :: {COUNTER_ARRAY}({n})\n  integer(c_int64_t), bind(C, name=\"augur_ncounts\") :: augur_n = {n}\nend module {COUNTER_MODULE}\n",
+        n = counters.max(1)
+    )
+}
+
+/// The C runtime: writes the counters when the program ends (normal end, STOP,
+/// ERROR STOP or `exit()`), to the file named by `AUGUR_COUNTS_FILE`.
+pub const RUNTIME_C: &str = r#"/* augur counter runtime: dumps the block counters at program exit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+extern int64_t augur_counts[];
+extern int64_t augur_ncounts;
+static void augur_dump(void) {
+    const char *path = getenv("AUGUR_COUNTS_FILE");
+    if (!path) return;
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "augur-counts %lld\n", (long long)augur_ncounts);
+    for (int64_t i = 0; i < augur_ncounts; i++) fprintf(f, "%lld\n", (long long)augur_counts[i]);
+    fprintf(f, "end\n");
+    fclose(f);
+}
+__attribute__((constructor)) static void augur_init(void) { atexit(augur_dump); }
+"#;
+
+/// Counts of every block of every unit, from the counter values and the plan's rules.
+/// Blocks whose count is not needed get `None`.
+pub fn block_counts(program: &Program, plan: &Plan, counters: &[i64]) -> Vec<Vec<Option<f64>>> {
+    program
+        .units
+        .iter()
+        .zip(&plan.rules)
+        .map(|(u, rules)| {
+            let mut memo: Vec<Option<Option<f64>>> = vec![None; u.blocks.len()];
+            (0..u.blocks.len())
+                .map(|b| resolve(b, rules, counters, &mut memo, 0))
+                .collect()
+        })
+        .collect()
+}
+
+fn resolve(
+    b: usize,
+    rules: &[Rule],
+    counters: &[i64],
+    memo: &mut Vec<Option<Option<f64>>>,
+    depth: usize,
+) -> Option<f64> {
+    if let Some(v) = memo[b] {
+        return v;
+    }
+    if depth > rules.len() {
+        return None;
+    }
+    let c = |k: usize| counters.get(k).map(|&v| v as f64);
+    let v = match &rules[b] {
+        Rule::Counter { k } => c(*k),
+        Rule::SameAs { block } => resolve(*block as usize, rules, counters, memo, depth + 1),
+        Rule::Difference { plus, minus } => {
+            let p = resolve(*plus as usize, rules, counters, memo, depth + 1);
+            let m = resolve(*minus as usize, rules, counters, memo, depth + 1);
+            match (p, m) {
+                (Some(p), Some(m)) => Some(p - m),
+                _ => None,
+            }
+        }
+        Rule::WhileTests {
+            iterations,
+            after,
+            exits,
+        } => {
+            let mut t = c(*iterations)? + c(*after)?;
+            for e in exits {
+                t -= resolve(*e as usize, rules, counters, memo, depth + 1)?;
+            }
+            Some(t)
+        }
+        Rule::NotNeeded => None,
+    };
+    memo[b] = Some(v);
+    v
+}

@@ -1,0 +1,15 @@
+//! Program characterization: instrumented builds and runs with the real compiler,
+//! exact block counts, and the program profile.
+//!
+//! [`instrument`] decides where counters go and rewrites the sources;
+//! [`toolchain`] builds and runs programs with the user's compiler; [`profile`]
+//! turns counts into the program profile (S, μ, C and their breakdowns);
+//! [`analyze`] ties them together.
+
+pub mod analyze;
+pub mod instrument;
+pub mod profile;
+pub mod toolchain;
+
+pub use analyze::{analyze, AnalyzeError, AnalyzeOptions};
+pub use profile::ProgramProfile;

@@ -1,0 +1,403 @@
+//! The program profile: static counts S, block executions μ, the dynamic AbOp
+//! vector C = Σ μ·S, and its breakdowns by line, procedure, loop and region.
+//!
+//! Profiles are machine-independent (they depend only on the source and the
+//! input), versioned (`schema`) and documented in `docs/FORMATS.md`.
+
+use crate::instrument::Rule;
+use augur_ir::count::{count_stmt, loop_setup};
+use augur_ir::{AbOpCounts, BlockKind, FileId, LoopKind, Program, SourceFiles, StmtKind, UnitKind};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the program-profile format.
+pub const PROFILE_SCHEMA: u32 = 1;
+/// The `kind` of a program profile document.
+pub const PROFILE_KIND: &str = "augur-program-profile";
+
+/// A program profile.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProgramProfile {
+    /// Format version ([`PROFILE_SCHEMA`]).
+    pub schema: u32,
+    /// Always [`PROFILE_KIND`].
+    pub kind: String,
+    /// augur version that wrote it.
+    pub augur_version: String,
+    /// Every source file read, with its content hash.
+    pub sources: Vec<SourceEntry>,
+    /// How the counting run was built and run.
+    pub run: RunEntry,
+    /// True when the counts are incomplete (written only with `--keep-partial`).
+    pub partial: bool,
+    /// Why the profile is partial, or notes on approximations.
+    pub notes: Vec<String>,
+    /// The dynamic AbOp vector C of the whole program.
+    pub totals: AbOpCounts,
+    /// Total number of abstract operations executed.
+    pub operations: f64,
+    /// Per program unit: its blocks (S and μ), loops and totals.
+    pub units: Vec<UnitProfile>,
+    /// Per source line with operations: the AbOps executed there.
+    pub lines: Vec<LineProfile>,
+    /// Per region (`!augur region NAME` ... `!augur end region`).
+    pub regions: Vec<RegionProfile>,
+}
+
+/// One source file of the program.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SourceEntry {
+    /// Path as given (or as an include resolved it).
+    pub path: String,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+    /// Number of lines.
+    pub lines: u32,
+}
+
+/// The counting run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct RunEntry {
+    /// Compiler used for the instrumented build.
+    pub compiler: String,
+    /// Its version line.
+    pub compiler_version: String,
+    /// Flags of the build.
+    pub fflags: Vec<String>,
+    /// Program arguments.
+    pub args: Vec<String>,
+    /// Standard input file, if any.
+    pub stdin: Option<String>,
+    /// Exit status of the run.
+    pub exit_code: Option<i32>,
+    /// Wall time of the instrumented run, seconds.
+    pub wall_seconds: f64,
+    /// Number of counters the instrumented program carried.
+    pub counters: usize,
+}
+
+/// One program unit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UnitProfile {
+    /// Lower-case name.
+    pub name: String,
+    /// `program`, `subroutine`, `function`, `module`, `block_data`.
+    pub unit_kind: UnitKind,
+    /// Its file.
+    pub file: String,
+    /// First line.
+    pub first_line: u32,
+    /// Last line.
+    pub last_line: u32,
+    /// Host unit of an internal or module procedure.
+    pub host: Option<String>,
+    /// Times the unit was entered (executions of its entry block), when measured.
+    pub calls: Option<f64>,
+    /// AbOps executed in the unit.
+    pub totals: AbOpCounts,
+    /// Its basic blocks.
+    pub blocks: Vec<BlockProfile>,
+    /// Its loops.
+    pub loops: Vec<LoopProfile>,
+}
+
+/// One basic block: a column of S and its μ.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BlockProfile {
+    /// Block id within the unit.
+    pub id: u32,
+    /// `entry`, `straight`, `loop_header`, `elements`.
+    pub block_kind: BlockKind,
+    /// First and last line.
+    pub first_line: u32,
+    /// Last line.
+    pub last_line: u32,
+    /// Innermost loop.
+    pub in_loop: Option<u32>,
+    /// Static AbOp counts of one execution (S).
+    pub counts: AbOpCounts,
+    /// Executions (μ); `null` for blocks without operations, whose count is not needed.
+    pub executions: Option<f64>,
+    /// How μ was obtained (`counter`, `same_as`, `difference`, `while_tests`, `not_needed`).
+    pub how: String,
+}
+
+/// One loop.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LoopProfile {
+    /// Loop id within the unit.
+    pub id: u32,
+    /// `counted`, `while`, `forever`, `concurrent`, `array_elements`.
+    pub loop_kind: LoopKind,
+    /// Line of the DO (or array) statement.
+    pub line: u32,
+    /// Nesting depth.
+    pub depth: u32,
+    /// Enclosing loop.
+    pub parent: Option<u32>,
+    /// Times the loop was entered.
+    pub entries: Option<f64>,
+    /// Iterations (elements, for whole-array statements) over all entries.
+    pub iterations: Option<f64>,
+    /// Mean iterations per entry.
+    pub mean_trips: Option<f64>,
+    /// AbOps executed inside the loop, nested loops included.
+    pub totals: AbOpCounts,
+}
+
+/// AbOps executed on one source line.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LineProfile {
+    /// File.
+    pub file: String,
+    /// Line.
+    pub line: u32,
+    /// AbOps executed there.
+    pub abops: AbOpCounts,
+}
+
+/// A region marked in the source.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RegionProfile {
+    /// Its name.
+    pub name: String,
+    /// File.
+    pub file: String,
+    /// Line of `!augur region`.
+    pub first_line: u32,
+    /// Line of `!augur end region`.
+    pub last_line: u32,
+    /// AbOps executed inside.
+    pub abops: AbOpCounts,
+}
+
+fn path_of(files: &SourceFiles, id: FileId) -> String {
+    files
+        .files
+        .get(id.0 as usize)
+        .map(|f| f.path.display().to_string())
+        .unwrap_or_default()
+}
+
+fn rule_name(r: &Rule) -> &'static str {
+    match r {
+        Rule::Counter { .. } => "counter",
+        Rule::SameAs { .. } => "same_as",
+        Rule::Difference { .. } => "difference",
+        Rule::WhileTests { .. } => "while_tests",
+        Rule::NotNeeded => "not_needed",
+    }
+}
+
+/// Builds the profile from the analyzed program, the rules and the block counts.
+pub fn build_profile(
+    program: &Program,
+    rules: &[Vec<Rule>],
+    mu: &[Vec<Option<f64>>],
+    run: RunEntry,
+    notes: Vec<String>,
+) -> ProgramProfile {
+    let files = &program.files;
+    let mut totals = AbOpCounts::new();
+    let mut lines: BTreeMap<(u32, u32), AbOpCounts> = BTreeMap::new();
+    let mut units = vec![];
+    for (ui, u) in program.units.iter().enumerate() {
+        let mut unit_totals = AbOpCounts::new();
+        let mut blocks = vec![];
+        for (bi, b) in u.blocks.iter().enumerate() {
+            let m = mu[ui][bi];
+            if let Some(m) = m {
+                unit_totals.add_scaled(&b.counts, m);
+                attribute_lines(u, bi, m, &mut lines);
+            }
+            blocks.push(BlockProfile {
+                id: b.id.0,
+                block_kind: b.kind,
+                first_line: b.span.start.line,
+                last_line: b.span.end_line,
+                in_loop: b.in_loop.map(|l| l.0),
+                counts: b.counts.clone(),
+                executions: m,
+                how: rule_name(&rules[ui][bi]).to_string(),
+            });
+        }
+        let loops = u
+            .loops
+            .iter()
+            .map(|l| {
+                let li = l.id.0 as usize;
+                let mut t = AbOpCounts::new();
+                for (bi, b) in u.blocks.iter().enumerate() {
+                    let mut lp = b.in_loop;
+                    let mut inside = false;
+                    while let Some(x) = lp {
+                        if x.0 as usize == li {
+                            inside = true;
+                            break;
+                        }
+                        lp = u.loops[x.0 as usize].parent;
+                    }
+                    if inside {
+                        if let Some(m) = mu[ui][bi] {
+                            t.add_scaled(&b.counts, m);
+                        }
+                    }
+                }
+                let entries = mu[ui][l.entry_block.0 as usize];
+                let iterations = match l.kind {
+                    LoopKind::While => mu[ui][l.body_block.0 as usize],
+                    _ => mu[ui][l.header_block.0 as usize],
+                };
+                LoopProfile {
+                    id: l.id.0,
+                    loop_kind: l.kind.clone(),
+                    line: l.span.start.line,
+                    depth: l.depth,
+                    parent: l.parent.map(|p| p.0),
+                    entries,
+                    iterations,
+                    mean_trips: match (entries, iterations) {
+                        (Some(e), Some(i)) if e > 0.0 => Some(i / e),
+                        _ => None,
+                    },
+                    totals: t,
+                }
+            })
+            .collect();
+        totals.add_scaled(&unit_totals, 1.0);
+        units.push(UnitProfile {
+            name: u.name.clone(),
+            unit_kind: u.kind,
+            file: path_of(files, u.span.start.file),
+            first_line: u.span.start.line,
+            last_line: u.span.end_line,
+            host: u
+                .host
+                .and_then(|h| program.units.get(h))
+                .map(|h| h.name.clone()),
+            calls: mu[ui].first().copied().flatten(),
+            totals: unit_totals,
+            blocks,
+            loops,
+        });
+    }
+    let regions = regions(program, &lines);
+    let lines = lines
+        .into_iter()
+        .filter(|(_, c)| !c.is_empty())
+        .map(|((f, l), abops)| LineProfile {
+            file: path_of(files, FileId(f)),
+            line: l,
+            abops,
+        })
+        .collect();
+    ProgramProfile {
+        schema: PROFILE_SCHEMA,
+        kind: PROFILE_KIND.to_string(),
+        augur_version: env!("CARGO_PKG_VERSION").to_string(),
+        sources: files
+            .files
+            .iter()
+            .map(|f| SourceEntry {
+                path: f.path.display().to_string(),
+                sha256: f.sha256.clone(),
+                lines: f.lines,
+            })
+            .collect(),
+        run,
+        partial: false,
+        notes,
+        operations: totals.total(),
+        totals,
+        units,
+        lines,
+        regions,
+    }
+}
+
+/// Splits a block's operations over the lines of its statements.
+fn attribute_lines(
+    u: &augur_ir::Unit,
+    bi: usize,
+    mu: f64,
+    lines: &mut BTreeMap<(u32, u32), AbOpCounts>,
+) {
+    let b = &u.blocks[bi];
+    let key = |s: &augur_ir::Stmt| (s.span.start.file.0, s.span.start.line);
+    let first = b.stmts.first().map(|&s| &u.stmts[s as usize]);
+    match b.kind {
+        BlockKind::LoopHeader | BlockKind::Elements => {
+            // Per-iteration overhead and element work belong to the DO or array statement.
+            if let Some(s) = first {
+                lines.entry(key(s)).or_default().add_scaled(&b.counts, mu);
+            }
+        }
+        BlockKind::Entry | BlockKind::Straight => {
+            let mut rest = b.counts.clone();
+            for &si in &b.stmts {
+                let s = &u.stmts[si as usize];
+                let mut c = count_stmt(&s.kind).once;
+                if let StmtKind::Do { loop_id, .. } = &s.kind {
+                    if let Some(l) = u.loops.get(loop_id.0 as usize) {
+                        if matches!(l.kind, LoopKind::Counted | LoopKind::Concurrent) {
+                            c.inc(loop_setup(l.unit_step));
+                        }
+                    }
+                }
+                for (op, n) in c.iter() {
+                    rest.add(op, -n);
+                }
+                lines.entry(key(s)).or_default().add_scaled(&c, mu);
+            }
+            // Whatever the statements do not explain stays with the block's first line.
+            let leftover: AbOpCounts = AbOpCounts::from_dense(
+                &rest
+                    .to_dense()
+                    .iter()
+                    .map(|v| if v.abs() < 1e-9 { 0.0 } else { *v })
+                    .collect::<Vec<_>>(),
+            );
+            if !leftover.is_empty() {
+                let k = first
+                    .map(key)
+                    .unwrap_or((b.span.start.file.0, b.span.start.line));
+                lines.entry(k).or_default().add_scaled(&leftover, mu);
+            }
+        }
+    }
+}
+
+/// Region totals from the line totals: lines between a region's markers.
+fn regions(program: &Program, lines: &BTreeMap<(u32, u32), AbOpCounts>) -> Vec<RegionProfile> {
+    let mut out = vec![];
+    for u in &program.units {
+        let mut stack: Vec<(String, u32, u32)> = vec![];
+        for s in &u.stmts {
+            if let StmtKind::RegionMarker { name } = &s.kind {
+                match name {
+                    Some(n) => stack.push((n.clone(), s.span.start.file.0, s.span.start.line)),
+                    None => {
+                        if let Some((n, f, start)) = stack.pop() {
+                            let end = s.span.start.line;
+                            let mut abops = AbOpCounts::new();
+                            for ((lf, ll), c) in lines.range((f, start)..=(f, end)) {
+                                if *lf == f {
+                                    let _ = ll;
+                                    abops.add_scaled(c, 1.0);
+                                }
+                            }
+                            out.push(RegionProfile {
+                                name: n,
+                                file: path_of(&program.files, FileId(f)),
+                                first_line: start,
+                                last_line: end,
+                                abops,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}

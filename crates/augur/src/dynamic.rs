@@ -1,0 +1,251 @@
+//! `augur analyze` (dynamic): instrumented build and run, then the program profile.
+
+use crate::cli::{write_atomically, SourceArgs};
+use crate::static_report::counts_inline;
+use anyhow::{bail, Context, Result};
+use augur_program::toolchain::Toolchain;
+use augur_program::{AnalyzeError, AnalyzeOptions, ProgramProfile};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Options of the dynamic analysis beyond the sources.
+#[derive(Debug, Clone)]
+pub struct DynamicArgs {
+    /// Profile path.
+    pub output_file: Option<PathBuf>,
+    /// Compiler.
+    pub fc: String,
+    /// Compiler flags.
+    pub fflags: String,
+    /// Program arguments (one string).
+    pub args: String,
+    /// Standard input file.
+    pub stdin: Option<PathBuf>,
+    /// Time limit, seconds.
+    pub timeout: f64,
+    /// Where to save the program's output.
+    pub program_output: Option<PathBuf>,
+    /// Libraries (-l).
+    pub libs: Vec<String>,
+    /// Library directories (-L).
+    pub lib_dirs: Vec<PathBuf>,
+    /// Keep a partial profile on failure.
+    pub keep_partial: bool,
+    /// Keep the build directory.
+    pub keep_build: Option<PathBuf>,
+}
+
+/// Whether a path is a C source, an object or an archive (linked, not analyzed).
+pub fn is_link_only(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("c" | "o" | "a" | "so")
+    )
+}
+
+/// Runs the dynamic analysis and prints its summary.
+pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
+    let (fortran, other): (Vec<PathBuf>, Vec<PathBuf>) =
+        src.files.iter().cloned().partition(|p| !is_link_only(p));
+    if fortran.is_empty() {
+        bail!("no Fortran source among the files given (C files and objects are only linked)");
+    }
+    if let Some(s) = &d.stdin {
+        if !s.is_file() {
+            bail!(
+                "{}: the --stdin file does not exist; give the file the program reads as input",
+                s.display()
+            );
+        }
+    }
+    let toolchain = Toolchain::detect(&d.fc, &d.fflags)?;
+    toolchain.check_flags()?;
+    let args = augur_program::toolchain::split_flags(&d.args)?;
+    let mut link_args: Vec<String> = d
+        .lib_dirs
+        .iter()
+        .map(|p| format!("-L{}", p.display()))
+        .collect();
+    link_args.extend(d.libs.iter().map(|l| format!("-l{l}")));
+    let (c_sources, objects): (Vec<PathBuf>, Vec<PathBuf>) = other
+        .into_iter()
+        .partition(|p| p.extension().and_then(|e| e.to_str()) == Some("c"));
+    let opts = AnalyzeOptions {
+        front: src.front_end(),
+        toolchain,
+        c_sources,
+        objects,
+        link_args,
+        args,
+        stdin: d.stdin.clone(),
+        timeout: Duration::from_secs_f64(d.timeout.max(0.001)),
+        cwd: std::env::current_dir()?,
+        keep_partial: d.keep_partial,
+        keep_build: d.keep_build.clone(),
+    };
+    eprintln!(
+        "augur: building an instrumented copy with {} {} and running it...",
+        opts.toolchain.fc,
+        opts.toolchain.fflags.join(" ")
+    );
+    let analysis = match augur_program::analyze(&fortran, &opts) {
+        Ok(a) => a,
+        Err(AnalyzeError::Failed { how, run }) => {
+            show_program_output(&run.stdout, &run.stderr, d.program_output.as_deref())?;
+            bail!("the program {how}; no profile was written (fix the run, raise --timeout, or use --keep-partial to keep the counts so far)");
+        }
+        Err(e) => return Err(e.into()),
+    };
+    show_program_output(
+        &analysis.run.stdout,
+        &analysis.run.stderr,
+        d.program_output.as_deref(),
+    )?;
+    let path = d.output_file.clone().unwrap_or_else(|| {
+        let stem = fortran[0]
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| "program".into());
+        PathBuf::from(format!("{stem}.profile.json"))
+    });
+    let json = serde_json::to_string_pretty(&analysis.profile)?;
+    write_atomically(&path, json.as_bytes())
+        .with_context(|| format!("cannot write the profile {}", path.display()))?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(summary(&analysis.profile).as_bytes())?;
+    writeln!(out, "profile written to {}", path.display())?;
+    for d in &analysis.program.diagnostics {
+        eprint!("{}", d.render(&analysis.program.files));
+    }
+    Ok(if analysis.profile.partial {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn show_program_output(stdout: &[u8], stderr: &[u8], save: Option<&Path>) -> Result<()> {
+    match save {
+        Some(p) => {
+            let mut all = stdout.to_vec();
+            all.extend_from_slice(stderr);
+            write_atomically(p, &all)?;
+            eprintln!("augur: the program's output was saved to {}", p.display());
+        }
+        None => {
+            if !stdout.is_empty() || !stderr.is_empty() {
+                eprintln!("---- program output ----");
+                std::io::stderr().write_all(stdout)?;
+                std::io::stderr().write_all(stderr)?;
+                eprintln!("---- end of program output ----");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A short text summary of a profile: totals, top AbOps, top lines and loops, regions.
+pub fn summary(p: &ProgramProfile) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "augur program profile: {:.4e} abstract operations, run {:.2} s instrumented (exit {}), {} counters{}",
+        p.operations,
+        p.run.wall_seconds,
+        p.run
+            .exit_code
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "-".into()),
+        p.run.counters,
+        if p.partial { ", PARTIAL" } else { "" }
+    );
+    let total = p.operations.max(1.0);
+    let mut ops: Vec<_> = p.totals.iter().collect();
+    ops.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let _ = writeln!(s, "\ntop abstract operations:");
+    for (op, n) in ops.iter().take(10) {
+        let _ = writeln!(
+            s,
+            "  {:<5} {:>14.0}  {:>5.1}%  {}",
+            op.mnemonic(),
+            n,
+            100.0 * n / total,
+            op.info().meaning
+        );
+    }
+    let mut lines: Vec<_> = p.lines.iter().map(|l| (l, l.abops.total())).collect();
+    lines.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let _ = writeln!(s, "\nbusiest lines:");
+    for (l, n) in lines.iter().take(8) {
+        let _ = writeln!(
+            s,
+            "  {}:{:<5} {:>14.0}  {:>5.1}%  {}",
+            l.file,
+            l.line,
+            n,
+            100.0 * n / total,
+            counts_inline(&l.abops)
+        );
+    }
+    let _ = writeln!(s, "\nprocedures:");
+    let mut units: Vec<_> = p.units.iter().filter(|u| u.totals.total() > 0.0).collect();
+    units.sort_by(|a, b| b.totals.total().total_cmp(&a.totals.total()));
+    for u in units {
+        let _ = writeln!(
+            s,
+            "  {:<20} calls {:>10}  {:>14.0} ops  {:>5.1}%",
+            u.name,
+            u.calls
+                .map(|c| format!("{c:.0}"))
+                .unwrap_or_else(|| "-".into()),
+            u.totals.total(),
+            100.0 * u.totals.total() / total
+        );
+    }
+    let mut loops: Vec<_> = p
+        .units
+        .iter()
+        .flat_map(|u| u.loops.iter().map(move |l| (u, l)))
+        .filter(|(_, l)| l.totals.total() > 0.0)
+        .collect();
+    loops.sort_by(|a, b| b.1.totals.total().total_cmp(&a.1.totals.total()));
+    let _ = writeln!(s, "\nloops:");
+    for (u, l) in loops.iter().take(8) {
+        let _ = writeln!(
+            s,
+            "  {}:{:<5} {:<10} entries {:>10} trips/entry {:>10}  {:>5.1}%",
+            u.file,
+            l.line,
+            format!("{:?}", l.loop_kind).to_ascii_lowercase(),
+            l.entries
+                .map(|c| format!("{c:.0}"))
+                .unwrap_or_else(|| "-".into()),
+            l.mean_trips
+                .map(|c| format!("{c:.1}"))
+                .unwrap_or_else(|| "-".into()),
+            100.0 * l.totals.total() / total
+        );
+    }
+    if !p.regions.is_empty() {
+        let _ = writeln!(s, "\nregions:");
+        for r in &p.regions {
+            let _ = writeln!(
+                s,
+                "  {:<16} {}:{}-{}  {:>14.0} ops  {:>5.1}%",
+                r.name,
+                r.file,
+                r.first_line,
+                r.last_line,
+                r.abops.total(),
+                100.0 * r.abops.total() / total
+            );
+        }
+    }
+    for n in &p.notes {
+        let _ = writeln!(s, "note: {n}");
+    }
+    s
+}

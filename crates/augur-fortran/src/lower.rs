@@ -1091,6 +1091,7 @@ impl<'a> Lowerer<'a> {
         // Statement function definition: f(x, y) = expr in the specification part.
         if self.in_spec && kind_of(l) == "call_expression" {
             let fname = field(l, "function")
+                .or_else(|| l.named_child(0))
                 .filter(|f| kind_of(f) == "identifier")
                 .map(|f| text(f, src).trim().to_ascii_lowercase());
             if let Some(f) = fname {

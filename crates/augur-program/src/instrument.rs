@@ -175,12 +175,19 @@ fn calls_user_function(e: &augur_ir::Expr) -> bool {
 /// Builds the instrumentation plan of a program.
 pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
     let stoppers = may_stop(program);
+    let functions: Vec<String> = program
+        .units
+        .iter()
+        .filter(|u| u.kind == UnitKind::Function)
+        .map(|u| u.name.clone())
+        .collect();
     let mut p = Plan::default();
     for (ui, u) in program.units.iter().enumerate() {
         let rules = plan_unit(
             &mut p,
             u,
             &stoppers,
+            &functions,
             texts.get(u.source as usize).copied().flatten(),
         );
         p.rules.push(rules);
@@ -220,7 +227,13 @@ impl<'u> UnitInfo<'u> {
     }
 }
 
-fn plan_unit(p: &mut Plan, u: &Unit, stoppers: &HashSet<String>, text: Option<&str>) -> Vec<Rule> {
+fn plan_unit(
+    p: &mut Plan,
+    u: &Unit,
+    stoppers: &HashSet<String>,
+    program_functions: &[String],
+    text: Option<&str>,
+) -> Vec<Rule> {
     let n = u.blocks.len();
     let mut rules = vec![Rule::NotNeeded; n];
     if matches!(u.kind, UnitKind::Module | UnitKind::BlockData) || text.is_none() {
@@ -382,8 +395,35 @@ fn plan_unit(p: &mut Plan, u: &Unit, stoppers: &HashSet<String>, text: Option<&s
                 let li = b.in_loop.map(|l| l.0 as usize).unwrap_or(0);
                 let l = &u.loops[li];
                 let Some(stmt) = first else { continue };
-                let k = new_counter(p);
                 let amount = l.elements.clone().unwrap_or_else(|| "0".into());
+                if mentions_any(&amount, program_functions) {
+                    // Evaluating the count would call a user function a second time.
+                    p.notes.push(format!(
+                        "{}: the elements of the array operation at line {} are not counted (its size depends on a function call)",
+                        u.name, stmt.span.start.line
+                    ));
+                    continue;
+                }
+                let k = new_counter(p);
+                let assigns_whole_lhs = matches!(&stmt.kind, StmtKind::Assign { lhs, .. } if lhs.array && amount == format!("size({lhs})"));
+                if assigns_whole_lhs
+                    && !in_where(stmt)
+                    && !is_do_terminal_with_label(u, stmt)
+                    && !is_guarded(u, l.entry_block.0 as usize)
+                {
+                    // After the assignment: an allocatable left side may only get its
+                    // shape from the assignment itself.
+                    p.edits
+                        .get_mut(&u.source)
+                        .expect("entry made above")
+                        .push(Edit::After {
+                            line: stmt.text.end_line,
+                            text: incr_by(k, &amount),
+                            order: 2,
+                        });
+                    rules[bi] = Rule::Counter { k };
+                    continue;
+                }
                 // Inside a WHERE construct the count goes before the WHERE statement.
                 let (line, col) = where_ranges
                     .iter()
@@ -585,12 +625,22 @@ fn body_start_of(u: &Unit, bi: usize) -> Option<usize> {
 /// Whether block `bi` starts with the guarded statement of a logical IF.
 fn is_guarded(u: &Unit, bi: usize) -> bool {
     u.blocks.iter().any(|p| {
-        p.succs.contains(&BlockId(bi as u32))
+        matches!(p.kind, BlockKind::Entry | BlockKind::Straight)
             && p.stmts
                 .last()
                 .is_some_and(|&s| matches!(u.stmts[s as usize].kind, StmtKind::LogicalIf { .. }))
-            && p.succs.first() == Some(&BlockId(bi as u32))
+            && control_succs(u, p).first() == Some(&BlockId(bi as u32))
     })
+}
+
+/// A block's successors in program order, without the element blocks of its
+/// whole-array operations (those are side loops, not control flow).
+fn control_succs(u: &Unit, b: &augur_ir::Block) -> Vec<BlockId> {
+    b.succs
+        .iter()
+        .copied()
+        .filter(|s| u.blocks[s.0 as usize].kind != BlockKind::Elements)
+        .collect()
 }
 
 /// Whether block `bi` holds an ELSE IF test (a test block reached from another test).
@@ -602,14 +652,16 @@ fn is_else_if(u: &Unit, bi: usize) -> bool {
 fn else_if_parents(u: &Unit, bi: usize) -> Option<(u32, u32)> {
     let me = BlockId(bi as u32);
     let prev = u.blocks.iter().find(|p| {
-        p.id != me
-            && p.succs.len() >= 2
-            && p.succs[1] == me
+        let succs = control_succs(u, p);
+        matches!(p.kind, BlockKind::Entry | BlockKind::Straight)
+            && p.id != me
+            && succs.len() >= 2
+            && succs[1] == me
             && p.stmts
                 .last()
                 .is_some_and(|&s| matches!(u.stmts[s as usize].kind, StmtKind::If { .. }))
     })?;
-    Some((prev.id.0, prev.succs[0].0))
+    Some((prev.id.0, control_succs(u, prev)[0].0))
 }
 
 /// Whether a statement is the labelled terminal statement of a labelled DO loop.
@@ -641,7 +693,13 @@ fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
             })
             .unwrap_or_default();
         let is_construct = line_rest.is_empty() || line_rest.starts_with('!');
-        let mut end = s.text.end_line;
+        // A WHERE statement ends with its assignment (possibly on a continuation line).
+        let mut end = u
+            .stmts
+            .iter()
+            .find(|x| (x.text.line, x.text.col) > (s.text.end_line, s.text.end_col))
+            .map(|x| x.text.end_line)
+            .unwrap_or(s.text.end_line);
         if is_construct {
             let mut depth = 1;
             for (i, l) in lines.iter().enumerate().skip(s.text.end_line as usize + 1) {
@@ -666,6 +724,9 @@ fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
                     depth += 1;
                 }
             }
+        }
+        if is_construct {
+            end = end.max(s.text.end_line);
         }
         out.push((start, end, s.text));
     }
@@ -911,4 +972,10 @@ fn resolve(
     };
     memo[b] = Some(v);
     v
+}
+
+/// Whether Fortran text mentions one of the names as a whole word.
+fn mentions_any(text: &str, names: &[String]) -> bool {
+    let lower = text.to_ascii_lowercase();
+    names.iter().any(|n| has_word(&lower, n))
 }

@@ -47,6 +47,34 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
+    /// Instrumentation overhead: run time of the instrumented program over the plain one,
+    /// per corpus program and the median (same compiler and flags).
+    Overhead {
+        /// Compiler flags of both builds.
+        #[arg(long, default_value = "-O2", allow_hyphen_values = true)]
+        fflags: String,
+        /// Fortran compiler.
+        #[arg(long, default_value = "gfortran")]
+        fc: String,
+        /// Timed runs of each build (the median is used).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Only these corpus programs (default: all).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The corpus manifest.
+        #[arg(long, default_value = "corpus/corpus.toml")]
+        manifest: PathBuf,
+    },
+    /// Exactness of the block counts: augur's counts against gcov's line counts on the corpus.
+    Counts {
+        /// Only these corpus programs (default: all).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The corpus manifest.
+        #[arg(long, default_value = "corpus/corpus.toml")]
+        manifest: PathBuf,
+    },
     /// Parse, lower and count a large generated input; print lines/s and peak memory.
     FrontEnd {
         /// Number of source lines to generate.
@@ -166,6 +194,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { what } => match what {
+            BenchCommand::Overhead {
+                fflags,
+                fc,
+                runs,
+                only,
+                manifest,
+            } => crate::bench_overhead::run(&manifest, &fc, &fflags, runs.max(1), &only),
+            BenchCommand::Counts { only, manifest } => crate::bench_counts::run(&manifest, &only),
             BenchCommand::FrontEnd {
                 lines,
                 from,

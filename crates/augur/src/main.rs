@@ -1,7 +1,10 @@
 //! `augur`: predict how long a Fortran program runs on a machine, and explain why.
 
 mod bench;
+mod bench_counts;
+mod bench_overhead;
 mod cli;
+mod corpus;
 mod dynamic;
 mod static_report;
 

@@ -1,0 +1,135 @@
+//! `augur bench overhead`: run time of the instrumented program over the plain
+//! one, same compiler and flags, for each corpus program, and the median.
+
+use crate::corpus;
+use anyhow::{Context, Result};
+use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
+use augur_program::AnalyzeOptions;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Runs the benchmark and prints its table.
+pub fn run(
+    manifest: &Path,
+    fc: &str,
+    fflags: &str,
+    runs: usize,
+    only: &[String],
+) -> Result<ExitCode> {
+    let (root, programs) = corpus::load(manifest, only)?;
+    let tc = Toolchain::detect(fc, fflags)?;
+    tc.check_flags()?;
+    println!(
+        "augur instrumentation overhead ({} {}; median of {} runs each; ratio = instrumented / plain)",
+        tc.fc,
+        tc.fflags.join(" "),
+        runs
+    );
+    println!(
+        "{:<14} {:>10} {:>14} {:>8} {:>9}",
+        "program", "plain s", "instrumented s", "ratio", "counters"
+    );
+    let mut ratios = vec![];
+    let cwd = std::env::current_dir()?;
+    for p in &programs {
+        let paths = p.paths(&root);
+        let (fortran, c_sources): (Vec<_>, Vec<_>) = paths
+            .iter()
+            .cloned()
+            .partition(|f| f.extension().and_then(|e| e.to_str()) != Some("c"));
+        let work = tempfile::tempdir()?;
+        // Plain build with the same flags.
+        let input = BuildInput {
+            fortran: fortran.clone(),
+            extra_fflags: vec![],
+            c_sources: c_sources.clone(),
+            objects: vec![],
+            link_args: vec![],
+        };
+        let exe = toolchain::build(&tc, &input, work.path(), "plain")
+            .with_context(|| format!("{}: plain build failed", p.name))?;
+        let spec = RunSpec {
+            args: p.args.clone(),
+            stdin: p.stdin_path(&root),
+            timeout: Duration::from_secs(300),
+            env: vec![],
+            cwd: cwd.clone(),
+            capture: true,
+        };
+        let keep = work.path().join("instrumented");
+        let opts = AnalyzeOptions {
+            front: Default::default(),
+            toolchain: tc.clone(),
+            c_sources,
+            objects: vec![],
+            link_args: vec![],
+            args: p.args.clone(),
+            stdin: p.stdin_path(&root),
+            timeout: Duration::from_secs(300),
+            cwd: cwd.clone(),
+            keep_partial: false,
+            keep_build: Some(keep.clone()),
+        };
+        let analysis = augur_program::analyze(&fortran, &opts)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.name))?;
+        let inst_exe = keep.join("augur_instrumented");
+        let mut plain_t = vec![];
+        let mut inst_t = vec![];
+        // Interleave the runs so that machine noise hits both alike.
+        for _ in 0..runs {
+            let a = toolchain::run(&exe, &spec)?;
+            let mut s2 = spec.clone();
+            s2.env.push((
+                "AUGUR_COUNTS_FILE".into(),
+                keep.join("bench-counts.txt").display().to_string(),
+            ));
+            let b = toolchain::run(&inst_exe, &s2)?;
+            if !a.success() || !b.success() {
+                anyhow::bail!(
+                    "{}: a timed run failed ({} / {})",
+                    p.name,
+                    a.describe(),
+                    b.describe()
+                );
+            }
+            if a.stdout != b.stdout {
+                anyhow::bail!(
+                    "{}: the instrumented program printed something else than the plain one",
+                    p.name
+                );
+            }
+            plain_t.push(a.wall.as_secs_f64());
+            inst_t.push(b.wall.as_secs_f64());
+        }
+        let (pm, im) = (median(&mut plain_t), median(&mut inst_t));
+        let ratio = im / pm;
+        ratios.push(ratio);
+        println!(
+            "{:<14} {:>10.3} {:>14.3} {:>8.3} {:>9}",
+            p.name, pm, im, ratio, analysis.profile.run.counters
+        );
+    }
+    let mut r = ratios.clone();
+    let med = median(&mut r);
+    let max = ratios.iter().cloned().fold(f64::NAN, f64::max);
+    println!(
+        "median ratio {:.3} over {} programs (max {:.3}); target: at most 1.05",
+        med,
+        ratios.len(),
+        max
+    );
+    Ok(ExitCode::SUCCESS)
+}

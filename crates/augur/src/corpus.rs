@@ -1,0 +1,56 @@
+//! The corpus manifest (`corpus/corpus.toml`), read for the benchmarks.
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One program of the corpus.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CorpusProgram {
+    /// Its name.
+    pub name: String,
+    /// Files in compile order, relative to the manifest's directory.
+    pub files: Vec<String>,
+    /// Standard input file, relative to the manifest's directory.
+    #[serde(default)]
+    pub stdin: String,
+    /// Program arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Manifest {
+    program: Vec<CorpusProgram>,
+}
+
+impl CorpusProgram {
+    /// Paths of its files.
+    pub fn paths(&self, root: &Path) -> Vec<PathBuf> {
+        self.files.iter().map(|f| root.join(f)).collect()
+    }
+
+    /// Path of its stdin file, if any.
+    pub fn stdin_path(&self, root: &Path) -> Option<PathBuf> {
+        (!self.stdin.is_empty()).then(|| root.join(&self.stdin))
+    }
+}
+
+/// Reads the manifest; returns its directory and the programs (filtered by `only`).
+pub fn load(manifest: &Path, only: &[String]) -> Result<(PathBuf, Vec<CorpusProgram>)> {
+    let text = std::fs::read_to_string(manifest)
+        .with_context(|| format!("cannot read the corpus manifest {}", manifest.display()))?;
+    let m: Manifest = toml::from_str(&text)
+        .with_context(|| format!("{}: not a valid corpus manifest", manifest.display()))?;
+    let root = manifest
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let programs = m
+        .program
+        .into_iter()
+        .filter(|p| only.is_empty() || only.contains(&p.name))
+        .collect();
+    Ok((root, programs))
+}

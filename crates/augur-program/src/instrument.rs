@@ -311,6 +311,13 @@ fn plan_unit(
         entry_counted[li] = true;
     }
 
+    // Control-flow predecessors of each block.
+    let mut preds: Vec<Vec<u32>> = vec![vec![]; n];
+    for b in &u.blocks {
+        for s in control_succs(u, b) {
+            preds[s.0 as usize].push(b.id.0);
+        }
+    }
     // Rules and counters per block (a loop's header comes before its body).
     let mut iteration_counter: HashMap<usize, usize> = HashMap::new();
     for bi in 0..n {
@@ -489,6 +496,12 @@ fn plan_unit(
                         "{}: block at line {} inside a WHERE construct is not counted",
                         u.name, stmt.span.start.line
                     ));
+                    continue;
+                }
+                // The block after a logical IF whose guarded statement always falls
+                // through runs as often as the IF itself.
+                if let Some(t) = after_logical_if(u, bi, &preds, stoppers) {
+                    rules[bi] = Rule::SameAs { block: t };
                     continue;
                 }
                 let k = new_counter(p);
@@ -978,4 +991,49 @@ fn resolve(
 fn mentions_any(text: &str, names: &[String]) -> bool {
     let lower = text.to_ascii_lowercase();
     names.iter().any(|n| has_word(&lower, n))
+}
+
+/// If block `bi` follows a logical IF `T` whose guarded block `G` always falls
+/// through to it, and nothing else reaches it, its count is `T`'s: returns `T`.
+fn after_logical_if(
+    u: &Unit,
+    bi: usize,
+    preds: &[Vec<u32>],
+    stoppers: &HashSet<String>,
+) -> Option<u32> {
+    let ps = &preds[bi];
+    if ps.len() != 2 {
+        return None;
+    }
+    for &t in ps {
+        let tb = &u.blocks[t as usize];
+        let is_logical_if = matches!(tb.kind, BlockKind::Entry | BlockKind::Straight)
+            && tb
+                .stmts
+                .last()
+                .is_some_and(|&s| matches!(u.stmts[s as usize].kind, StmtKind::LogicalIf { .. }));
+        if !is_logical_if {
+            continue;
+        }
+        let succs = control_succs(u, tb);
+        if succs.len() != 2 || succs[1].0 as usize != bi {
+            continue;
+        }
+        let g = succs[0];
+        let other = ps.iter().copied().find(|&x| x != t)?;
+        if other != g.0 {
+            continue;
+        }
+        let gb = &u.blocks[g.0 as usize];
+        // A guarded call that may end the program would leave this block one short.
+        let may_end = gb.stmts.iter().any(|&s| match &u.stmts[s as usize].kind {
+            StmtKind::Stop => true,
+            StmtKind::Call { name, .. } => stoppers.contains(name),
+            _ => false,
+        });
+        if !may_end && control_succs(u, gb) == [BlockId(bi as u32)] && preds[g.0 as usize] == [t] {
+            return Some(t);
+        }
+    }
+    None
 }

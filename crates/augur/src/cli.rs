@@ -31,7 +31,7 @@ enum Command {
     /// With --static, nothing is built or run: prints for every program unit its
     /// basic blocks and the abstract operations (AbOps) each executes once
     /// (Saavedra-Barrera's S matrix), then the parse coverage and any diagnostics.
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// List the catalogue of abstract operations (AbOps) with their codes and meanings.
     Abops {
         /// Print the table as Markdown (as in docs/FORMATS.md).
@@ -188,7 +188,7 @@ struct AnalyzeArgs {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Analyze(a) => analyze(a),
+        Command::Analyze(a) => analyze(*a),
         Command::Abops { markdown } => {
             print!("{}", crate::static_report::catalogue(markdown));
             Ok(ExitCode::SUCCESS)

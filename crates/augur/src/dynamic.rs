@@ -94,7 +94,20 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         Ok(a) => a,
         Err(AnalyzeError::Failed { how, run }) => {
             show_program_output(&run.stdout, &run.stderr, d.program_output.as_deref())?;
-            bail!("the program {how}; no profile was written (fix the run, raise --timeout, or use --keep-partial to keep the counts so far)");
+            let how = if how.starts_with("killed") {
+                format!("was {how}")
+            } else {
+                how
+            };
+            let stderr = String::from_utf8_lossy(&run.stderr).to_ascii_lowercase();
+            let hint = if run.timed_out {
+                "raise --timeout if the run is just long"
+            } else if stderr.contains("end of file") && d.stdin.is_none() {
+                "it reached the end of its input: give the input it reads with --stdin FILE"
+            } else {
+                "fix the run (its output is above), or use --keep-partial to keep the counts so far"
+            };
+            bail!("the program {how}; no profile was written: {hint}");
         }
         Err(e) => return Err(e.into()),
     };

@@ -115,9 +115,107 @@ fn syntax_error_names_file_line_and_source_and_other_units_survive() {
 }
 
 #[test]
-fn dynamic_mode_is_refused_with_a_hint_until_it_exists() {
-    let ex = repo().join("examples/heat2d.f90");
-    let out = augur().arg("analyze").arg(&ex).output().unwrap();
+fn dynamic_analysis_writes_a_profile_and_shows_the_program_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = dir.path().join("legacy.json");
+    let out = augur()
+        .args(["analyze", "--fflags", "-O0", "-o"])
+        .arg(&prof)
+        .arg(repo().join("examples/legacy.f"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("LEGACY ITERATIONS"),
+        "program output shown: {stderr}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["kind"], "augur-program-profile");
+    assert_eq!(doc["partial"], false);
+    // SWEEP is called once per relaxation iteration: 50 times.
+    let sweep = doc["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == "sweep")
+        .unwrap();
+    assert_eq!(sweep["calls"], 50.0);
+    // Its relaxation statement runs 198*198 times per call.
+    let body = sweep["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["first_line"] == 34)
+        .unwrap();
+    assert_eq!(body["executions"], 50.0 * 198.0 * 198.0);
+    assert!(doc["operations"].as_f64().unwrap() > 1e7);
+}
+
+#[test]
+fn failing_program_gets_a_clear_error_and_no_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("fail.f90");
+    std::fs::write(
+        &src,
+        "program p\n  integer :: n\n  read(*,*) n\n  print *, n\nend program\n",
+    )
+    .unwrap();
+    let prof = dir.path().join("fail.json");
+    let out = augur()
+        .args(["analyze", "-o"])
+        .arg(&prof)
+        .arg(&src)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--static"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--stdin"),
+        "hint about the missing input: {err}"
+    );
+    assert!(!prof.exists());
+    // With its input it succeeds.
+    let input = dir.path().join("in.txt");
+    std::fs::write(&input, "42\n").unwrap();
+    let out = augur()
+        .args(["analyze", "--stdin"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&prof)
+        .arg(&src)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(prof.exists());
+}
+
+#[test]
+fn compile_errors_point_at_the_original_fixed_form_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("bad.f");
+    // Parses (tree-sitter is lenient) but gfortran rejects the type mismatch on line 4.
+    std::fs::write(
+        &src,
+        "      PROGRAM P\n      INTEGER I\n      CHARACTER*4 C\n      I = C\n      PRINT *, I\n      END\n",
+    )
+    .unwrap();
+    let out = augur()
+        .arg("analyze")
+        .arg(&src)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.f:4:"), "{err}");
 }

@@ -417,6 +417,7 @@ impl<'a> Lowerer<'a> {
             host: host.map(|(h, _)| h),
             source: self.source_index,
             header_text: header.map(|h| self.text_pos(h, None)).unwrap_or_default(),
+            uses: vec![],
             dummies: vec![],
             symbols: vec![],
             stmts: vec![],
@@ -1011,6 +1012,9 @@ impl<'a> Lowerer<'a> {
             return;
         };
         let name = text(m, src).trim().to_ascii_lowercase();
+        if !self.unit.uses.contains(&name) {
+            self.unit.uses.push(name.clone());
+        }
         match self.globals.modules.get(&name) {
             Some(ms) => {
                 for (n, s) in &ms.symbols {
@@ -1731,6 +1735,7 @@ fn empty_unit() -> Unit {
         host: None,
         source: 0,
         header_text: TextPos::default(),
+        uses: vec![],
         dummies: vec![],
         symbols: vec![],
         stmts: vec![],

@@ -101,6 +101,9 @@ pub struct Unit {
     /// Position of the unit's first statement in the parsed text of its source.
     #[serde(default)]
     pub header_text: TextPos,
+    /// Modules the unit USEs (lower case), in order of appearance.
+    #[serde(default)]
+    pub uses: Vec<String>,
     /// Dummy argument names, in order.
     pub dummies: Vec<String>,
     /// Symbols declared or used in the unit, sorted by name.

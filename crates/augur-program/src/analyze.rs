@@ -121,10 +121,11 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         "augur_counts_mod.f90",
         &instrument::counter_module(plan.counters),
     )?];
+    let order = compile_order(&program, loaded.len());
     // Instrumented sources, with a map from their lines back to the loaded text.
     let mut maps: Vec<(PathBuf, usize, Vec<u32>)> = vec![];
-    for (i, l) in loaded.iter().enumerate() {
-        let Some(l) = l else { continue };
+    for &i in &order {
+        let Some(l) = &loaded[i] else { continue };
         let (text, map) = instrument::rewrite(&plan, i as u32, &l.text);
         let stem = sources[i]
             .file_stem()
@@ -292,4 +293,46 @@ fn read_counts(path: &Path, expected: usize) -> Option<Vec<i64>> {
     }
     v.truncate(expected);
     Some(v)
+}
+
+/// Orders the sources so that a file defining a module is compiled before the
+/// files that use it (otherwise the order given is kept).
+pub fn compile_order(program: &Program, n_sources: usize) -> Vec<usize> {
+    let mut defines: Vec<Vec<&str>> = vec![vec![]; n_sources];
+    let mut uses: Vec<Vec<&str>> = vec![vec![]; n_sources];
+    for u in &program.units {
+        let s = u.source as usize;
+        if s >= n_sources {
+            continue;
+        }
+        if u.kind == augur_ir::UnitKind::Module && u.host.is_none() {
+            defines[s].push(&u.name);
+        }
+        uses[s].extend(u.uses.iter().map(String::as_str));
+    }
+    let mut order = vec![];
+    let mut state = vec![0u8; n_sources]; // 0 new, 1 visiting, 2 done
+    fn visit(
+        i: usize,
+        defines: &[Vec<&str>],
+        uses: &[Vec<&str>],
+        state: &mut Vec<u8>,
+        order: &mut Vec<usize>,
+    ) {
+        if state[i] != 0 {
+            return; // done, or a cycle (kept in the given order)
+        }
+        state[i] = 1;
+        for m in &uses[i] {
+            if let Some(j) = (0..defines.len()).find(|&j| j != i && defines[j].contains(m)) {
+                visit(j, defines, uses, state, order);
+            }
+        }
+        state[i] = 2;
+        order.push(i);
+    }
+    for i in 0..n_sources {
+        visit(i, &defines, &uses, &mut state, &mut order);
+    }
+    order
 }

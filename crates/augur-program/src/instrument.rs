@@ -88,8 +88,14 @@ enum Edit {
     After { line: u32, text: String, order: u32 },
     /// Turn `IF (c) stmt` into an IF-THEN construct with `text` before `stmt`.
     LogicalIf { guard: TextPos, text: String },
-    /// Replace `from` with `to` on line `line` (first occurrence, case-insensitive, word).
-    Replace { line: u32, from: String, to: String },
+    /// Replace `from` with `to` on line `line`, from column `col` on (first occurrence,
+    /// case-insensitive, word).
+    Replace {
+        line: u32,
+        col: u32,
+        from: String,
+        to: String,
+    },
 }
 
 /// Name of the counter array in the instrumented program.
@@ -113,7 +119,7 @@ fn incr_by(k: usize, amount: &str) -> String {
 
 /// Procedures that may end the program (contain STOP, or call one that may, or
 /// call a procedure augur did not analyze).
-fn may_stop(program: &Program) -> HashSet<String> {
+pub(crate) fn may_stop(program: &Program) -> HashSet<String> {
     let names: HashSet<&str> = program.units.iter().map(|u| u.name.as_str()).collect();
     let mut stops: HashSet<String> = HashSet::new();
     let mut calls: HashMap<&str, Vec<String>> = HashMap::new();
@@ -254,6 +260,7 @@ fn plan_unit(
         let lower = header_line.to_ascii_lowercase();
         if has_word(&lower, "elemental") && !has_word(&lower, "impure") {
             edits.push(Edit::Replace {
+                col: 0,
                 line: u.header_text.line,
                 from: "elemental".into(),
                 to: "impure elemental".into(),
@@ -261,6 +268,7 @@ fn plan_unit(
         }
         if has_word(&lower, "pure") {
             edits.push(Edit::Replace {
+                col: 0,
                 line: u.header_text.line,
                 from: "pure".into(),
                 to: "".into(),
@@ -282,6 +290,13 @@ fn plan_unit(
         where_ranges
             .iter()
             .any(|(a, b, _)| s.text.line >= *a && s.text.line <= *b)
+    };
+    // Inside a WHERE other than the one the statement itself opens: a block starting
+    // with a WHERE statement (or construct) can be counted right before it.
+    let inside_other_where = |s: &Stmt| {
+        where_ranges
+            .iter()
+            .any(|(a, b, w)| s.text.line >= *a && s.text.line <= *b && *w != s.text)
     };
 
     // Which loops are entry-counted.
@@ -311,6 +326,13 @@ fn plan_unit(
         entry_counted[li] = true;
     }
 
+    // Labels in use, so that new ones do not clash.
+    let mut used_labels: HashSet<u32> = u
+        .stmts
+        .iter()
+        .filter_map(|s| s.label)
+        .chain(u.loops.iter().filter_map(|l| l.label))
+        .collect();
     // Control-flow predecessors of each block.
     let mut preds: Vec<Vec<u32>> = vec![vec![]; n];
     for b in &u.blocks {
@@ -489,7 +511,7 @@ fn plan_unit(
                     }
                     _ => {}
                 }
-                if in_where(stmt) {
+                if inside_other_where(stmt) {
                     // Assignments of a WHERE construct share the mask's element count;
                     // their scalar parts (rare) are not counted.
                     p.notes.push(format!(
@@ -518,8 +540,24 @@ fn plan_unit(
                         text: incr(k),
                     }),
                     _ if is_do_terminal_with_label(u, stmt) => {
-                        // The label must stay on the DO's terminal statement; the count
-                        // then covers arrivals by falling through only.
+                        // A GOTO to the terminal label is an arrival too (the F77 way to
+                        // go to the next iteration), so the label moves to the counter:
+                        // `30 s` becomes `30 count; s; 99999 CONTINUE`, with the DOs
+                        // ending at 30 ending at 99999 instead.
+                        if let Some(relabel) = relabel_do_terminal(u, stmt, text, &mut used_labels)
+                        {
+                            edits.extend(relabel);
+                            edits.push(Edit::Before {
+                                line: stmt.text.line,
+                                col: stmt.text.col,
+                                take_label: true,
+                                text: incr(k),
+                                order: 1,
+                            });
+                            continue;
+                        }
+                        // The DO statement could not be relabelled: the label stays on the
+                        // terminal statement and the count covers falling through only.
                         edits.push(Edit::Before {
                             line: stmt.text.line,
                             col: stmt.text.col,
@@ -685,6 +723,56 @@ fn is_do_terminal_with_label(u: &Unit, s: &Stmt) -> bool {
     }
 }
 
+/// The edits that move the end of the labelled DO loops ending at `stmt` to a new
+/// `CONTINUE` right after it: the DO statements name a new label, written on a
+/// `CONTINUE` after the statement. `None` when a DO statement does not show the label
+/// as a word of its own (e.g. fixed form written without blanks, `DO30I=1,N`).
+fn relabel_do_terminal(
+    u: &Unit,
+    stmt: &Stmt,
+    text: &str,
+    used: &mut HashSet<u32>,
+) -> Option<Vec<Edit>> {
+    let label = stmt.label?;
+    let lines: Vec<&str> = text.lines().collect();
+    let new = (10000..=99999u32).rev().find(|l| !used.contains(l))?;
+    let mut edits = vec![];
+    for (li, l) in u.loops.iter().enumerate() {
+        if l.label != Some(label) {
+            continue;
+        }
+        let do_stmt = u.stmts.iter().find(
+            |s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li),
+        )?;
+        let line = lines.get(do_stmt.text.line as usize)?;
+        let tail = line.get(do_stmt.text.col as usize..)?;
+        let from = label.to_string();
+        let replaced = replace_word(tail, &from, &new.to_string());
+        // The label must be the first number after the DO keyword.
+        let lower = tail.to_ascii_lowercase();
+        let after_do = lower.trim_start().strip_prefix("do")?.trim_start();
+        if replaced == tail || !after_do.starts_with(&from) {
+            return None;
+        }
+        edits.push(Edit::Replace {
+            line: do_stmt.text.line,
+            col: do_stmt.text.col,
+            from,
+            to: new.to_string(),
+        });
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    used.insert(new);
+    edits.push(Edit::After {
+        line: stmt.text.end_line,
+        text: format!("{new} CONTINUE"),
+        order: 0,
+    });
+    Some(edits)
+}
+
 /// Text line ranges of WHERE constructs and statements, with the WHERE statement's position.
 fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
     let lines: Vec<&str> = text.lines().collect();
@@ -755,7 +843,7 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
     let mut before: HashMap<u32, Vec<(u32, u32, bool, &str)>> = HashMap::new();
     let mut after: HashMap<u32, Vec<(u32, &str)>> = HashMap::new();
     let mut guards: HashMap<u32, Vec<(TextPos, &str)>> = HashMap::new();
-    let mut replaces: HashMap<u32, Vec<(&str, &str)>> = HashMap::new();
+    let mut replaces: HashMap<u32, Vec<(usize, &str, &str)>> = HashMap::new();
     for e in edits {
         match e {
             Edit::Before {
@@ -774,7 +862,15 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
             Edit::LogicalIf { guard, text } => {
                 guards.entry(guard.line).or_default().push((*guard, text))
             }
-            Edit::Replace { line, from, to } => replaces.entry(*line).or_default().push((from, to)),
+            Edit::Replace {
+                line,
+                col,
+                from,
+                to,
+            } => replaces
+                .entry(*line)
+                .or_default()
+                .push((*col as usize, from, to)),
         }
     }
     let mut out = String::with_capacity(text.len() + edits.len() * 40);
@@ -784,8 +880,11 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
         let i = i as u32;
         let mut line = raw.to_string();
         if let Some(rs) = replaces.get(&i) {
-            for (from, to) in rs {
-                line = replace_word(&line, from, to);
+            for (col, from, to) in rs {
+                line = match (line.get(..*col), line.get(*col..)) {
+                    (Some(head), Some(tail)) => format!("{head}{}", replace_word(tail, from, to)),
+                    _ => replace_word(&line, from, to),
+                };
             }
         }
         // Logical IFs whose guarded statement starts on this line.

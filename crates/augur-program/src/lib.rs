@@ -7,6 +7,7 @@
 //! [`analyze`] ties them together.
 
 pub mod analyze;
+pub mod gcov;
 pub mod instrument;
 pub mod profile;
 pub mod toolchain;

@@ -1,0 +1,671 @@
+//! Exactness of augur's execution counts, with the real gfortran.
+//!
+//! * Small programs whose counts are derived by hand: every μ asserted here is the
+//!   exact number of executions (loop nests, EXIT, CYCLE, DO WHILE, GOTO loops, IF
+//!   chains, SELECT CASE, calls, recursion, STOP, whole-array statements, labelled DO
+//!   nests). Each is also checked against gcov.
+//! * The corpus: every program's counts equal gcov's line counts wherever the two mean
+//!   the same thing, and the instrumented program prints what the coverage build prints.
+//!
+//! These tests need gfortran, gcc and gcov; without them they fail saying so.
+
+use augur_ir::BlockKind;
+use augur_program::analyze::Analysis;
+use augur_program::gcov::{self, CountCheck};
+use augur_program::toolchain::{RunSpec, Toolchain};
+use augur_program::AnalyzeOptions;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// gfortran at -O0, or a failure that says how to get it.
+fn gfortran() -> Toolchain {
+    match Toolchain::detect("gfortran", "-O0") {
+        Ok(tc) => tc,
+        Err(e) => panic!(
+            "these tests need gfortran, gcc and gcov: {e}\ninstall them: apt-get install gfortran gcc"
+        ),
+    }
+}
+
+fn options(
+    tc: &Toolchain,
+    cwd: &Path,
+    c_sources: Vec<PathBuf>,
+    stdin: Option<PathBuf>,
+) -> AnalyzeOptions {
+    AnalyzeOptions {
+        front: Default::default(),
+        toolchain: tc.clone(),
+        c_sources,
+        objects: vec![],
+        link_args: vec![],
+        args: vec![],
+        stdin,
+        timeout: Duration::from_secs(600),
+        cwd: cwd.to_path_buf(),
+        keep_partial: false,
+        keep_build: None,
+    }
+}
+
+/// A hand-written program, analyzed, with gcov's counts of the same run.
+struct Case {
+    analysis: Analysis,
+    check: CountCheck,
+    gcov_stdout: Vec<u8>,
+    _dir: tempfile::TempDir,
+}
+
+/// Writes `text` as `name` in a temporary directory, analyzes it at -O0 and gets gcov's
+/// counts; asserts that the two agree wherever they are comparable.
+fn case(name: &str, text: &str) -> Case {
+    let tc = gfortran();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, text).unwrap();
+    let opts = options(&tc, dir.path(), vec![], None);
+    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
+        .unwrap_or_else(|e| panic!("{name}: analyze failed: {e}"));
+    let spec = RunSpec::new(dir.path(), Duration::from_secs(600));
+    let counts = gcov::gcov_line_counts(&tc, &[src], &[], &spec)
+        .unwrap_or_else(|e| panic!("{name}: gcov failed: {e}"));
+    let check = gcov::compare(&analysis.program, &analysis.profile, &counts);
+    assert!(
+        check.mismatches.is_empty(),
+        "{name}: augur and gcov disagree: {:#?}",
+        check.mismatches
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&analysis.run.stdout),
+        String::from_utf8_lossy(&counts.stdout),
+        "{name}: the instrumented program printed something else"
+    );
+    Case {
+        analysis,
+        check,
+        gcov_stdout: counts.stdout,
+        _dir: dir,
+    }
+}
+
+impl Case {
+    /// μ of the block of kind `kind` whose first statement starts on `line` (of any unit);
+    /// when several do (a logical IF and its guarded statement), the leftmost.
+    fn mu(&self, line: u32, kind: BlockKind) -> f64 {
+        self.mu_nth(line, kind, 0)
+    }
+
+    /// μ of the `nth` block (from the left) of kind `kind` starting on `line`.
+    fn mu_nth(&self, line: u32, kind: BlockKind, nth: usize) -> f64 {
+        let a = &self.analysis;
+        let mut found = vec![];
+        for (ui, u) in a.program.units.iter().enumerate() {
+            for (bi, b) in u.blocks.iter().enumerate() {
+                let Some(&s) = b.stmts.first() else { continue };
+                let start = u.stmts[s as usize].span.start;
+                if b.kind == kind && start.line == line {
+                    found.push((start.col, a.profile.units[ui].blocks[bi].executions));
+                }
+            }
+        }
+        found.sort_by_key(|f| f.0);
+        let cols: Vec<u32> = found.iter().map(|f| f.0).collect();
+        let mut dedup = cols.clone();
+        dedup.dedup();
+        assert_eq!(
+            cols, dedup,
+            "several {kind:?} blocks start at line {line}: {found:?}"
+        );
+        match found.get(nth) {
+            Some((_, Some(m))) => *m,
+            Some((_, None)) => panic!("the {kind:?} block at line {line} has no count"),
+            None => panic!("no {kind:?} block number {nth} starts at line {line}"),
+        }
+    }
+
+    /// μ of the guarded statement of the logical IF on `line`.
+    fn guarded(&self, line: u32) -> f64 {
+        self.mu_nth(line, BlockKind::Straight, 1)
+    }
+
+    /// μ of the straight (or entry) block starting at `line`.
+    fn at(&self, line: u32) -> f64 {
+        let a = &self.analysis;
+        let entry = a.program.units.iter().any(|u| {
+            u.blocks.first().is_some_and(|b| {
+                b.stmts
+                    .first()
+                    .is_some_and(|&s| u.stmts[s as usize].span.start.line == line)
+            })
+        });
+        if entry {
+            self.mu(line, BlockKind::Entry)
+        } else {
+            self.mu(line, BlockKind::Straight)
+        }
+    }
+
+    /// μ of the per-iteration block of the loop whose DO statement is on `line` (for a
+    /// DO WHILE: its tests).
+    fn iterations(&self, line: u32) -> f64 {
+        self.mu(line, BlockKind::LoopHeader)
+    }
+
+    /// Times the unit `name` was entered.
+    fn calls(&self, name: &str) -> f64 {
+        let a = &self.analysis;
+        let ui = a
+            .program
+            .units
+            .iter()
+            .position(|u| u.name == name)
+            .unwrap_or_else(|| panic!("no unit {name}"));
+        a.profile.units[ui].blocks[0]
+            .executions
+            .unwrap_or_else(|| panic!("the entry of {name} has no count"))
+    }
+
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.analysis.run.stdout).into_owned()
+    }
+}
+
+#[test]
+fn triangular_nest() {
+    let c = case(
+        "tri.f90",
+        "program tri
+  implicit none
+  integer :: i, j, n, s, t
+  n = 10
+  s = 0
+  t = 0
+  do i = 1, n
+    t = t + i
+    do j = 1, i
+      s = s + j
+    end do
+  end do
+  print *, s, t
+end program
+",
+    );
+    assert_eq!(c.at(4), 1.0);
+    assert_eq!(c.iterations(7), 10.0);
+    assert_eq!(c.at(8), 10.0);
+    // The inner body runs n(n+1)/2 times.
+    assert_eq!(c.iterations(9), 55.0);
+    assert_eq!(c.at(10), 55.0);
+    assert_eq!(c.at(13), 1.0);
+    assert!(c.stdout().contains("220"), "{}", c.stdout());
+}
+
+#[test]
+fn exit_and_cycle() {
+    let c = case(
+        "exitcycle.f90",
+        "program exitcycle
+  implicit none
+  integer :: i, s, c, k
+  s = 0
+  c = 0
+  k = 0
+  do i = 1, 100
+    if (i*i > 50) exit
+    s = s + i
+    k = k + 1
+  end do
+  do i = 1, 20
+    if (mod(i, 3) == 0) cycle
+    c = c + i
+    k = k + 2
+  end do
+  print *, s, c, k
+end program
+",
+    );
+    // i = 1..8 test; 8*8 = 64 > 50 leaves at the 8th.
+    assert_eq!(c.at(8), 8.0);
+    assert_eq!(c.guarded(8), 1.0);
+    assert_eq!(c.at(9), 7.0);
+    assert_eq!(c.iterations(7), 8.0);
+    // 20 tests, 6 multiples of 3 skip the rest.
+    assert_eq!(c.at(13), 20.0);
+    assert_eq!(c.guarded(13), 6.0);
+    assert_eq!(c.at(14), 14.0);
+    assert_eq!(c.iterations(12), 20.0);
+    assert_eq!(c.at(17), 1.0);
+}
+
+#[test]
+fn do_while_tests_are_iterations_plus_one_per_entry() {
+    let c = case(
+        "dowhile.f90",
+        "program dowhile
+  implicit none
+  integer :: k, n, m
+  n = 0
+  do m = 1, 3
+    k = 0
+    do while (k < 37)
+      k = k + 5
+      n = n + 1
+    end do
+    n = n + 100
+  end do
+  print *, n
+end program
+",
+    );
+    // k = 0, 5, ..., 35 pass: 8 iterations and 9 tests per entry, 3 entries.
+    assert_eq!(c.iterations(7), 27.0);
+    assert_eq!(c.at(8), 24.0);
+    assert_eq!(c.at(6), 3.0);
+    assert_eq!(c.at(11), 3.0);
+}
+
+#[test]
+fn goto_loop_in_fixed_form() {
+    let c = case(
+        "gotoloop.f",
+        "      PROGRAM GTL
+      INTEGER I, N, S
+      N = 12
+      I = 1
+      S = 0
+   10 IF (I .GT. N) GOTO 20
+      S = S + I
+      I = I + 1
+      GOTO 10
+   20 PRINT *, S
+      END
+",
+    );
+    assert_eq!(c.at(3), 1.0);
+    assert_eq!(c.at(6), 13.0);
+    assert_eq!(c.guarded(6), 1.0);
+    assert_eq!(c.at(7), 12.0);
+    assert_eq!(c.at(10), 1.0);
+    assert!(c.stdout().contains("78"), "{}", c.stdout());
+}
+
+#[test]
+fn if_else_if_chain_with_known_frequencies() {
+    let c = case(
+        "chain.f90",
+        "program chain
+  implicit none
+  integer :: i, a, b, d
+  a = 0
+  b = 0
+  d = 0
+  do i = 1, 30
+    if (mod(i, 4) == 0) then
+      a = a + 1
+    else if (mod(i, 4) == 1) then
+      b = b + 1
+    else
+      d = d + 1
+    end if
+    a = a + 0
+  end do
+  print *, a, b, d
+end program
+",
+    );
+    // i mod 4 = 0: 4, 8, ..., 28 (7); = 1: 1, 5, ..., 29 (8); the rest: 15.
+    assert_eq!(c.at(8), 30.0);
+    assert_eq!(c.at(9), 7.0);
+    assert_eq!(c.at(10), 23.0);
+    assert_eq!(c.at(11), 8.0);
+    assert_eq!(c.at(13), 15.0);
+    assert_eq!(c.at(15), 30.0);
+}
+
+#[test]
+fn select_case() {
+    let c = case(
+        "select.f90",
+        "program sel
+  implicit none
+  integer :: i, a, b, d
+  a = 0
+  b = 0
+  d = 0
+  do i = 1, 30
+    select case (mod(i, 5))
+    case (0)
+      a = a + 1
+    case (1:3)
+      b = b + 1
+      b = b + 2
+    case default
+      d = d + 1
+    end select
+    a = a + 0
+  end do
+  print *, a, b, d
+end program
+",
+    );
+    // mod 5 = 0: 6; 1..3: 18; 4: 6.
+    assert_eq!(c.at(10), 6.0);
+    assert_eq!(c.at(12), 18.0);
+    assert_eq!(c.at(15), 6.0);
+    assert_eq!(c.at(17), 30.0);
+}
+
+#[test]
+fn subroutine_called_k_times_and_recursion() {
+    let c = case(
+        "calls.f90",
+        "program calls
+  implicit none
+  integer :: i, s
+  s = 0
+  do i = 1, 7
+    call acc(s, i)
+  end do
+  print *, s, fib(10)
+contains
+  subroutine acc(s, i)
+    integer, intent(inout) :: s
+    integer, intent(in) :: i
+    s = s + i
+  end subroutine
+  recursive function fib(n) result(r)
+    integer, intent(in) :: n
+    integer :: r
+    if (n < 2) then
+      r = n
+    else
+      r = fib(n - 1) + fib(n - 2)
+    end if
+  end function
+end program
+",
+    );
+    assert_eq!(c.calls("acc"), 7.0);
+    assert_eq!(c.at(13), 7.0);
+    // fib(10) makes 2*F(11) - 1 = 177 calls: 89 leaves (n < 2) and 88 inner calls.
+    assert_eq!(c.calls("fib"), 177.0);
+    assert_eq!(c.at(19), 89.0);
+    assert_eq!(c.at(21), 88.0);
+    assert!(c.stdout().contains("55"), "{}", c.stdout());
+}
+
+#[test]
+fn stop_inside_a_subroutine_in_the_middle_of_a_loop() {
+    let c = case(
+        "stopper.f90",
+        "program stopper
+  implicit none
+  integer :: i, s
+  s = 0
+  do i = 1, 100
+    s = s + i
+    call check(i, s)
+    s = s + 1
+    s = s * 1
+  end do
+  print *, 'not reached', s
+end program
+
+subroutine check(i, s)
+  integer, intent(in) :: i, s
+  if (i == 7) then
+    print *, 'stop at', i, s
+    stop
+  end if
+  print *, 'pass', i
+end subroutine
+",
+    );
+    // Iterations 1..7 start; the 7th stops inside check.
+    assert_eq!(c.iterations(5), 7.0);
+    assert_eq!(c.at(6), 7.0);
+    assert_eq!(c.calls("check"), 7.0);
+    assert_eq!(c.at(17), 1.0);
+    assert_eq!(c.at(20), 6.0);
+    // The statements after the call share the block (the front end does not end blocks
+    // at calls), whose 7th entry stops inside check: they ran 6 times, and are not
+    // compared with gcov.
+    assert!(c
+        .check
+        .excluded
+        .contains_key(&augur_program::gcov::Exclusion::AfterStoppingCall));
+    assert!(c.stdout().contains("stop at"), "{}", c.stdout());
+    assert!(!c.stdout().contains("not reached"), "{}", c.stdout());
+}
+
+#[test]
+fn whole_array_statement_counts_elements() {
+    let c = case(
+        "wholearr.f90",
+        "program wholearr
+  implicit none
+  integer, parameter :: n = 10
+  real :: a(n), b(n)
+  integer :: k, m
+  m = 4
+  b = 1.0
+  do k = 1, m
+    a(1:n) = b(1:n) + 1
+    b(2:n) = a(2:n) * 0.5
+  end do
+  print *, sum(a), sum(b)
+end program
+",
+    );
+    assert_eq!(c.at(9), 4.0);
+    // The element block runs n per execution.
+    assert_eq!(c.mu(9, BlockKind::Elements), 40.0);
+    assert_eq!(c.mu(10, BlockKind::Elements), 36.0);
+    assert_eq!(c.mu(7, BlockKind::Elements), 10.0);
+}
+
+#[test]
+fn labelled_do_shared_termination() {
+    let c = case(
+        "sharedterm.f",
+        "      PROGRAM SHT
+      INTEGER I, J, S, T, U, V
+      S = 0
+      T = 0
+      U = 0
+      V = 0
+      DO 10 I = 1, 5
+      DO 10 J = 1, I
+      S = S + J
+   10 CONTINUE
+      DO 20 I = 1, 4
+   20 T = T + I
+      DO 30 I = 1, 10
+      IF (MOD(I, 2) .EQ. 0) GOTO 30
+      U = U + I
+   30 V = V + 1
+      PRINT *, S, T, U, V
+      END
+",
+    );
+    assert_eq!(c.iterations(7), 5.0);
+    assert_eq!(c.iterations(8), 15.0);
+    assert_eq!(c.at(9), 15.0);
+    assert_eq!(c.at(12), 4.0);
+    assert_eq!(c.at(14), 10.0);
+    assert_eq!(c.guarded(14), 5.0);
+    assert_eq!(c.at(15), 5.0);
+    // Reached by falling through and by GOTO 30: every iteration.
+    assert_eq!(c.at(16), 10.0);
+    assert_eq!(c.at(17), 1.0);
+    assert!(
+        c.stdout().split_whitespace().eq(["35", "10", "25", "10"]),
+        "{}",
+        c.stdout()
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The corpus against gcov.
+
+/// One program of `corpus/corpus.toml` (the manifest is simple enough to read by hand).
+#[derive(Debug, Default, Clone)]
+struct CorpusProgram {
+    name: String,
+    files: Vec<String>,
+    stdin: String,
+    args: Vec<String>,
+}
+
+/// The strings of a TOML value: `"a"` or `["a", "b"]`.
+fn toml_strings(value: &str) -> Vec<String> {
+    value
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+fn read_manifest(path: &Path) -> Vec<CorpusProgram> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out: Vec<CorpusProgram> = vec![];
+    for line in text.lines() {
+        let line = line.trim();
+        if line == "[[program]]" {
+            out.push(CorpusProgram::default());
+            continue;
+        }
+        let (Some(p), Some((key, value))) = (out.last_mut(), line.split_once('=')) else {
+            continue;
+        };
+        let strings = toml_strings(value);
+        match key.trim() {
+            "name" => p.name = strings.concat(),
+            "files" => p.files = strings,
+            "stdin" => p.stdin = strings.concat(),
+            "args" => p.args = strings,
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_counts_equal_gcov() {
+    let tc = gfortran();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
+    let programs = read_manifest(&root.join("corpus.toml"));
+    assert!(programs.len() >= 30, "{} programs", programs.len());
+    let cwd = std::env::current_dir().unwrap();
+    let check = |p: &CorpusProgram| -> Result<(usize, usize), String> {
+        let paths: Vec<PathBuf> = p.files.iter().map(|f| root.join(f)).collect();
+        let (fortran, c_sources): (Vec<_>, Vec<_>) = paths
+            .into_iter()
+            .partition(|f| f.extension().and_then(|e| e.to_str()) != Some("c"));
+        let stdin = (!p.stdin.is_empty()).then(|| root.join(&p.stdin));
+        let mut opts = options(&tc, &cwd, c_sources.clone(), stdin.clone());
+        opts.args = p.args.clone();
+        let analysis = augur_program::analyze(&fortran, &opts)
+            .map_err(|e| format!("{}: analyze failed: {e}", p.name))?;
+        let mut spec = RunSpec::new(&cwd, Duration::from_secs(600));
+        spec.args = p.args.clone();
+        spec.stdin = stdin;
+        let counts = gcov::gcov_line_counts(&tc, &fortran, &c_sources, &spec)
+            .map_err(|e| format!("{}: gcov failed: {e}", p.name))?;
+        let check = gcov::compare(&analysis.program, &analysis.profile, &counts);
+        if !check.mismatches.is_empty() {
+            return Err(format!("{}: mismatches {:#?}", p.name, check.mismatches));
+        }
+        if analysis.run.stdout != counts.stdout {
+            return Err(format!(
+                "{}: the instrumented program printed something else than the coverage build",
+                p.name
+            ));
+        }
+        Ok((check.compared, check.excluded.values().sum()))
+    };
+    // Two workers: the programs run for a few seconds each at -O0.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(vec![]);
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(p) = programs.get(i) else { break };
+                let r = check(p);
+                results.lock().unwrap().push((p.name.clone(), r));
+            });
+        }
+    });
+    let results = results.into_inner().unwrap();
+    assert_eq!(results.len(), programs.len());
+    let mut failures = vec![];
+    let mut total = 0;
+    for (name, r) in &results {
+        match r {
+            Ok((compared, _)) => {
+                total += compared;
+                if *compared < 2 {
+                    failures.push(format!("{name}: only {compared} line(s) compared"));
+                }
+            }
+            Err(e) => failures.push(e.clone()),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(total >= 700, "only {total} lines compared over the corpus");
+}
+
+#[test]
+fn gcov_stdout_is_the_program_output() {
+    let c = case(
+        "hello.f90",
+        "program hello\n  integer :: i\n  do i = 1, 3\n    print *, 'line', i\n  end do\nend program\n",
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&c.gcov_stdout).lines().count(),
+        3,
+        "{}",
+        String::from_utf8_lossy(&c.gcov_stdout)
+    );
+    // Line 4 is the last statement of the loop body: not comparable with gcov.
+    assert_eq!(c.check.compared, 0);
+}
+
+#[test]
+fn labelled_do_terminal_reached_by_goto_in_nested_loops() {
+    // The terminal of the inner loop is also reached by GOTO; the DO statements are
+    // written with the optional comma in the second loop.
+    let c = case(
+        "goto_terminal.f",
+        "      PROGRAM GTT
+      INTEGER I, J, U, V, W
+      U = 0
+      V = 0
+      W = 0
+      DO 40 I = 1, 4
+      DO 40 J = 1, 6
+      IF (J .GT. I) GOTO 40
+      U = U + J
+   40 V = V + 1
+      DO 50, I = 1, 10
+      IF (MOD(I, 3) .EQ. 0) GOTO 50
+      U = U + 1
+   50 W = W + I
+      PRINT *, U, V, W
+      END
+",
+    );
+    assert_eq!(c.at(8), 24.0);
+    assert_eq!(c.guarded(8), 14.0);
+    assert_eq!(c.at(9), 10.0);
+    assert_eq!(c.at(10), 24.0);
+    assert_eq!(c.at(12), 10.0);
+    assert_eq!(c.at(13), 7.0);
+    assert!(
+        c.stdout().split_whitespace().eq(["27", "24", "55"]),
+        "{}",
+        c.stdout()
+    );
+}

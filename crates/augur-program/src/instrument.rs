@@ -248,6 +248,7 @@ fn plan_unit(
     let text = text.unwrap_or("");
     let info = UnitInfo::new(u);
     let edits = p.edits.entry(u.source).or_default();
+    let first_edit = edits.len();
     // Counter module in every executable unit, right after its header.
     if u.header_text != TextPos::default() {
         edits.push(Edit::After {
@@ -379,11 +380,7 @@ fn plan_unit(
                         let after = new_counter(p);
                         if let Some(ds) = do_stmt {
                             let e = p.edits.get_mut(&u.source).expect("entry made above");
-                            e.push(Edit::After {
-                                line: ds.text.end_line,
-                                text: incr(it),
-                                order: 1,
-                            });
+                            iteration_edits(e, it, ds);
                             e.push(Edit::After {
                                 line: l.end_text.end_line,
                                 text: incr(after),
@@ -403,13 +400,8 @@ fn plan_unit(
                         // Iterations counted at the top of the body.
                         if let Some(ds) = do_stmt.filter(|ds| !in_where(ds)) {
                             let k = new_counter(p);
-                            p.edits.get_mut(&u.source).expect("entry made above").push(
-                                Edit::After {
-                                    line: ds.text.end_line,
-                                    text: incr(k),
-                                    order: 1,
-                                },
-                            );
+                            let e = p.edits.get_mut(&u.source).expect("entry made above");
+                            iteration_edits(e, k, ds);
                             rules[bi] = Rule::Counter { k };
                         } else {
                             p.notes.push(format!(
@@ -605,7 +597,118 @@ fn plan_unit(
                 order: 1,
             });
     }
+    host_counters_locally(p, u, &info, stoppers, text, first_edit);
     rules
+}
+
+/// Counters placed inside a loop whose every exit passes its END DO are kept in
+/// local variables of a BLOCK around the loop and added to the global array after
+/// END DO: a register increment instead of a memory one, which also leaves the
+/// compiler free to if-convert guarded increments. The innermost such loop hosts
+/// each counter.
+fn host_counters_locally(
+    p: &mut Plan,
+    u: &Unit,
+    info: &UnitInfo<'_>,
+    stoppers: &HashSet<String>,
+    text: &str,
+    first_edit: usize,
+) {
+    // Eligible loops with their DO statement and text line range.
+    let mut hosts: Vec<(usize, TextPos, u32)> = vec![];
+    for (li, l) in u.loops.iter().enumerate() {
+        if matches!(l.kind, LoopKind::ArrayElements | LoopKind::Concurrent) {
+            continue;
+        }
+        let Some(ds) = u.blocks[l.entry_block.0 as usize]
+            .stmts
+            .iter()
+            .map(|&s| &u.stmts[s as usize])
+            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li))
+        else {
+            continue;
+        };
+        if accumulate_locally(info, li, ds, stoppers, text) {
+            hosts.push((li, ds.text, l.end_text.end_line));
+        }
+    }
+    if hosts.is_empty() {
+        return;
+    }
+    let edits = p.edits.get_mut(&u.source).expect("entry made above");
+    let mut hosted: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for e in edits.iter_mut().skip(first_edit) {
+        // The line the inserted statement lands at, and whether it goes after that line.
+        let (x, after) = match e {
+            Edit::Before { line, .. } => (*line, false),
+            Edit::After { line, .. } => (*line, true),
+            Edit::LogicalIf { guard, .. } => (guard.line, false),
+            Edit::Replace { .. } => continue,
+        };
+        // Inside the loop: after its DO line and before (or on, when inserted before)
+        // its END DO line.
+        let inside = |do_line: u32, end: u32| {
+            if after {
+                do_line <= x && x < end
+            } else {
+                do_line < x && x <= end
+            }
+        };
+        let Some(&(li, _, _)) = hosts
+            .iter()
+            .filter(|(_, ds, end)| inside(ds.line, *end))
+            .max_by_key(|(_, ds, _)| ds.line)
+        else {
+            continue;
+        };
+        let t = match e {
+            Edit::Before { text, .. } | Edit::After { text, .. } | Edit::LogicalIf { text, .. } => {
+                text
+            }
+            Edit::Replace { .. } => continue,
+        };
+        let Some(k) = counter_of(t) else { continue };
+        let global = format!("{COUNTER_ARRAY}({k})");
+        *t = t.replace(&global, &format!("augur_l{k}"));
+        hosted.entry(li).or_default().push(k);
+    }
+    for (li, ks) in hosted {
+        let (_, ds, end) = hosts
+            .iter()
+            .find(|h| h.0 == li)
+            .copied()
+            .expect("hosted loops are hosts");
+        let names: Vec<String> = ks.iter().map(|k| format!("augur_l{k}")).collect();
+        let mut open = format!("block\ninteger(8) :: {}", names.join(", "));
+        for n in &names {
+            open.push_str(&format!("\n{n} = 0_8"));
+        }
+        let mut close = String::new();
+        for k in &ks {
+            close.push_str(&format!(
+                "{COUNTER_ARRAY}({k}) = {COUNTER_ARRAY}({k}) + augur_l{k}\n"
+            ));
+        }
+        close.push_str("end block");
+        edits.push(Edit::Before {
+            line: ds.line,
+            col: ds.col,
+            take_label: false,
+            text: open,
+            order: 5,
+        });
+        edits.push(Edit::After {
+            line: end,
+            text: close,
+            order: 9,
+        });
+    }
+}
+
+/// The 1-based counter index an increment statement updates.
+fn counter_of(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix(&format!("{COUNTER_ARRAY}("))?;
+    rest[..rest.find(')')?].parse().ok()
 }
 
 fn new_counter(p: &mut Plan) -> usize {
@@ -1135,4 +1238,72 @@ fn after_logical_if(
         }
     }
     None
+}
+
+/// The edit counting the iterations of a loop into counter `k`: an increment at the
+/// top of its body.
+fn iteration_edits(e: &mut Vec<Edit>, k: usize, ds: &Stmt) {
+    e.push(Edit::After {
+        line: ds.text.end_line,
+        text: incr(k),
+        order: 1,
+    });
+}
+
+/// Whether a loop's iteration count can be accumulated in a local variable flushed
+/// after END DO: every way out of the loop passes there (normal end and EXIT of this
+/// loop; no GOTO out, RETURN, STOP or call that may stop, no EXIT of an outer loop),
+/// and the DO statement can be wrapped in a BLOCK (no label, no construct name, not
+/// sharing its line, an END DO of its own).
+fn accumulate_locally(
+    info: &UnitInfo<'_>,
+    li: usize,
+    ds: &Stmt,
+    stoppers: &HashSet<String>,
+    text: &str,
+) -> bool {
+    let u = info.unit;
+    let l = &u.loops[li];
+    if l.label.is_some() || ds.label.is_some() || l.end_text == TextPos::default() {
+        return false;
+    }
+    let line = text.lines().nth(ds.text.line as usize).unwrap_or("");
+    if !line
+        .get(..ds.text.col as usize)
+        .is_some_and(|p| p.trim().is_empty())
+    {
+        return false;
+    }
+    let end_line = text.lines().nth(l.end_text.end_line as usize).unwrap_or("");
+    let end_stmt: String = end_line
+        .split('!')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if end_stmt != "enddo" {
+        return false;
+    }
+    let header = l.header_block.0 as usize;
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if !info.in_loop(bi, li) {
+            continue;
+        }
+        for &s in &b.stmts {
+            match &u.stmts[s as usize].kind {
+                StmtKind::Return | StmtKind::Stop => return false,
+                StmtKind::Call { name, .. } if stoppers.contains(name) => return false,
+                _ => {}
+            }
+        }
+        for succ in &b.succs {
+            let si = succ.0 as usize;
+            if bi != header && !info.in_loop(si, li) && si != l.after_block.0 as usize {
+                return false;
+            }
+        }
+    }
+    true
 }

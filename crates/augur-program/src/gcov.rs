@@ -544,18 +544,10 @@ fn followed_by_construct_end(program: &Program, s: &augur_ir::Stmt) -> bool {
         if fixed && raw.starts_with(['c', 'C', '*', '!', 'd', 'D']) {
             continue;
         }
-        let code: String = raw
-            .split('!')
-            .next()
-            .unwrap_or("")
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect::<String>()
-            .to_ascii_lowercase();
+        let code = crate::instrument::squeezed_code(raw);
         if code.is_empty() || code.starts_with('#') {
             continue;
         }
-        let code = code.trim_start_matches(|c: char| c.is_ascii_digit());
         return code.starts_with("enddo") || code.starts_with("endselect");
     }
     false

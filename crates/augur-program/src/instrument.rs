@@ -721,33 +721,41 @@ fn has_word(s: &str, w: &str) -> bool {
         .any(|x| x == w)
 }
 
-/// Whether a loop's iterations may be cut short: a branch from inside to outside the
-/// loop other than its normal exit, RETURN, STOP, or a call that may end the program.
-fn loop_may_exit_early(info: &UnitInfo<'_>, li: usize, stoppers: &HashSet<String>) -> bool {
+/// Where control may go from inside loop `li` other than to its next iteration:
+/// whether something inside may end the program (RETURN, STOP, a call that may
+/// stop) and which blocks outside the loop are reached from inside (the header's
+/// normal exit edge excluded).
+fn loop_exits(info: &UnitInfo<'_>, li: usize, stoppers: &HashSet<String>) -> (bool, Vec<usize>) {
     let u = info.unit;
     let header = u.loops[li].header_block.0 as usize;
+    let mut ends = false;
+    let mut leaves = vec![];
     for (bi, b) in u.blocks.iter().enumerate() {
         if !info.in_loop(bi, li) {
             continue;
         }
         for &s in &b.stmts {
             match &u.stmts[s as usize].kind {
-                StmtKind::Return | StmtKind::Stop => return true,
-                StmtKind::Call { name, .. } if stoppers.contains(name) => return true,
-                StmtKind::Io { .. } => {}
+                StmtKind::Return | StmtKind::Stop => ends = true,
+                StmtKind::Call { name, .. } if stoppers.contains(name) => ends = true,
                 _ => {}
             }
         }
         for succ in &b.succs {
             let si = succ.0 as usize;
-            if !info.in_loop(si, li) && bi != header {
-                // Leaving the loop from inside: EXIT, GOTO out.
-                // The header's exit edge is the normal one.
-                return true;
+            if bi != header && !info.in_loop(si, li) {
+                leaves.push(si);
             }
         }
     }
-    false
+    (ends, leaves)
+}
+
+/// Whether a loop's iterations may be cut short: a branch from inside to outside the
+/// loop other than its normal exit, RETURN, STOP, or a call that may end the program.
+fn loop_may_exit_early(info: &UnitInfo<'_>, li: usize, stoppers: &HashSet<String>) -> bool {
+    let (ends, leaves) = loop_exits(info, li, stoppers);
+    ends || !leaves.is_empty()
 }
 
 /// Blocks inside loop `li` that EXIT it (their control goes to the block after the loop).
@@ -907,17 +915,7 @@ fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
         if is_construct {
             let mut depth = 1;
             for (i, l) in lines.iter().enumerate().skip(s.text.end_line as usize + 1) {
-                let sq: String = l
-                    .split('!')
-                    .next()
-                    .unwrap_or("")
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect::<String>()
-                    .to_ascii_lowercase();
-                let sq = sq
-                    .trim_start_matches(|c: char| c.is_ascii_digit())
-                    .to_string();
+                let sq = squeezed_code(l);
                 if sq.starts_with("endwhere") {
                     depth -= 1;
                     if depth == 0 {
@@ -1275,7 +1273,17 @@ fn accumulate_locally(
         return false;
     }
     let end_line = text.lines().nth(l.end_text.end_line as usize).unwrap_or("");
-    let end_stmt: String = end_line
+    if squeezed_code(end_line) != "enddo" {
+        return false;
+    }
+    let (ends, leaves) = loop_exits(info, li, stoppers);
+    !ends && leaves.iter().all(|&b| b == l.after_block.0 as usize)
+}
+
+/// The code of a source line without its comment, blanks and leading label, in
+/// lower case: `  10 END DO ! x` gives `enddo`.
+pub(crate) fn squeezed_code(line: &str) -> String {
+    let code: String = line
         .split('!')
         .next()
         .unwrap_or("")
@@ -1283,27 +1291,6 @@ fn accumulate_locally(
         .filter(|c| !c.is_whitespace())
         .collect::<String>()
         .to_ascii_lowercase();
-    if end_stmt != "enddo" {
-        return false;
-    }
-    let header = l.header_block.0 as usize;
-    for (bi, b) in u.blocks.iter().enumerate() {
-        if !info.in_loop(bi, li) {
-            continue;
-        }
-        for &s in &b.stmts {
-            match &u.stmts[s as usize].kind {
-                StmtKind::Return | StmtKind::Stop => return false,
-                StmtKind::Call { name, .. } if stoppers.contains(name) => return false,
-                _ => {}
-            }
-        }
-        for succ in &b.succs {
-            let si = succ.0 as usize;
-            if bi != header && !info.in_loop(si, li) && si != l.after_block.0 as usize {
-                return false;
-            }
-        }
-    }
-    true
+    code.trim_start_matches(|c: char| c.is_ascii_digit())
+        .to_string()
 }

@@ -56,6 +56,13 @@ pub enum Rule {
         /// Blocks that EXIT this loop.
         exits: Vec<u32>,
     },
+    /// DO WHILE tests of a loop without early exits: iterations + entries.
+    IterationsPlusEntries {
+        /// Counter of iterations (top of the body).
+        iterations: usize,
+        /// The block holding the DO WHILE statement (its count is the entries).
+        entries: u32,
+    },
     /// The block performs no operations; its count is not needed and not measured.
     NotNeeded,
 }
@@ -377,23 +384,39 @@ fn plan_unit(
                     }
                     LoopKind::While => {
                         let it = new_counter(p);
-                        let after = new_counter(p);
+                        let entry = l.entry_block.0 as usize;
+                        // Without early exits every entry ends with one false test, so
+                        // the tests are the iterations plus the entries.
+                        let entries_known = !matches!(rules[entry], Rule::NotNeeded)
+                            && entry < bi
+                            && !loop_may_exit_early(&info, li, stoppers);
                         if let Some(ds) = do_stmt {
                             let e = p.edits.get_mut(&u.source).expect("entry made above");
                             iteration_edits(e, it, ds);
-                            e.push(Edit::After {
-                                line: l.end_text.end_line,
-                                text: incr(after),
-                                order: 1,
-                            });
                         }
-                        let exits = exit_blocks(&info, li);
                         iteration_counter.insert(li, it);
-                        rules[bi] = Rule::WhileTests {
-                            iterations: it,
-                            after,
-                            exits,
-                        };
+                        if entries_known {
+                            rules[bi] = Rule::IterationsPlusEntries {
+                                iterations: it,
+                                entries: entry as u32,
+                            };
+                        } else {
+                            let after = new_counter(p);
+                            if do_stmt.is_some() {
+                                let e = p.edits.get_mut(&u.source).expect("entry made above");
+                                e.push(Edit::After {
+                                    line: l.end_text.end_line,
+                                    text: incr(after),
+                                    order: 1,
+                                });
+                            }
+                            let exits = exit_blocks(&info, li);
+                            rules[bi] = Rule::WhileTests {
+                                iterations: it,
+                                after,
+                                exits,
+                            };
+                        }
                     }
                     LoopKind::ArrayElements => {}
                     _ => {
@@ -1181,6 +1204,10 @@ fn resolve(
             }
             Some(t)
         }
+        Rule::IterationsPlusEntries {
+            iterations,
+            entries,
+        } => Some(c(*iterations)? + resolve(*entries as usize, rules, counters, memo, depth + 1)?),
         Rule::NotNeeded => None,
     };
     memo[b] = Some(v);

@@ -184,7 +184,7 @@ fn rule_name(r: &Rule) -> &'static str {
         Rule::Counter { .. } => "counter",
         Rule::SameAs { .. } => "same_as",
         Rule::Difference { .. } => "difference",
-        Rule::WhileTests { .. } => "while_tests",
+        Rule::WhileTests { .. } | Rule::IterationsPlusEntries { .. } => "while_tests",
         Rule::NotNeeded => "not_needed",
     }
 }

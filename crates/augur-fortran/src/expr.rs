@@ -370,7 +370,7 @@ impl Lowerer<'_> {
                 .as_ref()
                 .is_some_and(|s| s.procedure && !self.intrinsic_declared.contains(name));
         if !user_defined && is_intrinsic(name) {
-            let ty = intrinsic_result(name, &args, self);
+            let ty = intrinsic_result(name, &args);
             let array = args.iter().any(|a| a.array) && elemental_result(name);
             return Expr {
                 kind: ExprKind::Call(CallTarget::Intrinsic(name.to_string()), args),
@@ -518,14 +518,13 @@ fn elemental_result(name: &str) -> bool {
 }
 
 /// Result type of an intrinsic from its name and arguments.
-fn intrinsic_result(name: &str, args: &[Expr], lw: &Lowerer<'_>) -> Type {
+fn intrinsic_result(name: &str, args: &[Expr]) -> Type {
     let first = args.first().map(|a| a.ty).unwrap_or(Type::REAL);
     let kind_arg = |i: usize| -> Option<u8> {
         args.get(i)
             .and_then(|a| a.int_value())
             .and_then(|v| u8::try_from(v).ok())
     };
-    let _ = lw;
     match name {
         "int" | "nint" | "ifix" | "idint" | "idnint" | "floor" | "ceiling" | "len" | "len_trim"
         | "index" | "ichar" | "iachar" | "size" | "lbound" | "ubound" | "kind" | "count"

@@ -291,7 +291,6 @@ impl<'a> Lowerer<'a> {
                 end_text: TextPos::default(),
                 label: None,
             });
-            let _ = g.constant_elements;
         }
     }
 
@@ -925,8 +924,6 @@ impl<'a> Lowerer<'a> {
                 .or(common_dims)
                 .map(|s| parse_dims(s, src, &self.scope))
                 .filter(|d| !d.is_empty());
-            let scope_is_fn_result = self.unit.kind == UnitKind::Function;
-            let _ = scope_is_fn_result;
             {
                 let sym = self.scope.declare(&name);
                 if ty.base != augur_ir::BaseType::Unknown {
@@ -1256,8 +1253,6 @@ impl<'a> Lowerer<'a> {
             self.cur = Some(after);
             return;
         }
-        let name = block_name(node, self.src);
-        let _ = name;
         // The IF-THEN statement spans its own lines only, not the whole construct.
         let span = self.header_span(node, cond_node);
         let text = self.text_pos(node, cond_node);
@@ -1419,9 +1414,6 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-        }
-        if let Some(c) = &while_cond {
-            let _ = c;
         }
         let text = self.text_pos(do_stmt, None);
         self.open_loop(

@@ -340,7 +340,6 @@ pub fn parse_dims(size: Node<'_>, src: &str, scope: &Scope) -> Vec<Dim> {
     for d in named_children(size) {
         match kind_of(d) {
             "extent_specifier" => {
-                let parts = named_children(d);
                 let t = text(d, src);
                 let (lo, hi) = match t.find(':') {
                     Some(p) => {
@@ -353,7 +352,6 @@ pub fn parse_dims(size: Node<'_>, src: &str, scope: &Scope) -> Vec<Dim> {
                     }
                     None => (None, None),
                 };
-                let _ = parts;
                 let extent = match (&lo, &hi) {
                     (Some(l), Some(h)) => match (const_int(l, scope), const_int(h, scope)) {
                         (Some(l), Some(h)) => Some((h - l + 1).max(0)),

@@ -195,7 +195,7 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
         .map(|u| u.name.clone())
         .collect();
     let mut p = Plan::default();
-    for (ui, u) in program.units.iter().enumerate() {
+    for u in &program.units {
         let rules = plan_unit(
             &mut p,
             u,
@@ -204,7 +204,6 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
             texts.get(u.source as usize).copied().flatten(),
         );
         p.rules.push(rules);
-        let _ = ui;
     }
     p
 }

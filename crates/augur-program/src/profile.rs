@@ -380,11 +380,8 @@ fn regions(program: &Program, lines: &BTreeMap<(u32, u32), AbOpCounts>) -> Vec<R
                         if let Some((n, f, start)) = stack.pop() {
                             let end = s.span.start.line;
                             let mut abops = AbOpCounts::new();
-                            for ((lf, ll), c) in lines.range((f, start)..=(f, end)) {
-                                if *lf == f {
-                                    let _ = ll;
-                                    abops.add_scaled(c, 1.0);
-                                }
+                            for (_, c) in lines.range((f, start)..=(f, end)) {
+                                abops.add_scaled(c, 1.0);
                             }
                             out.push(RegionProfile {
                                 name: n,

@@ -92,7 +92,8 @@ enum BenchCommand {
 /// Options shared by every command that reads Fortran sources.
 #[derive(Debug, Args)]
 pub struct SourceArgs {
-    /// Fortran source files (free form .f90/.f95/.f03/.f08, fixed form .f/.for/.f77; upper case = preprocessed).
+    /// Fortran source files (free form .f90/.f95/.f03/.f08, fixed form .f/.for/.f77; upper case =
+    /// preprocessed); C files (.c), objects and archives (.o, .a, .so) are linked, not analyzed.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Force the source form instead of deciding by extension.
@@ -241,7 +242,17 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
             },
         );
     }
-    let program = augur_fortran::analyze(&a.source.files, &a.source.front_end());
+    let fortran: Vec<PathBuf> = a
+        .source
+        .files
+        .iter()
+        .filter(|p| !crate::dynamic::is_link_only(p))
+        .cloned()
+        .collect();
+    if fortran.is_empty() {
+        bail!("no Fortran source among the files given (C files and objects are only linked)");
+    }
+    let program = augur_fortran::analyze(&fortran, &a.source.front_end());
     let errors = program
         .diagnostics
         .iter()

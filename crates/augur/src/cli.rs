@@ -38,6 +38,33 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
+    /// Measure this machine: the cost of each abstract operation with your compiler and
+    /// flags (narrow-spectrum experiments), written as a machine profile (TOML).
+    Characterize {
+        /// Fortran compiler.
+        #[arg(long, default_value = "gfortran")]
+        fc: String,
+        /// Compiler flags.
+        #[arg(long, default_value = "-O2", allow_hyphen_values = true)]
+        fflags: String,
+        /// Short observations (5 x 5 ms instead of 10 x 40 ms): about 10 times faster,
+        /// less precise.
+        #[arg(long)]
+        quick: bool,
+        /// Measure only these AbOps (and those their experiments subtract), e.g. ARDL,SIND.
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// The machine profile to write.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
+    /// Compare two machine profiles: per-AbOp relative difference and the median.
+    Diff {
+        /// The first profile (A).
+        a: PathBuf,
+        /// The second profile (B).
+        b: PathBuf,
+    },
     /// Benchmarks of augur itself (front-end throughput and memory).
     Bench {
         #[command(subcommand)]
@@ -194,6 +221,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", crate::static_report::catalogue(markdown));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Characterize {
+            fc,
+            fflags,
+            quick,
+            only,
+            output,
+        } => crate::characterize::characterize(&fc, &fflags, quick, &only, &output),
+        Command::Diff { a, b } => crate::characterize::diff(&a, &b),
         Command::Bench { what } => match what {
             BenchCommand::Overhead {
                 fflags,

@@ -3,6 +3,7 @@
 mod bench;
 mod bench_counts;
 mod bench_overhead;
+mod characterize;
 mod cli;
 mod corpus;
 mod dynamic;

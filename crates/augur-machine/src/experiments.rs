@@ -1,0 +1,901 @@
+//! The catalogue of narrow-spectrum experiments: one per AbOp measured today.
+//!
+//! Every experiment is a Fortran loop whose body repeats one operation in a typical
+//! context. The cost per operation is Saavedra-Barrera's overhead subtraction
+//! (digest 001 §4.4-4.5): the same loop is timed with the experiment's body and with a
+//! reference body (the same statement once instead of nine times), so loop control, timer
+//! calls and the sink cancel:
+//!
+//! ```text
+//! cost = ((T_body - T_ref) / iterations / units - Σ c_i * P_i) / ops_per_unit
+//! ```
+//!
+//! where `units` is how many more copies of the unit statement(s) the body has than the
+//! reference, and `Σ c_i P_i` are other parameters subtracted in composite tests (e.g.
+//! `x = sin(x + a)` measures SIND after subtracting one ARDL).
+//!
+//! Defeating the compiler (digest 001 §4.2), adapted to -O2/-O3:
+//! * operands are `VOLATILE` variables set from values returned by separately compiled
+//!   identity functions (`augr8(1.25d0)`), so they are read from memory every time and
+//!   nothing can be folded, hoisted or reassociated (`x = x + a; x = x - a` stays two ops);
+//! * the result is a dependent chain in an ordinary variable (`x`), so the compiler keeps it
+//!   in a register as in real code, and it goes to a separately compiled `sink` before the
+//!   clock is read, so the loop cannot be deleted or moved.
+//!
+//! "Global" (`...G`) experiments keep the chain variable and the operands in a module of the
+//! separately compiled support file.
+
+use augur_ir::AbOp;
+
+/// One experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    /// The parameter it measures.
+    pub abop: AbOp,
+    /// The context in which the operation is measured (written to the profile).
+    pub context: String,
+    /// Declarations (local variables of the experiment routine).
+    pub decl: String,
+    /// Statements before the clock starts: operand initialization from the support routines.
+    pub setup: String,
+    /// The reference loop body.
+    pub ref_body: String,
+    /// The measured loop body.
+    pub body: String,
+    /// Statements after the loop, before the clock stops: results to the sink.
+    pub sink: String,
+    /// How many more units the body executes than the reference per iteration.
+    pub units: f64,
+    /// Operations of this AbOp per unit.
+    pub ops_per_unit: f64,
+    /// Other parameters subtracted per unit (composite test): `(AbOp, count)`.
+    pub subtract: Vec<(AbOp, f64)>,
+}
+
+/// Copies of the unit in the measured body and in the reference body.
+const BODY_UNITS: usize = 9;
+const REF_UNITS: usize = 1;
+
+/// A Fortran type with its support routines.
+#[derive(Debug, Clone, Copy)]
+struct Ty {
+    /// Declaration, e.g. `real(8)`.
+    decl: &'static str,
+    /// Suffix of the support routines and module variables, e.g. `r8`.
+    tag: &'static str,
+}
+
+const R4: Ty = Ty {
+    decl: "real(4)",
+    tag: "r4",
+};
+const R8: Ty = Ty {
+    decl: "real(8)",
+    tag: "r8",
+};
+const I4: Ty = Ty {
+    decl: "integer(4)",
+    tag: "i4",
+};
+const I8: Ty = Ty {
+    decl: "integer(8)",
+    tag: "i8",
+};
+const C4: Ty = Ty {
+    decl: "complex(4)",
+    tag: "c4",
+};
+const C8: Ty = Ty {
+    decl: "complex(8)",
+    tag: "c8",
+};
+
+/// The types that have support routines and module variables.
+pub(crate) const TAGS: &[(&str, &str)] = &[
+    ("real(4)", "r4"),
+    ("real(8)", "r8"),
+    ("integer(4)", "i4"),
+    ("integer(8)", "i8"),
+    ("complex(4)", "c4"),
+    ("complex(8)", "c8"),
+];
+
+impl Ty {
+    fn is_int(self) -> bool {
+        self.tag.starts_with('i')
+    }
+    fn is_complex(self) -> bool {
+        self.tag.starts_with('c')
+    }
+
+    /// A literal of this type for the value `(re, im)`.
+    fn lit(self, re: f64, im: f64) -> String {
+        fn real(v: f64, kind8: bool) -> String {
+            let mut s = format!("{v}");
+            if !s.contains('.') && !s.contains('e') {
+                s.push_str(".0");
+            }
+            if kind8 {
+                s.push_str("d0");
+            }
+            s
+        }
+        match self.tag {
+            "r4" => real(re, false),
+            "r8" => real(re, true),
+            "i4" => format!("{}", re as i64),
+            "i8" => format!("{}_8", re as i64),
+            "c4" => format!("({},{})", real(re, false), real(im, false)),
+            _ => format!("({},{})", real(re, true), real(im, true)),
+        }
+    }
+}
+
+/// Storage of the chain variable and the operands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Storage {
+    Local,
+    Global,
+}
+
+/// Names of the variables an arithmetic template uses.
+struct Names {
+    x: String,
+    a: String,
+    b: String,
+    i: String,
+}
+
+fn names(ty: Ty, st: Storage) -> Names {
+    match st {
+        Storage::Local => Names {
+            x: "x".into(),
+            a: "a".into(),
+            b: "b".into(),
+            i: "i".into(),
+        },
+        Storage::Global => Names {
+            x: format!("g_{}x", ty.tag),
+            a: format!("g_{}a", ty.tag),
+            b: format!("g_{}b", ty.tag),
+            i: "g_i".into(),
+        },
+    }
+}
+
+fn fill(template: &str, n: &Names) -> String {
+    template
+        .replace("{x}", &n.x)
+        .replace("{a}", &n.a)
+        .replace("{b}", &n.b)
+        .replace("{i}", &n.i)
+}
+
+fn repeat(unit: &str, times: usize) -> String {
+    let mut s = String::new();
+    for _ in 0..times {
+        s.push_str(unit);
+        if !unit.ends_with('\n') {
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// An arithmetic-style experiment: chain variable `x`, volatile operands `a`, `b`, `i`.
+#[allow(clippy::too_many_arguments)]
+fn chain(
+    abop: AbOp,
+    ty: Ty,
+    st: Storage,
+    init: [(f64, f64); 3],
+    unit: &str,
+    ops_per_unit: f64,
+    subtract: Vec<(AbOp, f64)>,
+    context: &str,
+) -> Experiment {
+    let n = names(ty, st);
+    let decl = match st {
+        Storage::Local => format!(
+            "{t} :: x\n{t}, volatile :: a, b\ninteger(4), volatile :: i\n",
+            t = ty.decl
+        ),
+        Storage::Global => String::new(),
+    };
+    let f = format!("aug{}", ty.tag);
+    let setup = format!(
+        "{x} = {f}({})\n{a} = {f}({})\n{b} = {f}({})\n{i} = augi4(3)\n",
+        ty.lit(init[0].0, init[0].1),
+        ty.lit(init[1].0, init[1].1),
+        ty.lit(init[2].0, init[2].1),
+        x = n.x,
+        a = n.a,
+        b = n.b,
+        i = n.i,
+    );
+    let unit = fill(unit, &n);
+    let where_ = match st {
+        Storage::Local => "local variables",
+        Storage::Global => "module variables of a separately compiled module",
+    };
+    Experiment {
+        abop,
+        context: format!(
+            "{context}; {} chain `{}`; VOLATILE operands, {where_}",
+            ty.decl,
+            unit.trim().replace('\n', "; ")
+        ),
+        decl,
+        setup,
+        ref_body: repeat(&unit, REF_UNITS),
+        body: repeat(&unit, BODY_UNITS),
+        sink: format!("call augs{}({})\n", ty.tag, n.x),
+        units: (BODY_UNITS - REF_UNITS) as f64,
+        ops_per_unit,
+        subtract,
+    }
+}
+
+fn ab(s: &str) -> AbOp {
+    AbOp::from_mnemonic(s).unwrap_or_else(|| panic!("unknown AbOp {s}"))
+}
+
+/// The add AbOp of a type and storage (used by composite tests).
+fn add_of(ty: Ty, st: Storage) -> AbOp {
+    ab(&mnem('A', ty, st))
+}
+
+/// The mnemonic `{op}{type}{size}{storage}`.
+fn mnem(op: char, ty: Ty, st: Storage) -> String {
+    let (t, s) = match ty.tag {
+        "r4" => ('R', 'S'),
+        "r8" => ('R', 'D'),
+        "i4" => ('I', 'S'),
+        "i8" => ('I', 'D'),
+        "c4" => ('C', 'S'),
+        _ => ('C', 'D'),
+    };
+    let g = if st == Storage::Local { 'L' } else { 'G' };
+    format!("{op}{t}{s}{g}")
+}
+
+fn arithmetic(out: &mut Vec<Experiment>) {
+    for st in [Storage::Local, Storage::Global] {
+        for ty in [R4, C4, I4, R8, I8, C8] {
+            let add = add_of(ty, st);
+            // Add/subtract: x = x + a; x = x - a.
+            out.push(chain(
+                add,
+                ty,
+                st,
+                [(1.0, 0.5), (1.25, 0.25), (0.0, 0.0)],
+                "{x} = {x} + {a}\n{x} = {x} - {a}",
+                2.0,
+                vec![],
+                "dependent chain of alternating add and subtract",
+            ));
+            // Multiply: x = x * a; x = x * b with b about 1/a (odd integers stay odd).
+            let (a, b) = if ty.is_int() {
+                ((3.0, 0.0), (5.0, 0.0))
+            } else if ty.is_complex() {
+                ((0.6, 0.8), (0.6, -0.8))
+            } else {
+                ((1.25, 0.0), (0.8, 0.0))
+            };
+            out.push(chain(
+                ab(&mnem('M', ty, st)),
+                ty,
+                st,
+                [(7.0, 0.0), a, b],
+                "{x} = {x} * {a}\n{x} = {x} * {b}",
+                2.0,
+                vec![],
+                "dependent chain of multiplies",
+            ));
+            // Divide: x = a / x oscillates (a = 2, x = 1, 2, 1, ...).
+            let (x0, a) = if ty.is_int() {
+                ((7.0, 0.0), (7000021.0, 0.0))
+            } else if ty.is_complex() {
+                ((1.0, 1.0), (0.0, 2.0))
+            } else {
+                ((1.0, 0.0), (2.0, 0.0))
+            };
+            out.push(chain(
+                ab(&mnem('D', ty, st)),
+                ty,
+                st,
+                [x0, a, (1.0, 0.0)],
+                "{x} = {a} / {x}",
+                1.0,
+                vec![],
+                "dependent chain of divides",
+            ));
+            // Exponent with an integer exponent.
+            let (unit, ctx) = if ty.is_int() {
+                (
+                    "{x} = ({a} - {x})**2",
+                    "dependent chain x = (a - x)**2 minus one add",
+                )
+            } else {
+                (
+                    "{x} = ({a} - {x})**{i}",
+                    "dependent chain x = (a - x)**i, variable integer exponent i = 3, minus one add",
+                )
+            };
+            let a = if ty.is_int() { (3.0, 0.0) } else { (0.5, 0.1) };
+            out.push(chain(
+                ab(&mnem('E', ty, st)),
+                ty,
+                st,
+                [(0.0, 0.0), a, (2.5, 0.0)],
+                unit,
+                1.0,
+                vec![(add, 1.0)],
+                ctx,
+            ));
+            // Exponent x**y.
+            let (unit, ctx) = if ty.is_int() {
+                (
+                    "{x} = ({a} - {x})**{i}",
+                    "dependent chain x = (a - x)**i, variable exponent i = 3, minus one add",
+                )
+            } else {
+                (
+                    "{x} = ({a} - {x})**{b}",
+                    "dependent chain x = (a - x)**b, b = 2.5, minus one add",
+                )
+            };
+            out.push(chain(
+                ab(&mnem('X', ty, st)),
+                ty,
+                st,
+                [(0.0, 0.0), a, (2.5, 0.0)],
+                unit,
+                1.0,
+                vec![(add, 1.0)],
+                ctx,
+            ));
+        }
+    }
+}
+
+/// A logical experiment: `l = l .neqv. (...)` chains.
+fn logical(
+    abop: AbOp,
+    ty: Option<Ty>,
+    st: Storage,
+    expr: &str,
+    subtract: Vec<(AbOp, f64)>,
+    context: &str,
+) -> Experiment {
+    let (l, m, a, b) = match st {
+        Storage::Local => (
+            "l".to_string(),
+            "m".to_string(),
+            "a".to_string(),
+            "b".to_string(),
+        ),
+        Storage::Global => (
+            "g_l".to_string(),
+            "g_m".to_string(),
+            ty.map(|t| format!("g_{}a", t.tag)).unwrap_or_default(),
+            ty.map(|t| format!("g_{}b", t.tag)).unwrap_or_default(),
+        ),
+    };
+    let mut decl = String::new();
+    let mut setup = format!("{l} = augl(.true.)\n{m} = augl(.false.)\n");
+    if st == Storage::Local {
+        decl.push_str("logical :: l\nlogical, volatile :: m\n");
+        if let Some(t) = ty {
+            decl.push_str(&format!("{}, volatile :: a, b\n", t.decl));
+        }
+    }
+    if let Some(t) = ty {
+        setup.push_str(&format!(
+            "{a} = aug{tag}({})\n{b} = aug{tag}({})\n",
+            t.lit(1.0, 0.5),
+            t.lit(2.0, 0.5),
+            tag = t.tag
+        ));
+    }
+    let unit = expr
+        .replace("{l}", &l)
+        .replace("{m}", &m)
+        .replace("{a}", &a)
+        .replace("{b}", &b);
+    Experiment {
+        abop,
+        context: format!("{context}; `{unit}`; VOLATILE operands"),
+        decl,
+        setup,
+        ref_body: repeat(&unit, REF_UNITS),
+        body: repeat(&unit, BODY_UNITS),
+        sink: format!("call augsl({l})\n"),
+        units: (BODY_UNITS - REF_UNITS) as f64,
+        ops_per_unit: 1.0,
+        subtract,
+    }
+}
+
+fn compares(out: &mut Vec<Experiment>) {
+    for st in [Storage::Local, Storage::Global] {
+        let andl = if st == Storage::Local {
+            ab("ANDL")
+        } else {
+            ab("ANDG")
+        };
+        out.push(logical(
+            andl,
+            None,
+            st,
+            "{l} = {l} .neqv. {m}",
+            vec![],
+            "dependent chain of .NEQV.",
+        ));
+        for ty in [R4, C4, I4, R8, I8, C8] {
+            let m = mnem('C', ty, st);
+            let Some(op) = AbOp::from_mnemonic(&m) else {
+                continue;
+            };
+            let rel = if ty.is_complex() { "/=" } else { "<" };
+            out.push(logical(
+                op,
+                Some(ty),
+                st,
+                &format!("{{l}} = {{l}} .neqv. ({{a}} {rel} {{b}})"),
+                vec![(andl, 1.0)],
+                "compare feeding a .NEQV. chain, minus one .NEQV.",
+            ));
+        }
+    }
+}
+
+/// A custom local experiment on real(8) values with an integer loop variable `j` and volatile
+/// bounds.
+#[allow(clippy::too_many_arguments)]
+fn custom(
+    abop: AbOp,
+    decl: &str,
+    setup: &str,
+    ref_body: &str,
+    body: &str,
+    units: f64,
+    ops_per_unit: f64,
+    subtract: Vec<(AbOp, f64)>,
+    context: &str,
+) -> Experiment {
+    Experiment {
+        abop,
+        context: context.to_string(),
+        decl: format!("real(8) :: x, y, z\nreal(8), volatile :: a\ninteger :: j\n{decl}"),
+        setup: format!(
+            "x = augr8(1.0d0)\ny = augr8(2.0d0)\nz = augr8(3.0d0)\na = augr8(1.25d0)\n{setup}"
+        ),
+        ref_body: ref_body.to_string(),
+        body: body.to_string(),
+        sink: "call augsr8(x)\n".to_string(),
+        units,
+        ops_per_unit,
+        subtract,
+    }
+}
+
+fn control(out: &mut Vec<Experiment>) {
+    let ardl = ab("ARDL");
+    let add = "x = x + a\n";
+    let loop_ = |bound: &str, step: &str| format!("do j = 1, {bound}{step}\n  x = x + a\nend do\n");
+    // LOOV: an inner loop of 40 iterations against one of 8: 32 more iterations.
+    out.push(custom(
+        ab("LOOV"),
+        "integer, volatile :: m1, m2\n",
+        "m1 = augi4(8)\nm2 = augi4(40)\n",
+        &loop_("m1", ""),
+        &loop_("m2", ""),
+        32.0,
+        1.0,
+        vec![(ardl, 1.0)],
+        "inner DO loop (unit step, volatile bound) around x = x + a: 40 against 8 iterations, minus one ARDL per iteration",
+    ));
+    // LOIN: 8 one-iteration loops against 8 plain adds.
+    out.push(custom(
+        ab("LOIN"),
+        "integer, volatile :: m1\n",
+        "m1 = augi4(1)\n",
+        &repeat(add, 8),
+        &repeat(&loop_("m1", ""), 8),
+        8.0,
+        1.0,
+        vec![(ab("LOOV"), 1.0)],
+        "8 one-iteration DO loops (volatile bound) around x = x + a against 8 plain adds, minus one LOOV",
+    ));
+    out.push(custom(
+        ab("LOOX"),
+        "integer, volatile :: m1, m2, s\n",
+        "m1 = augi4(16)\nm2 = augi4(80)\ns = augi4(2)\n",
+        &loop_("m1", ", s"),
+        &loop_("m2", ", s"),
+        32.0,
+        1.0,
+        vec![(ardl, 1.0)],
+        "inner DO loop with variable step 2 around x = x + a: 40 against 8 iterations, minus one ARDL per iteration",
+    ));
+    out.push(custom(
+        ab("LOIX"),
+        "integer, volatile :: m1, s\n",
+        "m1 = augi4(1)\ns = augi4(2)\n",
+        &repeat(add, 8),
+        &repeat(&loop_("m1", ", s"), 8),
+        8.0,
+        1.0,
+        vec![(ab("LOOX"), 1.0)],
+        "8 one-iteration DO loops with variable step against 8 plain adds, minus one LOOX",
+    ));
+    // Calls.
+    out.push(custom(
+        ab("PROC"),
+        "",
+        "",
+        &repeat("call augnop()\n", REF_UNITS),
+        &repeat("call augnop()\n", BODY_UNITS),
+        (BODY_UNITS - REF_UNITS) as f64,
+        1.0,
+        vec![],
+        "call of an empty external subroutine without arguments (separately compiled)",
+    ));
+    out.push(custom(
+        ab("ARGL"),
+        "",
+        "",
+        &repeat("call augnop3(x, y, z)\n", REF_UNITS),
+        &repeat("call augnop3(x, y, z)\n", BODY_UNITS),
+        (BODY_UNITS - REF_UNITS) as f64,
+        3.0,
+        vec![(ab("PROC"), 1.0)],
+        "call of an empty external subroutine with 3 real(8) arguments, minus one PROC, per argument",
+    ));
+    out.push(custom(
+        ab("GOTO"),
+        "logical, volatile :: l\n",
+        "l = augl(.true.)\n",
+        &repeat("if (l) x = x + a\n", REF_UNITS),
+        &repeat("if (l) x = x + a\n", BODY_UNITS),
+        (BODY_UNITS - REF_UNITS) as f64,
+        1.0,
+        vec![(ardl, 1.0)],
+        "logical IF (volatile, always true) guarding x = x + a, minus one ARDL",
+    ));
+    // Arrays: element of a separately filled array at volatile subscripts.
+    let arr = "real(8) :: v1(64), v2(8,8), v3(4,4,4)\ninteger, volatile :: i1, i2, i3\n";
+    let arr_setup = "call augfill(v1, 64)\ncall augfill(v2, 64)\ncall augfill(v3, 64)\ni1 = augi4(3)\ni2 = augi4(2)\ni3 = augi4(1)\n";
+    for (op, elem, sub, ctx) in [
+        (
+            "ARR1",
+            "v1(i1)",
+            vec![(ardl, 1.0)],
+            "x = x + v1(i), volatile subscript, minus one ARDL",
+        ),
+        (
+            "ARR2",
+            "v2(i1, i2)",
+            vec![(ardl, 1.0)],
+            "x = x + v2(i, j), volatile subscripts, minus one ARDL",
+        ),
+        (
+            "ARR3",
+            "v3(i1, i2, i3)",
+            vec![(ardl, 1.0)],
+            "x = x + v3(i, j, k), volatile subscripts, minus one ARDL",
+        ),
+        (
+            "IADD",
+            "v1(i1 + 1)",
+            vec![(ardl, 1.0), (ab("ARR1"), 1.0)],
+            "x = x + v1(i + 1), volatile subscript, minus one ARDL and one ARR1",
+        ),
+    ] {
+        let unit = format!("x = x + {elem}\n");
+        out.push(custom(
+            ab(op),
+            arr,
+            arr_setup,
+            &repeat(&unit, REF_UNITS),
+            &repeat(&unit, BODY_UNITS),
+            (BODY_UNITS - REF_UNITS) as f64,
+            1.0,
+            sub,
+            &format!("{ctx}; the element load is off the add chain"),
+        ));
+    }
+}
+
+fn intrinsics(out: &mut Vec<Experiment>) {
+    // (single mnemonic, double mnemonic, unit, a, b, context)
+    let real: &[(&str, &str, &str, f64, f64, &str)] = &[
+        (
+            "LOGS",
+            "LOGD",
+            "{x} = log({x} + {a})",
+            2.0,
+            0.0,
+            "x = log(x + a), a = 2",
+        ),
+        (
+            "EXPS",
+            "EXPD",
+            "{x} = exp({x} - {a})",
+            1.0,
+            0.0,
+            "x = exp(x - a), a = 1",
+        ),
+        (
+            "SINS",
+            "SIND",
+            "{x} = sin({x} + {a})",
+            0.5,
+            0.0,
+            "x = sin(x + a), a = 0.5",
+        ),
+        (
+            "TANS",
+            "TAND",
+            "{x} = tan({a} - {x})",
+            1.0,
+            0.0,
+            "x = tan(a - x), a = 1",
+        ),
+        (
+            "SQRS",
+            "SQRD",
+            "{x} = sqrt({x} + {a})",
+            2.0,
+            0.0,
+            "x = sqrt(x + a), a = 2",
+        ),
+        (
+            "ABSS",
+            "ABSD",
+            "{x} = abs({a} - {x})",
+            1.0,
+            0.0,
+            "x = abs(a - x), a = 1",
+        ),
+        (
+            "MODS",
+            "MODD",
+            "{x} = mod({x} + {a}, {b})",
+            1.3,
+            7.0,
+            "x = mod(x + a, b), a = 1.3, b = 7",
+        ),
+        (
+            "MAXS",
+            "MAXD",
+            "{x} = max({x} - {a}, {b})",
+            0.5,
+            -1.0,
+            "x = max(x - a, b)",
+        ),
+        (
+            "ATNS",
+            "ATND",
+            "{x} = atan({x} + {a})",
+            0.5,
+            0.0,
+            "x = atan(x + a), a = 0.5",
+        ),
+        (
+            "HYPS",
+            "HYPD",
+            "{x} = tanh({x} + {a})",
+            0.5,
+            0.0,
+            "x = tanh(x + a), a = 0.5",
+        ),
+        (
+            "SGNS",
+            "SGND",
+            "{x} = sign({a} - {x}, {b})",
+            1.0,
+            -1.0,
+            "x = sign(a - x, b)",
+        ),
+        (
+            "ANIS",
+            "ANID",
+            "{x} = aint({a} - {x})",
+            2.5,
+            0.0,
+            "x = aint(a - x), a = 2.5",
+        ),
+    ];
+    for &(s, d, unit, a, b, ctx) in real {
+        for (m, ty) in [(s, R4), (d, R8)] {
+            out.push(chain(
+                ab(m),
+                ty,
+                Storage::Local,
+                [(0.0, 0.0), (a, 0.0), (b, 0.0)],
+                unit,
+                1.0,
+                vec![(add_of(ty, Storage::Local), 1.0)],
+                &format!("dependent chain {ctx}, minus one add"),
+            ));
+        }
+    }
+    let int: &[(&str, &str, f64, f64, bool, &str)] = &[
+        (
+            "ABSI",
+            "{x} = abs({a} - {x})",
+            5.0,
+            0.0,
+            true,
+            "x = abs(a - x)",
+        ),
+        (
+            "MODI",
+            "{x} = mod({x} + {a}, {b})",
+            13.0,
+            1000.0,
+            true,
+            "x = mod(x + a, b)",
+        ),
+        (
+            "MAXI",
+            "{x} = max({x} - {a}, {b})",
+            1.0,
+            -5.0,
+            true,
+            "x = max(x - a, b)",
+        ),
+        (
+            "SGNI",
+            "{x} = sign({a} - {x}, {b})",
+            5.0,
+            -1.0,
+            true,
+            "x = sign(a - x, b)",
+        ),
+        (
+            "BITI",
+            "{x} = ieor({x}, {a})",
+            5.0,
+            0.0,
+            false,
+            "x = ieor(x, a)",
+        ),
+    ];
+    for &(m, unit, a, b, minus_add, ctx) in int {
+        let sub = if minus_add {
+            vec![(ab("AISL"), 1.0)]
+        } else {
+            vec![]
+        };
+        let tail = if minus_add { ", minus one add" } else { "" };
+        out.push(chain(
+            ab(m),
+            I4,
+            Storage::Local,
+            [(1.0, 0.0), (a, 0.0), (b, 0.0)],
+            unit,
+            1.0,
+            sub,
+            &format!("dependent chain {ctx}{tail}"),
+        ));
+    }
+}
+
+/// Every experiment, in a fixed order (composite tests after the parameters they subtract
+/// is not required: parameters are resolved after all are measured).
+pub fn catalogue() -> Vec<Experiment> {
+    let mut out = Vec::new();
+    arithmetic(&mut out);
+    compares(&mut out);
+    control(&mut out);
+    intrinsics(&mut out);
+    out
+}
+
+/// The experiments for the given mnemonics (case-insensitive), plus the ones they subtract,
+/// transitively; unknown or unmeasured names are returned in the error.
+pub fn select(all: &[Experiment], names: &[String]) -> Result<Vec<Experiment>, Vec<String>> {
+    let mut want: Vec<AbOp> = Vec::new();
+    let mut bad = Vec::new();
+    for n in names {
+        match AbOp::from_mnemonic(n.trim()) {
+            Some(op) if all.iter().any(|e| e.abop == op) => want.push(op),
+            _ => bad.push(n.clone()),
+        }
+    }
+    if !bad.is_empty() {
+        return Err(bad);
+    }
+    let mut i = 0;
+    while i < want.len() {
+        if let Some(e) = all.iter().find(|e| e.abop == want[i]) {
+            for (d, _) in &e.subtract {
+                if !want.contains(d) {
+                    want.push(*d);
+                }
+            }
+        }
+        i += 1;
+    }
+    Ok(all
+        .iter()
+        .filter(|e| want.contains(&e.abop))
+        .cloned()
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_experiment_per_abop_and_dependencies_exist() {
+        let all = catalogue();
+        let mut seen = std::collections::HashSet::new();
+        for e in &all {
+            assert!(seen.insert(e.abop), "duplicate experiment for {}", e.abop);
+            assert!(e.units > 0.0 && e.ops_per_unit > 0.0);
+            assert!(!e.context.is_empty());
+            for (d, _) in &e.subtract {
+                assert!(
+                    all.iter().any(|x| x.abop == *d),
+                    "{} subtracts {} which is not measured",
+                    e.abop,
+                    d
+                );
+                assert_ne!(*d, e.abop);
+            }
+        }
+        // The groups asked for: arithmetic 1-8 and extensions, compares, loops, calls, intrinsics.
+        for m in [
+            "ARSL", "MCSL", "DISL", "ERDL", "XRDG", "AIDL", "MCDG", "CRDL", "CCDG", "ANDL", "ARR1",
+            "ARR3", "IADD", "LOIN", "LOOV", "LOIX", "LOOX", "PROC", "ARGL", "GOTO", "SIND", "EXPS",
+            "MAXI",
+        ] {
+            assert!(
+                seen.contains(&AbOp::from_mnemonic(m).unwrap()),
+                "{m} missing"
+            );
+        }
+        assert!(all.len() >= 100, "{} experiments", all.len());
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(R8.lit(2.0, 0.0), "2.0d0");
+        assert_eq!(R4.lit(1.25, 0.0), "1.25");
+        assert_eq!(I8.lit(3.0, 0.0), "3_8");
+        assert_eq!(C8.lit(0.6, -0.8), "(0.6d0,-0.8d0)");
+        assert_eq!(C4.lit(1.0, 1.0), "(1.0,1.0)");
+    }
+
+    #[test]
+    fn body_repeats_the_unit_and_reference_once() {
+        let all = catalogue();
+        let e = all.iter().find(|e| e.abop == AbOp::ARDL).unwrap();
+        assert_eq!(e.ref_body, "x = x + a\nx = x - a\n");
+        assert_eq!(e.body.matches("x = x + a").count(), 9);
+        assert_eq!(e.units, 8.0);
+        assert_eq!(e.ops_per_unit, 2.0);
+        let g = all.iter().find(|e| e.abop == AbOp::MRDG).unwrap();
+        assert!(g.body.contains("g_r8x = g_r8x * g_r8a"));
+        assert!(g.decl.is_empty());
+    }
+
+    #[test]
+    fn select_adds_dependencies() {
+        let all = catalogue();
+        let sel = select(&all, &["LOIN".to_string()]).unwrap();
+        let ops: Vec<AbOp> = sel.iter().map(|e| e.abop).collect();
+        assert!(ops.contains(&AbOp::LOIN));
+        assert!(ops.contains(&AbOp::LOOV));
+        assert!(ops.contains(&AbOp::ARDL));
+        assert_eq!(
+            select(&all, &["NOPE".to_string(), "TCHR".to_string()]),
+            Err(vec!["NOPE".to_string(), "TCHR".to_string()])
+        );
+    }
+}

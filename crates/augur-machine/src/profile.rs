@@ -1,0 +1,426 @@
+//! The machine profile: versioned TOML, readable and diffable like Kerncraft's machine files.
+//!
+//! ```toml
+//! schema = 1
+//! kind = "augur-machine-profile"
+//!
+//! [provenance]
+//! cpu_model = "AMD EPYC 7763 64-Core Processor"
+//! cores = 2
+//! compiler = "gfortran"
+//! fflags = "-O2"
+//! ...
+//! [provenance.caches]
+//! L1d = "32K"
+//!
+//! [abop.ARDL]
+//! status = "measured"
+//! mean_ns = 0.98
+//! sd_ns = 0.01
+//! ci90_ns = 0.004
+//! observations = 10
+//! context = "dependent chain of alternating add and subtract; ..."
+//! ```
+//!
+//! Every AbOp of the catalogue has an entry, in code order. `status` is `measured`,
+//! `not detected` (the 90% interval includes 0 or the mean is below the timer's share: the
+//! numbers are kept but should be read as "too small to see"), `not yet measured` (no
+//! experiment yet; no numbers) or `failed: <reason>`. `sd_ns` is the standard deviation of
+//! one observation of the parameter, `ci90_ns` the half-width of its 90% confidence
+//! interval (Student t), both in nanoseconds per operation.
+
+use augur_ir::AbOp;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// The schema version written and accepted.
+pub const SCHEMA: u32 = 1;
+/// The `kind` field.
+pub const KIND: &str = "augur-machine-profile";
+
+/// Status values.
+pub const MEASURED: &str = "measured";
+/// The parameter is below the noise floor.
+pub const NOT_DETECTED: &str = "not detected";
+/// No experiment measures the parameter yet.
+pub const NOT_YET_MEASURED: &str = "not yet measured";
+
+/// A machine profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineProfile {
+    /// Schema version ([`SCHEMA`]).
+    pub schema: u32,
+    /// Always [`KIND`].
+    pub kind: String,
+    /// Where and how it was measured.
+    pub provenance: Provenance,
+    /// One entry per AbOp, in code order.
+    pub abop: BTreeMap<AbOp, AbOpEntry>,
+}
+
+/// Where and how a profile was measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Provenance {
+    /// CPU model (`model name` of /proc/cpuinfo).
+    pub cpu_model: String,
+    /// Logical CPUs available.
+    pub cores: usize,
+    /// Operating system and kernel.
+    pub os: String,
+    /// The compiler command.
+    pub compiler: String,
+    /// The first line of its `--version`.
+    pub compiler_version: String,
+    /// The flags, as given.
+    pub fflags: String,
+    /// When the measurement ended (UTC, RFC 3339).
+    pub date: String,
+    /// augur's version.
+    pub augur_version: String,
+    /// `quick` or `default`.
+    pub mode: String,
+    /// Target duration of one observation, in ms.
+    pub window_ms: f64,
+    /// Observations per experiment.
+    pub observations: u32,
+    /// The clock's counts per second (`system_clock` at `integer(8)`).
+    pub timer_rate_hz: u64,
+    /// Wall time of the characterization, in s.
+    pub elapsed_s: f64,
+    /// Cache sizes as the OS reports them, e.g. `L1d = "32K"`.
+    #[serde(default)]
+    pub caches: BTreeMap<String, String>,
+}
+
+/// One AbOp's cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbOpEntry {
+    /// `measured`, `not detected`, `not yet measured` or `failed: <reason>`.
+    pub status: String,
+    /// Mean cost per operation, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_ns: Option<f64>,
+    /// Standard deviation of one observation, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sd_ns: Option<f64>,
+    /// Half-width of the 90% confidence interval of the mean, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci90_ns: Option<f64>,
+    /// Observations.
+    #[serde(default)]
+    pub observations: u32,
+    /// The context in which the operation was measured.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub context: String,
+}
+
+impl AbOpEntry {
+    /// An entry with a status and nothing else.
+    pub fn status(status: impl Into<String>) -> AbOpEntry {
+        AbOpEntry {
+            status: status.into(),
+            mean_ns: None,
+            sd_ns: None,
+            ci90_ns: None,
+            observations: 0,
+            context: String::new(),
+        }
+    }
+
+    /// Whether the status is one of the valid values.
+    pub fn status_is_valid(&self) -> bool {
+        matches!(
+            self.status.as_str(),
+            MEASURED | NOT_DETECTED | NOT_YET_MEASURED
+        ) || self.status.starts_with("failed: ")
+    }
+}
+
+/// Errors reading or writing a profile; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a valid profile.
+    #[error("{path} is not a valid augur machine profile: {message}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl MachineProfile {
+    /// A profile with every AbOp `not yet measured`.
+    pub fn new(provenance: Provenance) -> MachineProfile {
+        MachineProfile {
+            schema: SCHEMA,
+            kind: KIND.to_string(),
+            provenance,
+            abop: augur_ir::abop::ALL
+                .iter()
+                .map(|&op| (op, AbOpEntry::status(NOT_YET_MEASURED)))
+                .collect(),
+        }
+    }
+
+    /// The profile as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a machine profile always serializes")
+    }
+
+    /// Parses and checks a profile; `path` names it in errors.
+    pub fn from_toml(text: &str, path: &str) -> Result<MachineProfile, ProfileError> {
+        let invalid = |message: String| ProfileError::Invalid {
+            path: path.to_string(),
+            message,
+        };
+        // Check the header first so that a wrong schema is reported as such.
+        let value: toml::Value = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        match value.get("kind").and_then(|k| k.as_str()) {
+            Some(KIND) => {}
+            Some(k) => return Err(invalid(format!("kind is `{k}`, expected `{KIND}`"))),
+            None => return Err(invalid(format!("no `kind = \"{KIND}\"`"))),
+        }
+        match value.get("schema").and_then(|k| k.as_integer()) {
+            Some(s) if s == SCHEMA as i64 => {}
+            Some(s) => {
+                return Err(invalid(format!(
+                    "schema {s} is not supported (this augur reads schema {SCHEMA})"
+                )))
+            }
+            None => return Err(invalid("no `schema` number".to_string())),
+        }
+        let p: MachineProfile = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        for (op, e) in &p.abop {
+            if !e.status_is_valid() {
+                return Err(invalid(format!(
+                    "[abop.{op}] has an invalid status `{}`",
+                    e.status
+                )));
+            }
+        }
+        Ok(p)
+    }
+
+    /// Reads a profile file.
+    pub fn read(path: &Path) -> Result<MachineProfile, ProfileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        MachineProfile::from_toml(&text, &path.display().to_string())
+    }
+
+    /// Writes the profile atomically: a temporary file in the same directory, renamed.
+    pub fn write(&self, path: &Path) -> Result<(), ProfileError> {
+        let io = |source| ProfileError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+        tmp.write_all(self.to_toml().as_bytes()).map_err(io)?;
+        tmp.flush().map_err(io)?;
+        tmp.persist(path).map_err(|e| io(e.error))?;
+        Ok(())
+    }
+
+    /// The measured mean of an AbOp (status `measured`).
+    pub fn measured(&self, op: AbOp) -> Option<f64> {
+        self.abop
+            .get(&op)
+            .filter(|e| e.status == MEASURED)
+            .and_then(|e| e.mean_ns)
+    }
+}
+
+/// The provenance of this machine as the OS reports it (compiler fields left empty).
+pub fn host_provenance() -> Provenance {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let mut caches = BTreeMap::new();
+    for i in 0..8 {
+        let d = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let read = |f: &str| {
+            std::fs::read_to_string(format!("{d}/{f}"))
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
+        let (Some(level), Some(ty), Some(size)) = (read("level"), read("type"), read("size"))
+        else {
+            continue;
+        };
+        let suffix = match ty.as_str() {
+            "Data" => "d",
+            "Instruction" => "i",
+            _ => "",
+        };
+        caches.insert(format!("L{level}{suffix}"), size);
+    }
+    let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    let pretty = os_release
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|s| s.trim_matches('"').to_string())
+        .unwrap_or_else(|| std::env::consts::OS.to_string());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| format!(", Linux {}", s.trim()))
+        .unwrap_or_default();
+    Provenance {
+        cpu_model,
+        cores,
+        os: format!("{pretty}{kernel}"),
+        date: utc_now(),
+        caches,
+        ..Default::default()
+    }
+}
+
+/// The current time, UTC, as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format_utc(secs)
+}
+
+/// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (civil-from-days).
+pub fn format_utc(secs: u64) -> String {
+    let days = (secs / 86400) as i64;
+    let rem = secs % 86400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> MachineProfile {
+        let mut p = MachineProfile::new(Provenance {
+            cpu_model: "Test CPU".into(),
+            cores: 2,
+            compiler: "gfortran".into(),
+            fflags: "-O2".into(),
+            mode: "quick".into(),
+            caches: [("L1d".to_string(), "32K".to_string())]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        });
+        p.abop.insert(
+            AbOp::ARDL,
+            AbOpEntry {
+                status: MEASURED.into(),
+                mean_ns: Some(0.75),
+                sd_ns: Some(0.0125),
+                ci90_ns: Some(0.005),
+                observations: 10,
+                context: "dependent chain".into(),
+            },
+        );
+        p.abop
+            .insert(AbOp::PROC, AbOpEntry::status("failed: crashed"));
+        p
+    }
+
+    #[test]
+    fn round_trip() {
+        let p = sample();
+        let text = p.to_toml();
+        assert!(text.starts_with("schema = 1\nkind = \"augur-machine-profile\""));
+        assert!(text.contains("[abop.ARDL]\nstatus = \"measured\"\nmean_ns = 0.75"));
+        // Code order: SRSL (1) before ARDL (23) before PROC (67).
+        let (a, b, c) = (
+            text.find("[abop.SRSL]").unwrap(),
+            text.find("[abop.ARDL]").unwrap(),
+            text.find("[abop.PROC]").unwrap(),
+        );
+        assert!(a < b && b < c);
+        let back = MachineProfile::from_toml(&text, "p.toml").unwrap();
+        assert_eq!(back, p);
+        assert_eq!(back.measured(AbOp::ARDL), Some(0.75));
+        assert_eq!(back.measured(AbOp::PROC), None);
+        assert_eq!(back.abop.len(), augur_ir::abop::COUNT);
+    }
+
+    #[test]
+    fn atomic_write_and_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.toml");
+        let p = sample();
+        p.write(&path).unwrap();
+        assert_eq!(MachineProfile::read(&path).unwrap(), p);
+        // Only the profile is left in the directory.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let missing = MachineProfile::read(&dir.path().join("none.toml")).unwrap_err();
+        assert!(missing.to_string().contains("none.toml"));
+    }
+
+    #[test]
+    fn malformed_and_wrong_schema_name_the_file() {
+        let e = MachineProfile::from_toml("schema = [", "bad.toml").unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("bad.toml is not a valid augur machine profile"));
+        let text = sample().to_toml();
+        let e = MachineProfile::from_toml(&text.replacen("schema = 1", "schema = 2", 1), "s.toml")
+            .unwrap_err();
+        assert!(e.to_string().contains("s.toml") && e.to_string().contains("schema 2"));
+        let e = MachineProfile::from_toml(
+            &text.replacen("augur-machine-profile", "something-else", 1),
+            "k.toml",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("kind is `something-else`"));
+        let e = MachineProfile::from_toml(&text.replace("\"measured\"", "\"great\""), "st.toml")
+            .unwrap_err();
+        assert!(e.to_string().contains("invalid status `great`"));
+        let e = MachineProfile::from_toml(&text.replace("[abop.ARDL]", "[abop.ZZZZ]"), "z.toml")
+            .unwrap_err();
+        assert!(e.to_string().contains("ZZZZ"), "{e}");
+    }
+
+    #[test]
+    fn utc_formatting() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(format_utc(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+}

@@ -1,0 +1,216 @@
+//! Statistics of observations (Saavedra-Barrera §2.6.3-2.6.5, digest 001 §4.5-4.7).
+//!
+//! An experiment's observations are per-iteration times. A parameter is a difference of
+//! means (body loop minus reference loop), possibly minus other parameters (composite
+//! tests), divided by the operations per iteration; the variances of independent terms add
+//! (eq. 2.5-2.6). The 90% confidence half-width is `t_.95(df) * sd / sqrt(R)` (eq. 2.7).
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// Mean and sample standard deviation of a set of observations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// The mean.
+    pub mean: f64,
+    /// The sample standard deviation (divisor `n - 1`); 0 for fewer than two values.
+    pub sd: f64,
+    /// The number of observations.
+    pub n: usize,
+}
+
+impl Sample {
+    /// The mean and standard deviation of `xs` (eq. 2.4). An empty slice gives NaN mean.
+    pub fn of(xs: &[f64]) -> Sample {
+        let n = xs.len();
+        if n == 0 {
+            return Sample {
+                mean: f64::NAN,
+                sd: f64::NAN,
+                n,
+            };
+        }
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let sd = if n < 2 {
+            0.0
+        } else {
+            (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        };
+        Sample { mean, sd, n }
+    }
+
+    /// The variance of one observation.
+    pub fn var(&self) -> f64 {
+        self.sd * self.sd
+    }
+}
+
+/// A derived parameter: an estimate with the standard deviation of one observation and the
+/// number of observations it rests on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// The estimate.
+    pub mean: f64,
+    /// The standard deviation of one observation of it (variances of terms added).
+    pub sd: f64,
+    /// Observations per term (the smallest, when terms differ).
+    pub n: usize,
+}
+
+impl Estimate {
+    /// `(a - b) / div`, with `σ² = (σa² + σb²) / div²` (eq. 2.5-2.6; independent terms).
+    pub fn difference(a: &Sample, b: &Sample, div: f64) -> Estimate {
+        Estimate {
+            mean: (a.mean - b.mean) / div,
+            sd: (a.var() + b.var()).sqrt() / div.abs(),
+            n: a.n.min(b.n),
+        }
+    }
+
+    /// Composite test: `(self - Σ c_i p_i) / div`, with `σ² = (σ² + Σ c_i² σ_i²) / div²`.
+    pub fn composite(&self, terms: &[(f64, Estimate)], div: f64) -> Estimate {
+        let mut mean = self.mean;
+        let mut var = self.sd * self.sd;
+        let mut n = self.n;
+        for (c, p) in terms {
+            mean -= c * p.mean;
+            var += c * c * p.sd * p.sd;
+            n = n.min(p.n);
+        }
+        Estimate {
+            mean: mean / div,
+            sd: var.sqrt() / div.abs(),
+            n,
+        }
+    }
+
+    /// The 90% confidence half-width `t_.95(n-1) * sd / sqrt(n)` (eq. 2.7); infinite for
+    /// fewer than two observations.
+    pub fn ci90(&self) -> f64 {
+        ci90_half_width(self.sd, self.n)
+    }
+
+    /// Whether the parameter is below the noise floor: the 90% interval includes 0, or the
+    /// mean is below `floor` (e.g. the timer resolution's share of one operation).
+    pub fn not_detected(&self, floor: f64) -> bool {
+        let hw = self.ci90();
+        let low = self.mean - hw;
+        low.is_nan() || low <= 0.0 || self.mean < floor
+    }
+}
+
+/// The 95th percentile of Student's t with `df` degrees of freedom.
+pub fn t95(df: usize) -> f64 {
+    match StudentsT::new(0.0, 1.0, df as f64) {
+        Ok(t) => t.inverse_cdf(0.95),
+        Err(_) => f64::INFINITY,
+    }
+}
+
+/// The 90% confidence half-width of a mean of `n` observations with standard deviation `sd`.
+pub fn ci90_half_width(sd: f64, n: usize) -> f64 {
+    if n < 2 {
+        return f64::INFINITY;
+    }
+    t95(n - 1) * sd / (n as f64).sqrt()
+}
+
+/// The median of `xs` (NaN for none).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn mean_and_sd_by_hand() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, squared deviations sum 32, sd = sqrt(32/7).
+        let s = Sample::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(s.mean, 5.0);
+        assert!(close(s.sd, (32.0f64 / 7.0).sqrt(), 1e-12));
+        assert_eq!(s.n, 8);
+        assert_eq!(Sample::of(&[3.0]).sd, 0.0);
+        assert!(Sample::of(&[]).mean.is_nan());
+    }
+
+    #[test]
+    fn student_t_quantiles() {
+        // Table values: t_.95 with 4 df = 2.132, 9 df = 1.833, 1 df = 6.314.
+        assert!(close(t95(4), 2.1318, 1e-3));
+        assert!(close(t95(9), 1.8331, 1e-3));
+        assert!(close(t95(1), 6.3138, 1e-3));
+    }
+
+    #[test]
+    fn difference_adds_variances() {
+        // body: 10, 12 -> mean 11, sd sqrt(2); ref: 1, 3 -> mean 2, sd sqrt(2).
+        let b = Sample::of(&[10.0, 12.0]);
+        let r = Sample::of(&[1.0, 3.0]);
+        let d = Estimate::difference(&b, &r, 3.0);
+        assert!(close(d.mean, 3.0, 1e-12));
+        // sqrt(2 + 2) / 3 = 2/3.
+        assert!(close(d.sd, 2.0 / 3.0, 1e-12));
+        assert_eq!(d.n, 2);
+    }
+
+    #[test]
+    fn composite_subtracts_and_adds_variances() {
+        let raw = Estimate {
+            mean: 10.0,
+            sd: 3.0,
+            n: 5,
+        };
+        let other = Estimate {
+            mean: 2.0,
+            sd: 2.0,
+            n: 10,
+        };
+        // (10 - 2*2) / 2 = 3; var = (9 + 4*4) / 4 = 25/4 -> sd 2.5.
+        let p = raw.composite(&[(2.0, other)], 2.0);
+        assert!(close(p.mean, 3.0, 1e-12));
+        assert!(close(p.sd, 2.5, 1e-12));
+        assert_eq!(p.n, 5);
+    }
+
+    #[test]
+    fn confidence_interval_and_noise_floor() {
+        // sd 1, n 5: 2.1318 / sqrt(5) = 0.9534.
+        let e = Estimate {
+            mean: 2.0,
+            sd: 1.0,
+            n: 5,
+        };
+        assert!(close(e.ci90(), 0.9534, 1e-3));
+        assert!(!e.not_detected(0.0));
+        // The interval includes 0.
+        let small = Estimate { mean: 0.5, ..e };
+        assert!(small.not_detected(0.0));
+        // Below the floor.
+        assert!(e.not_detected(3.0));
+        // Negative means are not detected.
+        assert!(Estimate { mean: -1.0, ..e }.not_detected(0.0));
+        assert!(ci90_half_width(1.0, 1).is_infinite());
+    }
+
+    #[test]
+    fn median_odd_even() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+}

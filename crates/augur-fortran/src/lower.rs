@@ -953,12 +953,10 @@ impl<'a> Lowerer<'a> {
         let v = e
             .int_value()
             .or_else(|| crate::scope::kind_function_value(&squeeze_lower(text(value, self.src))));
+        // A named constant keeps its declared (or implicit) type whatever its value's type.
         let sym = self.scope.declare(name);
         sym.storage = Storage::Parameter;
         sym.value = v;
-        if sym.implicit && e.ty.base != augur_ir::BaseType::Unknown {
-            // Typed by its implicit type; the value's type does not change it.
-        }
     }
 
     fn modification(&mut self, node: Node<'_>) {

@@ -291,12 +291,19 @@ pub trait Progress {
 /// experiment and the clock rate. Compile errors inside an experiment's routine drop that
 /// experiment (marked failed) and rebuild; a crash or timeout marks the running experiment
 /// failed and continues with the next. A build error outside any experiment is an error.
+///
+/// After the first pass (`settings.reps` observations each), up to [`MAX_ROUNDS`]
+/// re-observation rounds follow: `more` gets the outcomes so far and the clock rate and
+/// names the experiments (indices into `exps`) to observe again with how many more
+/// observations; the same program runs them (its experiment and observation arguments) and
+/// their observations are pooled with the earlier ones (an empty answer ends the rounds).
 pub fn measure(
     tc: &Toolchain,
     exps: &[Experiment],
     settings: Settings,
     dir: &Path,
     progress: &mut dyn Progress,
+    more: &mut Reobserve<'_>,
 ) -> Result<(Vec<Outcome>, u64), String> {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; exps.len()];
     // Build, dropping experiments that do not compile.
@@ -356,38 +363,139 @@ pub fn measure(
             Err(e) => return Err(format!("cannot build the experiments: {e}")),
         }
     };
-    // Run in chunks so that progress shows and a crash loses little.
+    // First pass: every experiment, in chunks so that progress shows and a crash loses
+    // little.
     let total = exps.len();
     let mut rate = 0u64;
-    let mut queue: Vec<usize> = (1..=active.len()).collect(); // program-local ids
+    let queue: Vec<(usize, u32)> = (1..=active.len()).map(|id| (id, settings.reps)).collect();
+    run_pass(&exe, dir, settings, &queue, &mut rate, &mut |id, r| {
+        let i = active[id - 1];
+        if let Err(why) = &r {
+            progress.note(&format!("{} failed: {why}", exps[i].abop));
+        }
+        outcomes[i] = Some(r.unwrap_or_else(Outcome::Failed));
+        progress.update(outcomes.iter().filter(|o| o.is_some()).count(), total);
+    })?;
+    let mut outcomes: Vec<Outcome> = outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Outcome::Failed("not run".to_string())))
+        .collect();
+    // Re-observation passes: the same program, more observations of the experiments asked
+    // for, pooled with the earlier ones. A failure here keeps the earlier observations.
+    for round in 1..=MAX_ROUNDS {
+        let want: Vec<(usize, u32)> = more(&outcomes, rate)
+            .into_iter()
+            .filter_map(|(i, reps)| {
+                let id = active.iter().position(|&a| a == i)? + 1;
+                (reps > 0).then_some((id, reps))
+            })
+            .collect();
+        if want.is_empty() {
+            break;
+        }
+        let obs: u32 = want.iter().map(|w| w.1).sum();
+        progress.note(&format!(
+            "re-observation round {round}: {} experiments, {obs} more observations",
+            want.len()
+        ));
+        let mut extra: Vec<(usize, Outcome)> = Vec::new();
+        run_pass(&exe, dir, settings, &want, &mut rate, &mut |id, r| {
+            if let Ok(o) = r {
+                extra.push((active[id - 1], o));
+            }
+        })?;
+        for (i, o) in extra {
+            outcomes[i].pool(o);
+        }
+    }
+    Ok((outcomes, rate))
+}
+
+/// Given the outcomes so far and the clock rate, the experiments to observe again (indices)
+/// with how many more observations each.
+pub type Reobserve<'a> = dyn FnMut(&[Outcome], u64) -> Vec<(usize, u32)> + 'a;
+
+/// Re-observation rounds after the first pass, at most.
+pub const MAX_ROUNDS: usize = 5;
+
+impl Outcome {
+    /// Pools `other`'s observations into `self` (a failed `self` is replaced).
+    pub fn pool(&mut self, other: Outcome) {
+        match (&mut *self, other) {
+            (
+                Outcome::Observed {
+                    reference,
+                    body,
+                    min_n,
+                    in_window,
+                },
+                Outcome::Observed {
+                    reference: r2,
+                    body: b2,
+                    min_n: n2,
+                    in_window: w2,
+                },
+            ) => {
+                reference.extend(r2);
+                body.extend(b2);
+                *min_n = (*min_n).min(n2);
+                *in_window += w2;
+            }
+            (Outcome::Failed(_), o @ Outcome::Observed { .. }) => *self = o,
+            (_, Outcome::Failed(_)) => {}
+        }
+    }
+}
+
+/// Runs the program on `queue` (program-local experiment ids with their observation
+/// counts) in chunks of experiments with the same count, handing each experiment's outcome
+/// (or why it failed) to `done`.
+fn run_pass(
+    exe: &Path,
+    dir: &Path,
+    settings: Settings,
+    queue: &[(usize, u32)],
+    rate: &mut u64,
+    done: &mut dyn FnMut(usize, Result<Outcome, String>),
+) -> Result<(), String> {
     const CHUNK: usize = 6;
-    let per_exp = Duration::from_nanos(settings.window_ns) * (settings.reps * 6 + 30);
+    let mut queue: Vec<(usize, u32)> = queue.to_vec();
     while !queue.is_empty() {
-        let chunk: Vec<usize> = queue.iter().take(CHUNK).copied().collect();
+        let reps = queue[0].1;
+        let chunk: Vec<usize> = queue
+            .iter()
+            .take(CHUNK)
+            .take_while(|q| q.1 == reps)
+            .map(|q| q.0)
+            .collect();
+        let per_exp = Duration::from_nanos(settings.window_ns) * (reps * 6 + 30);
         let mut spec = RunSpec::new(dir, per_exp * chunk.len() as u32 + Duration::from_secs(20));
-        spec.args = vec![settings.window_ns.to_string(), settings.reps.to_string()];
+        spec.args = vec![settings.window_ns.to_string(), reps.to_string()];
         spec.args.extend(chunk.iter().map(|id| id.to_string()));
         let res =
-            toolchain::run(&exe, &spec).map_err(|e| format!("cannot run the experiments: {e}"))?;
+            toolchain::run(exe, &spec).map_err(|e| format!("cannot run the experiments: {e}"))?;
         let out = parse_output(&String::from_utf8_lossy(&res.stdout))?;
-        rate = out.rate.unwrap_or(rate);
+        *rate = out.rate.unwrap_or(*rate);
         let mut finished = 0;
         for &id in &chunk {
             let obs: Vec<&Obs> = out.obs.iter().filter(|o| o.id == id).collect();
-            if obs.len() as u32 == settings.reps && rate > 0 {
-                let to_ns = 1e9 / rate as f64;
-                outcomes[active[id - 1]] = Some(Outcome::Observed {
-                    reference: obs
-                        .iter()
-                        .map(|o| o.t_ref as f64 * to_ns / o.n as f64)
-                        .collect(),
-                    body: obs
-                        .iter()
-                        .map(|o| o.t_body as f64 * to_ns / o.n as f64)
-                        .collect(),
-                    min_n: obs.iter().map(|o| o.n).min().unwrap_or(1),
-                    in_window: obs.iter().filter(|o| o.in_window).count(),
-                });
+            if obs.len() as u32 == reps && *rate > 0 {
+                let to_ns = 1e9 / *rate as f64;
+                done(
+                    id,
+                    Ok(Outcome::Observed {
+                        reference: obs
+                            .iter()
+                            .map(|o| o.t_ref as f64 * to_ns / o.n as f64)
+                            .collect(),
+                        body: obs
+                            .iter()
+                            .map(|o| o.t_body as f64 * to_ns / o.n as f64)
+                            .collect(),
+                        min_n: obs.iter().map(|o| o.n).min().unwrap_or(1),
+                        in_window: obs.iter().filter(|o| o.in_window).count(),
+                    }),
+                );
                 finished += 1;
             } else {
                 break;
@@ -401,18 +509,12 @@ pub fn measure(
             } else {
                 res.describe()
             };
-            progress.note(&format!("{} failed: {why}", exps[active[id - 1]].abop));
-            outcomes[active[id - 1]] = Some(Outcome::Failed(why));
+            done(id, Err(why));
             finished += 1;
         }
         queue.drain(..finished);
-        progress.update(outcomes.iter().filter(|o| o.is_some()).count(), total);
     }
-    let outcomes = outcomes
-        .into_iter()
-        .map(|o| o.unwrap_or_else(|| Outcome::Failed("not run".to_string())))
-        .collect();
-    Ok((outcomes, rate))
+    Ok(())
 }
 
 #[cfg(test)]

@@ -22,11 +22,14 @@ use augur_program::toolchain::Toolchain;
 use experiments::Experiment;
 use harness::{Outcome, Progress, Settings};
 use profile::{AbOpEntry, MEASURED, NOT_DETECTED};
-use stats::{Estimate, Sample};
+use stats::Estimate;
 use std::collections::HashMap;
 
 /// Measures `exps` with `tc` and returns the profile (every other AbOp `not yet measured`).
-/// `mode` is recorded in the provenance (`quick` or `default`).
+/// `mode` is recorded in the provenance (`quick` or `default`). After the first pass of
+/// `settings.reps` observations (the provenance's `observations`), the experiments above the
+/// target interval are re-observed adaptively ([`reobserve`]), within a budget of one and a
+/// half first passes; each entry's `observations` counts its pooled, kept pairs.
 pub fn characterize(
     tc: &Toolchain,
     exps: &[Experiment],
@@ -39,7 +42,22 @@ pub fn characterize(
         .prefix("augur-machine-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let (outcomes, rate) = harness::measure(tc, exps, settings, dir.path(), progress)?;
+    // Re-observation spends at most one and a half first passes' worth of observations.
+    let mut budget = exps.len() as u64 * u64::from(settings.reps) * 3 / 2;
+    let cap = settings.reps * MAX_OBSERVATIONS_FACTOR;
+    let mut more = |outcomes: &[Outcome], rate: u64| {
+        let want = reobserve(exps, outcomes, rate, settings.reps, cap);
+        let mut take = Vec::new();
+        for (i, add) in want {
+            if u64::from(add) > budget {
+                break;
+            }
+            budget -= u64::from(add);
+            take.push((i, add));
+        }
+        take
+    };
+    let (outcomes, rate) = harness::measure(tc, exps, settings, dir.path(), progress, &mut more)?;
     let mut prov = profile::host_provenance();
     prov.compiler = tc.fc.clone();
     prov.compiler_version = tc.version.clone();
@@ -50,21 +68,77 @@ pub fn characterize(
     prov.observations = settings.reps;
     prov.timer_rate_hz = rate;
     let mut p = MachineProfile::new(prov);
-    for (op, entry) in resolve(exps, &outcomes, settings.reps, rate) {
+    for (op, entry) in resolve(exps, &outcomes, rate) {
         p.abop.insert(op, entry);
     }
     p.provenance.elapsed_s = (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     Ok(p)
 }
 
-/// Turns the observations into parameters: overhead subtraction, composite subtraction in
-/// dependency order, variance propagation, interval, status.
-pub fn resolve(
+/// The relative 90% half-width that re-observation aims at.
+pub const TARGET_REL_CI90: f64 = 0.03;
+
+/// At most this many times the first pass's observations per experiment.
+pub const MAX_OBSERVATIONS_FACTOR: u32 = 12;
+
+/// Adaptive re-observation (sequential sampling): the experiments whose parameter is
+/// measured but whose 90% half-width exceeds [`TARGET_REL_CI90`] of its mean, with how many
+/// more observations they need, cheapest first. The need is the usual sample-size estimate
+/// from the current standard deviation, `n (hw / target)²`, with a fifth more for the error
+/// of that estimate, and at least half a pass. An experiment that would need more than `cap`
+/// observations in all gets one more pass (the first pass's deviation is a rough estimate)
+/// and is then left as it is (its cost is close to the noise), so that the observations go
+/// where they can reach the target. Costs that are not detected are not
+/// re-observed: being below the noise is a result. Stopping when
+/// an interval is narrow enough makes the intervals slightly optimistic (optional stopping);
+/// the pooled observations are all kept, none is dropped.
+pub fn reobserve(
     exps: &[Experiment],
     outcomes: &[Outcome],
-    reps: u32,
     rate: u64,
-) -> Vec<(AbOp, AbOpEntry)> {
+    reps: u32,
+    cap: u32,
+) -> Vec<(usize, u32)> {
+    let entries = resolve(exps, outcomes, rate);
+    let mut want = Vec::new();
+    for (i, (_, entry)) in entries.iter().enumerate() {
+        let Outcome::Observed { body, .. } = &outcomes[i] else {
+            continue;
+        };
+        let n = body.len() as u32;
+        if entry.status != MEASURED || n >= cap {
+            continue;
+        }
+        let (Some(m), Some(ci)) = (entry.mean_ns, entry.ci90_ns) else {
+            continue;
+        };
+        let target = TARGET_REL_CI90 * m.abs();
+        if ci <= target {
+            continue;
+        }
+        let need = ((ci / target).powi(2) * f64::from(n) * 1.2).ceil();
+        let need = if !need.is_finite() || need > f64::from(cap) {
+            // Ten observations estimate the deviation roughly: one more pass before
+            // giving up.
+            if n >= 2 * reps {
+                continue;
+            }
+            n + reps
+        } else {
+            need as u32
+        };
+        let add = need.saturating_sub(n).max((reps / 2).max(2)).min(cap - n);
+        want.push((i, add));
+    }
+    want.sort_by_key(|w| w.1);
+    want
+}
+
+/// Turns the observations into parameters: the outlier rule for disturbed observations
+/// ([`stats::undisturbed`]), overhead subtraction by paired differences, composite
+/// subtraction in dependency order, variance propagation, interval, status. An entry's
+/// `observations` counts the pairs kept.
+pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<(AbOp, AbOpEntry)> {
     let res_ns = if rate > 0 { 1e9 / rate as f64 } else { 1.0 };
     let mut done: HashMap<AbOp, Result<Estimate, String>> = HashMap::new();
     let mut floors: HashMap<AbOp, f64> = HashMap::new();
@@ -79,7 +153,8 @@ pub fn resolve(
                 min_n,
                 in_window,
             } => {
-                if *in_window * 2 < reps as usize {
+                let reps = body.len();
+                if *in_window * 2 < reps {
                     Err(format!(
                         "noisy machine: only {in_window} of {reps} observations held the window"
                     ))
@@ -90,11 +165,9 @@ pub fn resolve(
                         e.abop,
                         2.0 * res_ns / (*min_n as f64 * e.units * e.ops_per_unit),
                     );
-                    Ok(Estimate::difference(
-                        &Sample::of(body),
-                        &Sample::of(reference),
-                        e.units,
-                    ))
+                    let keep = stats::undisturbed(reference, body);
+                    let pick = |xs: &[f64]| keep.iter().map(|&k| xs[k]).collect::<Vec<f64>>();
+                    Ok(Estimate::paired(&pick(body), &pick(reference), e.units))
                 }
             }
         };
@@ -194,14 +267,14 @@ mod tests {
                     (110.0, 14.0)
                 };
                 Outcome::Observed {
-                    reference: vec![r - 0.1, r, r + 0.1],
+                    reference: vec![r + 0.1, r, r - 0.1],
                     body: vec![b - 0.1, b, b + 0.1],
                     min_n: 1_000_000,
                     in_window: 3,
                 }
             })
             .collect();
-        let res = resolve(&exps, &outcomes, 3, 1_000_000_000);
+        let res = resolve(&exps, &outcomes, 1_000_000_000);
         let get = |op: AbOp| res.iter().find(|(o, _)| *o == op).unwrap().1.clone();
         let ardl = get(AbOp::ARDL);
         assert_eq!(ardl.status, MEASURED);
@@ -209,9 +282,10 @@ mod tests {
         let sind = get(AbOp::SIND);
         assert!((sind.mean_ns.unwrap() - 11.5).abs() < 1e-9);
         assert_eq!(sind.observations, 3);
-        // sd: ARDL per unit sqrt(0.01+0.01)/8, per op /2; SIND sqrt(0.02)/8 combined with it.
-        let s_ardl = (0.02f64).sqrt() / 16.0;
-        let s_sind = ((0.02f64).sqrt().powi(2) / 64.0 + s_ardl * s_ardl).sqrt();
+        // Paired differences -0.2, 0, 0.2 (sd 0.2): ARDL per unit 0.2/8, per op /2; SIND 0.2/8
+        // combined with it.
+        let s_ardl = 0.2f64 / 16.0;
+        let s_sind = (0.2f64.powi(2) / 64.0 + s_ardl * s_ardl).sqrt();
         assert!((sind.sd_ns.unwrap() - s_sind).abs() < 1e-4);
     }
 
@@ -234,7 +308,7 @@ mod tests {
                 }
             })
             .collect();
-        let res = resolve(&exps, &outcomes, 2, 1_000_000_000);
+        let res = resolve(&exps, &outcomes, 1_000_000_000);
         for (op, e) in res {
             assert!(e.status.starts_with("failed: "), "{op}: {}", e.status);
             assert!(e.status_is_valid());

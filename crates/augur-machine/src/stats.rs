@@ -66,19 +66,41 @@ impl Estimate {
         }
     }
 
-    /// Composite test: `(self - Σ c_i p_i) / div`, with `σ² = (σ² + Σ c_i² σ_i²) / div²`.
+    /// Paired difference `(a_k - b_k) / div`: the mean and standard deviation of the
+    /// per-observation differences. Each observation times both loops back to back with the
+    /// same iteration count, so the pairs are the independent units and slow drifts common
+    /// to both loops cancel. Falls back to [`Estimate::difference`] when the lengths differ.
+    pub fn paired(a: &[f64], b: &[f64], div: f64) -> Estimate {
+        if a.len() != b.len() {
+            return Estimate::difference(&Sample::of(a), &Sample::of(b), div);
+        }
+        let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| (x - y) / div).collect();
+        let s = Sample::of(&d);
+        Estimate {
+            mean: s.mean,
+            sd: s.sd.abs(),
+            n: s.n,
+        }
+    }
+
+    /// Composite test: `(self - Σ c_i p_i) / div`. The variances of the means add,
+    /// `Var = (σ²/n + Σ c_i² σ_i²/n_i) / div²`; the result carries the smallest `n` (a
+    /// conservative number of degrees of freedom) and the standard deviation that gives that
+    /// variance of the mean at that `n`, so its interval is the propagated one even when the
+    /// terms rest on different numbers of observations.
     pub fn composite(&self, terms: &[(f64, Estimate)], div: f64) -> Estimate {
+        let per = |sd: f64, n: usize| sd * sd / (n.max(1) as f64);
         let mut mean = self.mean;
-        let mut var = self.sd * self.sd;
+        let mut var_mean = per(self.sd, self.n);
         let mut n = self.n;
         for (c, p) in terms {
             mean -= c * p.mean;
-            var += c * c * p.sd * p.sd;
+            var_mean += c * c * per(p.sd, p.n);
             n = n.min(p.n);
         }
         Estimate {
             mean: mean / div,
-            sd: var.sqrt() / div.abs(),
+            sd: (var_mean * n.max(1) as f64).sqrt() / div.abs(),
             n,
         }
     }
@@ -96,6 +118,33 @@ impl Estimate {
         let low = self.mean - hw;
         low.is_nan() || low <= 0.0 || self.mean < floor
     }
+}
+
+/// Outlier rule for disturbed observations: the indices of the pairs to keep. Interrupts,
+/// preemption and page faults only ever add time to a loop, so a pair is dropped when its
+/// reference or its measured time is a far-out high value of its loop (Tukey's outer fence,
+/// above `Q3 + 3 IQR` of that loop's times). Low values are never dropped, and with fewer
+/// than 8 pairs (quartiles too rough) every pair is kept.
+pub fn undisturbed(reference: &[f64], body: &[f64]) -> Vec<usize> {
+    let n = reference.len().min(body.len());
+    if n < 8 {
+        return (0..n).collect();
+    }
+    let fence = |xs: &[f64]| {
+        let mut v: Vec<f64> = xs[..n].to_vec();
+        v.sort_by(|a, b| a.total_cmp(b));
+        let q = |p: f64| {
+            let h = p * (n - 1) as f64;
+            let lo = h.floor() as usize;
+            v[lo] + (h - lo as f64) * (v[(lo + 1).min(n - 1)] - v[lo])
+        };
+        let (q1, q3) = (q(0.25), q(0.75));
+        q3 + 3.0 * (q3 - q1)
+    };
+    let (fr, fb) = (fence(reference), fence(body));
+    (0..n)
+        .filter(|&k| reference[k] <= fr && body[k] <= fb)
+        .collect()
 }
 
 /// The 95th percentile of Student's t with `df` degrees of freedom.
@@ -178,13 +227,32 @@ mod tests {
         let other = Estimate {
             mean: 2.0,
             sd: 2.0,
-            n: 10,
+            n: 5,
         };
         // (10 - 2*2) / 2 = 3; var = (9 + 4*4) / 4 = 25/4 -> sd 2.5.
         let p = raw.composite(&[(2.0, other)], 2.0);
         assert!(close(p.mean, 3.0, 1e-12));
         assert!(close(p.sd, 2.5, 1e-12));
         assert_eq!(p.n, 5);
+        // Different n: Var of the mean = 9/5 + 4*4/20; expressed at n = 5.
+        let other20 = Estimate { n: 20, ..other };
+        let q = raw.composite(&[(2.0, other20)], 2.0);
+        assert!(close(
+            q.sd,
+            (5.0f64 * (9.0 / 5.0 + 16.0 / 20.0)).sqrt() / 2.0,
+            1e-12
+        ));
+    }
+
+    #[test]
+    fn paired_difference_uses_per_observation_differences() {
+        // Differences 8, 8, 8 (common drift cancels): sd 0.
+        let p = Estimate::paired(&[10.0, 11.0, 12.0], &[2.0, 3.0, 4.0], 2.0);
+        assert!(close(p.mean, 4.0, 1e-12));
+        assert!(close(p.sd, 0.0, 1e-12));
+        assert_eq!(p.n, 3);
+        let u = Estimate::paired(&[10.0, 12.0], &[1.0], 1.0);
+        assert_eq!(u.n, 1);
     }
 
     #[test]
@@ -205,6 +273,20 @@ mod tests {
         // Negative means are not detected.
         assert!(Estimate { mean: -1.0, ..e }.not_detected(0.0));
         assert!(ci90_half_width(1.0, 1).is_infinite());
+    }
+
+    #[test]
+    fn outer_fence_drops_only_far_high_values() {
+        let r = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.01, 1.0, 1.0];
+        let mut b = [2.0, 2.01, 1.99, 2.0, 2.02, 1.98, 2.0, 2.01, 2.0, 2.0];
+        assert_eq!(undisturbed(&r, &b).len(), 10);
+        b[3] = 3.0; // disturbed
+        b[5] = 1.0; // low: kept
+        let keep = undisturbed(&r, &b);
+        assert_eq!(keep.len(), 9);
+        assert!(!keep.contains(&3) && keep.contains(&5));
+        // Too few pairs: all kept.
+        assert_eq!(undisturbed(&r[..5], &b[..5]).len(), 5);
     }
 
     #[test]

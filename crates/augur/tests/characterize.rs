@@ -46,7 +46,8 @@ fn quick_characterization_writes_a_valid_profile() {
             let mean = e.mean_ns.unwrap();
             assert!(mean.is_finite() && mean >= 0.0, "{m}: {mean}");
             assert!(e.ci90_ns.unwrap().is_finite());
-            assert_eq!(e.observations, 5);
+            // 5 per pass; re-observation pools more, the outlier rule may drop some.
+            assert!(e.observations >= 2, "{m}: {}", e.observations);
         }
     }
     assert_eq!(p.abop[&augur_ir::AbOp::TCHR].status, "not yet measured");

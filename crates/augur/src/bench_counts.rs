@@ -39,11 +39,7 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<ExitCode> {
     let mut shown: Vec<(String, Vec<Mismatch>)> = vec![];
     let mut excluded: BTreeMap<Exclusion, usize> = BTreeMap::new();
     for p in &programs {
-        let paths = p.paths(&root);
-        let (fortran, c_sources): (Vec<_>, Vec<_>) = paths
-            .iter()
-            .cloned()
-            .partition(|f| f.extension().and_then(|e| e.to_str()) != Some("c"));
+        let (fortran, c_sources) = p.sources(&root);
         let opts = AnalyzeOptions {
             front: Default::default(),
             toolchain: tc.clone(),

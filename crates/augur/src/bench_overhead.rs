@@ -45,11 +45,7 @@ pub fn run(
     let mut ratios = vec![];
     let cwd = std::env::current_dir()?;
     for p in &programs {
-        let paths = p.paths(&root);
-        let (fortran, c_sources): (Vec<_>, Vec<_>) = paths
-            .iter()
-            .cloned()
-            .partition(|f| f.extension().and_then(|e| e.to_str()) != Some("c"));
+        let (fortran, c_sources) = p.sources(&root);
         let work = tempfile::tempdir()?;
         // Plain build with the same flags.
         let input = BuildInput {

@@ -30,6 +30,13 @@ impl CorpusProgram {
         self.files.iter().map(|f| root.join(f)).collect()
     }
 
+    /// Its Fortran sources (compile order) and its C sources (linked, not analyzed).
+    pub fn sources(&self, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        self.paths(root)
+            .into_iter()
+            .partition(|f| f.extension().and_then(|e| e.to_str()) != Some("c"))
+    }
+
     /// Path of its stdin file, if any.
     pub fn stdin_path(&self, root: &Path) -> Option<PathBuf> {
         (!self.stdin.is_empty()).then(|| root.join(&self.stdin))

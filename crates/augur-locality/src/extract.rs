@@ -1,0 +1,1 @@
+//! Extraction of affine nests from augur's program model (to come).

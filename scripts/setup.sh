@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v gfortran >/dev/null 2>&1 || need_apt+=(gfortran)
 command -v cpp >/dev/null 2>&1 || need_apt+=(cpp)
+
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt-get)"
   SUDO=""
@@ -14,9 +15,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
+# LLVM flang 19 for the flang profiles (Debian installs it as flang-new-19; augur resolves
+# flang-19 to it). Optional: a failure only warns.
+if ! command -v flang-19 >/dev/null 2>&1 && ! command -v flang-new-19 >/dev/null 2>&1; then
+  echo "setup: installing flang-19 (apt-get)"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq flang-19 >/dev/null; } ||
+    echo "setup: could not install flang-19; gfortran still works" >&2
+fi
 command -v gfortran >/dev/null 2>&1 || { echo "setup: gfortran is still missing; install it (apt-get install gfortran)" >&2; exit 1; }
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo is missing; install the Rust toolchain (https://rustup.rs)" >&2; exit 1; }
 
 echo "setup: building augur (release)"
 cargo build --release --locked -q
+command -v flang-new-19 >/dev/null 2>&1 || command -v flang-19 >/dev/null 2>&1 || echo "setup: flang-19 is missing (apt-get install flang-19); only gfortran profiles can be measured" >&2
 echo "setup: ready: $(./target/release/augur --version), $(gfortran --version | head -n1)"

@@ -50,7 +50,46 @@ pub struct Experiment {
     pub ops_per_unit: f64,
     /// Other parameters subtracted per unit (composite test): `(AbOp, count)`.
     pub subtract: Vec<(AbOp, f64)>,
+    /// Set when the experiment is one point of an indirect measurement: its per-unit time
+    /// `y` is modelled as `abop + x * (slope + Σ c_i P_i)`, and the points of the same
+    /// `abop` are solved together by least squares ([`crate::fit`]).
+    pub fit: Option<FitPoint>,
 }
+
+/// One point of an indirect measurement (Saavedra's indirect test, digest 001 §4.3): the
+/// unit's time is `intercept + x * (slope + Σ slope_subtract)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitPoint {
+    /// The abscissa: iterations per loop entry, elements per statement, items per I/O
+    /// statement.
+    pub x: f64,
+    /// The AbOp the slope measures.
+    pub slope: AbOp,
+    /// Other parameters in the slope, subtracted from it: `(AbOp, count)`.
+    pub slope_subtract: Vec<(AbOp, f64)>,
+}
+
+/// AbOps that no valid Fortran statement produces under the counting rules, with why they
+/// cannot be measured (written to the profile as `not measurable: <why>`).
+pub const NOT_MEASURABLE: &[(AbOp, &str)] = &[
+    (
+        AbOp::SQRI,
+        "SQRT of an integer is not valid Fortran; the counting rules produce SQRI only for it",
+    ),
+    (
+        AbOp::MAXC,
+        "MAX, MIN, MOD, SIGN and AINT of complex arguments are not valid Fortran; the counting rules produce MAXC only for them",
+    ),
+];
+
+/// Trip counts of the loop experiments (indirect measurement of LOIN/LOOV, LOIX/LOOX).
+const LOOP_TRIPS: [i64; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Elements per statement of the array-syntax experiments (indirect ALIN/ALOV).
+const ARRAY_LENGTHS: [i64; 6] = [4, 8, 16, 32, 64, 128];
+
+/// Items per statement of the I/O experiments (indirect IOST/IOIT).
+const IO_ITEMS: [i64; 4] = [1, 2, 4, 8];
 
 /// Copies of the unit in the measured body and in the reference body.
 const BODY_UNITS: usize = 9;
@@ -233,6 +272,7 @@ fn chain(
         units: (BODY_UNITS - REF_UNITS) as f64,
         ops_per_unit,
         subtract,
+        fit: None,
     }
 }
 
@@ -414,6 +454,7 @@ fn logical(
         units: (BODY_UNITS - REF_UNITS) as f64,
         ops_per_unit: 1.0,
         subtract,
+        fit: None,
     }
 }
 
@@ -477,59 +518,42 @@ fn custom(
         units,
         ops_per_unit,
         subtract,
+        fit: None,
     }
 }
 
 fn control(out: &mut Vec<Experiment>) {
     let ardl = ab("ARDL");
-    let add = "x = x + a\n";
-    let loop_ = |bound: &str, step: &str| format!("do j = 1, {bound}{step}\n  x = x + a\nend do\n");
-    // LOOV: an inner loop of 40 iterations against one of 8: 32 more iterations.
-    out.push(custom(
-        ab("LOOV"),
-        "integer, volatile :: m1, m2\n",
-        "m1 = augi4(8)\nm2 = augi4(40)\n",
-        &loop_("m1", ""),
-        &loop_("m2", ""),
-        32.0,
-        1.0,
-        vec![(ardl, 1.0)],
-        "inner DO loop (unit step, volatile bound) around x = x + a: 40 against 8 iterations, minus one ARDL per iteration",
-    ));
-    // LOIN: 8 one-iteration loops against 8 plain adds.
-    out.push(custom(
-        ab("LOIN"),
-        "integer, volatile :: m1\n",
-        "m1 = augi4(1)\n",
-        &repeat(add, 8),
-        &repeat(&loop_("m1", ""), 8),
-        8.0,
-        1.0,
-        vec![(ab("LOOV"), 1.0)],
-        "8 one-iteration DO loops (volatile bound) around x = x + a against 8 plain adds, minus one LOOV",
-    ));
-    out.push(custom(
-        ab("LOOX"),
-        "integer, volatile :: m1, m2, s\n",
-        "m1 = augi4(16)\nm2 = augi4(80)\ns = augi4(2)\n",
-        &loop_("m1", ", s"),
-        &loop_("m2", ", s"),
-        32.0,
-        1.0,
-        vec![(ardl, 1.0)],
-        "inner DO loop with variable step 2 around x = x + a: 40 against 8 iterations, minus one ARDL per iteration",
-    ));
-    out.push(custom(
-        ab("LOIX"),
-        "integer, volatile :: m1, s\n",
-        "m1 = augi4(1)\ns = augi4(2)\n",
-        &repeat(add, 8),
-        &repeat(&loop_("m1", ", s"), 8),
-        8.0,
-        1.0,
-        vec![(ab("LOOX"), 1.0)],
-        "8 one-iteration DO loops with variable step against 8 plain adds, minus one LOOX",
-    ));
+    // DO loops: indirect (least squares). One loop entry of m iterations around
+    // x = x + a costs LOIN + m (LOOV + ARDL); six trip counts give the line.
+    for (init, iter, step, ctx) in [
+        ("LOIN", "LOOV", "", "unit step"),
+        ("LOIX", "LOOX", ", s", "variable step s = 2"),
+    ] {
+        fit_points(
+            out,
+            &LOOP_TRIPS,
+            ab(iter),
+            vec![(ardl, 1.0)],
+            &format!("DO loops ({ctx}, volatile bounds) of m iterations around x = x + a; time per loop entry = {init} + m ({iter} + ARDL)"),
+            |m| {
+                // With step 2, 2m - 1 as the end value gives m iterations.
+                let end = if step.is_empty() { m } else { 2 * m - 1 };
+                let unit = format!("do j = 1, m1{step}\n  x = x + a\nend do\n");
+                custom(
+                    ab(init),
+                    "integer, volatile :: m1, s\n",
+                    &format!("m1 = augi4({end})\ns = augi4(2)\n"),
+                    &repeat(&unit, REF_UNITS),
+                    &repeat(&unit, BODY_UNITS),
+                    (BODY_UNITS - REF_UNITS) as f64,
+                    1.0,
+                    vec![],
+                    "",
+                )
+            },
+        );
+    }
     // Calls.
     out.push(custom(
         ab("PROC"),
@@ -564,9 +588,22 @@ fn control(out: &mut Vec<Experiment>) {
         vec![(ardl, 1.0)],
         "logical IF (volatile, always true) guarding x = x + a, minus one ARDL",
     ));
+    let select = "select case (k)\ncase (1)\n  x = x * a\ncase (2)\n  x = x + a\ncase default\n  x = x - a\nend select\n";
+    out.push(custom(
+        ab("GCOM"),
+        "integer, volatile :: k\n",
+        "k = augi4(2)\n",
+        &repeat(select, REF_UNITS),
+        &repeat(select, BODY_UNITS),
+        (BODY_UNITS - REF_UNITS) as f64,
+        1.0,
+        vec![(ardl, 1.0)],
+        "SELECT CASE on a volatile integer (3 cases, the second taken) whose case is x = x + a, minus one ARDL",
+    ));
     // Arrays: element of a separately filled array at volatile subscripts.
-    let arr = "real(8) :: v1(64), v2(8,8), v3(4,4,4)\ninteger, volatile :: i1, i2, i3\n";
-    let arr_setup = "call augfill(v1, 64)\ncall augfill(v2, 64)\ncall augfill(v3, 64)\ni1 = augi4(3)\ni2 = augi4(2)\ni3 = augi4(1)\n";
+    let arr =
+        "real(8) :: v1(64), v2(8,8), v3(4,4,4), v4(4,4,2,2)\ninteger, volatile :: i1, i2, i3\n";
+    let arr_setup = "call augfill(v1, 64)\ncall augfill(v2, 64)\ncall augfill(v3, 64)\ncall augfill(v4, 64)\ni1 = augi4(3)\ni2 = augi4(2)\ni3 = augi4(1)\n";
     for (op, elem, sub, ctx) in [
         (
             "ARR1",
@@ -585,6 +622,12 @@ fn control(out: &mut Vec<Experiment>) {
             "v3(i1, i2, i3)",
             vec![(ardl, 1.0)],
             "x = x + v3(i, j, k), volatile subscripts, minus one ARDL",
+        ),
+        (
+            "ARR4",
+            "v4(i1, i2, i3, i3)",
+            vec![(ardl, 1.0)],
+            "x = x + v4(i, j, k, k), 4 dimensions, volatile subscripts, minus one ARDL",
         ),
         (
             "IADD",
@@ -784,6 +827,316 @@ fn intrinsics(out: &mut Vec<Experiment>) {
     }
 }
 
+/// An experiment with its own declarations: `unit` repeated, `sink` after the loop.
+#[allow(clippy::too_many_arguments)]
+fn direct(
+    abop: AbOp,
+    decl: &str,
+    setup: &str,
+    unit: &str,
+    sink: &str,
+    ops_per_unit: f64,
+    subtract: Vec<(AbOp, f64)>,
+    context: &str,
+) -> Experiment {
+    Experiment {
+        abop,
+        context: format!("{context}; `{}`", unit.trim().replace('\n', "; ")),
+        decl: decl.to_string(),
+        setup: setup.to_string(),
+        ref_body: repeat(unit, REF_UNITS),
+        body: repeat(unit, BODY_UNITS),
+        sink: sink.to_string(),
+        units: (BODY_UNITS - REF_UNITS) as f64,
+        ops_per_unit,
+        subtract,
+        fit: None,
+    }
+}
+
+/// The points of an indirect measurement: `make(x)` builds the experiment of count `x`
+/// (its AbOp is the intercept's); each gets the fit and the context
+/// `indirect (least squares over N experiments): {what}` with the counts listed.
+fn fit_points(
+    out: &mut Vec<Experiment>,
+    xs: &[i64],
+    slope: AbOp,
+    slope_subtract: Vec<(AbOp, f64)>,
+    what: &str,
+    make: impl Fn(i64) -> Experiment,
+) {
+    let list: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+    for &x in xs {
+        let mut e = make(x);
+        e.context = format!(
+            "indirect (least squares over {} experiments): {what}; counts {}",
+            xs.len(),
+            list.join(", ")
+        );
+        e.fit = Some(FitPoint {
+            x: x as f64,
+            slope,
+            slope_subtract: slope_subtract.clone(),
+        });
+        out.push(e);
+    }
+}
+
+/// Stores, transfers and logical stores.
+fn stores(out: &mut Vec<Experiment>) {
+    for st in [Storage::Local, Storage::Global] {
+        let where_ = match st {
+            Storage::Local => "local",
+            Storage::Global => "module",
+        };
+        for ty in [R4, C4, I4, R8, I8, C8] {
+            let init = [(1.0, 0.5), (1.25, 0.25), (2.0, 0.0)];
+            out.push(chain(
+                ab(&mnem('S', ty, st)),
+                ty,
+                st,
+                init,
+                &format!("{{b}} = {}", ty.lit(3.0, 1.0)),
+                1.0,
+                vec![],
+                &format!("store of a literal into a VOLATILE {where_} variable (the store alone, forced to memory; in the arithmetic experiments the store of a register result is part of the operation)"),
+            ));
+            out.push(chain(
+                ab(&mnem('T', ty, st)),
+                ty,
+                st,
+                init,
+                "{b} = {a}",
+                1.0,
+                vec![],
+                &format!("memory-to-memory transfer b = a between VOLATILE {where_} variables"),
+            ));
+        }
+        let (op, ctx) = match st {
+            Storage::Local => ("SLGL", "store of a logical into a VOLATILE local variable"),
+            Storage::Global => ("SLGG", "store of a logical into a VOLATILE module variable"),
+        };
+        out.push(logical(ab(op), None, st, "{m} = {l}", vec![], ctx));
+    }
+}
+
+/// Complex intrinsics and coercions, conversions.
+fn complex_and_conversions(out: &mut Vec<Experiment>) {
+    let acdl = ab("ACDL");
+    for (op, unit, a, ctx) in [
+        (
+            "LOGC",
+            "{x} = log({x} + {a})",
+            (2.0, 1.0),
+            "x = log(x + a), a = (2,1)",
+        ),
+        (
+            "EXPC",
+            "{x} = exp({a} - {x})",
+            (0.0, 0.5),
+            "x = exp(a - x), a = (0,0.5)",
+        ),
+        (
+            "SINC",
+            "{x} = sin({a} - {x})",
+            (0.5, 0.25),
+            "x = sin(a - x), a = (0.5,0.25)",
+        ),
+        (
+            "SQRC",
+            "{x} = sqrt({x} + {a})",
+            (2.0, 1.0),
+            "x = sqrt(x + a), a = (2,1)",
+        ),
+    ] {
+        out.push(chain(
+            ab(op),
+            C8,
+            Storage::Local,
+            [(0.0, 0.0), a, (0.0, 0.0)],
+            unit,
+            1.0,
+            vec![(acdl, 1.0)],
+            &format!("dependent chain {ctx}, minus one add"),
+        ));
+    }
+    out.push(chain(
+        ab("ABSC"),
+        C8,
+        Storage::Local,
+        [(0.0, 0.0), (1.0, 0.5), (0.0, 0.0)],
+        "{x} = abs({x} - {a})",
+        1.0,
+        vec![(acdl, 1.0), (ab("CLPX"), 1.0)],
+        "dependent chain x = abs(x - a), a = (1,0.5), the real result stored back into complex x, minus one add and one CLPX",
+    ));
+    let c8 = "complex(8) :: x\nreal(8) :: y\ninteger(4) :: k\ninteger(8) :: k8\n\
+              complex(8), volatile :: c\nreal(8), volatile :: r\nreal(4), volatile :: r4\n\
+              integer(4), volatile :: i4\n";
+    let setup = "x = augc8((1.0d0,0.5d0))\ny = augr8(1.0d0)\nk = augi4(1)\nk8 = augi8(1_8)\n\
+                 c = augc8((0.25d0,0.5d0))\nr = augr8(3.25d0)\nr4 = augr4(0.5)\ni4 = augi4(3)\n";
+    let (ardl, sc8, sr8) = (ab("ARDL"), "call augsc8(x)\n", "call augsr8(y)\n");
+    for (op, unit, sink, sub, ctx) in [
+        (
+            "CLPX",
+            "x = x + cmplx(r, r, kind=8)",
+            sc8,
+            acdl,
+            "complex(8) chain adding CMPLX of VOLATILE real(8) operands, minus one complex add",
+        ),
+        (
+            "REAL",
+            "y = y + real(c, 8)",
+            sr8,
+            ardl,
+            "real(8) chain adding the real part of a VOLATILE complex(8), minus one add",
+        ),
+        (
+            "IMAG",
+            "y = y + aimag(c)",
+            sr8,
+            ardl,
+            "real(8) chain adding the imaginary part of a VOLATILE complex(8), minus one add",
+        ),
+        (
+            "CONJ",
+            "x = conjg(x) + c",
+            sc8,
+            acdl,
+            "complex(8) chain x = conjg(x) + c, minus one complex add",
+        ),
+        (
+            "CVIR",
+            "y = y + i4",
+            sr8,
+            ardl,
+            "real(8) chain adding a VOLATILE default integer (mixed mode), minus one add",
+        ),
+        (
+            "CVRI",
+            "k = k + int(r)",
+            "call augsi4(k)\n",
+            ab("AISL"),
+            "default-integer chain adding INT of a VOLATILE real(8), minus one integer add",
+        ),
+        (
+            "CVSD",
+            "y = y + r4",
+            sr8,
+            ardl,
+            "real(8) chain adding a VOLATILE real(4) (mixed precision), minus one add",
+        ),
+        (
+            "CVII",
+            "k8 = k8 + i4",
+            "call augsi8(k8)\n",
+            ab("AIDL"),
+            "integer(8) chain adding a VOLATILE default integer (mixed kinds), minus one integer(8) add",
+        ),
+    ] {
+        out.push(direct(
+            ab(op),
+            c8,
+            setup,
+            unit,
+            sink,
+            1.0,
+            vec![(sub, 1.0)],
+            ctx,
+        ));
+    }
+}
+
+/// Characters, ALLOCATE, array syntax and I/O.
+fn characters_memory_io(out: &mut Vec<Experiment>) {
+    let decl = "character(len=16), volatile :: s1, s2, s3\nlogical :: l\ninteger :: k\n";
+    let setup =
+        "s1 = 'abcdefgh'\ns2 = 'ponmlkjihgfedcba'\ns3 = s2\nl = augl(.true.)\nk = augi4(1)\n";
+    for (op, unit, sink, sub, ctx) in [
+        (
+            "TCHR",
+            "s3 = s2",
+            "sink_ch = s3\n",
+            vec![],
+            "assignment between VOLATILE CHARACTER(16) variables",
+        ),
+        (
+            "CCHR",
+            "l = l .neqv. (s1 < s2)",
+            "call augsl(l)\n",
+            vec![(ab("ANDL"), 1.0)],
+            "comparison of VOLATILE CHARACTER(16) variables feeding a .NEQV. chain, minus one .NEQV.",
+        ),
+        (
+            "CCAT",
+            "s3 = s1(1:8) // s2(9:16)",
+            "sink_ch = s3\n",
+            vec![(ab("TCHR"), 1.0)],
+            "concatenation of two 8-character substrings assigned to a CHARACTER(16), minus one TCHR",
+        ),
+        (
+            "CHIN",
+            "k = k + len_trim(s1)",
+            "call augsi4(k)\n",
+            vec![(ab("AISL"), 1.0)],
+            "LEN_TRIM of a VOLATILE CHARACTER(16) holding 8 characters, added to an integer chain, minus one integer add",
+        ),
+    ] {
+        out.push(direct(ab(op), decl, setup, unit, sink, 1.0, sub, ctx));
+    }
+    out.push(direct(
+        ab("ALLO"),
+        "integer, volatile :: m1\n",
+        "m1 = augi4(64)\n",
+        "allocate (g_w(m1))\ndeallocate (g_w)",
+        "",
+        2.0,
+        vec![],
+        "ALLOCATE then DEALLOCATE of a real(8) module array of 64 elements (volatile size), per statement",
+    ));
+    // Array syntax: indirect. One statement of m elements costs ALIN + m (ALOV + 2 ARR1 +
+    // ARDL) under the counting rules.
+    fit_points(
+        out,
+        &ARRAY_LENGTHS,
+        ab("ALOV"),
+        vec![(ab("ARR1"), 2.0), (ab("ARDL"), 1.0)],
+        "whole-array statements v(1:m) = v(1:m) + a of m elements (volatile bound); time per statement = ALIN + m (ALOV + 2 ARR1 + ARDL)",
+        |m| {
+            direct(
+                ab("ALIN"),
+                "real(8) :: v(128)\nreal(8), volatile :: a\ninteger, volatile :: m1\n",
+                &format!("call augfill(v, 128)\na = augr8(1.25d0)\nm1 = augi4({m})\n"),
+                "v(1:m1) = v(1:m1) + a",
+                "call augsr8(v(m1))\n",
+                1.0,
+                vec![],
+                "",
+            )
+        },
+    );
+    // I/O: indirect. A formatted internal WRITE of n items costs IOST + n IOIT.
+    fit_points(
+        out,
+        &IO_ITEMS,
+        ab("IOIT"),
+        vec![],
+        "formatted internal WRITE of n VOLATILE integers with format (8i8); time per statement = IOST + n IOIT",
+        |n| {
+            direct(
+                ab("IOST"),
+                "character(len=80) :: buf\ninteger, volatile :: k\n",
+                "k = augi4(12345)\nbuf = ' '\n",
+                &format!("write (buf, '(8i8)') {}", vec!["k"; n as usize].join(", ")),
+                "call augsch(buf)\n",
+                1.0,
+                vec![],
+                "",
+            )
+        },
+    );
+}
+
 /// Every experiment, in a fixed order (composite tests after the parameters they subtract
 /// is not required: parameters are resolved after all are measured).
 pub fn catalogue() -> Vec<Experiment> {
@@ -792,7 +1145,25 @@ pub fn catalogue() -> Vec<Experiment> {
     compares(&mut out);
     control(&mut out);
     intrinsics(&mut out);
+    stores(&mut out);
+    complex_and_conversions(&mut out);
+    characters_memory_io(&mut out);
     out
+}
+
+/// Whether experiment `e` contributes to the parameter `op` (directly, or as a point of the
+/// indirect measurement whose intercept or slope is `op`).
+pub fn measures(e: &Experiment, op: AbOp) -> bool {
+    e.abop == op || e.fit.as_ref().is_some_and(|f| f.slope == op)
+}
+
+/// The parameters an experiment's result depends on.
+fn needs(e: &Experiment) -> impl Iterator<Item = AbOp> + '_ {
+    e.subtract.iter().map(|d| d.0).chain(
+        e.fit
+            .iter()
+            .flat_map(|f| f.slope_subtract.iter().map(|d| d.0)),
+    )
 }
 
 /// The experiments for the given mnemonics (case-insensitive), plus the ones they subtract,
@@ -802,7 +1173,7 @@ pub fn select(all: &[Experiment], names: &[String]) -> Result<Vec<Experiment>, V
     let mut bad = Vec::new();
     for n in names {
         match AbOp::from_mnemonic(n.trim()) {
-            Some(op) if all.iter().any(|e| e.abop == op) => want.push(op),
+            Some(op) if all.iter().any(|e| measures(e, op)) => want.push(op),
             _ => bad.push(n.clone()),
         }
     }
@@ -811,10 +1182,11 @@ pub fn select(all: &[Experiment], names: &[String]) -> Result<Vec<Experiment>, V
     }
     let mut i = 0;
     while i < want.len() {
-        if let Some(e) = all.iter().find(|e| e.abop == want[i]) {
-            for (d, _) in &e.subtract {
-                if !want.contains(d) {
-                    want.push(*d);
+        let op = want[i];
+        for e in all.iter().filter(|e| measures(e, op)) {
+            for d in needs(e).chain([e.abop]) {
+                if !want.contains(&d) {
+                    want.push(d);
                 }
             }
         }
@@ -822,7 +1194,7 @@ pub fn select(all: &[Experiment], names: &[String]) -> Result<Vec<Experiment>, V
     }
     Ok(all
         .iter()
-        .filter(|e| want.contains(&e.abop))
+        .filter(|e| want.iter().any(|&op| measures(e, op)))
         .cloned()
         .collect())
 }
@@ -832,35 +1204,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_experiment_per_abop_and_dependencies_exist() {
+    fn every_abop_is_measured_or_marked_and_dependencies_exist() {
         let all = catalogue();
         let mut seen = std::collections::HashSet::new();
         for e in &all {
-            assert!(seen.insert(e.abop), "duplicate experiment for {}", e.abop);
+            // Only the points of an indirect measurement share an AbOp.
+            assert!(
+                seen.insert(e.abop) || e.fit.is_some(),
+                "duplicate experiment for {}",
+                e.abop
+            );
+            if let Some(f) = &e.fit {
+                seen.insert(f.slope);
+            }
             assert!(e.units > 0.0 && e.ops_per_unit > 0.0);
             assert!(!e.context.is_empty());
-            for (d, _) in &e.subtract {
+            for d in needs(e) {
                 assert!(
-                    all.iter().any(|x| x.abop == *d),
+                    all.iter().any(|x| measures(x, d)),
                     "{} subtracts {} which is not measured",
                     e.abop,
                     d
                 );
-                assert_ne!(*d, e.abop);
+                assert_ne!(d, e.abop);
             }
         }
-        // The groups asked for: arithmetic 1-8 and extensions, compares, loops, calls, intrinsics.
-        for m in [
-            "ARSL", "MCSL", "DISL", "ERDL", "XRDG", "AIDL", "MCDG", "CRDL", "CCDG", "ANDL", "ARR1",
-            "ARR3", "IADD", "LOIN", "LOOV", "LOIX", "LOOX", "PROC", "ARGL", "GOTO", "SIND", "EXPS",
-            "MAXI",
-        ] {
+        // Every AbOp of the catalogue has an experiment or a reason why it cannot.
+        for &op in augur_ir::abop::ALL {
+            let marked = NOT_MEASURABLE.iter().any(|m| m.0 == op);
             assert!(
-                seen.contains(&AbOp::from_mnemonic(m).unwrap()),
-                "{m} missing"
+                seen.contains(&op) != marked,
+                "{op}: measured {}",
+                seen.contains(&op)
             );
         }
-        assert!(all.len() >= 100, "{} experiments", all.len());
+        // Indirect measurements: at least three points with distinct counts, one context.
+        for op in ["LOIN", "LOIX", "ALIN", "IOST"] {
+            let pts: Vec<&Experiment> = all.iter().filter(|e| e.abop == ab(op)).collect();
+            assert!(pts.len() >= 3, "{op}");
+            let mut xs: Vec<f64> = pts.iter().map(|e| e.fit.as_ref().unwrap().x).collect();
+            xs.dedup();
+            assert_eq!(xs.len(), pts.len());
+            assert!(pts[0].context.starts_with("indirect (least squares over"));
+        }
     }
 
     #[test]
@@ -891,11 +1277,16 @@ mod tests {
         let sel = select(&all, &["LOIN".to_string()]).unwrap();
         let ops: Vec<AbOp> = sel.iter().map(|e| e.abop).collect();
         assert!(ops.contains(&AbOp::LOIN));
-        assert!(ops.contains(&AbOp::LOOV));
+        assert!(sel.iter().any(|e| measures(e, AbOp::LOOV)));
         assert!(ops.contains(&AbOp::ARDL));
+        assert_eq!(ops.iter().filter(|&&o| o == AbOp::LOIN).count(), 6);
+        // Selecting a slope brings its fit's points and what the slope subtracts.
+        let sel = select(&all, &["IOIT".to_string(), "ALOV".to_string()]).unwrap();
+        assert!(sel.iter().any(|e| e.abop == AbOp::IOST));
+        assert!(sel.iter().any(|e| e.abop == AbOp::ARR1));
         assert_eq!(
-            select(&all, &["NOPE".to_string(), "TCHR".to_string()]),
-            Err(vec!["NOPE".to_string(), "TCHR".to_string()])
+            select(&all, &["NOPE".to_string(), "SQRI".to_string()]),
+            Err(vec!["NOPE".to_string(), "SQRI".to_string()])
         );
     }
 }

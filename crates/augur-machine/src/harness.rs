@@ -16,12 +16,14 @@
 //!
 //! ```text
 //! AUGRATE <counts per second>
+//! AUGRES <timer resolution in counts>
 //! AUGSTART <experiment>
+//! AUGGONE <experiment>      (the loop's time does not grow with n: the compiler removed it)
 //! AUGOBS <experiment> <k> <n> <ref counts> <body counts> <1 if inside the window, else 0>
 //! ```
 
 use crate::experiments::{Experiment, TAGS};
-use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
+use augur_program::toolchain::{self, BuildInput, Toolchain};
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::Path;
@@ -93,12 +95,24 @@ pub fn generate(exps: &[Experiment]) -> Generated {
 
 const MAIN: &str = r#"program augchar
   implicit none
-  integer(8) :: rate, n, tr, tb, nmax
+  integer(8) :: rate, n, tr, tb, nmax, c0, c1, res
   real(8) :: win, wc, t
   integer :: reps, k, ia, id, tries, inwin
   character(len=64) :: arg
   call system_clock(count_rate=rate)
   write (*, '(a,i0)') 'AUGRATE ', rate
+  ! Timer resolution: the smallest nonzero difference of consecutive clock reads.
+  res = huge(res)
+  do k = 1, 200
+    call system_clock(c0)
+    do
+      call system_clock(c1)
+      if (c1 /= c0) exit
+    end do
+    res = min(res, c1 - c0)
+  end do
+  write (*, '(a,i0)') 'AUGRES ', res
+  flush (6)
   call get_command_argument(1, arg)
   read (arg, *) win
   call get_command_argument(2, arg)
@@ -121,6 +135,11 @@ const MAIN: &str = r#"program augchar
         n = n * 2
       end if
     end do
+    if (n >= nmax .and. t < 0.25d0 * wc) then
+      write (*, '(a,i0)') 'AUGGONE ', id
+      flush (6)
+      cycle
+    end if
     n = max(1_8, int(real(n, 8) * wc / max(t, 1.0d0), 8))
     do k = 1, reps
       tries = 0
@@ -158,7 +177,7 @@ pub fn support() -> String {
     for (decl, tag) in TAGS {
         let _ = writeln!(s, "  {decl} :: sink_{tag}");
     }
-    s.push_str("  logical :: sink_l\nend module augglob\n\n");
+    s.push_str("  logical :: sink_l\n  real(8), allocatable :: g_w(:)\n  character(len=80) :: sink_ch\nend module augglob\n\n");
     for (decl, tag) in TAGS.iter().chain([("logical", "l")].iter()) {
         let _ = writeln!(
             s,
@@ -171,6 +190,7 @@ pub fn support() -> String {
     }
     s.push_str(
         "subroutine augnop()\nend subroutine augnop\n\n\
+         subroutine augsch(v)\n  use augglob\n  character(len=*) :: v\n  sink_i4 = len_trim(v)\nend subroutine augsch\n\n\
          subroutine augnop3(x, y, z)\n  real(8) :: x, y, z\nend subroutine augnop3\n\n\
          subroutine augfill(v, n)\n  integer :: n, k\n  real(8) :: v(n)\n  do k = 1, n\n    v(k) = 1.0d0 + real(k, 8) / 1024.0d0\n  end do\nend subroutine augfill\n",
     );
@@ -199,6 +219,10 @@ pub struct Obs {
 pub struct Output {
     /// Clock counts per second.
     pub rate: Option<u64>,
+    /// The smallest nonzero difference of consecutive clock reads, in counts.
+    pub resolution: Option<u64>,
+    /// Experiments whose loop the compiler removed.
+    pub gone: Vec<usize>,
     /// Experiments started, in order.
     pub started: Vec<usize>,
     /// Observations.
@@ -215,6 +239,12 @@ pub fn parse_output(text: &str) -> Result<Output, String> {
             Some("AUGRATE") => {
                 out.rate = Some(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?)
             }
+            Some("AUGRES") => {
+                out.resolution = Some(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?)
+            }
+            Some("AUGGONE") => out
+                .gone
+                .push(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?),
             Some("AUGSTART") => out
                 .started
                 .push(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?),
@@ -258,7 +288,43 @@ impl Settings {
         window_ns: 40_000_000,
         reps: 10,
     };
+    /// `--precise`: 80 ms windows, 20 observations (about four times the default's time).
+    pub const PRECISE: Settings = Settings {
+        window_ns: 80_000_000,
+        reps: 20,
+    };
+
+    /// The observation window for a timer of `resolution_ns`: at least
+    /// [`WINDOW_RESOLUTIONS`] resolutions, and never below this mode's window.
+    pub fn window_for(&self, resolution_ns: f64) -> u64 {
+        let from_timer = (WINDOW_RESOLUTIONS * resolution_ns).ceil();
+        if from_timer.is_finite() && from_timer > self.window_ns as f64 {
+            from_timer as u64
+        } else {
+            self.window_ns
+        }
+    }
 }
+
+/// The window is at least this many timer resolutions, so that quantization (two reads,
+/// each off by up to one resolution) costs at most 0.2% of an observation.
+pub const WINDOW_RESOLUTIONS: f64 = 1000.0;
+
+/// What [`measure`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// One outcome per experiment.
+    pub outcomes: Vec<Outcome>,
+    /// Clock counts per second.
+    pub rate: u64,
+    /// The measured timer resolution, ns.
+    pub resolution_ns: f64,
+    /// The observation window used, ns.
+    pub window_ns: u64,
+}
+
+/// The status reason of an experiment whose loop the compiler removed.
+pub const REMOVED: &str = "the compiler removed the loop: its time does not grow with the iteration count (operands folded; does the compiler honour VOLATILE?)";
 
 /// The outcome of one experiment's runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -304,7 +370,7 @@ pub fn measure(
     dir: &Path,
     progress: &mut dyn Progress,
     more: &mut Reobserve<'_>,
-) -> Result<(Vec<Outcome>, u64), String> {
+) -> Result<Measured, String> {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; exps.len()];
     // Build, dropping experiments that do not compile.
     let mut active: Vec<usize> = (0..exps.len()).collect();
@@ -321,7 +387,9 @@ pub fn measure(
             fortran: vec![sup.clone(), prog.clone()],
             ..Default::default()
         };
-        match toolchain::build(tc, &input, dir, "augchar") {
+        let built = toolchain::build(tc, &input, dir, "augchar");
+        crate::check_cancel()?;
+        match built {
             Ok(exe) => break exe,
             Err(toolchain::BuildError::Compile {
                 file,
@@ -366,7 +434,25 @@ pub fn measure(
     // First pass: every experiment, in chunks so that progress shows and a crash loses
     // little.
     let total = exps.len();
-    let mut rate = 0u64;
+    // The timer: rate and resolution, then the window.
+    let probe = run_program(
+        &exe,
+        dir,
+        &["0".to_string(), "0".to_string()],
+        Duration::from_secs(30),
+    )?;
+    let out = parse_output(&probe.stdout)?;
+    let mut rate = out.rate.unwrap_or(0);
+    let res_counts = out.resolution.unwrap_or(1).max(1);
+    let resolution_ns = if rate > 0 {
+        res_counts as f64 * 1e9 / rate as f64
+    } else {
+        f64::NAN
+    };
+    let settings = Settings {
+        window_ns: settings.window_for(resolution_ns),
+        ..settings
+    };
     let queue: Vec<(usize, u32)> = (1..=active.len()).map(|id| (id, settings.reps)).collect();
     run_pass(&exe, dir, settings, &queue, &mut rate, &mut |id, r| {
         let i = active[id - 1];
@@ -408,7 +494,12 @@ pub fn measure(
             outcomes[i].pool(o);
         }
     }
-    Ok((outcomes, rate))
+    Ok(Measured {
+        outcomes,
+        rate,
+        resolution_ns,
+        window_ns: settings.window_ns,
+    })
 }
 
 /// Given the outcomes so far and the clock rate, the experiments to observe again (indices)
@@ -469,15 +560,23 @@ fn run_pass(
             .map(|q| q.0)
             .collect();
         let per_exp = Duration::from_nanos(settings.window_ns) * (reps * 6 + 30);
-        let mut spec = RunSpec::new(dir, per_exp * chunk.len() as u32 + Duration::from_secs(20));
-        spec.args = vec![settings.window_ns.to_string(), reps.to_string()];
-        spec.args.extend(chunk.iter().map(|id| id.to_string()));
-        let res =
-            toolchain::run(exe, &spec).map_err(|e| format!("cannot run the experiments: {e}"))?;
-        let out = parse_output(&String::from_utf8_lossy(&res.stdout))?;
+        let mut args = vec![settings.window_ns.to_string(), reps.to_string()];
+        args.extend(chunk.iter().map(|id| id.to_string()));
+        let res = run_program(
+            exe,
+            dir,
+            &args,
+            per_exp * chunk.len() as u32 + Duration::from_secs(20),
+        )?;
+        let out = parse_output(&res.stdout)?;
         *rate = out.rate.unwrap_or(*rate);
         let mut finished = 0;
         for &id in &chunk {
+            if out.gone.contains(&id) {
+                done(id, Err(REMOVED.to_string()));
+                finished += 1;
+                continue;
+            }
             let obs: Vec<&Obs> = out.obs.iter().filter(|o| o.id == id).collect();
             if obs.len() as u32 == reps && *rate > 0 {
                 let to_ns = 1e9 / *rate as f64;
@@ -504,17 +603,95 @@ fn run_pass(
         if finished < chunk.len() {
             // The experiment after the finished ones crashed, timed out or printed nothing.
             let id = chunk[finished];
-            let why = if res.success() {
-                "the program stopped without its observations".to_string()
-            } else {
-                res.describe()
-            };
+            let why = res
+                .failure
+                .unwrap_or_else(|| "the program stopped without its observations".to_string());
             done(id, Err(why));
             finished += 1;
         }
         queue.drain(..finished);
     }
     Ok(())
+}
+
+/// Reads a pipe to its end on a thread.
+fn slurp<R: std::io::Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut v = Vec::new();
+        if let Some(mut p) = pipe {
+            let _ = p.read_to_end(&mut v);
+        }
+        v
+    })
+}
+
+/// What one run of the experiment program printed, and why it failed, if it did.
+struct Ran {
+    stdout: String,
+    failure: Option<String>,
+}
+
+/// Runs the experiment program with `args` in `dir`, killing it at `timeout` or when the
+/// characterization is cancelled ([`crate::cancel`]; the error is then
+/// [`crate::CANCELLED`]).
+fn run_program(exe: &Path, dir: &Path, args: &[String], timeout: Duration) -> Result<Ran, String> {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    use std::process::{Command, Stdio};
+    crate::check_cancel()?;
+    let mut child = Command::new(exe)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot run the experiments ({}): {e}", exe.display()))?;
+    let out_reader = slurp(child.stdout.take());
+    let err_reader = slurp(child.stderr.take());
+    let start = std::time::Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot wait for the experiments: {e}")),
+        }
+        if crate::cancelled() || start.elapsed() > timeout {
+            timed_out = !crate::cancelled();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).to_string();
+    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).to_string();
+    crate::check_cancel()?;
+    let last = stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_string();
+    let failure = match status {
+        None if timed_out => Some(format!("timed out after {:.0} s", timeout.as_secs_f64())),
+        None => None,
+        Some(st) if st.success() => None,
+        Some(st) => {
+            let how = match (st.code(), st.signal()) {
+                (Some(c), _) => format!("exited with status {c}"),
+                (None, Some(sig)) => format!("was killed by signal {sig}"),
+                _ => "failed".to_string(),
+            };
+            Some(if last.is_empty() {
+                format!("the program {how}")
+            } else {
+                format!("the program {how}: {last}")
+            })
+        }
+    };
+    Ok(Ran { stdout, failure })
 }
 
 #[cfg(test)]

@@ -4,13 +4,15 @@
 //! compiler and its flags — with narrow-spectrum experiments (Saavedra-Barrera, digest 001
 //! §4), and writes the machine profile.
 //!
-//! * [`experiments`]: the catalogue of experiments, one per measured AbOp.
+//! * [`experiments`]: the catalogue of experiments (direct, composite and indirect).
 //! * [`harness`]: generates one Fortran program for all of them, builds and runs it.
 //! * [`stats`]: means, deviations, variance propagation, 90% Student-t intervals.
+//! * [`fit`]: least squares for the indirect measurements.
 //! * [`profile`]: the versioned TOML machine profile.
 //! * [`characterize`]: the whole pipeline.
 
 pub mod experiments;
+pub mod fit;
 pub mod harness;
 pub mod profile;
 pub mod stats;
@@ -24,12 +26,55 @@ use harness::{Outcome, Progress, Settings};
 use profile::{AbOpEntry, MEASURED, NOT_DETECTED};
 use stats::Estimate;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Measures `exps` with `tc` and returns the profile (every other AbOp `not yet measured`).
-/// `mode` is recorded in the provenance (`quick` or `default`). After the first pass of
-/// `settings.reps` observations (the provenance's `observations`), the experiments above the
-/// target interval are re-observed adaptively ([`reobserve`]), within a budget of one and a
-/// half first passes; each entry's `observations` counts its pooled, kept pairs.
+static CANCEL: AtomicBool = AtomicBool::new(false);
+
+/// The error of a cancelled characterization.
+pub const CANCELLED: &str = "interrupted";
+
+/// Asks a running characterization to stop: the experiment program is killed, the
+/// temporary directory removed and [`characterize`] returns [`CANCELLED`]. Safe to call
+/// from a signal handler thread.
+pub fn cancel() {
+    CANCEL.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`cancel`] was called.
+pub fn cancelled() -> bool {
+    CANCEL.load(Ordering::SeqCst)
+}
+
+/// `Err(CANCELLED)` once [`cancel`] was called.
+pub(crate) fn check_cancel() -> Result<(), String> {
+    if cancelled() {
+        Err(CANCELLED.to_string())
+    } else {
+        Ok(())
+    }
+}
+
+/// The environment variable of the test hook: `MNEM` or `MNEM:compile` makes that AbOp's
+/// experiment fail to compile, `MNEM:crash` makes it stop with an error at run time,
+/// `MNEM:noisy` discards its observations' window check as if the machine were too noisy.
+/// For tests of the failure paths only.
+pub const TEST_BREAK_ENV: &str = "AUGUR_TEST_BREAK";
+
+/// The test hook's request: which AbOp and how to break it.
+fn test_break() -> Option<(AbOp, String)> {
+    let v = std::env::var(TEST_BREAK_ENV).ok()?;
+    let (m, how) = v.split_once(':').unwrap_or((v.as_str(), "compile"));
+    Some((AbOp::from_mnemonic(m.trim())?, how.trim().to_string()))
+}
+
+/// Measures `exps` with `tc` and returns the profile (AbOps without an experiment are
+/// `not yet measured`, or `not measurable` with the reason). `mode` is recorded in the
+/// provenance (`quick`, `default` or `precise`). The program first measures the timer's
+/// resolution, which sets the observation window ([`Settings::window_for`]). After the
+/// first pass of `settings.reps` observations (the provenance's `observations`), the
+/// experiments above the target interval are re-observed adaptively ([`reobserve`]),
+/// within a budget of one and a half first passes; each entry's `observations` counts its
+/// pooled, kept pairs.
 pub fn characterize(
     tc: &Toolchain,
     exps: &[Experiment],
@@ -38,6 +83,18 @@ pub fn characterize(
     progress: &mut dyn Progress,
 ) -> Result<MachineProfile, String> {
     let start = std::time::Instant::now();
+    let mut exps = exps.to_vec();
+    let hook = test_break();
+    if let Some((op, how)) = &hook {
+        for e in exps.iter_mut().filter(|e| e.abop == *op) {
+            match how.as_str() {
+                "crash" => e.setup = format!("error stop 'augur test crash'\n{}", e.setup),
+                "noisy" => {}
+                _ => e.body.push_str("this is not fortran\n"),
+            }
+        }
+    }
+    let exps = &exps[..];
     let dir = tempfile::Builder::new()
         .prefix("augur-machine-")
         .tempdir()
@@ -57,19 +114,36 @@ pub fn characterize(
         }
         take
     };
-    let (outcomes, rate) = harness::measure(tc, exps, settings, dir.path(), progress, &mut more)?;
+    let mut m = harness::measure(tc, exps, settings, dir.path(), progress, &mut more)?;
+    drop(dir);
+    if let Some((op, how)) = &hook {
+        if how == "noisy" {
+            for (e, o) in exps.iter().zip(m.outcomes.iter_mut()) {
+                if let (true, Outcome::Observed { in_window, .. }) = (e.abop == *op, o) {
+                    *in_window = 0;
+                }
+            }
+        }
+    }
     let mut prov = profile::host_provenance();
     prov.compiler = tc.fc.clone();
     prov.compiler_version = tc.version.clone();
     prov.fflags = tc.fflags.join(" ");
     prov.augur_version = env!("CARGO_PKG_VERSION").to_string();
     prov.mode = mode.to_string();
-    prov.window_ms = settings.window_ns as f64 / 1e6;
+    prov.window_ms = m.window_ns as f64 / 1e6;
     prov.observations = settings.reps;
-    prov.timer_rate_hz = rate;
+    prov.timer_rate_hz = m.rate;
+    prov.timer_resolution_ns = round_sig(m.resolution_ns);
     let mut p = MachineProfile::new(prov);
-    for (op, entry) in resolve(exps, &outcomes, rate) {
-        p.abop.insert(op, entry);
+    for (op, why) in experiments::NOT_MEASURABLE {
+        p.abop.insert(
+            *op,
+            AbOpEntry::status(format!("{}{why}", profile::NOT_MEASURABLE_PREFIX)),
+        );
+    }
+    for r in resolve(exps, &m.outcomes, m.rate) {
+        p.abop.insert(r.op, r.entry);
     }
     p.provenance.elapsed_s = (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     Ok(p)
@@ -89,9 +163,10 @@ pub const MAX_OBSERVATIONS_FACTOR: u32 = 12;
 /// observations in all gets one more pass (the first pass's deviation is a rough estimate)
 /// and is then left as it is (its cost is close to the noise), so that the observations go
 /// where they can reach the target. Costs that are not detected are not
-/// re-observed: being below the noise is a result. Stopping when
-/// an interval is narrow enough makes the intervals slightly optimistic (optional stopping);
-/// the pooled observations are all kept, none is dropped.
+/// re-observed: being below the noise is a result. An indirect parameter re-observes all
+/// the experiments of its fit. Stopping when an interval is narrow enough makes the
+/// intervals slightly optimistic (optional stopping); the pooled observations are all
+/// kept, none is dropped.
 pub fn reobserve(
     exps: &[Experiment],
     outcomes: &[Outcome],
@@ -99,13 +174,13 @@ pub fn reobserve(
     reps: u32,
     cap: u32,
 ) -> Vec<(usize, u32)> {
-    let entries = resolve(exps, outcomes, rate);
-    let mut want = Vec::new();
-    for (i, (_, entry)) in entries.iter().enumerate() {
-        let Outcome::Observed { body, .. } = &outcomes[i] else {
+    let mut want: Vec<(usize, u32)> = Vec::new();
+    for r in resolve(exps, outcomes, rate) {
+        let Some(Outcome::Observed { body, .. }) = r.sources.first().map(|&i| &outcomes[i]) else {
             continue;
         };
         let n = body.len() as u32;
+        let entry = &r.entry;
         if entry.status != MEASURED || n >= cap {
             continue;
         }
@@ -128,25 +203,50 @@ pub fn reobserve(
             need as u32
         };
         let add = need.saturating_sub(n).max((reps / 2).max(2)).min(cap - n);
-        want.push((i, add));
+        for &i in &r.sources {
+            match want.iter_mut().find(|w| w.0 == i) {
+                Some(w) => w.1 = w.1.max(add),
+                None => want.push((i, add)),
+            }
+        }
     }
     want.sort_by_key(|w| w.1);
     want
 }
 
+/// One parameter resolved from the observations.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// The parameter.
+    pub op: AbOp,
+    /// Its profile entry.
+    pub entry: AbOpEntry,
+    /// The experiments (indices) whose observations it rests on directly.
+    pub sources: Vec<usize>,
+}
+
+/// How one parameter is obtained.
+enum Rule {
+    /// One experiment (direct or composite).
+    Direct(usize),
+    /// The intercept and slope of the points of a least-squares line.
+    Fit(Vec<usize>),
+}
+
 /// Turns the observations into parameters: the outlier rule for disturbed observations
-/// ([`stats::undisturbed`]), overhead subtraction by paired differences, composite
-/// subtraction in dependency order, variance propagation, interval, status. An entry's
-/// `observations` counts the pairs kept.
-pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<(AbOp, AbOpEntry)> {
+/// ([`stats::undisturbed`]), overhead subtraction by paired differences, least squares for
+/// the indirect measurements ([`fit::line`]), composite subtraction in dependency order,
+/// variance propagation, interval, status. An entry's `observations` counts the pairs
+/// kept (the fewest of its experiments, for a fit). One result per parameter, in the order
+/// of the experiments.
+pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Resolved> {
     let res_ns = if rate > 0 { 1e9 / rate as f64 } else { 1.0 };
-    let mut done: HashMap<AbOp, Result<Estimate, String>> = HashMap::new();
-    let mut floors: HashMap<AbOp, f64> = HashMap::new();
-    // Raw per-unit estimates.
-    let mut raw: HashMap<AbOp, Result<Estimate, String>> = HashMap::new();
+    // Per-experiment raw estimates (per unit) and noise floors (per operation).
+    let mut raw: Vec<Result<Estimate, String>> = Vec::new();
+    let mut floors: Vec<f64> = Vec::new();
     for (e, o) in exps.iter().zip(outcomes) {
-        let r = match o {
-            Outcome::Failed(why) => Err(why.clone()),
+        let (r, floor) = match o {
+            Outcome::Failed(why) => (Err(format!("failed: {why}")), 0.0),
             Outcome::Observed {
                 reference,
                 body,
@@ -155,68 +255,125 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<(AbO
             } => {
                 let reps = body.len();
                 if *in_window * 2 < reps {
-                    Err(format!(
-                        "noisy machine: only {in_window} of {reps} observations held the window"
-                    ))
+                    (
+                        Err(format!(
+                            "{}only {in_window} of {reps} observations held the window",
+                            profile::NOISY_PREFIX
+                        )),
+                        0.0,
+                    )
                 } else {
                     // Two clock reads per loop, quantization σ = res/√6 each: the timer's
                     // share of one operation.
-                    floors.insert(
-                        e.abop,
-                        2.0 * res_ns / (*min_n as f64 * e.units * e.ops_per_unit),
-                    );
+                    let floor = 2.0 * res_ns / (*min_n as f64 * e.units * e.ops_per_unit);
                     let keep = stats::undisturbed(reference, body);
                     let pick = |xs: &[f64]| keep.iter().map(|&k| xs[k]).collect::<Vec<f64>>();
-                    Ok(Estimate::paired(&pick(body), &pick(reference), e.units))
+                    (
+                        Ok(Estimate::paired(&pick(body), &pick(reference), e.units)),
+                        floor,
+                    )
                 }
             }
         };
-        raw.insert(e.abop, r);
+        raw.push(r);
+        floors.push(floor);
     }
+    // The parameters and their rules, in experiment order.
+    let mut rules: Vec<(AbOp, Rule)> = Vec::new();
+    for (i, e) in exps.iter().enumerate() {
+        if e.fit.is_some() {
+            if let Some((_, Rule::Fit(pts))) = rules.iter_mut().find(|r| r.0 == e.abop) {
+                pts.push(i);
+            } else {
+                rules.push((e.abop, Rule::Fit(vec![i])));
+            }
+        } else {
+            rules.push((e.abop, Rule::Direct(i)));
+        }
+    }
+    let mut done: HashMap<AbOp, (Result<Estimate, String>, f64)> = HashMap::new();
+    let lookup = |done: &HashMap<AbOp, (Result<Estimate, String>, f64)>,
+                  deps: &[(AbOp, f64)]|
+     -> Option<Result<Vec<(f64, Estimate)>, String>> {
+        let mut terms = Vec::new();
+        for (d, c) in deps {
+            match done.get(d)?.0 {
+                Ok(p) => terms.push((*c, p)),
+                Err(ref why) => {
+                    let what = why.split(':').next().unwrap_or("failed");
+                    return Some(Err(format!("failed: depends on {d}, which is {what}")));
+                }
+            }
+        }
+        Some(Ok(terms))
+    };
     // Composite subtraction, in dependency order.
     let mut progress = true;
     while progress {
         progress = false;
-        for e in exps {
-            if done.contains_key(&e.abop) {
+        for (op, rule) in &rules {
+            if done.contains_key(op) {
                 continue;
             }
-            let r = match &raw[&e.abop] {
-                Err(why) => Err(why.clone()),
-                Ok(est) => {
-                    let mut terms = Vec::new();
-                    let mut missing = None;
-                    let mut failed = None;
-                    for (d, c) in &e.subtract {
-                        match done.get(d) {
-                            None => missing = Some(*d),
-                            Some(Ok(p)) => terms.push((*c, *p)),
-                            Some(Err(_)) => failed = Some(*d),
-                        }
-                    }
-                    if let Some(d) = failed {
-                        Err(format!("depends on {d}, which failed"))
-                    } else if missing.is_some() {
+            match rule {
+                Rule::Direct(i) => {
+                    let e = &exps[*i];
+                    let Some(terms) = lookup(&done, &e.subtract) else {
                         continue;
-                    } else {
-                        Ok(est.composite(&terms, e.ops_per_unit))
-                    }
+                    };
+                    let r = match (&raw[*i], terms) {
+                        (Err(why), _) => Err(why.clone()),
+                        (_, Err(why)) => Err(why),
+                        (Ok(est), Ok(terms)) => Ok(est.composite(&terms, e.ops_per_unit)),
+                    };
+                    done.insert(*op, (r, floors[*i]));
                 }
-            };
-            done.insert(e.abop, r);
+                Rule::Fit(pts) => {
+                    let first = &exps[pts[0]];
+                    let Some(f) = first.fit.as_ref() else {
+                        continue;
+                    };
+                    let (Some(t0), Some(t1)) = (
+                        lookup(&done, &first.subtract),
+                        lookup(&done, &f.slope_subtract),
+                    ) else {
+                        continue;
+                    };
+                    let floor = pts.iter().map(|&i| floors[i]).fold(f64::INFINITY, f64::min);
+                    let xmax = pts
+                        .iter()
+                        .filter_map(|&i| exps[i].fit.as_ref().map(|f| f.x))
+                        .fold(1.0, f64::max);
+                    let (r0, r1) = match indirect(exps, &raw, pts, t0, t1) {
+                        Ok((a, b)) => (Ok(a), Ok(b)),
+                        Err(why) => (Err(why.clone()), Err(why)),
+                    };
+                    done.insert(*op, (r0, floor));
+                    done.insert(f.slope, (r1, floor / xmax));
+                }
+            }
             progress = true;
         }
     }
-    exps.iter()
-        .map(|e| {
-            let entry = match done.get(&e.abop) {
+    let mut out = Vec::new();
+    for (op, rule) in &rules {
+        let sources = match rule {
+            Rule::Direct(i) => vec![*i],
+            Rule::Fit(p) => p.clone(),
+        };
+        let e = &exps[sources[0]];
+        let mut ops = vec![(*op, e.context.clone())];
+        if let Some(f) = &e.fit {
+            ops.push((f.slope, e.context.clone()));
+        }
+        for (op, context) in ops {
+            let entry = match done.get(&op) {
                 None => AbOpEntry::status("failed: circular dependency between experiments"),
-                Some(Err(why)) => AbOpEntry::status(format!("failed: {why}")),
-                Some(Ok(p)) => {
-                    let floor = floors.get(&e.abop).copied().unwrap_or(0.0);
+                Some((Err(why), _)) => AbOpEntry::status(why.clone()),
+                Some((Ok(p), floor)) => {
                     let ci = p.ci90();
                     AbOpEntry {
-                        status: if p.not_detected(floor) {
+                        status: if p.not_detected(*floor) {
                             NOT_DETECTED
                         } else {
                             MEASURED
@@ -226,17 +383,52 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<(AbO
                         sd_ns: Some(round_sig(p.sd)),
                         ci90_ns: ci.is_finite().then(|| round_sig(ci)),
                         observations: p.n as u32,
-                        context: e.context.clone(),
+                        context: String::new(),
                     }
                 }
             };
-            let mut entry = entry;
-            if entry.context.is_empty() {
-                entry.context = e.context.clone();
-            }
-            (e.abop, entry)
-        })
-        .collect()
+            out.push(Resolved {
+                op,
+                entry: AbOpEntry { context, ..entry },
+                sources: sources.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The intercept and slope of an indirect measurement from its points' raw estimates
+/// (per unit), minus the parameters subtracted from each (`t0` from the intercept, `t1`
+/// from the slope, as composite terms).
+fn indirect(
+    exps: &[Experiment],
+    raw: &[Result<Estimate, String>],
+    pts: &[usize],
+    t0: Result<Vec<(f64, Estimate)>, String>,
+    t1: Result<Vec<(f64, Estimate)>, String>,
+) -> Result<(Estimate, Estimate), String> {
+    let (t0, t1) = (t0?, t1?);
+    let mut points = Vec::new();
+    let mut n = usize::MAX;
+    for &i in pts {
+        let est = raw[i].clone()?;
+        let x = exps[i].fit.as_ref().map(|f| f.x).unwrap_or(0.0);
+        points.push((x, est.mean, est.sd * est.sd / est.n.max(1) as f64));
+        n = n.min(est.n);
+    }
+    let l = fit::line(&points)
+        .ok_or_else(|| "failed: the indirect measurement needs two distinct counts".to_string())?;
+    // Express each coefficient's variance of the mean at n observations.
+    let coef = |mean: f64, var: f64| Estimate {
+        mean,
+        sd: (var * n as f64).sqrt(),
+        n,
+    };
+    let div = exps[pts[0]].ops_per_unit;
+    Ok((
+        coef(l.c0, l.var0).composite(&t0, div),
+        coef(l.c1, l.var1).composite(&t1, div),
+    ))
 }
 
 /// Rounds to 5 significant digits, so profiles stay readable.
@@ -275,7 +467,7 @@ mod tests {
             })
             .collect();
         let res = resolve(&exps, &outcomes, 1_000_000_000);
-        let get = |op: AbOp| res.iter().find(|(o, _)| *o == op).unwrap().1.clone();
+        let get = |op: AbOp| res.iter().find(|r| r.op == op).unwrap().entry.clone();
         let ardl = get(AbOp::ARDL);
         assert_eq!(ardl.status, MEASURED);
         assert!((ardl.mean_ns.unwrap() - 0.5).abs() < 1e-9);
@@ -309,9 +501,69 @@ mod tests {
             })
             .collect();
         let res = resolve(&exps, &outcomes, 1_000_000_000);
-        for (op, e) in res {
-            assert!(e.status.starts_with("failed: "), "{op}: {}", e.status);
+        for r in res {
+            let e = r.entry;
+            if r.op == AbOp::ARDL {
+                assert_eq!(e.status, "failed: crashed");
+            } else {
+                assert_eq!(e.status, "noisy: only 0 of 2 observations held the window");
+            }
             assert!(e.status_is_valid());
+        }
+    }
+
+    #[test]
+    fn indirect_least_squares_gives_intercept_and_slope() {
+        let all = experiments::catalogue();
+        let exps = experiments::select(&all, &["LOIN".to_string()]).unwrap();
+        // ARDL 0.5 ns per op (as above); loop points: per entry 3 + m (1 + 0.5) ns, exactly,
+        // with the same ±0.1 paired noise everywhere.
+        let outcomes: Vec<Outcome> = exps
+            .iter()
+            .map(|e| {
+                let (b, r) = match &e.fit {
+                    None => (10.0, 2.0),
+                    Some(f) => (8.0 * (3.0 + 1.5 * f.x) + 1.0, 1.0),
+                };
+                Outcome::Observed {
+                    reference: vec![r + 0.1, r, r - 0.1],
+                    body: vec![b - 0.1, b, b + 0.1],
+                    min_n: 1_000_000,
+                    in_window: 3,
+                }
+            })
+            .collect();
+        let res = resolve(&exps, &outcomes, 1_000_000_000);
+        let get = |op: AbOp| res.iter().find(|r| r.op == op).unwrap().clone();
+        let loin = get(AbOp::LOIN);
+        let loov = get(AbOp::LOOV);
+        assert!((loin.entry.mean_ns.unwrap() - 3.0).abs() < 1e-6, "{loin:?}");
+        assert!((loov.entry.mean_ns.unwrap() - 1.0).abs() < 1e-6, "{loov:?}");
+        assert_eq!(loin.sources.len(), 6);
+        assert!(loin
+            .entry
+            .context
+            .starts_with("indirect (least squares over 6"));
+        // Variances propagated: nonzero, and the intercept's wider than the slope's.
+        let (c0, c1) = (loin.entry.ci90_ns.unwrap(), loov.entry.ci90_ns.unwrap());
+        assert!(c0 > 0.0 && c1 > 0.0 && c0 > c1, "{c0} {c1}");
+        // Re-observation of a fit asks for all its points.
+        let outcomes2: Vec<Outcome> = outcomes
+            .iter()
+            .zip(&exps)
+            .map(|(o, e)| match (o, &e.fit) {
+                (Outcome::Observed { reference, .. }, Some(f)) => Outcome::Observed {
+                    reference: reference.clone(),
+                    body: vec![8.0 * (3.0 + 1.5 * f.x) - 5.0, 8.0 * (3.0 + 1.5 * f.x) + 7.0],
+                    min_n: 1_000_000,
+                    in_window: 2,
+                },
+                _ => o.clone(),
+            })
+            .collect();
+        let want = reobserve(&exps, &outcomes2, 1_000_000_000, 10, 120);
+        for r in &loin.sources {
+            assert!(want.iter().any(|w| w.0 == *r), "{want:?}");
         }
     }
 

@@ -25,7 +25,10 @@
 //! Every AbOp of the catalogue has an entry, in code order. `status` is `measured`,
 //! `not detected` (the 90% interval includes 0 or the mean is below the timer's share: the
 //! numbers are kept but should be read as "too small to see"), `not yet measured` (no
-//! experiment yet; no numbers) or `failed: <reason>`. `sd_ns` is the standard deviation of
+//! experiment yet; no numbers), `not measurable: <reason>` (no valid Fortran produces the
+//! AbOp), `noisy: <reason>` (the observations did not hold their window) or
+//! `failed: <reason>` (the experiment did not build, crashed, or its loop was removed by
+//! the compiler). `sd_ns` is the standard deviation of
 //! one observation of the parameter, `ci90_ns` the half-width of its 90% confidence
 //! interval (Student t), both in nanoseconds per operation.
 
@@ -46,6 +49,12 @@ pub const MEASURED: &str = "measured";
 pub const NOT_DETECTED: &str = "not detected";
 /// No experiment measures the parameter yet.
 pub const NOT_YET_MEASURED: &str = "not yet measured";
+/// Prefix of the status of a parameter whose observations did not hold the window.
+pub const NOISY_PREFIX: &str = "noisy: ";
+/// Prefix of the status of a parameter no experiment can measure, with the reason.
+pub const NOT_MEASURABLE_PREFIX: &str = "not measurable: ";
+/// Prefix of the status of a parameter whose experiment failed, with the reason.
+pub const FAILED_PREFIX: &str = "failed: ";
 
 /// A machine profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -58,6 +67,12 @@ pub struct MachineProfile {
     pub provenance: Provenance,
     /// One entry per AbOp, in code order.
     pub abop: BTreeMap<AbOp, AbOpEntry>,
+    /// Costs in the *stream* context: the AbOps of loops whose iterations are independent
+    /// (array expressions over the loop index), as the compiler and flags build them
+    /// (vectorized where the compiler vectorizes), from an indirect measurement over
+    /// generated loop kernels (`augur-stream`). Empty when not measured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stream: BTreeMap<AbOp, AbOpEntry>,
 }
 
 /// Where and how a profile was measured.
@@ -79,7 +94,7 @@ pub struct Provenance {
     pub date: String,
     /// augur's version.
     pub augur_version: String,
-    /// `quick` or `default`.
+    /// `quick`, `default` or `precise`.
     pub mode: String,
     /// Target duration of one observation, in ms.
     pub window_ms: f64,
@@ -87,6 +102,11 @@ pub struct Provenance {
     pub observations: u32,
     /// The clock's counts per second (`system_clock` at `integer(8)`).
     pub timer_rate_hz: u64,
+    /// The timer's resolution as the experiment program measured it: the smallest nonzero
+    /// difference of consecutive `system_clock` reads over 200 tries, in ns. The window is
+    /// at least 1000 of these.
+    #[serde(default)]
+    pub timer_resolution_ns: f64,
     /// Wall time of the characterization, in s.
     pub elapsed_s: f64,
     /// Cache sizes as the OS reports them, e.g. `L1d = "32K"`.
@@ -134,7 +154,9 @@ impl AbOpEntry {
         matches!(
             self.status.as_str(),
             MEASURED | NOT_DETECTED | NOT_YET_MEASURED
-        ) || self.status.starts_with("failed: ")
+        ) || [FAILED_PREFIX, NOISY_PREFIX, NOT_MEASURABLE_PREFIX]
+            .iter()
+            .any(|p| self.status.starts_with(p))
     }
 }
 
@@ -171,6 +193,7 @@ impl MachineProfile {
                 .iter()
                 .map(|&op| (op, AbOpEntry::status(NOT_YET_MEASURED)))
                 .collect(),
+            stream: BTreeMap::new(),
         }
     }
 

@@ -103,6 +103,9 @@ impl Toolchain {
                 hint: "no compiler was given; pass one, e.g. gfortran".to_string(),
             });
         }
+        let given = fc;
+        let resolved = resolve_compiler(fc);
+        let fc = resolved.as_str();
         let output = compiler_command(fc)
             .arg("--version")
             .stdin(Stdio::null())
@@ -111,8 +114,8 @@ impl Toolchain {
             Ok(o) => o,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(ToolchainError::CompilerNotFound {
-                    fc: fc.to_string(),
-                    hint: install_hint(fc),
+                    fc: given.to_string(),
+                    hint: install_hint(given),
                 })
             }
             Err(e) => {
@@ -366,6 +369,38 @@ fn install_hint(fc: &str) -> String {
         "check the name, install the compiler, or give its full path".to_string()
     };
     shown + &what
+}
+
+/// The command to run for the compiler `fc`: `fc` itself, except that LLVM flang's
+/// versioned name `flang-N` that is not on `PATH` resolves to `flang-new-N` when that is
+/// (Debian's flang-19 package installs only `flang-new-19`).
+pub fn resolve_compiler(fc: &str) -> String {
+    let Some(v) = fc
+        .strip_prefix("flang-")
+        .filter(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()))
+    else {
+        return fc.to_string();
+    };
+    if on_path(fc) {
+        return fc.to_string();
+    }
+    let alt = format!("flang-new-{v}");
+    if on_path(&alt) {
+        alt
+    } else {
+        fc.to_string()
+    }
+}
+
+/// Whether an executable file named `name` is in a directory of `PATH`.
+fn on_path(name: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|d| {
+            std::fs::metadata(d.join(name))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
 }
 
 /// A command for a compiler, with messages in untranslated English so they can be parsed.
@@ -1127,6 +1162,9 @@ mod tests {
     fn hints() {
         assert!(install_hint("gfortran").contains("apt-get install gfortran"));
         assert!(install_hint("flang-19").contains("apt-get install flang-19"));
+        assert_eq!(resolve_compiler("gfortran"), "gfortran");
+        assert_eq!(resolve_compiler("flang-x"), "flang-x");
+        assert_eq!(resolve_compiler("flang-9999"), "flang-9999");
         assert!(install_hint("/opt/x/ifx").contains("full path"));
     }
 

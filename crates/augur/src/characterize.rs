@@ -7,11 +7,13 @@ use augur_machine::profile::{MEASURED, NOT_DETECTED};
 use augur_machine::stats::median;
 use augur_machine::MachineProfile;
 use augur_program::toolchain::Toolchain;
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Progress lines on stderr with an estimate of the time left.
+/// Progress lines on stderr with an estimate of the time left (when stderr is not a
+/// terminal).
 struct Lines {
     start: Instant,
 }
@@ -33,17 +35,63 @@ impl Progress for Lines {
     }
 }
 
-/// Runs `augur characterize`.
+/// A progress bar with the time left on stderr (when stderr is a terminal).
+struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    fn new(total: usize) -> Bar {
+        let bar = indicatif::ProgressBar::new(total as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "characterize [{elapsed_precise}] {bar:40} {pos}/{len} experiments, about {eta} left",
+        ) {
+            bar.set_style(style);
+        }
+        Bar(bar)
+    }
+}
+
+impl Progress for Bar {
+    fn update(&mut self, done: usize, total: usize) {
+        self.0.set_length(total as u64);
+        self.0.set_position(done as u64);
+    }
+    fn note(&mut self, msg: &str) {
+        self.0.println(format!("characterize: {msg}"));
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+/// Exit code after Ctrl-C (128 + SIGINT).
+const INTERRUPTED: u8 = 130;
+
+/// Runs `augur characterize`. Ctrl-C stops the experiments, removes the temporary build
+/// directory, writes nothing and exits with 130.
 pub fn characterize(
     fc: &str,
     fflags: &str,
     quick: bool,
+    precise: bool,
     only: &[String],
     output: &Path,
 ) -> Result<ExitCode> {
     let start = Instant::now();
+    // Ctrl-C asks the characterizer to stop; it cleans up and we exit with 130. (A second
+    // handler cannot be installed; then Ctrl-C keeps its default action.)
+    let _ = ctrlc::set_handler(augur_machine::cancel);
+    let interrupted = || {
+        eprintln!("characterize: interrupted; no profile written");
+        Ok(ExitCode::from(INTERRUPTED))
+    };
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
+    if augur_machine::cancelled() {
+        return interrupted();
+    }
     let all = experiments::catalogue();
     let exps = if only.is_empty() {
         all
@@ -58,20 +106,30 @@ pub fn characterize(
     };
     let (settings, mode) = if quick {
         (Settings::QUICK, "quick")
+    } else if precise {
+        (Settings::PRECISE, "precise")
     } else {
         (Settings::DEFAULT, "default")
     };
     eprintln!(
-        "characterize: {} experiments with {} {} ({mode} mode: {} observations of {} ms)",
+        "characterize: {} experiments with {} {} ({mode} mode: {} observations of at least {} ms)",
         exps.len(),
         tc.fc,
         tc.fflags.join(" "),
         settings.reps,
         settings.window_ns / 1_000_000
     );
-    let mut progress = Lines { start };
-    let profile = augur_machine::characterize(&tc, &exps, settings, mode, &mut progress)
-        .map_err(anyhow::Error::msg)?;
+    let mut progress: Box<dyn Progress> = if std::io::stderr().is_terminal() {
+        Box::new(Bar::new(exps.len()))
+    } else {
+        Box::new(Lines { start })
+    };
+    let result = augur_machine::characterize(&tc, &exps, settings, mode, progress.as_mut());
+    drop(progress);
+    if augur_machine::cancelled() {
+        return interrupted();
+    }
+    let profile = result.map_err(anyhow::Error::msg)?;
     profile
         .write(output)
         .with_context(|| format!("cannot write the machine profile {}", output.display()))?;
@@ -79,20 +137,32 @@ pub fn characterize(
         "{:<5} {:>12} {:>10} {:>7}  status",
         "AbOp", "mean ns", "±90% ns", "±%"
     );
-    let (mut measured, mut not_detected, mut failed) = (0, 0, 0);
-    for e in &exps {
-        let entry = &profile.abop[&e.abop];
+    // Every AbOp an experiment measures, in catalogue order, and those no experiment can.
+    let ops: Vec<augur_ir::AbOp> = augur_ir::abop::ALL
+        .iter()
+        .copied()
+        .filter(|&op| {
+            exps.iter().any(|e| experiments::measures(e, op))
+                || (only.is_empty() && experiments::NOT_MEASURABLE.iter().any(|m| m.0 == op))
+        })
+        .collect();
+    let (mut measured, mut not_detected, mut within3) = (0, 0, 0);
+    for op in &ops {
+        let entry = &profile.abop[op];
         match entry.status.as_str() {
             MEASURED => measured += 1,
             NOT_DETECTED => not_detected += 1,
-            _ => failed += 1,
+            _ => {}
         }
         match (entry.mean_ns, entry.ci90_ns) {
             (Some(m), ci) => {
                 let ci = ci.unwrap_or(f64::INFINITY);
+                if entry.status == MEASURED && ci <= 0.03 * m {
+                    within3 += 1;
+                }
                 println!(
                     "{:<5} {:>12.4} {:>10.4} {:>6.1}%  {}",
-                    e.abop.mnemonic(),
+                    op.mnemonic(),
                     m,
                     ci,
                     100.0 * ci / m.abs(),
@@ -101,7 +171,7 @@ pub fn characterize(
             }
             _ => println!(
                 "{:<5} {:>12} {:>10} {:>7}  {}",
-                e.abop.mnemonic(),
+                op.mnemonic(),
                 "-",
                 "-",
                 "-",
@@ -109,16 +179,16 @@ pub fn characterize(
             ),
         }
     }
-    let within3 = exps
-        .iter()
-        .filter(|e| {
-            let x = &profile.abop[&e.abop];
-            x.status == MEASURED
-                && matches!((x.mean_ns, x.ci90_ns), (Some(m), Some(c)) if c <= 0.03 * m)
-        })
-        .count();
+    let other = ops.len() - measured - not_detected;
+    let share = if measured > 0 {
+        100.0 * within3 as f64 / measured as f64
+    } else {
+        0.0
+    };
     println!(
-        "{measured} measured ({within3} with a 90% half-width within 3% of the mean), {not_detected} not detected, {failed} failed; {:.1} s; profile written to {}",
+        "{measured} measured ({within3} = {share:.1}% with a 90% half-width within 3% of the mean), {not_detected} not detected, {other} failed, noisy or not measurable; timer resolution {} ns, window {} ms; {:.1} s; profile written to {}",
+        profile.provenance.timer_resolution_ns,
+        profile.provenance.window_ms,
         start.elapsed().as_secs_f64(),
         output.display()
     );

@@ -49,8 +49,13 @@ enum Command {
         fflags: String,
         /// Short observations (5 x 5 ms instead of 10 x 40 ms): about 10 times faster,
         /// less precise.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "precise")]
         quick: bool,
+        /// Longer and more observations (20 x 80 ms instead of 10 x 40 ms): narrower
+        /// intervals, at about 4 times the default's wall time (15 minutes or so on 2
+        /// cores instead of 3-4).
+        #[arg(long)]
+        precise: bool,
         /// Measure only these AbOps (and those their experiments subtract), e.g. ARDL,SIND.
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
@@ -225,9 +230,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             fc,
             fflags,
             quick,
+            precise,
             only,
             output,
-        } => crate::characterize::characterize(&fc, &fflags, quick, &only, &output),
+        } => crate::characterize::characterize(&fc, &fflags, quick, precise, &only, &output),
         Command::Diff { a, b } => crate::characterize::diff(&a, &b),
         Command::Bench { what } => match what {
             BenchCommand::Overhead {

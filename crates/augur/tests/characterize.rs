@@ -51,6 +51,8 @@ fn quick_characterization_writes_a_valid_profile() {
         }
     }
     assert_eq!(p.abop[&augur_ir::AbOp::TCHR].status, "not yet measured");
+    assert!(p.provenance.timer_resolution_ns > 0.0);
+    assert!(p.provenance.window_ms >= 5.0);
     let diff = Command::new(env!("CARGO_BIN_EXE_augur"))
         .arg("diff")
         .arg(&out)
@@ -91,4 +93,148 @@ fn bad_profile_and_bad_compiler_give_clear_errors() {
     assert!(!res.status.success());
     assert!(String::from_utf8_lossy(&res.stderr).contains("no-such-fortran-compiler"));
     assert!(!out.exists());
+}
+
+/// Runs `augur characterize --quick` with extra arguments and environment in a fresh
+/// directory (also its TMPDIR); returns the output, the profile path and the directory.
+fn characterize(
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (std::process::Output, std::path::PathBuf, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out").join("m.toml");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_augur"));
+    cmd.arg("characterize").args(args).arg("-o").arg(&out);
+    cmd.env("TMPDIR", &tmp);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    (cmd.output().unwrap(), out, dir)
+}
+
+fn status_of(p: &augur_machine::MachineProfile, m: &str) -> String {
+    p.abop[&augur_ir::AbOp::from_mnemonic(m).unwrap()]
+        .status
+        .clone()
+}
+
+#[test]
+fn missing_compiler_names_it_and_says_how_to_install() {
+    let (res, out, _dir) = characterize(&["--fc", "flang-99", "--quick"], &[]);
+    assert!(!res.status.success() && res.status.code() != Some(130));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("`flang-99`") && err.contains("apt-get install flang-99"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn rejected_flags_are_named() {
+    if !have_gfortran() {
+        return;
+    }
+    let (res, out, _dir) = characterize(&["--fflags", "-O2 -fno-such-flag-augur", "--quick"], &[]);
+    assert!(!res.status.success() && res.status.code() != Some(130));
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        err.contains("rejected the flags") && err.contains("-fno-such-flag-augur"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn broken_experiments_are_marked_and_the_others_measured() {
+    if !have_gfortran() {
+        return;
+    }
+    for (how, want) in [
+        ("compile", "failed: does not compile"),
+        ("crash", "failed: the program exited with status"),
+        ("noisy", "noisy: only 0 of"),
+    ] {
+        let hook = format!("MISL:{how}");
+        let (res, out, dir) = characterize(
+            &["--quick", "--only", "ARDL,MISL,PROC"],
+            &[("AUGUR_TEST_BREAK", hook.as_str())],
+        );
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert!(res.status.success(), "{how}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        let p = augur_machine::MachineProfile::read(&out).unwrap();
+        let misl = status_of(&p, "MISL");
+        assert!(misl.starts_with(want), "{how}: MISL is `{misl}`");
+        // The others were still measured (a loaded machine may make them noisy, but they
+        // did not fail with the broken one).
+        for m in ["ARDL", "PROC"] {
+            let s = status_of(&p, m);
+            assert!(
+                s == "measured" || s == "not detected" || s.starts_with("noisy: "),
+                "{how}: {m} is `{s}`"
+            );
+        }
+        // The printed table shows the reason too; the temporary build directory is gone.
+        assert!(String::from_utf8_lossy(&res.stdout).contains(want));
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("tmp")).unwrap().count(),
+            0
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_leaves_no_partial_output_and_exits_130() {
+    if !have_gfortran() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    // The default mode on a few experiments takes several seconds.
+    let child = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(["characterize", "--only", "ARDL,SIND,MISL,PROC,ARGL", "-o"])
+        .arg(out_dir.join("m.toml"))
+        .env("TMPDIR", &tmp)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the experiments run (the build directory exists and the program started).
+    let start = std::time::Instant::now();
+    loop {
+        let running = std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .any(|d| d.path().join("augchar").exists());
+        if running || start.elapsed().as_secs() > 60 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let t = std::time::Instant::now();
+    let res = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert_eq!(res.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(
+        t.elapsed().as_secs() < 10,
+        "slow to stop: {:?}",
+        t.elapsed()
+    );
+    assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
 }

@@ -1,1 +1,669 @@
-//! Extraction of affine nests from augur's program model (to come).
+//! Affine loop nests from augur's program model.
+//!
+//! [`extract_unit`] walks a [`Unit`]'s loops and statements and builds one
+//! [`Nest`] per outermost counted DO loop whose loops all have bounds that
+//! are affine in the indices of the loops around them, once symbolic names
+//! are given values:
+//!
+//! * named constants (PARAMETER) take their declared value;
+//! * other names take the value in [`ExtractOptions::values`] (for example
+//!   the problem size the user runs with);
+//! * a loop whose bounds still cannot be evaluated, but whose mean trip
+//!   count is known ([`ExtractOptions::trips`], from the program profile's
+//!   `LoopProfile::mean_trips`), becomes `DO i = lo, lo + (trips−1)·step`
+//!   with its start (or 1) and step (or 1); such loops are listed in
+//!   [`ExtractedNest::approximate_loops`], since a triangular loop replaced
+//!   by its mean trip count keeps the number of iterations but not the exact
+//!   addresses.
+//!
+//! Inside a nest, every array element `X(s1, ..., sr)` read or written by an
+//! assignment, an IF condition or an I/O list becomes a [`Ref`] in source
+//! order: the loads of the right-hand side from left to right (inner
+//! subscripts first), then the loads in the left-hand side's subscripts,
+//! then the store. Scalars are assumed to live in registers, as in
+//! Saavedra's optimized-code convention, and generate no access. References
+//! that cannot be made affine (indirect subscripts `X(IDX(I))`, sections,
+//! whole arrays, arrays of unknown leading extent, elements passed to a
+//! CALL, non-linear subscripts) are left out of the nest and listed in
+//! [`ExtractedNest::non_affine`] with the reason; the plan is to
+//! sample their addresses from an instrumented run instead.
+//!
+//! Statements under an IF inside the nest are treated as always executed
+//! (the nest is an upper bound on their accesses). Arrays are laid out one
+//! after another in the order of the unit's symbol table (alphabetical), each aligned to
+//! [`ExtractOptions::align`] bytes: the real addresses are the compiler's
+//! and linker's choice, so conflict misses that depend on the relative
+//! placement of arrays are only indicative.
+
+use crate::nest::{Affine, ArrayDecl, Loop, Nest, Node, Ref};
+use augur_ir::{
+    BaseType, BinOp, Expr, ExprKind, LoopId, LoopKind, Stmt, StmtKind, Subscript, Symbol, UnOp,
+    Unit, VarRef,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What the extraction may assume.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExtractOptions {
+    /// Values of symbolic names (lower case) used in bounds, dimensions and
+    /// subscripts.
+    pub values: HashMap<String, i64>,
+    /// Mean trip count per loop id of the unit, used for loops whose bounds
+    /// cannot be evaluated.
+    pub trips: HashMap<u32, f64>,
+    /// Alignment of array base addresses in bytes (a power of two).
+    pub align: u64,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions {
+            values: HashMap::new(),
+            trips: HashMap::new(),
+            align: 4096,
+        }
+    }
+}
+
+/// A reference left out of a nest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NonAffine {
+    /// Source line of the statement.
+    pub line: u32,
+    /// Array name.
+    pub array: String,
+    /// Why it is not affine.
+    pub reason: String,
+}
+
+/// One extracted nest.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExtractedNest {
+    /// Unit name.
+    pub unit: String,
+    /// Loop id of the outermost loop.
+    pub root: u32,
+    /// Line of its DO statement.
+    pub line: u32,
+    /// The nest; the array ids of its accesses index `nest.arrays`.
+    pub nest: Nest,
+    /// Loops whose bounds came from a mean trip count.
+    pub approximate_loops: Vec<u32>,
+    /// References left out.
+    pub non_affine: Vec<NonAffine>,
+}
+
+/// A loop that could not be part of an affine nest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedLoop {
+    /// Loop id.
+    pub id: u32,
+    /// Line of its DO statement.
+    pub line: u32,
+    /// Why.
+    pub reason: String,
+}
+
+/// The nests of one unit and the loops that did not make one.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Extraction {
+    /// Affine nests, outermost loop first in source order.
+    pub nests: Vec<ExtractedNest>,
+    /// Loops (roots of would-be nests) that were skipped, with the reason.
+    pub skipped: Vec<SkippedLoop>,
+}
+
+struct Cx<'a> {
+    unit: &'a Unit,
+    opts: &'a ExtractOptions,
+    /// Statements (by index) whose innermost loop is the key, in order.
+    body: HashMap<Option<u32>, Vec<usize>>,
+    /// Arrays referenced, by name, and their id.
+    arrays: Vec<(String, ArrayDecl)>,
+    non_affine: Vec<NonAffine>,
+    approximate: Vec<u32>,
+}
+
+/// Extracts the affine nests of one unit (see the module docs).
+pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
+    // Innermost loop of every statement: the first non-element block that
+    // holds it; DO statements belong to the loop around their own loop.
+    let mut owner: Vec<Option<Option<u32>>> = vec![None; unit.stmts.len()];
+    for b in &unit.blocks {
+        if b.kind == augur_ir::BlockKind::Elements {
+            continue;
+        }
+        for &s in &b.stmts {
+            let o = &mut owner[s as usize];
+            if o.is_none() {
+                *o = Some(b.in_loop.map(|l| l.0));
+            }
+        }
+    }
+    let mut body: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
+    for (i, st) in unit.stmts.iter().enumerate() {
+        let key = match &st.kind {
+            StmtKind::Do { loop_id, .. } => unit.loops[loop_id.0 as usize].parent.map(|p| p.0),
+            _ => match owner[i] {
+                Some(k) => k,
+                None => continue,
+            },
+        };
+        body.entry(key).or_default().push(i);
+    }
+    let mut cx = Cx {
+        unit,
+        opts,
+        body,
+        arrays: Vec::new(),
+        non_affine: Vec::new(),
+        approximate: Vec::new(),
+    };
+    let mut out = Extraction::default();
+    let roots: Vec<LoopId> = unit
+        .loops
+        .iter()
+        .filter(|l| l.parent.is_none())
+        .map(|l| l.id)
+        .collect();
+    for r in roots {
+        cx.try_root(r, &mut out);
+    }
+    out.nests.sort_by_key(|n| n.line);
+    out
+}
+
+impl Cx<'_> {
+    fn try_root(&mut self, id: LoopId, out: &mut Extraction) {
+        let l = &self.unit.loops[id.0 as usize];
+        self.arrays.clear();
+        self.non_affine.clear();
+        self.approximate.clear();
+        let mut vars = Vec::new();
+        match self.build_loop(id, &mut vars) {
+            Ok(node) => {
+                let mut arrays: Vec<(String, ArrayDecl)> = std::mem::take(&mut self.arrays);
+                // Symbol-table order, then place; remap ids.
+                let order = |name: &str| {
+                    self.unit
+                        .symbols
+                        .iter()
+                        .position(|s| s.name == name)
+                        .unwrap_or(usize::MAX)
+                };
+                let mut perm: Vec<usize> = (0..arrays.len()).collect();
+                perm.sort_by_key(|&i| order(&arrays[i].0));
+                let mut new_id = vec![0u32; arrays.len()];
+                for (new, &old) in perm.iter().enumerate() {
+                    new_id[old] = new as u32;
+                }
+                let mut decls: Vec<ArrayDecl> = Vec::with_capacity(arrays.len());
+                for &old in &perm {
+                    decls.push(std::mem::replace(
+                        &mut arrays[old].1,
+                        ArrayDecl::new("", 0, 0, &[]),
+                    ));
+                }
+                let mut nest = Nest {
+                    arrays: decls,
+                    body: vec![node],
+                };
+                remap(&mut nest.body, &new_id);
+                nest.place_arrays(0, self.opts.align.max(1));
+                out.nests.push(ExtractedNest {
+                    unit: self.unit.name.clone(),
+                    root: id.0,
+                    line: l.span.start.line,
+                    nest,
+                    approximate_loops: self.approximate.clone(),
+                    non_affine: self.non_affine.clone(),
+                });
+            }
+            Err(reason) => {
+                out.skipped.push(SkippedLoop {
+                    id: id.0,
+                    line: l.span.start.line,
+                    reason,
+                });
+                let children: Vec<LoopId> = self
+                    .unit
+                    .loops
+                    .iter()
+                    .filter(|c| c.parent == Some(id))
+                    .map(|c| c.id)
+                    .collect();
+                for c in children {
+                    self.try_root(c, out);
+                }
+            }
+        }
+    }
+
+    fn build_loop(&mut self, id: LoopId, vars: &mut Vec<String>) -> Result<Node, String> {
+        let l = &self.unit.loops[id.0 as usize];
+        let line = l.span.start.line;
+        if l.kind != LoopKind::Counted {
+            return Err(format!("loop at line {line} is not a counted DO loop"));
+        }
+        let var = l
+            .var
+            .clone()
+            .ok_or_else(|| format!("loop at line {line} has no index"))?;
+        let do_exprs = self
+            .unit
+            .stmts
+            .iter()
+            .find_map(|s| match &s.kind {
+                StmtKind::Do { loop_id, exprs } if *loop_id == id => Some(exprs.clone()),
+                _ => None,
+            })
+            .ok_or_else(|| format!("loop at line {line} has no DO statement"))?;
+        let aff = |e: &Expr| self.affine(e, vars);
+        let start = do_exprs.first().map(aff);
+        let end = do_exprs.get(1).map(aff);
+        let step = match do_exprs.get(2).map(aff) {
+            None => Ok(1),
+            Some(Ok(a)) if a.is_constant() && a.constant != 0 => Ok(a.constant),
+            Some(Ok(_)) => Err("a step that is not a non-zero constant".to_string()),
+            Some(Err(e)) => Err(e),
+        };
+        let (lower, upper, step) = match (start, end, step) {
+            (Some(Ok(lo)), Some(Ok(hi)), Ok(st)) => (lo, hi, st),
+            (start, end, step) => {
+                let why = [
+                    start.and_then(Result::err),
+                    end.and_then(Result::err),
+                    step.err(),
+                ]
+                .into_iter()
+                .flatten()
+                .next()
+                .unwrap_or_else(|| "missing bounds".into());
+                let Some(&trips) = self.opts.trips.get(&id.0) else {
+                    return Err(format!("loop at line {line}: {why}"));
+                };
+                let lo = do_exprs
+                    .first()
+                    .and_then(|e| self.affine(e, vars).ok())
+                    .unwrap_or_else(|| Affine::constant(1));
+                let st = do_exprs
+                    .get(2)
+                    .and_then(|e| self.affine(e, vars).ok())
+                    .filter(|a| a.is_constant() && a.constant != 0)
+                    .map_or(1, |a| a.constant);
+                let n = trips.round().max(0.0) as i64;
+                self.approximate.push(id.0);
+                let hi = lo.clone().plus((n - 1) * st);
+                (lo, hi, st)
+            }
+        };
+        vars.push(var.to_lowercase());
+        let mut body = Vec::new();
+        let stmts = self.body.get(&Some(id.0)).cloned().unwrap_or_default();
+        for si in stmts {
+            let st = &self.unit.stmts[si];
+            if let StmtKind::Do { loop_id, .. } = &st.kind {
+                let node = self.build_loop(*loop_id, vars);
+                match node {
+                    Ok(n) => body.push(n),
+                    Err(e) => {
+                        vars.pop();
+                        return Err(e);
+                    }
+                }
+            } else {
+                self.refs_of(st, vars, &mut body);
+            }
+        }
+        vars.pop();
+        Ok(Node::Loop(Loop {
+            var,
+            lower,
+            upper,
+            step,
+            body,
+        }))
+    }
+
+    fn refs_of(&mut self, st: &Stmt, vars: &[String], out: &mut Vec<Node>) {
+        let line = st.span.start.line;
+        match &st.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                self.loads(rhs, vars, line, out);
+                match &lhs.kind {
+                    ExprKind::Elem(v, subs) => {
+                        for s in subs {
+                            if let Subscript::Index(e) = s {
+                                self.loads(e, vars, line, out);
+                            }
+                        }
+                        self.element(v, subs, true, vars, line, out);
+                    }
+                    ExprKind::Var(v) if v.rank > 0 => {
+                        self.reject(v, line, "whole-array assignment")
+                    }
+                    _ => {}
+                }
+            }
+            StmtKind::If { cond } | StmtKind::LogicalIf { cond } => {
+                self.loads(cond, vars, line, out)
+            }
+            StmtKind::Io { items, .. } => {
+                for e in items {
+                    self.loads(e, vars, line, out);
+                }
+            }
+            StmtKind::Call { args, .. } => {
+                for a in args {
+                    match &a.kind {
+                        ExprKind::Elem(v, _) => self.reject(v, line, "element passed to a CALL"),
+                        ExprKind::Var(v) if v.rank > 0 => {
+                            self.reject(v, line, "array passed to a CALL")
+                        }
+                        _ => self.loads(a, vars, line, out),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Loads of the array elements in `e`, inner subscripts first.
+    fn loads(&mut self, e: &Expr, vars: &[String], line: u32, out: &mut Vec<Node>) {
+        match &e.kind {
+            ExprKind::Elem(v, subs) => {
+                for s in subs {
+                    match s {
+                        Subscript::Index(x) => self.loads(x, vars, line, out),
+                        Subscript::Range(a, b, c) => {
+                            for x in [a, b, c].into_iter().flatten() {
+                                self.loads(x, vars, line, out);
+                            }
+                        }
+                    }
+                }
+                self.element(v, subs, false, vars, line, out);
+            }
+            ExprKind::Var(v) if v.rank > 0 && !v.constant => {
+                self.reject(v, line, "whole array in an expression")
+            }
+            ExprKind::Unary(_, a) | ExprKind::Substring(a) | ExprKind::Component(a, _) => {
+                self.loads(a, vars, line, out)
+            }
+            ExprKind::Binary(_, a, b) => {
+                self.loads(a, vars, line, out);
+                self.loads(b, vars, line, out);
+            }
+            ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
+                for a in args {
+                    self.loads(a, vars, line, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn reject(&mut self, v: &VarRef, line: u32, reason: &str) {
+        self.non_affine.push(NonAffine {
+            line,
+            array: v.name.clone(),
+            reason: reason.to_string(),
+        });
+    }
+
+    fn element(
+        &mut self,
+        v: &VarRef,
+        subs: &[Subscript],
+        write: bool,
+        vars: &[String],
+        line: u32,
+        out: &mut Vec<Node>,
+    ) {
+        let mut affs = Vec::with_capacity(subs.len());
+        for s in subs {
+            match s {
+                Subscript::Index(e) => match self.affine(e, vars) {
+                    Ok(a) => affs.push(a),
+                    Err(r) => return self.reject(v, line, &format!("subscript: {r}")),
+                },
+                Subscript::Range(..) => return self.reject(v, line, "array section"),
+            }
+        }
+        let id = match self.array_id(v) {
+            Ok(id) => id,
+            Err(r) => return self.reject(v, line, &r),
+        };
+        if self.arrays[id as usize].1.extents.len() != affs.len() {
+            return self.reject(v, line, "subscripts do not match the rank");
+        }
+        out.push(if write {
+            Ref::write(id, affs)
+        } else {
+            Ref::read(id, affs)
+        });
+    }
+
+    fn array_id(&mut self, v: &VarRef) -> Result<u32, String> {
+        if let Some(i) = self.arrays.iter().position(|(n, _)| *n == v.name) {
+            return Ok(i as u32);
+        }
+        let sym: &Symbol = self
+            .unit
+            .symbol(&v.name)
+            .ok_or_else(|| "no declaration".to_string())?;
+        let elem = match sym.ty.base {
+            BaseType::Integer | BaseType::Real | BaseType::Logical => u64::from(sym.ty.kind),
+            BaseType::Complex => 2 * u64::from(sym.ty.kind),
+            _ => return Err(format!("elements of type {}", sym.ty.describe())),
+        };
+        let (mut lower, mut extents) = (Vec::new(), Vec::new());
+        let rank = sym.dims.len();
+        for (k, d) in sym.dims.iter().enumerate() {
+            let lo = match &d.lower {
+                Some(t) => self.eval_text(t)?,
+                None if d.upper.is_none() && d.extent.is_none() => {
+                    return Err("assumed-shape or deferred-shape array".into())
+                }
+                None => 1,
+            };
+            let ext = match (d.extent, &d.upper) {
+                (Some(e), _) => e,
+                (None, Some(u)) if u.trim() != "*" => self.eval_text(u)? - lo + 1,
+                // The last extent never enters an address.
+                _ if k + 1 == rank => 1,
+                _ => return Err("unknown extent of a leading dimension".into()),
+            };
+            lower.push(lo);
+            extents.push(ext);
+        }
+        self.arrays.push((
+            v.name.clone(),
+            ArrayDecl {
+                name: v.name.clone(),
+                base: 0,
+                elem_bytes: elem.max(1),
+                lower,
+                extents,
+            },
+        ));
+        Ok((self.arrays.len() - 1) as u32)
+    }
+
+    fn value_of(&self, name: &str) -> Option<i64> {
+        let name = name.to_lowercase();
+        if let Some(s) = self.unit.symbol(&name) {
+            if let Some(v) = s.value {
+                return Some(v);
+            }
+        }
+        self.opts.values.get(&name).copied()
+    }
+
+    /// An integer expression in a declaration (`n`, `0:n-1`'s parts, `2*m+1`).
+    fn eval_text(&self, text: &str) -> Result<i64, String> {
+        let toks = tokenize(text).ok_or_else(|| format!("cannot read the bound `{text}`"))?;
+        let mut p = TextParser {
+            toks: &toks,
+            pos: 0,
+            cx: self,
+        };
+        let v = p.sum()?;
+        if p.pos != toks.len() {
+            return Err(format!("cannot read the bound `{text}`"));
+        }
+        Ok(v)
+    }
+
+    /// `e` as an affine function of the loop indices `vars` (outermost
+    /// first).
+    fn affine(&self, e: &Expr, vars: &[String]) -> Result<Affine, String> {
+        match &e.kind {
+            ExprKind::Const { value: Some(v), .. } => Ok(Affine::constant(*v)),
+            ExprKind::Var(v) => {
+                if let Some(d) = vars.iter().rposition(|x| *x == v.name) {
+                    Ok(Affine::var(d))
+                } else {
+                    self.value_of(&v.name)
+                        .map(Affine::constant)
+                        .ok_or_else(|| format!("the value of `{}` is not known", v.name))
+                }
+            }
+            ExprKind::Unary(UnOp::Neg, a) => Ok(self.affine(a, vars)?.scale(-1)),
+            ExprKind::Unary(UnOp::Plus, a) => self.affine(a, vars),
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (self.affine(a, vars)?, self.affine(b, vars)?);
+                match op {
+                    BinOp::Add => Ok(x.add(&y)),
+                    BinOp::Sub => Ok(x.add(&y.scale(-1))),
+                    BinOp::Mul if y.is_constant() => Ok(x.scale(y.constant)),
+                    BinOp::Mul if x.is_constant() => Ok(y.scale(x.constant)),
+                    BinOp::Div if x.is_constant() && y.is_constant() && y.constant != 0 => {
+                        Ok(Affine::constant(x.constant / y.constant))
+                    }
+                    _ => Err("not linear in the loop indices".into()),
+                }
+            }
+            ExprKind::Elem(v, _) => Err(format!("indirect through `{}`", v.name)),
+            ExprKind::Call(..) => Err("a function call".into()),
+            _ => Err("not an integer expression".into()),
+        }
+    }
+}
+
+fn remap(nodes: &mut [Node], new_id: &[u32]) {
+    for n in nodes {
+        match n {
+            Node::Ref(r) => r.array = new_id[r.array as usize],
+            Node::Loop(l) => remap(&mut l.body, new_id),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Num(i64),
+    Name(String),
+    Op(char),
+}
+
+fn tokenize(s: &str) -> Option<Vec<Tok>> {
+    let mut out = Vec::new();
+    let cs: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let c = cs[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            let st = i;
+            while i < cs.len() && cs[i].is_ascii_digit() {
+                i += 1;
+            }
+            // Kind suffix `_8`.
+            let v = cs[st..i].iter().collect::<String>().parse().ok()?;
+            if i < cs.len() && cs[i] == '_' {
+                i += 1;
+                while i < cs.len() && cs[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+            }
+            out.push(Tok::Num(v));
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let st = i;
+            while i < cs.len() && (cs[i].is_ascii_alphanumeric() || cs[i] == '_') {
+                i += 1;
+            }
+            out.push(Tok::Name(cs[st..i].iter().collect()));
+        } else if "+-*/()".contains(c) {
+            out.push(Tok::Op(c));
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+struct TextParser<'a, 'b> {
+    toks: &'a [Tok],
+    pos: usize,
+    cx: &'a Cx<'b>,
+}
+
+impl TextParser<'_, '_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn sum(&mut self) -> Result<i64, String> {
+        let mut v = self.product()?;
+        while let Some(Tok::Op(c @ ('+' | '-'))) = self.peek().cloned() {
+            self.pos += 1;
+            let r = self.product()?;
+            v = if c == '+' { v + r } else { v - r };
+        }
+        Ok(v)
+    }
+
+    fn product(&mut self) -> Result<i64, String> {
+        let mut v = self.atom()?;
+        while let Some(Tok::Op(c @ ('*' | '/'))) = self.peek().cloned() {
+            self.pos += 1;
+            let r = self.atom()?;
+            v = if c == '*' {
+                v * r
+            } else if r != 0 {
+                v / r
+            } else {
+                return Err("division by zero in a bound".into());
+            };
+        }
+        Ok(v)
+    }
+
+    fn atom(&mut self) -> Result<i64, String> {
+        let t = self.peek().cloned();
+        self.pos += 1;
+        match t {
+            Some(Tok::Num(v)) => Ok(v),
+            Some(Tok::Name(n)) => self
+                .cx
+                .value_of(&n)
+                .ok_or_else(|| format!("the value of `{}` is not known", n.to_lowercase())),
+            Some(Tok::Op('-')) => Ok(-self.atom()?),
+            Some(Tok::Op('+')) => self.atom(),
+            Some(Tok::Op('(')) => {
+                let v = self.sum()?;
+                if self.peek() == Some(&Tok::Op(')')) {
+                    self.pos += 1;
+                    Ok(v)
+                } else {
+                    Err("unbalanced parentheses in a bound".into())
+                }
+            }
+            _ => Err("cannot read a bound".into()),
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Extraction of affine nests from small Fortran programs.
+
+use augur_locality::extract::{extract_unit, ExtractOptions, Extraction};
+use augur_locality::{Access, Affine, Cache, CacheGeometry, Loop, Nest, Ref};
+use std::collections::HashMap;
+
+fn extract(src: &str, opts: &ExtractOptions) -> Extraction {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.f90");
+    std::fs::write(&path, src).unwrap();
+    let program = augur_fortran::analyze(&[path], &Default::default());
+    assert!(
+        program
+            .diagnostics
+            .iter()
+            .all(|d| d.severity != augur_ir::Severity::Error),
+        "{:?}",
+        program.diagnostics
+    );
+    let unit = program
+        .units
+        .iter()
+        .find(|u| u.name == "t")
+        .expect("program t");
+    extract_unit(unit, opts)
+}
+
+fn stream(n: &Nest) -> Vec<Access> {
+    let mut v = Vec::new();
+    n.for_each_access(|a| v.push(a)).unwrap();
+    v
+}
+
+const ORDERS: [&str; 6] = ["ijk", "ikj", "jik", "jki", "kij", "kji"];
+
+fn matmul(order: &str) -> String {
+    let mut loops = String::new();
+    let mut ends = String::new();
+    for v in order.chars() {
+        loops += &format!("  do {v} = 1, n\n");
+        ends += "  end do\n";
+    }
+    format!(
+        "program t\n  integer, parameter :: n = 16\n  real(8) :: a(n,n), b(n,n), c(n,n)\n  integer :: i, j, k\n{loops}    c(i,j) = c(i,j) + a(i,k)*b(k,j)\n{ends}end program t\n"
+    )
+}
+
+#[test]
+fn matrix_multiply_in_six_orders() {
+    let n = 16i64;
+    let mut misses = HashMap::new();
+    for order in ORDERS {
+        let ex = extract(&matmul(order), &ExtractOptions::default());
+        assert!(ex.skipped.is_empty(), "{order}: {:?}", ex.skipped);
+        assert_eq!(ex.nests.len(), 1, "{order}");
+        let nest = &ex.nests[0];
+        assert!(nest.non_affine.is_empty(), "{:?}", nest.non_affine);
+        assert!(nest.approximate_loops.is_empty());
+        let names: Vec<&str> = nest.nest.arrays.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        assert!(nest.nest.arrays.iter().all(|a| a.elem_bytes == 8));
+        // The same stream as the nest written by hand: load c, a, b; store c.
+        let var = |ch: char| Affine::var(order.find(ch).unwrap());
+        let (i, j, k) = (var('i'), var('j'), var('k'));
+        let inner = vec![
+            Ref::read(2, vec![i.clone(), j.clone()]),
+            Ref::read(0, vec![i.clone(), k.clone()]),
+            Ref::read(1, vec![k.clone(), j.clone()]),
+            Ref::write(2, vec![i, j]),
+        ];
+        let mut body = inner;
+        for v in order.chars().rev() {
+            body = vec![Loop::node(
+                &v.to_string(),
+                Affine::constant(1),
+                Affine::constant(n),
+                body,
+            )];
+        }
+        let hand = Nest {
+            arrays: nest.nest.arrays.clone(),
+            body,
+        };
+        let got = stream(&nest.nest);
+        assert_eq!(got.len() as i64, 4 * n * n * n);
+        assert_eq!(got, stream(&hand), "{order}");
+        // A small direct-mapped cache separates the orders.
+        let mut c = Cache::new(CacheGeometry::new(1024, 32, 1).unwrap());
+        for a in got {
+            c.access(a);
+        }
+        misses.insert(order, c.stats().total.misses());
+    }
+    // Inner loop over i (column order) is the best, over j the worst.
+    assert!(misses["jki"] < misses["ijk"], "{misses:?}");
+    assert!(misses["kji"] < misses["ikj"], "{misses:?}");
+}
+
+const STENCIL: &str = "program t
+  integer :: n, i, j, it
+  real(8), allocatable :: a(:,:)
+  real(8) :: u(0:513, 0:513), v(0:513, 0:513)
+  read *, n
+  do it = 1, 10
+    do j = 1, n
+      do i = 1, n
+        v(i,j) = 0.25d0*(u(i-1,j) + u(i+1,j) + u(i,j-1) + u(i,j+1))
+      end do
+    end do
+  end do
+end program t
+";
+
+#[test]
+fn stencil_needs_a_value_or_a_trip_count() {
+    let ex = extract(STENCIL, &ExtractOptions::default());
+    assert!(ex.nests.is_empty());
+    assert!(
+        ex.skipped.iter().any(|s| s.reason.contains("`n`")),
+        "{:?}",
+        ex.skipped
+    );
+    // With n given.
+    let mut opts = ExtractOptions::default();
+    opts.values.insert("n".into(), 128);
+    let ex = extract(STENCIL, &opts);
+    assert_eq!(ex.nests.len(), 1, "{:?}", ex.skipped);
+    let nest = &ex.nests[0].nest;
+    assert_eq!(nest.access_count().unwrap(), 10 * 128 * 128 * 5);
+    let u = nest.arrays.iter().find(|a| a.name == "u").unwrap();
+    assert_eq!(
+        (u.lower.clone(), u.extents.clone()),
+        (vec![0, 0], vec![514, 514])
+    );
+    // u(i-1,j) is the first access: base + 8*((1-1-0) + 514*(1-0)).
+    let first = stream_first(nest);
+    assert_eq!(first.addr, u.base + 8 * 514);
+    // With measured trip counts instead: same number of accesses.
+    let mut opts = ExtractOptions::default();
+    let ids = loop_ids(STENCIL);
+    for id in &ids[1..] {
+        opts.trips.insert(*id, 128.0);
+    }
+    let ex = extract(STENCIL, &opts);
+    assert_eq!(ex.nests.len(), 1);
+    assert_eq!(ex.nests[0].approximate_loops.len(), 2);
+    assert_eq!(ex.nests[0].nest.access_count().unwrap(), 10 * 128 * 128 * 5);
+}
+
+fn stream_first(n: &Nest) -> Access {
+    let mut first = None;
+    n.for_each_access(|a| {
+        first.get_or_insert(a);
+    })
+    .unwrap();
+    first.unwrap()
+}
+
+fn loop_ids(src: &str) -> Vec<u32> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.f90");
+    std::fs::write(&path, src).unwrap();
+    let program = augur_fortran::analyze(&[path], &Default::default());
+    program.units[0].loops.iter().map(|l| l.id.0).collect()
+}
+
+#[test]
+fn transposed_copy_triangular_and_indirect() {
+    let src = "program t
+  integer, parameter :: n = 8
+  real :: a(n,n), b(n,n), x(100), y(n)
+  integer :: idx(n), i, j
+  do i = 1, n
+    do j = 1, n
+      b(j,i) = a(i,j)
+    end do
+  end do
+  do i = 1, n
+    do j = i, n
+      a(i,j) = 0.0
+    end do
+  end do
+  do i = 1, n
+    y(i) = x(idx(i)) + x(2*i+1)
+    call foo(a(1,i))
+  end do
+  do while (n > 0)
+    y(1) = 0
+  end do
+end program t
+";
+    let ex = extract(src, &ExtractOptions::default());
+    assert_eq!(ex.nests.len(), 3, "{:?}", ex.skipped);
+    assert_eq!(ex.skipped.len(), 1);
+    assert!(ex.skipped[0].reason.contains("not a counted"));
+    // Transposed copy: the load walks a by columns, the store b by rows.
+    let s = stream(&ex.nests[0].nest);
+    assert_eq!(s.len(), 128);
+    let a = &ex.nests[0].nest.arrays[0];
+    assert_eq!(a.name, "a");
+    assert_eq!(s[0].addr, a.base);
+    assert_eq!(s[2].addr, a.base + 4 * 8);
+    assert!(s[1].write && s[3].write);
+    assert_eq!(s[3].addr - s[1].addr, 4);
+    // Triangular: n(n+1)/2 stores.
+    assert_eq!(ex.nests[1].nest.access_count().unwrap(), 36);
+    // Indirect: idx(i) and x(2*i+1) and y(i) are affine, x(idx(i)) and the
+    // CALL argument are not.
+    let third = &ex.nests[2];
+    assert_eq!(third.nest.access_count().unwrap(), 3 * 8);
+    let mut reasons: Vec<(String, String)> = third
+        .non_affine
+        .iter()
+        .map(|r| (r.array.clone(), r.reason.clone()))
+        .collect();
+    reasons.sort();
+    assert_eq!(reasons.len(), 2, "{reasons:?}");
+    assert_eq!(reasons[0].0, "a");
+    assert!(reasons[0].1.contains("CALL"));
+    assert_eq!(reasons[1].0, "x");
+    assert!(reasons[1].1.contains("indirect"), "{reasons:?}");
+}

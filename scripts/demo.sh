@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job, end to end, on a fresh machine: set up, then analyze the example
-# programs: static AbOp counts per basic block, then an instrumented run with
-# gfortran giving the program profile (exact block counts, AbOps by line,
-# procedure, loop and region); parse coverage of the corpus; front-end speed.
+# The main job, end to end, on a fresh machine: set up, then on the shipped example
+# programs: analyze (instrumented run -> program profile), predict the run time with
+# the library profile of this machine kind and show where the time goes, then
+# validate the prediction against real timed runs (predicted vs measured); also the
+# static AbOp counts, the corpus parse coverage and the front-end speed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -21,6 +22,22 @@ $augur analyze examples/heat2d.f90 --fflags "-O2" -o demo-out/heat2d.profile.jso
 echo
 echo "== augur analyze examples/legacy.f (F77, at -O0)"
 $augur analyze examples/legacy.f --fflags "-O0" -o demo-out/legacy.profile.json
+echo
+echo "== augur predict: heat2d on the library profile of this machine kind (gfortran 12 -O2)"
+$augur predict demo-out/heat2d.profile.json --machine gfortran12-O2-epyc-2core
+echo
+echo "== augur predict --region solver: only the part between !augur region solver / end region"
+$augur predict demo-out/heat2d.profile.json --machine gfortran12-O2-epyc-2core --region solver
+echo
+echo "== augur predict: the two examples as a workload, on -O2 and -O0 side by side"
+$augur predict demo-out/heat2d.profile.json demo-out/legacy.profile.json \
+  --machine gfortran12-O2-epyc-2core --machine gfortran12-O0-epyc-2core
+echo
+echo "== augur validate: predicted vs measured (real runs of the normal -O2 build)"
+$augur validate examples/heat2d.f90 --machine gfortran12-O2-epyc-2core --runs 3
+echo
+echo "== augur validate examples/legacy.f at -O0"
+$augur validate examples/legacy.f --machine gfortran12-O0-epyc-2core --runs 3 --by abop --top 6
 echo
 echo "== the whole corpus: parse coverage per program"
 scripts/corpus-coverage.sh

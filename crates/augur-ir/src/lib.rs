@@ -8,6 +8,7 @@
 //! AbOps ([`count`]).
 
 pub mod abop;
+pub mod chain;
 pub mod count;
 pub mod counts;
 pub mod diag;

@@ -116,6 +116,11 @@ pub struct BlockProfile {
     pub in_loop: Option<u32>,
     /// Static AbOp counts of one execution (S).
     pub counts: AbOpCounts,
+    /// Of those, the AbOps on a recurrence (a scalar assigned from itself, e.g.
+    /// `s = s + a(i)*b(i)`), whose latency bounds a loop's iteration time
+    /// (`augur_ir::chain`); empty when the block has none.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub chain: AbOpCounts,
     /// Executions (μ); `null` for blocks without operations, whose count is not needed.
     pub executions: Option<f64>,
     /// How μ was obtained (`counter`, `same_as`, `difference`, `while_tests`, `not_needed`).
@@ -217,6 +222,7 @@ pub fn build_profile(
                 last_line: b.span.end_line,
                 in_loop: b.in_loop.map(|l| l.0),
                 counts: b.counts.clone(),
+                chain: block_chain(u, bi),
                 executions: m,
                 how: rule_name(&rules[ui][bi]).to_string(),
             });
@@ -315,6 +321,17 @@ pub fn build_profile(
     }
 }
 
+/// The recurrence AbOps of one execution of a block.
+fn block_chain(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
+    let mut c = AbOpCounts::new();
+    for &s in &u.blocks[bi].stmts {
+        if let Some(st) = u.stmts.get(s as usize) {
+            c.add_scaled(&augur_ir::chain::chain_counts(&st.kind), 1.0);
+        }
+    }
+    c
+}
+
 /// Splits a block's operations over the lines of its statements.
 fn attribute_lines(
     u: &augur_ir::Unit,
@@ -397,4 +414,126 @@ fn regions(program: &Program, lines: &BTreeMap<(u32, u32), AbOpCounts>) -> Vec<R
         }
     }
     out
+}
+
+/// Why a program profile could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileReadError {
+    /// The file could not be read.
+    #[error("cannot read the program profile {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON or not a program profile.
+    #[error("{path}:{line}:{column}: not a valid augur program profile: {message}; re-create it with `augur analyze ... -o {path}`")]
+    Malformed {
+        /// The file.
+        path: String,
+        /// Line of the problem (1-based; 0 when unknown).
+        line: usize,
+        /// Column of the problem.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A profile of another kind or a newer/older schema.
+    #[error("{path}: {message}")]
+    Mismatch {
+        /// The file.
+        path: String,
+        /// What does not match.
+        message: String,
+    },
+}
+
+/// A source file whose content changed since the profile was made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceChange {
+    /// Path as recorded in the profile.
+    pub path: String,
+    /// What changed: `"modified"` (hash differs) or `"missing"`.
+    pub what: &'static str,
+}
+
+impl ProgramProfile {
+    /// Parses a profile from JSON text; `path` names the file in errors.
+    pub fn from_json(text: &str, path: &str) -> Result<ProgramProfile, ProfileReadError> {
+        // Check the kind and schema first, so that another document gets a clear message
+        // instead of a complaint about a missing field.
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
+                path: path.to_string(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        if kind != PROFILE_KIND {
+            let hint = if kind == "augur-static-analysis" {
+                "it is a static analysis (`augur analyze --static --json`); a program profile comes from `augur analyze` without --static".to_string()
+            } else if kind.is_empty() {
+                "it has no `kind`; is it an augur program profile? create one with `augur analyze`"
+                    .to_string()
+            } else {
+                format!("its kind is `{kind}`, not `{PROFILE_KIND}`")
+            };
+            return Err(ProfileReadError::Mismatch {
+                path: path.to_string(),
+                message: format!("not a program profile: {hint}"),
+            });
+        }
+        let schema = value.get("schema").and_then(|s| s.as_u64()).unwrap_or(0);
+        if schema != PROFILE_SCHEMA as u64 {
+            return Err(ProfileReadError::Mismatch {
+                path: path.to_string(),
+                message: format!(
+                    "program profile schema {schema}, this augur reads schema {PROFILE_SCHEMA}; re-create it with this version's `augur analyze`"
+                ),
+            });
+        }
+        serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
+            path: path.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Reads a profile written by `augur analyze`.
+    pub fn read(path: &std::path::Path) -> Result<ProgramProfile, ProfileReadError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileReadError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        ProgramProfile::from_json(&text, &shown)
+    }
+
+    /// Compares the recorded source hashes with the files as they are now; relative paths
+    /// are taken from `base`. Returns the files that changed or disappeared.
+    pub fn source_changes(&self, base: &std::path::Path) -> Vec<SourceChange> {
+        let mut changes = vec![];
+        for s in &self.sources {
+            let p = base.join(&s.path);
+            match std::fs::read(&p) {
+                Ok(bytes) => {
+                    if augur_source::sha256_hex(&bytes) != s.sha256 {
+                        changes.push(SourceChange {
+                            path: s.path.clone(),
+                            what: "modified",
+                        });
+                    }
+                }
+                Err(_) => changes.push(SourceChange {
+                    path: s.path.clone(),
+                    what: "missing",
+                }),
+            }
+        }
+        changes
+    }
 }

@@ -302,6 +302,14 @@ pub(crate) fn normalize_lines(lines: Vec<Line>) -> Vec<Line> {
 /// Reads a file (or reuses it if already registered), registers it and
 /// returns its id and lossily decoded text. Warns once per file about
 /// non-UTF-8 bytes.
+/// The SHA-256 of some bytes as lower-case hex, as recorded for every source file.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 pub(crate) fn read_and_register(
     path: &Path,
     files: &mut SourceFiles,
@@ -314,10 +322,7 @@ pub(crate) fn read_and_register(
         path: path.to_path_buf(),
         source,
     })?;
-    let sha256 = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>();
+    let sha256 = sha256_hex(&bytes);
     let (text, bad_line) = match String::from_utf8(bytes) {
         Ok(t) => (t, None),
         Err(e) => {

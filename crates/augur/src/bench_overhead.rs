@@ -4,7 +4,6 @@
 use crate::corpus;
 use anyhow::{Context, Result};
 use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
-use augur_program::AnalyzeOptions;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -66,19 +65,8 @@ pub fn run(
             capture: true,
         };
         let keep = work.path().join("instrumented");
-        let opts = AnalyzeOptions {
-            front: Default::default(),
-            toolchain: tc.clone(),
-            c_sources,
-            objects: vec![],
-            link_args: vec![],
-            args: p.args.clone(),
-            stdin: p.stdin_path(&root),
-            timeout: Duration::from_secs(300),
-            cwd: cwd.clone(),
-            keep_partial: false,
-            keep_build: Some(keep.clone()),
-        };
+        let (_, mut opts) = p.analyze_options(&root, &tc)?;
+        opts.keep_build = Some(keep.clone());
         let analysis = augur_program::analyze(&fortran, &opts)
             .map_err(|e| anyhow::anyhow!("{}: {e}", p.name))?;
         let inst_exe = keep.join("augur_instrumented");

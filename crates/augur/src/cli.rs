@@ -32,6 +32,20 @@ enum Command {
     /// basic blocks and the abstract operations (AbOps) each executes once
     /// (Saavedra-Barrera's S matrix), then the parse coverage and any diagnostics.
     Analyze(Box<AnalyzeArgs>),
+    /// Predict run times: program profiles on machine profiles, with the breakdown.
+    ///
+    /// T = Σ C·P: the program's AbOp counts (C, from `augur analyze`) times the
+    /// machine's AbOp costs (P, from `augur characterize` or the machines/ library),
+    /// with a 90% interval from the parameters' uncertainty, and where the time goes:
+    /// per AbOp (executions, share of operations, time, share of time), procedure,
+    /// loop, line, block and region. Several profiles form a workload (optionally
+    /// weighted); several machines are shown side by side.
+    Predict(Box<PredictCmd>),
+    /// Check a prediction against real runs: analyze, predict, build the program
+    /// normally with the machine's compiler and flags, time it, print the error.
+    Validate(Box<ValidateCmd>),
+    /// List the machine profiles of the library (`machines/`, $AUGUR_MACHINES).
+    Machines,
     /// List the catalogue of abstract operations (AbOps) with their codes and meanings.
     Abops {
         /// Print the table as Markdown (as in docs/FORMATS.md).
@@ -77,8 +91,107 @@ enum Command {
     },
 }
 
+#[derive(Debug, Args)]
+struct PredictCmd {
+    /// Program profiles written by `augur analyze` (several form a workload).
+    #[arg(required = true)]
+    profiles: Vec<PathBuf>,
+    /// Machine profile: a library name (see `augur machines`) or a TOML file; repeat
+    /// to compare machines side by side.
+    #[arg(short, long = "machine", required = true)]
+    machines: Vec<String>,
+    /// Weights of the programs in the workload, one per profile, comma-separated
+    /// (default 1 each); the workload time is Σ weight·time.
+    #[arg(long, value_delimiter = ',')]
+    weights: Vec<f64>,
+    /// Breakdowns to show (default: abop, procedure, loop, line, region; for a workload
+    /// only the table unless given).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    by: Vec<crate::predict::By>,
+    /// Rows per breakdown.
+    #[arg(long, default_value_t = 15)]
+    top: usize,
+    /// Predict only this region (`!augur region NAME` ... `!augur end region`).
+    #[arg(long)]
+    region: Option<String>,
+    /// Print JSON (every breakdown, all rows) instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct ValidateCmd {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Machine profile: a library name (see `augur machines`) or a TOML file.
+    #[arg(short, long)]
+    machine: String,
+    /// Fortran compiler (default: the one the machine profile was measured with).
+    #[arg(long)]
+    fc: Option<String>,
+    /// Compiler flags (default: those of the machine profile).
+    #[arg(long, allow_hyphen_values = true)]
+    fflags: Option<String>,
+    /// Timed runs of the normal build (the median is compared).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Program arguments, as one string.
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
+    args: String,
+    /// File to feed to the program's standard input.
+    #[arg(long, value_name = "FILE")]
+    stdin: Option<PathBuf>,
+    /// Time limit of each run, in seconds.
+    #[arg(long, default_value_t = 600.0)]
+    timeout: f64,
+    /// Link with library NAME (as the compiler's -l).
+    #[arg(short = 'l', value_name = "NAME")]
+    libs: Vec<String>,
+    /// Search DIR for libraries (as the compiler's -L).
+    #[arg(short = 'L', value_name = "DIR")]
+    lib_dirs: Vec<PathBuf>,
+    /// Also write the program profile of the counting run to FILE.
+    #[arg(short = 'o', long = "profile", value_name = "FILE")]
+    profile_out: Option<PathBuf>,
+    /// Breakdowns to show (default: abop, loop).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    by: Vec<crate::predict::By>,
+    /// Rows per breakdown.
+    #[arg(long, default_value_t = 10)]
+    top: usize,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
+    /// Prediction accuracy: `validate` over the whole corpus on one machine profile,
+    /// per program predicted, measured and error, then the share of programs within
+    /// 5/10/15/20/30%, the mean and the RMS error.
+    Accuracy {
+        /// Machine profile (library name or file); its compiler and flags build the programs.
+        #[arg(short, long)]
+        machine: String,
+        /// Fortran compiler (default: the machine profile's).
+        #[arg(long)]
+        fc: Option<String>,
+        /// Compiler flags (default: the machine profile's).
+        #[arg(long, allow_hyphen_values = true)]
+        fflags: Option<String>,
+        /// Timed runs per program (the median is compared).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Only these corpus programs (default: all).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The corpus manifest.
+        #[arg(long, default_value = "corpus/corpus.toml")]
+        manifest: PathBuf,
+        /// Also print the tables as Markdown (for docs/ACCURACY.md).
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
     Overhead {
@@ -222,6 +335,53 @@ struct AnalyzeArgs {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => analyze(*a),
+        Command::Predict(p) => crate::predict::run(&crate::predict::PredictArgs {
+            machines: p.machines,
+            profiles: p.profiles,
+            weights: p.weights,
+            by: p.by,
+            top: p.top.max(1),
+            region: p.region,
+            json: p.json,
+        }),
+        Command::Validate(v) => crate::validate::run(
+            &v.source,
+            &crate::validate::ValidateArgs {
+                machine: v.machine,
+                fc: v.fc,
+                fflags: v.fflags,
+                runs: v.runs.max(1),
+                args: v.args,
+                stdin: v.stdin,
+                timeout: v.timeout,
+                libs: v.libs,
+                lib_dirs: v.lib_dirs,
+                profile_out: v.profile_out,
+                json: v.json,
+                by: v.by,
+                top: v.top.max(1),
+            },
+        ),
+        Command::Machines => {
+            let all = augur_model::library::list();
+            if all.is_empty() {
+                println!("no machine profiles found (searched: machines/, $AUGUR_MACHINES)");
+            }
+            for (name, path) in all {
+                match augur_machine::MachineProfile::read(&path) {
+                    Ok(m) => println!(
+                        "{name:<32} {} {} on {} ({}), measured {}",
+                        m.provenance.compiler,
+                        m.provenance.fflags,
+                        m.provenance.cpu_model,
+                        m.provenance.mode,
+                        m.provenance.date
+                    ),
+                    Err(e) => println!("{name:<32} unreadable: {e}"),
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Abops { markdown } => {
             print!("{}", crate::static_report::catalogue(markdown));
             Ok(ExitCode::SUCCESS)
@@ -243,6 +403,23 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 only,
                 manifest,
             } => crate::bench_overhead::run(&manifest, &fc, &fflags, runs.max(1), &only),
+            BenchCommand::Accuracy {
+                machine,
+                fc,
+                fflags,
+                runs,
+                only,
+                manifest,
+                markdown,
+            } => crate::bench_accuracy::run(&crate::bench_accuracy::AccuracyArgs {
+                manifest: &manifest,
+                machine: &machine,
+                fc: fc.as_deref(),
+                fflags: fflags.as_deref(),
+                runs: runs.max(1),
+                only: &only,
+                markdown,
+            }),
             BenchCommand::Counts { only, manifest } => crate::bench_counts::run(&manifest, &only),
             BenchCommand::FrontEnd {
                 lines,
@@ -257,14 +434,6 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 }
 
 fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
-    for f in &a.source.files {
-        if !f.exists() {
-            bail!(
-                "{}: no such file (give the path of a Fortran source file)",
-                f.display()
-            );
-        }
-    }
     if !a.static_only {
         return crate::dynamic::run(
             &a.source,
@@ -282,6 +451,14 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
                 keep_build: a.keep_build.clone(),
             },
         );
+    }
+    for f in &a.source.files {
+        if !f.exists() {
+            bail!(
+                "{}: no such file (give the path of a Fortran source file)",
+                f.display()
+            );
+        }
     }
     let fortran: Vec<PathBuf> = a
         .source

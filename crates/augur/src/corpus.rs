@@ -37,6 +37,30 @@ impl CorpusProgram {
             .partition(|f| f.extension().and_then(|e| e.to_str()) != Some("c"))
     }
 
+    /// Its Fortran sources and the options to analyze it with `tc` (no partial profile,
+    /// no kept build, 300 s limit, run in the current directory).
+    pub fn analyze_options(
+        &self,
+        root: &Path,
+        tc: &augur_program::toolchain::Toolchain,
+    ) -> Result<(Vec<PathBuf>, augur_program::AnalyzeOptions)> {
+        let (fortran, c_sources) = self.sources(root);
+        let opts = augur_program::AnalyzeOptions {
+            front: Default::default(),
+            toolchain: tc.clone(),
+            c_sources,
+            objects: vec![],
+            link_args: vec![],
+            args: self.args.clone(),
+            stdin: self.stdin_path(root),
+            timeout: std::time::Duration::from_secs(300),
+            cwd: std::env::current_dir()?,
+            keep_partial: false,
+            keep_build: None,
+        };
+        Ok((fortran, opts))
+    }
+
     /// Path of its stdin file, if any.
     pub fn stdin_path(&self, root: &Path) -> Option<PathBuf> {
         (!self.stdin.is_empty()).then(|| root.join(&self.stdin))

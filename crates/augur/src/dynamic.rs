@@ -45,8 +45,20 @@ pub fn is_link_only(p: &Path) -> bool {
     )
 }
 
-/// Runs the dynamic analysis and prints its summary.
-pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
+/// The Fortran sources and the analysis options of a command line; checks the files,
+/// the compiler and its flags.
+pub fn analyze_options(
+    src: &SourceArgs,
+    d: &DynamicArgs,
+) -> Result<(Vec<PathBuf>, AnalyzeOptions)> {
+    for f in &src.files {
+        if !f.exists() {
+            bail!(
+                "{}: no such file (give the path of a Fortran source file)",
+                f.display()
+            );
+        }
+    }
     let (fortran, other): (Vec<PathBuf>, Vec<PathBuf>) =
         src.files.iter().cloned().partition(|p| !is_link_only(p));
     if fortran.is_empty() {
@@ -85,6 +97,34 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         keep_partial: d.keep_partial,
         keep_build: d.keep_build.clone(),
     };
+    Ok((fortran, opts))
+}
+
+/// The error of a failed counting run, with a hint of what to do.
+pub fn failed_run_error(
+    how: String,
+    run: &augur_program::toolchain::RunResult,
+    stdin_given: bool,
+) -> anyhow::Error {
+    let how = if how.starts_with("killed") {
+        format!("was {how}")
+    } else {
+        how
+    };
+    let stderr = String::from_utf8_lossy(&run.stderr).to_ascii_lowercase();
+    let hint = if run.timed_out {
+        "raise --timeout if the run is just long"
+    } else if stderr.contains("end of file") && !stdin_given {
+        "it reached the end of its input: give the input it reads with --stdin FILE"
+    } else {
+        "fix the run (its output is above), or use --keep-partial to keep the counts so far"
+    };
+    anyhow::anyhow!("the program {how}; no profile was written: {hint}")
+}
+
+/// Runs the dynamic analysis and prints its summary.
+pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
+    let (fortran, opts) = analyze_options(src, d)?;
     eprintln!(
         "augur: building an instrumented copy with {} {} and running it...",
         opts.toolchain.fc,
@@ -94,20 +134,7 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         Ok(a) => a,
         Err(AnalyzeError::Failed { how, run }) => {
             show_program_output(&run.stdout, &run.stderr, d.program_output.as_deref())?;
-            let how = if how.starts_with("killed") {
-                format!("was {how}")
-            } else {
-                how
-            };
-            let stderr = String::from_utf8_lossy(&run.stderr).to_ascii_lowercase();
-            let hint = if run.timed_out {
-                "raise --timeout if the run is just long"
-            } else if stderr.contains("end of file") && d.stdin.is_none() {
-                "it reached the end of its input: give the input it reads with --stdin FILE"
-            } else {
-                "fix the run (its output is above), or use --keep-partial to keep the counts so far"
-            };
-            bail!("the program {how}; no profile was written: {hint}");
+            return Err(failed_run_error(how, &run, d.stdin.is_some()));
         }
         Err(e) => return Err(e.into()),
     };

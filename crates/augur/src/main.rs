@@ -1,13 +1,16 @@
 //! `augur`: predict how long a Fortran program runs on a machine, and explain why.
 
 mod bench;
+mod bench_accuracy;
 mod bench_counts;
 mod bench_overhead;
 mod characterize;
 mod cli;
 mod corpus;
 mod dynamic;
+mod predict;
 mod static_report;
+mod validate;
 
 use clap::Parser;
 use std::process::ExitCode;

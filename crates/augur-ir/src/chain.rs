@@ -1,0 +1,196 @@
+//! Recurrences: the operations of a statement that lie on a loop-carried dependence
+//! chain.
+//!
+//! In `s = s + a(i)*b(i)` the add depends on the previous iteration's `s`, so
+//! successive iterations cannot overlap it: a loop made of such statements runs at the
+//! *latency* of the chain, however many independent operations the rest of the body has.
+//! In `y(i) = x(i) + c` nothing carries from one iteration to the next and the loop runs
+//! at the *throughput* of its operations. The predictor uses both: a block's time is the
+//! larger of its operations at stream (throughput) cost and its chain operations at chain
+//! (latency) cost.
+//!
+//! A chain here is the path from a reference to the assigned scalar variable, on the
+//! right-hand side of its own assignment, up to the root of the expression: the
+//! operations on that path, counted by the ordinary counting rules (so the AbOps are
+//! those of the statement), without the store. Recurrences through several statements
+//! (`t = x*2; x = t + 1`) or through array elements (`a(i) = a(i-1) + ...`) are not
+//! detected.
+
+use crate::count::count_stmt;
+use crate::counts::AbOpCounts;
+use crate::program::{Expr, ExprKind, StmtKind, VarRef};
+
+/// Whether `e` reads scalar variable `name` outside subscripts (a data dependence).
+fn reads(e: &Expr, name: &str) -> bool {
+    match &e.kind {
+        ExprKind::Var(v) => v.rank == 0 && v.name == name,
+        ExprKind::Elem(_, _) | ExprKind::Const { .. } | ExprKind::Opaque => false,
+        ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => {
+            reads(b, name)
+        }
+        ExprKind::Binary(_, a, b) => reads(a, name) || reads(b, name),
+        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => args.iter().any(|a| reads(a, name)),
+    }
+}
+
+/// Whether an expression is a variable or element of COMMON/module storage.
+fn global_leaf(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Var(v) | ExprKind::Elem(v, _) => v.global,
+        _ => false,
+    }
+}
+
+/// A stand-in for a subexpression off the chain: a plain scalar of the same type whose
+/// value is ready (costs nothing on the chain) but that keeps the operation it feeds
+/// non-constant and of the same storage class.
+fn placeholder(e: &Expr) -> Expr {
+    Expr {
+        kind: ExprKind::Var(VarRef {
+            name: "augur%off_chain".to_string(),
+            ty: e.ty,
+            rank: 0,
+            global: global_leaf(e),
+            constant: false,
+        }),
+        ty: e.ty,
+        array: false,
+    }
+}
+
+/// `e` with every subexpression that does not read `name` replaced by a placeholder.
+fn prune(e: &Expr, name: &str) -> Expr {
+    if !reads(e, name) {
+        return placeholder(e);
+    }
+    let kind = match &e.kind {
+        ExprKind::Substring(b) => ExprKind::Substring(Box::new(prune(b, name))),
+        ExprKind::Component(b, c) => ExprKind::Component(Box::new(prune(b, name)), c.clone()),
+        ExprKind::Unary(op, b) => ExprKind::Unary(*op, Box::new(prune(b, name))),
+        ExprKind::Binary(op, a, b) => {
+            ExprKind::Binary(*op, Box::new(prune(a, name)), Box::new(prune(b, name)))
+        }
+        ExprKind::Call(t, args) => {
+            ExprKind::Call(t.clone(), args.iter().map(|a| prune(a, name)).collect())
+        }
+        ExprKind::ArrayCtor(args) => {
+            ExprKind::ArrayCtor(args.iter().map(|a| prune(a, name)).collect())
+        }
+        other => other.clone(),
+    };
+    Expr {
+        kind,
+        ty: e.ty,
+        array: e.array,
+    }
+}
+
+/// The AbOps of one execution of a statement that lie on a recurrence through the
+/// scalar it assigns (empty when it assigns an array element or does not read itself).
+pub fn chain_counts(kind: &StmtKind) -> AbOpCounts {
+    let StmtKind::Assign { lhs, rhs } = kind else {
+        return AbOpCounts::new();
+    };
+    let ExprKind::Var(v) = &lhs.kind else {
+        return AbOpCounts::new();
+    };
+    if v.rank != 0 || lhs.array || !reads(rhs, &v.name) {
+        return AbOpCounts::new();
+    }
+    let pruned = StmtKind::Assign {
+        lhs: placeholder(lhs),
+        rhs: prune(rhs, &v.name),
+    };
+    let counts = count_stmt(&pruned);
+    let mut out = AbOpCounts::new();
+    for (op, n) in counts.once.iter() {
+        // The store and plain transfers are not on the chain: a recurrence keeps its
+        // variable in a register at -O1 and above, and at -O0 the chain experiments that
+        // measure the latencies already include the store and reload.
+        let meaning = op.info().meaning;
+        if meaning.starts_with("Store") || meaning.starts_with("Transfer (assignment") {
+            continue;
+        }
+        out.add(op, n);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abop::AbOp;
+    use crate::program::{BaseType, BinOp, Type};
+
+    fn real8() -> Type {
+        Type {
+            base: BaseType::Real,
+            kind: 8,
+        }
+    }
+
+    fn var(name: &str, global: bool) -> Expr {
+        Expr {
+            kind: ExprKind::Var(VarRef {
+                name: name.into(),
+                ty: real8(),
+                rank: 0,
+                global,
+                constant: false,
+            }),
+            ty: real8(),
+            array: false,
+        }
+    }
+
+    fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+        Expr {
+            kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+            ty: real8(),
+            array: false,
+        }
+    }
+
+    #[test]
+    fn reduction_chain_is_the_add_only() {
+        // s = s + a*b : chain = one add; the multiply is off the chain.
+        let rhs = bin(
+            BinOp::Add,
+            var("s", false),
+            bin(BinOp::Mul, var("a", false), var("b", false)),
+        );
+        let c = chain_counts(&StmtKind::Assign {
+            lhs: var("s", false),
+            rhs,
+        });
+        assert_eq!(c.get(AbOp::ARDL), 1.0);
+        assert_eq!(c.get(AbOp::MRDL), 0.0);
+        assert_eq!(c.total(), 1.0);
+    }
+
+    #[test]
+    fn horner_chain_has_multiply_and_add() {
+        // x = x*r + c : both on the chain.
+        let rhs = bin(
+            BinOp::Add,
+            bin(BinOp::Mul, var("x", false), var("r", false)),
+            var("c", false),
+        );
+        let c = chain_counts(&StmtKind::Assign {
+            lhs: var("x", false),
+            rhs,
+        });
+        assert_eq!(c.get(AbOp::ARDL), 1.0);
+        assert_eq!(c.get(AbOp::MRDL), 1.0);
+    }
+
+    #[test]
+    fn no_recurrence_no_chain() {
+        let rhs = bin(BinOp::Add, var("a", false), var("b", true));
+        let c = chain_counts(&StmtKind::Assign {
+            lhs: var("y", false),
+            rhs,
+        });
+        assert!(c.is_empty());
+    }
+}

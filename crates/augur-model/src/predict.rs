@@ -1,0 +1,808 @@
+//! The execution predictor: `T = Σ C_i · P_i` with variance `Σ C_i² · σ²(P_i)`
+//! (Saavedra-Barrera, eqs. 2.1 and 3.x), and the breakdowns that explain it.
+//!
+//! `C` is the dynamic AbOp vector of a program profile (or of any part of it: a block,
+//! a line, a loop, a procedure, a region) and `P` the per-AbOp cost of a machine
+//! profile. The uncertainty of the prediction is that of the parameters: each
+//! parameter's standard error is recovered from its 90% interval and observation
+//! count, and the errors of different parameters are taken as independent. It does
+//! not include the model's own error (operations that overlap, memory effects),
+//! which only the accuracy benchmark (`augur bench accuracy`) measures.
+
+use augur_ir::{AbOp, AbOpCounts};
+use augur_machine::profile::{AbOpEntry, MEASURED, NOT_DETECTED};
+use augur_machine::MachineProfile;
+use augur_program::profile::{BlockProfile, LoopProfile, UnitProfile};
+use augur_program::ProgramProfile;
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// z value of a two-sided 90% interval of a normal distribution.
+pub const Z90: f64 = 1.644_853_626_951_472_2;
+
+/// How the cost of one AbOp is known on a machine.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostStatus {
+    /// Measured: the mean and its standard error are used.
+    Measured,
+    /// Below the machine's noise floor: costs 0, with the measurement's uncertainty.
+    NotDetected,
+    /// The machine profile has no usable cost (not measured, failed, or absent): costs 0
+    /// and the prediction warns.
+    Missing,
+}
+
+/// The cost of one AbOp as the predictor uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Parameter {
+    /// Cost per execution, seconds (0 when not detected or missing).
+    pub seconds: f64,
+    /// Standard error of that cost, seconds.
+    pub se_seconds: f64,
+    /// How it is known.
+    pub status: CostStatus,
+}
+
+/// A time with its standard deviation.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Estimate {
+    /// Seconds.
+    pub seconds: f64,
+    /// Standard deviation, seconds.
+    pub sd_seconds: f64,
+}
+
+impl Estimate {
+    /// The 90% confidence interval (normal approximation).
+    pub fn ci90(&self) -> (f64, f64) {
+        (
+            self.seconds - Z90 * self.sd_seconds,
+            self.seconds + Z90 * self.sd_seconds,
+        )
+    }
+
+    /// Half-width of the 90% interval.
+    pub fn half_width90(&self) -> f64 {
+        Z90 * self.sd_seconds
+    }
+
+    /// `w·self + other`, with independent errors.
+    pub fn add_weighted(&self, other: &Estimate, w: f64) -> Estimate {
+        Estimate {
+            seconds: other.seconds + w * self.seconds,
+            sd_seconds: (other.sd_seconds.powi(2) + (w * self.sd_seconds).powi(2)).sqrt(),
+        }
+    }
+}
+
+/// The costs of every AbOp on one machine, indexed densely by AbOp: the chain (latency)
+/// costs of the narrow-spectrum experiments and, when the machine profile has them, the
+/// stream (throughput) costs of the indirect loop-kernel measurement.
+#[derive(Debug, Clone)]
+pub struct CostTable {
+    chain: Vec<Parameter>,
+    stream: Vec<Option<Parameter>>,
+}
+
+/// Standard error of a mean from its 90% half-width and observation count.
+fn standard_error(ci90: f64, observations: u32) -> f64 {
+    if observations >= 2 {
+        let t = StudentsT::new(0.0, 1.0, (observations - 1) as f64)
+            .map(|d| d.inverse_cdf(0.95))
+            .unwrap_or(Z90);
+        ci90 / t
+    } else {
+        ci90 / Z90
+    }
+}
+
+/// The parameter of a machine-profile entry (`None` when it has no usable cost).
+fn parameter(e: &AbOpEntry) -> Option<Parameter> {
+    let se = standard_error(e.ci90_ns.unwrap_or(0.0), e.observations) * 1e-9;
+    match (e.status.as_str(), e.mean_ns) {
+        (MEASURED, Some(m)) => Some(Parameter {
+            seconds: m.max(0.0) * 1e-9,
+            se_seconds: se,
+            status: CostStatus::Measured,
+        }),
+        (NOT_DETECTED, _) => Some(Parameter {
+            seconds: 0.0,
+            se_seconds: se,
+            status: CostStatus::NotDetected,
+        }),
+        _ => None,
+    }
+}
+
+/// Seconds costed at stream and at chain prices: the coefficients of a part of the
+/// program (executions of each AbOp in each context).
+#[derive(Debug, Clone, Default)]
+pub struct Coefficients {
+    /// Executions costed at the stream (throughput) price.
+    pub stream: AbOpCounts,
+    /// Executions costed at the chain (latency) price.
+    pub chain: AbOpCounts,
+}
+
+impl Coefficients {
+    /// Adds another part's coefficients.
+    pub fn add(&mut self, other: &Coefficients) {
+        self.stream.add_scaled(&other.stream, 1.0);
+        self.chain.add_scaled(&other.chain, 1.0);
+    }
+}
+
+impl CostTable {
+    /// The cost table of a machine profile.
+    pub fn from_profile(machine: &MachineProfile) -> CostTable {
+        let missing = Parameter {
+            seconds: 0.0,
+            se_seconds: 0.0,
+            status: CostStatus::Missing,
+        };
+        let chain = augur_ir::abop::ALL
+            .iter()
+            .map(|op| machine.abop.get(op).and_then(parameter).unwrap_or(missing))
+            .collect();
+        let stream = augur_ir::abop::ALL
+            .iter()
+            .map(|op| machine.stream.get(op).and_then(parameter))
+            .collect();
+        CostTable { chain, stream }
+    }
+
+    /// Whether the machine has stream costs (else the model is chain costs only).
+    pub fn has_stream(&self) -> bool {
+        self.stream.iter().any(|p| p.is_some())
+    }
+
+    /// The chain (latency) parameter of one AbOp.
+    pub fn get(&self, op: AbOp) -> Parameter {
+        self.chain[op.index()]
+    }
+
+    /// The stream parameter of one AbOp, falling back to the chain parameter.
+    pub fn stream(&self, op: AbOp) -> Parameter {
+        self.stream[op.index()].unwrap_or(self.chain[op.index()])
+    }
+
+    /// `Σ C_i · P_i` at chain costs with its standard deviation `sqrt(Σ C_i² σ_i²)`.
+    pub fn cost(&self, counts: &AbOpCounts) -> Estimate {
+        self.cost_of(&Coefficients {
+            stream: AbOpCounts::new(),
+            chain: counts.clone(),
+        })
+    }
+
+    /// The cost of coefficients in both contexts; the errors of one parameter in the two
+    /// contexts are independent measurements, those of one parameter across blocks add
+    /// linearly (they are the same number).
+    pub fn cost_of(&self, c: &Coefficients) -> Estimate {
+        let mut t = 0.0;
+        let mut var = 0.0;
+        for (op, n) in c.stream.iter() {
+            let p = self.stream(op);
+            t += n * p.seconds;
+            var += (n * p.se_seconds).powi(2);
+        }
+        for (op, n) in c.chain.iter() {
+            let p = self.get(op);
+            t += n * p.seconds;
+            var += (n * p.se_seconds).powi(2);
+        }
+        Estimate {
+            seconds: t,
+            sd_seconds: var.sqrt(),
+        }
+    }
+
+    /// Seconds per AbOp of coefficients.
+    pub fn seconds_by_abop(&self, c: &Coefficients) -> AbOpCounts {
+        let mut out = AbOpCounts::new();
+        for (op, n) in c.stream.iter() {
+            out.add(op, n * self.stream(op).seconds);
+        }
+        for (op, n) in c.chain.iter() {
+            out.add(op, n * self.get(op).seconds);
+        }
+        out
+    }
+
+    /// The coefficients of one execution of a block: inside a loop, its operations at
+    /// stream cost unless its recurrence (`chain`) at chain cost takes longer; outside
+    /// loops, or without stream costs, everything at chain cost.
+    pub fn block_coefficients(
+        &self,
+        counts: &AbOpCounts,
+        chain: &AbOpCounts,
+        in_loop: bool,
+    ) -> Coefficients {
+        if !in_loop || !self.has_stream() {
+            return Coefficients {
+                stream: AbOpCounts::new(),
+                chain: counts.clone(),
+            };
+        }
+        let t_stream: f64 = counts
+            .iter()
+            .map(|(op, n)| n * self.stream(op).seconds)
+            .sum();
+        let t_chain: f64 = chain.iter().map(|(op, n)| n * self.get(op).seconds).sum();
+        if t_chain > t_stream {
+            Coefficients {
+                stream: AbOpCounts::new(),
+                chain: chain.clone(),
+            }
+        } else {
+            Coefficients {
+                stream: counts.clone(),
+                chain: AbOpCounts::new(),
+            }
+        }
+    }
+}
+
+/// One row of the AbOp breakdown (Saavedra's Fig. 3.12 report).
+#[derive(Debug, Clone, Serialize)]
+pub struct AbOpRow {
+    /// The AbOp.
+    pub abop: AbOp,
+    /// Its catalogue meaning.
+    pub meaning: &'static str,
+    /// Executions.
+    pub executions: f64,
+    /// Share of all operations executed (0-1).
+    pub operation_share: f64,
+    /// Cost per execution on the machine, ns.
+    pub cost_ns: f64,
+    /// Time spent in it, seconds.
+    pub seconds: f64,
+    /// Share of the predicted time (0-1).
+    pub time_share: f64,
+    /// How the cost is known.
+    pub status: CostStatus,
+}
+
+/// What a part of the program is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum PartKind {
+    /// A procedure (program unit), its own blocks only (callees not included).
+    Procedure,
+    /// A basic block.
+    Block,
+    /// A source line.
+    Line,
+    /// A loop, nested loops included (callees not included).
+    Loop,
+    /// A region marked with `!augur region NAME` ... `!augur end region`.
+    Region,
+}
+
+/// A part of the program with its predicted time.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartRow {
+    /// What it is.
+    pub kind: PartKind,
+    /// Its name: `unit`, `unit block 3`, `file:line`, `unit loop 2 (line 40)`, region name.
+    pub name: String,
+    /// Its file.
+    pub file: String,
+    /// First line.
+    pub first_line: u32,
+    /// Last line.
+    pub last_line: u32,
+    /// Operations executed in it.
+    pub operations: f64,
+    /// Predicted time.
+    pub estimate: Estimate,
+    /// Share of the whole program's predicted time (0-1).
+    pub time_share: f64,
+    /// Executions: calls of a procedure, executions of a block, entries of a loop.
+    pub executions: Option<f64>,
+    /// Mean trips per entry of a loop.
+    pub mean_trips: Option<f64>,
+    /// The AbOp costing it most, with that AbOp's share of its time.
+    pub top_abop: Option<(AbOp, f64)>,
+}
+
+/// An AbOp the program executes whose cost the machine profile does not give.
+#[derive(Debug, Clone, Serialize)]
+pub struct Uncosted {
+    /// The AbOp.
+    pub abop: AbOp,
+    /// Its executions.
+    pub executions: f64,
+    /// Share of the program's operations.
+    pub operation_share: f64,
+    /// The machine profile's status for it (`not yet measured`, `failed: ...`, `absent`).
+    pub machine_status: String,
+}
+
+/// A prediction: total time, the AbOp report and the breakdowns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Prediction {
+    /// The cost model: `chain` (every AbOp at its narrow-spectrum, dependent-chain cost,
+    /// Saavedra's model) or `stream+chain` (blocks in loops at stream cost, bounded below
+    /// by their recurrences at chain cost).
+    pub model: &'static str,
+    /// Predicted time of the whole program.
+    pub total: Estimate,
+    /// Operations executed.
+    pub operations: f64,
+    /// Per AbOp executed, largest time first.
+    pub abops: Vec<AbOpRow>,
+    /// Procedures, largest first.
+    pub procedures: Vec<PartRow>,
+    /// Basic blocks, largest first.
+    pub blocks: Vec<PartRow>,
+    /// Source lines, largest first.
+    pub lines: Vec<PartRow>,
+    /// Loops, largest first.
+    pub loops: Vec<PartRow>,
+    /// Regions, largest first.
+    pub regions: Vec<PartRow>,
+    /// AbOps executed but without a cost (counted as 0).
+    pub uncosted: Vec<Uncosted>,
+    /// Warnings about the inputs (partial profile, uncosted AbOps, ...).
+    pub warnings: Vec<String>,
+}
+
+fn share(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        part / whole
+    } else {
+        0.0
+    }
+}
+
+/// The AbOp costing the most time, and its share of `total`.
+fn top_abop(seconds: &AbOpCounts, total: f64) -> Option<(AbOp, f64)> {
+    seconds
+        .iter()
+        .filter(|(_, t)| *t > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(op, t)| (op, share(t, total)))
+}
+
+/// A part of the program being priced.
+struct PartSpec<'a> {
+    kind: PartKind,
+    name: String,
+    file: &'a str,
+    first_line: u32,
+    last_line: u32,
+    executions: Option<f64>,
+    mean_trips: Option<f64>,
+}
+
+/// Prices parts: exactly from block coefficients, or (lines, regions, which the profile
+/// records as AbOp counts only) at the program's effective cost of each AbOp.
+struct Pricer<'a> {
+    table: &'a CostTable,
+    whole: f64,
+    /// Effective seconds per execution of each AbOp over the whole program.
+    effective: Vec<f64>,
+    /// Effective standard error per execution.
+    effective_se: Vec<f64>,
+}
+
+impl Pricer<'_> {
+    fn row(
+        &self,
+        p: PartSpec,
+        operations: f64,
+        estimate: Estimate,
+        seconds: &AbOpCounts,
+    ) -> PartRow {
+        PartRow {
+            kind: p.kind,
+            name: p.name,
+            file: p.file.to_string(),
+            first_line: p.first_line,
+            last_line: p.last_line,
+            operations,
+            time_share: share(estimate.seconds, self.whole),
+            top_abop: top_abop(seconds, estimate.seconds),
+            estimate,
+            executions: p.executions,
+            mean_trips: p.mean_trips,
+        }
+    }
+
+    fn exact(&self, p: PartSpec, c: &Coefficients) -> PartRow {
+        let ops = c.stream.total() + c.chain.total();
+        let est = self.table.cost_of(c);
+        let secs = self.table.seconds_by_abop(c);
+        self.row(p, ops, est, &secs)
+    }
+
+    fn effective(&self, p: PartSpec, counts: &AbOpCounts) -> PartRow {
+        let mut t = 0.0;
+        let mut var = 0.0;
+        let mut secs = AbOpCounts::new();
+        for (op, n) in counts.iter() {
+            t += n * self.effective[op.index()];
+            var += (n * self.effective_se[op.index()]).powi(2);
+            secs.add(op, n * self.effective[op.index()]);
+        }
+        let est = Estimate {
+            seconds: t,
+            sd_seconds: var.sqrt(),
+        };
+        self.row(p, counts.total(), est, &secs)
+    }
+}
+
+fn sorted(mut rows: Vec<PartRow>) -> Vec<PartRow> {
+    rows.retain(|r| r.operations > 0.0);
+    rows.sort_by(|a, b| {
+        b.estimate
+            .seconds
+            .total_cmp(&a.estimate.seconds)
+            .then(b.operations.total_cmp(&a.operations))
+    });
+    rows
+}
+
+/// The coefficients of all executions of a block.
+fn block_total(table: &CostTable, b: &BlockProfile) -> Coefficients {
+    let mu = b.executions.unwrap_or(0.0);
+    let per = table.block_coefficients(&b.counts, &b.chain, b.in_loop.is_some());
+    let mut c = Coefficients::default();
+    c.stream.add_scaled(&per.stream, mu);
+    c.chain.add_scaled(&per.chain, mu);
+    c
+}
+
+fn loop_name(u: &UnitProfile, l: &LoopProfile) -> String {
+    format!("{} loop {} (line {})", u.name, l.id, l.line)
+}
+
+/// Predicts the time of a program profile on a machine.
+pub fn predict(program: &ProgramProfile, machine: &MachineProfile) -> Prediction {
+    let table = CostTable::from_profile(machine);
+    predict_with(program, &table, machine)
+}
+
+/// [`predict`] with a cost table built once (for workloads and benchmarks).
+pub fn predict_with(
+    program: &ProgramProfile,
+    table: &CostTable,
+    machine: &MachineProfile,
+) -> Prediction {
+    // Price every block once; every part is a sum of blocks.
+    let blocks_c: Vec<Vec<Coefficients>> = program
+        .units
+        .iter()
+        .map(|u| u.blocks.iter().map(|b| block_total(table, b)).collect())
+        .collect();
+    let mut all = Coefficients::default();
+    for c in blocks_c.iter().flatten() {
+        all.add(c);
+    }
+    let total = table.cost_of(&all);
+    let whole = total.seconds;
+    let ops = program.operations;
+    let seconds = table.seconds_by_abop(&all);
+    let mut effective = vec![0.0; augur_ir::abop::COUNT];
+    let mut effective_se = vec![0.0; augur_ir::abop::COUNT];
+    for (op, n) in program.totals.iter() {
+        if n > 0.0 {
+            let i = op.index();
+            effective[i] = seconds.get(op) / n;
+            let var = (all.stream.get(op) * table.stream(op).se_seconds).powi(2)
+                + (all.chain.get(op) * table.get(op).se_seconds).powi(2);
+            effective_se[i] = var.sqrt() / n;
+        }
+    }
+    let pricer = Pricer {
+        table,
+        whole,
+        effective,
+        effective_se,
+    };
+    let mut abops: Vec<AbOpRow> = program
+        .totals
+        .iter()
+        .filter(|(_, n)| *n > 0.0)
+        .map(|(op, n)| {
+            let t = seconds.get(op);
+            let status = match (table.get(op).status, table.stream[op.index()]) {
+                (CostStatus::Measured, _) => CostStatus::Measured,
+                (_, Some(p)) if p.status == CostStatus::Measured => CostStatus::Measured,
+                (CostStatus::NotDetected, _) | (_, Some(_)) => CostStatus::NotDetected,
+                (CostStatus::Missing, None) => CostStatus::Missing,
+            };
+            AbOpRow {
+                abop: op,
+                meaning: op.info().meaning,
+                executions: n,
+                operation_share: share(n, ops),
+                cost_ns: 1e9 * t / n,
+                seconds: t,
+                time_share: share(t, whole),
+                status,
+            }
+        })
+        .collect();
+    abops.sort_by(|a, b| {
+        b.seconds
+            .total_cmp(&a.seconds)
+            .then(b.executions.total_cmp(&a.executions))
+    });
+
+    let mut procedures = vec![];
+    let mut blocks = vec![];
+    let mut loops = vec![];
+    for (ui, u) in program.units.iter().enumerate() {
+        let mut unit_c = Coefficients::default();
+        for (bi, b) in u.blocks.iter().enumerate() {
+            let c = &blocks_c[ui][bi];
+            unit_c.add(c);
+            blocks.push(pricer.exact(
+                PartSpec {
+                    kind: PartKind::Block,
+                    name: format!("{} block {}", u.name, b.id),
+                    file: &u.file,
+                    first_line: b.first_line,
+                    last_line: b.last_line,
+                    executions: b.executions,
+                    mean_trips: None,
+                },
+                c,
+            ));
+        }
+        procedures.push(pricer.exact(
+            PartSpec {
+                kind: PartKind::Procedure,
+                name: u.name.clone(),
+                file: &u.file,
+                first_line: u.first_line,
+                last_line: u.last_line,
+                executions: u.calls,
+                mean_trips: None,
+            },
+            &unit_c,
+        ));
+        for l in &u.loops {
+            let mut loop_c = Coefficients::default();
+            let mut last = l.line;
+            for (bi, b) in u.blocks.iter().enumerate() {
+                if inside_loop(u, b.in_loop, l.id) {
+                    loop_c.add(&blocks_c[ui][bi]);
+                    last = last.max(b.last_line);
+                }
+            }
+            loops.push(pricer.exact(
+                PartSpec {
+                    kind: PartKind::Loop,
+                    name: loop_name(u, l),
+                    file: &u.file,
+                    first_line: l.line,
+                    last_line: last,
+                    executions: l.entries,
+                    mean_trips: l.mean_trips,
+                },
+                &loop_c,
+            ));
+        }
+    }
+    let lines = program
+        .lines
+        .iter()
+        .map(|l| {
+            pricer.effective(
+                PartSpec {
+                    kind: PartKind::Line,
+                    name: format!("{}:{}", l.file, l.line),
+                    file: &l.file,
+                    first_line: l.line,
+                    last_line: l.line,
+                    executions: None,
+                    mean_trips: None,
+                },
+                &l.abops,
+            )
+        })
+        .collect();
+    let regions = program
+        .regions
+        .iter()
+        .map(|r| {
+            pricer.effective(
+                PartSpec {
+                    kind: PartKind::Region,
+                    name: r.name.clone(),
+                    file: &r.file,
+                    first_line: r.first_line,
+                    last_line: r.last_line,
+                    executions: None,
+                    mean_trips: None,
+                },
+                &r.abops,
+            )
+        })
+        .collect();
+
+    let uncosted: Vec<Uncosted> = abops
+        .iter()
+        .filter(|r| r.status == CostStatus::Missing)
+        .map(|r| Uncosted {
+            abop: r.abop,
+            executions: r.executions,
+            operation_share: r.operation_share,
+            machine_status: machine
+                .abop
+                .get(&r.abop)
+                .map(|e| e.status.clone())
+                .unwrap_or_else(|| "absent".to_string()),
+        })
+        .collect();
+    let mut warnings = vec![];
+    if program.partial {
+        warnings.push(
+            "the program profile is partial (the counting run did not finish); the prediction covers only what ran"
+                .to_string(),
+        );
+    }
+    if !uncosted.is_empty() {
+        let share_sum: f64 = uncosted.iter().map(|u| u.operation_share).sum();
+        let names: Vec<String> = uncosted
+            .iter()
+            .map(|u| format!("{} ({})", u.abop, u.machine_status))
+            .collect();
+        warnings.push(format!(
+            "{} AbOp(s) the program executes have no cost in the machine profile and count as 0: {} ({:.2}% of the operations); measure them with `augur characterize --only ...`",
+            uncosted.len(),
+            names.join(", "),
+            100.0 * share_sum
+        ));
+    }
+    Prediction {
+        model: if table.has_stream() {
+            "stream+chain"
+        } else {
+            "chain"
+        },
+        total,
+        operations: ops,
+        abops,
+        procedures: sorted(procedures),
+        blocks: sorted(blocks),
+        lines: sorted(lines),
+        loops: sorted(loops),
+        regions: sorted(regions),
+        uncosted,
+        warnings,
+    }
+}
+
+/// Whether a block whose innermost loop is `inner` lies inside loop `target`.
+fn inside_loop(u: &UnitProfile, inner: Option<u32>, target: u32) -> bool {
+    let mut cur = inner;
+    let mut guard = 0;
+    while let Some(l) = cur {
+        if l == target {
+            return true;
+        }
+        cur = u.loops.iter().find(|x| x.id == l).and_then(|x| x.parent);
+        guard += 1;
+        if guard > u.loops.len() {
+            return false;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use augur_machine::profile::{AbOpEntry, Provenance};
+
+    fn machine(entries: &[(AbOp, &str, Option<f64>, Option<f64>, u32)]) -> MachineProfile {
+        let mut m = MachineProfile::new(Provenance::default());
+        for &(op, status, mean, ci, n) in entries {
+            let mut e = AbOpEntry::status(status);
+            e.mean_ns = mean;
+            e.ci90_ns = ci;
+            e.observations = n;
+            m.abop.insert(op, e);
+        }
+        m
+    }
+
+    #[test]
+    fn cost_is_the_dot_product_and_variance_adds_in_squares() {
+        let m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(0.0), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        let mut c = AbOpCounts::new();
+        c.add(AbOp::ARDL, 1e9);
+        c.add(AbOp::MRDL, 2e9);
+        let e = t.cost(&c);
+        assert!((e.seconds - 8.0).abs() < 1e-9, "{}", e.seconds);
+        assert_eq!(e.sd_seconds, 0.0);
+
+        // With uncertainty: se = ci / t(0.95, n-1); sd = sqrt(Σ (C σ)^2).
+        let m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(0.1), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.2), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        let e = t.cost(&c);
+        let tq = 1.833_112_9; // t(0.95, 9)
+        let want = ((0.1 / tq) * 1.0f64).hypot((0.2 / tq) * 2.0);
+        assert!(
+            (e.sd_seconds - want).abs() < 1e-6,
+            "{} vs {want}",
+            e.sd_seconds
+        );
+    }
+
+    #[test]
+    fn undetected_costs_nothing_and_missing_is_reported() {
+        let m = machine(&[
+            (AbOp::ARDL, NOT_DETECTED, Some(-0.01), Some(0.05), 10),
+            (AbOp::MRDL, "not yet measured", None, None, 0),
+        ]);
+        let t = CostTable::from_profile(&m);
+        assert_eq!(t.get(AbOp::ARDL).status, CostStatus::NotDetected);
+        assert_eq!(t.get(AbOp::ARDL).seconds, 0.0);
+        assert!(t.get(AbOp::ARDL).se_seconds > 0.0);
+        assert_eq!(t.get(AbOp::MRDL).status, CostStatus::Missing);
+        assert_eq!(t.get(AbOp::DRDL).status, CostStatus::Missing);
+    }
+
+    #[test]
+    fn loop_blocks_take_the_larger_of_stream_and_recurrence() {
+        let mut m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        assert!(!t.has_stream());
+        let mut counts = AbOpCounts::new();
+        counts.add(AbOp::ARDL, 1.0);
+        counts.add(AbOp::MRDL, 1.0);
+        let mut chain = AbOpCounts::new();
+        chain.add(AbOp::ARDL, 1.0);
+        // Without stream costs: Saavedra's model, everything at chain cost.
+        let c = t.block_coefficients(&counts, &chain, true);
+        assert!((t.cost_of(&c).seconds - 6e-9).abs() < 1e-15);
+
+        let mut e = AbOpEntry::status(MEASURED);
+        e.mean_ns = Some(0.5);
+        e.ci90_ns = Some(0.0);
+        e.observations = 10;
+        m.stream.insert(AbOp::ARDL, e.clone());
+        m.stream.insert(AbOp::MRDL, e);
+        let t = CostTable::from_profile(&m);
+        assert!(t.has_stream());
+        // A reduction: the 3 ns add chain beats 2 x 0.5 ns of throughput.
+        let c = t.block_coefficients(&counts, &chain, true);
+        assert!((t.cost_of(&c).seconds - 3e-9).abs() < 1e-15);
+        // No recurrence: throughput.
+        let c = t.block_coefficients(&counts, &AbOpCounts::new(), true);
+        assert!((t.cost_of(&c).seconds - 1e-9).abs() < 1e-15);
+        // Outside loops: chain costs.
+        let c = t.block_coefficients(&counts, &AbOpCounts::new(), false);
+        assert!((t.cost_of(&c).seconds - 6e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn interval_is_symmetric_and_weighted_sums_add_variances() {
+        let a = Estimate {
+            seconds: 1.0,
+            sd_seconds: 0.1,
+        };
+        let (lo, hi) = a.ci90();
+        assert!((hi - lo - 2.0 * Z90 * 0.1).abs() < 1e-12);
+        let b = a.add_weighted(&a, 2.0);
+        assert!((b.seconds - 3.0).abs() < 1e-12);
+        assert!((b.sd_seconds - (0.01f64 + 0.04).sqrt()).abs() < 1e-12);
+    }
+}

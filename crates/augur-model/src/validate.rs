@@ -1,0 +1,233 @@
+//! Validation: time real runs of the normally built program and compare them with the
+//! prediction; the error statistics of the accuracy benchmark (Saavedra's form: the
+//! share of programs within 5, 10, 15, 20 and 30%, the mean and the RMS error).
+
+use augur_machine::profile::Provenance;
+use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
+use serde::Serialize;
+use std::path::Path;
+
+/// The wall times of K runs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Timing {
+    /// Every run, seconds, in the order run.
+    pub runs: Vec<f64>,
+    /// Median.
+    pub median: f64,
+    /// Fastest.
+    pub min: f64,
+    /// Slowest.
+    pub max: f64,
+}
+
+impl Timing {
+    /// Summarizes run times (at least one).
+    pub fn from_runs(runs: Vec<f64>) -> Timing {
+        let mut s = runs.clone();
+        s.sort_by(|a, b| a.total_cmp(b));
+        let n = s.len();
+        let median = if n == 0 {
+            f64::NAN
+        } else if n % 2 == 1 {
+            s[n / 2]
+        } else {
+            0.5 * (s[n / 2 - 1] + s[n / 2])
+        };
+        Timing {
+            median,
+            min: s.first().copied().unwrap_or(f64::NAN),
+            max: s.last().copied().unwrap_or(f64::NAN),
+            runs,
+        }
+    }
+
+    /// Spread of the runs relative to the median, `(max - min) / median`.
+    pub fn spread(&self) -> f64 {
+        if self.median > 0.0 {
+            (self.max - self.min) / self.median
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Why timing the program failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TimingError {
+    /// The normal build failed.
+    #[error("the program does not build normally: {0}")]
+    Build(#[from] toolchain::BuildError),
+    /// A run could not be started.
+    #[error("cannot run the program: {0}")]
+    Run(#[from] toolchain::RunError),
+    /// A run failed (crash, non-zero exit, timeout).
+    #[error("timed run {index} of the program {how}")]
+    Failed {
+        /// Which run (1-based).
+        index: usize,
+        /// How it ended.
+        how: String,
+    },
+    /// The build directory could not be created.
+    #[error("cannot create a build directory: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What timing produced: the times and the output of the last run.
+#[derive(Debug, Clone)]
+pub struct Timed {
+    /// The run times.
+    pub timing: Timing,
+    /// Standard output of the last run.
+    pub stdout: Vec<u8>,
+}
+
+/// Builds the program normally (no instrumentation) with `tc` in a temporary directory
+/// and times `runs` executions of it (wall clock of the whole process).
+pub fn time_program(
+    tc: &Toolchain,
+    input: &BuildInput,
+    spec: &RunSpec,
+    runs: usize,
+) -> Result<Timed, TimingError> {
+    let work = tempfile::Builder::new()
+        .prefix("augur-validate")
+        .tempdir()?;
+    let exe = toolchain::build(tc, input, work.path(), "augur_plain")?;
+    time_executable(&exe, spec, runs)
+}
+
+/// Times `runs` executions of a built program.
+pub fn time_executable(exe: &Path, spec: &RunSpec, runs: usize) -> Result<Timed, TimingError> {
+    let mut times = vec![];
+    let mut stdout = vec![];
+    for i in 0..runs.max(1) {
+        let r = toolchain::run(exe, spec)?;
+        if !r.success() {
+            return Err(TimingError::Failed {
+                index: i + 1,
+                how: r.describe(),
+            });
+        }
+        times.push(r.wall.as_secs_f64());
+        stdout = r.stdout;
+    }
+    Ok(Timed {
+        timing: Timing::from_runs(times),
+        stdout,
+    })
+}
+
+/// `(predicted - measured) / measured`.
+pub fn relative_error(predicted: f64, measured: f64) -> f64 {
+    (predicted - measured) / measured
+}
+
+/// The error thresholds of Saavedra's accuracy tables.
+pub const THRESHOLDS: [f64; 5] = [0.05, 0.10, 0.15, 0.20, 0.30];
+
+/// Error statistics over a set of programs.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ErrorSummary {
+    /// Programs.
+    pub programs: usize,
+    /// For each of [`THRESHOLDS`]: the threshold and the share of programs whose
+    /// absolute error is at most that (0-1).
+    pub within: Vec<(f64, f64)>,
+    /// Mean signed error (bias).
+    pub mean_error: f64,
+    /// Mean absolute error.
+    pub mean_abs_error: f64,
+    /// Root mean square error.
+    pub rms_error: f64,
+    /// Largest absolute error.
+    pub max_abs_error: f64,
+}
+
+/// Summarizes relative errors.
+pub fn summarize(errors: &[f64]) -> ErrorSummary {
+    let n = errors.len();
+    let nf = n.max(1) as f64;
+    let within = THRESHOLDS
+        .iter()
+        .map(|&t| {
+            let k = errors.iter().filter(|e| e.abs() <= t + 1e-12).count();
+            (t, k as f64 / nf)
+        })
+        .collect();
+    ErrorSummary {
+        programs: n,
+        within,
+        mean_error: errors.iter().sum::<f64>() / nf,
+        mean_abs_error: errors.iter().map(|e| e.abs()).sum::<f64>() / nf,
+        rms_error: (errors.iter().map(|e| e * e).sum::<f64>() / nf).sqrt(),
+        max_abs_error: errors.iter().map(|e| e.abs()).fold(0.0, f64::max),
+    }
+}
+
+/// How the build being timed differs from the one the machine profile was measured with
+/// (compiler, its version, flags); empty when they agree.
+pub fn setup_differences(machine: &Provenance, tc: &Toolchain) -> Vec<String> {
+    let mut out = vec![];
+    let base = |s: &str| {
+        Path::new(s)
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or(s)
+            .to_string()
+    };
+    let first_line = |s: &str| s.lines().next().unwrap_or("").trim().to_string();
+    if !machine.compiler.is_empty() && base(&machine.compiler) != base(&tc.fc) {
+        out.push(format!(
+            "the machine profile was measured with {}, the program is built with {}",
+            machine.compiler, tc.fc
+        ));
+    } else if !machine.compiler_version.is_empty()
+        && first_line(&machine.compiler_version) != first_line(&tc.version)
+    {
+        out.push(format!(
+            "the machine profile was measured with `{}`, the program is built with `{}`",
+            first_line(&machine.compiler_version),
+            first_line(&tc.version)
+        ));
+    }
+    let want = machine.fflags.split_whitespace().collect::<Vec<_>>();
+    let have = tc.fflags.iter().map(|s| s.as_str()).collect::<Vec<_>>();
+    if want != have {
+        out.push(format!(
+            "the machine profile was measured with flags `{}`, the program is built with `{}`",
+            machine.fflags,
+            tc.fflags.join(" ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_median_and_spread() {
+        let t = Timing::from_runs(vec![3.0, 1.0, 2.0]);
+        assert_eq!(t.median, 2.0);
+        assert_eq!((t.min, t.max), (1.0, 3.0));
+        assert_eq!(t.spread(), 1.0);
+        let t = Timing::from_runs(vec![4.0, 2.0]);
+        assert_eq!(t.median, 3.0);
+    }
+
+    #[test]
+    fn summary_in_saavedras_form() {
+        let e = [0.04, -0.08, 0.12, -0.25, 0.5];
+        let s = summarize(&e);
+        assert_eq!(s.programs, 5);
+        let w: Vec<f64> = s.within.iter().map(|x| x.1).collect();
+        assert_eq!(w, vec![0.2, 0.4, 0.6, 0.6, 0.8]);
+        assert!((s.mean_error - 0.066).abs() < 1e-12);
+        let rms = ((0.0016 + 0.0064 + 0.0144 + 0.0625 + 0.25) / 5.0f64).sqrt();
+        assert!((s.rms_error - rms).abs() < 1e-12);
+        assert_eq!(s.max_abs_error, 0.5);
+        assert!((relative_error(1.1, 1.0) - 0.1).abs() < 1e-12);
+    }
+}

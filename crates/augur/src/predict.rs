@@ -1,0 +1,558 @@
+//! `augur predict`: program profiles × machine profiles → predicted times, the AbOp
+//! report and the breakdowns; several programs form a weighted workload.
+
+use anyhow::{bail, Result};
+use augur_machine::MachineProfile;
+use augur_model::predict::{CostStatus, PartRow};
+use augur_model::{library, CostTable, Estimate, Prediction};
+use augur_program::ProgramProfile;
+use clap::ValueEnum;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// A breakdown the report can show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum By {
+    /// Per abstract operation: executions, share of operations, time, share of time.
+    Abop,
+    /// Per procedure (its own blocks; callees are not included).
+    Procedure,
+    /// Per loop (nested loops included).
+    Loop,
+    /// Per source line.
+    Line,
+    /// Per basic block.
+    Block,
+    /// Per region (`!augur region NAME` ... `!augur end region`).
+    Region,
+}
+
+/// A machine as loaded for prediction.
+pub struct LoadedMachine {
+    /// Name shown (file stem).
+    pub name: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// The profile.
+    pub profile: MachineProfile,
+    /// Its cost table.
+    pub table: CostTable,
+}
+
+impl LoadedMachine {
+    /// Loads a machine given by path or library name.
+    pub fn load(spec: &str) -> Result<LoadedMachine> {
+        let (name, path, profile) = library::load(spec)?;
+        let table = CostTable::from_profile(&profile);
+        Ok(LoadedMachine {
+            name,
+            path,
+            profile,
+            table,
+        })
+    }
+
+    /// `compiler flags` of the profile, for headings.
+    pub fn setup(&self) -> String {
+        let p = &self.profile.provenance;
+        format!("{} {}", p.compiler, p.fflags).trim().to_string()
+    }
+
+    /// Predicts one program on this machine.
+    pub fn predict(&self, program: &ProgramProfile) -> Prediction {
+        augur_model::predict::predict_with(program, &self.table, &self.profile)
+    }
+}
+
+#[derive(Serialize)]
+struct MachineJson<'a> {
+    name: &'a str,
+    path: String,
+    cpu: &'a str,
+    compiler: &'a str,
+    fflags: &'a str,
+}
+
+#[derive(Serialize)]
+struct ProgramJson<'a> {
+    profile: String,
+    weight: f64,
+    warnings: Vec<String>,
+    predictions: Vec<&'a Prediction>,
+}
+
+#[derive(Serialize)]
+struct PredictionJson<'a> {
+    schema: u32,
+    kind: &'static str,
+    machines: Vec<MachineJson<'a>>,
+    programs: Vec<ProgramJson<'a>>,
+    /// Σ weight · time per machine.
+    workload: Vec<Estimate>,
+}
+
+/// Options of `augur predict`.
+pub struct PredictArgs {
+    /// Machines, by path or library name.
+    pub machines: Vec<String>,
+    /// Program profiles.
+    pub profiles: Vec<PathBuf>,
+    /// Weights of the programs in the workload (default 1 each).
+    pub weights: Vec<f64>,
+    /// Breakdowns to show (default: abop, procedure, loop, line, region).
+    pub by: Vec<By>,
+    /// Rows per breakdown.
+    pub top: usize,
+    /// Only this region's prediction.
+    pub region: Option<String>,
+    /// JSON instead of text.
+    pub json: bool,
+}
+
+/// Warnings about a profile whose sources changed since it was made.
+fn source_warnings(profile: &ProgramProfile, path: &Path) -> Vec<String> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    profile
+        .source_changes(&cwd)
+        .into_iter()
+        .filter(|c| c.what == "modified")
+        .map(|c| {
+            format!(
+                "{}: {} changed since this profile was made (its SHA-256 differs); the counts describe the old version: re-run `augur analyze` to update {}",
+                path.display(),
+                c.path,
+                path.display()
+            )
+        })
+        .collect()
+}
+
+/// Runs `augur predict`.
+pub fn run(a: &PredictArgs) -> Result<ExitCode> {
+    if a.machines.is_empty() {
+        let names: Vec<String> = library::list().into_iter().map(|(n, _)| n).collect();
+        bail!(
+            "give a machine with --machine NAME|FILE.toml (library: {})",
+            if names.is_empty() {
+                "none found".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
+    if !a.weights.is_empty() && a.weights.len() != a.profiles.len() {
+        bail!(
+            "--weights has {} value(s) for {} program profile(s); give one weight per profile, in the same order",
+            a.weights.len(),
+            a.profiles.len()
+        );
+    }
+    if a.weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+        bail!("--weights must be non-negative numbers");
+    }
+    let machines = a
+        .machines
+        .iter()
+        .map(|m| LoadedMachine::load(m))
+        .collect::<Result<Vec<_>>>()?;
+    let mut programs = vec![];
+    for p in &a.profiles {
+        let profile = ProgramProfile::read(p)?;
+        let mut warnings = source_warnings(&profile, p);
+        let preds: Vec<Prediction> = machines.iter().map(|m| m.predict(&profile)).collect();
+        if let Some(r) = &a.region {
+            if !profile.regions.iter().any(|x| &x.name == r) {
+                let names: Vec<&str> = profile.regions.iter().map(|x| x.name.as_str()).collect();
+                bail!(
+                    "{}: no region `{r}` (regions: {}); mark one with `!augur region {r}` ... `!augur end region` and re-run `augur analyze`",
+                    p.display(),
+                    if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                );
+            }
+        }
+        warnings.extend(
+            profile
+                .notes
+                .iter()
+                .map(|n| format!("{}: note: {n}", p.display())),
+        );
+        programs.push((p.clone(), profile, preds, warnings));
+    }
+    let weight = |i: usize| a.weights.get(i).copied().unwrap_or(1.0);
+    let workload: Vec<Estimate> = (0..machines.len())
+        .map(|mi| {
+            programs
+                .iter()
+                .enumerate()
+                .fold(Estimate::default(), |acc, (pi, (_, _, preds, _))| {
+                    preds[mi].total.add_weighted(&acc, weight(pi))
+                })
+        })
+        .collect();
+
+    if a.json {
+        let doc = PredictionJson {
+            schema: 1,
+            kind: "augur-prediction",
+            machines: machines
+                .iter()
+                .map(|m| MachineJson {
+                    name: &m.name,
+                    path: m.path.display().to_string(),
+                    cpu: &m.profile.provenance.cpu_model,
+                    compiler: &m.profile.provenance.compiler,
+                    fflags: &m.profile.provenance.fflags,
+                })
+                .collect(),
+            programs: programs
+                .iter()
+                .enumerate()
+                .map(|(i, (p, _, preds, w))| {
+                    let mut warnings = w.clone();
+                    for pr in preds {
+                        warnings.extend(pr.warnings.iter().cloned());
+                    }
+                    ProgramJson {
+                        profile: p.display().to_string(),
+                        weight: weight(i),
+                        warnings,
+                        predictions: preds.iter().collect(),
+                    }
+                })
+                .collect(),
+            workload,
+        };
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut out = String::new();
+    let single = programs.len() == 1 && machines.len() == 1;
+    if !single {
+        out.push_str(&workload_table(&machines, &programs, &workload, &weight));
+    }
+    for (p, profile, preds, warnings) in &programs {
+        for w in warnings {
+            eprintln!("augur: warning: {w}");
+        }
+        for (m, pred) in machines.iter().zip(preds) {
+            for w in &pred.warnings {
+                eprintln!("augur: warning: {} on {}: {w}", p.display(), m.name);
+            }
+            if single || !a.by.is_empty() || a.region.is_some() {
+                out.push_str(&report(p, profile, m, pred, a));
+            }
+        }
+    }
+    print!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+type ProgramEntry = (PathBuf, ProgramProfile, Vec<Prediction>, Vec<String>);
+
+fn workload_table(
+    machines: &[LoadedMachine],
+    programs: &[ProgramEntry],
+    workload: &[Estimate],
+    weight: &dyn Fn(usize) -> f64,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "augur workload prediction: {} program(s) on {} machine(s), seconds (±90%)",
+        programs.len(),
+        machines.len()
+    );
+    let w = 24usize;
+    let _ = write!(s, "{:<28} {:>6}", "program", "weight");
+    for m in machines {
+        let _ = write!(s, " {:>w$}", truncate(&m.name, w));
+    }
+    s.push('\n');
+    for (i, (p, _, preds, _)) in programs.iter().enumerate() {
+        let name = p.file_name().map(|f| f.to_string_lossy().to_string());
+        let _ = write!(
+            s,
+            "{:<28} {:>6}",
+            truncate(&name.unwrap_or_default(), 28),
+            fmt_num(weight(i))
+        );
+        for pr in preds {
+            let _ = write!(s, " {:>w$}", fmt_estimate(&pr.total));
+        }
+        s.push('\n');
+    }
+    let _ = write!(s, "{:<28} {:>6}", "workload Σ weight·time", "");
+    for e in workload {
+        let _ = write!(s, " {:>w$}", fmt_estimate(e));
+    }
+    s.push('\n');
+    if machines.len() > 1 && workload[0].seconds > 0.0 {
+        let _ = write!(
+            s,
+            "{:<28} {:>6}",
+            format!("relative to {}", truncate(&machines[0].name, 16)),
+            ""
+        );
+        for e in workload {
+            let _ = write!(
+                s,
+                " {:>w$}",
+                format!("{:.3}", e.seconds / workload[0].seconds)
+            );
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    s
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(n.saturating_sub(1)).collect();
+        format!("{t}…")
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if x == x.trunc() && x.abs() < 1e6 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// Seconds with 4 significant digits and a unit that fits.
+pub fn fmt_seconds(s: f64) -> String {
+    let a = s.abs();
+    if a >= 1.0 || a == 0.0 {
+        format!("{s:.3} s")
+    } else if a >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else if a >= 1e-6 {
+        format!("{:.3} us", s * 1e6)
+    } else {
+        format!("{:.3} ns", s * 1e9)
+    }
+}
+
+fn fmt_estimate(e: &Estimate) -> String {
+    format!(
+        "{} ±{:.1}%",
+        fmt_seconds(e.seconds),
+        pct(e.half_width90(), e.seconds)
+    )
+}
+
+fn pct(part: f64, whole: f64) -> f64 {
+    if whole > 0.0 {
+        100.0 * part / whole
+    } else {
+        0.0
+    }
+}
+
+/// The full text report of one program on one machine.
+pub fn report(
+    path: &Path,
+    profile: &ProgramProfile,
+    m: &LoadedMachine,
+    pred: &Prediction,
+    a: &PredictArgs,
+) -> String {
+    let mut s = String::new();
+    let prov = &m.profile.provenance;
+    let _ = writeln!(
+        s,
+        "augur prediction: {} on {} ({}, {})",
+        path.display(),
+        m.name,
+        m.setup(),
+        if prov.cpu_model.is_empty() {
+            "unknown CPU"
+        } else {
+            &prov.cpu_model
+        }
+    );
+    let (lo, hi) = pred.total.ci90();
+    let _ = writeln!(
+        s,
+        "predicted time {}   90% interval {} .. {} (from the machine parameters' uncertainty)",
+        fmt_seconds(pred.total.seconds),
+        fmt_seconds(lo),
+        fmt_seconds(hi)
+    );
+    let _ = writeln!(
+        s,
+        "{:.4e} abstract operations; counted with {} {} (run {:.2} s instrumented)",
+        pred.operations,
+        profile.run.compiler,
+        profile.run.fflags.join(" "),
+        profile.run.wall_seconds
+    );
+    if let Some(r) = &a.region {
+        if let Some(row) = pred.regions.iter().find(|x| &x.name == r) {
+            let (lo, hi) = row.estimate.ci90();
+            let _ = writeln!(
+                s,
+                "region {r} ({}:{}-{}): {}   90% interval {} .. {}   {:.1}% of the program",
+                row.file,
+                row.first_line,
+                row.last_line,
+                fmt_seconds(row.estimate.seconds),
+                fmt_seconds(lo),
+                fmt_seconds(hi),
+                100.0 * row.time_share
+            );
+        } else {
+            let _ = writeln!(s, "region {r}: executed no operations");
+        }
+        if a.by.is_empty() {
+            return s;
+        }
+    }
+    let by: Vec<By> = if a.by.is_empty() {
+        vec![By::Abop, By::Procedure, By::Loop, By::Line, By::Region]
+    } else {
+        a.by.clone()
+    };
+    for b in by {
+        match b {
+            By::Abop => s.push_str(&abop_table(pred, a.top)),
+            By::Procedure => s.push_str(&part_table(
+                "procedures (own blocks)",
+                &pred.procedures,
+                a.top,
+            )),
+            By::Loop => s.push_str(&part_table(
+                "loops (nested loops included)",
+                &pred.loops,
+                a.top,
+            )),
+            By::Line => s.push_str(&part_table("lines", &pred.lines, a.top)),
+            By::Block => s.push_str(&part_table("basic blocks", &pred.blocks, a.top)),
+            By::Region => {
+                if !pred.regions.is_empty() || a.by.contains(&By::Region) {
+                    s.push_str(&part_table("regions", &pred.regions, a.top))
+                }
+            }
+        }
+    }
+    if !pred.uncosted.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nwithout a cost on this machine (counted as 0): {}",
+            pred.uncosted
+                .iter()
+                .map(|u| format!("{} x{:.3e} ({})", u.abop, u.executions, u.machine_status))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    s
+}
+
+fn abop_table(pred: &Prediction, top: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\nby abstract operation (largest time first):");
+    let _ = writeln!(
+        s,
+        "  {:<5} {:>13} {:>7} {:>9} {:>12} {:>7}  meaning",
+        "AbOp", "executions", "% ops", "ns/op", "time", "% time"
+    );
+    let shown = pred.abops.len().min(top);
+    for r in &pred.abops[..shown] {
+        let cost = match r.status {
+            CostStatus::Measured => format!("{:.3}", r.cost_ns),
+            CostStatus::NotDetected => "n.d.".to_string(),
+            CostStatus::Missing => "missing".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "  {:<5} {:>13.4e} {:>7.2} {:>9} {:>12} {:>7.2}  {}",
+            r.abop.mnemonic(),
+            r.executions,
+            100.0 * r.operation_share,
+            cost,
+            fmt_seconds(r.seconds),
+            100.0 * r.time_share,
+            r.meaning
+        );
+    }
+    if pred.abops.len() > shown {
+        let rest_t: f64 = pred.abops[shown..].iter().map(|r| r.time_share).sum();
+        let rest_o: f64 = pred.abops[shown..].iter().map(|r| r.operation_share).sum();
+        let _ = writeln!(
+            s,
+            "  ({} more AbOps: {:.2}% of operations, {:.2}% of time; --top N shows more)",
+            pred.abops.len() - shown,
+            100.0 * rest_o,
+            100.0 * rest_t
+        );
+    }
+    s
+}
+
+fn part_table(title: &str, rows: &[PartRow], top: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "\nby {title}:");
+    if rows.is_empty() {
+        let _ = writeln!(s, "  (none)");
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "  {:<34} {:<22} {:>12} {:>7} {:>11} {:>9}  top AbOp",
+        "what", "where", "time", "% time", "operations", "count"
+    );
+    for r in rows.iter().take(top) {
+        let place = if r.first_line == r.last_line {
+            format!("{}:{}", short_path(&r.file), r.first_line)
+        } else {
+            format!("{}:{}-{}", short_path(&r.file), r.first_line, r.last_line)
+        };
+        let count = match (r.executions, r.mean_trips) {
+            (Some(e), Some(t)) => format!("{}x{:.0}", compact(e), t),
+            (Some(e), None) => compact(e),
+            _ => String::new(),
+        };
+        let top_op = r
+            .top_abop
+            .map(|(op, sh)| format!("{} {:.0}%", op.mnemonic(), 100.0 * sh))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  {:<34} {:<22} {:>12} {:>7.2} {:>11.3e} {:>9}  {}",
+            truncate(&r.name, 34),
+            truncate(&place, 22),
+            fmt_seconds(r.estimate.seconds),
+            100.0 * r.time_share,
+            r.operations,
+            count,
+            top_op
+        );
+    }
+    if rows.len() > top {
+        let _ = writeln!(s, "  ({} more; --top N shows more)", rows.len() - top);
+    }
+    s
+}
+
+fn short_path(p: &str) -> String {
+    Path::new(p)
+        .file_name()
+        .map(|f| f.to_string_lossy().to_string())
+        .unwrap_or_else(|| p.to_string())
+}
+
+fn compact(x: f64) -> String {
+    if x < 1e5 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2e}")
+    }
+}

@@ -1,0 +1,238 @@
+//! `augur validate`: analyze, predict, then time real runs of the normally built
+//! program and print predicted against measured.
+
+use crate::cli::SourceArgs;
+use crate::dynamic::{analyze_options, failed_run_error, DynamicArgs};
+use crate::predict::{fmt_seconds, By, LoadedMachine, PredictArgs};
+use anyhow::Result;
+use augur_model::validate::{relative_error, setup_differences, time_program, Timing};
+use augur_model::{Estimate, Prediction};
+use augur_program::toolchain::{BuildInput, RunSpec};
+use augur_program::{AnalyzeError, AnalyzeOptions, ProgramProfile};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The result of validating one program on one machine.
+#[derive(Debug, Serialize)]
+pub struct Validation {
+    /// The program (its first source file).
+    pub program: String,
+    /// The machine's name.
+    pub machine: String,
+    /// Compiler and flags of the timed build.
+    pub build: String,
+    /// How the timed build differs from the machine profile's (empty when it agrees).
+    pub setup_differences: Vec<String>,
+    /// Predicted time.
+    pub predicted: Estimate,
+    /// Measured times of the normal build.
+    pub measured: Timing,
+    /// `(predicted - measured) / measured` of the median.
+    pub error: f64,
+    /// Warnings (uncosted AbOps, differing output...).
+    pub warnings: Vec<String>,
+    /// The full prediction.
+    pub prediction: Prediction,
+    /// The program profile (not in JSON output; written with -o).
+    #[serde(skip)]
+    pub profile: ProgramProfile,
+}
+
+/// Analyzes, predicts and times one program.
+pub fn validate_one(
+    machine: &LoadedMachine,
+    fortran: &[PathBuf],
+    opts: &AnalyzeOptions,
+    extra_fflags: Vec<String>,
+    runs: usize,
+) -> Result<Validation> {
+    let analysis = match augur_program::analyze(fortran, opts) {
+        Ok(a) => a,
+        Err(AnalyzeError::Failed { how, run }) => {
+            return Err(failed_run_error(how, &run, opts.stdin.is_some()))
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let prediction = machine.predict(&analysis.profile);
+    let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
+    let input = BuildInput {
+        fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
+        extra_fflags,
+        c_sources: opts.c_sources.clone(),
+        objects: opts.objects.clone(),
+        link_args: opts.link_args.clone(),
+    };
+    let spec = RunSpec {
+        args: opts.args.clone(),
+        stdin: opts.stdin.clone(),
+        timeout: opts.timeout,
+        env: vec![],
+        cwd: opts.cwd.clone(),
+        capture: true,
+    };
+    let timed = time_program(&opts.toolchain, &input, &spec, runs)?;
+    let mut warnings = prediction.warnings.clone();
+    if timed.stdout != analysis.run.stdout {
+        warnings.push(
+            "the normally built program printed something else than the instrumented one (nondeterministic output, or a difference in floating-point results); the counts may not describe the timed runs"
+                .to_string(),
+        );
+    }
+    let tc = &opts.toolchain;
+    let error = relative_error(prediction.total.seconds, timed.timing.median);
+    Ok(Validation {
+        program: fortran
+            .first()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        machine: machine.name.clone(),
+        build: format!("{} {}", tc.fc, tc.fflags.join(" "))
+            .trim()
+            .to_string(),
+        setup_differences: setup_differences(&machine.profile.provenance, tc),
+        predicted: prediction.total,
+        measured: timed.timing,
+        error,
+        warnings,
+        prediction,
+        profile: analysis.profile,
+    })
+}
+
+/// Preprocessing flags the normal build needs to see what the analysis saw.
+pub fn preprocessing_flags(src: &SourceArgs) -> Vec<String> {
+    let mut f = vec![];
+    if src.cpp {
+        f.push("-cpp".to_string());
+    }
+    f.extend(src.defines.iter().map(|d| format!("-D{d}")));
+    f.extend(src.include.iter().map(|d| format!("-I{}", d.display())));
+    f
+}
+
+/// The compiler and flags to build with: those given, else the machine profile's.
+pub fn build_setup(
+    machine: &LoadedMachine,
+    fc: Option<&str>,
+    fflags: Option<&str>,
+) -> (String, String) {
+    let p = &machine.profile.provenance;
+    let fc = fc
+        .map(str::to_string)
+        .or_else(|| (!p.compiler.is_empty()).then(|| p.compiler.clone()))
+        .unwrap_or_else(|| "gfortran".to_string());
+    let fflags = fflags
+        .map(str::to_string)
+        .unwrap_or_else(|| p.fflags.clone());
+    (fc, fflags)
+}
+
+/// Options of `augur validate` beyond the sources.
+pub struct ValidateArgs {
+    /// Machine (path or library name).
+    pub machine: String,
+    /// Compiler (default: the machine profile's).
+    pub fc: Option<String>,
+    /// Flags (default: the machine profile's).
+    pub fflags: Option<String>,
+    /// Timed runs.
+    pub runs: usize,
+    /// Program arguments.
+    pub args: String,
+    /// Standard input.
+    pub stdin: Option<PathBuf>,
+    /// Time limit of each run, seconds.
+    pub timeout: f64,
+    /// -l.
+    pub libs: Vec<String>,
+    /// -L.
+    pub lib_dirs: Vec<PathBuf>,
+    /// Where to write the program profile.
+    pub profile_out: Option<PathBuf>,
+    /// JSON output.
+    pub json: bool,
+    /// Breakdowns to show.
+    pub by: Vec<By>,
+    /// Rows per breakdown.
+    pub top: usize,
+}
+
+/// Runs `augur validate`.
+pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
+    let machine = LoadedMachine::load(&v.machine)?;
+    let (fc, fflags) = build_setup(&machine, v.fc.as_deref(), v.fflags.as_deref());
+    let d = DynamicArgs {
+        output_file: None,
+        fc,
+        fflags,
+        args: v.args.clone(),
+        stdin: v.stdin.clone(),
+        timeout: v.timeout,
+        program_output: None,
+        libs: v.libs.clone(),
+        lib_dirs: v.lib_dirs.clone(),
+        keep_partial: false,
+        keep_build: None,
+    };
+    let (fortran, opts) = analyze_options(src, &d)?;
+    eprintln!(
+        "augur: counting run (instrumented build with {} {}), then {} timed run(s) of the normal build...",
+        opts.toolchain.fc,
+        opts.toolchain.fflags.join(" "),
+        v.runs.max(1)
+    );
+    let val = validate_one(&machine, &fortran, &opts, preprocessing_flags(src), v.runs)?;
+    if let Some(p) = &v.profile_out {
+        let json = serde_json::to_string_pretty(&val.profile)?;
+        crate::cli::write_atomically(p, json.as_bytes())?;
+        eprintln!("augur: program profile written to {}", p.display());
+    }
+    if v.json {
+        println!("{}", serde_json::to_string_pretty(&val)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let pa = PredictArgs {
+        machines: vec![],
+        profiles: vec![],
+        weights: vec![],
+        by: if v.by.is_empty() {
+            vec![By::Abop, By::Loop]
+        } else {
+            v.by.clone()
+        },
+        top: v.top,
+        region: None,
+        json: false,
+    };
+    let shown = Path::new(&val.program);
+    print!(
+        "{}",
+        crate::predict::report(shown, &val.profile, &machine, &val.prediction, &pa)
+    );
+    println!("\n{}", comparison(&val));
+    for w in val.setup_differences.iter().chain(&val.warnings) {
+        eprintln!("augur: warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Predicted against measured, as text.
+pub fn comparison(v: &Validation) -> String {
+    let (lo, hi) = v.predicted.ci90();
+    let t = &v.measured;
+    format!(
+        "predicted vs measured on {} (built with {}):\n  predicted  {:>12}   (90% interval {} .. {})\n  measured   {:>12}   (median of {} run(s), {} .. {}, spread {:.1}%)\n  error      {:>+11.1}%   (predicted - measured) / measured",
+        v.machine,
+        v.build,
+        fmt_seconds(v.predicted.seconds),
+        fmt_seconds(lo),
+        fmt_seconds(hi),
+        fmt_seconds(t.median),
+        t.runs.len(),
+        fmt_seconds(t.min),
+        fmt_seconds(t.max),
+        100.0 * t.spread(),
+        100.0 * v.error
+    )
+}

@@ -1,0 +1,318 @@
+//! End-to-end tests of `augur predict` and `augur validate` with the real compiler:
+//! predictions, breakdowns, workloads, regions, validation against real runs, bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn augur() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_augur"))
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+/// A small program with a reduction, a stream loop, a call and a region.
+const PROGRAM: &str = "\
+program toy
+  implicit none
+  integer, parameter :: n = 200000
+  real(8) :: x(n), y(n), s
+  integer :: i, rep
+  do i = 1, n
+    x(i) = 1.0d0 / i
+  end do
+  s = 0.0d0
+  !augur region work
+  do rep = 1, 20
+    do i = 1, n
+      y(i) = 2.0d0 * x(i) + 1.0d0
+    end do
+    do i = 1, n
+      s = s + x(i) * y(i)
+    end do
+  end do
+  !augur end region
+  call show(s)
+contains
+  subroutine show(v)
+    real(8), intent(in) :: v
+    print '(es12.5)', v
+  end subroutine show
+end program toy
+";
+
+/// Writes the program and analyzes it (gfortran -O2); returns the directory and profile.
+fn analyzed() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("toy.f90");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let prof = dir.path().join("toy.profile.json");
+    let out = augur()
+        .current_dir(dir.path())
+        .args(["analyze", "toy.f90", "-o", "toy.profile.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out).1);
+    (dir, prof)
+}
+
+fn machine(name: &str) -> String {
+    repo()
+        .join("machines")
+        .join(format!("{name}.toml"))
+        .display()
+        .to_string()
+}
+
+#[test]
+fn prediction_has_an_interval_and_every_breakdown() {
+    let (dir, prof) = analyzed();
+    let out = augur()
+        .current_dir(dir.path())
+        .arg("predict")
+        .arg(&prof)
+        .args(["-m", &machine("gfortran12-O2-epyc-2core")])
+        .output()
+        .unwrap();
+    let (so, se) = text(&out);
+    assert!(out.status.success(), "{se}");
+    assert!(so.contains("predicted time"), "{so}");
+    assert!(so.contains("90% interval"), "{so}");
+    for heading in [
+        "by abstract operation",
+        "by procedures",
+        "by loops",
+        "by lines",
+        "by regions",
+    ] {
+        assert!(so.contains(heading), "missing {heading}: {so}");
+    }
+    assert!(so.contains("ARDL") && so.contains("MRDL"), "{so}");
+    assert!(so.contains("work"), "region shown: {so}");
+
+    // JSON: shares add up to 1, the region is most of the program, the reduction's
+    // loop costs more per iteration than its operations' stream costs allow.
+    let out = augur()
+        .current_dir(dir.path())
+        .arg("predict")
+        .arg(&prof)
+        .args(["-m", &machine("gfortran12-O2-epyc-2core"), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out).1);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "augur-prediction");
+    let pred = &doc["programs"][0]["predictions"][0];
+    let total = pred["total"]["seconds"].as_f64().unwrap();
+    assert!(total > 0.0);
+    let share: f64 = pred["abops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["time_share"].as_f64().unwrap())
+        .sum();
+    assert!(
+        (share - 1.0).abs() < 1e-6,
+        "AbOp time shares sum to {share}"
+    );
+    let ops_share: f64 = pred["abops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["operation_share"].as_f64().unwrap())
+        .sum();
+    assert!((ops_share - 1.0).abs() < 1e-6);
+    let region = &pred["regions"][0];
+    assert_eq!(region["name"], "work");
+    assert!(region["time_share"].as_f64().unwrap() > 0.8);
+    let proc_sum: f64 = pred["procedures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["estimate"]["seconds"].as_f64().unwrap())
+        .sum();
+    assert!((proc_sum - total).abs() <= 1e-9 * total.max(1.0));
+}
+
+#[test]
+fn region_and_workload_across_machines() {
+    let (dir, prof) = analyzed();
+    let out = augur()
+        .current_dir(dir.path())
+        .arg("predict")
+        .arg(&prof)
+        .args([
+            "-m",
+            &machine("gfortran12-O2-epyc-2core"),
+            "--region",
+            "work",
+        ])
+        .output()
+        .unwrap();
+    let (so, se) = text(&out);
+    assert!(out.status.success(), "{se}");
+    assert!(so.contains("region work"), "{so}");
+
+    let out = augur()
+        .current_dir(dir.path())
+        .arg("predict")
+        .arg(&prof)
+        .arg(&prof)
+        .args([
+            "-m",
+            &machine("gfortran12-O2-epyc-2core"),
+            "-m",
+            &machine("gfortran12-O0-epyc-2core"),
+            "--weights",
+            "1,3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out).1);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for m in 0..2 {
+        let one = doc["programs"][0]["predictions"][m]["total"]["seconds"]
+            .as_f64()
+            .unwrap();
+        let w = doc["workload"][m]["seconds"].as_f64().unwrap();
+        assert!((w - 4.0 * one).abs() <= 1e-9 * w, "Σ w·T: {w} vs 4 x {one}");
+    }
+    // -O0 code is predicted slower than -O2 code.
+    assert!(doc["workload"][1]["seconds"].as_f64() > doc["workload"][0]["seconds"].as_f64());
+
+    let out = augur()
+        .current_dir(dir.path())
+        .arg("predict")
+        .arg(&prof)
+        .args([
+            "-m",
+            &machine("gfortran12-O2-epyc-2core"),
+            "--weights",
+            "1,2",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out).1.contains("one weight per profile"));
+}
+
+#[test]
+fn validate_times_real_runs_and_reports_the_error() {
+    let (dir, _) = analyzed();
+    let out = augur()
+        .current_dir(dir.path())
+        .args(["validate", "toy.f90", "--runs", "2", "--json", "-m"])
+        .arg(machine("gfortran12-O2-epyc-2core"))
+        .output()
+        .unwrap();
+    let (so, se) = text(&out);
+    assert!(out.status.success(), "{se}");
+    let doc: serde_json::Value = serde_json::from_str(&so).unwrap();
+    assert_eq!(doc["measured"]["runs"].as_array().unwrap().len(), 2);
+    let pred = doc["predicted"]["seconds"].as_f64().unwrap();
+    let meas = doc["measured"]["median"].as_f64().unwrap();
+    let err = doc["error"].as_f64().unwrap();
+    assert!(meas > 0.0 && pred > 0.0);
+    assert!((err - (pred - meas) / meas).abs() < 1e-9);
+    assert!(doc["setup_differences"].as_array().unwrap().is_empty());
+
+    // Another flag set than the profile's: said so.
+    let out = augur()
+        .current_dir(dir.path())
+        .args([
+            "validate", "toy.f90", "--runs", "1", "--fflags", "-O1", "-m",
+        ])
+        .arg(machine("gfortran12-O2-epyc-2core"))
+        .output()
+        .unwrap();
+    let (so, se) = text(&out);
+    assert!(out.status.success(), "{se}");
+    assert!(so.contains("predicted vs measured"), "{so}");
+    assert!(se.contains("measured with flags `-O2`"), "{se}");
+}
+
+#[test]
+fn bad_inputs_get_clear_messages() {
+    let (dir, prof) = analyzed();
+    let m = machine("gfortran12-O2-epyc-2core");
+    let run = |args: &[&str]| {
+        let o = augur().current_dir(dir.path()).args(args).output().unwrap();
+        assert!(!o.status.success(), "should fail: {args:?}");
+        let (_, se) = text(&o);
+        assert!(!se.contains("panicked"), "{se}");
+        se
+    };
+    // Unknown machine: lists the library.
+    let se = run(&["predict", prof.to_str().unwrap(), "-m", "no-such-machine"]);
+    assert!(se.contains("no machine profile `no-such-machine`"), "{se}");
+    assert!(se.contains("gfortran12-O2-epyc-2core"), "{se}");
+    // Malformed program profile: file, line and column.
+    std::fs::write(dir.path().join("bad.json"), "{\n  \"kind\": \n").unwrap();
+    let se = run(&["predict", "bad.json", "-m", &m]);
+    assert!(se.contains("bad.json:"), "{se}");
+    // A machine profile given as the program profile.
+    let se = run(&["predict", &m, "-m", &m]);
+    assert!(se.contains("not"), "{se}");
+    // A static analysis instead of a profile.
+    let st = augur()
+        .current_dir(dir.path())
+        .args([
+            "analyze",
+            "--static",
+            "--json",
+            "-o",
+            "static.json",
+            "toy.f90",
+        ])
+        .output()
+        .unwrap();
+    assert!(st.status.success());
+    let se = run(&["predict", "static.json", "-m", &m]);
+    assert!(se.contains("static analysis"), "{se}");
+    // Unknown region.
+    let se = run(&[
+        "predict",
+        prof.to_str().unwrap(),
+        "-m",
+        &m,
+        "--region",
+        "nope",
+    ]);
+    assert!(
+        se.contains("no region `nope`") && se.contains("work"),
+        "{se}"
+    );
+    // A corrupt machine profile.
+    std::fs::write(dir.path().join("m.toml"), "schema = 1\nkind = 3\n").unwrap();
+    let se = run(&["predict", prof.to_str().unwrap(), "-m", "m.toml"]);
+    assert!(se.contains("m.toml"), "{se}");
+
+    // Sources changed since the profile: predicted, with a warning naming the file.
+    std::fs::write(
+        dir.path().join("toy.f90"),
+        PROGRAM.replace("n = 200000", "n = 300000"),
+    )
+    .unwrap();
+    let o = augur()
+        .current_dir(dir.path())
+        .arg("predict")
+        .arg(&prof)
+        .args(["-m", &m])
+        .output()
+        .unwrap();
+    let (_, se) = text(&o);
+    assert!(o.status.success(), "{se}");
+    assert!(
+        se.contains("toy.f90 changed since this profile was made"),
+        "{se}"
+    );
+}

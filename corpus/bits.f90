@@ -66,7 +66,7 @@ end module bitlib
 program bits
   use bitlib
   implicit none
-  integer, parameter :: n = 65536 * 64, nfen = 65536
+  integer, parameter :: n = 65536 * 160, nfen = 65536
   integer :: i, k, p1, p2, par, rv, bad, cls(0:3)
   integer(i8) :: h, fen(nfen), q
   integer :: j

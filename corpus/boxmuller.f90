@@ -45,7 +45,7 @@ end module rng
 program boxmuller
   use rng
   implicit none
-  integer, parameter :: npath = 600000, nstep = 24
+  integer, parameter :: npath = 800000, nstep = 24
   real(dp), parameter :: s0 = 100.0_dp, strike = 105.0_dp, r = 0.03_dp, sigma = 0.25_dp, t = 1.0_dp
   real(dp) :: dt, s, z, m1, m2, m3, m4, price, drift, vol, smax
   real(dp) :: last(8)

@@ -12,7 +12,7 @@ C     Runtime class: call-bound.
 C=====================================================================
       PROGRAM CALLH7
       INTEGER N
-      PARAMETER (N = 5000000)
+      PARAMETER (N = 25000000)
       DOUBLE PRECISION F1, F2, QUAD, S1, S2
       REAL FS, TS
       INTEGER INEXT, I, K, L, ISTEP

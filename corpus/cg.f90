@@ -1,13 +1,13 @@
 !=====================================================================
 ! cg.f90 - Conjugate gradient solution of a sparse symmetric
 ! positive definite system: the 2-D 5-point Laplacian plus a
-! diagonal shift on a 300 x 300 grid, stored in compressed sparse
+! diagonal shift on a 400 x 400 grid, stored in compressed sparse
 ! row (CSR) form. Matrix-vector products use indirect column
 ! indices; vector updates use array syntax and dot_product.
 ! Exercises: derived type holding allocatable CSR arrays, indirect
 !   loads x(col(k)), dot_product, sqrt, array syntax axpy,
 !   DO WHILE convergence loop with EXIT, module procedures.
-! Runtime class: memory/array-bound (indirect, ~6 MB).
+! Runtime class: memory/array-bound (indirect, ~16 MB).
 !=====================================================================
 module sparse
   implicit none
@@ -68,7 +68,7 @@ end module sparse
 program cg
   use sparse
   implicit none
-  integer, parameter :: m = 300, maxit = 400
+  integer, parameter :: m = 400, maxit = 600
   type(csr) :: a
   real(dp), allocatable :: x(:), b(:), r(:), p(:), q(:)
   real(dp) :: rho, rho0, alpha, beta, tol, res

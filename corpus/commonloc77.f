@@ -11,7 +11,7 @@ C     Runtime class: compute/array-bound (cache resident).
 C=====================================================================
       PROGRAM CMLC77
       INTEGER N, NREP
-      PARAMETER (N = 20000, NREP = 1500)
+      PARAMETER (N = 20000, NREP = 2100)
       DOUBLE PRECISION GA(N), GB(N), GS
       REAL GR(N), GRS
       INTEGER GI(N), GIS

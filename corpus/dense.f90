@@ -12,7 +12,7 @@
 program dense
   implicit none
   integer, parameter :: dp = kind(1.0d0)
-  integer, parameter :: n = 500, npow = 200
+  integer, parameter :: n = 680, npow = 200
   real, allocatable :: as(:,:), bs(:,:), cs(:,:)
   real(dp), allocatable :: a(:,:), b(:,:), c1(:,:), c2(:,:), c3(:,:), at(:,:)
   real(dp), allocatable :: v(:), w(:)

@@ -126,7 +126,7 @@ program interp
   total = 0
   m%steps = 0
   m%reg = 0
-  do rep = 1, 6
+  do rep = 1, 18
     m%reg(2) = 100000 + 1000 * rep
     call run(code, nc, m)
     total = total + m%reg(3)

@@ -10,7 +10,7 @@
 !=====================================================================
 program life
   implicit none
-  integer, parameter :: n = 512, ngen = 150
+  integer, parameter :: n = 512, ngen = 400
   logical, allocatable :: g(:,:), h(:,:)
   integer, allocatable :: ig(:,:), nb(:,:)
   integer :: i, j, gen, c, im, ip, jm, jp, mism, pop

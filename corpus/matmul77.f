@@ -6,11 +6,11 @@ C     Exercises: COMMON-global double arithmetic, 2-D array address
 C       computation, nested labelled DO loops sharing one CONTINUE
 C       (DO 10 I / DO 10 J), unit and non-unit stride access, calls
 C       with no arguments (data passed through COMMON).
-C     Runtime class: compute-bound (cache resident, 3 x 1.1 MB).
+C     Runtime class: compute-bound (L3 resident, 3 x 2.5 MB).
 C=====================================================================
       PROGRAM MATM77
       INTEGER N
-      PARAMETER (N = 400)
+      PARAMETER (N = 560)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       DOUBLE PRECISION S1, S2, S3, TRACE
@@ -28,7 +28,7 @@ C=====================================================================
 C
       SUBROUTINE INITM
       INTEGER N
-      PARAMETER (N = 400)
+      PARAMETER (N = 560)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J
@@ -42,7 +42,7 @@ C
 C
       SUBROUTINE MULIJK
       INTEGER N
-      PARAMETER (N = 400)
+      PARAMETER (N = 560)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J, K
@@ -60,7 +60,7 @@ C
 C
       SUBROUTINE MULJKI
       INTEGER N
-      PARAMETER (N = 400)
+      PARAMETER (N = 560)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J, K
@@ -79,7 +79,7 @@ C
 C
       SUBROUTINE MULKIJ
       INTEGER N
-      PARAMETER (N = 400)
+      PARAMETER (N = 560)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J, K
@@ -99,7 +99,7 @@ C
 C
       DOUBLE PRECISION FUNCTION TRACE(N)
       INTEGER N
-      DOUBLE PRECISION A(400,400), B(400,400), C(400,400)
+      DOUBLE PRECISION A(560,560), B(560,560), C(560,560)
       COMMON /MATS/ A, B, C
       INTEGER I, J
       TRACE = 0.0D0

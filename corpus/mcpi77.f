@@ -10,7 +10,7 @@ C     Runtime class: compute-bound, call-bound (one call per draw).
 C=====================================================================
       PROGRAM MCPI77
       INTEGER*8 NDRAW
-      PARAMETER (NDRAW = 12000000)
+      PARAMETER (NDRAW = 18000000)
       INTEGER*8 STATE, K, NIN2, NIN4
       DOUBLE PRECISION X, Y, Z, W, RAND8, SEXP, PI2, V4, EST
       EXTERNAL RAND8

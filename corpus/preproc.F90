@@ -13,7 +13,7 @@
 #define N 256
 #endif
 #ifndef SWEEPS
-#define SWEEPS 2500
+#define SWEEPS 6500
 #endif
 #ifdef USE_SINGLE
 #define WP kind(1.0)

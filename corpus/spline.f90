@@ -13,7 +13,7 @@
 program spline
   implicit none
   integer, parameter :: dp = kind(1.0d0)
-  integer, parameter :: nk = 400, ne = 1600000, nfun = 4
+  integer, parameter :: nk = 400, ne = 2600000, nfun = 4
   real(dp) :: xk(nk), yk(nk), m2(nk)
   real(dp) :: x, e, emax, integ, h
   integer :: f, i

@@ -10,7 +10,7 @@ C     Runtime class: branchy.
 C=====================================================================
       PROGRAM STAT77
       INTEGER NCH, NREP
-      PARAMETER (NCH = 2000000, NREP = 20)
+      PARAMETER (NCH = 2000000, NREP = 34)
       CHARACTER*1 BUF(NCH)
       INTEGER NID, NINT, NREAL, NOP, NERR, LMAX
       COMMON /CNT/ NID, NINT, NREAL, NOP, NERR, LMAX

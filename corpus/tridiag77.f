@@ -11,7 +11,7 @@ C     Runtime class: call-bound / compute (small arrays, many calls).
 C=====================================================================
       PROGRAM TRID77
       INTEGER N, NSTEP
-      PARAMETER (N = 1000, NSTEP = 40000)
+      PARAMETER (N = 1000, NSTEP = 56000)
       DOUBLE PRECISION A(N), B(N), C(N), D(N), U(N), W(N)
       DOUBLE PRECISION R, DT, DX, SODD, SEVEN, S3
       INTEGER I, IS

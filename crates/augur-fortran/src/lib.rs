@@ -375,90 +375,185 @@ fn module_order(mods: &[(usize, usize, String, Vec<String>)]) -> Vec<usize> {
 }
 
 /// Records every function's result type, every subroutine's name and every derived type.
+///
+/// Kind selectors are resolved with the named constants visible where they are written
+/// (`real(dp) function f`, `integer(i8) :: t` for a result variable, `real(dp) :: x` in a
+/// derived type): those of the unit itself, of its hosts and of the modules it uses.
 fn collect_globals(root: Node<'_>, src: &str, g: &mut Globals) {
-    let mut stack = vec![root];
-    let scope = Scope::default();
-    while let Some(n) = stack.pop() {
-        match kind_of(n) {
-            "function" => {
-                let stmt = child_of_kind(n, "function_statement");
-                let name = stmt
-                    .and_then(|s| field(s, "name"))
-                    .map(|s| text_of(s, src).trim().to_ascii_lowercase());
-                let result = stmt
-                    .and_then(|s| child_of_kind(s, "function_result"))
-                    .and_then(|r| child_of_kind(r, "identifier"))
-                    .map(|r| text_of(r, src).trim().to_ascii_lowercase());
-                let mut ty: Option<Type> = stmt
-                    .and_then(|s| field(s, "type"))
-                    .filter(|t| kind_of(t) == "intrinsic_type")
-                    .map(|t| parse_intrinsic_type(t, src, &scope));
-                if let Some(name) = name {
-                    let rname = result.unwrap_or_else(|| name.clone());
-                    if ty.is_none() {
-                        ty = declared_type_in(n, &rname, src, &scope);
-                    }
-                    g.functions.insert(name, ty);
+    collect_in(root, src, g, &Scope::default());
+}
+
+/// [`collect_globals`] below `n`, whose enclosing unit sees the constants of `outer`.
+fn collect_in(n: Node<'_>, src: &str, g: &mut Globals, outer: &Scope) {
+    let own;
+    let scope = if matches!(
+        kind_of(n),
+        "program" | "module" | "submodule" | "function" | "subroutine" | "block_data"
+    ) {
+        own = unit_constants(n, src, g, outer);
+        if kind_of(n) == "module" {
+            let consts = own
+                .symbols
+                .iter()
+                .filter_map(|(k, s)| s.value.map(|v| (k.clone(), v)))
+                .collect();
+            g.module_constants.insert(module_name(n, src), consts);
+        }
+        &own
+    } else {
+        outer
+    };
+    match kind_of(n) {
+        "function" => {
+            let stmt = child_of_kind(n, "function_statement");
+            let name = stmt
+                .and_then(|s| field(s, "name"))
+                .map(|s| text_of(s, src).trim().to_ascii_lowercase());
+            let result = stmt
+                .and_then(|s| child_of_kind(s, "function_result"))
+                .and_then(|r| child_of_kind(r, "identifier"))
+                .map(|r| text_of(r, src).trim().to_ascii_lowercase());
+            let mut ty: Option<Type> = stmt
+                .and_then(|s| field(s, "type"))
+                .filter(|t| kind_of(t) == "intrinsic_type")
+                .map(|t| parse_intrinsic_type(t, src, scope));
+            if let Some(name) = name {
+                let rname = result.unwrap_or_else(|| name.clone());
+                if ty.is_none() {
+                    ty = declared_type_in(n, &rname, src, scope);
                 }
+                g.functions.insert(name, ty);
             }
-            "subroutine" => {
-                if let Some(name) =
-                    child_of_kind(n, "subroutine_statement").and_then(|s| field(s, "name"))
+        }
+        "subroutine" => {
+            if let Some(name) =
+                child_of_kind(n, "subroutine_statement").and_then(|s| field(s, "name"))
+            {
+                g.subroutines
+                    .insert(text_of(name, src).trim().to_ascii_lowercase());
+            }
+        }
+        "derived_type_definition" => {
+            let tname = child_of_kind(n, "derived_type_statement")
+                .and_then(|s| child_of_kind(s, "type_name"))
+                .map(|t| text_of(t, src).trim().to_ascii_lowercase());
+            if let Some(tname) = tname {
+                let comps = g.types.entry(tname).or_default();
+                for d in named_children(n)
+                    .into_iter()
+                    .filter(|c| kind_of(c) == "variable_declaration")
                 {
-                    g.subroutines
-                        .insert(text_of(name, src).trim().to_ascii_lowercase());
-                }
-            }
-            "derived_type_definition" => {
-                let tname = child_of_kind(n, "derived_type_statement")
-                    .and_then(|s| child_of_kind(s, "type_name"))
-                    .map(|t| text_of(t, src).trim().to_ascii_lowercase());
-                if let Some(tname) = tname {
-                    let comps = g.types.entry(tname).or_default();
-                    for d in named_children(n)
-                        .into_iter()
-                        .filter(|c| kind_of(c) == "variable_declaration")
-                    {
-                        let ty_node = field(d, "type");
-                        let (ty, dt) = match ty_node {
-                            Some(t) if kind_of(t) == "intrinsic_type" => {
-                                (parse_intrinsic_type(t, src, &scope), None)
-                            }
-                            Some(t) => (
-                                Type::DERIVED,
-                                child_of_kind(t, "type_name")
-                                    .map(|x| text_of(x, src).trim().to_ascii_lowercase()),
-                            ),
-                            None => (Type::UNKNOWN, None),
-                        };
-                        let dim_attr = {
-                            let mut c = d.walk();
-                            let attrs: Vec<Node<'_>> =
-                                d.children_by_field_name("attribute", &mut c).collect();
-                            attrs.into_iter().any(|a| {
-                                syntax::squeeze_lower(text_of(a, src)).starts_with("dimension")
-                            })
-                        };
+                    let ty_node = field(d, "type");
+                    let (ty, dt) = match ty_node {
+                        Some(t) if kind_of(t) == "intrinsic_type" => {
+                            (parse_intrinsic_type(t, src, scope), None)
+                        }
+                        Some(t) => (
+                            Type::DERIVED,
+                            child_of_kind(t, "type_name")
+                                .map(|x| text_of(x, src).trim().to_ascii_lowercase()),
+                        ),
+                        None => (Type::UNKNOWN, None),
+                    };
+                    let dim_attr = {
                         let mut c = d.walk();
-                        for decl in d.children_by_field_name("declarator", &mut c) {
-                            if let Some((name, size, _)) = scope::declarator_name(decl, src) {
-                                let rank = size
-                                    .map(|s| named_children(s).len() as u8)
-                                    .unwrap_or(u8::from(dim_attr));
-                                comps.insert(name, (ty, rank, dt.clone()));
-                            }
+                        let attrs: Vec<Node<'_>> =
+                            d.children_by_field_name("attribute", &mut c).collect();
+                        attrs.into_iter().any(|a| {
+                            syntax::squeeze_lower(text_of(a, src)).starts_with("dimension")
+                        })
+                    };
+                    let mut c = d.walk();
+                    for decl in d.children_by_field_name("declarator", &mut c) {
+                        if let Some((name, size, _)) = scope::declarator_name(decl, src) {
+                            let rank = size
+                                .map(|s| named_children(s).len() as u8)
+                                .unwrap_or(u8::from(dim_attr));
+                            comps.insert(name, (ty, rank, dt.clone()));
                         }
                     }
                 }
-                continue;
+            }
+            return;
+        }
+        _ => {}
+    }
+    let mut cursor = n.walk();
+    let kids: Vec<Node<'_>> = n.named_children(&mut cursor).collect();
+    for c in kids {
+        collect_in(c, src, g, scope);
+    }
+}
+
+/// The named integer constants a unit sees: its host's (`outer`), those of the modules
+/// it uses (collected earlier, or already lowered), and its own PARAMETERs, in order.
+fn unit_constants(unit: Node<'_>, src: &str, g: &Globals, outer: &Scope) -> Scope {
+    let mut s = outer.clone();
+    s.own.clear();
+    for d in named_children(unit) {
+        match kind_of(d) {
+            "use_statement" => {
+                let Some(m) = child_of_kind(d, "module_name") else {
+                    continue;
+                };
+                let m = text_of(m, src).trim().to_ascii_lowercase();
+                if let Some(consts) = g.module_constants.get(&m) {
+                    for (k, v) in consts {
+                        s.define_constant(k, Some(*v));
+                    }
+                } else if let Some(ms) = g.modules.get(&m) {
+                    for (k, sym) in &ms.symbols {
+                        if sym.value.is_some() {
+                            s.define_constant(k, sym.value);
+                        }
+                    }
+                } else if m == "iso_fortran_env" || m == "iso_c_binding" {
+                    for &k in scope::ISO_KIND_NAMES {
+                        s.define_constant(k, scope::kind_function_value(k));
+                    }
+                }
+            }
+            "variable_declaration" => {
+                let mut c = d.walk();
+                let is_param = d
+                    .children_by_field_name("attribute", &mut c)
+                    .any(|a| syntax::squeeze_lower(text_of(a, src)) == "parameter");
+                if !is_param {
+                    continue;
+                }
+                let mut c = d.walk();
+                let decls: Vec<Node<'_>> = d.children_by_field_name("declarator", &mut c).collect();
+                for decl in decls {
+                    if let Some((name, _, Some(v))) = scope::declarator_name(decl, src) {
+                        let value = constant_value(v, src, &s);
+                        s.define_constant(&name, value);
+                    }
+                }
+            }
+            "parameter_statement" => {
+                for pa in named_children(d) {
+                    if kind_of(pa) != "parameter_assignment" {
+                        continue;
+                    }
+                    let kids = named_children(pa);
+                    if let (Some(n), Some(v)) = (kids.first(), kids.get(1)) {
+                        let name = text_of(*n, src).trim().to_ascii_lowercase();
+                        let value = constant_value(*v, src, &s);
+                        s.define_constant(&name, value);
+                    }
+                }
             }
             _ => {}
         }
-        let mut cursor = n.walk();
-        for c in n.named_children(&mut cursor) {
-            stack.push(c);
-        }
     }
+    s
+}
+
+/// Integer value of a constant expression node (literal, named constant, simple
+/// arithmetic, or a kind inquiry such as `kind(1.0d0)` or `selected_int_kind(18)`).
+fn constant_value(v: Node<'_>, src: &str, s: &Scope) -> Option<i64> {
+    let t = syntax::squeeze_lower(text_of(v, src));
+    scope::const_int(&t, s).or_else(|| scope::kind_function_value(&t))
 }
 
 /// The type a function body declares for its result variable.

@@ -1611,38 +1611,22 @@ impl<'a> Lowerer<'a> {
             .find(|k| kind_of(k) == "parenthesized_expression")
             .copied();
         if let Some(m) = mask_node {
-            let mask = self.expr(m);
-            // The mask is evaluated per element of its own shape.
-            let lhs_like = mask.clone();
-            let kind = StmtKind::Where { mask };
-            let mut counts = count_stmt(&kind);
-            if lhs_like.array {
-                let per = std::mem::take(&mut counts.once);
-                counts.once.inc(AbOp::ALIN);
-                let mut per = per;
-                per.inc(AbOp::ALOV);
-                counts.groups.insert(
-                    0,
-                    augur_ir::count::ElementGroup {
-                        elements: format!("size({lhs_like})"),
-                        constant_elements: None,
-                        counts: per,
-                    },
-                );
-            }
-            // The WHERE statement spans its mask, not the whole construct.
-            let span = self.header_span(node, Some(m));
-            let text = self.text_pos(node, Some(m));
-            let idx = self.push_stmt_spanned(span, text, kind);
-            let b = self.current(span);
-            self.attach(b, idx, counts);
+            self.where_mask(node, m);
         }
         for k in kids {
             match kind_of(k) {
                 "elsewhere_clause" => {
                     self.coverage.statements += 1;
                     self.coverage.lowered += 1;
-                    for s in named_children(k) {
+                    let clause = named_children(k);
+                    // A masked ELSEWHERE evaluates its mask like the WHERE does.
+                    if let Some(m) = clause
+                        .iter()
+                        .find(|c| kind_of(c) == "parenthesized_expression")
+                    {
+                        self.where_mask(k, *m);
+                    }
+                    for s in clause {
                         if is_statement_like(kind_of(s)) {
                             self.statement(s);
                         }
@@ -1653,6 +1637,35 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
+    }
+
+    /// The mask `m` of a WHERE statement or masked ELSEWHERE `node`: a statement whose
+    /// operations run once per element of the mask's shape.
+    fn where_mask(&mut self, node: Node<'_>, m: Node<'_>) {
+        let mask = self.expr(m);
+        let lhs_like = mask.clone();
+        let kind = StmtKind::Where { mask };
+        let mut counts = count_stmt(&kind);
+        if lhs_like.array {
+            let per = std::mem::take(&mut counts.once);
+            counts.once.inc(AbOp::ALIN);
+            let mut per = per;
+            per.inc(AbOp::ALOV);
+            counts.groups.insert(
+                0,
+                augur_ir::count::ElementGroup {
+                    elements: format!("size({lhs_like})"),
+                    constant_elements: None,
+                    counts: per,
+                },
+            );
+        }
+        // The statement spans its mask, not the whole construct or clause.
+        let span = self.header_span(node, Some(m));
+        let text = self.text_pos(node, Some(m));
+        let idx = self.push_stmt_spanned(span, text, kind);
+        let b = self.current(span);
+        self.attach(b, idx, counts);
     }
 
     fn forall(&mut self, node: Node<'_>) {

@@ -17,6 +17,9 @@ pub struct Globals {
     pub subroutines: std::collections::HashSet<String>,
     /// Variables of each module, already marked with module storage.
     pub modules: HashMap<String, ModuleScope>,
+    /// Named integer constants of each module (kind parameters above all), known before
+    /// the module is lowered.
+    pub module_constants: HashMap<String, HashMap<String, i64>>,
     /// Derived types by lower-case name.
     pub types: HashMap<String, Components>,
 }
@@ -143,6 +146,13 @@ impl Scope {
             self.symbols.remove(name);
         }
         self.get_or_implicit(name)
+    }
+
+    /// Declares `name` as a named constant of this unit with its integer value, if known.
+    pub fn define_constant(&mut self, name: &str, value: Option<i64>) {
+        let sym = self.declare(name);
+        sym.storage = Storage::Parameter;
+        sym.value = value;
     }
 
     /// Integer value of a named constant, if known.

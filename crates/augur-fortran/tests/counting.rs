@@ -585,3 +585,30 @@ end program t
     assert_eq!(el.counts.get(augur_ir::AbOp::ALOV), 1.0);
     assert_eq!(el.counts.get(augur_ir::AbOp::ARR1), 1.0);
 }
+
+#[test]
+fn masked_elsewhere_evaluates_its_mask() {
+    // The mask of a masked ELSEWHERE is an array expression evaluated per element, like
+    // the WHERE's own mask; a plain ELSEWHERE has none.
+    let src = "program t
+  implicit none
+  real :: u(10), v(10)
+  v = 1.0
+  where (v > 2.0)             ! @where
+    u = 1.0
+  elsewhere (v < -2.0)        ! @masked
+    u = 2.0
+  elsewhere                   ! @plain
+    u = 3.0
+  end where
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let el = |m: &str| elements_at(u, line_of(src, m));
+    assert_eq!(fmt_counts(&el("@where").counts), "CRSL 1, ALOV 1");
+    assert_eq!(fmt_counts(&el("@masked").counts), "CRSL 1, ALOV 1");
+    assert!(blocks_with(u, line_of(src, "@plain"), &[augur_ir::BlockKind::Elements]).is_empty());
+    // One ALIN for each mask and each assignment, and for `v = 1.0`.
+    assert_eq!(block_ops(u, line_of(src, "@where")), "ALIN 6");
+}

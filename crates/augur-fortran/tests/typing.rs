@@ -280,3 +280,130 @@ end program t
         "SRDG 1, MRDG 1, ARR1 2"
     );
 }
+
+#[test]
+fn function_result_kinds_from_named_constants() {
+    // Result kinds written with a module's kind constants: in the prefix, in the type
+    // of a RESULT variable, and in the type of the function-name variable. The calls
+    // must not count a conversion (CVII/CVSD) on assignment to variables of that kind.
+    let src = "module kinds
+  implicit none
+  integer, parameter :: i8 = selected_int_kind(18), dp = kind(1.0d0)
+contains
+  function nxt(s) result(t)
+    integer(i8), intent(in) :: s
+    integer(i8) :: t
+    t = s + 1_i8
+  end function nxt
+  integer(i8) function nx2(s)
+    integer(i8), intent(in) :: s
+    nx2 = s + 1_i8
+  end function nx2
+  function half(x)
+    real(dp), intent(in) :: x
+    real(dp) :: half
+    half = 0.5_dp * x
+  end function half
+end module kinds
+program t
+  use kinds
+  implicit none
+  integer(i8) :: s
+  real(dp) :: x
+  s = 1_i8
+  x = 1.0_dp
+  s = nxt(s)                  ! @nxt
+  s = nx2(s)                  ! @nx2
+  x = half(x)                 ! @half
+  x = inner(x)                ! @inner
+  print *, s, x
+contains
+  function inner(y) result(r)
+    real(dp), intent(in) :: y
+    real(dp) :: r
+    r = y
+  end function inner
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    assert_eq!(stmt_ops(u, line_of(src, "@nxt")), "PROC 1, ARGL 1, SIDL 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@nx2")), "PROC 1, ARGL 1, SIDL 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@half")), "SRDL 1, PROC 1, ARGL 1");
+    assert_eq!(
+        stmt_ops(u, line_of(src, "@inner")),
+        "SRDL 1, PROC 1, ARGL 1"
+    );
+}
+
+#[test]
+fn derived_type_component_kinds_from_named_constants() {
+    // Component kinds written with a kind constant of the module (or of the program)
+    // that defines the type.
+    let src = "module bodies
+  implicit none
+  integer, parameter :: dp = selected_real_kind(15, 300)
+  type body
+    real(dp) :: x, m
+  end type body
+end module bodies
+program t
+  use bodies
+  implicit none
+  integer, parameter :: i8 = selected_int_kind(18)
+  type counter
+    integer(i8) :: n
+  end type counter
+  type(body) :: b(4)
+  type(counter) :: c
+  real(dp) :: s
+  c%n = 0_i8
+  s = b(1)%x * b(2)%m         ! @mul
+  c%n = c%n + 1_i8            ! @add
+  print *, s, c%n
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    assert_eq!(stmt_ops(u, line_of(src, "@mul")), "SRDL 1, MRDL 1");
+    assert_eq!(stmt_ops(u, line_of(src, "@add")), "SIDL 1, AIDL 1");
+}
+
+#[test]
+fn function_kinds_from_constants_of_a_module_in_another_file() {
+    let a = analyze_files(&[
+        (
+            "k.f90",
+            "module k
+  implicit none
+  integer, parameter :: wp = kind(1.0d0)
+end module k
+",
+        ),
+        (
+            "f.f90",
+            "module f
+  use k
+  implicit none
+contains
+  real(wp) function sq(x)
+    real(wp), intent(in) :: x
+    sq = x * x
+  end function sq
+end module f
+program t
+  use f
+  use k
+  implicit none
+  real(wp) :: y
+  y = 2.0_wp
+  y = sq(y)
+  print *, y
+end program t
+",
+        ),
+    ]);
+    a.assert_clean();
+    let u = a.unit("t");
+    assert_eq!(stmt_ops(u, 16), "SRDL 1, PROC 1, ARGL 1");
+}

@@ -465,6 +465,38 @@ end program
 }
 
 #[test]
+fn masked_elsewhere_counts_its_mask_elements() {
+    // The masks of WHERE and of a masked ELSEWHERE run once per element of their shape,
+    // each time the construct runs; the construct sits in a loop of 3 iterations.
+    let c = case(
+        "elsewhere.f90",
+        "program elsew
+  implicit none
+  real :: u(8), v(8)
+  integer :: i, k
+  do i = 1, 8
+    v(i) = real(i) - 4.5
+  end do
+  do k = 1, 3
+    where (v > 2.0)
+      u = 1.0
+    elsewhere (v < -2.0 * k)
+      u = 2.0
+    elsewhere
+      u = 3.0
+    end where
+    v = v * 1.5
+  end do
+  print *, sum(u), sum(v)
+end program
+",
+    );
+    assert_eq!(c.mu(9, BlockKind::Elements), 24.0);
+    assert_eq!(c.mu(11, BlockKind::Elements), 24.0);
+    assert_eq!(c.mu(12, BlockKind::Elements), 24.0);
+}
+
+#[test]
 fn labelled_do_shared_termination() {
     let c = case(
         "sharedterm.f",

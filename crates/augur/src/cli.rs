@@ -84,6 +84,33 @@ enum Command {
         /// The second profile (B).
         b: PathBuf,
     },
+    /// Measure stream-context AbOp costs and add them to a machine profile.
+    ///
+    /// The costs `characterize` measures are latencies (dependent chains); loops whose
+    /// iterations are independent run several times faster on an out-of-order,
+    /// vectorizing CPU. This generates about 90 small loop kernels (independent
+    /// iterations, L1-resident), builds them with the profile's compiler and flags, times
+    /// them, and fits per-AbOp costs by non-negative least squares over augur's own counts
+    /// of the kernels. The fitted costs go into the profile's `stream` table (the file is
+    /// replaced atomically); AbOps not fitted keep only their chain cost.
+    Stream {
+        /// The machine profile to update in place; its provenance gives the compiler and
+        /// flags.
+        #[arg(long)]
+        machine: PathBuf,
+        /// Fortran compiler (instead of the profile's).
+        #[arg(long)]
+        fc: Option<String>,
+        /// Compiler flags (instead of the profile's).
+        #[arg(long, allow_hyphen_values = true)]
+        fflags: Option<String>,
+        /// 3 observations of 10 ms per kernel instead of 7 of 20 ms.
+        #[arg(long)]
+        quick: bool,
+        /// Print the per-kernel table (counts, measured, fitted, leave-one-out).
+        #[arg(long)]
+        kernels: bool,
+    },
     /// Benchmarks of augur itself (front-end throughput and memory).
     Bench {
         #[command(subcommand)]
@@ -395,6 +422,13 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             output,
         } => crate::characterize::characterize(&fc, &fflags, quick, precise, &only, &output),
         Command::Diff { a, b } => crate::characterize::diff(&a, &b),
+        Command::Stream {
+            machine,
+            fc,
+            fflags,
+            quick,
+            kernels,
+        } => crate::stream::run(&machine, fc.as_deref(), fflags.as_deref(), quick, kernels),
         Command::Bench { what } => match what {
             BenchCommand::Overhead {
                 fflags,

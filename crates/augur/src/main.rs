@@ -10,6 +10,7 @@ mod corpus;
 mod dynamic;
 mod predict;
 mod static_report;
+mod stream;
 mod validate;
 
 use clap::Parser;

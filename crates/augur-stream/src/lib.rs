@@ -1,0 +1,614 @@
+//! Stream-context AbOp costs: what each abstract operation costs inside loops whose
+//! iterations are independent, as the machine's compiler and flags build them.
+//!
+//! # Why
+//!
+//! The narrow-spectrum characterizer (`augur-machine`) times each AbOp in a dependent
+//! chain (`x = x + a` repeated): its *latency*. An out-of-order, vectorizing CPU overlaps
+//! the iterations of ordinary array loops (`y(i) = x(i) + a*x(i+1)`), so chain costs
+//! over-predict such loops several times over. This crate measures the costs in the
+//! *stream* context instead, indirectly, in the spirit of Saavedra-Barrera's indirect
+//! tests (dissertation §2.6, digest 001 §4.3 and §4.7), generalized to a least-squares
+//! fit over many experiments.
+//!
+//! # Method
+//!
+//! 1. **Kernels** ([`gen`]): about 90 deterministic, seeded random Fortran loop kernels,
+//!    each one innermost loop of 512 independent iterations (L1-resident: at most 25 KB
+//!    of arrays) with 1-3 assignments of random expression trees over `real(8)`,
+//!    `real(4)`, `integer(4)` and `complex(8)` array elements, scalars and literals, with
+//!    `+ - * /`, `sqrt abs exp sin max mod`, shifted (`x(i+1)`), 2-D and gathered
+//!    (`x(idx(i))`) operands, mixed kinds, local (dummy) or global (module) operands, and
+//!    data-dependent IFs on a fixed random pattern.
+//! 2. **Counts** ([`counts`]): augur's own front end and counting rules give each
+//!    kernel's AbOps per element iteration (the innermost loop's header and body blocks,
+//!    IF branches weighted by the pattern's fraction), so the parameters are in the units
+//!    of program counts.
+//! 3. **Timing**: one generated program (plus a separately compiled support file for
+//!    initialization and an opaque result routine, and the dispatcher in a third file so
+//!    nothing is inlined across) calibrates each kernel's repetitions to a window
+//!    (20 ms by default) and takes R observations (7; quick 3); a kernel's time is the
+//!    mean of the lower half of its observations (ns per element iteration), a trimmed
+//!    mean robust to the time other processes take. Kernels that fail to build, give non-finite or
+//!    denormal results, or whose loop the compiler removed are dropped with a note.
+//! 4. **Fit** ([`fit`]): non-negative least squares (Lawson-Hanson, [`nnls`]) of
+//!    t_k = Σ_i c_ki·p_i weighted by 1/t_k (relative errors), over the AbOps that appear
+//!    in at least 4 kernels and are not collinear with others; standard errors from the
+//!    residual variance and (AᵀWA)⁻¹, 90% intervals with K - P degrees of freedom, R²
+//!    and leave-one-out cross-validation of the kernel times.
+//!
+//! # Limits
+//!
+//! * The model is linear: the cost of a kernel is the sum of its operations' costs. Real
+//!   stream loops are limited by several resources at once (load/store ports, FP units,
+//!   the front end), so a parameter is an *average marginal* cost over kernels like
+//!   these, not a property of one instruction. The LOO error says how well it transfers.
+//! * `LOOV` is present once per iteration in every kernel, so it is the intercept: it
+//!   absorbs everything constant per iteration (and the per-repetition call, amortized
+//!   over 512 iterations).
+//! * Costs are for L1-resident data; memory traffic beyond L1 is the memory term's job.
+//! * Branch misprediction of the IF kernels is linear in the THEN fraction only through
+//!   the block weights; the pattern's randomness is charged to `GOTO` and the compares.
+//! * AbOps that appear in too few kernels, or always in the same ratio as others, get no
+//!   stream entry; the predictor falls back to their chain cost.
+
+pub mod counts;
+pub mod fit;
+pub mod gen;
+pub mod nnls;
+
+use augur_ir::{AbOp, AbOpCounts};
+use augur_machine::profile::{AbOpEntry, MachineProfile, MEASURED, NOT_DETECTED};
+use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain, ToolchainError};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How much to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamSettings {
+    /// Target duration of one observation, ms (at least 20 by default).
+    pub window_ms: f64,
+    /// Observations per kernel.
+    pub observations: u32,
+    /// Number of kernels generated.
+    pub kernels: usize,
+    /// Seed of the generator.
+    pub seed: u64,
+    /// An AbOp must appear in at least this many kernels to get a parameter.
+    pub min_kernels: usize,
+    /// Keep the generated sources and build here instead of a temporary directory.
+    pub keep_dir: Option<PathBuf>,
+}
+
+impl Default for StreamSettings {
+    /// 90 kernels, 7 observations of 20 ms each.
+    fn default() -> StreamSettings {
+        StreamSettings {
+            window_ms: 20.0,
+            observations: 7,
+            kernels: 90,
+            seed: 20_261_122,
+            min_kernels: 4,
+            keep_dir: None,
+        }
+    }
+}
+
+impl StreamSettings {
+    /// Quick mode: 3 observations of 10 ms.
+    pub fn quick() -> StreamSettings {
+        StreamSettings {
+            window_ms: 10.0,
+            observations: 3,
+            ..StreamSettings::default()
+        }
+    }
+}
+
+/// One kernel of the result table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRow {
+    /// The subroutine's name (`aug_k12`).
+    pub name: String,
+    /// What it is, e.g. `r8 local gather, 2 stmt`.
+    pub description: String,
+    /// AbOps per element iteration.
+    pub counts: AbOpCounts,
+    /// Measured ns per element iteration (median of the observations); NaN if not measured.
+    pub measured_ns: f64,
+    /// Standard deviation of the observations, ns.
+    pub sd_ns: f64,
+    /// Observations taken.
+    pub observations: usize,
+    /// Time the fitted model gives, ns (NaN if the kernel was not in the fit).
+    pub fitted_ns: f64,
+    /// Leave-one-out prediction, ns (NaN if the kernel was not in the fit).
+    pub loo_ns: f64,
+    /// Why the kernel is not in the fit, if it is not.
+    pub note: Option<String>,
+}
+
+/// Statistics of the fit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitStats {
+    /// Kernels generated.
+    pub generated: usize,
+    /// Kernels used in the fit (K).
+    pub kernels: usize,
+    /// Parameters fitted (P).
+    pub parameters: usize,
+    /// R² of fitted against measured kernel times.
+    pub r2: f64,
+    /// Median relative error of the leave-one-out predictions of the kernel times.
+    pub loo_median: f64,
+    /// 90th percentile of the same.
+    pub loo_p90: f64,
+    /// Median relative error of the fitted kernel times (in-sample).
+    pub fit_median: f64,
+    /// Wall time of the whole measurement, s.
+    pub elapsed_s: f64,
+    /// AbOps that appear in kernels but got no parameter, with the reason.
+    pub unfitted: Vec<(AbOp, String)>,
+}
+
+/// What [`characterize_stream`] measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamResult {
+    /// The stream-context entries, for [`MachineProfile::stream`].
+    pub entries: BTreeMap<AbOp, AbOpEntry>,
+    /// Every generated kernel.
+    pub kernels: Vec<KernelRow>,
+    /// The fit's statistics.
+    pub stats: FitStats,
+    /// Notes: kernels dropped and why.
+    pub notes: Vec<String>,
+}
+
+/// Why a stream characterization failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The compiler does not exist or does not run.
+    #[error("{0}")]
+    NoCompiler(String),
+    /// The compiler rejected the flags.
+    #[error("{0}")]
+    FlagsRejected(String),
+    /// The generated program did not build (not the fault of single kernels).
+    #[error("the stream kernels do not build: {0}")]
+    Build(String),
+    /// The program could not be run or printed nothing usable.
+    #[error("the stream kernels did not run: {0}")]
+    Run(String),
+    /// Too few kernels measured for a fit.
+    #[error("cannot fit the stream costs: {0}")]
+    Fit(String),
+    /// A file-system error.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Measures the stream-context costs with `tc`: generates the kernels, counts them, builds
+/// and times them, and fits. `progress` gets one line per step.
+pub fn characterize_stream(
+    tc: &Toolchain,
+    settings: StreamSettings,
+    progress: &mut dyn FnMut(&str),
+) -> Result<StreamResult, StreamError> {
+    let start = Instant::now();
+    tc.check_flags().map_err(|e| match e {
+        ToolchainError::CompilerNotFound { .. } | ToolchainError::CompilerFailed { .. } => {
+            StreamError::NoCompiler(e.to_string())
+        }
+        ToolchainError::FlagsRejected { .. } | ToolchainError::BadFlagSyntax { .. } => {
+            StreamError::FlagsRejected(e.to_string())
+        }
+        ToolchainError::Io { .. } => StreamError::Io(e.to_string()),
+    })?;
+    let tmp;
+    let dir: PathBuf = match &settings.keep_dir {
+        Some(d) => {
+            std::fs::create_dir_all(d)
+                .map_err(|e| StreamError::Io(format!("cannot create {}: {e}", d.display())))?;
+            d.clone()
+        }
+        None => {
+            tmp = tempfile::Builder::new()
+                .prefix("augur-stream-")
+                .tempdir()
+                .map_err(|e| {
+                    StreamError::Io(format!("cannot create a temporary directory: {e}"))
+                })?;
+            tmp.path().to_path_buf()
+        }
+    };
+    let kernels = gen::generate_kernels(settings.kernels, settings.seed);
+    let mut notes: Vec<String> = vec![];
+    let mut failed: BTreeMap<usize, String> = BTreeMap::new();
+    progress(&format!(
+        "stream: {} kernels generated; building with {} {}",
+        kernels.len(),
+        tc.fc,
+        tc.fflags.join(" ")
+    ));
+    // Build, leaving out kernels that do not compile.
+    let (exe, active, act, sources) = build_all(tc, &kernels, &dir, &mut failed, progress)?;
+    // Counts.
+    let kpath = dir.join("augkern.f90");
+    let counted = counts::kernel_counts(&kpath, &act, &sources.lines);
+    let mut kcounts: Vec<AbOpCounts> = vec![AbOpCounts::new(); kernels.len()];
+    for (j, c) in counted.into_iter().enumerate() {
+        match c {
+            Ok(c) => kcounts[active[j]] = c,
+            Err(e) => {
+                failed.insert(active[j], e);
+            }
+        }
+    }
+    // Timing, a chunk of kernels per run.
+    let to_time: Vec<usize> = active
+        .iter()
+        .copied()
+        .filter(|i| !failed.contains_key(i))
+        .collect();
+    let mut obs: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+    let chunk = 12;
+    let per_kernel = settings.window_ms * (settings.observations as f64 + 3.0) / 1000.0;
+    for (ci, ids) in to_time.chunks(chunk).enumerate() {
+        progress(&format!(
+            "stream: timing kernels {}-{} of {} ({:.0} s elapsed)",
+            ci * chunk + 1,
+            ci * chunk + ids.len(),
+            to_time.len(),
+            start.elapsed().as_secs_f64()
+        ));
+        let mut spec = RunSpec::new(
+            &dir,
+            Duration::from_secs_f64(60.0 + 20.0 * per_kernel * ids.len() as f64),
+        );
+        spec.args = vec![
+            format!("{}", settings.window_ms * 1e6),
+            settings.observations.to_string(),
+        ];
+        // Program ids are 1-based positions among the active kernels.
+        let pos = |i: usize| active.iter().position(|&a| a == i).unwrap_or(0) + 1;
+        spec.args.extend(ids.iter().map(|&i| pos(i).to_string()));
+        let ran = toolchain::run(&exe, &spec).map_err(|e| StreamError::Run(e.to_string()))?;
+        let text = String::from_utf8_lossy(&ran.stdout);
+        let out = parse_output(&text);
+        let Some(rate) = out.rate.filter(|&r| r > 0) else {
+            return Err(StreamError::Run(format!(
+                "the timing program printed no clock rate ({})",
+                ran.describe()
+            )));
+        };
+        for &i in ids {
+            let p = pos(i);
+            if out.bad.contains(&p) {
+                failed.insert(i, "non-finite or denormal results".to_string());
+            } else if out.gone.contains(&p) {
+                failed.insert(i, "the compiler removed the loop".to_string());
+            } else {
+                let v: Vec<f64> = out
+                    .obs
+                    .iter()
+                    .filter(|o| o.0 == p)
+                    .map(|o| o.2 as f64 * 1e9 / rate as f64 / (o.1 as f64 * gen::N as f64))
+                    .filter(|t| t.is_finite() && *t > 0.0)
+                    .collect();
+                if v.is_empty() {
+                    let why = if ran.success() {
+                        "no observations".to_string()
+                    } else {
+                        format!("the run ended early: {}", ran.describe())
+                    };
+                    failed.insert(i, why);
+                } else {
+                    obs.insert(i, v);
+                }
+            }
+        }
+    }
+    // Fit.
+    let times: Vec<f64> = (0..kernels.len())
+        .map(|i| obs.get(&i).map_or(f64::NAN, |v| lower_half_mean(v)))
+        .collect();
+    for (i, why) in &failed {
+        notes.push(format!("{}: dropped: {why}", kernels[*i].name()));
+    }
+    progress(&format!("stream: {} kernels timed; fitting", obs.len()));
+    let f = fit::fit(&kcounts, &times, settings.min_kernels).map_err(StreamError::Fit)?;
+    for (i, why) in &f.dropped {
+        if !failed.contains_key(i) {
+            notes.push(format!("{}: not in the fit: {why}", kernels[*i].name()));
+        }
+    }
+    let elapsed_s = start.elapsed().as_secs_f64();
+    let stats = FitStats {
+        generated: kernels.len(),
+        kernels: f.used.len(),
+        parameters: f.columns.len(),
+        r2: f.r2,
+        loo_median: f.loo_median,
+        loo_p90: f.loo_p90,
+        fit_median: f.fit_median,
+        elapsed_s,
+        unfitted: f.unfitted.clone(),
+    };
+    let entries = entries(&f, &stats);
+    let rows = kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let v = obs.get(&i);
+            let note = failed.get(&i).cloned().or_else(|| {
+                f.dropped
+                    .iter()
+                    .find(|(j, _)| *j == i)
+                    .map(|(_, w)| w.clone())
+            });
+            KernelRow {
+                name: k.name(),
+                description: k.description.clone(),
+                counts: kcounts[i].clone(),
+                measured_ns: times[i],
+                sd_ns: v.map_or(f64::NAN, |v| sd(v)),
+                observations: v.map_or(0, Vec::len),
+                fitted_ns: f.fitted[i],
+                loo_ns: f.loo[i],
+                note,
+            }
+        })
+        .collect();
+    Ok(StreamResult {
+        entries,
+        kernels: rows,
+        stats,
+        notes,
+    })
+}
+
+/// Replaces the profile's stream entries with those of `result`.
+pub fn apply(profile: &mut MachineProfile, result: &StreamResult) {
+    profile.stream = result.entries.clone();
+}
+
+/// The entries of a fit: `measured` when the 90% interval excludes 0, else `not
+/// detected` (with the fitted mean). `sd_ns` is the parameter's standard error and
+/// `observations` the number of kernels.
+fn entries(f: &fit::Fit, s: &FitStats) -> BTreeMap<AbOp, AbOpEntry> {
+    f.columns
+        .iter()
+        .enumerate()
+        .map(|(j, &op)| {
+            let (p, se, ci) = (f.params[j], f.se[j], f.ci90[j]);
+            let status = if ci.is_finite() && p - ci > 0.0 {
+                MEASURED
+            } else {
+                NOT_DETECTED
+            };
+            let context = format!(
+                "stream context: indirect least squares over {} loop kernels (n={}, L1-resident), \
+                 {} parameters, {op} in {} kernels; R² {:.3}; LOO median error {:.1}%, p90 {:.0}%; \
+                 sd_ns is the parameter's standard error",
+                s.kernels,
+                gen::N,
+                s.parameters,
+                f.appearances[j],
+                s.r2,
+                100.0 * s.loo_median,
+                100.0 * s.loo_p90
+            );
+            (
+                op,
+                AbOpEntry {
+                    status: status.to_string(),
+                    mean_ns: Some(p),
+                    sd_ns: se.is_finite().then_some(se),
+                    ci90_ns: ci.is_finite().then_some(ci),
+                    observations: s.kernels as u32,
+                    context,
+                },
+            )
+        })
+        .collect()
+}
+
+/// The mean of the lower half of the observations (the lowest ceil(n/2)): a one-sided
+/// trimmed mean. Disturbances (other processes, interrupts) only ever add time
+/// (Saavedra §2.6.4), so on a loaded machine the upper half is where they are.
+pub fn lower_half_mean(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.is_empty() {
+        return f64::NAN;
+    }
+    s.sort_by(f64::total_cmp);
+    let h = s.len().div_ceil(2);
+    s[..h].iter().sum::<f64>() / h as f64
+}
+
+fn sd(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return f64::NAN;
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+}
+
+/// Builds the program for the kernels not in `failed`, dropping kernels that do not
+/// compile (recorded in `failed`). Returns the executable, the indices of the kernels in
+/// it (kernel `active[j]` has program id `j + 1`), those kernels renumbered so, and the
+/// sources.
+fn build_all(
+    tc: &Toolchain,
+    kernels: &[gen::Kernel],
+    dir: &Path,
+    failed: &mut BTreeMap<usize, String>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(PathBuf, Vec<usize>, Vec<gen::Kernel>, gen::Sources), StreamError> {
+    let mut active: Vec<usize> = (0..kernels.len()).collect();
+    for _attempt in 0..6 {
+        // Renumber the active kernels 1..: the program ids.
+        let act: Vec<gen::Kernel> = active
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| {
+                let mut k = kernels[i].clone();
+                renumber(&mut k, j + 1);
+                k
+            })
+            .collect();
+        let src = gen::program(&act);
+        let files = [
+            ("augsup.f90", &src.support),
+            ("augkern.f90", &src.kernels),
+            ("augmain.f90", &src.main),
+        ];
+        let mut paths = vec![];
+        for (name, text) in files {
+            let p = dir.join(name);
+            std::fs::write(&p, text)
+                .map_err(|e| StreamError::Io(format!("cannot write {}: {e}", p.display())))?;
+            paths.push(p);
+        }
+        let input = BuildInput {
+            fortran: paths.clone(),
+            extra_fflags: vec!["-ffree-line-length-none".to_string()]
+                .into_iter()
+                .filter(|_| tc.is_gfortran())
+                .collect(),
+            ..Default::default()
+        };
+        match toolchain::build(tc, &input, dir, "augstream") {
+            Ok(exe) => return Ok((exe, active, act, src)),
+            Err(toolchain::BuildError::Compile {
+                file,
+                messages,
+                stderr,
+            }) if file == paths[1] => {
+                let mut blamed = vec![];
+                for m in messages
+                    .iter()
+                    .filter(|m| m.severity.to_ascii_lowercase().contains("error"))
+                {
+                    if let Some(j) = src.lines.iter().position(|r| r.contains(&m.line)) {
+                        if !blamed.contains(&j) {
+                            blamed.push(j);
+                            let i = active[j];
+                            progress(&format!(
+                                "stream: {} does not compile: {}",
+                                kernels[i].name(),
+                                m.message
+                            ));
+                            failed.insert(i, format!("does not compile: {}", m.message));
+                        }
+                    }
+                }
+                if blamed.is_empty() {
+                    return Err(StreamError::Build(first_lines(&stderr)));
+                }
+                active = active
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| !blamed.contains(j))
+                    .map(|(_, &i)| i)
+                    .collect();
+                if active.is_empty() {
+                    return Err(StreamError::Build("no kernel compiles".to_string()));
+                }
+            }
+            Err(toolchain::BuildError::Io { what, source })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Err(StreamError::NoCompiler(format!("{what}: {source}")));
+            }
+            Err(e) => return Err(StreamError::Build(e.to_string())),
+        }
+    }
+    Err(StreamError::Build(
+        "kernels kept failing to compile after six attempts".to_string(),
+    ))
+}
+
+/// Gives a kernel program id `id` (its subroutine name and comment follow).
+fn renumber(k: &mut gen::Kernel, id: usize) {
+    let old = k.id;
+    if old == id {
+        return;
+    }
+    k.source = k
+        .source
+        .replace(&format!("aug_k{old}("), &format!("aug_k{id}("))
+        .replace(
+            &format!("end subroutine aug_k{old}\n"),
+            &format!("end subroutine aug_k{id}\n"),
+        )
+        .replacen(&format!("! kernel {old}:"), &format!("! kernel {id}:"), 1);
+    k.id = id;
+}
+
+fn first_lines(s: &str) -> String {
+    let msgs = toolchain::parse_compiler_messages(s);
+    if let Some(m) = msgs.first() {
+        return format!(
+            "{}:{}: {}: {}",
+            m.file.display(),
+            m.line,
+            m.severity,
+            m.message
+        );
+    }
+    s.lines().take(5).collect::<Vec<_>>().join("; ")
+}
+
+/// What the timing program printed.
+#[derive(Debug, Default)]
+struct Output {
+    rate: Option<u64>,
+    bad: Vec<usize>,
+    gone: Vec<usize>,
+    /// (id, reps, counts)
+    obs: Vec<(usize, u64, i64)>,
+}
+
+fn parse_output(text: &str) -> Output {
+    let mut out = Output::default();
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w.as_slice() {
+            ["AUGRATE", r] => out.rate = r.parse().ok(),
+            ["AUGBAD", id] => out.bad.extend(id.parse::<usize>().ok()),
+            ["AUGGONE", id] => out.gone.extend(id.parse::<usize>().ok()),
+            ["AUGK", id, _k, reps, t] => {
+                if let (Ok(id), Ok(reps), Ok(t)) = (id.parse(), reps.parse(), t.parse()) {
+                    out.obs.push((id, reps, t));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_output() {
+        let o = parse_output("AUGRATE 1000000000\nAUGK 3 1 100 51200\nAUGBAD 4\nAUGGONE 5\njunk\n");
+        assert_eq!(o.rate, Some(1_000_000_000));
+        assert_eq!(o.obs, vec![(3, 100, 51200)]);
+        assert_eq!(o.bad, vec![4]);
+        assert_eq!(o.gone, vec![5]);
+    }
+
+    #[test]
+    fn renumbers_kernels() {
+        let mut k = gen::generate_kernels(3, 1)[2].clone();
+        renumber(&mut k, 1);
+        assert!(k.source.contains("subroutine aug_k1(reps"));
+        assert!(k.source.contains("end subroutine aug_k1\n"));
+        assert!(!k.source.contains("aug_k3"));
+    }
+}

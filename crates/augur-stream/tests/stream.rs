@@ -1,0 +1,194 @@
+//! The stream characterizer: generator, counts, fit, and a quick real run with gfortran.
+
+use augur_ir::{AbOp, AbOpCounts};
+use augur_program::toolchain::Toolchain;
+use augur_stream::{characterize_stream, counts, fit, gen, StreamSettings};
+
+/// The generator is deterministic and every kernel parses with augur's front end with
+/// nonzero counts, a store and the loop overhead.
+#[test]
+fn generated_kernels_parse_and_count() {
+    let a = gen::generate_kernels(90, 11);
+    assert_eq!(a, gen::generate_kernels(90, 11));
+    assert_ne!(a, gen::generate_kernels(90, 12));
+    let src = gen::program(&a);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("augkern.f90");
+    std::fs::write(&path, &src.kernels).unwrap();
+    let c = counts::kernel_counts(&path, &a, &src.lines);
+    let stores = [
+        AbOp::SRDL,
+        AbOp::SRDG,
+        AbOp::SRSL,
+        AbOp::SRSG,
+        AbOp::SISL,
+        AbOp::SISG,
+        AbOp::SCDL,
+        AbOp::SCDG,
+    ];
+    let mut seen: std::collections::BTreeSet<AbOp> = Default::default();
+    for (k, c) in a.iter().zip(&c) {
+        let c = c.as_ref().unwrap_or_else(|e| panic!("{e}\n{}", k.source));
+        assert!(
+            c.get(AbOp::LOOV) == 1.0,
+            "{}: {c:?}\n{}",
+            k.name(),
+            k.source
+        );
+        let s: f64 = stores.iter().map(|&op| c.get(op)).sum();
+        assert!(s > 0.0, "{}: no store: {c:?}\n{}", k.name(), k.source);
+        if k.then_fraction.is_some() {
+            assert!(c.get(AbOp::GOTO) > 0.0, "{}: {c:?}", k.name());
+        }
+        seen.extend(c.iter().map(|(op, _)| op));
+    }
+    for op in [
+        AbOp::ARDL,
+        AbOp::ARDG,
+        AbOp::MRSL,
+        AbOp::DRDL,
+        AbOp::AISG,
+        AbOp::MCDL,
+        AbOp::ARR1,
+        AbOp::ARR2,
+        AbOp::IADD,
+        AbOp::SQRD,
+        AbOp::EXPD,
+        AbOp::MODI,
+        AbOp::CVIR,
+        AbOp::CRDL,
+    ] {
+        assert!(seen.contains(&op), "no kernel has {op}");
+    }
+}
+
+fn synthetic(n: usize, truth: &[(AbOp, f64)], seed: u64) -> (Vec<AbOpCounts>, Vec<f64>) {
+    let mut rng = gen::Rng::new(seed);
+    let mut counts = vec![];
+    let mut times = vec![];
+    for _ in 0..n {
+        let mut c = AbOpCounts::new();
+        c.add(truth[0].0, 1.0);
+        for &(op, _) in &truth[1..] {
+            if rng.chance(0.5) {
+                c.add(op, rng.range(1, 4) as f64);
+            }
+        }
+        let t: f64 = truth.iter().map(|&(op, p)| c.get(op) * p).sum();
+        counts.push(c);
+        times.push(t);
+    }
+    (counts, times)
+}
+
+const TRUTH: [(AbOp, f64); 6] = [
+    (AbOp::LOOV, 0.3),
+    (AbOp::ARDL, 0.25),
+    (AbOp::MRDL, 0.4),
+    (AbOp::DRDL, 2.0),
+    (AbOp::SRDL, 0.5),
+    (AbOp::SQRD, 3.0),
+];
+
+/// Noise-free synthetic data: the fit recovers the parameters exactly.
+#[test]
+fn fit_recovers_known_parameters_exactly() {
+    let (counts, times) = synthetic(40, &TRUTH, 3);
+    let f = fit::fit(&counts, &times, 4).unwrap();
+    assert_eq!(f.columns.len(), TRUTH.len());
+    for &(op, p) in &TRUTH {
+        let j = f.columns.iter().position(|&c| c == op).unwrap();
+        assert!(
+            (f.params[j] - p).abs() < 1e-9,
+            "{op}: {} vs {p}",
+            f.params[j]
+        );
+    }
+    assert!(f.r2 > 0.999_999);
+    assert!(f.loo_p90 < 1e-9);
+}
+
+/// With 5% multiplicative noise, the fit is within a few standard errors and the
+/// 90% intervals mostly cover the truth.
+#[test]
+fn fit_with_noise_is_within_tolerance() {
+    let (counts, mut times) = synthetic(80, &TRUTH, 5);
+    let mut rng = gen::Rng::new(99);
+    for t in &mut times {
+        // Uniform noise of +-5% (sd about 2.9%).
+        *t *= 1.0 + 0.1 * (rng.unit() - 0.5);
+    }
+    let f = fit::fit(&counts, &times, 4).unwrap();
+    let mut covered = 0;
+    for &(op, p) in &TRUTH {
+        let j = f.columns.iter().position(|&c| c == op).unwrap();
+        assert!(
+            (f.params[j] - p).abs() <= 0.15 * p + 4.0 * f.se[j],
+            "{op}: {} +- {} vs {p}",
+            f.params[j],
+            f.se[j]
+        );
+        if (f.params[j] - p).abs() <= f.ci90[j] {
+            covered += 1;
+        }
+    }
+    assert!(
+        covered >= 4,
+        "only {covered} of 6 intervals cover the truth"
+    );
+    assert!(f.loo_median < 0.05, "{}", f.loo_median);
+}
+
+/// Collinear and rare AbOps get no parameter.
+#[test]
+fn fit_leaves_out_collinear_and_rare() {
+    let (mut counts, times) = synthetic(30, &TRUTH, 8);
+    for c in &mut counts {
+        // ABSD always twice SQRD: collinear.
+        let s = c.get(AbOp::SQRD);
+        c.add(AbOp::ABSD, 2.0 * s);
+    }
+    counts[0].add(AbOp::EXPD, 1.0);
+    let f = fit::fit(&counts, &times, 4).unwrap();
+    assert!(!f.columns.contains(&AbOp::EXPD));
+    assert!(f.dropped.iter().any(|(k, _)| *k == 0));
+    assert_eq!(
+        f.columns.contains(&AbOp::SQRD) as u32 + f.columns.contains(&AbOp::ABSD) as u32,
+        1
+    );
+    assert!(f
+        .unfitted
+        .iter()
+        .any(|(op, _)| *op == AbOp::ABSD || *op == AbOp::SQRD));
+}
+
+/// A quick real run with gfortran -O2: finite positive kernel times and a model that
+/// reproduces them.
+#[test]
+fn quick_run_with_gfortran() {
+    let Ok(tc) = Toolchain::detect("gfortran", "-O2") else {
+        eprintln!("gfortran not found; skipped");
+        return;
+    };
+    let settings = StreamSettings {
+        window_ms: 4.0,
+        observations: 3,
+        kernels: 36,
+        ..StreamSettings::default()
+    };
+    let mut lines = vec![];
+    let r = characterize_stream(&tc, settings, &mut |s| lines.push(s.to_string())).unwrap();
+    let timed: Vec<_> = r.kernels.iter().filter(|k| k.observations > 0).collect();
+    assert!(timed.len() >= 30, "{:?}", r.notes);
+    for k in &timed {
+        assert!(k.measured_ns.is_finite() && k.measured_ns > 0.0, "{k:?}");
+    }
+    assert!(!r.entries.is_empty());
+    for e in r.entries.values() {
+        assert!(e.mean_ns.unwrap() >= 0.0);
+        assert!(e.context.contains("stream context"));
+    }
+    // In-sample: the median kernel within 25% (a linear model of a superscalar CPU).
+    assert!(r.stats.fit_median < 0.25, "{:?}", r.stats);
+    assert!(r.stats.r2 > 0.5, "{:?}", r.stats);
+}

@@ -1,0 +1,141 @@
+//! `augur stream`: measure stream-context AbOp costs and add them to a machine profile.
+
+use anyhow::{Context, Result};
+use augur_machine::MachineProfile;
+use augur_program::toolchain::Toolchain;
+use augur_stream::{StreamResult, StreamSettings};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Runs `augur stream --machine FILE`: reads the profile, measures with its compiler and
+/// flags (or `fc`/`fflags`), replaces its stream table and writes it back atomically.
+pub fn run(
+    machine: &Path,
+    fc: Option<&str>,
+    fflags: Option<&str>,
+    quick: bool,
+    kernels: bool,
+) -> Result<ExitCode> {
+    let mut profile = MachineProfile::read(machine)
+        .with_context(|| format!("cannot read the machine profile {}", machine.display()))?;
+    let fc = fc.unwrap_or(&profile.provenance.compiler).to_string();
+    let fflags = fflags.unwrap_or(&profile.provenance.fflags).to_string();
+    let fc = if fc.trim().is_empty() {
+        "gfortran".to_string()
+    } else {
+        fc
+    };
+    let tc = Toolchain::detect(&fc, &fflags)?;
+    let settings = if quick {
+        StreamSettings::quick()
+    } else {
+        StreamSettings::default()
+    };
+    eprintln!(
+        "stream: {} kernels with {} {} ({} observations of at least {} ms each)",
+        settings.kernels,
+        tc.fc,
+        tc.fflags.join(" "),
+        settings.observations,
+        settings.window_ms
+    );
+    let result = augur_stream::characterize_stream(&tc, settings, &mut |l| eprintln!("{l}"))?;
+    for n in &result.notes {
+        eprintln!("stream: {n}");
+    }
+    augur_stream::apply(&mut profile, &result);
+    profile
+        .write(machine)
+        .with_context(|| format!("cannot write the machine profile {}", machine.display()))?;
+    if kernels {
+        print_kernels(&result);
+    }
+    print_costs(&profile, &result);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_kernels(r: &StreamResult) {
+    println!(
+        "{:<8} {:<30} {:>9} {:>9} {:>9} {:>7}  counts per iteration",
+        "kernel", "what", "meas ns", "fit ns", "LOO ns", "LOO %"
+    );
+    for k in &r.kernels {
+        let counts: Vec<String> = k
+            .counts
+            .iter()
+            .map(|(op, v)| {
+                if v.fract() == 0.0 {
+                    format!("{op}:{v}")
+                } else {
+                    format!("{op}:{v:.2}")
+                }
+            })
+            .collect();
+        let loo = if k.loo_ns.is_finite() && k.measured_ns > 0.0 {
+            format!("{:+.0}", 100.0 * (k.loo_ns - k.measured_ns) / k.measured_ns)
+        } else {
+            "-".to_string()
+        };
+        println!(
+            "{:<8} {:<30} {:>9.3} {:>9.3} {:>9.3} {:>7}  {}{}",
+            k.name,
+            k.description,
+            k.measured_ns,
+            k.fitted_ns,
+            k.loo_ns,
+            loo,
+            counts.join(" "),
+            k.note
+                .as_ref()
+                .map(|n| format!("  [{n}]"))
+                .unwrap_or_default()
+        );
+    }
+    println!();
+}
+
+fn print_costs(p: &MachineProfile, r: &StreamResult) {
+    println!(
+        "{:<5} {:>10} {:>10} {:>10} {:>8}  status",
+        "AbOp", "stream ns", "±90% ns", "chain ns", "ratio"
+    );
+    for (op, e) in &r.entries {
+        let s = e.mean_ns.unwrap_or(f64::NAN);
+        let chain = p.abop.get(op).and_then(|c| c.mean_ns);
+        let (chain_txt, ratio) = match chain {
+            Some(c) if c > 0.0 => (format!("{c:.3}"), format!("{:.2}", s / c)),
+            Some(c) => (format!("{c:.3}"), "-".to_string()),
+            None => ("-".to_string(), "-".to_string()),
+        };
+        println!(
+            "{:<5} {:>10.3} {:>10.3} {:>10} {:>8}  {}",
+            op.mnemonic(),
+            s,
+            e.ci90_ns.unwrap_or(f64::NAN),
+            chain_txt,
+            ratio,
+            e.status
+        );
+    }
+    let s = &r.stats;
+    println!(
+        "\n{} of {} kernels fitted with {} parameters in {:.0} s: R² {:.3}, in-sample median error {:.1}%, \
+         leave-one-out median error {:.1}%, p90 {:.0}%",
+        s.kernels,
+        s.generated,
+        s.parameters,
+        s.elapsed_s,
+        s.r2,
+        100.0 * s.fit_median,
+        100.0 * s.loo_median,
+        100.0 * s.loo_p90
+    );
+    if !s.unfitted.is_empty() {
+        let names: Vec<String> = s
+            .unfitted
+            .iter()
+            .map(|(op, why)| format!("{op} ({why})"))
+            .collect();
+        println!("no stream cost (chain cost used): {}", names.join(", "));
+    }
+}

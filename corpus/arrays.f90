@@ -15,7 +15,7 @@
 program arrays
   implicit none
   integer, parameter :: dp = kind(1.0d0)
-  integer, parameter :: n = 250000, nstep = 120, m = 48, nmat = 1500
+  integer, parameter :: n = 250000, nstep = 160, m = 48, nmat = 2000
   real(dp), allocatable :: u(:), v(:), w(:), tmp(:)
   real(dp) :: a(m, m), b(m, m), c(m, m), x(m), y(m)
   logical :: pos(m)

@@ -13,7 +13,7 @@ C     Runtime class: character and formatted-I/O bound.
 C=====================================================================
       PROGRAM CHAR77
       INTEGER NREC, NPASS
-      PARAMETER (NREC = 2000, NPASS = 30)
+      PARAMETER (NREC = 2000, NPASS = 120)
       CHARACTER*40 REC(NREC)
       CHARACTER*12 NAME, UPNAME, RNAME
       CHARACTER*12 KMIN, KMAX

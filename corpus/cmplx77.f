@@ -13,7 +13,7 @@ C     Runtime class: compute-bound (complex intrinsics).
 C=====================================================================
       PROGRAM CPLX77
       INTEGER NW, NZ, NIT, NG
-      PARAMETER (NW = 400000, NZ = 1200, NIT = 600000, NG = 500)
+      PARAMETER (NW = 2000000, NZ = 6000, NIT = 3000000, NG = 1100)
       COMPLEX HSUM
       COMPLEX*16 ZSUM, ZIT, ZID
       DOUBLE PRECISION AMAX, PH
@@ -65,7 +65,7 @@ C     and by the power operator, on a grid of heights t.
       COMPLEX*16 ZSUM
       DOUBLE PRECISION AMAX
       COMPLEX*16 CZ
-      COMMON /CZC/ CZ(1200)
+      COMMON /CZC/ CZ(6000)
       COMPLEX*16 S, T, U
       INTEGER J, N, NTERM
       PARAMETER (NTERM = 150)

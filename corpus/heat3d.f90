@@ -11,7 +11,7 @@
 module heat_cfg
   implicit none
   integer, parameter :: dp = kind(1.0d0)
-  integer, parameter :: n = 96, nsteps = 260
+  integer, parameter :: n = 96, nsteps = 340
   real(dp), parameter :: alpha = 0.1_dp
 end module heat_cfg
 

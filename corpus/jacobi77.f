@@ -10,7 +10,7 @@ C     Runtime class: compute/array-bound (2 x 1 MB, cache resident).
 C=====================================================================
       PROGRAM JACOB7
       INTEGER N, MAXIT
-      PARAMETER (N = 384, MAXIT = 1600)
+      PARAMETER (N = 384, MAXIT = 1900)
       REAL U(N,N), V(N,N), F(N,N)
       COMMON /GRID/ U, V, F
       INTEGER I, J, IT

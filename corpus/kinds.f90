@@ -44,7 +44,7 @@ end module kinds_mod
 program kinds
   use kinds_mod
   implicit none
-  integer, parameter :: n = 4096, nrep = 1500, nhist = 64, nser = 28000000
+  integer, parameter :: n = 4096, nrep = 2700, nhist = 64, nser = 50000000
   integer(i8) :: s, fx(n), fy(n), fdot, big, acc8
   real(dp) :: x(n), y(n), ddot, err, xd
   real(sp) :: xs, ssum, hs
@@ -89,7 +89,7 @@ program kinds
   ! digit sums of 64-bit numbers and mixed int(4)/int(8) arithmetic
   dsumi = 0
   big = 1_i8
-  do k = 1, 2000000
+  do k = 1, 3600000
     big = modulo(big * 3_i8 + k, 1000000000000000_i8)
     m = k / 7
     dsumi = dsumi + digsum(big + m)
@@ -97,7 +97,7 @@ program kinds
 
   ! histogram of a smooth function by floor/ceiling of reals
   hist = 0
-  do k = 1, 10000000
+  do k = 1, 18000000
     xd = 0.5_dp * (1.0_dp + sin(1.0e-3_dp * real(k, dp))) * real(nhist, dp)
     i = min(nhist - 1, max(0, floor(xd)))
     hist(i) = hist(i) + 1

@@ -11,7 +11,7 @@ C     Runtime class: compute-bound (triangular loops).
 C=====================================================================
       PROGRAM LUF77
       INTEGER LDA, N, NRHS
-      PARAMETER (LDA = 1310, N = 1300, NRHS = 4)
+      PARAMETER (LDA = 1460, N = 1450, NRHS = 4)
       DOUBLE PRECISION A(LDA,N), A0(LDA,N), B(LDA,NRHS), X(LDA)
       INTEGER IPIV(N)
       INTEGER I, J, K, INFO

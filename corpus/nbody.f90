@@ -54,7 +54,7 @@ end module bodies
 program nbody
   use bodies
   implicit none
-  integer, parameter :: n = 256, nsteps = 2200
+  integer, parameter :: n = 256, nsteps = 2600
   type(body), allocatable :: b(:)
   real(dp) :: dt, eps2, e0, e1, phi, r
   integer :: i, s

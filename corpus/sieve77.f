@@ -8,7 +8,7 @@ C     Runtime class: integer, branchy, moderate memory (2 MB array).
 C=====================================================================
       PROGRAM SIEVE7
       INTEGER N, NREP
-      PARAMETER (N = 2000000, NREP = 50)
+      PARAMETER (N = 2000000, NREP = 70)
       LOGICAL ISP(N)
       INTEGER I, J, IREP, NPR, NTWIN, LAST
       INTEGER ISUM

@@ -9,7 +9,7 @@ C     Runtime class: memory-bound.
 C=====================================================================
       PROGRAM STRM77
       INTEGER NN, NREP
-      PARAMETER (NN = 8388608, NREP = 8)
+      PARAMETER (NN = 8388608, NREP = 10)
       REAL*8 A(NN), B(NN), C(NN)
       COMMON /BIG/ A, B, C
       REAL*8 Q, SA, SB, SC, SS

@@ -14,7 +14,7 @@ program strings
   character(len=8), parameter :: words(12) = [character(len=8) :: &
        'level', 'fortran', 'radar', 'kernel', 'abba', 'stencil', &
        'noon', 'matrix', 'rotor', 'vector', 'civic', 'loop']
-  integer, parameter :: nsent = 150000, wps = 9
+  integer, parameter :: nsent = 180000, wps = 9
   character(len=120) :: line, rev, enc, dec
   character(len=240) :: rle
   integer :: s, k, w, nv, npal, nup, chk, i, lrle

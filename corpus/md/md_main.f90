@@ -14,7 +14,7 @@ program md_main
   use md_force
   implicit none
   type(particles) :: p
-  integer, parameter :: nsteps = 50
+  integer, parameter :: nsteps = 60
   integer :: i, j, k, n, s
   real(dp) :: a, phase
 

@@ -12,7 +12,7 @@
 program flow_main
   use consts
   implicit none
-  integer, parameter :: nsteps = 36
+  integer, parameter :: nsteps = 44
   integer :: i, j, s
   real(dp) :: x, y
   external :: sor, advect

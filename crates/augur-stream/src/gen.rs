@@ -1075,9 +1075,6 @@ mod tests {
     fn init_value_matches_the_fortran_lcg() {
         let v = init_value_r8(1, 1);
         assert!((1.0..2.0).contains(&v));
-        assert_eq!(
-            v,
-            1.0 + (1103515245u64 + 12345) as f64 / 2147483648.0
-        );
+        assert_eq!(v, 1.0 + (1103515245u64 + 12345) as f64 / 2147483648.0);
     }
 }

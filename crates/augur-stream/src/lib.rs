@@ -27,7 +27,8 @@
 //! 3. **Timing**: one generated program (plus a separately compiled support file for
 //!    initialization and an opaque result routine, and the dispatcher in a third file so
 //!    nothing is inlined across) calibrates each kernel's repetitions to a window
-//!    (20 ms by default) and takes R observations (7; quick 3); a kernel's time is the
+//!    (20 ms by default) and takes one observation; R passes over all kernels (7; quick
+//!    3) spread each kernel's observations over the whole run; a kernel's time is the
 //!    mean of the lower half of its observations (ns per element iteration), a trimmed
 //!    mean robust to the time other processes take. Kernels that fail to build, give non-finite or
 //!    denormal results, or whose loop the compiler removed are dropped with a note.
@@ -245,68 +246,87 @@ pub fn characterize_stream(
             }
         }
     }
-    // Timing, a chunk of kernels per run.
+    // Timing: `observations` passes over all kernels, one observation each, a chunk of
+    // kernels per run, so a kernel's observations are spread over the whole measurement
+    // and a busy spell of other processes touches few of them.
     let to_time: Vec<usize> = active
         .iter()
         .copied()
         .filter(|i| !failed.contains_key(i))
         .collect();
     let mut obs: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
-    let chunk = 12;
-    let per_kernel = settings.window_ms * (settings.observations as f64 + 3.0) / 1000.0;
-    for (ci, ids) in to_time.chunks(chunk).enumerate() {
+    let mut why_none: BTreeMap<usize, String> = BTreeMap::new();
+    let chunk = 30;
+    let per_kernel = settings.window_ms * 4.0 / 1000.0;
+    // Program ids are 1-based positions among the active kernels.
+    let pos = |i: usize| active.iter().position(|&a| a == i).unwrap_or(0) + 1;
+    for pass in 1..=settings.observations.max(1) {
+        let ids_all: Vec<usize> = to_time
+            .iter()
+            .copied()
+            .filter(|i| !failed.contains_key(i))
+            .collect();
         progress(&format!(
-            "stream: timing kernels {}-{} of {} ({:.0} s elapsed)",
-            ci * chunk + 1,
-            ci * chunk + ids.len(),
-            to_time.len(),
+            "stream: observation {pass} of {} of {} kernels ({:.0} s elapsed)",
+            settings.observations.max(1),
+            ids_all.len(),
             start.elapsed().as_secs_f64()
         ));
-        let mut spec = RunSpec::new(
-            &dir,
-            Duration::from_secs_f64(60.0 + 20.0 * per_kernel * ids.len() as f64),
-        );
-        spec.args = vec![
-            format!("{}", settings.window_ms * 1e6),
-            settings.observations.to_string(),
-        ];
-        // Program ids are 1-based positions among the active kernels.
-        let pos = |i: usize| active.iter().position(|&a| a == i).unwrap_or(0) + 1;
-        spec.args.extend(ids.iter().map(|&i| pos(i).to_string()));
-        let ran = toolchain::run(&exe, &spec).map_err(|e| StreamError::Run(e.to_string()))?;
-        let text = String::from_utf8_lossy(&ran.stdout);
-        let out = parse_output(&text);
-        let Some(rate) = out.rate.filter(|&r| r > 0) else {
-            return Err(StreamError::Run(format!(
-                "the timing program printed no clock rate ({})",
-                ran.describe()
-            )));
-        };
-        for &i in ids {
-            let p = pos(i);
-            if out.bad.contains(&p) {
-                failed.insert(i, "non-finite or denormal results".to_string());
-            } else if out.gone.contains(&p) {
-                failed.insert(i, "the compiler removed the loop".to_string());
-            } else {
-                let v: Vec<f64> = out
-                    .obs
-                    .iter()
-                    .filter(|o| o.0 == p)
-                    .map(|o| o.2 as f64 * 1e9 / rate as f64 / (o.1 as f64 * gen::N as f64))
-                    .filter(|t| t.is_finite() && *t > 0.0)
-                    .collect();
-                if v.is_empty() {
-                    let why = if ran.success() {
-                        "no observations".to_string()
-                    } else {
-                        format!("the run ended early: {}", ran.describe())
-                    };
-                    failed.insert(i, why);
+        for ids in ids_all.chunks(chunk) {
+            let mut spec = RunSpec::new(
+                &dir,
+                Duration::from_secs_f64(60.0 + 20.0 * per_kernel * ids.len() as f64),
+            );
+            spec.args = vec![format!("{}", settings.window_ms * 1e6), "1".to_string()];
+            spec.args.extend(ids.iter().map(|&i| pos(i).to_string()));
+            let ran = toolchain::run(&exe, &spec).map_err(|e| StreamError::Run(e.to_string()))?;
+            let text = String::from_utf8_lossy(&ran.stdout);
+            let out = parse_output(&text);
+            let Some(rate) = out.rate.filter(|&r| r > 0) else {
+                return Err(StreamError::Run(format!(
+                    "the timing program printed no clock rate ({})",
+                    ran.describe()
+                )));
+            };
+            for &i in ids {
+                let p = pos(i);
+                if out.bad.contains(&p) {
+                    failed.insert(i, "non-finite or denormal results".to_string());
+                } else if out.gone.contains(&p) {
+                    failed.insert(i, "the compiler removed the loop".to_string());
                 } else {
-                    obs.insert(i, v);
+                    let v: Vec<f64> = out
+                        .obs
+                        .iter()
+                        .filter(|o| o.0 == p)
+                        .map(|o| o.2 as f64 * 1e9 / rate as f64 / (o.1 as f64 * gen::N as f64))
+                        .filter(|t| t.is_finite() && *t > 0.0)
+                        .collect();
+                    if v.is_empty() {
+                        why_none.insert(
+                            i,
+                            if ran.success() {
+                                "no observations".to_string()
+                            } else {
+                                format!("the run ended early: {}", ran.describe())
+                            },
+                        );
+                    } else {
+                        obs.entry(i).or_default().extend(v);
+                    }
                 }
             }
+        }
+    }
+    for i in to_time {
+        if !obs.contains_key(&i) && !failed.contains_key(&i) {
+            let why = why_none
+                .remove(&i)
+                .unwrap_or_else(|| "no observations".into());
+            failed.insert(i, why);
+        }
+        if failed.contains_key(&i) {
+            obs.remove(&i);
         }
     }
     // Fit.

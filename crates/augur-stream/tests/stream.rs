@@ -162,8 +162,8 @@ fn fit_leaves_out_collinear_and_rare() {
         .any(|(op, _)| *op == AbOp::ABSD || *op == AbOp::SQRD));
 }
 
-/// A quick real run with gfortran -O2: finite positive kernel times and a model that
-/// reproduces them.
+/// A quick real run with gfortran -O2 (all 90 kernels, 3 observations of 3 ms, a few
+/// seconds): finite positive kernel times and a model that reproduces them.
 #[test]
 fn quick_run_with_gfortran() {
     let Ok(tc) = Toolchain::detect("gfortran", "-O2") else {
@@ -171,15 +171,15 @@ fn quick_run_with_gfortran() {
         return;
     };
     let settings = StreamSettings {
-        window_ms: 4.0,
+        window_ms: 3.0,
         observations: 3,
-        kernels: 36,
+        kernels: 90,
         ..StreamSettings::default()
     };
     let mut lines = vec![];
     let r = characterize_stream(&tc, settings, &mut |s| lines.push(s.to_string())).unwrap();
     let timed: Vec<_> = r.kernels.iter().filter(|k| k.observations > 0).collect();
-    assert!(timed.len() >= 30, "{:?}", r.notes);
+    assert!(timed.len() >= 80, "{:?}", r.notes);
     for k in &timed {
         assert!(k.measured_ns.is_finite() && k.measured_ns > 0.0, "{k:?}");
     }
@@ -188,7 +188,8 @@ fn quick_run_with_gfortran() {
         assert!(e.mean_ns.unwrap() >= 0.0);
         assert!(e.context.contains("stream context"));
     }
-    // In-sample: the median kernel within 25% (a linear model of a superscalar CPU).
-    assert!(r.stats.fit_median < 0.25, "{:?}", r.stats);
+    // In-sample: the median kernel within 30% (a linear model of a superscalar CPU, short
+    // observations on a possibly busy machine; the default run reaches about 15%).
+    assert!(r.stats.fit_median < 0.30, "{:?}", r.stats);
     assert!(r.stats.r2 > 0.5, "{:?}", r.stats);
 }

@@ -16,8 +16,8 @@ pub fn run(
     quick: bool,
     kernels: bool,
 ) -> Result<ExitCode> {
-    let mut profile = MachineProfile::read(machine)
-        .with_context(|| format!("cannot read the machine profile {}", machine.display()))?;
+    // The error names the file.
+    let mut profile = MachineProfile::read(machine)?;
     let fc = fc.unwrap_or(&profile.provenance.compiler).to_string();
     let fflags = fflags.unwrap_or(&profile.provenance.fflags).to_string();
     let fc = if fc.trim().is_empty() {

@@ -9,11 +9,13 @@
 //! * [`stats`]: means, deviations, variance propagation, 90% Student-t intervals.
 //! * [`fit`]: least squares for the indirect measurements.
 //! * [`profile`]: the versioned TOML machine profile.
+//! * [`memory_profile`]: its memory section (data only; `augur-memory` measures it).
 //! * [`characterize`]: the whole pipeline.
 
 pub mod experiments;
 pub mod fit;
 pub mod harness;
+pub mod memory_profile;
 pub mod profile;
 pub mod stats;
 

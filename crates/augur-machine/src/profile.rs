@@ -73,6 +73,9 @@ pub struct MachineProfile {
     /// generated loop kernels (`augur-stream`). Empty when not measured.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stream: BTreeMap<AbOp, AbOpEntry>,
+    /// The memory hierarchy (`augur characterize --memory`); absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<crate::memory_profile::MemoryProfile>,
 }
 
 /// Where and how a profile was measured.
@@ -194,6 +197,7 @@ impl MachineProfile {
                 .map(|&op| (op, AbOpEntry::status(NOT_YET_MEASURED)))
                 .collect(),
             stream: BTreeMap::new(),
+            memory: None,
         }
     }
 

@@ -129,7 +129,14 @@ pub fn characterize(
     if augur_machine::cancelled() {
         return interrupted();
     }
-    let profile = result.map_err(anyhow::Error::msg)?;
+    let mut profile = result.map_err(anyhow::Error::msg)?;
+    if only.is_empty() {
+        match measure_memory(&tc, quick) {
+            Ok(m) => profile.memory = Some(m),
+            Err(_) if augur_machine::cancelled() => return interrupted(),
+            Err(e) => return Err(e),
+        }
+    }
     profile
         .write(output)
         .with_context(|| format!("cannot write the machine profile {}", output.display()))?;
@@ -189,6 +196,74 @@ pub fn characterize(
         "{measured} measured ({within3} = {share:.1}% with a 90% half-width within 3% of the mean), {not_detected} not detected, {other} failed, noisy or not measurable; timer resolution {} ns, window {} ms; {:.1} s; profile written to {}",
         profile.provenance.timer_resolution_ns,
         profile.provenance.window_ms,
+        start.elapsed().as_secs_f64(),
+        output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The memory characterization with progress lines on stderr.
+fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryProfile> {
+    let settings = if quick {
+        augur_memory::Settings::QUICK
+    } else {
+        augur_memory::Settings::DEFAULT
+    };
+    eprintln!(
+        "characterize: memory hierarchy with {} {} ({} mode)",
+        tc.fc,
+        tc.fflags.join(" "),
+        if quick { "quick" } else { "default" }
+    );
+    let start = Instant::now();
+    let m = augur_memory::characterize(tc, &settings, &mut |msg| {
+        eprintln!(
+            "characterize: memory {msg} ({:.0} s elapsed)",
+            start.elapsed().as_secs_f64()
+        )
+    })
+    .map_err(anyhow::Error::msg)?;
+    print!("{}", augur_memory::report(&m));
+    Ok(m)
+}
+
+/// Runs `augur characterize --memory`: measures the memory hierarchy and writes it as
+/// the `memory` section of `output` (an existing profile keeps its AbOp tables; the file
+/// is replaced atomically). Ctrl-C writes nothing and exits with 130.
+pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<ExitCode> {
+    let start = Instant::now();
+    let _ = ctrlc::set_handler(augur_machine::cancel);
+    let tc = Toolchain::detect(fc, fflags)?;
+    tc.check_flags()?;
+    // Read an existing profile first, so that a bad file fails before the measurement.
+    let existing = if output.exists() {
+        Some(MachineProfile::read(output)?)
+    } else {
+        None
+    };
+    let m = match measure_memory(&tc, quick) {
+        Ok(m) => m,
+        Err(_) if augur_machine::cancelled() => {
+            eprintln!("characterize: interrupted; no profile written");
+            return Ok(ExitCode::from(INTERRUPTED));
+        }
+        Err(e) => return Err(e),
+    };
+    let mut profile = existing.unwrap_or_else(|| {
+        let mut prov = augur_machine::profile::host_provenance();
+        prov.compiler = tc.fc.clone();
+        prov.compiler_version = tc.version.clone();
+        prov.fflags = tc.fflags.join(" ");
+        prov.augur_version = env!("CARGO_PKG_VERSION").to_string();
+        prov.mode = "memory only".to_string();
+        MachineProfile::new(prov)
+    });
+    profile.memory = Some(m);
+    profile
+        .write(output)
+        .with_context(|| format!("cannot write the machine profile {}", output.display()))?;
+    println!(
+        "memory characterization: {:.1} s; profile written to {}",
         start.elapsed().as_secs_f64(),
         output.display()
     );

@@ -73,7 +73,22 @@ enum Command {
         /// Measure only these AbOps (and those their experiments subtract), e.g. ARDL,SIND.
         #[arg(long, value_delimiter = ',')]
         only: Vec<String>,
+        /// Only the memory hierarchy (caches, TLB, prefetching, bandwidth): its section
+        /// of the profile is replaced, the AbOp tables of an existing file are kept (the
+        /// default characterization measures it after the AbOps).
+        #[arg(long, conflicts_with_all = ["only", "precise"])]
+        memory: bool,
         /// The machine profile to write.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
+    /// Draw the memory sweep of a machine profile as an SVG figure: time per access
+    /// against stride (log2), one curve per array size, with the OS cache sizes.
+    Plot {
+        /// The machine profile (with a `[memory]` section, from
+        /// `augur characterize --memory`).
+        profile: PathBuf,
+        /// The SVG file to write.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
@@ -419,8 +434,16 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             quick,
             precise,
             only,
+            memory,
             output,
-        } => crate::characterize::characterize(&fc, &fflags, quick, precise, &only, &output),
+        } => {
+            if memory {
+                crate::characterize::memory(&fc, &fflags, quick, &output)
+            } else {
+                crate::characterize::characterize(&fc, &fflags, quick, precise, &only, &output)
+            }
+        }
+        Command::Plot { profile, output } => crate::plot::run(&profile, &output),
         Command::Diff { a, b } => crate::characterize::diff(&a, &b),
         Command::Stream {
             machine,

@@ -8,6 +8,7 @@ mod characterize;
 mod cli;
 mod corpus;
 mod dynamic;
+mod plot;
 mod predict;
 mod static_report;
 mod stream;

@@ -1,0 +1,160 @@
+//! augur-memory: the memory-hierarchy characterization.
+//!
+//! Saavedra-Barrera's cache and TLB microbenchmark (dissertation §5.4, digest 001 §2.2:
+//! time per access of a strided loop over every array size × stride), with today's
+//! additions (digest anchors §2.11: lmbench's dependent pointer chase for latencies,
+//! Calibrator's separation of TLB from cache costs, STREAM/likwid-bench kernels for
+//! bandwidth), built as generated Fortran with the user's compiler and flags.
+//!
+//! * [`gen`]: the Fortran program and its separately compiled kernels.
+//! * [`run`]: the plan of points, build, runs, medians.
+//! * [`infer`]: levels, sizes, line sizes, associativity, latencies, miss penalties, TLB,
+//!   prefetching, read off the curves (documented there).
+//! * [`os`]: what the OS reports, for the comparison.
+//! * [`svg`]: the classic figure.
+//!
+//! The result is the `[memory]` section of the machine profile
+//! ([`augur_machine::memory_profile::MemoryProfile`]).
+
+pub mod gen;
+pub mod infer;
+pub mod os;
+pub mod run;
+pub mod svg;
+
+pub use augur_machine::memory_profile::MemoryProfile;
+pub use run::Settings;
+
+use augur_program::toolchain::Toolchain;
+use infer::human;
+use std::fmt::Write as _;
+
+/// Measures the memory hierarchy with `tc` and infers its parameters. `note` gets
+/// progress lines.
+pub fn characterize(
+    tc: &Toolchain,
+    settings: &Settings,
+    note: &mut dyn FnMut(&str),
+) -> Result<MemoryProfile, String> {
+    let start = std::time::Instant::now();
+    let os = os::detect();
+    let plan = run::plan(&os, settings);
+    let dir = tempfile::Builder::new()
+        .prefix("augur-memory-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let curves = run::measure(tc, &os, &plan, settings, dir.path(), note)?;
+    drop(dir);
+    let mut m = MemoryProfile {
+        compiler: tc.fc.clone(),
+        fflags: tc.fflags.join(" "),
+        mode: if settings.quick { "quick" } else { "default" }.into(),
+        date: augur_machine::profile::utc_now(),
+        window_ms: settings.window_ns as f64 / 1e6,
+        observations: settings.reps,
+        os_page_bytes: os.page,
+        sweep: curves.sweep,
+        chase: curves.chase,
+        tlb_chase: curves.tlb,
+        streams: curves.streams,
+        ..Default::default()
+    };
+    infer::infer(&mut m, &os);
+    m.elapsed_s = (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+    Ok(m)
+}
+
+/// The report: inferred against OS values per level, TLB, memory, prefetching, notes.
+pub fn report(m: &MemoryProfile) -> String {
+    let mut o = String::new();
+    let opt = |v: Option<u64>| v.map(human).unwrap_or_else(|| "-".into());
+    let _ = writeln!(
+        o,
+        "{:<5} {:>10} {:>10} {:>6} {:>6} {:>9} {:>5} {:>8} {:>9} {:>8} {:>8}",
+        "level",
+        "size",
+        "OS size",
+        "line",
+        "OS",
+        "ways",
+        "OS",
+        "lat ns",
+        "miss ns",
+        "strided",
+        "GB/s"
+    );
+    for l in &m.levels {
+        let src = |s: &str| {
+            if s == augur_machine::memory_profile::FROM_OS {
+                "*"
+            } else {
+                ""
+            }
+        };
+        let _ = writeln!(
+            o,
+            "{:<5} {:>10} {:>10} {:>6} {:>6} {:>9} {:>5} {:>8.2} {:>9.2} {:>8} {:>8}",
+            l.name,
+            format!("{}{}", human(l.size_bytes), src(&l.size_source)),
+            opt(l.os_size_bytes),
+            format!("{}{}", l.line_bytes, src(&l.line_source)),
+            l.os_line_bytes
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "-".into()),
+            format!(
+                "{}{}",
+                l.ways.map(|w| w.to_string()).unwrap_or_else(|| "-".into()),
+                src(&l.ways_source)
+            ),
+            l.os_ways
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "-".into()),
+            l.latency_ns,
+            l.miss_penalty_ns,
+            l.strided_miss_ns
+                .map(|v| format!("{v:.2}"))
+                .unwrap_or_else(|| "-".into()),
+            l.bandwidth_gbs
+                .map(|v| format!("{v:.1}"))
+                .unwrap_or_else(|| "-".into()),
+        );
+    }
+    let _ = writeln!(
+        o,
+        "{:<5} {:>10} {:>10} {:>6} {:>6} {:>9} {:>5} {:>8.2} {:>9} {:>8} {:>8.1}",
+        "mem", "", "", "", "", "", "", m.memory.latency_ns, "", "", m.memory.bandwidth_gbs
+    );
+    let _ = writeln!(o, "(* = from OS; lat = dependent random load; miss = next level's latency minus this one's; strided = excess per access of a strided read at one line, arrays in the next level; GB/s = triad with arrays of a quarter of the level)");
+    for t in &m.tlb {
+        let _ = writeln!(
+            o,
+            "{}: {} entries x {} pages{} = {} reach, miss penalty {:.2} ns",
+            t.name,
+            t.entries,
+            human(t.page_bytes),
+            if t.page_source == augur_machine::memory_profile::FROM_OS {
+                " (from OS)"
+            } else {
+                ""
+            },
+            human(t.reach_bytes),
+            t.miss_penalty_ns
+        );
+    }
+    let _ = writeln!(o, "OS page size {}", human(m.os_page_bytes));
+    let _ = writeln!(o, "prefetch: {}", m.prefetch.summary);
+    for s in &m.streams {
+        let _ = write!(
+            o,
+            "{} {} {:.1} GB/s; ",
+            s.kernel,
+            human(s.array_bytes),
+            s.gbs
+        );
+    }
+    o.push('\n');
+    for n in &m.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    o
+}

@@ -1,0 +1,46 @@
+//! `augur plot`: the memory sweep of a machine profile as an SVG figure.
+
+use anyhow::{bail, Context, Result};
+use augur_machine::MachineProfile;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Reads `profile`, draws its memory sweep and writes `output` atomically.
+pub fn run(profile: &Path, output: &Path) -> Result<ExitCode> {
+    let p = MachineProfile::read(profile)?;
+    let Some(m) = &p.memory else {
+        bail!(
+            "{} has no memory section; measure it with `augur characterize --memory -o {}`",
+            profile.display(),
+            profile.display()
+        );
+    };
+    if m.sweep.is_empty() {
+        bail!("{} has no sweep points to draw", profile.display());
+    }
+    let caches: Vec<(String, u64)> = m
+        .levels
+        .iter()
+        .filter_map(|l| Some((l.name.clone(), l.os_size_bytes?)))
+        .collect();
+    let svg = augur_memory::svg::sweep_figure(m, &caches).map_err(anyhow::Error::msg)?;
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    tmp.write_all(svg.as_bytes())
+        .and_then(|_| tmp.flush())
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    tmp.persist(output)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    println!(
+        "{}: {} curves, written to {}",
+        profile.display(),
+        m.sweep.len(),
+        output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -65,6 +65,7 @@
 //! [`crate::cache::Cache`], fed with the same stream.
 
 use crate::hash::{map_with_capacity, mix64, MixMap};
+use crate::nest::{Nest, NestError};
 use crate::Access;
 use serde::{Deserialize, Serialize};
 
@@ -239,6 +240,13 @@ pub struct NestArrayHistogram {
     pub array: u32,
     /// Their reuse distances.
     pub histogram: Histogram,
+    /// The part of `histogram` whose accesses *entered* the nest: the first
+    /// access to a line since the last [`ReuseAnalyzer::set_nest`] (cold, or
+    /// at the distance from where the line was last used before). Its total
+    /// is the number of distinct lines of the array the nest touched (its
+    /// footprint); `histogram` minus `entering` is the reuse inside the nest.
+    #[serde(default)]
+    pub entering: Histogram,
 }
 
 /// The result of an analysis: histograms per nest and array, and how the
@@ -302,7 +310,10 @@ pub struct ReuseAnalyzer {
     now: u32,
     rate_shift: u32,
     nest: u32,
-    hists: Vec<Vec<Histogram>>,
+    /// Timestamp at the last `set_nest`: older last uses enter the nest.
+    nest_start: u32,
+    /// Per nest and array: all accesses, and those entering the nest.
+    hists: Vec<Vec<[Histogram; 2]>>,
     accesses: u64,
     measured: u64,
     peak_bytes: usize,
@@ -325,6 +336,7 @@ impl ReuseAnalyzer {
             now: 0,
             rate_shift: 0,
             nest: 0,
+            nest_start: 0,
             hists: Vec::new(),
             accesses: 0,
             measured: 0,
@@ -335,8 +347,34 @@ impl ReuseAnalyzer {
     /// Attributes the following accesses to loop nest `nest` (0 initially).
     /// Reuse across nests is still measured: the distance of an access in
     /// nest 2 to a line last touched in nest 1 counts the lines between.
+    /// Also starts a new execution of the nest: the first access to each
+    /// line from here on counts as *entering* it
+    /// ([`NestArrayHistogram::entering`]).
     pub fn set_nest(&mut self, nest: u32) {
         self.nest = nest;
+        self.nest_start = self.now;
+    }
+
+    /// Attributes the following accesses to nest `nest` without starting a
+    /// new execution (unlike [`ReuseAnalyzer::set_nest`]).
+    pub fn attribute_to(&mut self, nest: u32) {
+        self.nest = nest;
+    }
+
+    /// Samples at a rate of at most `2^-shift` from now on (SHARDS with a
+    /// fixed rate, for streams known to be long): lines whose hash no longer
+    /// qualifies are dropped. The rate only ever decreases.
+    pub fn sample_at_most(&mut self, shift: u32) {
+        if shift > self.rate_shift {
+            self.rate_shift = shift.min(63);
+            self.prune();
+        }
+    }
+
+    /// Streams every access of `nest` into the analyzer (after
+    /// [`ReuseAnalyzer::set_nest`]); returns the number of accesses.
+    pub fn run_nest(&mut self, nest: &Nest) -> Result<u64, NestError> {
+        nest.for_each_access(|a| self.access(a))
     }
 
     /// Records one access.
@@ -353,25 +391,25 @@ impl ReuseAnalyzer {
         }
         let now = self.now;
         let live = self.last.len() as u64;
-        let d = match self.last.insert(line, now) {
+        let (d, entering) = match self.last.insert(line, now) {
             Some(t) => {
                 let after = live - self.prefix(t);
                 self.fenwick_sub(t);
                 self.owner[t as usize] = EMPTY;
-                Some(after << self.rate_shift)
+                (Some(after << self.rate_shift), t < self.nest_start)
             }
-            None => None,
+            None => (None, true),
         };
         self.fenwick_add(now);
         self.owner[now as usize] = line;
         self.now += 1;
-        self.record(a.array, d);
+        self.record(a.array, d, entering);
         if self.last.len() > self.config.max_lines {
             self.downsample();
         }
     }
 
-    fn record(&mut self, array: u32, d: Option<u64>) {
+    fn record(&mut self, array: u32, d: Option<u64>, entering: bool) {
         let n = self.nest as usize;
         if n >= self.hists.len() {
             self.hists.resize_with(n + 1, Vec::new);
@@ -379,9 +417,13 @@ impl ReuseAnalyzer {
         let per = &mut self.hists[n];
         let a = array as usize;
         if a >= per.len() {
-            per.resize_with(a + 1, Histogram::default);
+            per.resize_with(a + 1, Default::default);
         }
-        per[a].add(d, 1u64 << self.rate_shift);
+        let w = 1u64 << self.rate_shift;
+        per[a][0].add(d, w);
+        if entering {
+            per[a][1].add(d, w);
+        }
     }
 
     /// Number of ones at timestamps `0..=t`.
@@ -422,10 +464,18 @@ impl ReuseAnalyzer {
         let live = self.last.len();
         let cap = (2 * live).max(MIN_CAPACITY);
         let mut owner = Vec::with_capacity(cap);
-        for &line in self.owner.iter().filter(|&&l| l != EMPTY) {
+        let mut nest_start = None;
+        for (t, &line) in self.owner.iter().enumerate() {
+            if t as u32 == self.nest_start {
+                nest_start = Some(owner.len() as u32);
+            }
+            if line == EMPTY {
+                continue;
+            }
             *self.last.get_mut(&line).expect("live line") = owner.len() as u32;
             owner.push(line);
         }
+        self.nest_start = nest_start.unwrap_or(live as u32);
         debug_assert_eq!(owner.len(), live);
         owner.resize(cap, EMPTY);
         self.owner = Vec::new();
@@ -451,24 +501,29 @@ impl ReuseAnalyzer {
     fn downsample(&mut self) {
         while self.last.len() > self.config.max_lines && self.rate_shift < 63 {
             self.rate_shift += 1;
-            let shift = 64 - self.rate_shift;
-            let owner = &mut self.owner;
-            let tree = &mut self.tree;
-            let n = tree.len();
-            self.last.retain(|&line, &mut t| {
-                let keep = mix64(line ^ SAMPLE_SEED) >> shift == 0;
-                if !keep {
-                    owner[t as usize] = EMPTY;
-                    let mut i = t as usize + 1;
-                    while i < n {
-                        tree[i] -= 1;
-                        i += i & i.wrapping_neg();
-                    }
-                }
-                keep
-            });
+            self.prune();
         }
         self.note_memory();
+    }
+
+    /// Drops the lines whose hash does not qualify at the current rate.
+    fn prune(&mut self) {
+        let shift = 64 - self.rate_shift;
+        let owner = &mut self.owner;
+        let tree = &mut self.tree;
+        let n = tree.len();
+        self.last.retain(|&line, &mut t| {
+            let keep = mix64(line ^ SAMPLE_SEED) >> shift == 0;
+            if !keep {
+                owner[t as usize] = EMPTY;
+                let mut i = t as usize + 1;
+                while i < n {
+                    tree[i] -= 1;
+                    i += i & i.wrapping_neg();
+                }
+            }
+            keep
+        });
     }
 
     /// Approximate bytes held by the analyzer's tables.
@@ -497,12 +552,13 @@ impl ReuseAnalyzer {
     pub fn report(&self) -> ReuseReport {
         let mut histograms = Vec::new();
         for (n, per) in self.hists.iter().enumerate() {
-            for (a, h) in per.iter().enumerate() {
+            for (a, [h, e]) in per.iter().enumerate() {
                 if h.total() > 0 {
                     histograms.push(NestArrayHistogram {
                         nest: n as u32,
                         array: a as u32,
                         histogram: h.clone(),
+                        entering: e.clone(),
                     });
                 }
             }
@@ -589,5 +645,60 @@ mod tests {
         let p = miss_probability(10.0, 8, 1);
         assert!((p - (1.0 - (7.0f64 / 8.0).powi(10))).abs() < 1e-12);
         assert!(miss_probability(1e7, 1024, 8) > 0.999);
+    }
+
+    #[test]
+    fn entering_counts_the_footprint_of_each_execution() {
+        // Nest 0 touches lines 0..100 twice; nest 1 touches lines 50..150
+        // twice, across compactions (MIN_CAPACITY is larger, so force many).
+        let mut r = ReuseAnalyzer::new(ReuseConfig {
+            line_bytes: 1,
+            max_lines: 100_000,
+        });
+        r.set_nest(0);
+        for _ in 0..2 {
+            for x in 0..100u64 {
+                r.access(Access::read(x, 0));
+            }
+        }
+        for _ in 0..30 {
+            r.set_nest(1);
+            for _ in 0..2 {
+                for x in 50..150u64 {
+                    r.access(Access::read(x, 0));
+                }
+            }
+        }
+        let rep = r.report();
+        let h0 = &rep.histograms[0];
+        assert_eq!(h0.entering.total(), 100);
+        assert_eq!(h0.entering.cold, 100);
+        let h1 = &rep.histograms[1];
+        // Each of the 30 executions enters 100 lines; only the first sees
+        // 50 of them cold.
+        assert_eq!(h1.entering.total(), 3000);
+        assert_eq!(h1.entering.cold, 50);
+        assert_eq!(h1.histogram.total(), 6000);
+        // Entering at distance 99 (the other 99 lines of the previous
+        // execution), or 49 for lines 50..100 coming from nest 0.
+        assert_eq!(h1.entering.bins[bin_of(99)], 2900);
+        assert_eq!(h1.entering.bins[bin_of(49)], 50);
+    }
+
+    #[test]
+    fn fixed_rate_sampling_estimates_counts() {
+        let mut r = ReuseAnalyzer::new(ReuseConfig::default());
+        r.sample_at_most(4);
+        for _ in 0..4 {
+            for x in 0..100_000u64 {
+                r.access(Access::read(x * 64, 0));
+            }
+        }
+        let rep = r.report();
+        assert!(rep.sampled);
+        let h = rep.total();
+        assert!((h.cold as f64 - 100_000.0).abs() < 5_000.0, "{}", h.cold);
+        assert!((h.total() as f64 - 400_000.0).abs() < 20_000.0);
+        assert!(rep.tracked_lines < 10_000);
     }
 }

@@ -239,6 +239,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     };
     let mut profile = build_profile(&program, &plan.rules, &mu, entry, notes);
     profile.partial = partial;
+    crate::locality::attach(&program, &mut profile);
     drop(tmp);
     Ok(Analysis {
         program,

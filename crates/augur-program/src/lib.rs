@@ -4,11 +4,13 @@
 //! [`instrument`] decides where counters go and rewrites the sources;
 //! [`toolchain`] builds and runs programs with the user's compiler; [`profile`]
 //! turns counts into the program profile (S, μ, C and their breakdowns);
+//! [`locality`] adds the reuse-distance histograms of the affine loop nests;
 //! [`analyze`] ties them together.
 
 pub mod analyze;
 pub mod gcov;
 pub mod instrument;
+pub mod locality;
 pub mod profile;
 pub mod toolchain;
 

@@ -42,6 +42,11 @@ pub struct ProgramProfile {
     pub lines: Vec<LineProfile>,
     /// Per region (`!augur region NAME` ... `!augur end region`).
     pub regions: Vec<RegionProfile>,
+    /// Locality of the affine loop nests: reuse-distance histograms per nest
+    /// and array at 64-byte lines, from which the misses of any cache follow
+    /// ([`crate::locality`]); absent when not analyzed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locality: Option<crate::locality::LocalityProfile>,
 }
 
 /// One source file of the program.
@@ -318,6 +323,7 @@ pub fn build_profile(
         units,
         lines,
         regions,
+        locality: None,
     }
 }
 

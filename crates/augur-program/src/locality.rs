@@ -1,0 +1,782 @@
+//! Program locality: reuse-distance histograms of the affine loop nests of a
+//! measured run, the machine-independent half of the memory term (issue 6).
+//!
+//! After the counting run, [`analyze_locality`] takes every program unit,
+//! extracts its affine loop nests ([`augur_locality::extract`]) and streams
+//! the address stream of one execution of each nest, in program order,
+//! through one reuse-distance analyzer per unit, so reuse between the nests
+//! of a unit is seen. Symbolic bounds get values in this order:
+//!
+//! * named constants (PARAMETER) take their declared value;
+//! * a name `n` that ends a counted loop `DO i = c, n ± k` (step 1, `c` a
+//!   literal) whose measured mean trip count `t` is an integer gets the value
+//!   `c + t − 1 ∓ k`, provided every such loop of the unit agrees and `n` is
+//!   not a loop index ([`LocalityProfile::assumed_values`]); this also gives
+//!   the extents of explicit-shape dummy arrays `A(N, N)`;
+//! * a loop whose bounds still cannot be evaluated runs its measured mean
+//!   trip count (the nest is then marked `approximate`).
+//!
+//! A nest that ran `E` times (its outermost loop was entered `E` times) is
+//! analyzed once, on the assumption that every execution has the same
+//! address pattern. Its histograms keep apart the accesses that *enter* the
+//! execution (the first use of each line in it: cold, or reused from what ran
+//! before) from the reuse inside it, and the distinct lines of one execution
+//! (its footprint), so that [`misses`] can price executions after the first:
+//! inside reuse as measured, entering lines at a distance of one footprint.
+//!
+//! Cost: the stream is enumerated, never stored; the analyzer's memory is
+//! bounded by the distinct lines it tracks (SHARDS spatial sampling above
+//! 2^21 lines). A nest with more than [`STREAM_BUDGET`] accesses per
+//! execution is analyzed by a prefix of its outermost loop (the first
+//! iteration, then the following ones up to the budget, scaled to all of
+//! them), and one that still streams more than [`SAMPLE_ABOVE`] is also
+//! sampled spatially at a fixed rate from the start. The time and the
+//! analyzer's peak memory are recorded.
+
+use crate::profile::ProgramProfile;
+use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
+use augur_locality::extract::{extract_unit, ExtractOptions, ExtractedNest};
+use augur_locality::reuse::{bin_range, miss_probability};
+use augur_locality::{CacheGeometry, Histogram, Node, ReuseAnalyzer, ReuseConfig};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+/// Line size of the histograms, bytes.
+pub const LINE_BYTES: u64 = 64;
+/// Streamed accesses of a nest above which it is also sampled spatially
+/// (SHARDS, fixed rate) so that about [`SAMPLE_TARGET`] are measured.
+pub const SAMPLE_ABOVE: u64 = 200_000_000;
+/// Measured accesses aimed at when a nest is sampled.
+pub const SAMPLE_TARGET: u64 = 25_000_000;
+
+/// The locality of a program: per affine loop nest and array, reuse-distance
+/// histograms at 64-byte lines of one execution of the nest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct LocalityProfile {
+    /// Line size of the histograms in bytes (64).
+    pub line_bytes: u64,
+    /// True when some nest was sampled (SHARDS), so its weights are estimates.
+    pub sampled: bool,
+    /// Seconds the analysis took (extraction and streaming).
+    pub seconds: f64,
+    /// Largest memory of a reuse analyzer, bytes (the tables it tracked).
+    pub peak_bytes: u64,
+    /// Accesses streamed (one execution per nest).
+    pub accesses: u64,
+    /// The nests that ran, in unit and source order.
+    pub nests: Vec<NestLocality>,
+    /// References left out of the nests (not affine).
+    pub non_affine: Vec<NonAffineRef>,
+    /// Loops that ran but are in no nest (not counted DO loops, bounds that
+    /// are not affine, ...), with the reason.
+    pub skipped_loops: Vec<SkippedLoop>,
+    /// Values given to symbolic names from measured trip counts.
+    pub assumed_values: Vec<AssumedValue>,
+}
+
+/// One affine loop nest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NestLocality {
+    /// Program unit.
+    pub unit: String,
+    /// Loop id (in the unit) of the outermost loop.
+    pub loop_id: u32,
+    /// File of the unit.
+    pub file: String,
+    /// Line of the outermost DO.
+    pub line: u32,
+    /// Times the nest ran: entries of its outermost loop.
+    pub executions: f64,
+    /// True when some loop ran its mean trip count instead of its bounds.
+    pub approximate: bool,
+    /// Accesses of one execution.
+    pub accesses: u64,
+    /// Distinct lines one execution touches (estimate when sampled).
+    pub footprint_lines: u64,
+    /// Accesses actually streamed: fewer than `accesses` when only a prefix
+    /// of the outermost loop's iterations was analyzed (the first iteration,
+    /// then enough to reach the budget, scaled to all of them).
+    pub streamed_accesses: u64,
+    /// Sampling rate of the analyzer at the end of the nest (1 = exact).
+    pub sample_rate: f64,
+    /// Per array referenced.
+    pub arrays: Vec<ArrayLocality>,
+}
+
+/// One array in one nest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ArrayLocality {
+    /// Array name (lower case).
+    pub name: String,
+    /// Bytes per element.
+    pub elem_bytes: u64,
+    /// Accesses per execution of the nest (exact).
+    pub accesses: u64,
+    /// Distinct lines of the array one execution touches.
+    pub footprint_lines: u64,
+    /// Reuse distances (in lines) of all accesses of one execution.
+    pub histogram: CompactHistogram,
+    /// The part of `histogram` that enters the execution: the first access
+    /// to each line in it (cold, or at the distance from its use before).
+    pub entering: CompactHistogram,
+}
+
+/// A reuse-distance histogram, sparse: `bins` holds `[bin, weight]` pairs
+/// with non-zero weight. Bins `0..64` are the distances 0..63; above, each
+/// power of two `[2^k, 2^(k+1))` is split into 8 equal bins
+/// (`augur_locality::reuse::bin_range`). `cold` counts first touches.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CompactHistogram {
+    /// First touches (infinite distance).
+    pub cold: u64,
+    /// `[bin index, weight]`, increasing bin index.
+    pub bins: Vec<[u64; 2]>,
+}
+
+impl CompactHistogram {
+    /// The sparse form of a histogram.
+    pub fn from_histogram(h: &Histogram) -> CompactHistogram {
+        CompactHistogram {
+            cold: h.cold,
+            bins: h
+                .bins
+                .iter()
+                .enumerate()
+                .filter(|(_, &w)| w > 0)
+                .map(|(i, &w)| [i as u64, w])
+                .collect(),
+        }
+    }
+
+    /// The dense form.
+    pub fn to_histogram(&self) -> Histogram {
+        let mut h = Histogram {
+            bins: Vec::new(),
+            cold: self.cold,
+        };
+        for &[i, w] in &self.bins {
+            let i = i as usize;
+            if i >= h.bins.len() {
+                h.bins.resize(i + 1, 0);
+            }
+            h.bins[i] += w;
+        }
+        h
+    }
+
+    /// All accesses (cold included).
+    pub fn total(&self) -> u64 {
+        self.cold + self.bins.iter().map(|b| b[1]).sum::<u64>()
+    }
+
+    /// Accesses with a reuse distance below `lines` (bins entirely below).
+    pub fn below(&self, lines: u64) -> u64 {
+        self.bins
+            .iter()
+            .filter(|b| bin_range(b[0] as usize).1 <= lines)
+            .map(|b| b[1])
+            .sum()
+    }
+}
+
+/// A reference left out of a nest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NonAffineRef {
+    /// Program unit.
+    pub unit: String,
+    /// File.
+    pub file: String,
+    /// Line of the statement.
+    pub line: u32,
+    /// Array name.
+    pub array: String,
+    /// Why it is not affine (`subscript: indirect through \`idx\``, ...).
+    pub reason: String,
+}
+
+/// A loop that ran but is not part of an analyzed nest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SkippedLoop {
+    /// Program unit.
+    pub unit: String,
+    /// File.
+    pub file: String,
+    /// Line of its DO.
+    pub line: u32,
+    /// Why.
+    pub reason: String,
+}
+
+/// A value given to a symbolic name from a measured trip count.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AssumedValue {
+    /// Program unit.
+    pub unit: String,
+    /// The name (lower case).
+    pub name: String,
+    /// Its value.
+    pub value: i64,
+    /// Line of the loop whose trip count gave it.
+    pub line: u32,
+}
+
+/// The affine nests of one unit, as analyzed.
+#[derive(Debug, Clone)]
+pub struct UnitNests {
+    /// Index of the unit in the program (and in the profile).
+    pub unit: usize,
+    /// Its nests that ran, in source order.
+    pub nests: Vec<ExtractedNest>,
+    /// Executions of each nest.
+    pub executions: Vec<f64>,
+    /// The loops that did not make a nest, with the reason.
+    pub skipped: Vec<augur_locality::extract::SkippedLoop>,
+    /// Values inferred from trip counts: name, value, loop line.
+    pub assumed: Vec<(String, i64, u32)>,
+}
+
+/// Extracts the affine nests of every unit that ran, with the measured trip
+/// counts and the values inferred from them (see the module docs).
+pub fn extract_nests(program: &Program, profile: &ProgramProfile) -> Vec<UnitNests> {
+    let mut out = Vec::new();
+    for (ui, unit) in program.units.iter().enumerate() {
+        let Some(up) = profile.units.get(ui) else {
+            continue;
+        };
+        if unit.loops.is_empty() {
+            continue;
+        }
+        let trips: HashMap<u32, f64> = up
+            .loops
+            .iter()
+            .filter_map(|l| l.mean_trips.map(|t| (l.id, t)))
+            .collect();
+        let entries: HashMap<u32, f64> = up
+            .loops
+            .iter()
+            .filter_map(|l| l.entries.map(|e| (l.id, e)))
+            .collect();
+        let assumed = infer_values(unit, &trips);
+        let opts = ExtractOptions {
+            values: assumed.iter().map(|(n, v, _)| (n.clone(), *v)).collect(),
+            trips,
+            align: 4096,
+        };
+        let ex = extract_unit(unit, &opts);
+        let ran = |id: u32| entries.get(&id).copied().unwrap_or(0.0);
+        let mut nests = Vec::new();
+        let mut executions = Vec::new();
+        for n in ex.nests {
+            let e = ran(n.root);
+            if e > 0.0 {
+                executions.push(e);
+                nests.push(n);
+            }
+        }
+        let skipped = ex.skipped.into_iter().filter(|s| ran(s.id) > 0.0).collect();
+        out.push(UnitNests {
+            unit: ui,
+            nests,
+            executions,
+            skipped,
+            assumed,
+        });
+    }
+    out
+}
+
+/// `name + offset` when `e` is a variable plus or minus an integer literal.
+fn name_plus(e: &Expr) -> Option<(String, i64)> {
+    let lit = |e: &Expr| match &e.kind {
+        ExprKind::Const { value: Some(v), .. } => Some(*v),
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::Var(v) if v.rank == 0 && !v.constant => Some((v.name.clone(), 0)),
+        ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), a, b) => {
+            let (n, k) = name_plus(a)?;
+            let c = lit(b)?;
+            Some((n, if *op == BinOp::Add { k + c } else { k - c }))
+        }
+        _ => None,
+    }
+}
+
+/// Values of loop-ending names from integral mean trip counts (module docs).
+fn infer_values(unit: &Unit, trips: &HashMap<u32, f64>) -> Vec<(String, i64, u32)> {
+    let indices: Vec<String> = unit
+        .loops
+        .iter()
+        .filter_map(|l| l.var.as_ref().map(|v| v.to_lowercase()))
+        .collect();
+    let mut found: BTreeMap<String, Option<(i64, u32)>> = BTreeMap::new();
+    for st in &unit.stmts {
+        let StmtKind::Do { loop_id, exprs } = &st.kind else {
+            continue;
+        };
+        let l = &unit.loops[loop_id.0 as usize];
+        if l.kind != LoopKind::Counted || exprs.len() < 2 {
+            continue;
+        }
+        let Some(&t) = trips.get(&loop_id.0) else {
+            continue;
+        };
+        if t < 1.0 || (t - t.round()).abs() > 1e-9 {
+            continue;
+        }
+        let unit_step = match exprs.get(2) {
+            None => true,
+            Some(e) => matches!(e.kind, ExprKind::Const { value: Some(1), .. }),
+        };
+        let ExprKind::Const {
+            value: Some(start), ..
+        } = exprs[0].kind
+        else {
+            continue;
+        };
+        let Some((name, k)) = name_plus(&exprs[1]) else {
+            continue;
+        };
+        if !unit_step || indices.contains(&name) {
+            continue;
+        }
+        if unit.symbol(&name).is_some_and(|s| s.value.is_some()) {
+            continue;
+        }
+        let v = start + t.round() as i64 - 1 - k;
+        let line = l.span.start.line;
+        match found.get(&name) {
+            None => {
+                found.insert(name, Some((v, line)));
+            }
+            Some(Some((old, _))) if *old != v => {
+                found.insert(name, None);
+            }
+            _ => {}
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|(n, x)| x.map(|(v, line)| (n, v, line)))
+        .collect()
+}
+
+fn has_refs(nodes: &[Node]) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Ref(_) => true,
+        Node::Loop(l) => has_refs(&l.body),
+    })
+}
+
+/// Exact accesses per array of one execution of `nodes`, without
+/// enumerating innermost loops.
+fn count_accesses(nodes: &[Node], idx: &mut Vec<i64>, out: &mut [u64]) {
+    for n in nodes {
+        match n {
+            Node::Ref(r) => out[r.array as usize] += 1,
+            Node::Loop(l) => {
+                let (lo, hi) = (l.lower.eval(idx), l.upper.eval(idx));
+                let trips = if l.step > 0 && hi >= lo {
+                    (hi - lo) / l.step + 1
+                } else if l.step < 0 && hi <= lo {
+                    (lo - hi) / -l.step + 1
+                } else {
+                    0
+                };
+                if trips <= 0 || !has_refs(&l.body) {
+                    continue;
+                }
+                if l.body.iter().all(|b| matches!(b, Node::Ref(_))) {
+                    for b in &l.body {
+                        if let Node::Ref(r) = b {
+                            out[r.array as usize] += trips as u64;
+                        }
+                    }
+                    continue;
+                }
+                let d = idx.len();
+                idx.push(lo);
+                for t in 0..trips {
+                    idx[d] = lo + t * l.step;
+                    count_accesses(&l.body, idx, out);
+                }
+                idx.pop();
+            }
+        }
+    }
+}
+
+/// Accesses streamed per nest at most (about): above, only a prefix of the
+/// outermost loop's iterations is analyzed.
+pub const STREAM_BUDGET: u64 = 4_000_000;
+
+/// How a large nest is analyzed by a prefix of its outermost iterations.
+struct Prefix {
+    /// The first outer iteration alone.
+    first_nest: augur_locality::Nest,
+    /// Its accesses.
+    first: u64,
+    /// The next outer iterations analyzed.
+    rest_nest: augur_locality::Nest,
+    /// Their accesses.
+    rest_streamed: u64,
+    /// Accesses of all outer iterations after the first.
+    rest_total: u64,
+}
+
+/// A prefix plan when `total` exceeds the budget and the outermost loop has
+/// constant bounds.
+fn plan_prefix(nest: &augur_locality::Nest, total: u64) -> Option<Prefix> {
+    if total <= STREAM_BUDGET || nest.body.len() != 1 {
+        return None;
+    }
+    let Node::Loop(root) = &nest.body[0] else {
+        return None;
+    };
+    if !root.lower.is_constant() || !root.upper.is_constant() || root.step == 0 {
+        return None;
+    }
+    let (lo, hi, st) = (root.lower.constant, root.upper.constant, root.step);
+    let trips = if st > 0 {
+        (hi - lo) / st + 1
+    } else {
+        (lo - hi) / -st + 1
+    };
+    if trips < 3 {
+        return None;
+    }
+    let with_bounds = |a: i64, b: i64| {
+        let mut n = nest.clone();
+        if let Node::Loop(l) = &mut n.body[0] {
+            l.lower = augur_locality::Affine::constant(a);
+            l.upper = augur_locality::Affine::constant(b);
+        }
+        n
+    };
+    let count = |n: &augur_locality::Nest| {
+        let mut per = vec![0u64; n.arrays.len()];
+        count_accesses(&n.body, &mut Vec::new(), &mut per);
+        per.iter().sum::<u64>()
+    };
+    let first_nest = with_bounds(lo, lo);
+    let first = count(&first_nest);
+    let rest_total = total - first;
+    let per_iter = rest_total as f64 / (trips - 1) as f64;
+    let more = ((STREAM_BUDGET.saturating_sub(first)) as f64 / per_iter.max(1.0)).ceil() as i64;
+    let more = more.clamp(1, trips - 1);
+    if more >= trips - 1 {
+        return None;
+    }
+    let rest_nest = with_bounds(lo + st, lo + more * st);
+    let rest_streamed = count(&rest_nest);
+    Some(Prefix {
+        first_nest,
+        first,
+        rest_nest,
+        rest_streamed,
+        rest_total,
+    })
+}
+
+/// Merges the histograms of nest `scratch + k` into nest `k`, scaled.
+fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(usize, f64)]) {
+    let scaled = |h: &Histogram, f: f64| Histogram {
+        bins: h
+            .bins
+            .iter()
+            .map(|&w| (w as f64 * f).round() as u64)
+            .collect(),
+        cold: (h.cold as f64 * f).round() as u64,
+    };
+    let extra: Vec<_> = rep
+        .histograms
+        .iter()
+        .filter(|h| h.nest >= scratch)
+        .cloned()
+        .collect();
+    rep.histograms.retain(|h| h.nest < scratch);
+    for x in extra {
+        let k = (x.nest - scratch) as usize;
+        let f = scale.iter().find(|s| s.0 == k).map_or(1.0, |s| s.1);
+        let (h, e) = (scaled(&x.histogram, f), scaled(&x.entering, f));
+        match rep
+            .histograms
+            .iter_mut()
+            .find(|y| y.nest as usize == k && y.array == x.array)
+        {
+            Some(y) => {
+                y.histogram.merge(&h);
+                y.entering.merge(&e);
+            }
+            None => rep
+                .histograms
+                .push(augur_locality::reuse::NestArrayHistogram {
+                    nest: k as u32,
+                    array: x.array,
+                    histogram: h,
+                    entering: e,
+                }),
+        }
+    }
+}
+
+/// Runs the locality analysis of a measured program (see the module docs).
+pub fn analyze_locality(program: &Program, profile: &ProgramProfile) -> LocalityProfile {
+    let t0 = Instant::now();
+    let mut out = LocalityProfile {
+        line_bytes: LINE_BYTES,
+        ..Default::default()
+    };
+    for un in extract_nests(program, profile) {
+        let up = &profile.units[un.unit];
+        let (uname, file) = (up.name.clone(), up.file.clone());
+        for (name, value, line) in &un.assumed {
+            out.assumed_values.push(AssumedValue {
+                unit: uname.clone(),
+                name: name.clone(),
+                value: *value,
+                line: *line,
+            });
+        }
+        for s in &un.skipped {
+            out.skipped_loops.push(SkippedLoop {
+                unit: uname.clone(),
+                file: file.clone(),
+                line: s.line,
+                reason: s.reason.clone(),
+            });
+        }
+        if un.nests.is_empty() {
+            continue;
+        }
+        let mut an = ReuseAnalyzer::new(ReuseConfig {
+            line_bytes: LINE_BYTES,
+            ..Default::default()
+        });
+        let base = out.nests.len();
+        // Nest ids from `scratch` on hold the later outer iterations of a
+        // nest analyzed by prefix, before they are scaled and merged.
+        let scratch = un.nests.len() as u32;
+        let mut scale: Vec<(usize, f64)> = Vec::new();
+        let mut pos: Vec<Option<usize>> = vec![None; un.nests.len()];
+        for (k, (n, &e)) in un.nests.iter().zip(&un.executions).enumerate() {
+            for r in &n.non_affine {
+                out.non_affine.push(NonAffineRef {
+                    unit: uname.clone(),
+                    file: file.clone(),
+                    line: r.line,
+                    array: r.array.clone(),
+                    reason: r.reason.clone(),
+                });
+            }
+            let mut per_array = vec![0u64; n.nest.arrays.len()];
+            count_accesses(&n.nest.body, &mut Vec::new(), &mut per_array);
+            let total: u64 = per_array.iter().sum();
+            if total == 0 {
+                continue;
+            }
+            let plan = plan_prefix(&n.nest, total);
+            let streamed = plan.as_ref().map_or(total, |p| p.first + p.rest_streamed);
+            if streamed > SAMPLE_ABOVE {
+                let shift = (streamed / SAMPLE_TARGET).max(1).ilog2() + 1;
+                an.sample_at_most(shift);
+            }
+            an.set_nest(k as u32);
+            let ran = match &plan {
+                None => an.run_nest(&n.nest),
+                Some(p) => an.run_nest(&p.first_nest).and_then(|_| {
+                    an.attribute_to(scratch + k as u32);
+                    an.run_nest(&p.rest_nest)
+                }),
+            };
+            if let Some(p) = &plan {
+                scale.push((k, p.rest_total as f64 / p.rest_streamed.max(1) as f64));
+            }
+            if let Err(err) = ran {
+                out.skipped_loops.push(SkippedLoop {
+                    unit: uname.clone(),
+                    file: file.clone(),
+                    line: n.line,
+                    reason: err.to_string(),
+                });
+                continue;
+            }
+            out.accesses += total;
+            let rate = an.sample_rate();
+            pos[k] = Some(out.nests.len());
+            out.nests.push(NestLocality {
+                unit: uname.clone(),
+                loop_id: n.root,
+                file: file.clone(),
+                line: n.line,
+                executions: e,
+                approximate: !n.approximate_loops.is_empty(),
+                accesses: total,
+                streamed_accesses: streamed,
+                footprint_lines: 0,
+                sample_rate: rate,
+                arrays: n
+                    .nest
+                    .arrays
+                    .iter()
+                    .zip(&per_array)
+                    .map(|(a, &c)| ArrayLocality {
+                        name: a.name.clone(),
+                        elem_bytes: a.elem_bytes,
+                        accesses: c,
+                        footprint_lines: 0,
+                        histogram: CompactHistogram::default(),
+                        entering: CompactHistogram::default(),
+                    })
+                    .collect(),
+            });
+        }
+        // Fill in the histograms of this unit's nests.
+        let mut rep = an.report();
+        merge_scaled(&mut rep, scratch, &scale);
+        out.sampled |= rep.sampled
+            || out.nests[base..]
+                .iter()
+                .any(|n| n.streamed_accesses < n.accesses);
+        out.peak_bytes = out.peak_bytes.max(rep.peak_bytes as u64);
+        for h in &rep.histograms {
+            let Some(&Some(at)) = pos.get(h.nest as usize) else {
+                continue;
+            };
+            let nl = &mut out.nests[at];
+            if let Some(a) = nl.arrays.get_mut(h.array as usize) {
+                a.histogram = CompactHistogram::from_histogram(&h.histogram);
+                a.entering = CompactHistogram::from_histogram(&h.entering);
+                a.footprint_lines = h.entering.total();
+            }
+        }
+        for nl in &mut out.nests[base..] {
+            nl.footprint_lines = nl.arrays.iter().map(|a| a.footprint_lines).sum();
+        }
+    }
+    out.seconds = t0.elapsed().as_secs_f64();
+    out
+}
+
+/// Predicted misses of one array in one nest, over all its executions.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ArrayMisses {
+    /// Array name.
+    pub name: String,
+    /// Accesses over all executions.
+    pub accesses: f64,
+    /// Misses of the first execution.
+    pub first: f64,
+    /// Misses of each later execution.
+    pub repeat: f64,
+    /// Misses over all executions: `first + (executions − 1)·repeat`.
+    pub misses: f64,
+}
+
+/// Predicted misses of one nest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NestMisses {
+    /// Program unit.
+    pub unit: String,
+    /// Loop id of the outermost loop.
+    pub loop_id: u32,
+    /// Line of the outermost DO.
+    pub line: u32,
+    /// Times the nest ran.
+    pub executions: f64,
+    /// Misses over all executions, all arrays.
+    pub misses: f64,
+    /// Per array.
+    pub arrays: Vec<ArrayMisses>,
+}
+
+/// Misses of a histogram on a cache: exact fully associative LRU from the
+/// histogram (at bin boundaries), Smith's model for set-associative caches.
+pub fn histogram_misses(h: &Histogram, g: &CacheGeometry) -> f64 {
+    if g.fully_associative() {
+        h.misses_fully_associative(g.lines())
+    } else {
+        h.misses_set_associative(g.sets(), g.ways)
+    }
+}
+
+/// The probability that a reuse at distance `d` lines misses in `g`.
+fn miss_at(d: u64, g: &CacheGeometry) -> f64 {
+    if g.fully_associative() {
+        if d >= g.lines() {
+            1.0
+        } else {
+            0.0
+        }
+    } else {
+        miss_probability(d as f64, g.sets(), g.ways)
+    }
+}
+
+/// Predicted misses per nest and array of `loc` on a cache of geometry `g`
+/// (its line size should be the histograms' 64 bytes; other line sizes are
+/// not rescaled).
+///
+/// The first execution of a nest misses as its histogram says. Each later
+/// one misses as the reuse inside one execution says (`histogram −
+/// entering`), and its entering lines were last used one execution before,
+/// at a distance of about the nest's footprint: they miss when the footprint
+/// does not fit (`P(miss | footprint − 1)`). Code that runs between two
+/// executions is not seen, so the repeat misses are a lower bound.
+pub fn misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<NestMisses> {
+    loc.nests
+        .iter()
+        .map(|n| {
+            let again = miss_at(n.footprint_lines.saturating_sub(1), g);
+            let arrays: Vec<ArrayMisses> = n
+                .arrays
+                .iter()
+                .map(|a| {
+                    let h = a.histogram.to_histogram();
+                    let e = a.entering.to_histogram();
+                    let first = histogram_misses(&h, g);
+                    let inside = first - histogram_misses(&e, g);
+                    let repeat = inside.max(0.0) + a.footprint_lines as f64 * again;
+                    ArrayMisses {
+                        name: a.name.clone(),
+                        accesses: a.accesses as f64 * n.executions,
+                        first,
+                        repeat,
+                        misses: first + (n.executions - 1.0).max(0.0) * repeat,
+                    }
+                })
+                .collect();
+            NestMisses {
+                unit: n.unit.clone(),
+                loop_id: n.loop_id,
+                line: n.line,
+                executions: n.executions,
+                misses: arrays.iter().map(|a| a.misses).sum(),
+                arrays,
+            }
+        })
+        .collect()
+}
+
+/// Runs [`analyze_locality`] and stores it in the profile; when the analysis
+/// fails, the field stays `None` and a note says why.
+pub fn attach(program: &Program, profile: &mut ProgramProfile) {
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        analyze_locality(program, profile)
+    }));
+    match run {
+        Ok(loc) => profile.locality = Some(loc),
+        Err(e) => {
+            let why = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "internal error".into());
+            profile.locality = None;
+            profile
+                .notes
+                .push(format!("no locality analysis: extraction failed ({why})"));
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! The locality profile of real runs (gfortran at -O0, the normal analyze
+//! path): matrix multiply in the DOT and SAXPY orders against the exact
+//! cache simulator, a stencil's short reuse distances, an indirect reference
+//! reported as not affine, and the cost of the analysis on a corpus program.
+//!
+//! These tests need gfortran and gcc; without them they fail saying so.
+
+use augur_locality::{Cache, CacheGeometry};
+use augur_program::locality::{extract_nests, misses, LocalityProfile, NestLocality};
+use augur_program::toolchain::Toolchain;
+use augur_program::AnalyzeOptions;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn gfortran() -> Toolchain {
+    match Toolchain::detect("gfortran", "-O0") {
+        Ok(tc) => tc,
+        Err(e) => panic!("these tests need gfortran and gcc: {e}"),
+    }
+}
+
+fn options(cwd: &Path) -> AnalyzeOptions {
+    AnalyzeOptions {
+        front: Default::default(),
+        toolchain: gfortran(),
+        c_sources: vec![],
+        objects: vec![],
+        link_args: vec![],
+        args: vec![],
+        stdin: None,
+        timeout: Duration::from_secs(600),
+        cwd: cwd.to_path_buf(),
+        keep_partial: false,
+        keep_build: None,
+    }
+}
+
+fn analyze(name: &str, text: &str) -> (augur_program::analyze::Analysis, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, text).unwrap();
+    let a = augur_program::analyze(&[src], &options(dir.path()))
+        .unwrap_or_else(|e| panic!("{name}: analyze failed: {e}"));
+    (a, dir)
+}
+
+fn nest<'a>(loc: &'a LocalityProfile, unit: &str) -> &'a NestLocality {
+    loc.nests
+        .iter()
+        .find(|n| n.unit == unit)
+        .unwrap_or_else(|| panic!("no nest in {unit}: {:#?}", loc.nests))
+}
+
+/// Line (1-based) of the first line of `text` containing `pat`.
+fn line_of(text: &str, pat: &str) -> u32 {
+    text.lines().position(|l| l.contains(pat)).expect(pat) as u32 + 1
+}
+
+const MATMUL: &str = "\
+program mm
+  implicit none
+  integer, parameter :: n = 128
+  real(8), allocatable :: a(:,:), b(:,:), c(:,:)
+  allocate(a(n,n), b(n,n), c(n,n))
+  call random_number(a)
+  call random_number(b)
+  c = 0
+  call dot(n, a, b, c)
+  call saxpy(n, a, b, c)
+  call ikj(n, a, b, c)
+  print *, c(1,1), c(n,n)
+end program mm
+
+subroutine dot(n, a, b, c)
+  integer :: n, i, j, k
+  real(8) :: a(n,n), b(n,n), c(n,n), s
+  do i = 1, n
+    do j = 1, n
+      s = c(i,j)
+      do k = 1, n
+        s = s + a(i,k) * b(k,j)
+      end do
+      c(i,j) = s
+    end do
+  end do
+end subroutine dot
+
+subroutine saxpy(n, a, b, c)
+  integer :: n, i, j, k
+  real(8) :: a(n,n), b(n,n), c(n,n), r
+  do i = 1, n
+    do j = 1, n
+      r = b(i,j)
+      do k = 1, n
+        c(k,j) = c(k,j) + a(k,i) * r
+      end do
+    end do
+  end do
+end subroutine saxpy
+
+subroutine ikj(n, a, b, c)
+  integer :: n, i, j, k
+  real(8) :: a(n,n), b(n,n), c(n,n), r
+  do i = 1, n
+    do k = 1, n
+      r = a(i,k)
+      do j = 1, n
+        c(i,j) = c(i,j) + r * b(k,j)
+      end do
+    end do
+  end do
+end subroutine ikj
+";
+
+#[test]
+fn matmul_dot_misses_more_than_saxpy_and_matches_the_simulator() {
+    let (an, _dir) = analyze("mm.f90", MATMUL);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    // No spatial sampling; the larger nests are analyzed by a prefix of
+    // their outer iterations (the first, then up to the stream budget).
+    assert!(loc.nests.iter().all(|n| n.sample_rate == 1.0));
+    // n = 128 came from the measured trip counts of `do i = 1, n`.
+    assert!(loc
+        .assumed_values
+        .iter()
+        .any(|v| v.unit == "dot" && v.name == "n" && v.value == 128));
+    for u in ["dot", "saxpy", "ikj"] {
+        let n = nest(loc, u);
+        assert_eq!(n.executions, 1.0);
+        assert!(!n.approximate);
+        let (n3, n2) = (128 * 128 * 128, 128 * 128);
+        let want = if u == "dot" {
+            2 * n3 + 2 * n2
+        } else {
+            3 * n3 + n2
+        };
+        assert_eq!(n.accesses, want, "{u}");
+    }
+    let l1 = CacheGeometry::new(32 * 1024, 64, 8).unwrap();
+    let fa = CacheGeometry::new(32 * 1024, 64, 0).unwrap();
+    let predicted = |g: &CacheGeometry, unit: &str| {
+        misses(loc, g)
+            .into_iter()
+            .find(|m| m.unit == unit)
+            .unwrap()
+            .misses
+    };
+    let nests = extract_nests(&an.program, &an.profile);
+    let simulated = |g: CacheGeometry, unit: &str| {
+        let un = nests
+            .iter()
+            .find(|u| an.program.units[u.unit].name == unit)
+            .unwrap();
+        let mut c = Cache::new(g);
+        un.nests[0]
+            .nest
+            .for_each_access(|a| {
+                c.access(a);
+            })
+            .unwrap();
+        c.stats().total.misses() as f64
+    };
+    for u in ["dot", "saxpy", "ikj"] {
+        let (p, s) = (predicted(&fa, u), simulated(fa, u));
+        println!(
+            "{u}: 32 KiB fully associative: predicted {p}, simulated {s}; 8-way: Smith {}, simulated {}",
+            predicted(&l1, u),
+            simulated(l1, u)
+        );
+        assert!((p - s).abs() <= 0.01 * s, "{u}: {p} vs {s}");
+    }
+    // On the 32 KiB 8-way cache the exact simulator sees DOT miss far more
+    // than SAXPY: at n = 128 a row of A (128 lines, 1 KiB apart) falls into 4
+    // of the 64 sets. These are conflict misses, which a reuse histogram
+    // cannot see (the fully associative misses of the two orders are equal)
+    // and Smith's random-placement model does not predict.
+    let (sd, ss) = (simulated(l1, "dot"), simulated(l1, "saxpy"));
+    assert!(sd > 5.0 * ss, "simulated DOT {sd} vs SAXPY {ss}");
+    let (dot, saxpy) = (predicted(&l1, "dot"), predicted(&l1, "saxpy"));
+    assert!(dot >= saxpy, "DOT {dot} vs SAXPY {saxpy}");
+    // Where capacity decides (8 KiB, 8-way: a row of A plus a column of B no
+    // longer fit), the histogram shows it: DOT misses on every A access.
+    let small = CacheGeometry::new(8 * 1024, 64, 8).unwrap();
+    let small_fa = CacheGeometry::new(8 * 1024, 64, 0).unwrap();
+    let (dot, saxpy) = (predicted(&small, "dot"), predicted(&small, "saxpy"));
+    println!("8 KiB 8-way: DOT {dot}, SAXPY {saxpy}");
+    assert!(dot > 3.0 * saxpy, "DOT {dot} vs SAXPY {saxpy}");
+    for u in ["dot", "saxpy"] {
+        let (p, s) = (predicted(&small_fa, u), simulated(small_fa, u));
+        assert!((p - s).abs() <= 0.01 * s, "{u} 8 KiB: {p} vs {s}");
+    }
+}
+
+const STENCIL: &str = "\
+program st
+  implicit none
+  integer, parameter :: n = 100
+  real(8) :: a(n,n), b(n,n)
+  integer :: i, j, it
+  a = 1
+  do it = 1, 5
+    do j = 2, n - 1
+      do i = 2, n - 1
+        b(i,j) = 0.25d0 * (a(i-1,j) + a(i+1,j) + a(i,j-1) + a(i,j+1))
+      end do
+    end do
+    a = b
+  end do
+  print *, b(2,2)
+end program st
+";
+
+#[test]
+fn stencil_neighbours_reuse_within_a_few_kib() {
+    let (an, _dir) = analyze("st.f90", STENCIL);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let line = line_of(STENCIL, "do it = 1");
+    let n = loc
+        .nests
+        .iter()
+        .find(|n| n.line == line)
+        .unwrap_or_else(|| panic!("no stencil nest: {loc:#?}"));
+    // The time loop is the nest (its whole-array assignment is left out as
+    // not affine), run once.
+    assert_eq!(n.executions, 1.0);
+    assert!(loc
+        .non_affine
+        .iter()
+        .any(|r| r.line == line_of(STENCIL, "a = b") && r.array == "a"));
+    let a = n.arrays.iter().find(|a| a.name == "a").unwrap();
+    assert_eq!(a.accesses, 5 * 4 * 98 * 98);
+    assert_eq!(a.elem_bytes, 8);
+    // The neighbour references reuse a line within 64 lines (4 KiB): the
+    // columns of a and b between a(i,j-1) and its previous use are 4x13 lines. Only
+    // the first touch of each line in a time step comes from farther.
+    let near = a.histogram.below(64);
+    let far = a.histogram.total() - near - a.histogram.cold;
+    let lines = 100 * 100 / 8;
+    assert!(a.histogram.cold <= lines, "{}", a.histogram.cold);
+    assert!(far <= 4 * lines, "{near} near, {far} far");
+    assert!(near as f64 >= 0.95 * a.accesses as f64, "{near} near");
+    assert!(n.footprint_lines > 2400 && n.footprint_lines <= 2500);
+}
+
+const GATHER: &str = "\
+program g
+  implicit none
+  integer, parameter :: n = 1000
+  real(8) :: x(n), s
+  integer :: idx(n), i
+  do i = 1, n
+    idx(i) = mod(7 * i, n) + 1
+    x(i) = i
+  end do
+  s = 0
+  do i = 1, n
+    s = s + x(idx(i))
+  end do
+  print *, s
+end program g
+";
+
+#[test]
+fn indirect_reference_is_reported_as_not_affine() {
+    let (an, _dir) = analyze("g.f90", GATHER);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let line = line_of(GATHER, "x(idx(i))");
+    let r = loc
+        .non_affine
+        .iter()
+        .find(|r| r.array == "x")
+        .unwrap_or_else(|| panic!("no non-affine x: {loc:#?}"));
+    assert_eq!(r.line, line);
+    assert!(r.reason.contains("indirect"), "{}", r.reason);
+    assert!(r.file.ends_with("g.f90"));
+    // The rest of the loop (the load of idx) is still analyzed.
+    let n = loc.nests.iter().find(|n| n.line == line - 1).unwrap();
+    assert_eq!(n.arrays.len(), 1);
+    assert_eq!(n.arrays[0].name, "idx");
+    assert_eq!(n.arrays[0].footprint_lines, 1000 * 4 / 64 + 1);
+    // The profile round-trips through JSON with the field.
+    let json = serde_json::to_string(&an.profile).unwrap();
+    assert!(json.contains("\"locality\""));
+    let back: augur_program::ProgramProfile = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.locality.as_ref(), Some(loc));
+}
+
+/// The cost of the analysis on the corpus' largest matrix program (run with
+/// `--ignored --nocapture`).
+#[test]
+#[ignore]
+fn corpus_mm6_locality_cost() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus");
+    for name in ["mm6.f90", "stencil3d.f90", "heat3d.f90", "transpose.f90"] {
+        let src = root.join(name);
+        let dir = tempfile::tempdir().unwrap();
+        let t = Instant::now();
+        let an = augur_program::analyze(&[src], &options(dir.path())).unwrap();
+        let wall = t.elapsed().as_secs_f64();
+        let loc = an.profile.locality.as_ref().unwrap();
+        println!(
+            "{name}: analyze {wall:.2} s (run {:.2} s), locality {:.2} s, peak {:.1} MB, {} nests, {} accesses, sampled {}, {} non-affine, {} skipped loops",
+            an.profile.run.wall_seconds,
+            loc.seconds,
+            loc.peak_bytes as f64 / 1e6,
+            loc.nests.len(),
+            loc.accesses,
+            loc.sampled,
+            loc.non_affine.len(),
+            loc.skipped_loops.len()
+        );
+        let l1 = CacheGeometry::new(32 * 1024, 64, 8).unwrap();
+        for (n, m) in loc.nests.iter().zip(misses(loc, &l1)) {
+            println!(
+                "  {}:{} x{} {} accesses, rate {}, L1 misses {:.3e}",
+                n.unit, n.line, n.executions, n.accesses, n.sample_rate, m.misses
+            );
+        }
+    }
+}

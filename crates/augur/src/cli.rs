@@ -66,8 +66,8 @@ enum Command {
         #[arg(long, conflicts_with = "precise")]
         quick: bool,
         /// Longer and more observations (20 x 80 ms instead of 10 x 40 ms): narrower
-        /// intervals, at about 4 times the default's wall time (15 minutes or so on 2
-        /// cores instead of 3-4).
+        /// intervals, at the cost of about 4 times the default's wall time (twice the
+        /// observations, each twice as long).
         #[arg(long)]
         precise: bool,
         /// Measure only these AbOps (and those their experiments subtract), e.g. ARDL,SIND.

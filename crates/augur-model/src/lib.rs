@@ -6,6 +6,7 @@
 //! * [`validate`]: real runs of the normally built program, errors and their summary.
 
 pub mod library;
+pub mod memory;
 pub mod predict;
 pub mod validate;
 

@@ -9,6 +9,7 @@
 //! not include the model's own error (operations that overlap, memory effects),
 //! which only the accuracy benchmark (`augur bench accuracy`) measures.
 
+use crate::memory::{combine, nest_memory, LevelTraffic, Overlap};
 use augur_ir::{AbOp, AbOpCounts};
 use augur_machine::profile::{AbOpEntry, MEASURED, NOT_DETECTED};
 use augur_machine::MachineProfile;
@@ -307,6 +308,25 @@ pub struct PartRow {
     pub top_abop: Option<(AbOp, f64)>,
 }
 
+/// A loop nest's operation time, memory time and their combination.
+#[derive(Debug, Clone, Serialize)]
+pub struct NestRow {
+    /// The nest (its outermost loop).
+    pub name: String,
+    /// Its file.
+    pub file: String,
+    /// Line of the outermost DO.
+    pub line: u32,
+    /// Operation time (AbOps).
+    pub operations_seconds: f64,
+    /// Memory time (line transfers at each level's bandwidth).
+    pub memory_seconds: f64,
+    /// The two combined by the overlap rule.
+    pub combined_seconds: f64,
+    /// Memory time per level.
+    pub levels: Vec<LevelTraffic>,
+}
+
 /// An AbOp the program executes whose cost the machine profile does not give.
 #[derive(Debug, Clone, Serialize)]
 pub struct Uncosted {
@@ -327,7 +347,14 @@ pub struct Prediction {
     /// Saavedra's model) or `stream+chain` (blocks in loops at stream cost, bounded below
     /// by their recurrences at chain cost).
     pub model: &'static str,
-    /// Predicted time of the whole program.
+    /// How operation and memory time combine in a loop nest.
+    pub overlap: Overlap,
+    /// Time the memory term adds to the operation time (Σ over nests of
+    /// `combine(ops, mem) - ops`); included in `total`.
+    pub memory_seconds: f64,
+    /// Loop nests with a memory term, largest memory time first.
+    pub memory: Vec<NestRow>,
+    /// Predicted time of the whole program (operations and memory term).
     pub total: Estimate,
     /// Operations executed.
     pub operations: f64,
@@ -472,6 +499,21 @@ pub fn predict_with(
     table: &CostTable,
     machine: &MachineProfile,
 ) -> Prediction {
+    predict_overlap(program, table, machine, Overlap::default())
+}
+
+/// [`predict_with`] with a chosen combination of operation and memory time.
+pub fn predict_overlap(
+    program: &ProgramProfile,
+    table: &CostTable,
+    machine: &MachineProfile,
+    overlap: Overlap,
+) -> Prediction {
+    let nest_mem = match (&program.locality, &machine.memory) {
+        (Some(loc), Some(mem)) if overlap != Overlap::None => nest_memory(loc, mem),
+        _ => vec![],
+    };
+    let mut memory_rows = vec![];
     // Price every block once; every part is a sum of blocks.
     let blocks_c: Vec<Vec<Coefficients>> = program
         .units
@@ -575,6 +617,23 @@ pub fn predict_with(
                     last = last.max(b.last_line);
                 }
             }
+            if l.parent.is_none() {
+                if let Some(nm) = nest_mem
+                    .iter()
+                    .find(|n| n.unit == u.name && n.loop_id == l.id)
+                {
+                    let ops = table.cost_of(&loop_c).seconds;
+                    memory_rows.push(NestRow {
+                        name: loop_name(u, l),
+                        file: u.file.clone(),
+                        line: l.line,
+                        operations_seconds: ops,
+                        memory_seconds: nm.seconds,
+                        combined_seconds: combine(ops, nm.seconds, overlap),
+                        levels: nm.levels.clone(),
+                    });
+                }
+            }
             loops.push(pricer.exact(
                 PartSpec {
                     kind: PartKind::Loop,
@@ -660,7 +719,22 @@ pub fn predict_with(
             100.0 * share_sum
         ));
     }
+    let memory_extra: f64 = memory_rows
+        .iter()
+        .map(|r| r.combined_seconds - r.operations_seconds)
+        .sum();
+    memory_rows.sort_by(|a, b| b.memory_seconds.total_cmp(&a.memory_seconds));
+    let mut total = total;
+    total.seconds += memory_extra;
+    if program.locality.is_some() && machine.memory.is_none() && overlap != Overlap::None {
+        warnings.push(
+            "the machine profile has no [memory] section: no memory-hierarchy term (measure it with `augur characterize --memory -o MACHINE.toml`)".to_string(),
+        );
+    }
     Prediction {
+        overlap,
+        memory_seconds: memory_extra,
+        memory: memory_rows,
         model: if table.has_stream() {
             "stream+chain"
         } else {
@@ -701,7 +775,10 @@ mod tests {
     use super::*;
     use augur_machine::profile::{AbOpEntry, Provenance};
 
-    fn machine(entries: &[(AbOp, &str, Option<f64>, Option<f64>, u32)]) -> MachineProfile {
+    /// (AbOp, status, mean ns, 90% half-width ns, observations)
+    type Entry<'a> = (AbOp, &'a str, Option<f64>, Option<f64>, u32);
+
+    fn machine(entries: &[Entry]) -> MachineProfile {
         let mut m = MachineProfile::new(Provenance::default());
         for &(op, status, mean, ci, n) in entries {
             let mut e = AbOpEntry::status(status);

@@ -5,7 +5,11 @@ use crate::corpus;
 use crate::predict::LoadedMachine;
 use crate::validate::{build_setup, validate_one};
 use anyhow::Result;
-use augur_model::validate::{summarize, THRESHOLDS};
+use augur_model::memory::Overlap;
+use augur_model::validate::{relative_error, summarize, THRESHOLDS};
+
+/// The overlap rules compared by the benchmark.
+const OVERLAPS: [Overlap; 3] = [Overlap::Max, Overlap::Sum, Overlap::None];
 use augur_program::toolchain::Toolchain;
 use std::path::Path;
 use std::process::ExitCode;
@@ -26,6 +30,8 @@ pub struct AccuracyArgs<'a> {
     pub only: &'a [String],
     /// Print the table as Markdown too.
     pub markdown: bool,
+    /// The overlap rule of the main table.
+    pub overlap: Overlap,
 }
 
 /// Runs the benchmark and prints its table.
@@ -49,21 +55,16 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
         println!("warning: {d}");
     }
     println!(
-        "{:<14} {:>11} {:>10} {:>10} {:>7} {:>8}  {}",
-        "program",
-        "operations",
-        "predicted",
-        "measured",
-        "spread",
-        "error",
-        "largest AbOp share of time"
+        "{:<14} {:>11} {:>10} {:>10} {:>7} {:>8}  largest AbOp share of time",
+        "program", "operations", "predicted", "measured", "spread", "error"
     );
     let mut errors = vec![];
     let mut rows = vec![];
     let mut failed = vec![];
+    let mut by_overlap: Vec<Vec<f64>> = vec![vec![]; OVERLAPS.len()];
     for p in &programs {
         let (fortran, opts) = p.analyze_options(&root, &tc)?;
-        match validate_one(&machine, &fortran, &opts, vec![], a.runs) {
+        match validate_one(&machine, &fortran, &opts, vec![], a.runs, a.overlap) {
             Ok(v) => {
                 let top = v
                     .prediction
@@ -92,6 +93,10 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
                     100.0 * v.error
                 );
                 errors.push(v.error);
+                for (k, o) in OVERLAPS.iter().enumerate() {
+                    let t = machine.predict_overlap(&v.profile, *o).total.seconds;
+                    by_overlap[k].push(relative_error(t, v.measured.median));
+                }
                 rows.push((p.name.clone(), v));
             }
             Err(e) => {
@@ -118,6 +123,19 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
         100.0 * s.rms_error,
         100.0 * s.max_abs_error
     );
+    println!("the same runs under each way of combining operation and memory time:");
+    for (o, errs) in OVERLAPS.iter().zip(&by_overlap) {
+        let s = summarize(errs);
+        println!(
+            "  overlap {:<5} within 10%: {:>3.0}%, within 20%: {:>3.0}%, within 30%: {:>3.0}%, mean {:+.1}%, RMS {:.1}%",
+            format!("{o:?}").to_lowercase(),
+            100.0 * s.within[1].1,
+            100.0 * s.within[3].1,
+            100.0 * s.within[4].1,
+            100.0 * s.mean_error,
+            100.0 * s.rms_error
+        );
+    }
     if a.markdown {
         println!("\n| program | operations | predicted s | measured s | error |");
         println!("|---|---:|---:|---:|---:|");

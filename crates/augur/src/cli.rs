@@ -159,6 +159,9 @@ struct PredictCmd {
     /// Print JSON (every breakdown, all rows) instead of text.
     #[arg(long)]
     json: bool,
+    /// How operation time and memory-hierarchy time combine in a loop nest.
+    #[arg(long, value_enum, default_value = "max")]
+    overlap: OverlapArg,
 }
 
 #[derive(Debug, Args)]
@@ -204,6 +207,9 @@ struct ValidateCmd {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
+    /// How operation time and memory-hierarchy time combine in a loop nest.
+    #[arg(long, value_enum, default_value = "max")]
+    overlap: OverlapArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -233,6 +239,9 @@ enum BenchCommand {
         /// Also print the tables as Markdown (for docs/ACCURACY.md).
         #[arg(long)]
         markdown: bool,
+        /// How operation and memory time combine in the main table (all three are summarized).
+        #[arg(long, value_enum, default_value = "max")]
+        overlap: OverlapArg,
     },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
@@ -274,6 +283,27 @@ enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         repeat: usize,
     },
+}
+
+/// How operation time and memory-hierarchy time combine in a loop nest.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OverlapArg {
+    /// max(operations, memory): transfers overlap computation (out-of-order cores).
+    Max,
+    /// operations + memory: no overlap (Saavedra's delay term).
+    Sum,
+    /// No memory term.
+    None,
+}
+
+impl OverlapArg {
+    fn model(self) -> augur_model::memory::Overlap {
+        match self {
+            OverlapArg::Max => augur_model::memory::Overlap::Max,
+            OverlapArg::Sum => augur_model::memory::Overlap::Sum,
+            OverlapArg::None => augur_model::memory::Overlap::None,
+        }
+    }
 }
 
 /// Options shared by every command that reads Fortran sources.
@@ -385,6 +415,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             top: p.top.max(1),
             region: p.region,
             json: p.json,
+            overlap: p.overlap.model(),
         }),
         Command::Validate(v) => crate::validate::run(
             &v.source,
@@ -402,6 +433,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 json: v.json,
                 by: v.by,
                 top: v.top.max(1),
+                overlap: v.overlap.model(),
             },
         ),
         Command::Machines => {
@@ -468,6 +500,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 only,
                 manifest,
                 markdown,
+                overlap,
             } => crate::bench_accuracy::run(&crate::bench_accuracy::AccuracyArgs {
                 manifest: &manifest,
                 machine: &machine,
@@ -476,6 +509,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 runs: runs.max(1),
                 only: &only,
                 markdown,
+                overlap: overlap.model(),
             }),
             BenchCommand::Counts { only, manifest } => crate::bench_counts::run(&manifest, &only),
             BenchCommand::FrontEnd {

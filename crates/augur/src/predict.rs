@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 use augur_machine::MachineProfile;
+use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
 use augur_model::{library, CostTable, Estimate, Prediction};
 use augur_program::ProgramProfile;
@@ -60,9 +61,9 @@ impl LoadedMachine {
         format!("{} {}", p.compiler, p.fflags).trim().to_string()
     }
 
-    /// Predicts one program on this machine.
-    pub fn predict(&self, program: &ProgramProfile) -> Prediction {
-        augur_model::predict::predict_with(program, &self.table, &self.profile)
+    /// Predicts one program with a chosen overlap of operation and memory time.
+    pub fn predict_overlap(&self, program: &ProgramProfile, overlap: Overlap) -> Prediction {
+        augur_model::predict::predict_overlap(program, &self.table, &self.profile, overlap)
     }
 }
 
@@ -109,6 +110,8 @@ pub struct PredictArgs {
     pub region: Option<String>,
     /// JSON instead of text.
     pub json: bool,
+    /// How operation and memory time combine.
+    pub overlap: Overlap,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -161,7 +164,10 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     for p in &a.profiles {
         let profile = ProgramProfile::read(p)?;
         let mut warnings = source_warnings(&profile, p);
-        let preds: Vec<Prediction> = machines.iter().map(|m| m.predict(&profile)).collect();
+        let preds: Vec<Prediction> = machines
+            .iter()
+            .map(|m| m.predict_overlap(&profile, a.overlap))
+            .collect();
         if let Some(r) = &a.region {
             if !profile.regions.iter().any(|x| &x.name == r) {
                 let names: Vec<&str> = profile.regions.iter().map(|x| x.name.as_str()).collect();
@@ -394,6 +400,15 @@ pub fn report(
         profile.run.fflags.join(" "),
         profile.run.wall_seconds
     );
+    if !pred.memory.is_empty() {
+        let _ = writeln!(
+            s,
+            "memory hierarchy: {} added to the operation time ({} loop nest(s) analyzed; transfers at each level's bandwidth, overlap {:?})",
+            fmt_seconds(pred.memory_seconds),
+            pred.memory.len(),
+            pred.overlap
+        );
+    }
     if let Some(r) = &a.region {
         if let Some(row) = pred.regions.iter().find(|x| &x.name == r) {
             let (lo, hi) = row.estimate.ci90();
@@ -442,6 +457,9 @@ pub fn report(
             }
         }
     }
+    if !pred.memory.is_empty() {
+        s.push_str(&memory_table(pred, a.top));
+    }
     if !pred.uncosted.is_empty() {
         let _ = writeln!(
             s,
@@ -451,6 +469,38 @@ pub fn report(
                 .map(|u| format!("{} x{:.3e} ({})", u.abop, u.executions, u.machine_status))
                 .collect::<Vec<_>>()
                 .join(", ")
+        );
+    }
+    s
+}
+
+fn memory_table(pred: &Prediction, top: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nmemory hierarchy by loop nest (largest memory time first):"
+    );
+    let _ = writeln!(
+        s,
+        "  {:<34} {:<18} {:>11} {:>11} {:>11}  misses per level",
+        "nest", "where", "operations", "memory", "combined"
+    );
+    for r in pred.memory.iter().take(top) {
+        let levels = r
+            .levels
+            .iter()
+            .map(|l| format!("{} {:.3e}", l.level, l.misses))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(
+            s,
+            "  {:<34} {:<18} {:>11} {:>11} {:>11}  {}",
+            truncate(&r.name, 34),
+            truncate(&format!("{}:{}", short_path(&r.file), r.line), 18),
+            fmt_seconds(r.operations_seconds),
+            fmt_seconds(r.memory_seconds),
+            fmt_seconds(r.combined_seconds),
+            levels
         );
     }
     s

@@ -46,6 +46,7 @@ pub fn validate_one(
     opts: &AnalyzeOptions,
     extra_fflags: Vec<String>,
     runs: usize,
+    overlap: augur_model::memory::Overlap,
 ) -> Result<Validation> {
     let analysis = match augur_program::analyze(fortran, opts) {
         Ok(a) => a,
@@ -54,7 +55,7 @@ pub fn validate_one(
         }
         Err(e) => return Err(e.into()),
     };
-    let prediction = machine.predict(&analysis.profile);
+    let prediction = machine.predict_overlap(&analysis.profile, overlap);
     let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
     let input = BuildInput {
         fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
@@ -156,6 +157,8 @@ pub struct ValidateArgs {
     pub by: Vec<By>,
     /// Rows per breakdown.
     pub top: usize,
+    /// How operation and memory time combine.
+    pub overlap: augur_model::memory::Overlap,
 }
 
 /// Runs `augur validate`.
@@ -182,7 +185,14 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         opts.toolchain.fflags.join(" "),
         v.runs.max(1)
     );
-    let val = validate_one(&machine, &fortran, &opts, preprocessing_flags(src), v.runs)?;
+    let val = validate_one(
+        &machine,
+        &fortran,
+        &opts,
+        preprocessing_flags(src),
+        v.runs,
+        v.overlap,
+    )?;
     if let Some(p) = &v.profile_out {
         let json = serde_json::to_string_pretty(&val.profile)?;
         crate::cli::write_atomically(p, json.as_bytes())?;
@@ -204,6 +214,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         top: v.top,
         region: None,
         json: false,
+        overlap: v.overlap,
     };
     let shown = Path::new(&val.program);
     print!(

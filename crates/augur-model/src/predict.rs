@@ -210,16 +210,13 @@ impl CostTable {
         out
     }
 
-    /// The coefficients of one execution of a block: inside a loop, its operations at
-    /// stream cost unless its recurrence (`chain`) at chain cost takes longer; outside
-    /// loops, or without stream costs, everything at chain cost.
-    pub fn block_coefficients(
-        &self,
-        counts: &AbOpCounts,
-        chain: &AbOpCounts,
-        in_loop: bool,
-    ) -> Coefficients {
-        if !in_loop || !self.has_stream() {
+    /// The coefficients of one execution of a block: its operations at stream cost
+    /// unless its recurrence (`chain`) at chain cost takes longer; without stream costs,
+    /// everything at chain cost (Saavedra's single-context model). Blocks outside loops
+    /// are priced the same way: a procedure body called from a loop runs in the loop's
+    /// context, and straight code that runs once costs next to nothing either way.
+    pub fn block_coefficients(&self, counts: &AbOpCounts, chain: &AbOpCounts) -> Coefficients {
+        if !self.has_stream() {
             return Coefficients {
                 stream: AbOpCounts::new(),
                 chain: counts.clone(),
@@ -476,7 +473,7 @@ fn sorted(mut rows: Vec<PartRow>) -> Vec<PartRow> {
 /// The coefficients of all executions of a block.
 fn block_total(table: &CostTable, b: &BlockProfile) -> Coefficients {
     let mu = b.executions.unwrap_or(0.0);
-    let per = table.block_coefficients(&b.counts, &b.chain, b.in_loop.is_some());
+    let per = table.block_coefficients(&b.counts, &b.chain);
     let mut c = Coefficients::default();
     c.stream.add_scaled(&per.stream, mu);
     c.chain.add_scaled(&per.chain, mu);
@@ -848,7 +845,7 @@ mod tests {
         let mut chain = AbOpCounts::new();
         chain.add(AbOp::ARDL, 1.0);
         // Without stream costs: Saavedra's model, everything at chain cost.
-        let c = t.block_coefficients(&counts, &chain, true);
+        let c = t.block_coefficients(&counts, &chain);
         assert!((t.cost_of(&c).seconds - 6e-9).abs() < 1e-15);
 
         let mut e = AbOpEntry::status(MEASURED);
@@ -860,14 +857,11 @@ mod tests {
         let t = CostTable::from_profile(&m);
         assert!(t.has_stream());
         // A reduction: the 3 ns add chain beats 2 x 0.5 ns of throughput.
-        let c = t.block_coefficients(&counts, &chain, true);
+        let c = t.block_coefficients(&counts, &chain);
         assert!((t.cost_of(&c).seconds - 3e-9).abs() < 1e-15);
         // No recurrence: throughput.
-        let c = t.block_coefficients(&counts, &AbOpCounts::new(), true);
+        let c = t.block_coefficients(&counts, &AbOpCounts::new());
         assert!((t.cost_of(&c).seconds - 1e-9).abs() < 1e-15);
-        // Outside loops: chain costs.
-        let c = t.block_coefficients(&counts, &AbOpCounts::new(), false);
-        assert!((t.cost_of(&c).seconds - 6e-9).abs() < 1e-15);
     }
 
     #[test]

@@ -55,10 +55,11 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// The 90% confidence interval (normal approximation).
+    /// The 90% confidence interval (normal approximation), its lower end clamped at 0:
+    /// a time is never negative, however uncertain the parameters.
     pub fn ci90(&self) -> (f64, f64) {
         (
-            self.seconds - Z90 * self.sd_seconds,
+            (self.seconds - Z90 * self.sd_seconds).max(0.0),
             self.seconds + Z90 * self.sd_seconds,
         )
     }
@@ -872,6 +873,11 @@ mod tests {
         };
         let (lo, hi) = a.ci90();
         assert!((hi - lo - 2.0 * Z90 * 0.1).abs() < 1e-12);
+        let wide = Estimate {
+            seconds: 1.0,
+            sd_seconds: 1.0,
+        };
+        assert_eq!(wide.ci90().0, 0.0);
         let b = a.add_weighted(&a, 2.0);
         assert!((b.seconds - 3.0).abs() < 1e-12);
         assert!((b.sd_seconds - (0.01f64 + 0.04).sqrt()).abs() < 1e-12);

@@ -13,7 +13,7 @@ augur=./target/release/augur
 machines=${MACHINES:-"gfortran12-O0-epyc-2core gfortran12-O2-epyc-2core flang19-O2-epyc-2core"}
 status=0
 for m in $machines; do
-  if ! $augur machines | grep -q "^$m "; then
+  if ! $augur machines | grep "^$m " >/dev/null; then
     echo "== $m: not in the machines/ library, skipped"
     continue
   fi

@@ -437,13 +437,19 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             },
         ),
         Command::Machines => {
+            // Written with `writeln!` so a closed pipe (`augur machines | head`) ends
+            // the listing quietly instead of panicking.
+            let mut out = std::io::stdout().lock();
             let all = augur_model::library::list();
             if all.is_empty() {
-                println!("no machine profiles found (searched: machines/, $AUGUR_MACHINES)");
+                let _ = writeln!(
+                    out,
+                    "no machine profiles found (searched: machines/, $AUGUR_MACHINES)"
+                );
             }
             for (name, path) in all {
-                match augur_machine::MachineProfile::read(&path) {
-                    Ok(m) => println!(
+                let line = match augur_machine::MachineProfile::read(&path) {
+                    Ok(m) => format!(
                         "{name:<32} {} {} on {} ({}), measured {}",
                         m.provenance.compiler,
                         m.provenance.fflags,
@@ -451,7 +457,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                         m.provenance.mode,
                         m.provenance.date
                     ),
-                    Err(e) => println!("{name:<32} unreadable: {e}"),
+                    Err(e) => format!("{name:<32} unreadable: {e}"),
+                };
+                if writeln!(out, "{line}").is_err() {
+                    break;
                 }
             }
             Ok(ExitCode::SUCCESS)

@@ -17,7 +17,27 @@ mod validate;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// Output piped into a program that stops reading (`augur predict ... | head`) makes
+/// `print!` fail; end quietly with the shell's broken-pipe status instead of a panic
+/// message. Every other panic keeps the default report.
+fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_broken_pipe();
     let cli = cli::Cli::parse();
     match cli::run(cli) {
         Ok(code) => code,

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Prepares a fresh machine for augur: installs what is missing (gfortran, cpp)
-# and builds augur in release mode. Safe to run again.
+# Prepares a fresh machine for augur: installs what is missing (gfortran, cpp,
+# valgrind) and builds augur in release mode. Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v gfortran >/dev/null 2>&1 || need_apt+=(gfortran)
 command -v cpp >/dev/null 2>&1 || need_apt+=(cpp)
+# valgrind's cache simulation: `augur bench misses` and its test compare predicted
+# cache misses with it (perf's hardware counters are not available in a VM).
+command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt-get)"
@@ -25,6 +28,7 @@ if ! command -v flang-19 >/dev/null 2>&1 && ! command -v flang-new-19 >/dev/null
     echo "setup: could not install flang-19; gfortran still works" >&2
 fi
 command -v gfortran >/dev/null 2>&1 || { echo "setup: gfortran is still missing; install it (apt-get install gfortran)" >&2; exit 1; }
+command -v valgrind >/dev/null 2>&1 || { echo "setup: valgrind is still missing; install it (apt-get install -y valgrind)" >&2; exit 1; }
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo is missing; install the Rust toolchain (https://rustup.rs)" >&2; exit 1; }
 
 echo "setup: building augur (release)"

@@ -114,6 +114,13 @@ fn arithmetic_by_type() {
             ("i = i - j", "SISL 1, AISL 1"),
             ("i = i * j", "SISL 1, MISL 1"),
             ("i = i / j", "SISL 1, DISL 1"),
+            // Integer division and MOD by a constant: the compiler's shift or multiply.
+            ("i = i / 2", "SISL 1, DIC2 1"),
+            ("i = i / 8", "SISL 1, DIC2 1"),
+            ("i = i / 10", "SISL 1, DICN 1"),
+            ("i = mod(i, 2)", "SISL 1, MOC2 1"),
+            ("i = modulo(i, 7)", "SISL 1, MOCN 1"),
+            ("x = x / 2.0", "SRSL 1, DRSL 1"),
             ("i8 = i8 + j8", "SIDL 1, AIDL 1"),
             ("i8 = i8 * j8", "SIDL 1, MIDL 1"),
             ("i8 = i8 / j8", "SIDL 1, DIDL 1"),
@@ -154,7 +161,7 @@ fn exponents() {
             ("i = i**2", "SISL 1, EISL 1"),
             ("i = i**3", "SISL 1, XISL 1"),
             ("i = i**j", "SISL 1, XISL 1"),
-            ("i = 2**j", "SISL 1, XISL 1"),
+            ("i = 2**j", "SISL 1, PW2I 1"),
             ("z = z**2", "SCSL 1, ECSL 1"),
         ],
     );

@@ -219,6 +219,11 @@ abops! {
     164 IOIT "input/output" "One item transferred by an input/output statement.";
     165 SLGL "logical, local" "Store of a logical value, local.";
     166 SLGG "logical, global" "Store of a logical value, global.";
+    167 DIC2 "integer, constant operand" "Divide, integer (any kind), by a constant power of two (compilers shift).";
+    168 DICN "integer, constant operand" "Divide, integer (any kind), by another constant (compilers multiply by the reciprocal).";
+    169 MOC2 "integer, constant operand" "Remainder (MOD, MODULO), integer, by a constant power of two.";
+    170 MOCN "integer, constant operand" "Remainder (MOD, MODULO), integer, by another constant.";
+    171 PW2I "integer, constant operand" "Integer power 2**J (constant base 2; compilers shift).";
 }
 
 /// Number of AbOps in the catalogue.

@@ -12,7 +12,11 @@
 //!   operands is a COMMON or module variable, local otherwise. Operators whose
 //!   operands are all constants are folded by the compiler and cost nothing.
 //! * `x**i` with an integer exponent is `E***`, with a real exponent `X***`; for an
-//!   integer base, `i**2` is `EIS*` and any other exponent `XIS*`.
+//!   integer base, `i**2` is `EIS*` and any other exponent `XIS*`, except `2**j`, a
+//!   shift (`PW2I`).
+//! * Integer division and `MOD`/`MODULO` by a constant are `DIC2`/`MOC2` (a power of
+//!   two) or `DICN`/`MOCN` (another constant): compilers shift or multiply by the
+//!   reciprocal instead of dividing.
 //! * Unary minus is an add; `.AND. .OR. .NOT. .EQV. .NEQV.` are `AND*`; relational
 //!   operators are compares (`C***`) of the promoted operand type.
 //! * An array element costs `ARR1..ARR4` by its rank (4 and more dimensions:
@@ -395,6 +399,20 @@ impl Counter<'_> {
             return result;
         }
         let global = oa.global_leaf || ob.global_leaf;
+        // Integer division by a constant: every compiler replaces the divide by a shift
+        // (power of two) or a multiply by the reciprocal; they get their own AbOps.
+        if op == BinOp::Div && class.is_int() {
+            if let Some(c) = b.int_value().filter(|&c| c != 0) {
+                self.convert(oa, class);
+                self.add(constant_divisor(c, AbOp::DIC2, AbOp::DICN));
+                return result;
+            }
+        }
+        // 2**J with an integer J: a shift.
+        if op == BinOp::Pow && class.is_int() && a.int_value() == Some(2) && !ob.constant {
+            self.add(AbOp::PW2I);
+            return result;
+        }
         match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => {
                 self.convert(oa, class);
@@ -479,6 +497,12 @@ impl Counter<'_> {
             };
         }
         let arg_class = ops.first().map(|o| o.class).unwrap_or(class);
+        if matches!(name, "mod" | "modulo") && arg_class.is_int() && args.len() == 2 {
+            if let Some(c) = args[1].int_value().filter(|&c| c != 0) {
+                self.add(constant_divisor(c, AbOp::MOC2, AbOp::MOCN));
+                return result;
+            }
+        }
         if let Some(op) = intrinsic_op(name, arg_class, class) {
             let n = if is_min_max(name) {
                 (args.len().saturating_sub(1)).max(1) as f64
@@ -606,6 +630,15 @@ fn is_min_max(name: &str) -> bool {
             | "max1"
             | "min1"
     )
+}
+
+/// `pow2` when the constant divisor `c` is a power of two (in magnitude), else `other`.
+fn constant_divisor(c: i64, pow2: AbOp, other: AbOp) -> AbOp {
+    if c.unsigned_abs().is_power_of_two() {
+        pow2
+    } else {
+        other
+    }
 }
 
 /// The array-address AbOp for a reference of `dims` dimensions.

@@ -37,8 +37,8 @@
 
 use crate::nest::{Affine, ArrayDecl, Loop, Nest, Node, Ref};
 use augur_ir::{
-    BaseType, BinOp, Expr, ExprKind, LoopId, LoopKind, Stmt, StmtKind, Subscript, Symbol, UnOp,
-    Unit, VarRef,
+    BaseType, BinOp, CallTarget, Expr, ExprKind, LoopId, LoopKind, Stmt, StmtKind, Subscript,
+    Symbol, UnOp, Unit, VarRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -54,6 +54,12 @@ pub struct ExtractOptions {
     pub trips: HashMap<u32, f64>,
     /// Alignment of array base addresses in bytes (a power of two).
     pub align: u64,
+    /// Shapes of arrays whose declaration does not give them (allocatable,
+    /// pointer and assumed-shape arrays), as recorded by the instrumented
+    /// run: per array name (lower case), `(lower bound, extent)` of each
+    /// dimension.
+    #[serde(default)]
+    pub shapes: HashMap<String, Vec<(i64, i64)>>,
 }
 
 impl Default for ExtractOptions {
@@ -62,6 +68,7 @@ impl Default for ExtractOptions {
             values: HashMap::new(),
             trips: HashMap::new(),
             align: 4096,
+            shapes: HashMap::new(),
         }
     }
 }
@@ -92,6 +99,10 @@ pub struct ExtractedNest {
     pub approximate_loops: Vec<u32>,
     /// References left out.
     pub non_affine: Vec<NonAffine>,
+    /// True when the nest holds whole-array statements or array sections,
+    /// turned into implicit loops (the root itself may be such a statement).
+    #[serde(default)]
+    pub array_syntax: bool,
 }
 
 /// A loop that could not be part of an affine nest.
@@ -114,6 +125,11 @@ pub struct Extraction {
     pub skipped: Vec<SkippedLoop>,
 }
 
+/// Fills the body of implicit loops: `(cx, implicit index depths, loop
+/// variables with the implicit ones, nodes before the loops, loop body)`.
+type BodyOf<'f, 'a> =
+    dyn FnMut(&mut Cx<'a>, &[usize], &[String], &mut Vec<Node>, &mut Vec<Node>) + 'f;
+
 struct Cx<'a> {
     unit: &'a Unit,
     opts: &'a ExtractOptions,
@@ -123,6 +139,12 @@ struct Cx<'a> {
     arrays: Vec<(String, ArrayDecl)>,
     non_affine: Vec<NonAffine>,
     approximate: Vec<u32>,
+    /// Element loops (whole-array statements) of each statement, in order.
+    elem_loops: HashMap<usize, Vec<u32>>,
+    /// Whether the nest being built holds implicit loops.
+    implicit: bool,
+    /// Arrays whose last extent is a placeholder (assumed size).
+    guessed_last: Vec<String>,
 }
 
 /// Extracts the affine nests of one unit (see the module docs).
@@ -152,6 +174,22 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
         };
         body.entry(key).or_default().push(i);
     }
+    let mut elem_loops: HashMap<usize, Vec<u32>> = HashMap::new();
+    for l in &unit.loops {
+        if l.kind != LoopKind::ArrayElements {
+            continue;
+        }
+        if let Some(&s) = unit
+            .blocks
+            .get(l.header_block.0 as usize)
+            .and_then(|b| b.stmts.first())
+        {
+            elem_loops.entry(s as usize).or_default().push(l.id.0);
+        }
+    }
+    for v in elem_loops.values_mut() {
+        v.sort_unstable();
+    }
     let mut cx = Cx {
         unit,
         opts,
@@ -159,6 +197,9 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
         arrays: Vec::new(),
         non_affine: Vec::new(),
         approximate: Vec::new(),
+        elem_loops,
+        implicit: false,
+        guessed_last: Vec::new(),
     };
     let mut out = Extraction::default();
     let roots: Vec<LoopId> = unit
@@ -174,15 +215,40 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
     out
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
     fn try_root(&mut self, id: LoopId, out: &mut Extraction) {
         let l = &self.unit.loops[id.0 as usize];
         self.arrays.clear();
         self.non_affine.clear();
         self.approximate.clear();
+        self.guessed_last.clear();
+        self.implicit = false;
         let mut vars = Vec::new();
-        match self.build_loop(id, &mut vars) {
-            Ok(node) => {
+        let built = if l.kind == LoopKind::ArrayElements {
+            // A whole-array statement outside any counted loop: its first
+            // element group stands for the statement (later groups of the
+            // same statement are part of it).
+            let Some(si) = self
+                .elem_loops
+                .iter()
+                .find(|(_, ls)| ls.contains(&id.0))
+                .map(|(s, ls)| (*s, ls[0] == id.0))
+            else {
+                return;
+            };
+            if !si.1 {
+                return;
+            }
+            let st = &self.unit.stmts[si.0];
+            let mut nodes = Vec::new();
+            self.refs_of(si.0, st, &vars, &mut nodes);
+            self.implicit = true;
+            Ok(nodes)
+        } else {
+            self.build_loop(id, &mut vars).map(|n| vec![n])
+        };
+        match built {
+            Ok(nodes) => {
                 let mut arrays: Vec<(String, ArrayDecl)> = std::mem::take(&mut self.arrays);
                 // Symbol-table order, then place; remap ids.
                 let order = |name: &str| {
@@ -207,7 +273,7 @@ impl Cx<'_> {
                 }
                 let mut nest = Nest {
                     arrays: decls,
-                    body: vec![node],
+                    body: nodes,
                 };
                 remap(&mut nest.body, &new_id);
                 nest.place_arrays(0, self.opts.align.max(1));
@@ -218,6 +284,7 @@ impl Cx<'_> {
                     nest,
                     approximate_loops: self.approximate.clone(),
                     non_affine: self.non_affine.clone(),
+                    array_syntax: self.implicit,
                 });
             }
             Err(reason) => {
@@ -313,7 +380,7 @@ impl Cx<'_> {
                     }
                 }
             } else {
-                self.refs_of(st, vars, &mut body);
+                self.refs_of(si, st, vars, &mut body);
             }
         }
         vars.pop();
@@ -326,9 +393,13 @@ impl Cx<'_> {
         }))
     }
 
-    fn refs_of(&mut self, st: &Stmt, vars: &[String], out: &mut Vec<Node>) {
+    fn refs_of(&mut self, si: usize, st: &Stmt, vars: &[String], out: &mut Vec<Node>) {
         let line = st.span.start.line;
         match &st.kind {
+            StmtKind::Assign { lhs, rhs } if lhs.array => {
+                self.array_stmt(si, Some(lhs), rhs, vars, line, out)
+            }
+            StmtKind::Where { mask } => self.array_stmt(si, None, mask, vars, line, out),
             StmtKind::Assign { lhs, rhs } => {
                 self.loads(rhs, vars, line, out);
                 match &lhs.kind {
@@ -369,9 +440,13 @@ impl Cx<'_> {
         }
     }
 
-    /// Loads of the array elements in `e`, inner subscripts first.
+    /// Loads of the array elements in `e`, inner subscripts first. An
+    /// array-valued part (a section, a whole array, the argument of a
+    /// reduction) is read once, in an implicit loop of its own.
     fn loads(&mut self, e: &Expr, vars: &[String], line: u32, out: &mut Vec<Node>) {
         match &e.kind {
+            ExprKind::Elem(..) | ExprKind::Var(..) if e.array && is_constant_array(e) => {}
+            ExprKind::Elem(..) | ExprKind::Var(..) if e.array => self.stream(e, vars, line, out),
             ExprKind::Elem(v, subs) => {
                 for s in subs {
                     match s {
@@ -385,15 +460,22 @@ impl Cx<'_> {
                 }
                 self.element(v, subs, false, vars, line, out);
             }
-            ExprKind::Var(v) if v.rank > 0 && !v.constant => {
-                self.reject(v, line, "whole array in an expression")
-            }
+            ExprKind::Var(v) if v.rank > 0 && !v.constant => self.stream(e, vars, line, out),
             ExprKind::Unary(_, a) | ExprKind::Substring(a) | ExprKind::Component(a, _) => {
                 self.loads(a, vars, line, out)
             }
             ExprKind::Binary(_, a, b) => {
                 self.loads(a, vars, line, out);
                 self.loads(b, vars, line, out);
+            }
+            ExprKind::Call(CallTarget::User(_), args) => {
+                for a in args {
+                    if a.array {
+                        self.reject_all(a, line, "array passed to a function");
+                    } else {
+                        self.loads(a, vars, line, out);
+                    }
+                }
             }
             ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
                 for a in args {
@@ -402,6 +484,332 @@ impl Cx<'_> {
             }
             _ => {}
         }
+    }
+
+    /// Rejects every array named in `e`.
+    fn reject_all(&mut self, e: &Expr, line: u32, reason: &str) {
+        let mut names = Vec::new();
+        arrays_in(e, &mut names);
+        for v in names {
+            self.reject(&v, line, reason);
+        }
+    }
+
+    /// The dimensions of the section `e` (a whole array or `X(lo:hi:st, ...)`)
+    /// that vary, as implicit loops `t = 0 .. last`: `(first index, step,
+    /// last t)` per varying dimension, in subscript order.
+    fn section_dims(
+        &mut self,
+        e: &Expr,
+        vars: &[String],
+    ) -> Result<Vec<(Affine, i64, Affine)>, String> {
+        let (v, subs) = match &e.kind {
+            ExprKind::Var(v) => (v, None),
+            ExprKind::Elem(v, subs) => (v, Some(subs)),
+            _ => return Err("not an array section".into()),
+        };
+        let id = self.array_id(v)?;
+        let decl = self.arrays[id as usize].1.clone();
+        let guessed = self.guessed_last.contains(&v.name);
+        let rank = decl.extents.len();
+        let full_hi = |d: usize| -> Result<i64, String> {
+            if guessed && d + 1 == rank {
+                Err("the extent of the last dimension is not known".into())
+            } else {
+                Ok(decl.lower[d] + decl.extents[d] - 1)
+            }
+        };
+        let mut dims = Vec::new();
+        match subs {
+            None => {
+                for d in 0..rank {
+                    let hi = full_hi(d)?;
+                    dims.push((
+                        Affine::constant(decl.lower[d]),
+                        1,
+                        Affine::constant(hi - decl.lower[d]),
+                    ));
+                }
+            }
+            Some(subs) => {
+                if subs.len() != rank {
+                    return Err("subscripts do not match the rank".into());
+                }
+                for (d, s) in subs.iter().enumerate() {
+                    match s {
+                        Subscript::Index(x) if x.array => return Err("vector subscript".into()),
+                        Subscript::Index(_) => {}
+                        Subscript::Range(a, b, c) => {
+                            let lo = match a {
+                                Some(a) => self.affine(a, vars)?,
+                                None => Affine::constant(decl.lower[d]),
+                            };
+                            let hi = match b {
+                                Some(b) => self.affine(b, vars)?,
+                                None => Affine::constant(full_hi(d)?),
+                            };
+                            let step = match c {
+                                None => 1,
+                                Some(c) => {
+                                    let a = self.affine(c, vars)?;
+                                    if !a.is_constant() || a.constant == 0 {
+                                        return Err("a section step that is not a constant".into());
+                                    }
+                                    a.constant
+                                }
+                            };
+                            let span = hi.add(&lo.scale(-1));
+                            let last = if step == 1 {
+                                span
+                            } else if span.is_constant() {
+                                let n = ((span.constant + step) / step).max(0);
+                                Affine::constant(n - 1)
+                            } else {
+                                return Err("a strided section of varying extent".into());
+                            };
+                            dims.push((lo, step, last));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(dims)
+    }
+
+    /// The reference to the operand `e` (a section or whole array) at the
+    /// implicit indices of depths `tdepth` (one per varying dimension).
+    fn operand(
+        &mut self,
+        e: &Expr,
+        tdepth: &[usize],
+        write: bool,
+        vars: &[String],
+    ) -> Result<Node, String> {
+        let (v, subs) = match &e.kind {
+            ExprKind::Var(v) => (v, None),
+            ExprKind::Elem(v, subs) => (v, Some(subs)),
+            _ => return Err("not an array section".into()),
+        };
+        let dims = self.section_dims(e, vars)?;
+        if dims.len() != tdepth.len() {
+            return Err("sections do not conform".into());
+        }
+        let id = self.array_id(v)?;
+        let t = |k: usize| Affine::var(tdepth[k]);
+        let mut affs = Vec::new();
+        match subs {
+            None => {
+                for (k, (lo, _, _)) in dims.iter().enumerate() {
+                    affs.push(lo.add(&t(k)));
+                }
+            }
+            Some(subs) => {
+                let mut k = 0;
+                for s in subs {
+                    match s {
+                        Subscript::Index(x) => affs.push(self.affine(x, vars)?),
+                        Subscript::Range(..) => {
+                            let (lo, st, _) = &dims[k];
+                            affs.push(lo.add(&t(k).scale(*st)));
+                            k += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(if write {
+            Ref::write(id, affs)
+        } else {
+            Ref::read(id, affs)
+        })
+    }
+
+    /// The loads of the array-valued expression `e` evaluated element by
+    /// element at the implicit indices `tdepth` (`inner` holds the loop
+    /// variables with the implicit ones); transformational intrinsics inside
+    /// are read once, before the loops, into `pre`.
+    #[allow(clippy::too_many_arguments)]
+    fn elemental(
+        &mut self,
+        e: &Expr,
+        tdepth: &[usize],
+        outer: &[String],
+        inner: &[String],
+        line: u32,
+        pre: &mut Vec<Node>,
+        body: &mut Vec<Node>,
+    ) {
+        match &e.kind {
+            ExprKind::Elem(v, subs) if e.array => {
+                for s in subs {
+                    if let Subscript::Index(x) = s {
+                        self.loads(x, inner, line, body);
+                    }
+                }
+                match self.operand(e, tdepth, false, inner) {
+                    Ok(n) => body.push(n),
+                    Err(r) => self.reject(v, line, &r),
+                }
+            }
+            ExprKind::Var(v) if v.rank > 0 && !v.constant => {
+                match self.operand(e, tdepth, false, inner) {
+                    Ok(n) => body.push(n),
+                    Err(r) => self.reject(v, line, &r),
+                }
+            }
+            ExprKind::Unary(_, a) => self.elemental(a, tdepth, outer, inner, line, pre, body),
+            ExprKind::Binary(_, a, b) => {
+                self.elemental(a, tdepth, outer, inner, line, pre, body);
+                self.elemental(b, tdepth, outer, inner, line, pre, body);
+            }
+            ExprKind::Call(CallTarget::Intrinsic(name), args) if is_elemental(name) => {
+                for a in args {
+                    self.elemental(a, tdepth, outer, inner, line, pre, body);
+                }
+            }
+            ExprKind::Call(CallTarget::Intrinsic(_), args) => {
+                for a in args {
+                    self.loads(a, outer, line, pre);
+                }
+            }
+            _ if e.array => self.reject_all(e, line, "array expression not modelled"),
+            _ => self.loads(e, inner, line, body),
+        }
+    }
+
+    /// Implicit loops over the shape of `shape` (a section or whole array)
+    /// around `body_of`, pushed to `out` after what must run before them.
+    fn implicit_loops(
+        &mut self,
+        shape: &Expr,
+        vars: &[String],
+        line: u32,
+        out: &mut Vec<Node>,
+        body_of: &mut BodyOf<'_, 'a>,
+    ) -> Result<Vec<(Affine, i64, Affine)>, String> {
+        let dims = self.section_dims(shape, vars)?;
+        let r = dims.len();
+        let base = vars.len();
+        let mut inner: Vec<String> = vars.to_vec();
+        for k in (0..r).rev() {
+            inner.push(format!("${k}@{line}"));
+        }
+        let tdepth: Vec<usize> = (0..r).map(|k| base + (r - 1 - k)).collect();
+        let mut pre = Vec::new();
+        let mut body = Vec::new();
+        body_of(self, &tdepth, &inner, &mut pre, &mut body);
+        out.extend(pre);
+        if !body.is_empty() {
+            let mut node_body = body;
+            for (k, (_, _, last)) in dims.iter().enumerate() {
+                node_body = vec![Node::Loop(Loop {
+                    var: inner[base + (r - 1 - k)].clone(),
+                    lower: Affine::constant(0),
+                    upper: last.clone(),
+                    step: 1,
+                    body: node_body,
+                })];
+            }
+            out.extend(node_body);
+        }
+        self.implicit = true;
+        Ok(dims)
+    }
+
+    /// An array-valued expression read once (a reduction's argument, an
+    /// array in an I/O list): implicit loops over its own shape.
+    fn stream(&mut self, e: &Expr, vars: &[String], line: u32, out: &mut Vec<Node>) {
+        let Some(shape) = first_array_operand(e) else {
+            return self.reject_all(e, line, "array expression not modelled");
+        };
+        let shape = shape.clone();
+        let outer = vars.to_vec();
+        let ran = self.implicit_loops(&shape, vars, line, out, &mut |cx, td, inner, pre, body| {
+            cx.elemental(e, td, &outer, inner, line, pre, body)
+        });
+        if let Err(r) = ran {
+            self.reject_all(e, line, &r);
+        }
+    }
+
+    /// A whole-array statement `lhs = rhs` (or a WHERE mask when `lhs` is
+    /// absent): an implicit loop nest over the shape of the left side,
+    /// first subscript innermost, reading the right side element by element
+    /// and storing the left side. The extents must agree with the measured
+    /// element count of the statement when both are known.
+    fn array_stmt(
+        &mut self,
+        si: usize,
+        lhs: Option<&Expr>,
+        rhs: &Expr,
+        vars: &[String],
+        line: u32,
+        out: &mut Vec<Node>,
+    ) {
+        let shape = match lhs {
+            Some(l) => Some(l),
+            None => first_array_operand(rhs),
+        };
+        let Some(shape) = shape.cloned() else {
+            return self.loads(rhs, vars, line, out);
+        };
+        let outer = vars.to_vec();
+        let mut local = Vec::new();
+        let ran = self.implicit_loops(
+            &shape,
+            vars,
+            line,
+            &mut local,
+            &mut |cx, td, inner, pre, body| {
+                cx.elemental(rhs, td, &outer, inner, line, pre, body);
+                if let Some(l) = lhs {
+                    if let ExprKind::Elem(_, subs) = &l.kind {
+                        for s in subs {
+                            if let Subscript::Index(x) = s {
+                                cx.loads(x, inner, line, body);
+                            }
+                        }
+                    }
+                    match cx.operand(l, td, true, inner) {
+                        Ok(n) => body.push(n),
+                        Err(r) => cx.reject_all(l, line, &r),
+                    }
+                }
+            },
+        );
+        let dims = match ran {
+            Ok(d) => d,
+            Err(r) => {
+                self.reject_all(&shape, line, &r);
+                if lhs.is_some() {
+                    self.reject_all(rhs, line, &r);
+                }
+                return;
+            }
+        };
+        // The static extents against the measured elements per execution.
+        let measured = self
+            .elem_loops
+            .get(&si)
+            .and_then(|ls| ls.first())
+            .and_then(|l| self.opts.trips.get(l));
+        if let Some(&m) = measured {
+            if dims.iter().all(|d| d.2.is_constant()) {
+                let n: f64 = dims
+                    .iter()
+                    .map(|d| (d.2.constant + 1).max(0) as f64)
+                    .product();
+                if (n - m).abs() > 0.5 + 1e-6 * m {
+                    self.reject_all(
+                        &shape,
+                        line,
+                        &format!("section of {n} elements, {m} measured per execution"),
+                    );
+                    return;
+                }
+            }
+        }
+        out.extend(local);
     }
 
     fn reject(&mut self, v: &VarRef, line: u32, reason: &str) {
@@ -458,8 +866,44 @@ impl Cx<'_> {
             BaseType::Complex => 2 * u64::from(sym.ty.kind),
             _ => return Err(format!("elements of type {}", sym.ty.describe())),
         };
+        let rank = sym.dims.len();
+        let declared = self.declared_shape(sym);
+        let recorded = self
+            .opts
+            .shapes
+            .get(&v.name)
+            .filter(|s| s.len() == rank && s.iter().all(|d| d.1 >= 0));
+        let (lower, extents) = match (declared, recorded) {
+            (Ok((lo, ext, false)), _) => (lo, ext),
+            (_, Some(s)) => (
+                s.iter().map(|d| d.0).collect(),
+                s.iter().map(|d| d.1).collect(),
+            ),
+            (Ok((lo, ext, true)), None) => {
+                self.guessed_last.push(v.name.clone());
+                (lo, ext)
+            }
+            (Err(e), None) => return Err(e),
+        };
+        self.arrays.push((
+            v.name.clone(),
+            ArrayDecl {
+                name: v.name.clone(),
+                base: 0,
+                elem_bytes: elem.max(1),
+                lower,
+                extents,
+            },
+        ));
+        Ok((self.arrays.len() - 1) as u32)
+    }
+
+    /// Lower bounds and extents from the declaration, and whether the last
+    /// extent is a placeholder (assumed size).
+    fn declared_shape(&self, sym: &Symbol) -> Result<(Vec<i64>, Vec<i64>, bool), String> {
         let (mut lower, mut extents) = (Vec::new(), Vec::new());
         let rank = sym.dims.len();
+        let mut guessed = false;
         for (k, d) in sym.dims.iter().enumerate() {
             let lo = match &d.lower {
                 Some(t) => self.eval_text(t)?,
@@ -472,23 +916,16 @@ impl Cx<'_> {
                 (Some(e), _) => e,
                 (None, Some(u)) if u.trim() != "*" => self.eval_text(u)? - lo + 1,
                 // The last extent never enters an address.
-                _ if k + 1 == rank => 1,
+                _ if k + 1 == rank => {
+                    guessed = true;
+                    1
+                }
                 _ => return Err("unknown extent of a leading dimension".into()),
             };
             lower.push(lo);
             extents.push(ext);
         }
-        self.arrays.push((
-            v.name.clone(),
-            ArrayDecl {
-                name: v.name.clone(),
-                base: 0,
-                elem_bytes: elem.max(1),
-                lower,
-                extents,
-            },
-        ));
-        Ok((self.arrays.len() - 1) as u32)
+        Ok((lower, extents, guessed))
     }
 
     fn value_of(&self, name: &str) -> Option<i64> {
@@ -550,6 +987,144 @@ impl Cx<'_> {
             _ => Err("not an integer expression".into()),
         }
     }
+}
+
+/// Intrinsics applied element by element to array arguments.
+fn is_elemental(name: &str) -> bool {
+    const E: &[&str] = &[
+        "abs",
+        "sqrt",
+        "exp",
+        "log",
+        "log10",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "real",
+        "dble",
+        "float",
+        "sngl",
+        "int",
+        "nint",
+        "anint",
+        "aint",
+        "floor",
+        "ceiling",
+        "mod",
+        "modulo",
+        "sign",
+        "max",
+        "min",
+        "merge",
+        "conjg",
+        "aimag",
+        "cmplx",
+        "dcmplx",
+        "dim",
+        "iand",
+        "ior",
+        "ieor",
+        "not",
+        "ishft",
+        "ibits",
+        "btest",
+        "logical",
+        "dprod",
+        "dabs",
+        "dsqrt",
+        "dexp",
+        "dlog",
+        "dsin",
+        "dcos",
+        "amax1",
+        "amin1",
+        "max0",
+        "min0",
+        "dmax1",
+        "dmin1",
+        "iabs",
+        "idint",
+        "ifix",
+        "hypot",
+        "erf",
+        "gamma",
+        "log_gamma",
+        "bessel_j0",
+        "huge",
+        "tiny",
+        "epsilon",
+        "kind",
+    ];
+    E.contains(&name)
+}
+
+/// An array named constant (PARAMETER): no memory traffic modelled.
+fn is_constant_array(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Var(v) | ExprKind::Elem(v, _) if v.constant)
+}
+
+/// The first section or whole array of an elemental expression.
+fn first_array_operand(e: &Expr) -> Option<&Expr> {
+    match &e.kind {
+        ExprKind::Elem(v, _) if e.array && !v.constant => Some(e),
+        ExprKind::Var(v) if v.rank > 0 && !v.constant => Some(e),
+        ExprKind::Unary(_, a) => first_array_operand(a),
+        ExprKind::Binary(_, a, b) => first_array_operand(a).or_else(|| first_array_operand(b)),
+        ExprKind::Call(CallTarget::Intrinsic(name), args) if is_elemental(name) => {
+            args.iter().find_map(first_array_operand)
+        }
+        _ => None,
+    }
+}
+
+/// Calls `f` on every variable and array element in `e`, outermost first
+/// (subscripts and arguments included).
+pub fn visit_refs<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
+    match &e.kind {
+        ExprKind::Var(_) => f(e),
+        ExprKind::Elem(_, subs) => {
+            f(e);
+            for s in subs {
+                match s {
+                    Subscript::Index(x) => visit_refs(x, f),
+                    Subscript::Range(a, b, c) => {
+                        for x in [a, b, c].into_iter().flatten() {
+                            visit_refs(x, f);
+                        }
+                    }
+                }
+            }
+        }
+        ExprKind::Unary(_, a) | ExprKind::Substring(a) | ExprKind::Component(a, _) => {
+            visit_refs(a, f)
+        }
+        ExprKind::Binary(_, a, b) => {
+            visit_refs(a, f);
+            visit_refs(b, f);
+        }
+        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
+            for a in args {
+                visit_refs(a, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every array (not a named constant) named in `e`.
+pub fn arrays_in(e: &Expr, out: &mut Vec<VarRef>) {
+    visit_refs(e, &mut |x| match &x.kind {
+        ExprKind::Var(v) if v.rank > 0 && !v.constant => out.push(v.clone()),
+        ExprKind::Elem(v, _) if !v.constant => out.push(v.clone()),
+        _ => {}
+    });
 }
 
 fn remap(nodes: &mut [Node], new_id: &[u32]) {

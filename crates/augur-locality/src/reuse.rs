@@ -74,7 +74,9 @@ pub const EXACT_DISTANCES: u64 = 64;
 const SUB_BITS: u32 = 3;
 const SUBS: u64 = 1 << SUB_BITS;
 const FIRST_OCTAVE: u32 = EXACT_DISTANCES.trailing_zeros();
-const SAMPLE_SEED: u64 = 0x5851_f42d_4c95_7f2d;
+/// Seed of the spatial-sampling hash: a line is sampled at rate `2^-k` when the top
+/// `k` bits of `mix64(line ^ SAMPLE_SEED)` are zero.
+pub const SAMPLE_SEED: u64 = 0x5851_f42d_4c95_7f2d;
 const EMPTY: u64 = u64::MAX;
 const MIN_CAPACITY: usize = 4096;
 

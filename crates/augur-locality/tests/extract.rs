@@ -1,29 +1,11 @@
 //! Extraction of affine nests from small Fortran programs.
 
-use augur_locality::extract::{extract_unit, ExtractOptions, Extraction};
-use augur_locality::{Access, Affine, Cache, CacheGeometry, Loop, Nest, Ref};
-use std::collections::HashMap;
+mod common;
 
-fn extract(src: &str, opts: &ExtractOptions) -> Extraction {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.f90");
-    std::fs::write(&path, src).unwrap();
-    let program = augur_fortran::analyze(&[path], &Default::default());
-    assert!(
-        program
-            .diagnostics
-            .iter()
-            .all(|d| d.severity != augur_ir::Severity::Error),
-        "{:?}",
-        program.diagnostics
-    );
-    let unit = program
-        .units
-        .iter()
-        .find(|u| u.name == "t")
-        .expect("program t");
-    extract_unit(unit, opts)
-}
+use augur_locality::extract::ExtractOptions;
+use augur_locality::{Access, Affine, Cache, CacheGeometry, Loop, Nest, Ref};
+use common::extract;
+use std::collections::HashMap;
 
 fn stream(n: &Nest) -> Vec<Access> {
     let mut v = Vec::new();

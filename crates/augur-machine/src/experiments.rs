@@ -806,6 +806,40 @@ fn intrinsics(out: &mut Vec<Experiment>) {
             false,
             "x = ieor(x, a)",
         ),
+        // Constant operands: the compiler sees the literal and strength-reduces.
+        (
+            "DIC2",
+            "{x} = {x} / 2 + {a}",
+            8.0,
+            0.0,
+            true,
+            "x = x / 2 + a (divisor a literal power of two)",
+        ),
+        (
+            "DICN",
+            "{x} = {x} / 3 + {a}",
+            6.0,
+            0.0,
+            true,
+            "x = x / 3 + a (divisor a literal)",
+        ),
+        (
+            "MOC2",
+            "{x} = mod({x} + {a}, 8)",
+            3.0,
+            0.0,
+            true,
+            "x = mod(x + a, 8) (literal power of two)",
+        ),
+        (
+            "MOCN",
+            "{x} = mod({x} + {a}, 7)",
+            3.0,
+            0.0,
+            true,
+            "x = mod(x + a, 7) (literal)",
+        ),
+        ("PW2I", "{x} = 2**{x} - {a}", 2.0, 0.0, true, "x = 2**x - a"),
     ];
     for &(m, unit, a, b, minus_add, ctx) in int {
         let sub = if minus_add {

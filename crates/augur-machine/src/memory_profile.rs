@@ -34,6 +34,10 @@ pub struct MemoryProfile {
     pub observations: u32,
     /// The OS page size, in bytes.
     pub os_page_bytes: u64,
+    /// The TLB size the OS reports (`TLB size` of /proc/cpuinfo, in 4 KiB pages), where it
+    /// does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub os_tlb_entries: Option<u64>,
     /// The data caches, innermost first.
     pub levels: Vec<CacheLevel>,
     /// Main memory behind the last level.
@@ -55,6 +59,10 @@ pub struct MemoryProfile {
     /// The TLB chase: one line per page-sized stride.
     #[serde(default)]
     pub tlb_chase: Vec<TlbCurve>,
+    /// The slot chases (line and page sizes without prefetching): one curve per element
+    /// count and kind of pages. Absent in profiles measured before they existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slot_chase: Vec<SlotCurve>,
     /// Streaming kernels.
     #[serde(default)]
     pub streams: Vec<StreamPoint>,
@@ -157,7 +165,7 @@ pub struct SweepCurve {
     pub size_bytes: u64,
     /// Strides, bytes.
     pub stride_bytes: Vec<u64>,
-    /// Median time per access, ns (loop overhead included; see
+    /// Fastest undisturbed time per access, ns (loop overhead included; see
     /// [`CacheLevel::strided_miss_ns`] for differences).
     pub ns: Vec<f64>,
 }
@@ -170,7 +178,7 @@ pub struct ChaseCurve {
     pub order: String,
     /// Working sets, bytes.
     pub size_bytes: Vec<u64>,
-    /// Median time per dependent load, ns.
+    /// Fastest undisturbed time per dependent load, ns.
     pub ns: Vec<f64>,
 }
 
@@ -182,7 +190,24 @@ pub struct TlbCurve {
     pub stride_bytes: u64,
     /// Element counts.
     pub count: Vec<u64>,
-    /// Median time per dependent load, ns.
+    /// Fastest undisturbed time per dependent load, ns.
+    pub ns: Vec<f64>,
+}
+
+/// The slot chase at one element count: a random cyclic chase over `count` elements, each
+/// at a pseudo-random 8-byte-aligned offset inside its own slot, against the slot size.
+/// Elements share a line (a page) while the slot is smaller than it, so the time grows
+/// with the slot up to the line (page) size and then stays flat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SlotCurve {
+    /// `huge` (transparent huge pages where granted: fewer TLB misses) or `base` (the
+    /// OS's base pages: the TLB's page size).
+    pub pages: String,
+    /// Elements.
+    pub count: u64,
+    /// Slot sizes, bytes.
+    pub slot_bytes: Vec<u64>,
+    /// Fastest undisturbed time per dependent load, ns.
     pub ns: Vec<f64>,
 }
 

@@ -73,6 +73,12 @@ pub struct MachineProfile {
     /// generated loop kernels (`augur-stream`). Empty when not measured.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stream: BTreeMap<AbOp, AbOpEntry>,
+    /// Costs in the stream context for loops the compiler *vectorized* (per element, as
+    /// its vectorization report says), fitted over the generated kernels the compiler
+    /// reported vectorized; `stream` then holds the costs of the kernels it did not.
+    /// Empty when not measured (older profiles, or a compiler without a report).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stream_vector: BTreeMap<AbOp, AbOpEntry>,
     /// The memory hierarchy (`augur characterize --memory`); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory_profile::MemoryProfile>,
@@ -197,6 +203,7 @@ impl MachineProfile {
                 .map(|&op| (op, AbOpEntry::status(NOT_YET_MEASURED)))
                 .collect(),
             stream: BTreeMap::new(),
+            stream_vector: BTreeMap::new(),
             memory: None,
         }
     }

@@ -1,41 +1,47 @@
 //! Reading the hierarchy off the curves.
 //!
-//! * **Levels and latencies** (random chase, like lmbench's `lat_mem_rd`): the latency
-//!   against the working set is a staircase. A *rise* is a pair of neighbouring sizes
-//!   whose latency grows by more than [`RISE`]; neighbouring rises form one *transition*,
-//!   kept when it grows by [`STEP`] in all and the points after it stay up (one outlier
-//!   is not a level). A transition is often spread over several sizes (a random chase
-//!   misses partly around a cache's size: other data and pseudo-LRU evict some lines of a
-//!   working set that just fits; TLB misses add a ramp inside a large level), so the
-//!   level's size is the largest working set whose latency is still below the midpoint of
-//!   the two plateaus: more than half of its loads hit. The level's latency is
-//!   the median of the first (at most three) points of its plateau; the last plateau is
-//!   main memory. Its miss penalty is the next level's latency minus its own.
-//! * **Matching with the OS**: each cache the OS reports takes the nearest boundary
-//!   within a factor of four; a cache without one keeps the OS size (`from OS`, with a
-//!   note), boundaries without a cache are reported in the notes.
-//! * **Line size** (Saavedra's sweep, regime 2.a → 2.b): for the arrays that fit the
-//!   next level but not this one, the excess time per access over the loop overhead
-//!   (the smallest array's time at the same number of accesses per sweep, so that the
-//!   per-sweep overhead cancels) grows with the stride while several accesses share a
-//!   line and stops growing at the line size: the line is the smallest stride whose
-//!   excess reaches half the largest (up to 1 KiB) and grows by at most [`GROW`] to the
-//!   next stride ([`plateau_start`]). The excess at that stride is the strided miss cost
-//!   (Saavedra's M).
+//! Every curve holds, per point, the fastest undisturbed observation (see
+//! [`crate::run::ns_per`]); a latency curve is further replaced by its lower monotone
+//! [`envelope`] (latency cannot fall as the working set grows, and disturbances only add
+//! time).
+//!
+//! * **TLB first** (Calibrator's separation): the TLB chase at the page stride (one line
+//!   per page, cyclic random order) minus the random chase over as many lines packed
+//!   together leaves the translation cost against the pages; each step (absolute, at
+//!   least [`tlb_jump`]) is a TLB level: entries = the last count before the rise (a
+//!   cyclic chase misses as soon as the pages exceed the entries), penalty = the first
+//!   rise (what follows within the transition is the page walks' own cache misses).
+//! * **Page size** ([`slot_page`]): slot chases on base pages, `n` elements each in its
+//!   own slot at a random offset; below the page, slots share pages and the translation
+//!   cost grows with the slot, from the page on it cannot. The page is the largest slot
+//!   at which a curve's last rise ends. Without slot chases, the older reading from TLB
+//!   chases at strides around the page.
+//! * **Levels and latencies** (random chase, like lmbench's `lat_mem_rd`): first relieved
+//!   of its translation cost (a random chase over `p` pages misses a TLB of `E` entries
+//!   with probability `1 − E/p`), then cut into [`bands`], a band starting where the
+//!   latency reaches [`BAND`] times the previous band's. A band's latency is the median of
+//!   its first three points; the last band is main memory. The level's capacity is the
+//!   largest working set of its band whose latency stays below [`HELD`] of the way to
+//!   the next band's first point. A miss penalty is the next level's latency minus the
+//!   level's own.
+//! * **Matching with the OS** ([`assign`]): the OS's caches take the boundaries in order,
+//!   within a factor of 16, as many as possible and then the nearest; a cache without one
+//!   keeps the OS size (`from OS`, with a note), boundaries without a cache are reported
+//!   in the notes.
+//! * **Line size** ([`slot_line`]): a capacity test, blind to prefetching (the order is
+//!   random): slot chases on huge pages whose elements' lines fill two thirds of the
+//!   level when its line is at most the candidate and four thirds when larger. Without
+//!   slot chases, Saavedra's sweep (regime 2.a → 2.b): for the arrays between this level
+//!   and the next, the excess time per access over the loop overhead grows with the
+//!   stride while several accesses share a line and stops growing at the line size
+//!   ([`plateau_start`]). Either way the sweep's excess at one line is the strided miss
+//!   cost (Saavedra's M).
 //! * **Associativity** (regime 2.b → 2.c, first level only): at the smallest array above
 //!   the L1, strides up to half the array, the excess falls back to the overhead once the
 //!   N/s touched lines fit one set: ways = N / (first stride of the drop). No drop up to
 //!   N/2 means direct mapped. Deeper levels are physically indexed (set bits above the
 //!   page offset are random) and sit behind the L1, which holds such small line sets
 //!   itself: their ways come from the OS.
-//! * **TLB** (Calibrator's separation): the TLB chase at page stride minus the random
-//!   chase over the same number of lines packed together leaves the translation cost
-//!   against the number of pages; its steps (absolute, at least [`tlb_jump`]) give each
-//!   TLB level's entries (the count before the step), reach (entries × page) and miss
-//!   penalty (the rise between plateaus). Below the page size, elements share pages, so
-//!   the last (largest) step comes at proportionally larger counts; the page size is the
-//!   smallest stride from which the step's count stops falling (Saavedra: the stride at
-//!   which every access needs a new entry).
 //! * **Prefetching**: at the largest working set, a dependent chase through the lines in
 //!   address order much cheaper (below half) than the random one can only come from
 //!   hardware prefetching; independent strided reads add memory-level parallelism.
@@ -43,7 +49,7 @@
 use crate::os::OsInfo;
 use crate::run::{median, round4};
 use augur_machine::memory_profile::{
-    CacheLevel, ChaseCurve, MainMemory, MemoryProfile, Prefetch, SweepCurve, TlbCurve, TlbLevel,
+    CacheLevel, ChaseCurve, MainMemory, MemoryProfile, Prefetch, SlotCurve, SweepCurve, TlbLevel,
     FROM_OS, MEASURED,
 };
 
@@ -199,45 +205,149 @@ fn median_excess(sweep: &[SweepCurve], lo: u64, hi: u64, max_stride: u64) -> (Ve
 /// A level to report: name, number, and the OS's size, line and ways.
 type Wanted = (String, u32, Option<u64>, Option<u64>, Option<u32>);
 
+/// The share of the gap between a level's latency and the next one's below which a
+/// working set still counts as held by the level (fewer than this share of its loads
+/// miss). An evenly spread working set (a virtually indexed first level) misses entirely
+/// past the capacity; with random set placement (physical indexing, random page colours)
+/// and LRU, a cyclic working set of exactly the capacity already misses in about 55 % of
+/// its loads (the lines of the sets holding more lines than ways, P(Poisson(a) ≥ a) for
+/// `a` ways), 78 % at 1.25 times it and 91 % at 1.5 times; another core or process using
+/// the cache adds misses at the capacity.
+pub const HELD: f64 = 0.8;
+
+/// A running median of three (the ends keep their value), then the closest
+/// non-decreasing sequence (pool-adjacent-violators): latency cannot fall as the working
+/// set grows, and one disturbed point is not a level.
+pub fn monotone(y: &[f64]) -> Vec<f64> {
+    let n = y.len();
+    let m: Vec<f64> = (0..n)
+        .map(|k| {
+            if k == 0 || k + 1 == n {
+                y[k]
+            } else {
+                median(&y[k - 1..=k + 1])
+            }
+        })
+        .collect();
+    // Pool adjacent violators: blocks of (sum, count).
+    let mut blocks: Vec<(f64, usize)> = Vec::new();
+    for v in m {
+        blocks.push((v, 1));
+        while blocks.len() > 1 {
+            let (s1, c1) = blocks[blocks.len() - 1];
+            let (s0, c0) = blocks[blocks.len() - 2];
+            if s0 / c0 as f64 > s1 / c1 as f64 {
+                blocks.pop();
+                let last = blocks.len() - 1;
+                blocks[last] = (s0 + s1, c0 + c1);
+            } else {
+                break;
+            }
+        }
+    }
+    blocks
+        .into_iter()
+        .flat_map(|(s, c)| std::iter::repeat(s / c as f64).take(c))
+        .collect()
+}
+
+/// The translation cost against the number of pages touched: the TLB chase at the page
+/// stride minus `cache(count)`, the cost of a chase over as many lines packed together.
+/// Both through their lower envelopes (disturbances only add time), never negative.
+/// Empty without a curve at that stride.
+fn translation(m: &MemoryProfile, page: u64, cache: &dyn Fn(u64) -> f64) -> (Vec<u64>, Vec<f64>) {
+    let Some(c) = m.tlb_chase.iter().find(|c| c.stride_bytes == page) else {
+        return (vec![], vec![]);
+    };
+    let n = c.count.len().min(c.ns.len());
+    let t = envelope(&c.ns[..n]);
+    let d: Vec<f64> = (0..n).map(|k| t[k] - cache(c.count[k])).collect();
+    let d = envelope(&d).into_iter().map(|v| v.max(0.0)).collect();
+    (c.count[..n].to_vec(), d)
+}
+
+/// The translation cost at `pages` pages: 0 below the first count, interpolated between
+/// counts, the last value beyond.
+fn translation_at(t: &(Vec<u64>, Vec<f64>), pages: u64) -> f64 {
+    match t.0.first() {
+        None => 0.0,
+        Some(&first) if pages < first => 0.0,
+        Some(_) => interp(&t.0, &t.1, pages),
+    }
+}
+
 /// Fills `levels`, `memory`, `tlb`, `prefetch` and `notes` of `m` from its curves and the
 /// OS's values.
 pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
     let mut notes = Vec::new();
     let line_os = os.line();
     let page = if os.page > 0 { os.page } else { 4096 };
+    m.os_tlb_entries = os.tlb_entries;
     let empty = ChaseCurve::default();
     let rand = m
         .chase
         .iter()
         .find(|c| c.order == "random")
-        .unwrap_or(&empty);
-    let xs: Vec<f64> = rand.size_bytes.iter().map(|&v| v as f64).collect();
-    let st = steps(&xs, &rand.ns, &ratio_gain, RISE.ln(), STEP.ln());
-    // Plateau latency: median of its first (up to three) points.
-    let plateau = |from: usize, to: usize| -> f64 {
-        let to = to.min(rand.ns.len().saturating_sub(1));
-        if from > to {
-            return f64::NAN;
-        }
-        median(&rand.ns[from..=to.min(from + 2)])
-    };
-    // (size, latency of the plateau below) per step; the plateau after the last is memory.
-    let mut found: Vec<(u64, f64)> = Vec::new();
-    let mut from = 0;
-    for s in &st {
-        found.push((rand.size_bytes[s.at], plateau(from, s.first)));
-        from = s.upper;
+        .unwrap_or(&empty)
+        .clone();
+    let n_rand = rand.size_bytes.len().min(rand.ns.len());
+    let rand_x: Vec<u64> = rand.size_bytes[..n_rand].to_vec();
+    let rand_raw = monotone(&rand.ns[..n_rand]);
+    // Calibrator's separation. The TLB levels first: the TLB chase (one line per page,
+    // a cyclic random order) minus the chase over as many lines packed together; then
+    // the chase without its translation cost; once more with the cleaner cache part.
+    let jump = tlb_jump(envelope(&rand_raw).first().copied().unwrap_or(1.0));
+    let mut clean = envelope(&rand_raw);
+    let mut trans = (vec![], vec![]);
+    let mut tlb_levels: Vec<(u64, f64)> = Vec::new();
+    for _ in 0..2 {
+        let cache = |count: u64| interp(&rand_x, &clean, count * line_os);
+        trans = translation(m, page, &cache);
+        tlb_levels = tlb_steps(&trans, jump);
+        // A random chase over W bytes touches its W/page pages in random order: a TLB of
+        // E entries (LRU) holds the page of the next load with probability E/pages.
+        let corrected: Vec<f64> = rand_x
+            .iter()
+            .zip(&rand_raw)
+            .map(|(&w, &t)| {
+                let pages = (w / page).max(1) as f64;
+                t - tlb_levels
+                    .iter()
+                    .map(|&(e, pen)| pen * (1.0 - e as f64 / pages).max(0.0))
+                    .sum::<f64>()
+            })
+            .collect();
+        clean = envelope(&corrected);
     }
-    let mem_latency = if rand.ns.is_empty() {
-        f64::NAN
-    } else if st.is_empty() {
-        rand.ns[rand.ns.len() - 1]
-    } else {
-        median(&rand.ns[from..])
+    // Bands: a level's loads take at least twice the previous level's.
+    let bands = bands(&clean);
+    let band_latency = |k: usize| -> f64 {
+        let (from, to) = bands[k];
+        median(&clean[from..=to.min(from + 2)])
+    };
+    // (size, latency) per boundary; the last band is memory.
+    let mut found: Vec<(u64, f64)> = Vec::new();
+    // The latency just past each boundary (the next band's first point).
+    let mut past: Vec<f64> = Vec::new();
+    for k in 0..bands.len().saturating_sub(1) {
+        let h = band_latency(k);
+
+        let (from, to) = bands[k];
+        let next = clean[bands[k + 1].0];
+        let held = h + HELD * (next - h);
+        let at = (from..=to).rfind(|&i| clean[i] <= held).unwrap_or(to);
+        let size = rand_x[at];
+        found.push((size, h));
+        past.push(next);
+    }
+    let mem_latency = match bands.last() {
+        Some(&(from, to)) if !bands.is_empty() => median(&clean[from..=to]),
+        _ => f64::NAN,
     };
     // Match with the OS's caches.
-    let mut used = vec![false; found.len()];
     let mut levels: Vec<CacheLevel> = Vec::new();
+    // Per level: the latency just past its boundary.
+    let mut beyond: Vec<f64> = Vec::new();
     let wanted: Vec<Wanted> = if os.caches.is_empty() {
         (0..found.len())
             .map(|k| (format!("L{}", k + 1), k as u32 + 1, None, None, None))
@@ -248,34 +358,22 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             .map(|c| (c.name.clone(), c.level, Some(c.size), Some(c.line), c.ways))
             .collect()
     };
-    for (name, level, os_size, os_line, os_ways) in &wanted {
-        let pick = match os_size {
-            None => (level - 1) as usize,
-            Some(sz) => {
-                let mut best: Option<(usize, f64)> = None;
-                for (k, f) in found.iter().enumerate() {
-                    let d = ((f.0 as f64) / (*sz as f64)).log2().abs();
-                    let better = match best {
-                        None => true,
-                        Some(b) => d < b.1,
-                    };
-                    if !used[k] && d <= 2.0 && better {
-                        best = Some((k, d));
-                    }
-                }
-                best.map(|b| b.0).unwrap_or(usize::MAX)
-            }
-        };
+    let os_sizes: Vec<Option<u64>> = wanted.iter().map(|w| w.2).collect();
+    let found_sizes: Vec<u64> = found.iter().map(|f| f.0).collect();
+    let picks = assign(&os_sizes, &found_sizes);
+    for (i, (name, level, os_size, os_line, os_ways)) in wanted.iter().enumerate() {
+        let pick = picks[i].unwrap_or(usize::MAX);
         let (size, size_source, latency) = if pick < found.len() {
-            used[pick] = true;
+            beyond.push(past[pick]);
             (found[pick].0, MEASURED, found[pick].1)
         } else {
+            beyond.push(f64::NAN);
             let sz = os_size.unwrap_or(0);
             notes.push(format!(
                 "{name}: no latency step near the OS size {}; size from OS",
                 human(sz)
             ));
-            (sz, FROM_OS, interp(&rand.size_bytes, &rand.ns, sz / 2))
+            (sz, FROM_OS, interp(&rand_x, &clean, sz / 2))
         };
         levels.push(CacheLevel {
             name: name.clone(),
@@ -294,7 +392,7 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
         });
     }
     for (k, f) in found.iter().enumerate() {
-        if !used[k] {
+        if !picks.contains(&Some(k)) {
             notes.push(format!(
                 "a latency step at {} matches no cache the OS reports",
                 human(f.0)
@@ -309,22 +407,46 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             .unwrap_or(mem_latency);
         levels[k].miss_penalty_ns = round4(next - levels[k].latency_ns);
     }
-    // Line sizes and strided miss costs from the sweep.
+    // Line sizes: the slot chases' capacity test, else the sweep's plateau.
     let sizes: Vec<u64> = levels.iter().map(|l| l.size_bytes).collect();
     for k in 0..levels.len() {
         let lo = sizes[k];
         let hi = sizes.get(k + 1).map(|&s| s / 2).unwrap_or(u64::MAX);
         let lo = if k + 1 == sizes.len() { 2 * lo - 1 } else { lo };
         let (s, e) = median_excess(&m.sweep, lo, hi, 1024);
-        match plateau_start(&s, &e) {
-            Some(b) if e.iter().copied().fold(0.0, f64::max) > 0.02 => {
+        let next = beyond[k];
+        let slot = slot_line(
+            &m.slot_chase,
+            levels[k].size_bytes,
+            levels[k].latency_ns,
+            next,
+            page,
+            &|p| translation_at(&trans, p),
+        );
+        let read = match slot {
+            Some(b) => Some(b),
+            None if levels[k].size_source == MEASURED
+                && e.iter().copied().fold(0.0, f64::max) > 0.02
+                && m.slot_chase.is_empty() =>
+            {
+                plateau_start(&s, &e)
+            }
+            None => None,
+        };
+        // A level supplies whole lines of the level inside it: a reading below the inner
+        // level's measured line is a disturbed one.
+        let inner =
+            (k > 0 && levels[k - 1].line_source == MEASURED).then(|| levels[k - 1].line_bytes);
+        let read = read.filter(|&b| inner.map_or(true, |i| b >= i));
+        match read {
+            Some(b) => {
                 levels[k].line_bytes = b;
                 levels[k].line_source = MEASURED.into();
                 let at = s.iter().position(|&v| v == b).map(|i| e[i]);
                 levels[k].strided_miss_ns = at.map(round4);
             }
-            _ => notes.push(format!(
-                "{}: the sweep shows no line-size step (no arrays between it and the next level, or misses hidden); line size from OS",
+            None => notes.push(format!(
+                "{}: no line-size reading (the slot chases do not bracket it, or its size is not measured); line size from OS",
                 levels[k].name
             )),
         }
@@ -369,26 +491,255 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
         bandwidth_gbs: triad(big).unwrap_or(0.0),
     };
     // TLB.
-    let cache_part = |count: u64| interp(&rand.size_bytes, &rand.ns, count * line_os);
-    let mut tlb = Vec::new();
-    let jump = tlb_jump(levels.first().map(|l| l.latency_ns).unwrap_or(1.0));
-    // Translation cost: the TLB chase minus the chase over as many lines packed together.
-    let translation = |c: &TlbCurve| -> (Vec<f64>, Vec<f64>) {
-        let x = c.count.iter().map(|&v| v as f64).collect();
-        let d = c
-            .count
+    let (page_bytes, page_source) = match slot_page(&m.slot_chase, jump) {
+        Some(p) => (p, MEASURED),
+        None => match sweep_page(m, &rand_x, &clean, line_os, jump) {
+            Some(p) => (p, MEASURED),
+            None => {
+                notes.push(
+                    "TLB: the translation cost does not show where it stops growing; page size from OS"
+                        .into(),
+                );
+                (page, FROM_OS)
+            }
+        },
+    };
+    if page_bytes != page {
+        notes.push(format!(
+            "TLB: the translation cost stops growing at {}, the OS page is {}",
+            human(page_bytes),
+            human(page)
+        ));
+    }
+    let tlb: Vec<TlbLevel> = tlb_levels
+        .iter()
+        .enumerate()
+        .map(|(k, &(entries, pen))| TlbLevel {
+            name: format!("L{} DTLB", k + 1),
+            entries,
+            page_bytes,
+            page_source: page_source.into(),
+            reach_bytes: entries * page_bytes,
+            miss_penalty_ns: round4(pen),
+        })
+        .collect();
+    if tlb.is_empty() && !trans.0.is_empty() {
+        notes.push("TLB: no step in the translation cost up to the largest count".into());
+    }
+    m.tlb = tlb;
+    m.prefetch = prefetch(m, levels.first().map(|l| l.line_bytes).unwrap_or(line_os));
+    m.levels = levels;
+    m.notes = notes;
+}
+
+/// Matches levels (the OS's sizes, in order) with boundaries (measured sizes, in order):
+/// order-preserving, each boundary within a factor of 16 of its level's size, as many
+/// matches as possible and then the smallest sum of log2 distances. A level without an
+/// OS size takes the boundary of its rank.
+pub fn assign(levels: &[Option<u64>], found: &[u64]) -> Vec<Option<usize>> {
+    // best(i, j): (matches, -distance, picks) for levels i.. over boundaries j..
+    fn best(
+        levels: &[Option<u64>],
+        found: &[u64],
+        i: usize,
+        j: usize,
+    ) -> (usize, f64, Vec<Option<usize>>) {
+        if i == levels.len() {
+            return (0, 0.0, vec![]);
+        }
+        let (m, d, mut p) = best(levels, found, i + 1, j);
+        p.insert(0, None);
+        let mut out = (m, d, p);
+        for k in j..found.len() {
+            let dist = match levels[i] {
+                Some(sz) => ((found[k] as f64) / (sz as f64)).log2().abs(),
+                None if k == i => 0.0,
+                None => continue,
+            };
+            if dist > 4.0 {
+                continue;
+            }
+            let (m, d, mut p) = best(levels, found, i + 1, k + 1);
+            let cand = (m + 1, d - dist);
+            if cand.0 > out.0 || (cand.0 == out.0 && cand.1 > out.1 + 1e-12) {
+                p.insert(0, Some(k));
+                out = (cand.0, cand.1, p);
+            }
+        }
+        out
+    }
+    best(levels, found, 0, 0).2
+}
+
+/// The lower monotone envelope: each point replaced by the smallest value at or after it.
+/// Disturbances only add time and latency cannot fall as the working set grows, so this is
+/// the non-decreasing curve closest to the undisturbed one.
+pub fn envelope(y: &[f64]) -> Vec<f64> {
+    let mut out = y.to_vec();
+    for k in (0..out.len().saturating_sub(1)).rev() {
+        if out[k + 1] < out[k] || out[k].is_nan() {
+            out[k] = out[k + 1];
+        }
+    }
+    out
+}
+
+/// The bands of a non-decreasing latency curve, as `(first, last)` index ranges: a band
+/// starts at the first point that takes at least [`BAND`] times the latency of the
+/// previous band's (median of its first three points).
+pub fn bands(y: &[f64]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut from = 0;
+    for k in 1..y.len() {
+        let base = median(&y[from..=k.min(from + 2).min(k - 1).max(from)]);
+        if y[k] >= BAND * base {
+            out.push((from, k - 1));
+            from = k;
+        }
+    }
+    if !y.is_empty() {
+        out.push((from, y.len() - 1));
+    }
+    out
+}
+
+/// The factor of latency between neighbouring levels (measured on an AMD EPYC: 3 from L1
+/// to L2, 2.5 to 3 from L2 to L3, 10 to memory; larger on most other machines).
+pub const BAND: f64 = 2.5;
+
+/// The TLB levels read off the translation cost against pages: `(entries, penalty)` per
+/// step. A TLB misses as soon as the pages exceed its entries (the chase is cyclic), so
+/// the entries are the last count before the rise and the penalty the first rise over
+/// the plateau (what follows within the transition is the page walks' own cache misses).
+fn tlb_steps(t: &(Vec<u64>, Vec<f64>), jump: f64) -> Vec<(u64, f64)> {
+    let (count, d) = t;
+    let x: Vec<f64> = count.iter().map(|&v| v as f64).collect();
+    let ts = steps(&x, d, &abs_gain, jump, 2.0 * jump);
+    let mut from = 0;
+    let mut out = Vec::new();
+    for (k, s) in ts.iter().enumerate() {
+        let below = median(&d[from..=s.first]);
+        let to = ts.get(k + 1).map(|n| n.first).unwrap_or(d.len() - 1);
+        let settled = median(&d[s.upper..=to.max(s.upper)]);
+        let above = d[s.first + 1].min(settled);
+        out.push((count[s.first], above - below));
+        from = s.upper;
+    }
+    out
+}
+
+/// The line size of a level from the slot chases (a capacity test, blind to prefetching:
+/// the order is random). A chase over `n` elements, one per slot of `s` bytes at a
+/// random offset, keeps `n · min(s, line)` bytes of lines in the cache. With
+/// `n = 2·size / (3·l)` and slots of `4l` and `8l` (the fastest of them counts), the
+/// lines fill two thirds of the level when its line is at most `l` (the loads hit) and
+/// four thirds or more when it is larger (they miss). The line is the smallest `l` whose test passes, and every larger one's,
+/// after a smaller one fails; `None` when the curves do not bracket it. A point's time
+/// is first relieved of its translation cost `tlb(pages)`; it passes when it stays below
+/// [`HELD`] of the gap from `latency` (the level's) to `next` (the next level's).
+pub fn slot_line(
+    slots: &[SlotCurve],
+    size: u64,
+    latency: f64,
+    next: f64,
+    page: u64,
+    tlb: &dyn Fn(u64) -> f64,
+) -> Option<u64> {
+    if next.partial_cmp(&latency) != Some(std::cmp::Ordering::Greater) || size == 0 {
+        return None;
+    }
+    let held = latency + HELD * (next - latency);
+    // Some(pass) for a candidate line, None when not measured.
+    let test = |l: u64| -> Option<bool> {
+        let want = 2.0 * size as f64 / (3.0 * l as f64);
+        let c = slots
+            .iter()
+            .filter(|c| c.pages == "huge" && c.count > 0)
+            .map(|c| (c, (c.count as f64 / want).ln().abs()))
+            .filter(|(_, d)| *d <= 1.25f64.ln())
+            .min_by(|a, b| a.1.total_cmp(&b.1))?
+            .0;
+        // From the line on, every slot holds the same footprint: the fastest of 4 and 8
+        // candidate lines (disturbances only add time). Both are at least twice the line
+        // when the line is up to twice the candidate, so the elements do not share lines.
+        let best = c
+            .slot_bytes
             .iter()
             .zip(&c.ns)
-            .map(|(&n, &t)| t - cache_part(n))
-            .collect();
-        (x, d)
+            .filter(|(&s, _)| s == 4 * l || s == 8 * l)
+            .map(|(&s, &t)| {
+                let pages = if s < page {
+                    c.count * s / page
+                } else {
+                    c.count
+                };
+                t - tlb(pages)
+            })
+            .fold(f64::NAN, f64::min);
+        (!best.is_nan()).then_some(best <= held)
     };
-    // The count before the largest step of each stride's curve.
+    let cands: Vec<(u64, bool)> = (3..=9)
+        .map(|k| 1u64 << k)
+        .filter_map(|l| test(l).map(|p| (l, p)))
+        .collect();
+    (1..cands.len())
+        .find_map(|k| (!cands[k - 1].1 && cands[k..].iter().all(|c| c.1)).then_some(cands[k].0))
+}
+
+/// The page size from the slot chases on base pages: while slots are smaller than a
+/// page, elements share pages and the translation cost grows with the slot; from the
+/// page size on it cannot grow any more (one page per element). Each curve's last rise
+/// (at least `jump` and a quarter of the curve's whole rise) ends at or before the page
+/// (earlier when the TLB is already missing throughout); the page is the median end over
+/// the curves that rise and then stay flat for two more slots (the upper one of two).
+pub fn slot_page(slots: &[SlotCurve], jump: f64) -> Option<u64> {
+    let mut reads: Vec<u64> = Vec::new();
+    for c in slots.iter().filter(|c| c.pages == "base") {
+        let n = c.slot_bytes.len().min(c.ns.len());
+        if n < 4 {
+            continue;
+        }
+        let y = monotone(&c.ns[..n]);
+        let total = y[n - 1] - y[0];
+        if total < 2.0 * jump {
+            continue;
+        }
+        let sig = jump.max(0.25 * total);
+        let Some(end) = (1..n).rfind(|&k| y[k] - y[k - 1] >= sig) else {
+            continue;
+        };
+        if end + 2 >= n {
+            continue;
+        }
+        reads.push(c.slot_bytes[end]);
+    }
+    // The median reading: a curve that saturates early reads less, a disturbed one more.
+    reads.sort_unstable();
+    reads.get(reads.len() / 2).copied()
+}
+
+/// The older page-size reading from the TLB chases at strides around the page (used when
+/// there are no slot chases): the smallest stride from which the count before the largest
+/// step of the translation cost stops falling.
+fn sweep_page(
+    m: &MemoryProfile,
+    rand_x: &[u64],
+    clean: &[f64],
+    line: u64,
+    jump: f64,
+) -> Option<u64> {
+    let cache_part = |count: u64| interp(rand_x, clean, count * line);
     let last_step: Vec<(u64, u64)> = m
         .tlb_chase
         .iter()
         .filter_map(|c| {
-            let (x, d) = translation(c);
+            let x: Vec<f64> = c.count.iter().map(|&v| v as f64).collect();
+            let d: Vec<f64> = c
+                .count
+                .iter()
+                .zip(&c.ns)
+                .map(|(&n, &t)| t - cache_part(n))
+                .collect();
             let ts = steps(&x, &d, &abs_gain, jump, 2.0 * jump);
             let big = ts
                 .iter()
@@ -396,55 +747,12 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             Some((c.stride_bytes, c.count[big.at]))
         })
         .collect();
-    let page_read = (0..last_step.len()).find(|&k| {
+    let k = (0..last_step.len()).find(|&k| {
         last_step[k + 1..]
             .iter()
             .all(|&(_, c)| c as f64 >= last_step[k].1 as f64 / 1.5)
-    });
-    let (page_bytes, page_source) = match page_read {
-        Some(k) if last_step.len() >= 3 && k + 1 < last_step.len() => (last_step[k].0, MEASURED),
-        _ => {
-            notes.push(
-                "TLB: the step does not show at enough strides to read the page size; page size from OS"
-                    .into(),
-            );
-            (page, FROM_OS)
-        }
-    };
-    if page_bytes != page {
-        notes.push(format!(
-            "TLB: the translation cost stops growing at a stride of {}, the OS page is {}",
-            human(page_bytes),
-            human(page)
-        ));
-    }
-    if let Some(c) = m.tlb_chase.iter().find(|c| c.stride_bytes == page) {
-        let (x, d) = translation(c);
-        let ts = steps(&x, &d, &abs_gain, jump, 2.0 * jump);
-        let mut from = 0;
-        for (k, s) in ts.iter().enumerate() {
-            let below = median(&d[from..=s.first]);
-            let to = ts.get(k + 1).map(|n| n.first).unwrap_or(d.len() - 1);
-            let above = median(&d[s.upper..=to.max(s.upper)]);
-            let entries = c.count[s.at];
-            tlb.push(TlbLevel {
-                name: format!("L{} DTLB", k + 1),
-                entries,
-                page_bytes,
-                page_source: page_source.into(),
-                reach_bytes: entries * page_bytes,
-                miss_penalty_ns: round4(above - below),
-            });
-            from = s.upper;
-        }
-        if ts.is_empty() {
-            notes.push("TLB: no step in the translation cost up to the largest count".into());
-        }
-    }
-    m.tlb = tlb;
-    m.prefetch = prefetch(m, levels.first().map(|l| l.line_bytes).unwrap_or(line_os));
-    m.levels = levels;
-    m.notes = notes;
+    })?;
+    (last_step.len() >= 3 && k + 1 < last_step.len()).then_some(last_step[k].0)
 }
 
 /// The smallest jump of the translation cost that counts as a TLB step: 0.3 ns or a

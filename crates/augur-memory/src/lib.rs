@@ -56,6 +56,7 @@ pub fn characterize(
         sweep: curves.sweep,
         chase: curves.chase,
         tlb_chase: curves.tlb,
+        slot_chase: curves.slot,
         streams: curves.streams,
         ..Default::default()
     };
@@ -141,7 +142,14 @@ pub fn report(m: &MemoryProfile) -> String {
             t.miss_penalty_ns
         );
     }
-    let _ = writeln!(o, "OS page size {}", human(m.os_page_bytes));
+    let _ = writeln!(
+        o,
+        "OS page size {}{}",
+        human(m.os_page_bytes),
+        m.os_tlb_entries
+            .map(|e| format!("; OS TLB size {e} 4 KiB pages (/proc/cpuinfo, all levels)"))
+            .unwrap_or_default()
+    );
     let _ = writeln!(o, "prefetch: {}", m.prefetch.summary);
     for s in &m.streams {
         let _ = write!(

@@ -3,7 +3,7 @@
 
 use crate::gen;
 use crate::os::OsInfo;
-use augur_machine::memory_profile::{ChaseCurve, StreamPoint, SweepCurve, TlbCurve};
+use augur_machine::memory_profile::{ChaseCurve, SlotCurve, StreamPoint, SweepCurve, TlbCurve};
 use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,11 +14,14 @@ use std::time::Duration;
 pub struct Settings {
     /// Target duration of one observation, ns.
     pub window_ns: u64,
-    /// Observations per point (the median is kept).
+    /// Observations per point (the fastest undisturbed one is kept, see [`ns_per`]).
     pub reps: u32,
     /// Fewer points: powers of two only, no in-between sizes, a shorter TLB and stride
     /// range.
     pub quick: bool,
+    /// Passes over the points of the latency curves (chases, TLB, slots), each with a
+    /// share of the observations.
+    pub passes: u32,
     /// Largest array of the sweep and the chases, bytes (0: four times the last level,
     /// rounded up to a power of two).
     pub max_bytes: u64,
@@ -28,18 +31,20 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// The default: 5 ms observations, 5 of them.
+    /// The default: 3 ms observations, 7 of them.
     pub const DEFAULT: Settings = Settings {
-        window_ns: 5_000_000,
-        reps: 5,
+        window_ns: 3_000_000,
+        reps: 7,
+        passes: 4,
         quick: false,
         max_bytes: 0,
         max_stride: 0,
     };
-    /// `--quick`: 5 ms observations, 3 of them, fewer points.
+    /// `--quick`: 3 ms observations, 5 of them, fewer points.
     pub const QUICK: Settings = Settings {
-        window_ns: 5_000_000,
-        reps: 3,
+        window_ns: 3_000_000,
+        reps: 5,
+        passes: 3,
         quick: true,
         max_bytes: 0,
         max_stride: 0,
@@ -55,6 +60,10 @@ pub struct Plan {
     pub chase: Vec<(u64, u64)>,
     /// `(stride, count)`.
     pub tlb: Vec<(u64, u64)>,
+    /// Slot chases on huge pages (line sizes): `(count, slot)`.
+    pub line: Vec<(u64, u64)>,
+    /// Slot chases on base pages (page size): `(count, slot)`.
+    pub page: Vec<(u64, u64)>,
     /// `(kernel 1-4, bytes per array)`.
     pub stream: Vec<(u64, u64)>,
 }
@@ -73,6 +82,25 @@ pub fn tlb_counts(quick: bool) -> Vec<u64> {
     }
     v
 }
+
+/// The element counts of the line-size slot chases of a cache of `size` bytes: two
+/// thirds of the size over candidate lines of 16 B to 256 B (see
+/// [`crate::infer::slot_line`]: with slots of two and four candidate lines, the elements'
+/// lines fill two thirds of the cache when the line is at most the candidate and four
+/// thirds when it is larger).
+pub fn line_counts(size: u64) -> [u64; 5] {
+    LINE_CANDIDATES.map(|l| 2 * size / (3 * l))
+}
+
+/// The candidate line sizes of the capacity test, bytes.
+pub const LINE_CANDIDATES: [u64; 5] = [16, 32, 64, 128, 256];
+
+/// The slots of the line-size chases: 8 B to 1 KiB.
+pub const LINE_SLOTS: [u64; 8] = [8, 16, 32, 64, 128, 256, 512, 1024];
+
+/// The element counts of the page-size slot chases: more than a small first-level TLB
+/// holds, far fewer than a second level does.
+pub const PAGE_COUNTS: [u64; 3] = [128, 256, 512];
 
 /// At strides other than the page, the TLB chase starts at this count (to find where
 /// its last step lies, which moves with the stride below the page size).
@@ -148,6 +176,35 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
             }
         }
     }
+    // Line sizes: every cache whose largest count still reaches slots of 256 B.
+    let defaults = [32u64 << 10, 1 << 20];
+    let levels: Vec<u64> = if os.caches.is_empty() {
+        defaults.to_vec()
+    } else {
+        os.caches.iter().map(|c| c.size).collect()
+    };
+    for size in levels {
+        for (n, l) in line_counts(size).into_iter().zip(LINE_CANDIDATES) {
+            if n < 16 || n * 256 > max {
+                continue;
+            }
+            // The capacity test reads slots of 4 and 8 candidate lines; 8 B shows the
+            // elements packed.
+            for slot in LINE_SLOTS
+                .into_iter()
+                .filter(|&v| n * v <= max && (v == 8 || (v >= 4 * l && v <= 8 * l)))
+            {
+                p.line.push((n, slot));
+            }
+        }
+    }
+    for n in PAGE_COUNTS {
+        let mut slot = (page / 16).max(8);
+        while slot <= 16 * page && n * slot <= max {
+            p.page.push((n, slot));
+            slot *= 2;
+        }
+    }
     let mut arrays: Vec<u64> = os.caches.iter().map(|c| (c.size / 4).max(1024)).collect();
     if arrays.is_empty() {
         arrays.push(8192);
@@ -182,12 +239,28 @@ pub struct Curves {
     pub chase: Vec<ChaseCurve>,
     /// TLB chase, by stride.
     pub tlb: Vec<TlbCurve>,
+    /// Slot chases, by kind of pages and count.
+    pub slot: Vec<SlotCurve>,
     /// Streams.
     pub streams: Vec<StreamPoint>,
 }
 
-/// One point's observations: `(a, b)` and the (work, counts) of each.
-type Points = Vec<((u64, u64), Vec<(u64, i64)>)>;
+/// One observation: the work done, the wall-clock counts it took and, when the program
+/// printed it, the process CPU time of the same interval, ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Obs {
+    /// Accesses, loads or kernel calls.
+    pub work: u64,
+    /// `system_clock` counts.
+    pub counts: i64,
+    /// CPU time, ns.
+    pub cpu_ns: Option<i64>,
+    /// The repetitions of the kernel (0 when not printed).
+    pub reps: u64,
+}
+
+/// One point's observations: `(a, b)` and its observations.
+type Points = Vec<((u64, u64), Vec<Obs>)>;
 
 /// Parses `AUGRATE` and the `AUGM` lines, grouped by point in order of appearance.
 pub fn parse(text: &str) -> Result<(u64, Points), String> {
@@ -199,12 +272,21 @@ pub fn parse(text: &str) -> Result<(u64, Points), String> {
         match w.first().copied() {
             Some("AUGRATE") => rate = w.get(1).and_then(|v| v.parse().ok()).ok_or_else(bad)?,
             Some("AUGM") => {
-                if w.len() != 5 {
+                if !(5..=7).contains(&w.len()) {
                     return Err(bad());
                 }
                 let num = |i: usize| w[i].parse::<i64>().map_err(|_| bad());
-                let key = (num(1)? as u64, num(2)? as u64);
-                let obs = (num(3)?.max(1) as u64, num(4)?);
+                let key = (num(1)?.max(0) as u64, num(2)?.max(0) as u64);
+                let obs = Obs {
+                    work: num(3)?.max(1) as u64,
+                    counts: num(4)?,
+                    cpu_ns: if w.len() >= 6 { Some(num(5)?) } else { None },
+                    reps: if w.len() == 7 {
+                        num(6)?.max(0) as u64
+                    } else {
+                        0
+                    },
+                };
                 match pts.last_mut() {
                     Some((k, v)) if *k == key => v.push(obs),
                     _ => pts.push((key, vec![obs])),
@@ -218,6 +300,11 @@ pub fn parse(text: &str) -> Result<(u64, Points), String> {
     }
     Ok((rate, pts))
 }
+
+/// An observation is undisturbed when the process ran for at least this share of its
+/// wall-clock time (otherwise the scheduler gave the CPU to someone else meanwhile, and
+/// the caches come back cold).
+pub const CLEAN: f64 = 0.97;
 
 /// The median of `xs` (0 for none).
 pub fn median(xs: &[f64]) -> f64 {
@@ -234,13 +321,24 @@ pub fn median(xs: &[f64]) -> f64 {
     }
 }
 
-/// Median ns per unit of work of one point.
-fn ns_per(rate: u64, obs: &[(u64, i64)]) -> f64 {
-    let per: Vec<f64> = obs
+/// The time per unit of work of one point, ns: the fastest undisturbed observation (see
+/// [`CLEAN`]), or the fastest of all when every one was disturbed. Disturbances (other
+/// processes, interrupts, a busy sibling) only ever add time, so the minimum is the
+/// estimate least affected by them.
+pub fn ns_per(rate: u64, obs: &[Obs]) -> f64 {
+    let wall = |o: &Obs| o.counts as f64 * 1e9 / rate.max(1) as f64;
+    let clean: Vec<f64> = obs
         .iter()
-        .map(|&(w, c)| c as f64 * 1e9 / rate as f64 / w as f64)
+        .filter(|o| o.cpu_ns.map_or(true, |c| c as f64 >= CLEAN * wall(o)))
+        .map(|o| wall(o) / o.work.max(1) as f64)
         .collect();
-    round4(median(&per))
+    let all: Vec<f64> = obs.iter().map(|o| wall(o) / o.work.max(1) as f64).collect();
+    let pick = if clean.is_empty() { all } else { clean };
+    round4(
+        pick.into_iter()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .fold(f64::NAN, f64::min),
+    )
 }
 
 /// Rounds to 4 significant digits.
@@ -276,13 +374,17 @@ pub fn measure(
     let line = os.line();
     let page = os.page.max(line);
     let mut out = Curves::default();
-    let modes: [(&str, &[(u64, u64)]); 4] = [
-        ("sweep", &plan.sweep),
-        ("chase", &plan.chase),
-        ("tlb", &plan.tlb),
-        ("stream", &plan.stream),
+    // (name, program mode, huge pages, points).
+    type Mode<'a> = (&'a str, &'a str, bool, &'a [(u64, u64)]);
+    let modes: [Mode; 6] = [
+        ("sweep", "sweep", false, &plan.sweep),
+        ("chase", "chase", false, &plan.chase),
+        ("line", "slot", true, &plan.line),
+        ("tlb", "tlb", false, &plan.tlb),
+        ("page", "slot", false, &plan.page),
+        ("stream", "stream", false, &plan.stream),
     ];
-    for (mode, points) in modes {
+    for (mode, prog_mode, huge, points) in modes {
         if points.is_empty() {
             continue;
         }
@@ -292,29 +394,65 @@ pub fn measure(
             "sweep" => points.iter().map(|p| p.0).max().unwrap_or(0),
             "chase" => points.iter().map(|p| p.1).max().unwrap_or(0),
             "tlb" => points.iter().map(|p| p.0 * p.1).max().unwrap_or(0) + page,
+            "line" | "page" => points.iter().map(|p| (p.0 + 1) * p.1).max().unwrap_or(0),
             _ => points.iter().map(|p| p.1).max().unwrap_or(0),
         };
-        let mut spec = RunSpec::new(dir, Duration::from_secs(900));
-        spec.args = vec![
-            mode.to_string(),
-            s.window_ns.to_string(),
-            s.reps.to_string(),
-            line.to_string(),
-            page.to_string(),
-            max.to_string(),
-        ];
-        spec.args
-            .extend(points.iter().map(|(a, b)| format!("{a}:{b}")));
-        let r = toolchain::run(&exe, &spec).map_err(|e| e.to_string())?;
-        check_cancel()?;
-        if !r.success() {
-            return Err(format!(
-                "the memory experiments ({mode}) {}: {}",
-                r.describe(),
-                String::from_utf8_lossy(&r.stderr).trim()
-            ));
+        // One run of the program over `pts` (with the repetitions of a calibrated run).
+        let run = |pts: &[((u64, u64), u64)], reps: u32| -> Result<(u64, Points), String> {
+            let mut spec = RunSpec::new(dir, Duration::from_secs(900));
+            spec.args = vec![
+                prog_mode.to_string(),
+                s.window_ns.to_string(),
+                reps.to_string(),
+                line.to_string(),
+                page.to_string(),
+                max.to_string(),
+                u8::from(huge).to_string(),
+            ];
+            spec.args.extend(pts.iter().map(|((a, b), w)| {
+                if *w > 0 {
+                    format!("{a}:{b}:{w}")
+                } else {
+                    format!("{a}:{b}")
+                }
+            }));
+            let r = toolchain::run(&exe, &spec).map_err(|e| e.to_string())?;
+            check_cancel()?;
+            if !r.success() {
+                return Err(format!(
+                    "the memory experiments ({mode}) {}: {}",
+                    r.describe(),
+                    String::from_utf8_lossy(&r.stderr).trim()
+                ));
+            }
+            parse(&String::from_utf8_lossy(&r.stdout))
+        };
+        let first: Vec<((u64, u64), u64)> = points.iter().map(|&p| (p, 0)).collect();
+        // The latency curves are measured in passes spread over the whole mode, so that a
+        // disturbed stretch of time (a busy sibling core, another process's cache
+        // footprint) spoils one pass of a point rather than all its observations.
+        let passes = if matches!(mode, "sweep" | "stream") {
+            1
+        } else {
+            s.passes.max(1)
+        };
+        let per_pass = s.reps.div_ceil(passes).max(1);
+        let (rate, mut pts) = run(&first, if passes == 1 { s.reps } else { per_pass })?;
+        for pass in 1..passes {
+            let mut again: Vec<((u64, u64), u64)> = pts
+                .iter()
+                .map(|(k, obs)| (*k, obs.last().map_or(0, |o| o.reps)))
+                .collect();
+            if pass % 2 == 1 {
+                again.reverse();
+            }
+            let (_, more) = run(&again, per_pass)?;
+            for (k, obs) in more {
+                if let Some(p) = pts.iter_mut().find(|p| p.0 == k) {
+                    p.1.extend(obs);
+                }
+            }
         }
-        let (rate, pts) = parse(&String::from_utf8_lossy(&r.stdout))?;
         match mode {
             "sweep" => {
                 let mut by: BTreeMap<u64, SweepCurve> = BTreeMap::new();
@@ -357,21 +495,31 @@ pub fn measure(
                 }
                 out.tlb = by.into_values().collect();
             }
+            "line" | "page" => {
+                let pages = if mode == "line" { "huge" } else { "base" };
+                let mut by: BTreeMap<u64, SlotCurve> = BTreeMap::new();
+                for ((n, slot), obs) in &pts {
+                    let c = by.entry(*n).or_insert_with(|| SlotCurve {
+                        pages: pages.to_string(),
+                        count: *n,
+                        ..Default::default()
+                    });
+                    c.slot_bytes.push(*slot);
+                    c.ns.push(ns_per(rate, obs));
+                }
+                out.slot.extend(by.into_values());
+            }
             _ => {
                 for ((k, bytes), obs) in &pts {
                     let Some(&(name, per)) = KERNELS.get((*k as usize).wrapping_sub(1)) else {
                         continue;
                     };
-                    let gbs: Vec<f64> = obs
-                        .iter()
-                        .map(|&(w, c)| {
-                            per as f64 * w as f64 / (c.max(1) as f64 / rate as f64) / 1e9
-                        })
-                        .collect();
+                    // Bytes per ns of the fastest undisturbed call.
+                    let ns = ns_per(rate, obs);
                     out.streams.push(StreamPoint {
                         kernel: name.to_string(),
                         array_bytes: *bytes,
-                        gbs: round4(median(&gbs)),
+                        gbs: round4(per as f64 / ns.max(1e-9)),
                     });
                 }
             }
@@ -432,6 +580,11 @@ mod tests {
         let (rate, pts) = parse(text).unwrap();
         assert_eq!(rate, 1_000_000_000);
         assert_eq!(pts.len(), 2);
+        // No CPU times: the fastest.
+        assert_eq!(ns_per(rate, &pts[0].1), 0.5);
+        // The fastest observation the scheduler did not interrupt.
+        let text = "AUGRATE 1000000000\nAUGM 1 2 1000 500 300\nAUGM 1 2 1000 700 700\nAUGM 1 2 1000 600 590\n";
+        let (rate, pts) = parse(text).unwrap();
         assert_eq!(ns_per(rate, &pts[0].1), 0.6);
         assert!(parse("AUGRATE 1\nAUGM 1 2 3\n").is_err());
         assert!(parse("AUGM 1 2 3 4\n").is_err());

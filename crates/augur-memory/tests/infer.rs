@@ -44,6 +44,18 @@ fn chase(n: u64) -> f64 {
     LEVELS.iter().find(|l| n <= l.0).map(|l| l.3).unwrap_or(MEM)
 }
 
+/// The random chase over `n` bytes on 4 KiB pages: the cache latency plus, per TLB level,
+/// its penalty for the loads whose page it does not hold (it holds `entries` of the
+/// `n / 4096` pages, in random order).
+fn random_chase(n: u64) -> f64 {
+    let pages = (n / 4096).max(1) as f64;
+    chase(n)
+        + TLB
+            .iter()
+            .map(|&(e, p)| p * (1.0 - e as f64 / pages).max(0.0))
+            .sum::<f64>()
+}
+
 /// Saavedra's regimes: per-sweep loop overhead, then for every level the array exceeds,
 /// a miss per line touched (none once the touched lines fit one L1 set).
 fn sweep(n: u64, s: u64) -> f64 {
@@ -100,7 +112,7 @@ fn synthetic() -> MemoryProfile {
             if o == order {
                 c.size_bytes.push(n);
                 c.ns.push(if order == 0 {
-                    chase(n)
+                    random_chase(n)
                 } else {
                     chase(n).min(2.0)
                 });
@@ -165,7 +177,7 @@ fn a_known_hierarchy_is_recovered_exactly() {
         assert_eq!(t.miss_penalty_ns, want.1);
     }
     assert!(m.prefetch.detected, "{:?}", m.prefetch);
-    assert_eq!(m.prefetch.random_ns, MEM);
+    assert_eq!(m.prefetch.random_ns, random_chase(m.prefetch.size_bytes));
     assert!(m.levels[0].bandwidth_gbs.is_some() && m.memory.bandwidth_gbs > 0.0);
 }
 
@@ -188,12 +200,19 @@ fn an_outlier_is_not_a_level_and_a_missing_step_falls_back_to_the_os() {
     c.ns[k] = 5.0;
     infer(&mut m, &os());
     assert_eq!(m.levels[0].size_bytes, 32 << 10);
-    // Flatten the L2 -> L3 step: L2 not seen, its size comes from the OS.
+    // Flatten the L2 -> L3 step (the random chase keeps its TLB misses): L2 not seen,
+    // its size comes from the OS.
     let mut m = synthetic();
     for c in m.chase.iter_mut() {
+        let random = c.order == "random";
         for (s, v) in c.size_bytes.iter().zip(c.ns.iter_mut()) {
             if *s > 32 << 10 && *s <= 8 << 20 {
-                *v = 4.0;
+                *v = 4.0
+                    + if random {
+                        random_chase(*s) - chase(*s)
+                    } else {
+                        0.0
+                    };
             }
         }
     }

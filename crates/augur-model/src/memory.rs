@@ -15,12 +15,19 @@
 //! so a nest takes `max(T_ops, T_mem)` ([`Overlap::Max`], the default) — or, without
 //! overlap as in Saavedra's chapter 5, `T_ops + T_mem` ([`Overlap::Sum`]). Stream costs
 //! already include L1 hits (their kernels were L1-resident), so only transfers into L1
-//! and below are added. References that are not affine (indirect subscripts) and code
-//! outside counted loop nests have no memory term.
+//! and below are added.
+//!
+//! Three kinds of references feed the term, each labelled in the breakdown: `affine`
+//! (DO nests with affine subscripts), `array_syntax` (whole-array statements and
+//! sections, as implicit loop nests over their runtime extents) and `sampled`
+//! (references that are not affine — gathers, indirect subscripts, pointer chasing —
+//! whose addresses the instrumented run sampled; their histograms cover all their
+//! executions and join the row of the loop nest that holds them). Affine references in
+//! loops that make no nest (DO WHILE, non-affine bounds) still have no memory term.
 
 use augur_locality::cache::CacheGeometry;
 use augur_machine::memory_profile::MemoryProfile;
-use augur_program::locality::{misses, LocalityProfile};
+use augur_program::locality::{misses, sampled_misses, LocalityProfile};
 use serde::Serialize;
 
 /// How operation time and memory time combine within a loop nest.
@@ -56,10 +63,39 @@ pub struct NestMemory {
     pub loop_id: u32,
     /// Its line.
     pub line: u32,
+    /// What the row holds: `affine`, `array_syntax`, `sampled`, or several
+    /// joined by `+`.
+    pub kind: String,
     /// Σ over levels.
     pub seconds: f64,
     /// Per level.
     pub levels: Vec<LevelTraffic>,
+    /// Per array (or sampled reference) and level.
+    pub arrays: Vec<ArrayTraffic>,
+}
+
+/// One array's (or one sampled reference's) share of a nest's memory time.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArrayTraffic {
+    /// Array name (for a sampled reference, the reference as written).
+    pub name: String,
+    /// `affine`, `array_syntax` or `sampled`.
+    pub kind: String,
+    /// Line of the nest, or of the sampled reference's statement.
+    pub line: u32,
+    /// Accesses over all executions.
+    pub accesses: f64,
+    /// Misses and seconds per level.
+    pub levels: Vec<LevelTraffic>,
+}
+
+fn add_kind(kinds: &mut String, k: &str) {
+    if !kinds.split('+').any(|x| x == k) {
+        if !kinds.is_empty() {
+            kinds.push('+');
+        }
+        kinds.push_str(k);
+    }
 }
 
 /// The memory time of every analyzed nest of a program on a machine.
@@ -97,21 +133,87 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             unit: n.unit.clone(),
             loop_id: n.loop_id,
             line: n.line,
+            kind: n.kind.clone(),
             seconds: 0.0,
             levels: vec![],
+            arrays: n
+                .arrays
+                .iter()
+                .map(|a| ArrayTraffic {
+                    name: a.name.clone(),
+                    kind: n.kind.clone(),
+                    line: n.line,
+                    accesses: a.accesses as f64 * n.executions,
+                    levels: vec![],
+                })
+                .collect(),
         })
         .collect();
+    // Sampled references join the row of their loop, or make one.
+    let mut sampled_row = Vec::with_capacity(loc.sampled_refs.len());
+    for r in &loc.sampled_refs {
+        let at = match out
+            .iter()
+            .position(|n| n.unit == r.unit && n.loop_id == r.loop_id)
+        {
+            Some(i) => i,
+            None => {
+                out.push(NestMemory {
+                    unit: r.unit.clone(),
+                    loop_id: r.loop_id,
+                    line: r.line,
+                    kind: String::new(),
+                    seconds: 0.0,
+                    levels: vec![],
+                    arrays: vec![],
+                });
+                out.len() - 1
+            }
+        };
+        add_kind(&mut out[at].kind, "sampled");
+        out[at].arrays.push(ArrayTraffic {
+            name: r.reference.clone(),
+            kind: "sampled".into(),
+            line: r.line,
+            accesses: r.executions as f64,
+            levels: vec![],
+        });
+        sampled_row.push((at, out[at].arrays.len() - 1));
+    }
     for (name, g, bw) in &levels {
+        let secs = |m: f64| m * line as f64 / (bw * 1e9);
+        let mut level_misses = vec![0.0; out.len()];
         for (i, m) in misses(loc, g).into_iter().enumerate() {
             if let Some(n) = out.get_mut(i) {
-                let seconds = m.misses * line as f64 / (bw * 1e9);
-                n.seconds += seconds;
-                n.levels.push(LevelTraffic {
-                    level: name.clone(),
-                    misses: m.misses,
-                    seconds,
-                });
+                level_misses[i] += m.misses;
+                for (a, am) in n.arrays.iter_mut().zip(&m.arrays) {
+                    a.levels.push(LevelTraffic {
+                        level: name.clone(),
+                        misses: am.misses,
+                        seconds: secs(am.misses),
+                    });
+                }
             }
+        }
+        for (k, m) in sampled_misses(loc, g).into_iter().enumerate() {
+            let Some(&(row, a)) = sampled_row.get(k) else {
+                continue;
+            };
+            level_misses[row] += m;
+            out[row].arrays[a].levels.push(LevelTraffic {
+                level: name.clone(),
+                misses: m,
+                seconds: secs(m),
+            });
+        }
+        for (n, m) in out.iter_mut().zip(level_misses) {
+            let seconds = secs(m);
+            n.seconds += seconds;
+            n.levels.push(LevelTraffic {
+                level: name.clone(),
+                misses: m,
+                seconds,
+            });
         }
     }
     out

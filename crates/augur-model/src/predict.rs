@@ -9,7 +9,7 @@
 //! not include the model's own error (operations that overlap, memory effects),
 //! which only the accuracy benchmark (`augur bench accuracy`) measures.
 
-use crate::memory::{combine, nest_memory, LevelTraffic, Overlap};
+use crate::memory::{combine, nest_memory, ArrayTraffic, LevelTraffic, Overlap};
 use augur_ir::{AbOp, AbOpCounts};
 use augur_machine::profile::{AbOpEntry, MEASURED, NOT_DETECTED};
 use augur_machine::MachineProfile;
@@ -85,6 +85,21 @@ impl Estimate {
 pub struct CostTable {
     chain: Vec<Parameter>,
     stream: Vec<Option<Parameter>>,
+    vector: Vec<Option<Parameter>>,
+}
+
+/// What the compiler did to one basic block, from the program's optimization report
+/// (`augur_program::optreport`) when it is for the machine's compiler and flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BlockContext {
+    /// The block's loop (or its array statement) was vectorized.
+    pub vectorized: bool,
+    /// The share (0-1) of the block's calls that were inlined: their call overhead
+    /// (`PROC`, `ARGL`) disappears.
+    pub inlined: f64,
+    /// The block's loop (or array statement) was unrolled completely: its loop control
+    /// (`LOOV`, `LOOX`, `ALIN`, `ALOV`) disappears.
+    pub unrolled: bool,
 }
 
 /// Standard error of a mean from its 90% half-width and observation count.
@@ -117,12 +132,25 @@ fn parameter(e: &AbOpEntry) -> Option<Parameter> {
     }
 }
 
+/// The parameter of a stream-context entry: a least-squares estimate, so its fitted
+/// (non-negative) mean is the best value even when its interval includes zero ("not
+/// detected" there means *uncertain*, not *too small to see* as in a chain experiment).
+fn fitted_parameter(e: &AbOpEntry) -> Option<Parameter> {
+    let mut p = parameter(e)?;
+    if p.status == CostStatus::NotDetected {
+        p.seconds = e.mean_ns.unwrap_or(0.0).max(0.0) * 1e-9;
+    }
+    Some(p)
+}
+
 /// Seconds costed at stream and at chain prices: the coefficients of a part of the
 /// program (executions of each AbOp in each context).
 #[derive(Debug, Clone, Default)]
 pub struct Coefficients {
-    /// Executions costed at the stream (throughput) price.
+    /// Executions costed at the stream (throughput) price of scalar loops.
     pub stream: AbOpCounts,
+    /// Executions costed at the stream price of vectorized loops.
+    pub vector: AbOpCounts,
     /// Executions costed at the chain (latency) price.
     pub chain: AbOpCounts,
 }
@@ -130,8 +158,19 @@ pub struct Coefficients {
 impl Coefficients {
     /// Adds another part's coefficients.
     pub fn add(&mut self, other: &Coefficients) {
-        self.stream.add_scaled(&other.stream, 1.0);
-        self.chain.add_scaled(&other.chain, 1.0);
+        self.add_scaled(other, 1.0);
+    }
+
+    /// Adds another part's coefficients times `w`.
+    pub fn add_scaled(&mut self, other: &Coefficients, w: f64) {
+        self.stream.add_scaled(&other.stream, w);
+        self.vector.add_scaled(&other.vector, w);
+        self.chain.add_scaled(&other.chain, w);
+    }
+
+    /// Executions in all contexts.
+    pub fn operations(&self) -> f64 {
+        self.stream.total() + self.vector.total() + self.chain.total()
     }
 }
 
@@ -149,9 +188,28 @@ impl CostTable {
             .collect();
         let stream = augur_ir::abop::ALL
             .iter()
-            .map(|op| machine.stream.get(op).and_then(parameter))
+            .map(|op| machine.stream.get(op).and_then(fitted_parameter))
             .collect();
-        CostTable { chain, stream }
+        let vector = augur_ir::abop::ALL
+            .iter()
+            .map(|op| machine.stream_vector.get(op).and_then(fitted_parameter))
+            .collect();
+        CostTable {
+            chain,
+            stream,
+            vector,
+        }
+    }
+
+    /// Whether the machine has stream costs of vectorized loops.
+    pub fn has_vector(&self) -> bool {
+        self.vector.iter().any(|p| p.is_some())
+    }
+
+    /// The vectorized-loop parameter of one AbOp, falling back to the scalar stream
+    /// parameter and then to the chain parameter.
+    pub fn vector(&self, op: AbOp) -> Parameter {
+        self.vector[op.index()].unwrap_or_else(|| self.stream(op))
     }
 
     /// Whether the machine has stream costs (else the model is chain costs only).
@@ -172,9 +230,21 @@ impl CostTable {
     /// `Σ C_i · P_i` at chain costs with its standard deviation `sqrt(Σ C_i² σ_i²)`.
     pub fn cost(&self, counts: &AbOpCounts) -> Estimate {
         self.cost_of(&Coefficients {
-            stream: AbOpCounts::new(),
             chain: counts.clone(),
+            ..Coefficients::default()
         })
+    }
+
+    /// The three contexts' (executions, parameter) pairs of coefficients.
+    fn priced<'a>(
+        &'a self,
+        c: &'a Coefficients,
+    ) -> impl Iterator<Item = (AbOp, f64, Parameter)> + 'a {
+        c.stream
+            .iter()
+            .map(|(op, n)| (op, n, self.stream(op)))
+            .chain(c.vector.iter().map(|(op, n)| (op, n, self.vector(op))))
+            .chain(c.chain.iter().map(|(op, n)| (op, n, self.get(op))))
     }
 
     /// The cost of coefficients in both contexts; the errors of one parameter in the two
@@ -183,13 +253,7 @@ impl CostTable {
     pub fn cost_of(&self, c: &Coefficients) -> Estimate {
         let mut t = 0.0;
         let mut var = 0.0;
-        for (op, n) in c.stream.iter() {
-            let p = self.stream(op);
-            t += n * p.seconds;
-            var += (n * p.se_seconds).powi(2);
-        }
-        for (op, n) in c.chain.iter() {
-            let p = self.get(op);
+        for (_, n, p) in self.priced(c) {
             t += n * p.seconds;
             var += (n * p.se_seconds).powi(2);
         }
@@ -202,13 +266,17 @@ impl CostTable {
     /// Seconds per AbOp of coefficients.
     pub fn seconds_by_abop(&self, c: &Coefficients) -> AbOpCounts {
         let mut out = AbOpCounts::new();
-        for (op, n) in c.stream.iter() {
-            out.add(op, n * self.stream(op).seconds);
-        }
-        for (op, n) in c.chain.iter() {
-            out.add(op, n * self.get(op).seconds);
+        for (op, n, p) in self.priced(c) {
+            out.add(op, n * p.seconds);
         }
         out
+    }
+
+    /// Variance of the seconds of one AbOp in coefficients.
+    fn variance_of(&self, c: &Coefficients, op: AbOp) -> f64 {
+        (c.stream.get(op) * self.stream(op).se_seconds).powi(2)
+            + (c.vector.get(op) * self.vector(op).se_seconds).powi(2)
+            + (c.chain.get(op) * self.get(op).se_seconds).powi(2)
     }
 
     /// The coefficients of one execution of a block: its operations at stream cost
@@ -216,11 +284,40 @@ impl CostTable {
     /// everything at chain cost (Saavedra's single-context model). Blocks outside loops
     /// are priced the same way: a procedure body called from a loop runs in the loop's
     /// context, and straight code that runs once costs next to nothing either way.
-    pub fn block_coefficients(&self, counts: &AbOpCounts, chain: &AbOpCounts) -> Coefficients {
+    ///
+    /// `ctx` says what the compiler did to the block: inlined calls lose their call
+    /// overhead (`PROC`, `ARGL`), and a block of a vectorized loop is priced at the
+    /// vectorized-loop stream costs (a loop the compiler vectorized carries no
+    /// recurrence that binds it).
+    pub fn block_coefficients(
+        &self,
+        counts: &AbOpCounts,
+        chain: &AbOpCounts,
+        ctx: BlockContext,
+    ) -> Coefficients {
+        let mut counts = counts.clone();
+        if ctx.unrolled {
+            for op in [AbOp::LOOV, AbOp::LOOX, AbOp::ALIN, AbOp::ALOV] {
+                let n = counts.get(op);
+                counts.add(op, -n);
+            }
+        }
+        if ctx.inlined > 0.0 {
+            for op in [AbOp::PROC, AbOp::ARGL] {
+                let n = counts.get(op);
+                counts.add(op, -n * ctx.inlined.min(1.0));
+            }
+        }
         if !self.has_stream() {
             return Coefficients {
-                stream: AbOpCounts::new(),
-                chain: counts.clone(),
+                chain: counts,
+                ..Coefficients::default()
+            };
+        }
+        if ctx.vectorized && self.has_vector() {
+            return Coefficients {
+                vector: counts,
+                ..Coefficients::default()
             };
         }
         let t_stream: f64 = counts
@@ -230,13 +327,13 @@ impl CostTable {
         let t_chain: f64 = chain.iter().map(|(op, n)| n * self.get(op).seconds).sum();
         if t_chain > t_stream {
             Coefficients {
-                stream: AbOpCounts::new(),
                 chain: chain.clone(),
+                ..Coefficients::default()
             }
         } else {
             Coefficients {
-                stream: counts.clone(),
-                chain: AbOpCounts::new(),
+                stream: counts,
+                ..Coefficients::default()
             }
         }
     }
@@ -323,6 +420,10 @@ pub struct NestRow {
     pub combined_seconds: f64,
     /// Memory time per level.
     pub levels: Vec<LevelTraffic>,
+    /// `affine`, `array_syntax`, `sampled` or several joined by `+`.
+    pub kind: String,
+    /// Memory time per array (or sampled reference) and level.
+    pub arrays: Vec<ArrayTraffic>,
 }
 
 /// An AbOp the program executes whose cost the machine profile does not give.
@@ -437,7 +538,7 @@ impl Pricer<'_> {
     }
 
     fn exact(&self, p: PartSpec, c: &Coefficients) -> PartRow {
-        let ops = c.stream.total() + c.chain.total();
+        let ops = c.operations();
         let est = self.table.cost_of(c);
         let secs = self.table.seconds_by_abop(c);
         self.row(p, ops, est, &secs)
@@ -472,13 +573,59 @@ fn sorted(mut rows: Vec<PartRow>) -> Vec<PartRow> {
 }
 
 /// The coefficients of all executions of a block.
-fn block_total(table: &CostTable, b: &BlockProfile) -> Coefficients {
+fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coefficients {
     let mu = b.executions.unwrap_or(0.0);
-    let per = table.block_coefficients(&b.counts, &b.chain);
+    let per = table.block_coefficients(&b.counts, &b.chain, ctx);
     let mut c = Coefficients::default();
-    c.stream.add_scaled(&per.stream, mu);
-    c.chain.add_scaled(&per.chain, mu);
+    c.add_scaled(&per, mu);
     c
+}
+
+/// The program's optimization report when it is for the machine's compiler and flags.
+fn report_for<'a>(
+    program: &'a ProgramProfile,
+    machine: &MachineProfile,
+) -> Option<&'a augur_program::optreport::OptReport> {
+    let r = program.optimization.as_ref()?;
+    let flags: Vec<String> = machine
+        .provenance
+        .fflags
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    r.matches(&machine.provenance.compiler, &flags).then_some(r)
+}
+
+/// What the compiler did to block `b` of unit `u`, by the report.
+pub fn block_context(
+    report: Option<&augur_program::optreport::OptReport>,
+    u: &UnitProfile,
+    b: &BlockProfile,
+) -> BlockContext {
+    let Some(r) = report else {
+        return BlockContext::default();
+    };
+    let loop_line = b
+        .in_loop
+        .and_then(|id| u.loops.iter().find(|l| l.id == id))
+        .map(|l| l.line);
+    let array_statement = b.counts.get(AbOp::ALOV) > 0.0 || b.counts.get(AbOp::ALIN) > 0.0;
+    let vectorized = loop_line.is_some_and(|line| r.is_vectorized(&u.file, line))
+        || (array_statement && r.vectorized_within(&u.file, b.first_line, b.last_line));
+    let header = b.block_kind == augur_ir::BlockKind::LoopHeader;
+    let unrolled = (header && loop_line.is_some_and(|line| r.is_unrolled(&u.file, line)))
+        || (array_statement && r.unrolled_within(&u.file, b.first_line, b.last_line));
+    let calls = b.counts.get(AbOp::PROC);
+    let inlined = if calls > 0.0 {
+        (r.inlined_within(&u.file, b.first_line, b.last_line) as f64 / calls).min(1.0)
+    } else {
+        0.0
+    };
+    BlockContext {
+        vectorized,
+        inlined,
+        unrolled,
+    }
 }
 
 fn loop_name(u: &UnitProfile, l: &LoopProfile) -> String {
@@ -513,10 +660,16 @@ pub fn predict_overlap(
     };
     let mut memory_rows = vec![];
     // Price every block once; every part is a sum of blocks.
+    let report = report_for(program, machine);
     let blocks_c: Vec<Vec<Coefficients>> = program
         .units
         .iter()
-        .map(|u| u.blocks.iter().map(|b| block_total(table, b)).collect())
+        .map(|u| {
+            u.blocks
+                .iter()
+                .map(|b| block_total(table, b, block_context(report, u, b)))
+                .collect()
+        })
         .collect();
     let mut all = Coefficients::default();
     for c in blocks_c.iter().flatten() {
@@ -532,9 +685,7 @@ pub fn predict_overlap(
         if n > 0.0 {
             let i = op.index();
             effective[i] = seconds.get(op) / n;
-            let var = (all.stream.get(op) * table.stream(op).se_seconds).powi(2)
-                + (all.chain.get(op) * table.get(op).se_seconds).powi(2);
-            effective_se[i] = var.sqrt() / n;
+            effective_se[i] = table.variance_of(&all, op).sqrt() / n;
         }
     }
     let pricer = Pricer {
@@ -615,22 +766,25 @@ pub fn predict_overlap(
                     last = last.max(b.last_line);
                 }
             }
-            if l.parent.is_none() {
-                if let Some(nm) = nest_mem
-                    .iter()
-                    .find(|n| n.unit == u.name && n.loop_id == l.id)
-                {
-                    let ops = table.cost_of(&loop_c).seconds;
-                    memory_rows.push(NestRow {
-                        name: loop_name(u, l),
-                        file: u.file.clone(),
-                        line: l.line,
-                        operations_seconds: ops,
-                        memory_seconds: nm.seconds,
-                        combined_seconds: combine(ops, nm.seconds, overlap),
-                        levels: nm.levels.clone(),
-                    });
-                }
+            // Rows never overlap: a nest's root is tried only when the loop
+            // around it made no nest, and sampled references join a row that
+            // holds no other.
+            if let Some(nm) = nest_mem
+                .iter()
+                .find(|n| n.unit == u.name && n.loop_id == l.id)
+            {
+                let ops = table.cost_of(&loop_c).seconds;
+                memory_rows.push(NestRow {
+                    name: loop_name(u, l),
+                    file: u.file.clone(),
+                    line: l.line,
+                    operations_seconds: ops,
+                    memory_seconds: nm.seconds,
+                    combined_seconds: combine(ops, nm.seconds, overlap),
+                    levels: nm.levels.clone(),
+                    kind: nm.kind.clone(),
+                    arrays: nm.arrays.clone(),
+                });
             }
             loops.push(pricer.exact(
                 PartSpec {
@@ -716,6 +870,26 @@ pub fn predict_overlap(
             names.join(", "),
             100.0 * share_sum
         ));
+    }
+    match (&program.optimization, report) {
+        (Some(r), None) => warnings.push(format!(
+            "the program's optimization report is for {} {}, the machine's compiler is {} {}: \
+             vectorization and inlining are not taken into account (analyze the program with \
+             --fc {} --fflags \"{}\" to use them)",
+            r.compiler,
+            r.fflags.join(" "),
+            machine.provenance.compiler,
+            machine.provenance.fflags,
+            machine.provenance.compiler,
+            machine.provenance.fflags
+        )),
+        (None, _) if table.has_vector() => warnings.push(
+            "the program profile has no optimization report (made by an older augur): \
+             vectorized loops are priced as scalar loops and inlined calls keep their cost; \
+             re-run `augur analyze`"
+                .to_string(),
+        ),
+        _ => {}
     }
     let memory_extra: f64 = memory_rows
         .iter()
@@ -846,7 +1020,7 @@ mod tests {
         let mut chain = AbOpCounts::new();
         chain.add(AbOp::ARDL, 1.0);
         // Without stream costs: Saavedra's model, everything at chain cost.
-        let c = t.block_coefficients(&counts, &chain);
+        let c = t.block_coefficients(&counts, &chain, BlockContext::default());
         assert!((t.cost_of(&c).seconds - 6e-9).abs() < 1e-15);
 
         let mut e = AbOpEntry::status(MEASURED);
@@ -858,11 +1032,50 @@ mod tests {
         let t = CostTable::from_profile(&m);
         assert!(t.has_stream());
         // A reduction: the 3 ns add chain beats 2 x 0.5 ns of throughput.
-        let c = t.block_coefficients(&counts, &chain);
+        let c = t.block_coefficients(&counts, &chain, BlockContext::default());
         assert!((t.cost_of(&c).seconds - 3e-9).abs() < 1e-15);
         // No recurrence: throughput.
-        let c = t.block_coefficients(&counts, &AbOpCounts::new());
+        let c = t.block_coefficients(&counts, &AbOpCounts::new(), BlockContext::default());
         assert!((t.cost_of(&c).seconds - 1e-9).abs() < 1e-15);
+
+        // A loop the compiler vectorized: the vector costs, and its recurrence does not
+        // bind (the compiler vectorizes only what it can reorder).
+        let mut v = AbOpEntry::status(MEASURED);
+        v.mean_ns = Some(0.125);
+        v.ci90_ns = Some(0.0);
+        v.observations = 10;
+        m.stream_vector.insert(AbOp::ARDL, v);
+        let t = CostTable::from_profile(&m);
+        let vec_ctx = BlockContext {
+            vectorized: true,
+            ..BlockContext::default()
+        };
+        let c = t.block_coefficients(&counts, &chain, vec_ctx);
+        // ARDL at its vector cost, MRDL (no vector entry) at its scalar stream cost.
+        assert!((t.cost_of(&c).seconds - 0.625e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn inlined_calls_lose_their_overhead() {
+        let m = machine(&[
+            (AbOp::PROC, MEASURED, Some(2.0), Some(0.0), 10),
+            (AbOp::ARGL, MEASURED, Some(1.0), Some(0.0), 10),
+            (AbOp::ARDL, MEASURED, Some(1.0), Some(0.0), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        let mut counts = AbOpCounts::new();
+        counts.add(AbOp::PROC, 2.0);
+        counts.add(AbOp::ARGL, 4.0);
+        counts.add(AbOp::ARDL, 1.0);
+        let none = AbOpCounts::new();
+        let full = t.block_coefficients(&counts, &none, BlockContext::default());
+        assert!((t.cost_of(&full).seconds - 9e-9).abs() < 1e-15);
+        let half = BlockContext {
+            inlined: 0.5,
+            ..BlockContext::default()
+        };
+        let c = t.block_coefficients(&counts, &none, half);
+        assert!((t.cost_of(&c).seconds - 5e-9).abs() < 1e-15);
     }
 
     #[test]

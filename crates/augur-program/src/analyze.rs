@@ -119,7 +119,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     };
     let mut fortran = vec![write(
         "augur_counts_mod.f90",
-        &instrument::counter_module(plan.counters),
+        &instrument::module_for(&plan),
     )?];
     let order = compile_order(&program, loaded.len());
     // Instrumented sources, with a map from their lines back to the loaded text.
@@ -239,13 +239,54 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     };
     let mut profile = build_profile(&program, &plan.rules, &mu, entry, notes);
     profile.partial = partial;
-    crate::locality::attach(&program, &mut profile);
+    crate::locality::attach_run(&program, &plan, &counts_file, &mut profile);
+    attach_report(&program, sources, &order, opts, &mut profile);
     drop(tmp);
     Ok(Analysis {
         program,
         profile,
         run,
     })
+}
+
+/// Adds the compiler's optimization report for the original sources (in module order),
+/// or a note saying why there is none; never fails the analysis.
+fn attach_report(
+    program: &Program,
+    sources: &[PathBuf],
+    order: &[usize],
+    opts: &AnalyzeOptions,
+    profile: &mut ProgramProfile,
+) {
+    let files: Vec<PathBuf> = order
+        .iter()
+        .filter_map(|&i| sources.get(i).cloned())
+        .collect();
+    let names: Vec<String> = program
+        .files
+        .files
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    let mut extra: Vec<String> = vec![];
+    let load = &opts.front.load;
+    if load.cpp {
+        extra.push("-cpp".into());
+    }
+    extra.extend(load.defines.iter().map(|d| format!("-D{d}")));
+    for dir in &load.include_dirs {
+        extra.push("-I".into());
+        extra.push(dir.display().to_string());
+    }
+    match load.form {
+        Some(augur_source::SourceForm::Fixed) => extra.push("-ffixed-form".into()),
+        Some(augur_source::SourceForm::Free) => extra.push("-ffree-form".into()),
+        None => {}
+    }
+    match crate::optreport::report(&opts.toolchain, &files, &names, &extra) {
+        Ok(r) => profile.optimization = Some(r),
+        Err(e) => profile.notes.push(format!("no optimization report: {e}")),
+    }
 }
 
 /// The plan alone (for tests and for inspecting where counters go).

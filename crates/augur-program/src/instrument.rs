@@ -78,6 +78,47 @@ pub struct Plan {
     edits: BTreeMap<u32, Vec<Edit>>,
     /// Notes about approximations, for the profile.
     pub notes: Vec<String>,
+    /// Slots of the shape array (`augur_s`): the bounds of allocatable,
+    /// pointer and assumed-shape arrays referenced in loops and whole-array
+    /// statements, recorded by the run for the locality analysis.
+    pub shapes: Vec<ShapeSlots>,
+    /// Number of shape slots.
+    pub shape_slots: usize,
+    /// Probed references (non-affine subscripts in loops), by probe id.
+    pub probes: Vec<Probe>,
+}
+
+/// Where the run records the runtime shape of one array of one unit: slot
+/// `first + 2·d` holds the lower bound of dimension `d` (0-based) and
+/// `first + 2·d + 1` its extent, as last seen.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ShapeSlots {
+    /// Unit index in [`Program::units`].
+    pub unit: usize,
+    /// Array name (lower case).
+    pub array: String,
+    /// Its rank.
+    pub rank: usize,
+    /// First slot (0-based).
+    pub first: usize,
+}
+
+/// A reference whose addresses the run samples (`augur_probe`): an array
+/// element with a subscript that is not affine in the loop indices.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Probe {
+    /// Unit index in [`Program::units`].
+    pub unit: usize,
+    /// Source line of the statement.
+    pub line: u32,
+    /// Array name (lower case).
+    pub array: String,
+    /// The reference as written (`x(idx(i))`).
+    pub text: String,
+    /// Enclosing loops, outermost first (loop ids of the unit).
+    pub loops: Vec<u32>,
+    /// Why it is not affine.
+    pub reason: String,
 }
 
 #[derive(Debug, Clone)]
@@ -109,6 +150,15 @@ enum Edit {
 pub const COUNTER_ARRAY: &str = "augur_c";
 /// Name of the module holding it.
 pub const COUNTER_MODULE: &str = "augur_counts_mod";
+/// Name of the shape array in the instrumented program.
+pub const SHAPE_ARRAY: &str = "augur_s";
+/// Line size the address sampler hashes (bytes), as the locality analysis.
+pub const PROBE_LINE_BYTES: u64 = 64;
+/// Samples the run's address sampler keeps at most; when more qualify, its
+/// spatial sampling rate halves (SHARDS with a fixed size). A sample is a
+/// probe id, an address and the number of times the same probe touched the
+/// same line right after it (distance 0, kept as a count): 16 bytes.
+pub const PROBE_MAX_SAMPLES: usize = 1 << 22;
 
 fn incr(k: usize) -> String {
     format!(
@@ -195,7 +245,8 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
         .map(|u| u.name.clone())
         .collect();
     let mut p = Plan::default();
-    for u in &program.units {
+    let attrs = declared_attributes(texts);
+    for (ui, u) in program.units.iter().enumerate() {
         let rules = plan_unit(
             &mut p,
             u,
@@ -203,6 +254,11 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
             &functions,
             texts.get(u.source as usize).copied().flatten(),
         );
+        if let Some(text) = texts.get(u.source as usize).copied().flatten() {
+            if !matches!(u.kind, UnitKind::Module | UnitKind::BlockData) {
+                plan_locality(&mut p, ui, u, &stoppers, text, &attrs);
+            }
+        }
         p.rules.push(rules);
     }
     p
@@ -1130,14 +1186,502 @@ pub fn counter_module(counters: usize) -> String {
     )
 }
 
+/// What a declaration says about an array name, from the source text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attr {
+    Allocatable,
+    Pointer,
+}
+
+/// Names declared ALLOCATABLE or POINTER anywhere in the texts (a name
+/// declared both ways is left out).
+fn declared_attributes(texts: &[Option<&str>]) -> HashMap<String, Option<Attr>> {
+    let mut out: HashMap<String, Option<Attr>> = HashMap::new();
+    for t in texts.iter().flatten() {
+        for line in t.lines() {
+            let l = line.to_ascii_lowercase();
+            let code = l.split('!').next().unwrap_or("");
+            let attr = if has_word(code, "allocatable") {
+                Attr::Allocatable
+            } else if has_word(code, "pointer") {
+                Attr::Pointer
+            } else {
+                continue;
+            };
+            let names = match code.find("::") {
+                Some(i) => &code[i + 2..],
+                None => continue,
+            };
+            for w in names
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+            {
+                match out.get(w) {
+                    Some(Some(a)) if *a != attr => {
+                        out.insert(w.to_string(), None);
+                    }
+                    Some(_) => {}
+                    None => {
+                        out.insert(w.to_string(), Some(attr));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The expressions a statement evaluates.
+fn stmt_exprs(st: &Stmt) -> Vec<&augur_ir::Expr> {
+    match &st.kind {
+        StmtKind::Assign { lhs, rhs } => vec![rhs, lhs],
+        StmtKind::If { cond } | StmtKind::LogicalIf { cond } => vec![cond],
+        StmtKind::Where { mask } => vec![mask],
+        StmtKind::Io { items, .. } => items.iter().collect(),
+        StmtKind::Call { args, .. } => args.iter().collect(),
+        StmtKind::Do { exprs, .. } => exprs.iter().collect(),
+        StmtKind::Select { expr } | StmtKind::ArithmeticIf { expr, .. } => vec![expr],
+        StmtKind::ComputedGoto { expr, .. } => vec![expr],
+        _ => vec![],
+    }
+}
+
+/// Names of the arrays referenced in `e`.
+fn array_names(e: &augur_ir::Expr, out: &mut Vec<String>) {
+    let mut v = vec![];
+    augur_locality::extract::arrays_in(e, &mut v);
+    out.extend(v.into_iter().map(|v| v.name));
+}
+
+/// Element references (scalar, numeric) in `e`, outermost first.
+fn element_refs<'e>(e: &'e augur_ir::Expr, out: &mut Vec<&'e augur_ir::Expr>) {
+    augur_locality::extract::visit_refs(e, &mut |x| {
+        let numeric = matches!(
+            x.ty.base,
+            augur_ir::BaseType::Integer
+                | augur_ir::BaseType::Real
+                | augur_ir::BaseType::Complex
+                | augur_ir::BaseType::Logical
+        );
+        if let augur_ir::ExprKind::Elem(v, _) = &x.kind {
+            if !x.array && !v.constant && numeric {
+                out.push(x);
+            }
+        }
+    });
+}
+
+/// Why a subscript is not affine in the loop indices `indices`, when it is
+/// not: it reads an array element, calls a function, or uses a variable
+/// assigned inside the loops (`changing`).
+fn not_affine(
+    e: &augur_ir::Expr,
+    indices: &[String],
+    changing: &HashSet<String>,
+) -> Option<String> {
+    use augur_ir::{BinOp, ExprKind};
+    match &e.kind {
+        ExprKind::Elem(v, _) => Some(format!("subscript: indirect through `{}`", v.name)),
+        ExprKind::Call(..) => Some("subscript: a function call".into()),
+        ExprKind::Var(v) if !indices.contains(&v.name) && changing.contains(&v.name) => {
+            Some(format!("subscript: `{}` changes inside the loop", v.name))
+        }
+        ExprKind::Unary(_, a) => not_affine(a, indices, changing),
+        ExprKind::Binary(op, a, b) => {
+            let r = not_affine(a, indices, changing).or_else(|| not_affine(b, indices, changing));
+            if r.is_some() {
+                return r;
+            }
+            let varies = |x: &augur_ir::Expr| {
+                let mut n = vec![];
+                scalar_names(x, &mut n);
+                n.iter().any(|n| indices.contains(n))
+            };
+            match op {
+                BinOp::Mul if varies(a) && varies(b) => {
+                    Some("subscript: not linear in the loop indices".into())
+                }
+                BinOp::Div | BinOp::Pow if varies(a) || varies(b) => {
+                    Some("subscript: not linear in the loop indices".into())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+fn scalar_names(e: &augur_ir::Expr, out: &mut Vec<String>) {
+    use augur_ir::ExprKind;
+    match &e.kind {
+        ExprKind::Var(v) => out.push(v.name.clone()),
+        ExprKind::Unary(_, a) => scalar_names(a, out),
+        ExprKind::Binary(_, a, b) => {
+            scalar_names(a, out);
+            scalar_names(b, out);
+        }
+        _ => {}
+    }
+}
+
+/// Most references probed in one program.
+const MAX_PROBES: usize = 4096;
+
+/// The locality instrumentation of one unit: shape records of arrays whose
+/// declaration does not give their shape, and address probes of the
+/// references that are not affine inside loops.
+fn plan_locality(
+    p: &mut Plan,
+    ui: usize,
+    u: &Unit,
+    stoppers: &HashSet<String>,
+    text: &str,
+    attrs: &HashMap<String, Option<Attr>>,
+) {
+    let info = UnitInfo::new(u);
+    let where_ranges = where_ranges(u, text);
+    let in_where = |s: &Stmt| {
+        where_ranges
+            .iter()
+            .any(|(a, b, _)| s.text.line >= *a && s.text.line <= *b)
+    };
+    // Owner block of every statement: the first non-element block holding it.
+    let mut owner: Vec<Option<usize>> = vec![None; u.stmts.len()];
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if b.kind == BlockKind::Elements {
+            continue;
+        }
+        for &s in &b.stmts {
+            if owner[s as usize].is_none() {
+                owner[s as usize] = Some(bi);
+            }
+        }
+    }
+    // The unit's specification text: from its header to its first executable
+    // statement.
+    let lines: Vec<&str> = text.lines().collect();
+    let spec_end = u
+        .stmts
+        .iter()
+        .find(|s| !matches!(s.kind, StmtKind::NonExecutable))
+        .map_or(u.header_text.line as usize + 1, |s| s.text.line as usize);
+    let spec: Vec<String> = lines
+        .get(u.header_text.line as usize..spec_end.min(lines.len()))
+        .unwrap_or(&[])
+        .iter()
+        .map(|l| l.to_ascii_lowercase())
+        .collect();
+    // The guard of a shape record, or None when it cannot be recorded safely.
+    let guard_of = |name: &str| -> Option<Option<&'static str>> {
+        let sym = u.symbol(name)?;
+        if sym.dims.is_empty() || matches!(sym.storage, augur_ir::Storage::Parameter) {
+            return None;
+        }
+        let open = sym
+            .dims
+            .iter()
+            .any(|d| d.upper.is_none() && d.extent.is_none());
+        if !open {
+            return None;
+        }
+        let local_decl: Vec<&String> = spec.iter().filter(|l| has_word(l, name)).collect();
+        let local_attr = if local_decl.iter().any(|l| has_word(l, "allocatable")) {
+            Some(Attr::Allocatable)
+        } else if local_decl.iter().any(|l| has_word(l, "pointer")) {
+            Some(Attr::Pointer)
+        } else {
+            None
+        };
+        let attr = match sym.storage {
+            augur_ir::Storage::Dummy => {
+                if local_attr.is_none() && local_decl.iter().any(|l| l.contains('*')) {
+                    // Possibly assumed size: SIZE of its last dimension is illegal.
+                    return None;
+                }
+                local_attr
+            }
+            _ => Some(local_attr.or(attrs.get(name).copied().flatten())?),
+        };
+        Some(match attr {
+            Some(Attr::Allocatable) => Some("allocated"),
+            Some(Attr::Pointer) => Some("associated"),
+            None => None,
+        })
+    };
+    let mut slot_of: HashMap<String, Option<(usize, usize)>> = HashMap::new();
+    let mut record = |p: &mut Plan, names: &[String]| -> String {
+        let mut out = vec![];
+        let mut seen = HashSet::new();
+        for n in names {
+            if !seen.insert(n.clone()) {
+                continue;
+            }
+            let entry = slot_of.entry(n.clone()).or_insert_with(|| {
+                guard_of(n)?;
+                let rank = u.symbol(n)?.dims.len();
+                let first = p.shape_slots;
+                p.shape_slots += 2 * rank;
+                p.shapes.push(ShapeSlots {
+                    unit: ui,
+                    array: n.clone(),
+                    rank,
+                    first,
+                });
+                Some((first, rank))
+            });
+            let Some((first, rank)) = *entry else {
+                continue;
+            };
+            let guard = guard_of(n).flatten();
+            for d in 0..rank {
+                for (k, f) in [(0, "lbound"), (1, "size")] {
+                    let st = format!(
+                        "{SHAPE_ARRAY}({}) = {f}({n}, {})",
+                        first + 2 * d + k + 1,
+                        d + 1
+                    );
+                    out.push(match guard {
+                        Some(g) => format!("if ({g}({n})) {st}"),
+                        None => st,
+                    });
+                }
+            }
+        }
+        out.join("\n")
+    };
+    let mut new_edits: Vec<Edit> = vec![];
+    // (line after which to record, arrays)
+    let mut wanted: Vec<(u32, Vec<String>)> = vec![];
+    // Shapes after every whole-array statement in a loop or outside.
+    for l in &u.loops {
+        if l.kind != LoopKind::ArrayElements {
+            continue;
+        }
+        let Some(&si) = u.blocks[l.header_block.0 as usize].stmts.first() else {
+            continue;
+        };
+        let st = &u.stmts[si as usize];
+        if in_where(st) {
+            continue;
+        }
+        let mut names = vec![];
+        for e in stmt_exprs(st) {
+            array_names(e, &mut names);
+        }
+        wanted.push((st.text.end_line, names));
+    }
+    // Shapes after the outermost DO loops that reference such arrays.
+    let mut stack: Vec<usize> = u
+        .loops
+        .iter()
+        .filter(|l| l.parent.is_none())
+        .map(|l| l.id.0 as usize)
+        .collect();
+    while let Some(li) = stack.pop() {
+        let l = &u.loops[li];
+        if matches!(l.kind, LoopKind::ArrayElements) {
+            continue;
+        }
+        let early = loop_may_exit_early(&info, li, stoppers);
+        let do_stmt = u.blocks[l.entry_block.0 as usize]
+            .stmts
+            .iter()
+            .map(|&s| &u.stmts[s as usize])
+            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li));
+        let placeable =
+            !early && l.end_text != TextPos::default() && do_stmt.is_some_and(|d| !in_where(d));
+        if !placeable {
+            stack.extend(
+                u.loops
+                    .iter()
+                    .filter(|c| c.parent == Some(l.id))
+                    .map(|c| c.id.0 as usize),
+            );
+            continue;
+        }
+        let mut names = vec![];
+        for (bi, b) in u.blocks.iter().enumerate() {
+            if !info.in_loop(bi, li) {
+                continue;
+            }
+            for &s in &b.stmts {
+                for e in stmt_exprs(&u.stmts[s as usize]) {
+                    array_names(e, &mut names);
+                }
+            }
+        }
+        wanted.push((l.end_text.end_line, names));
+    }
+    for (line, names) in wanted {
+        let text = record(p, &names);
+        if !text.is_empty() {
+            new_edits.push(Edit::After {
+                line,
+                text,
+                order: 10,
+            });
+        }
+    }
+    // Probes of the references that are not affine, in loops.
+    for (si, st) in u.stmts.iter().enumerate() {
+        if p.probes.len() >= MAX_PROBES {
+            break;
+        }
+        let Some(bi) = owner[si] else { continue };
+        let chain: Vec<usize> = info.loop_chain[bi]
+            .iter()
+            .copied()
+            .filter(|&l| u.loops[l].kind != LoopKind::ArrayElements)
+            .collect();
+        if chain.is_empty()
+            || in_where(st)
+            || is_guarded(u, bi)
+            || (matches!(st.kind, StmtKind::If { .. }) && is_else_if(u, bi))
+        {
+            continue;
+        }
+        let exprs: Vec<&augur_ir::Expr> = match &st.kind {
+            StmtKind::Assign { lhs, rhs } if !lhs.array => vec![rhs, lhs],
+            StmtKind::If { cond } | StmtKind::LogicalIf { cond } => vec![cond],
+            _ => continue,
+        };
+        let outer = chain[0];
+        let indices: Vec<String> = chain
+            .iter()
+            .filter_map(|&l| u.loops[l].var.as_ref().map(|v| v.to_lowercase()))
+            .collect();
+        let mut changing: HashSet<String> = HashSet::new();
+        for (bj, b) in u.blocks.iter().enumerate() {
+            if !info.in_loop(bj, outer) {
+                continue;
+            }
+            for &s in &b.stmts {
+                if let StmtKind::Assign { lhs, .. } = &u.stmts[s as usize].kind {
+                    if let augur_ir::ExprKind::Var(v) = &lhs.kind {
+                        changing.insert(v.name.clone());
+                    }
+                }
+            }
+        }
+        let mut refs = vec![];
+        for e in exprs {
+            element_refs(e, &mut refs);
+        }
+        let mut text_out = vec![];
+        for r in refs {
+            let augur_ir::ExprKind::Elem(v, subs) = &r.kind else {
+                continue;
+            };
+            let reason = subs.iter().find_map(|s| match s {
+                augur_ir::Subscript::Index(x) => not_affine(x, &indices, &changing),
+                augur_ir::Subscript::Range(..) => None,
+            });
+            let Some(reason) = reason else { continue };
+            if p.probes.len() >= MAX_PROBES {
+                break;
+            }
+            let id = p.probes.len();
+            p.probes.push(Probe {
+                unit: ui,
+                line: st.span.start.line,
+                array: v.name.clone(),
+                text: r.to_string(),
+                loops: chain.iter().map(|&l| l as u32).collect(),
+                reason,
+            });
+            text_out.push(format!("call augur_probe({id}, loc({r}))"));
+        }
+        if !text_out.is_empty() {
+            new_edits.push(Edit::Before {
+                line: st.text.line,
+                col: st.text.col,
+                take_label: false,
+                text: text_out.join("\n"),
+                order: 6,
+            });
+        }
+    }
+    p.edits.entry(u.source).or_default().extend(new_edits);
+}
+
+/// The Fortran module declaring the counters, the shape slots and the
+/// address probe, shared with the C runtime.
+pub fn module_for(plan: &Plan) -> String {
+    format!(
+        "module {COUNTER_MODULE}\n  use iso_c_binding, only: c_int64_t, c_int32_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_counts\") :: {COUNTER_ARRAY}({n})\n  integer(c_int64_t), bind(C, name=\"augur_ncounts\") :: augur_n = {n}\n  integer(c_int64_t), bind(C, name=\"augur_shapes\") :: {SHAPE_ARRAY}({m})\n  integer(c_int64_t), bind(C, name=\"augur_nshapes\") :: augur_ns = {m}\n  integer(c_int64_t), bind(C, name=\"augur_nprobes\") :: augur_np = {q}\n  interface\n    subroutine augur_probe(id, addr) bind(C, name=\"augur_probe\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: addr\n    end subroutine augur_probe\n  end interface\nend module {COUNTER_MODULE}\n",
+        n = plan.counters.max(1),
+        m = plan.shape_slots.max(1),
+        q = plan.probes.len(),
+    )
+}
+
 /// The C runtime: writes the counters when the program ends (normal end, STOP,
 /// ERROR STOP or `exit()`), to the file named by `AUGUR_COUNTS_FILE`.
-pub const RUNTIME_C: &str = r#"/* augur counter runtime: dumps the block counters at program exit. */
+pub const RUNTIME_C: &str = r#"/* augur runtime: dumps the block counters and the recorded array shapes at
+   program exit, and samples the addresses of probed references (SHARDS:
+   a line is kept when the top `shift` bits of its hash are zero; the rate
+   halves whenever more than the buffer's samples qualify). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
+#include <string.h>
 extern int64_t augur_counts[];
 extern int64_t augur_ncounts;
+extern int64_t augur_shapes[];
+extern int64_t augur_nshapes;
+extern int64_t augur_nprobes;
+#define AUGUR_MAX_SAMPLES (1u << 22)
+static uint64_t *augur_addr;
+static uint32_t *augur_id;
+static uint32_t *augur_reps;
+static uint64_t *augur_calls;
+static size_t augur_ns_kept;
+static unsigned augur_shift;
+static int augur_failed;
+static inline uint64_t augur_mix(uint64_t x) {
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+static inline int augur_keep(uint64_t addr, unsigned shift) {
+    return shift == 0 || (augur_mix((addr >> 6) ^ 0x5851f42d4c957f2dULL) >> (64 - shift)) == 0;
+}
+void augur_probe(int32_t id, int64_t addr) {
+    if (augur_failed || id < 0 || id >= augur_nprobes) return;
+    if (!augur_calls) {
+        augur_calls = calloc((size_t)augur_nprobes, sizeof(uint64_t));
+        augur_addr = malloc(AUGUR_MAX_SAMPLES * sizeof(uint64_t));
+        augur_id = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
+        augur_reps = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
+        if (!augur_calls || !augur_addr || !augur_id || !augur_reps) { augur_failed = 1; return; }
+    }
+    augur_calls[id]++;
+    if (!augur_keep((uint64_t)addr, augur_shift)) return;
+    /* The same probe on the same line as the sample before: distance 0,
+       kept as a repeat count (dropping it changes no other distance). */
+    if (augur_ns_kept > 0 && augur_id[augur_ns_kept - 1] == (uint32_t)id
+        && (augur_addr[augur_ns_kept - 1] >> 6) == ((uint64_t)addr >> 6)
+        && augur_reps[augur_ns_kept - 1] < UINT32_MAX) {
+        augur_reps[augur_ns_kept - 1]++;
+        return;
+    }
+    while (augur_ns_kept == AUGUR_MAX_SAMPLES) {
+        size_t j = 0;
+        augur_shift++;
+        if (augur_shift >= 63) { augur_failed = 1; return; }
+        for (size_t i = 0; i < augur_ns_kept; i++)
+            if (augur_keep(augur_addr[i], augur_shift)) {
+                augur_addr[j] = augur_addr[i]; augur_id[j] = augur_id[i];
+                augur_reps[j] = augur_reps[i]; j++;
+            }
+        augur_ns_kept = j;
+        if (!augur_keep((uint64_t)addr, augur_shift)) return;
+    }
+    augur_addr[augur_ns_kept] = (uint64_t)addr;
+    augur_id[augur_ns_kept] = (uint32_t)id;
+    augur_reps[augur_ns_kept] = 0;
+    augur_ns_kept++;
+}
 static void augur_dump(void) {
     const char *path = getenv("AUGUR_COUNTS_FILE");
     if (!path) return;
@@ -1146,7 +1690,29 @@ static void augur_dump(void) {
     fprintf(f, "augur-counts %lld\n", (long long)augur_ncounts);
     for (int64_t i = 0; i < augur_ncounts; i++) fprintf(f, "%lld\n", (long long)augur_counts[i]);
     fprintf(f, "end\n");
+    fprintf(f, "augur-shapes %lld\n", (long long)augur_nshapes);
+    for (int64_t i = 0; i < augur_nshapes; i++) fprintf(f, "%lld\n", (long long)augur_shapes[i]);
+    fprintf(f, "end\n");
     fclose(f);
+    if (augur_nprobes <= 0) return;
+    size_t n = strlen(path);
+    char *sp = malloc(n + 9);
+    if (!sp) return;
+    memcpy(sp, path, n);
+    memcpy(sp + n, ".samples", 9);
+    FILE *g = fopen(sp, "wb");
+    free(sp);
+    if (!g) return;
+    fprintf(g, "augur-samples %lld %u %llu %d\n", (long long)augur_nprobes, augur_shift,
+            (unsigned long long)augur_ns_kept, augur_failed);
+    for (int64_t i = 0; i < augur_nprobes; i++)
+        fprintf(g, "%llu\n", (unsigned long long)(augur_calls ? augur_calls[i] : 0));
+    if (augur_ns_kept) {
+        fwrite(augur_id, sizeof(uint32_t), augur_ns_kept, g);
+        fwrite(augur_addr, sizeof(uint64_t), augur_ns_kept, g);
+        fwrite(augur_reps, sizeof(uint32_t), augur_ns_kept, g);
+    }
+    fclose(g);
 }
 __attribute__((constructor)) static void augur_init(void) { atexit(augur_dump); }
 "#;

@@ -32,7 +32,18 @@
 //! them), and one that still streams more than [`SAMPLE_ABOVE`] is also
 //! sampled spatially at a fixed rate from the start. The time and the
 //! analyzer's peak memory are recorded.
+//!
+//! Beyond DO nests: whole-array statements, sections, WHERE masks and the
+//! arguments of array intrinsics are implicit loop nests (`array_syntax`
+//! nests, [`augur_locality::extract`]), addressed with the shapes the
+//! instrumented run records for allocatable, pointer and assumed-shape
+//! arrays ([`attach_run`]); references in loops whose subscripts are not
+//! affine are probed by the run, their addresses sampled spatially (SHARDS,
+//! a bounded buffer whose rate halves when full) and replayed into one reuse
+//! histogram per reference, scaled to its exact executions
+//! ([`LocalityProfile::sampled_refs`]).
 
+use crate::instrument::{Plan, PROBE_MAX_SAMPLES};
 use crate::profile::ProgramProfile;
 use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
 use augur_locality::extract::{extract_unit, ExtractOptions, ExtractedNest};
@@ -45,10 +56,12 @@ use std::time::Instant;
 /// Line size of the histograms, bytes.
 pub const LINE_BYTES: u64 = 64;
 /// Streamed accesses of a nest above which it is also sampled spatially
-/// (SHARDS, fixed rate) so that about [`SAMPLE_TARGET`] are measured.
-pub const SAMPLE_ABOVE: u64 = 200_000_000;
+/// (SHARDS, fixed rate) so that about [`SAMPLE_TARGET`] are measured: a
+/// nest whose outermost loop is too short for a prefix (two time steps
+/// around long inner loops) would otherwise cost seconds of analysis.
+pub const SAMPLE_ABOVE: u64 = 4 * STREAM_BUDGET;
 /// Measured accesses aimed at when a nest is sampled.
-pub const SAMPLE_TARGET: u64 = 25_000_000;
+pub const SAMPLE_TARGET: u64 = STREAM_BUDGET / 2;
 
 /// The locality of a program: per affine loop nest and array, reuse-distance
 /// histograms at 64-byte lines of one execution of the nest.
@@ -73,6 +86,84 @@ pub struct LocalityProfile {
     pub skipped_loops: Vec<SkippedLoop>,
     /// Values given to symbolic names from measured trip counts.
     pub assumed_values: Vec<AssumedValue>,
+    /// Shapes of allocatable, pointer and assumed-shape arrays as the
+    /// instrumented run recorded them (last seen), used for their addresses.
+    #[serde(default)]
+    pub runtime_shapes: Vec<RuntimeShape>,
+    /// References that are not affine (gathers, indirect subscripts,
+    /// pointer chasing) whose addresses the instrumented run sampled, with
+    /// their reuse histograms scaled to their executions.
+    #[serde(default)]
+    pub sampled_refs: Vec<SampledRef>,
+    /// How the addresses of `sampled_refs` were sampled; absent when nothing
+    /// was probed.
+    #[serde(default)]
+    pub address_sampling: Option<AddressSampling>,
+}
+
+/// The runtime shape of one array of one unit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RuntimeShape {
+    /// Program unit.
+    pub unit: String,
+    /// Array name (lower case).
+    pub array: String,
+    /// `[lower bound, extent]` per dimension.
+    pub bounds: Vec<[i64; 2]>,
+}
+
+/// A reference whose addresses were sampled in the instrumented run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SampledRef {
+    /// Program unit.
+    pub unit: String,
+    /// File of the unit.
+    pub file: String,
+    /// Line of the statement.
+    pub line: u32,
+    /// Array name.
+    pub array: String,
+    /// The reference as written (`x(idx(i))`).
+    pub reference: String,
+    /// Why it is not affine.
+    pub reason: String,
+    /// The loop (id in the unit) whose memory row it joins: the affine nest
+    /// holding it, else its outermost enclosing loop that holds no nest.
+    pub loop_id: u32,
+    /// Times the reference executed (exact).
+    pub executions: u64,
+    /// Its accesses kept by the sampler.
+    pub samples: u64,
+    /// Spatial sampling rate of the sampler (a line is kept with this
+    /// probability); the histogram is scaled to `executions`.
+    pub sample_rate: f64,
+    /// Element size in bytes (0 when unknown).
+    pub elem_bytes: u64,
+    /// Reuse distances (lines) over all executions, measured among the
+    /// probed references only, estimated from the samples and scaled to
+    /// `executions`.
+    pub histogram: CompactHistogram,
+}
+
+/// The address sampling of the instrumented run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AddressSampling {
+    /// Probed references.
+    pub probes: usize,
+    /// Executions of all probed references.
+    pub executions: u64,
+    /// Samples kept (at most `augur_program::instrument::PROBE_MAX_SAMPLES`).
+    pub samples: u64,
+    /// Final spatial sampling rate (`2^-shift`).
+    pub sample_rate: f64,
+    /// Memory of the run's sample buffer, bytes.
+    pub buffer_bytes: u64,
+    /// Seconds to read the samples and build the histograms.
+    pub seconds: f64,
+    /// Largest memory of the reuse analyzer on the samples, bytes.
+    pub peak_bytes: u64,
+    /// Why sampling is incomplete, when it is (buffer allocation failed, ...).
+    pub note: Option<String>,
 }
 
 /// One affine loop nest.
@@ -100,8 +191,16 @@ pub struct NestLocality {
     pub streamed_accesses: u64,
     /// Sampling rate of the analyzer at the end of the nest (1 = exact).
     pub sample_rate: f64,
+    /// `affine` (DO loops with affine subscripts) or `array_syntax` (the
+    /// nest holds whole-array statements or sections as implicit loops).
+    #[serde(default = "affine_kind")]
+    pub kind: String,
     /// Per array referenced.
     pub arrays: Vec<ArrayLocality>,
+}
+
+fn affine_kind() -> String {
+    "affine".to_string()
 }
 
 /// One array in one nest.
@@ -239,6 +338,16 @@ pub struct UnitNests {
 /// Extracts the affine nests of every unit that ran, with the measured trip
 /// counts and the values inferred from them (see the module docs).
 pub fn extract_nests(program: &Program, profile: &ProgramProfile) -> Vec<UnitNests> {
+    extract_nests_with(program, profile, &[])
+}
+
+/// [`extract_nests`] with the runtime shapes of each unit's arrays (indexed
+/// like the units; missing units have none).
+pub fn extract_nests_with(
+    program: &Program,
+    profile: &ProgramProfile,
+    shapes: &[HashMap<String, Vec<(i64, i64)>>],
+) -> Vec<UnitNests> {
     let mut out = Vec::new();
     for (ui, unit) in program.units.iter().enumerate() {
         let Some(up) = profile.units.get(ui) else {
@@ -262,6 +371,7 @@ pub fn extract_nests(program: &Program, profile: &ProgramProfile) -> Vec<UnitNes
             values: assumed.iter().map(|(n, v, _)| (n.clone(), *v)).collect(),
             trips,
             align: 4096,
+            shapes: shapes.get(ui).cloned().unwrap_or_default(),
         };
         let ex = extract_unit(unit, &opts);
         let ran = |id: u32| entries.get(&id).copied().unwrap_or(0.0);
@@ -523,12 +633,36 @@ fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(u
 
 /// Runs the locality analysis of a measured program (see the module docs).
 pub fn analyze_locality(program: &Program, profile: &ProgramProfile) -> LocalityProfile {
+    analyze_locality_with(program, profile, &[])
+}
+
+/// [`analyze_locality`] with runtime shapes per unit (see
+/// [`extract_nests_with`]).
+pub fn analyze_locality_with(
+    program: &Program,
+    profile: &ProgramProfile,
+    shapes: &[HashMap<String, Vec<(i64, i64)>>],
+) -> LocalityProfile {
     let t0 = Instant::now();
     let mut out = LocalityProfile {
         line_bytes: LINE_BYTES,
         ..Default::default()
     };
-    for un in extract_nests(program, profile) {
+    for (ui, sh) in shapes.iter().enumerate() {
+        let Some(up) = profile.units.get(ui) else {
+            continue;
+        };
+        let mut names: Vec<&String> = sh.keys().collect();
+        names.sort();
+        for n in names {
+            out.runtime_shapes.push(RuntimeShape {
+                unit: up.name.clone(),
+                array: n.clone(),
+                bounds: sh[n].iter().map(|&(l, e)| [l, e]).collect(),
+            });
+        }
+    }
+    for un in extract_nests_with(program, profile, shapes) {
         let up = &profile.units[un.unit];
         let (uname, file) = (up.name.clone(), up.file.clone());
         for (name, value, line) in &un.assumed {
@@ -616,6 +750,11 @@ pub fn analyze_locality(program: &Program, profile: &ProgramProfile) -> Locality
                 streamed_accesses: streamed,
                 footprint_lines: 0,
                 sample_rate: rate,
+                kind: if n.array_syntax {
+                    "array_syntax".into()
+                } else {
+                    affine_kind()
+                },
                 arrays: n
                     .nest
                     .arrays
@@ -778,5 +917,319 @@ pub fn attach(program: &Program, profile: &mut ProgramProfile) {
                 .notes
                 .push(format!("no locality analysis: extraction failed ({why})"));
         }
+    }
+}
+
+/// Largest recorded extent believed (a larger value is taken for garbage,
+/// for example the shape of an array that was no longer allocated).
+const MAX_EXTENT: i64 = 1 << 31;
+/// Largest recorded array believed, bytes.
+const MAX_ARRAY_BYTES: f64 = (1u64 << 40) as f64;
+
+/// The shape slots the run wrote after its counters (`augur-shapes M`, M
+/// values, `end`), or `None` when absent or malformed.
+pub fn read_shape_slots(counts_text: &str) -> Option<Vec<i64>> {
+    let mut lines = counts_text.lines();
+    lines.by_ref().find(|l| l.starts_with("augur-shapes "))?;
+    let mut v = Vec::new();
+    for l in lines {
+        if l == "end" {
+            return Some(v);
+        }
+        v.push(l.trim().parse().ok()?);
+    }
+    None
+}
+
+/// Runtime shapes per unit from the recorded slots: only arrays whose every
+/// slot was written with a plausible value (extent in `0..2^31`, at most
+/// 1 TiB).
+pub fn runtime_shapes(
+    program: &Program,
+    plan: &Plan,
+    slots: &[i64],
+) -> Vec<HashMap<String, Vec<(i64, i64)>>> {
+    let mut out: Vec<HashMap<String, Vec<(i64, i64)>>> = vec![HashMap::new(); program.units.len()];
+    for s in &plan.shapes {
+        let Some(unit) = program.units.get(s.unit) else {
+            continue;
+        };
+        let elem = unit
+            .symbol(&s.array)
+            .map_or(8.0, |sym| f64::from(sym.ty.kind.max(1)));
+        let mut dims = Vec::with_capacity(s.rank);
+        for d in 0..s.rank {
+            let (Some(&lo), Some(&ext)) =
+                (slots.get(s.first + 2 * d), slots.get(s.first + 2 * d + 1))
+            else {
+                break;
+            };
+            dims.push((lo, ext));
+        }
+        let bytes: f64 = elem * dims.iter().map(|d| d.1.max(0) as f64).product::<f64>();
+        let plausible = dims.len() == s.rank
+            && dims
+                .iter()
+                .all(|&(lo, e)| (1..MAX_EXTENT).contains(&e) && lo.abs() < MAX_EXTENT)
+            && bytes <= MAX_ARRAY_BYTES;
+        if plausible {
+            out[s.unit].insert(s.array.clone(), dims);
+        }
+    }
+    out
+}
+
+/// The sampled addresses of the probed references, as the run wrote them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AddressSamples {
+    /// Executions per probe.
+    pub calls: Vec<u64>,
+    /// Final sampling shift (rate `2^-shift`).
+    pub shift: u32,
+    /// `(probe, byte address)` in execution order.
+    pub samples: Vec<(u32, u64)>,
+    /// Per sample, how many times the same probe touched the same line
+    /// right after it (reuse distance 0; empty = none).
+    pub repeats: Vec<u32>,
+    /// Whether the run's sampler failed (no memory for its buffer).
+    pub failed: bool,
+}
+
+/// Reads the samples file (`augur-samples P SHIFT N FAILED`, P call counts,
+/// then N probe ids as `u32`, N addresses as `u64` and N repeat counts as
+/// `u32`, native endian).
+pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
+    let mut pos = 0usize;
+    let mut line = || -> Option<&str> {
+        let rest = bytes.get(pos..)?;
+        let end = rest.iter().position(|&b| b == b'\n')?;
+        let l = std::str::from_utf8(&rest[..end]).ok()?;
+        pos += end + 1;
+        Some(l)
+    };
+    let head: Vec<&str> = line()?.split_whitespace().collect();
+    if head.len() != 5 || head[0] != "augur-samples" {
+        return None;
+    }
+    let probes: usize = head[1].parse().ok()?;
+    let shift: u32 = head[2].parse().ok()?;
+    let n: usize = head[3].parse().ok()?;
+    let failed = head[4] != "0";
+    let mut calls = Vec::with_capacity(probes.min(1 << 20));
+    for _ in 0..probes {
+        calls.push(line()?.trim().parse().ok()?);
+    }
+    let ids = bytes.get(pos..pos.checked_add(n.checked_mul(4)?)?)?;
+    let at = pos + 4 * n;
+    let addrs = bytes.get(at..at.checked_add(n.checked_mul(8)?)?)?;
+    let at = at + 8 * n;
+    let reps = bytes.get(at..at.checked_add(n.checked_mul(4)?)?)?;
+    let repeats = reps
+        .chunks_exact(4)
+        .map(|r| u32::from_ne_bytes(r.try_into().unwrap_or([0; 4])))
+        .collect();
+    let samples = ids
+        .chunks_exact(4)
+        .zip(addrs.chunks_exact(8))
+        .map(|(i, a)| {
+            (
+                u32::from_ne_bytes(i.try_into().unwrap_or([0; 4])),
+                u64::from_ne_bytes(a.try_into().unwrap_or([0; 8])),
+            )
+        })
+        .collect();
+    Some(AddressSamples {
+        calls,
+        shift,
+        samples,
+        repeats,
+        failed,
+    })
+}
+
+/// Reuse histograms of the probed references from the run's samples: the
+/// samples are replayed through one reuse analyzer in execution order at
+/// the run's sampling rate (so each sampled distance and access stands for
+/// `2^shift`), and each probe's histogram is scaled to its executions.
+pub fn sampled_histograms(s: &AddressSamples, probes: usize) -> (Vec<Histogram>, u64) {
+    let mut an = ReuseAnalyzer::new(ReuseConfig {
+        line_bytes: LINE_BYTES,
+        ..Default::default()
+    });
+    an.sample_at_most(s.shift);
+    for &(id, addr) in &s.samples {
+        if (id as usize) < probes {
+            an.access(augur_locality::Access::read(addr, id));
+        }
+    }
+    let rep = an.report();
+    let mut out = vec![Histogram::default(); probes];
+    for h in rep.histograms {
+        if let Some(o) = out.get_mut(h.array as usize) {
+            o.merge(&h.histogram);
+        }
+    }
+    // Repeats of the same line by the same probe: distance 0, each standing
+    // for 2^shift accesses like the samples.
+    for (&(id, _), &r) in s.samples.iter().zip(&s.repeats) {
+        if let Some(o) = out.get_mut(id as usize) {
+            o.add(Some(0), u64::from(r) << s.shift.min(63));
+        }
+    }
+    for (k, h) in out.iter_mut().enumerate() {
+        let total = h.total();
+        let calls = s.calls.get(k).copied().unwrap_or(0);
+        if total > 0 && calls > 0 {
+            let f = calls as f64 / total as f64;
+            for w in &mut h.bins {
+                *w = (*w as f64 * f).round() as u64;
+            }
+            h.cold = (h.cold as f64 * f).round() as u64;
+        }
+    }
+    (out, rep.peak_bytes as u64)
+}
+
+/// The loop whose memory row a probed reference joins: the nest root
+/// holding it, else the outermost enclosing loop that holds no nest (none
+/// when every enclosing loop holds a nest, so that rows never overlap).
+fn row_loop(unit: &Unit, chain: &[u32], roots: &[u32]) -> Option<u32> {
+    let is_ancestor = |a: u32, mut b: u32| loop {
+        if a == b {
+            return true;
+        }
+        match unit.loops.get(b as usize).and_then(|l| l.parent) {
+            Some(p) => b = p.0,
+            None => return false,
+        }
+    };
+    chain
+        .iter()
+        .find(|&&l| roots.contains(&l) || !roots.iter().any(|&r| is_ancestor(l, r)))
+        .copied()
+}
+
+/// Adds the sampled references to `loc` (see [`sampled_histograms`]).
+pub fn add_sampled(
+    loc: &mut LocalityProfile,
+    program: &Program,
+    profile: &ProgramProfile,
+    plan: &Plan,
+    s: &AddressSamples,
+) {
+    let t0 = Instant::now();
+    let (hists, peak) = sampled_histograms(s, plan.probes.len());
+    let rate = 1.0 / (1u64 << s.shift.min(63)) as f64;
+    for (k, (p, h)) in plan.probes.iter().zip(&hists).enumerate() {
+        let calls = s.calls.get(k).copied().unwrap_or(0);
+        let (Some(unit), Some(up)) = (program.units.get(p.unit), profile.units.get(p.unit)) else {
+            continue;
+        };
+        if calls == 0 {
+            continue;
+        }
+        let roots: Vec<u32> = loc
+            .nests
+            .iter()
+            .filter(|n| n.unit == up.name)
+            .map(|n| n.loop_id)
+            .collect();
+        let Some(loop_id) = row_loop(unit, &p.loops, &roots) else {
+            continue;
+        };
+        let elem_bytes = unit.symbol(&p.array).map_or(0, |sym| match sym.ty.base {
+            augur_ir::BaseType::Complex => 2 * u64::from(sym.ty.kind),
+            _ => u64::from(sym.ty.kind),
+        });
+        let samples = s.samples.iter().filter(|x| x.0 as usize == k).count() as u64;
+        loc.sampled_refs.push(SampledRef {
+            unit: up.name.clone(),
+            file: up.file.clone(),
+            line: p.line,
+            array: p.array.clone(),
+            reference: p.text.clone(),
+            reason: p.reason.clone(),
+            loop_id,
+            executions: calls,
+            samples,
+            sample_rate: rate,
+            elem_bytes,
+            histogram: CompactHistogram::from_histogram(h),
+        });
+    }
+    loc.address_sampling = Some(AddressSampling {
+        probes: plan.probes.len(),
+        executions: s.calls.iter().sum(),
+        samples: s.samples.len() as u64,
+        sample_rate: rate,
+        buffer_bytes: (PROBE_MAX_SAMPLES * 16) as u64,
+        seconds: t0.elapsed().as_secs_f64(),
+        peak_bytes: peak,
+        note: if s.failed {
+            Some("the run's sampler could not allocate its buffer".to_string())
+        } else if s.samples.is_empty() && s.calls.iter().any(|&c| c > 0) {
+            // The buffer filled with repeated uses of few lines and the rate
+            // dropped below one line: a small, hot working set.
+            Some("no sample kept: the probed references reuse a few lines (the rate fell below one of them); their misses count as none".to_string())
+        } else {
+            None
+        },
+    });
+}
+
+/// Misses of every sampled reference on a cache of geometry `g`, in the
+/// order of [`LocalityProfile::sampled_refs`].
+pub fn sampled_misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<f64> {
+    loc.sampled_refs
+        .iter()
+        .map(|r| histogram_misses(&r.histogram.to_histogram(), g))
+        .collect()
+}
+
+/// The locality analysis of an instrumented run: reads the shapes the run
+/// recorded after its counters in `counts_file` and the address samples in
+/// `counts_file` + `.samples`, then runs [`analyze_locality_with`] and adds
+/// the sampled references. Never fails the analysis: a failure leaves the
+/// locality out with a note.
+pub fn attach_run(
+    program: &Program,
+    plan: &Plan,
+    counts_file: &std::path::Path,
+    profile: &mut ProgramProfile,
+) {
+    let slots = std::fs::read_to_string(counts_file)
+        .ok()
+        .and_then(|t| read_shape_slots(&t))
+        .unwrap_or_default();
+    let shapes = runtime_shapes(program, plan, &slots);
+    let mut samples_path = counts_file.as_os_str().to_owned();
+    samples_path.push(".samples");
+    let samples = if plan.probes.is_empty() {
+        None
+    } else {
+        std::fs::read(std::path::PathBuf::from(samples_path))
+            .ok()
+            .and_then(|b| read_samples(&b))
+    };
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut loc = analyze_locality_with(program, profile, &shapes);
+        if let Some(s) = &samples {
+            add_sampled(&mut loc, program, profile, plan, s);
+        }
+        loc
+    }));
+    match run {
+        Ok(loc) => profile.locality = Some(loc),
+        Err(_) => {
+            profile.locality = None;
+            profile
+                .notes
+                .push("no locality analysis: extraction failed (internal error)".into());
+        }
+    }
+    if !plan.probes.is_empty() && samples.is_none() {
+        profile.notes.push(
+            "the run wrote no address samples: non-affine references have no memory term".into(),
+        );
     }
 }

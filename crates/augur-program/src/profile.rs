@@ -47,6 +47,11 @@ pub struct ProgramProfile {
     /// ([`crate::locality`]); absent when not analyzed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locality: Option<crate::locality::LocalityProfile>,
+    /// The compiler's optimization report for the counting run's compiler and flags:
+    /// vectorized loops and inlined calls by line ([`crate::optreport`]); absent when
+    /// it could not be made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimization: Option<crate::optreport::OptReport>,
 }
 
 /// One source file of the program.
@@ -324,6 +329,7 @@ pub fn build_profile(
         lines,
         regions,
         locality: None,
+        optimization: None,
     }
 }
 

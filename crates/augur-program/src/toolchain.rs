@@ -238,7 +238,7 @@ impl Toolchain {
     }
 
     /// Whether this is LLVM flang (`flang`, `flang-new`, `flang-19`, ...).
-    fn is_flang(&self) -> bool {
+    pub fn is_flang(&self) -> bool {
         if self.version.to_ascii_lowercase().contains("flang") {
             return true;
         }
@@ -519,17 +519,7 @@ pub fn build(
 
     for src in &input.fortran {
         let obj = workdir.join(object_name(src, &mut taken));
-        let mut cmd = compiler_command(&tc.fc);
-        cmd.args(&tc.fflags).args(&input.extra_fflags);
-        if !tc.flags_set_module_dir() {
-            cmd.args(tc.module_dir_args(workdir));
-        }
-        cmd.arg("-I")
-            .arg(workdir)
-            .arg("-c")
-            .arg(src)
-            .arg("-o")
-            .arg(&obj);
+        let cmd = fortran_compile(tc, &input.extra_fflags, workdir, src, &obj);
         compile_one(cmd, &tc.fc, src)?;
         objects.push(obj);
     }
@@ -560,6 +550,66 @@ pub fn build(
         });
     }
     Ok(exe)
+}
+
+/// Compiles each Fortran source (in the order given) to an object in `workdir` with the
+/// user flags plus `extra_fflags`, as [`build`] does, but does not link; returns what the
+/// compiler printed for each file. Used for the compiler's optimization reports.
+pub fn compile_only(
+    tc: &Toolchain,
+    fortran: &[PathBuf],
+    extra_fflags: &[String],
+    workdir: &Path,
+) -> Result<Vec<String>, BuildError> {
+    std::fs::create_dir_all(workdir).map_err(|source| BuildError::Io {
+        what: format!("cannot create the build directory {}", workdir.display()),
+        source,
+    })?;
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut printed = Vec::with_capacity(fortran.len());
+    for src in fortran {
+        let obj = workdir.join(object_name(src, &mut taken));
+        let mut cmd = fortran_compile(tc, extra_fflags, workdir, src, &obj);
+        cmd.stdin(Stdio::null());
+        let output = cmd.output().map_err(|source| BuildError::Io {
+            what: format!("cannot run the compiler `{}` for {}", tc.fc, src.display()),
+            source,
+        })?;
+        let text = combined_output(&output.stdout, &output.stderr);
+        if !output.status.success() {
+            let messages = parse_compiler_messages(&text);
+            return Err(BuildError::Compile {
+                file: src.to_path_buf(),
+                stderr: text,
+                messages,
+            });
+        }
+        printed.push(text);
+    }
+    Ok(printed)
+}
+
+/// The command compiling Fortran source `src` to `obj`: the user flags, then `extra`,
+/// then the module directory (unless the user flags choose one) and `-I workdir`.
+fn fortran_compile(
+    tc: &Toolchain,
+    extra: &[String],
+    workdir: &Path,
+    src: &Path,
+    obj: &Path,
+) -> Command {
+    let mut cmd = compiler_command(&tc.fc);
+    cmd.args(&tc.fflags).args(extra);
+    if !tc.flags_set_module_dir() {
+        cmd.args(tc.module_dir_args(workdir));
+    }
+    cmd.arg("-I")
+        .arg(workdir)
+        .arg("-c")
+        .arg(src)
+        .arg("-o")
+        .arg(obj);
+    cmd
 }
 
 /// Runs one compile command; a failure becomes [`BuildError::Compile`].
@@ -825,6 +875,8 @@ pub struct RunResult {
     pub stderr: Vec<u8>,
     /// Wall time from spawn to the end of the wait.
     pub wall: Duration,
+    /// CPU time (user + system) the program used, its children included once waited for.
+    pub cpu: Duration,
     /// Whether the time limit was reached and the program killed.
     pub timed_out: bool,
 }
@@ -1001,6 +1053,7 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
     }
     cmd.process_group(0);
 
+    let cpu_before = children_cpu();
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|source| RunError::Spawn {
         exe: exe.to_path_buf(),
@@ -1027,6 +1080,7 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
 
     let waited = child.wait();
     let wall = start.elapsed();
+    let cpu = children_cpu().saturating_sub(cpu_before);
     let _ = done_tx.send(());
     let _ = watchdog.join();
     let status = match waited {
@@ -1054,8 +1108,25 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         stdout,
         stderr,
         wall,
+        cpu,
         timed_out: timed_out.load(Ordering::SeqCst),
     })
+}
+
+/// User plus system CPU time of all waited-for children of this process so far
+/// (`getrusage(RUSAGE_CHILDREN)`); the difference around one run is that run's CPU
+/// time, as runs are waited for one at a time.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a rusage struct.
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } != 0 {
+        return Duration::ZERO;
+    }
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
+    };
+    tv(u.ru_utime) + tv(u.ru_stime)
 }
 
 /// Sends `SIGKILL` to the process group `pgid` (whose leader is the child), with the `kill`

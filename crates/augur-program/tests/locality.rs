@@ -220,25 +220,27 @@ fn stencil_neighbours_reuse_within_a_few_kib() {
         .iter()
         .find(|n| n.line == line)
         .unwrap_or_else(|| panic!("no stencil nest: {loc:#?}"));
-    // The time loop is the nest (its whole-array assignment is left out as
-    // not affine), run once.
+    // The time loop is the nest, run once; its whole-array assignment is an
+    // implicit loop over the 100 x 100 elements inside it.
     assert_eq!(n.executions, 1.0);
-    assert!(loc
+    assert_eq!(n.kind, "array_syntax");
+    assert!(!loc
         .non_affine
         .iter()
-        .any(|r| r.line == line_of(STENCIL, "a = b") && r.array == "a"));
+        .any(|r| r.line == line_of(STENCIL, "a = b")));
     let a = n.arrays.iter().find(|a| a.name == "a").unwrap();
-    assert_eq!(a.accesses, 5 * 4 * 98 * 98);
+    assert_eq!(a.accesses, 5 * (4 * 98 * 98 + 100 * 100));
     assert_eq!(a.elem_bytes, 8);
     // The neighbour references reuse a line within 64 lines (4 KiB): the
     // columns of a and b between a(i,j-1) and its previous use are 4x13 lines. Only
-    // the first touch of each line in a time step comes from farther.
+    // the first touch of each line in a time step comes from farther, in the
+    // stencil and in the copy `a = b` (b's lines in between): 2 per line and step.
     let near = a.histogram.below(64);
     let far = a.histogram.total() - near - a.histogram.cold;
     let lines = 100 * 100 / 8;
     assert!(a.histogram.cold <= lines, "{}", a.histogram.cold);
-    assert!(far <= 4 * lines, "{near} near, {far} far");
-    assert!(near as f64 >= 0.95 * a.accesses as f64, "{near} near");
+    assert!(far <= 2 * 5 * lines, "{near} near, {far} far");
+    assert!(near as f64 >= 0.90 * a.accesses as f64, "{near} near");
     assert!(n.footprint_lines > 2400 && n.footprint_lines <= 2500);
 }
 

@@ -13,7 +13,7 @@ use std::path::Path;
 /// A kernel's counts are the static counts of the blocks of its innermost loop (the
 /// loop-header block, which holds the per-iteration overhead, and the body's blocks); for
 /// IF kernels, blocks of the THEN branch weigh the pattern's THEN fraction and those of the
-/// ELSE branch the rest. Kernels the front end does not find, or with no counts, get an
+/// ELSE branch the rest. Whole-array kernels count their statements' per-element blocks. Kernels the front end does not find, or with no counts, get an
 /// error message instead.
 pub fn kernel_counts(
     path: &Path,
@@ -35,6 +35,28 @@ fn one(program: &Program, k: &Kernel, lines: &Range<u32>) -> Result<AbOpCounts, 
         .iter()
         .find(|u| u.name == name)
         .ok_or_else(|| format!("{name}: not found by the front end"))?;
+    if let Some(r) = &k.array_lines {
+        // Whole-array statements: their blocks count N elements per execution.
+        let abs = (r.start as u32 + lines.start)..(r.end as u32 + lines.start);
+        let mut counts = AbOpCounts::new();
+        for b in &unit.blocks {
+            if !abs.contains(&b.span.start.line) {
+                continue;
+            }
+            // The per-element blocks only: the statements' set-up (`ALIN`, once per N
+            // elements) cannot be told apart from the per-repetition harness call in the
+            // same block, and a least-squares column that small would soak up noise.
+            if b.kind == augur_ir::BlockKind::Elements {
+                counts.add_scaled(&b.counts, 1.0);
+            }
+        }
+        if counts.get(augur_ir::AbOp::ALOV) <= 0.0 {
+            return Err(format!(
+                "{name}: the front end counts no whole-array elements"
+            ));
+        }
+        return Ok(counts);
+    }
     let inner = unit
         .loops
         .iter()

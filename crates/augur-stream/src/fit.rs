@@ -62,6 +62,10 @@ pub fn quantile(xs: &[f64], q: f64) -> f64 {
     v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
 
+/// Why a kernel without a valid time (or counts) is not in a fit; also the reason for
+/// kernels left out of one set on purpose (their time is given as NaN).
+pub const NO_TIME: &str = "no valid time or no counts";
+
 /// Fits per-AbOp costs to kernel times.
 ///
 /// `counts[k]` are kernel k's AbOps per element iteration, `times[k]` its measured ns per
@@ -72,13 +76,27 @@ pub fn quantile(xs: &[f64], q: f64) -> f64 {
 /// combination of those before it (collinear) gets no parameter, and at most
 /// K - max(3, K/8) columns are kept so the residual variance has degrees of freedom.
 pub fn fit(counts: &[AbOpCounts], times: &[f64], min_kernels: usize) -> Result<Fit, String> {
+    fit_with_prior(counts, times, min_kernels, &|_| None)
+}
+
+/// [`fit`] with a prior: `prior(op)` is a value the cost of `op` is drawn towards by one
+/// pseudo-observation `p / prior = 1` weighing as much as one kernel's relative error, so
+/// a cost the kernels determine well hardly moves, and one they cannot tell apart (it
+/// appears in few kernels, or with others) ends near its prior instead of at 0 or at an
+/// implausible value. Its standard error is then the posterior one.
+pub fn fit_with_prior(
+    counts: &[AbOpCounts],
+    times: &[f64],
+    min_kernels: usize,
+    prior: &dyn Fn(AbOp) -> Option<f64>,
+) -> Result<Fit, String> {
     let n_in = counts.len();
     let mut dropped: Vec<(usize, String)> = vec![];
     let mut used: Vec<usize> = (0..n_in)
         .filter(|&k| {
             let ok = times[k].is_finite() && times[k] > 0.0 && !counts[k].is_empty();
             if !ok {
-                dropped.push((k, "no valid time or no counts".to_string()));
+                dropped.push((k, NO_TIME.to_string()));
             }
             ok
         })
@@ -209,8 +227,20 @@ pub fn fit(counts: &[AbOpCounts], times: &[f64], min_kernels: usize) -> Result<F
             })
             .collect()
     };
-    let a = rows(&used);
-    let ones = vec![1.0; k_used];
+    // Pseudo-observations of the prior: row e_j / prior_j, right-hand side 1.
+    let prior_rows: Vec<Vec<f64>> = columns
+        .iter()
+        .enumerate()
+        .filter_map(|(j, &op)| {
+            let p0 = prior(op).filter(|v| v.is_finite() && *v > 0.0)?;
+            let mut r = vec![0.0; columns.len()];
+            r[j] = 1.0 / p0;
+            Some(r)
+        })
+        .collect();
+    let mut a = rows(&used);
+    a.extend(prior_rows);
+    let ones = vec![1.0; a.len()];
     let params = nnls(&a, &ones);
     let predict = |k: usize, x: &[f64]| -> f64 {
         columns
@@ -249,6 +279,7 @@ pub fn fit(counts: &[AbOpCounts], times: &[f64], min_kernels: usize) -> Result<F
     let mut loo = vec![f64::NAN; n_in];
     let mut loo_err = vec![];
     for (j, &k) in used.iter().enumerate() {
+        // The kernel's row left out; the prior's rows (after the kernels') stay.
         let others: Vec<Vec<f64>> = a
             .iter()
             .enumerate()

@@ -122,7 +122,7 @@ impl Ty {
         match self {
             Ty::R8 => &["0.5d0", "1.25d0", "3.0d0", "0.75d0"],
             Ty::R4 => &["0.5e0", "1.25e0", "3.0e0", "0.75e0"],
-            Ty::I4 => &["3", "7", "2", "5"],
+            Ty::I4 => &["3", "7", "2", "5", "4", "8"],
             Ty::C8 => &["(0.5d0,0.25d0)", "(1.0d0,-0.5d0)", "(0.75d0,0.5d0)"],
         }
     }
@@ -174,6 +174,23 @@ pub enum Shape {
     Gather,
     /// A data-dependent `IF (x(i) > th) THEN ... ELSE ... END IF` on a fixed random pattern.
     If,
+    /// Whole-array statements over 1-D sections (`y(1:n) = x(2:n+1) * s`): the loop is
+    /// the compiler's scalarization, its per-element overhead `ALOV`.
+    Array,
+    /// Whole-array statements with a vector subscript (`x(idx1(1:n))`).
+    ArrayGather,
+}
+
+impl Shape {
+    /// Whether operands are gathered through `idx1`.
+    fn gathers(self) -> bool {
+        matches!(self, Shape::Gather | Shape::ArrayGather)
+    }
+
+    /// Whether the statements are whole-array statements.
+    pub fn array_syntax(self) -> bool {
+        matches!(self, Shape::Array | Shape::ArrayGather)
+    }
 }
 
 /// The recipe of one kernel.
@@ -195,7 +212,7 @@ const fn cfg(ty: Ty, mixed: bool, shape: Shape, global: bool) -> Config {
 }
 
 /// The cycle of recipes; kernel `k` uses `CONFIGS[k % len]`.
-const CONFIGS: [Config; 18] = [
+const CONFIGS: [Config; 24] = [
     cfg(Ty::R8, false, Shape::Plain, false),
     cfg(Ty::R8, false, Shape::Plain, true),
     cfg(Ty::R4, false, Shape::Plain, false),
@@ -214,6 +231,12 @@ const CONFIGS: [Config; 18] = [
     cfg(Ty::R8, false, Shape::If, true),
     cfg(Ty::R8, false, Shape::Gather, true),
     cfg(Ty::R4, true, Shape::Plain, false),
+    cfg(Ty::R8, false, Shape::Array, false),
+    cfg(Ty::R4, false, Shape::Array, true),
+    cfg(Ty::I4, false, Shape::Array, false),
+    cfg(Ty::R8, false, Shape::Array, true),
+    cfg(Ty::R8, true, Shape::Array, false),
+    cfg(Ty::R8, false, Shape::ArrayGather, false),
 ];
 
 /// One generated kernel.
@@ -237,6 +260,9 @@ pub struct Kernel {
     pub then_fraction: Option<f64>,
     /// Bytes of arrays the kernel touches.
     pub bytes: usize,
+    /// For whole-array kernels, the lines (0-based, relative to `source`) of the array
+    /// statements, which count `N` elements each execution.
+    pub array_lines: Option<Range<usize>>,
 }
 
 impl Kernel {
@@ -369,7 +395,7 @@ impl Ctx<'_> {
         if roll < 0.68 || !constant_ok && roll < 0.85 {
             let two_d_arr = self.two_d() && ty != Ty::I4 && ty != Ty::C8;
             if let Some(name) = self.input_array(ty) {
-                let gather = self.cfg.shape == Shape::Gather
+                let gather = self.cfg.shape.gathers()
                     && !two_d_arr
                     && self.rng.chance(0.5)
                     && self.take("idx1".into(), Ty::I4, format!("({N})"), N * 4);
@@ -430,9 +456,9 @@ impl Ctx<'_> {
             match ty {
                 Ty::R8 | Ty::R4 => {
                     let choices: &[&str] = if ty == Ty::R8 {
-                        &["sqrt", "abs", "exp", "sin", "max"]
+                        &["sqrt", "abs", "exp", "sin", "max", "log", "atan", "pow2"]
                     } else {
-                        &["sqrt", "abs", "max"]
+                        &["sqrt", "abs", "max", "sin", "log", "atan", "pow2"]
                     };
                     let f = choices[self.rng.range(0, choices.len() - 1)];
                     return self.intrinsic(f, ops);
@@ -564,6 +590,48 @@ impl Ctx<'_> {
                     ty,
                     constant: false,
                     leaf: true,
+                }
+            }
+            "log" => {
+                // Of a non-zero leaf's magnitude (the leaves are never zero).
+                let l = self.leaf(false);
+                E {
+                    text: format!("log(abs({}))", l.text),
+                    bound: 3.0,
+                    ty,
+                    constant: false,
+                    leaf: true,
+                }
+            }
+            "atan" => {
+                let inner = self.nonconstant(ops - 1);
+                E {
+                    text: format!("atan({})", inner.text),
+                    bound: 1.6,
+                    ty,
+                    constant: false,
+                    leaf: true,
+                }
+            }
+            "pow2" => {
+                // x**2 (the compiler multiplies), of a small enough operand.
+                let inner = self.nonconstant(ops - 1);
+                let inner = if inner.bound * inner.bound > self.limit(ty) {
+                    self.leaf(false)
+                } else {
+                    inner
+                };
+                let text = if inner.leaf {
+                    format!("{}**2", inner.text)
+                } else {
+                    format!("({})**2", inner.text)
+                };
+                E {
+                    text,
+                    bound: inner.bound * inner.bound,
+                    ty,
+                    constant: false,
+                    leaf: false,
                 }
             }
             "abs" => {
@@ -732,8 +800,30 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
             body.push(stmt(&mut cx, y, ""));
         }
     }
-    if cfg.shape == Shape::Gather && cx.gathers == 0 {
+    if cfg.shape.gathers() && cx.gathers == 0 {
         return None;
+    }
+    // Every other kernel runs to a trip count known only at run time (`augn`, set to N
+    // through an opaque function), as most loops of real programs do: compilers treat
+    // the two differently (at -O2 gfortran vectorizes only loops that need no remainder).
+    let runtime_trips = id % 2 == 0 && !cx.two_d();
+    let last = if runtime_trips {
+        "augn".to_string()
+    } else {
+        N.to_string()
+    };
+    if cfg.shape.array_syntax() {
+        // The same statements over whole sections: `(i)` is the section `(1:N)`,
+        // `(i+1)` the shifted one; the vector subscript `idx1(i)` becomes `idx1(1:N)`.
+        let whole = format!("(1:{last})");
+        let shifted = if runtime_trips {
+            "(2:augn+1)".to_string()
+        } else {
+            format!("(2:{})", N + 1)
+        };
+        for l in &mut body {
+            *l = l.replace("(i+1)", &shifted).replace("(i)", &whole);
+        }
     }
     // Assemble the subroutine.
     let mut arrays = cx.arrays.clone();
@@ -742,7 +832,11 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     scalars.sort();
     let mut args: Vec<String> = vec![];
     let mut s = String::new();
-    let _ = writeln!(s, "! kernel {id}: {}", describe(cfg, nstmts, then_fraction));
+    let mut description = describe(cfg, nstmts, then_fraction);
+    if runtime_trips {
+        description.push_str(", n at run time");
+    }
+    let _ = writeln!(s, "! kernel {id}: {description}");
     if cfg.global {
         let _ = writeln!(s, "subroutine aug_k{id}(reps)");
         s.push_str("  use augsg\n  implicit none\n");
@@ -750,6 +844,9 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
         args.extend(arrays.iter().map(|a| a.name.clone()));
         args.extend(scalars.iter().map(|(n, _)| n.clone()));
         let _ = writeln!(s, "subroutine aug_k{id}(reps, {})", args.join(", "));
+        if runtime_trips {
+            s.push_str("  use augsg, only: augn\n");
+        }
         s.push_str("  implicit none\n");
         for a in &arrays {
             let _ = writeln!(s, "  {} :: {}{}", a.ty.decl(), a.name, a.decl_dims);
@@ -763,8 +860,8 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     s.push_str("  do r = 1, reps\n");
     if cx.two_d() {
         s.push_str("    do j = 1, 8\n    do i = 1, 64\n");
-    } else {
-        let _ = writeln!(s, "    do i = 1, {N}");
+    } else if !cfg.shape.array_syntax() {
+        let _ = writeln!(s, "    do i = 1, {last}");
     }
     let offset = s.lines().count();
     for l in &body {
@@ -773,7 +870,7 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     }
     if cx.two_d() {
         s.push_str("    end do\n    end do\n");
-    } else {
+    } else if !cfg.shape.array_syntax() {
         s.push_str("    end do\n");
     }
     let ty = cfg.ty;
@@ -783,9 +880,14 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
         let _ = writeln!(s, "  call augt_{}({y})", ty.tag());
     }
     let _ = writeln!(s, "end subroutine aug_k{id}");
+    let array_lines = cfg
+        .shape
+        .array_syntax()
+        .then(|| offset..offset + body.len());
     Some(Kernel {
         id,
-        description: describe(cfg, nstmts, then_fraction),
+        array_lines,
+        description,
         global: cfg.global,
         source: s,
         args,
@@ -808,6 +910,8 @@ fn describe(cfg: Config, nstmts: usize, frac: Option<f64>) -> String {
         Shape::TwoD => " 2-D".to_string(),
         Shape::Gather => " gather".to_string(),
         Shape::If => format!(" IF {:.0}%", 100.0 * frac.unwrap_or(0.0)),
+        Shape::Array => " array syntax".to_string(),
+        Shape::ArrayGather => " array syntax gather".to_string(),
     };
     format!("{ty} {st}{shape}, {nstmts} stmt")
 }
@@ -863,7 +967,7 @@ pub fn program(kernels: &[Kernel]) -> Sources {
     for ty in TYPES {
         let _ = writeln!(k, "  {} :: s{t}1, s{t}2, s{t}3", ty.decl(), t = ty.tag());
     }
-    k.push_str("  real(8) :: th1, th2, th3\nend module augsg\n\n");
+    k.push_str("  real(8) :: th1, th2, th3\n  integer :: augn\nend module augsg\n\n");
     let mut lines = vec![];
     for kern in kernels {
         let start = k.lines().count() as u32 + 1;
@@ -926,6 +1030,7 @@ pub fn program(kernels: &[Kernel]) -> Sources {
     for (j, th) in THRESHOLDS.iter().enumerate() {
         let _ = writeln!(m, "  th{} = augvr8({th:?}d0)", j + 1);
     }
+    let _ = writeln!(m, "  augn = augvi4({N})");
     m.push_str(MAIN_LOOP);
     Sources {
         support: support(),

@@ -78,19 +78,24 @@ pub struct StreamSettings {
     pub seed: u64,
     /// An AbOp must appear in at least this many kernels to get a parameter.
     pub min_kernels: usize,
+    /// The machine's chain (latency) costs, ns: with them, each stream cost is drawn
+    /// towards its chain cost times the median stream/chain ratio of a first fit
+    /// ([`fit::fit_with_prior`]); empty = no prior.
+    pub chain_costs: BTreeMap<AbOp, f64>,
     /// Keep the generated sources and build here instead of a temporary directory.
     pub keep_dir: Option<PathBuf>,
 }
 
 impl Default for StreamSettings {
-    /// 90 kernels, 7 observations of 20 ms each.
+    /// 288 kernels, 7 observations of 20 ms each.
     fn default() -> StreamSettings {
         StreamSettings {
             window_ms: 20.0,
             observations: 7,
-            kernels: 90,
+            kernels: 288,
             seed: 20_261_122,
             min_kernels: 4,
+            chain_costs: BTreeMap::new(),
             keep_dir: None,
         }
     }
@@ -128,6 +133,9 @@ pub struct KernelRow {
     pub loo_ns: f64,
     /// Why the kernel is not in the fit, if it is not.
     pub note: Option<String>,
+    /// Whether the compiler reported the kernel's loop vectorized (its time then goes to
+    /// the vector fit).
+    pub vectorized: bool,
 }
 
 /// Statistics of the fit.
@@ -156,8 +164,14 @@ pub struct FitStats {
 /// What [`characterize_stream`] measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamResult {
-    /// The stream-context entries, for [`MachineProfile::stream`].
+    /// The stream-context entries of the loops the compiler did not vectorize, for
+    /// [`MachineProfile::stream`] (all kernels when there is no vectorization report).
     pub entries: BTreeMap<AbOp, AbOpEntry>,
+    /// The entries of the vectorized loops, for [`MachineProfile::stream_vector`]
+    /// (empty when too few kernels vectorized or the compiler gives no report).
+    pub vector_entries: BTreeMap<AbOp, AbOpEntry>,
+    /// The vector fit's statistics, when there is one.
+    pub vector_stats: Option<FitStats>,
     /// Every generated kernel.
     pub kernels: Vec<KernelRow>,
     /// The fit's statistics.
@@ -246,6 +260,8 @@ pub fn characterize_stream(
             }
         }
     }
+    // Which kernels the compiler vectorized, from its own report.
+    let vectorized = vectorized_kernels(tc, &dir, &active, kernels.len(), &sources, &mut notes);
     // Timing: `observations` passes over all kernels, one observation each, a chunk of
     // kernels per run, so a kernel's observations are spread over the whole measurement
     // and a busy spell of other processes touches few of them.
@@ -337,14 +353,48 @@ pub fn characterize_stream(
         notes.push(format!("{}: dropped: {why}", kernels[*i].name()));
     }
     progress(&format!("stream: {} kernels timed; fitting", obs.len()));
-    let f = fit::fit(&kcounts, &times, settings.min_kernels).map_err(StreamError::Fit)?;
-    for (i, why) in &f.dropped {
-        if !failed.contains_key(i) {
-            notes.push(format!("{}: not in the fit: {why}", kernels[*i].name()));
+    let n_vector = (0..kernels.len())
+        .filter(|&i| vectorized[i] && times[i].is_finite())
+        .count();
+    // With enough vectorized kernels, the scalar fit leaves them out and a second fit
+    // takes only them; otherwise one fit over all kernels, as without a report.
+    let split = n_vector >= MIN_VECTOR_KERNELS;
+    if !split && n_vector > 0 {
+        notes.push(format!(
+            "only {n_vector} kernels vectorized (at least {MIN_VECTOR_KERNELS} needed): one fit over all kernels"
+        ));
+    }
+    let only = |want: bool| -> Vec<f64> {
+        times
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| if vectorized[i] == want { t } else { f64::NAN })
+            .collect()
+    };
+    let scalar_times = if split { only(false) } else { times.clone() };
+    let fit_set =
+        |t: &[f64]| fit_toward_chain(&kcounts, t, settings.min_kernels, &settings.chain_costs);
+    let f = fit_set(&scalar_times).map_err(StreamError::Fit)?;
+    let vf = if split {
+        match fit_set(&only(true)) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                notes.push(format!("no vector fit: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    for fit in std::iter::once(&f).chain(vf.as_ref()) {
+        for (i, why) in &fit.dropped {
+            if !failed.contains_key(i) && why != fit::NO_TIME {
+                notes.push(format!("{}: not in the fit: {why}", kernels[*i].name()));
+            }
         }
     }
     let elapsed_s = start.elapsed().as_secs_f64();
-    let stats = FitStats {
+    let stats_of = |f: &fit::Fit| FitStats {
         generated: kernels.len(),
         kernels: f.used.len(),
         parameters: f.columns.len(),
@@ -355,14 +405,29 @@ pub fn characterize_stream(
         elapsed_s,
         unfitted: f.unfitted.clone(),
     };
-    let entries = entries(&f, &stats);
+    let stats = stats_of(&f);
+    let scalar_what = if split {
+        "loop kernels the compiler did not vectorize"
+    } else {
+        "loop kernels"
+    };
+    let entries = entries_of(&f, &stats, scalar_what);
+    let vector_stats = vf.as_ref().map(stats_of);
+    let vector_entries = match (&vf, &vector_stats) {
+        (Some(v), Some(st)) => entries_of(v, st, "loop kernels the compiler vectorized"),
+        _ => BTreeMap::new(),
+    };
     let rows = kernels
         .iter()
         .enumerate()
         .map(|(i, k)| {
             let v = obs.get(&i);
+            let own = match &vf {
+                Some(v) if vectorized[i] => v,
+                _ => &f,
+            };
             let note = failed.get(&i).cloned().or_else(|| {
-                f.dropped
+                own.dropped
                     .iter()
                     .find(|(j, _)| *j == i)
                     .map(|(_, w)| w.clone())
@@ -374,14 +439,17 @@ pub fn characterize_stream(
                 measured_ns: times[i],
                 sd_ns: v.map_or(f64::NAN, |v| sd(v)),
                 observations: v.map_or(0, Vec::len),
-                fitted_ns: f.fitted[i],
-                loo_ns: f.loo[i],
+                fitted_ns: own.fitted[i],
+                loo_ns: own.loo[i],
                 note,
+                vectorized: vectorized[i],
             }
         })
         .collect();
     Ok(StreamResult {
         entries,
+        vector_entries,
+        vector_stats,
         kernels: rows,
         stats,
         notes,
@@ -391,12 +459,88 @@ pub fn characterize_stream(
 /// Replaces the profile's stream entries with those of `result`.
 pub fn apply(profile: &mut MachineProfile, result: &StreamResult) {
     profile.stream = result.entries.clone();
+    profile.stream_vector = result.vector_entries.clone();
+}
+
+/// A fit drawn towards the chain costs scaled by the median stream/chain ratio of an
+/// unregularized first fit (plain [`fit::fit`] without chain costs).
+fn fit_toward_chain(
+    counts: &[AbOpCounts],
+    times: &[f64],
+    min_kernels: usize,
+    chain: &BTreeMap<AbOp, f64>,
+) -> Result<fit::Fit, String> {
+    let first = fit::fit(counts, times, min_kernels)?;
+    let ratios: Vec<f64> = first
+        .columns
+        .iter()
+        .zip(&first.params)
+        .filter_map(|(op, &p)| {
+            let c = *chain.get(op)?;
+            (c > 0.0 && p > 0.0).then_some(p / c)
+        })
+        .collect();
+    if ratios.is_empty() {
+        return Ok(first);
+    }
+    let r = fit::quantile(&ratios, 0.5);
+    fit::fit_with_prior(counts, times, min_kernels, &|op| {
+        chain.get(&op).map(|c| c * r)
+    })
+}
+
+/// At least this many vectorized kernels are needed for a separate vector fit.
+pub const MIN_VECTOR_KERNELS: usize = 16;
+
+/// For each kernel (by index into the generated list), whether the compiler reported its
+/// loop vectorized. The kernel file is compiled once more, without linking, with the
+/// report flags ([`augur_program::optreport`]); a compiler without a report, or a failed
+/// compile, leaves every kernel scalar with a note.
+fn vectorized_kernels(
+    tc: &Toolchain,
+    dir: &Path,
+    active: &[usize],
+    n: usize,
+    sources: &gen::Sources,
+    notes: &mut Vec<String>,
+) -> Vec<bool> {
+    let mut out = vec![false; n];
+    let files = [dir.join("augsup.f90"), dir.join("augkern.f90")];
+    let names = vec![files[1].display().to_string()];
+    let mut extra = augur_program::optreport::report_flags(tc).unwrap_or_default();
+    if extra.is_empty() {
+        notes.push(format!(
+            "no vectorization report from {}: every kernel is fitted as one set",
+            tc.fc
+        ));
+        return out;
+    }
+    if tc.is_gfortran() {
+        extra.push("-ffree-line-length-none".to_string());
+    }
+    let report_dir = dir.join("optreport");
+    match toolchain::compile_only(tc, &files, &extra, &report_dir) {
+        Ok(printed) => {
+            let parsed = augur_program::optreport::parse(&printed.join("\n"), &names);
+            for v in parsed.vectorized {
+                if let Some(j) = sources.lines.iter().position(|r| r.contains(&v.line)) {
+                    if let Some(&i) = active.get(j) {
+                        out[i] = true;
+                    }
+                }
+            }
+        }
+        Err(e) => notes.push(format!(
+            "no vectorization report (every kernel is fitted as one set): {e}"
+        )),
+    }
+    out
 }
 
 /// The entries of a fit: `measured` when the 90% interval excludes 0, else `not
 /// detected` (with the fitted mean). `sd_ns` is the parameter's standard error and
 /// `observations` the number of kernels.
-fn entries(f: &fit::Fit, s: &FitStats) -> BTreeMap<AbOp, AbOpEntry> {
+fn entries_of(f: &fit::Fit, s: &FitStats, what: &str) -> BTreeMap<AbOp, AbOpEntry> {
     f.columns
         .iter()
         .enumerate()
@@ -408,7 +552,7 @@ fn entries(f: &fit::Fit, s: &FitStats) -> BTreeMap<AbOp, AbOpEntry> {
                 NOT_DETECTED
             };
             let context = format!(
-                "stream context: indirect least squares over {} loop kernels (n={}, L1-resident), \
+                "stream context: indirect least squares over {} {what} (n={}, L1-resident), \
                  {} parameters, {op} in {} kernels; R² {:.3}; LOO median error {:.1}%, p90 {:.0}%; \
                  sd_ns is the parameter's standard error",
                 s.kernels,

@@ -27,10 +27,20 @@ fn generated_kernels_parse_and_count() {
         AbOp::SCDG,
     ];
     let mut seen: std::collections::BTreeSet<AbOp> = Default::default();
+    let mut whole_array = 0;
     for (k, c) in a.iter().zip(&c) {
         let c = c.as_ref().unwrap_or_else(|e| panic!("{e}\n{}", k.source));
+        // A DO loop's overhead once per element, or a whole-array statement's per-element
+        // overhead once per statement.
+        let overhead = if k.array_lines.is_some() {
+            whole_array += 1;
+            assert!(!k.source.contains("do i ="), "{}", k.source);
+            AbOp::ALOV
+        } else {
+            AbOp::LOOV
+        };
         assert!(
-            c.get(AbOp::LOOV) == 1.0,
+            c.get(overhead) >= 1.0 && c.get(AbOp::ALIN) == 0.0,
             "{}: {c:?}\n{}",
             k.name(),
             k.source
@@ -57,9 +67,21 @@ fn generated_kernels_parse_and_count() {
         AbOp::MODI,
         AbOp::CVIR,
         AbOp::CRDL,
+        AbOp::LOGD,
+        AbOp::ATND,
+        AbOp::ERDL,
+        AbOp::SINS,
     ] {
         assert!(seen.contains(&op), "no kernel has {op}");
     }
+    assert!(whole_array >= 10, "{whole_array} whole-array kernels");
+    // Half the kernels run to a trip count known only at run time.
+    let runtime = a.iter().filter(|k| k.source.contains("augn")).count();
+    assert!(
+        runtime >= a.len() / 3,
+        "{runtime} of {} at run time",
+        a.len()
+    );
 }
 
 fn synthetic(n: usize, truth: &[(AbOp, f64)], seed: u64) -> (Vec<AbOpCounts>, Vec<f64>) {
@@ -191,5 +213,18 @@ fn quick_run_with_gfortran() {
     // In-sample: the median kernel within 30% (a linear model of a superscalar CPU, short
     // observations on a possibly busy machine; the default run reaches about 15%).
     assert!(r.stats.fit_median < 0.30, "{:?}", r.stats);
-    assert!(r.stats.r2 > 0.5, "{:?}", r.stats);
+    // Most fitted kernels within 50%. (Not R²: on absolute times it is decided by the few
+    // longest kernels, and one disturbed observation of one of them drove it to 0.15 in a
+    // CI run while the median error was 13%.)
+    let fitted: Vec<_> = timed.iter().filter(|k| k.fitted_ns.is_finite()).collect();
+    let close = fitted
+        .iter()
+        .filter(|k| (k.fitted_ns - k.measured_ns).abs() <= 0.5 * k.measured_ns)
+        .count();
+    assert!(
+        close * 10 >= fitted.len() * 7,
+        "{close} of {} fitted kernels within 50%: {:?}",
+        fitted.len(),
+        r.stats
+    );
 }

@@ -4,7 +4,7 @@
 use crate::corpus;
 use crate::predict::LoadedMachine;
 use crate::validate::{build_setup, validate_one};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use augur_model::memory::Overlap;
 use augur_model::validate::{relative_error, summarize, THRESHOLDS};
 
@@ -32,6 +32,95 @@ pub struct AccuracyArgs<'a> {
     pub markdown: bool,
     /// The overlap rule of the main table.
     pub overlap: Overlap,
+    /// Keep each program's profile and measured times in this directory.
+    pub save: Option<&'a Path>,
+    /// Re-price the profiles and times kept by an earlier `save` instead of analyzing
+    /// and running the programs (for comparing machine profiles or model changes on the
+    /// same measurements).
+    pub replay: Option<&'a Path>,
+    /// With `replay`: analyze the programs again (counting rules or analyzer changed) and
+    /// keep only the measured times.
+    pub recount: bool,
+}
+
+/// One program's outcome: its profile, prediction and measured times.
+struct Outcome {
+    profile: augur_program::ProgramProfile,
+    prediction: augur_model::Prediction,
+    measured: augur_model::validate::Timing,
+    wall: Vec<f64>,
+    error: f64,
+}
+
+/// What `--save` keeps of one program, besides its profile.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedTiming {
+    program: String,
+    build: String,
+    /// CPU times of the runs, seconds.
+    runs: Vec<f64>,
+    /// Their wall-clock times.
+    #[serde(default)]
+    wall: Vec<f64>,
+}
+
+fn saved_paths(dir: &Path, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    (
+        dir.join(format!("{name}.profile.json")),
+        dir.join(format!("{name}.timing.json")),
+    )
+}
+
+/// Reads a program's kept profile and times and predicts it again.
+fn replay_one(
+    dir: &Path,
+    name: &str,
+    machine: &LoadedMachine,
+    overlap: Overlap,
+    recount: Option<(&[std::path::PathBuf], &augur_program::AnalyzeOptions)>,
+) -> Result<Outcome> {
+    let (pp, tp) = saved_paths(dir, name);
+    let profile = match recount {
+        None => augur_program::ProgramProfile::read(&pp)?,
+        Some((fortran, opts)) => augur_program::analyze(fortran, opts)?.profile,
+    };
+    let text = std::fs::read_to_string(&tp)
+        .with_context(|| format!("cannot read {} (made by --save?)", tp.display()))?;
+    let t: SavedTiming = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a timing file written by --save", tp.display()))?;
+    anyhow::ensure!(!t.runs.is_empty(), "{}: no runs", tp.display());
+    let wall = t.wall;
+    let measured = augur_model::validate::Timing::from_runs(t.runs);
+    let prediction = machine.predict_overlap(&profile, overlap);
+    let error = relative_error(prediction.total.seconds, measured.median);
+    Ok(Outcome {
+        profile,
+        prediction,
+        measured,
+        wall,
+        error,
+    })
+}
+
+/// Writes a program's profile and times for a later `--replay` (atomically).
+fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let (pp, tp) = saved_paths(dir, name);
+    let t = SavedTiming {
+        program: name.to_string(),
+        build: build.to_string(),
+        runs: o.measured.runs.clone(),
+        wall: o.wall.clone(),
+    };
+    for (path, text) in [
+        (pp, serde_json::to_string_pretty(&o.profile)?),
+        (tp, serde_json::to_string_pretty(&t)?),
+    ] {
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Runs the benchmark and prints its table.
@@ -39,20 +128,43 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     let (root, programs) = corpus::load(a.manifest, a.only)?;
     let machine = LoadedMachine::load(a.machine)?;
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
-    let tc = Toolchain::detect(&fc, &fflags)?;
-    tc.check_flags()?;
-    let diffs = augur_model::validate::setup_differences(&machine.profile.provenance, &tc);
-    println!(
-        "augur accuracy benchmark: {} corpus programs on {} ({}), built with {} {}, median of {} run(s)",
-        programs.len(),
-        machine.name,
-        machine.profile.provenance.cpu_model,
-        tc.fc,
-        tc.fflags.join(" "),
-        a.runs
-    );
-    for d in &diffs {
-        println!("warning: {d}");
+    let tc = if a.replay.is_some() && !a.recount {
+        None
+    } else {
+        let tc = Toolchain::detect(&fc, &fflags)?;
+        tc.check_flags()?;
+        Some(tc)
+    };
+    match (&tc, a.replay) {
+        (Some(tc), None) => {
+            let diffs =
+                augur_model::validate::setup_differences(&machine.profile.provenance, tc);
+            println!(
+                "augur accuracy benchmark: {} corpus programs on {} ({}), built with {} {}, median of {} run(s)",
+                programs.len(),
+                machine.name,
+                machine.profile.provenance.cpu_model,
+                tc.fc,
+                tc.fflags.join(" "),
+                a.runs
+            );
+            for d in &diffs {
+                println!("warning: {d}");
+            }
+        }
+        (_, Some(dir)) => println!(
+            "augur accuracy benchmark: {} corpus programs on {} ({}), replayed from the {} times kept in {}",
+            programs.len(),
+            machine.name,
+            machine.profile.provenance.cpu_model,
+            if a.recount {
+                "programs analyzed again and the"
+            } else {
+                "profiles and"
+            },
+            dir.display()
+        ),
+        (None, None) => {}
     }
     println!(
         "{:<14} {:>11} {:>10} {:>10} {:>7} {:>8}  largest AbOp share of time",
@@ -63,8 +175,31 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     let mut failed = vec![];
     let mut by_overlap: Vec<Vec<f64>> = vec![vec![]; OVERLAPS.len()];
     for p in &programs {
-        let (fortran, opts) = p.analyze_options(&root, &tc)?;
-        match validate_one(&machine, &fortran, &opts, vec![], a.runs, a.overlap) {
+        let outcome = match (&tc, a.replay) {
+            (None, Some(dir)) => replay_one(dir, &p.name, &machine, a.overlap, None),
+            (Some(tc), Some(dir)) => {
+                let (fortran, opts) = p.analyze_options(&root, tc)?;
+                replay_one(dir, &p.name, &machine, a.overlap, Some((&fortran, &opts)))
+            }
+            (Some(tc), None) => {
+                let (fortran, opts) = p.analyze_options(&root, tc)?;
+                validate_one(&machine, &fortran, &opts, vec![], a.runs, a.overlap).and_then(|v| {
+                    let o = Outcome {
+                        profile: v.profile,
+                        prediction: v.prediction,
+                        measured: v.measured,
+                        wall: v.measured_wall.runs.clone(),
+                        error: v.error,
+                    };
+                    if let Some(dir) = a.save {
+                        save_one(dir, &p.name, &v.build, &o)?;
+                    }
+                    Ok(o)
+                })
+            }
+            (None, None) => unreachable!("a toolchain is detected unless replaying"),
+        };
+        match outcome {
             Ok(v) => {
                 let top = v
                     .prediction
@@ -87,7 +222,7 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
                     "{:<14} {:>11.3e} {:>9.3}s {:>9.3}s {:>6.1}% {:>+7.1}%  {top}{note}",
                     p.name,
                     v.prediction.operations,
-                    v.predicted.seconds,
+                    v.prediction.total.seconds,
                     v.measured.median,
                     100.0 * v.measured.spread(),
                     100.0 * v.error
@@ -143,7 +278,7 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
             println!(
                 "| {name} | {:.3e} | {:.3} | {:.3} | {:+.1}% |",
                 v.prediction.operations,
-                v.predicted.seconds,
+                v.prediction.total.seconds,
                 v.measured.median,
                 100.0 * v.error
             );

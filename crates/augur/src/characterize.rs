@@ -69,6 +69,39 @@ impl Drop for Bar {
 /// Exit code after Ctrl-C (128 + SIGINT).
 const INTERRUPTED: u8 = 130;
 
+/// `--only` with an existing profile as output: the named AbOps' entries replace theirs
+/// in it and everything else is kept, so a profile can be completed or re-measured one
+/// parameter at a time. The existing profile must be for the same compiler and flags.
+fn merge_into_existing(
+    output: &Path,
+    measured: MachineProfile,
+    only: &[String],
+) -> Result<MachineProfile> {
+    let mut existing = MachineProfile::read(output)?;
+    let (a, b) = (&existing.provenance, &measured.provenance);
+    if augur_program::optreport::same_compiler(&a.compiler, &b.compiler)
+        && a.fflags.split_whitespace().eq(b.fflags.split_whitespace())
+    {
+        for name in only.iter().flat_map(|o| o.split(',')) {
+            if let Some(op) = augur_ir::AbOp::from_mnemonic(name.trim()) {
+                if let Some(e) = measured.abop.get(&op) {
+                    existing.abop.insert(op, e.clone());
+                }
+            }
+        }
+        Ok(existing)
+    } else {
+        bail!(
+            "{} was measured with {} {}, not {} {}: --only adds entries to a profile of the same compiler and flags; choose another -o",
+            output.display(),
+            a.compiler,
+            a.fflags,
+            b.compiler,
+            b.fflags
+        )
+    }
+}
+
 /// Runs `augur characterize`. Ctrl-C stops the experiments, removes the temporary build
 /// directory, writes nothing and exits with 130.
 pub fn characterize(
@@ -130,6 +163,9 @@ pub fn characterize(
         return interrupted();
     }
     let mut profile = result.map_err(anyhow::Error::msg)?;
+    if !only.is_empty() && output.exists() {
+        profile = merge_into_existing(output, profile, only)?;
+    }
     if only.is_empty() {
         match measure_memory(&tc, quick) {
             Ok(m) => profile.memory = Some(m),

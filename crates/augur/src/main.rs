@@ -3,6 +3,7 @@
 mod bench;
 mod bench_accuracy;
 mod bench_counts;
+mod bench_misses;
 mod bench_overhead;
 mod characterize;
 mod cli;

@@ -486,24 +486,47 @@ fn memory_table(pred: &Prediction, top: usize) -> String {
         "nest", "where", "operations", "memory", "combined"
     );
     for r in pred.memory.iter().take(top) {
-        let levels = r
-            .levels
-            .iter()
-            .map(|l| format!("{} {:.3e}", l.level, l.misses))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let levels = levels_text(&r.levels);
         let _ = writeln!(
             s,
             "  {:<34} {:<18} {:>11} {:>11} {:>11}  {}",
-            truncate(&r.name, 34),
+            truncate(&format!("{} [{}]", r.name, r.kind), 34),
             truncate(&format!("{}:{}", short_path(&r.file), r.line), 18),
             fmt_seconds(r.operations_seconds),
             fmt_seconds(r.memory_seconds),
             fmt_seconds(r.combined_seconds),
             levels
         );
+        // Per array (or sampled reference), largest memory time first.
+        let mut arrays: Vec<_> = r.arrays.iter().collect();
+        let secs = |a: &augur_model::memory::ArrayTraffic| -> f64 {
+            a.levels.iter().map(|l| l.seconds).sum()
+        };
+        arrays.sort_by(|a, b| secs(b).total_cmp(&secs(a)));
+        for a in arrays.iter().take(4).filter(|a| secs(a) > 0.0) {
+            let levels = levels_text(&a.levels);
+            let _ = writeln!(
+                s,
+                "    {:<32} {:<18} {:>11} {:>11} {:>11}  {}",
+                truncate(&format!("{} ({})", a.name, a.kind), 32),
+                truncate(&format!("line {}", a.line), 18),
+                "",
+                fmt_seconds(secs(a)),
+                "",
+                levels
+            );
+        }
     }
     s
+}
+
+/// `L1d 1.000e6, L2 ...`: misses per level.
+fn levels_text(levels: &[augur_model::memory::LevelTraffic]) -> String {
+    levels
+        .iter()
+        .map(|l| format!("{} {:.3e}", l.level, l.misses))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn abop_table(pred: &Prediction, top: usize) -> String {

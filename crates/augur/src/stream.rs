@@ -15,6 +15,8 @@ pub fn run(
     fflags: Option<&str>,
     quick: bool,
     kernels: bool,
+    keep_build: Option<std::path::PathBuf>,
+    prior: bool,
 ) -> Result<ExitCode> {
     // The error names the file.
     let mut profile = MachineProfile::read(machine)?;
@@ -26,11 +28,20 @@ pub fn run(
         fc
     };
     let tc = Toolchain::detect(&fc, &fflags)?;
-    let settings = if quick {
+    let mut settings = if quick {
         StreamSettings::quick()
     } else {
         StreamSettings::default()
     };
+    settings.keep_dir = keep_build;
+    if prior {
+        settings.chain_costs = profile
+            .abop
+            .iter()
+            .filter(|(_, e)| e.status == augur_machine::profile::MEASURED)
+            .filter_map(|(&op, e)| Some((op, e.mean_ns.filter(|m| *m > 0.0)?)))
+            .collect();
+    }
     eprintln!(
         "stream: {} kernels with {} {} ({} observations of at least {} ms each)",
         settings.kernels,
@@ -56,8 +67,8 @@ pub fn run(
 
 fn print_kernels(r: &StreamResult) {
     println!(
-        "{:<8} {:<30} {:>9} {:>9} {:>9} {:>7}  counts per iteration",
-        "kernel", "what", "meas ns", "fit ns", "LOO ns", "LOO %"
+        "{:<8} {:<30} {:>4} {:>9} {:>9} {:>9} {:>7}  counts per iteration",
+        "kernel", "what", "vec", "meas ns", "fit ns", "LOO ns", "LOO %"
     );
     for k in &r.kernels {
         let counts: Vec<String> = k
@@ -77,9 +88,10 @@ fn print_kernels(r: &StreamResult) {
             "-".to_string()
         };
         println!(
-            "{:<8} {:<30} {:>9.3} {:>9.3} {:>9.3} {:>7}  {}{}",
+            "{:<8} {:<30} {:>4} {:>9.3} {:>9.3} {:>9.3} {:>7}  {}{}",
             k.name,
             k.description,
+            if k.vectorized { "vec" } else { "" },
             k.measured_ns,
             k.fitted_ns,
             k.loo_ns,
@@ -95,11 +107,35 @@ fn print_kernels(r: &StreamResult) {
 }
 
 fn print_costs(p: &MachineProfile, r: &StreamResult) {
+    let title = if r.vector_stats.is_some() {
+        "scalar loops (kernels the compiler did not vectorize)"
+    } else {
+        "all kernels"
+    };
+    print_table(p, &r.entries, &r.stats, title);
+    if let Some(vs) = &r.vector_stats {
+        println!();
+        print_table(
+            p,
+            &r.vector_entries,
+            vs,
+            "vectorized loops (kernels the compiler reported vectorized)",
+        );
+    }
+}
+
+fn print_table(
+    p: &MachineProfile,
+    entries: &std::collections::BTreeMap<augur_ir::AbOp, augur_machine::profile::AbOpEntry>,
+    s: &augur_stream::FitStats,
+    title: &str,
+) {
+    println!("stream costs, {title}:");
     println!(
         "{:<5} {:>10} {:>10} {:>10} {:>8}  status",
         "AbOp", "stream ns", "±90% ns", "chain ns", "ratio"
     );
-    for (op, e) in &r.entries {
+    for (op, e) in entries {
         let s = e.mean_ns.unwrap_or(f64::NAN);
         let chain = p.abop.get(op).and_then(|c| c.mean_ns);
         let (chain_txt, ratio) = match chain {
@@ -117,9 +153,8 @@ fn print_costs(p: &MachineProfile, r: &StreamResult) {
             e.status
         );
     }
-    let s = &r.stats;
     println!(
-        "\n{} of {} kernels fitted with {} parameters in {:.0} s: R² {:.3}, in-sample median error {:.1}%, \
+        "{} of {} kernels fitted with {} parameters in {:.0} s: R² {:.3}, in-sample median error {:.1}%, \
          leave-one-out median error {:.1}%, p90 {:.0}%",
         s.kernels,
         s.generated,

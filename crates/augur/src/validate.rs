@@ -26,8 +26,10 @@ pub struct Validation {
     pub setup_differences: Vec<String>,
     /// Predicted time.
     pub predicted: Estimate,
-    /// Measured times of the normal build.
+    /// Measured CPU times (user + system) of the normal build.
     pub measured: Timing,
+    /// Their wall-clock times.
+    pub measured_wall: Timing,
     /// `(predicted - measured) / measured` of the median.
     pub error: f64,
     /// Warnings (uncosted AbOps, differing output...).
@@ -94,6 +96,7 @@ pub fn validate_one(
         setup_differences: setup_differences(&machine.profile.provenance, tc),
         predicted: prediction.total,
         measured: timed.timing,
+        measured_wall: timed.wall,
         error,
         warnings,
         prediction,
@@ -233,7 +236,7 @@ pub fn comparison(v: &Validation) -> String {
     let (lo, hi) = v.predicted.ci90();
     let t = &v.measured;
     format!(
-        "predicted vs measured on {} (built with {}):\n  predicted  {:>12}   (90% interval {} .. {})\n  measured   {:>12}   (median of {} run(s), {} .. {}, spread {:.1}%)\n  error      {:>+11.1}%   (predicted - measured) / measured",
+        "predicted vs measured on {} (built with {}):\n  predicted  {:>12}   (90% interval {} .. {})\n  measured   {:>12}   (CPU time, median of {} run(s), {} .. {}, spread {:.1}%; wall clock {})\n  error      {:>+11.1}%   (predicted - measured) / measured",
         v.machine,
         v.build,
         fmt_seconds(v.predicted.seconds),
@@ -244,6 +247,7 @@ pub fn comparison(v: &Validation) -> String {
         fmt_seconds(t.min),
         fmt_seconds(t.max),
         100.0 * t.spread(),
+        fmt_seconds(v.measured_wall.median),
         100.0 * v.error
     )
 }

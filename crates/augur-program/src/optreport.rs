@@ -1,0 +1,429 @@
+//! The compiler's own optimization report: which loops it vectorized and which calls it
+//! inlined, per source line.
+//!
+//! The narrow-spectrum and stream costs of a machine profile are per operation; whether
+//! a loop runs vectorized or a call disappears into its caller is a decision of the
+//! compiler about one loop or one call site, which no operation count can show. The
+//! compiler reports these decisions itself when asked (gfortran `-fopt-info-vec-optimized
+//! -fopt-info-inline-optimized`, LLVM flang `-Rpass='loop-vectorize|inline|loop-unroll'`), so
+//! [`report`] compiles the original sources once more, without linking, with those flags
+//! added to the user's, and [`parse`] reads the messages. The report belongs to one
+//! compiler and one set of flags: the predictor uses it only for a machine profile built
+//! with the same ones.
+
+use crate::toolchain::{self, Toolchain};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// What the compiler said it did to the program.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OptReport {
+    /// The compiler the report is from.
+    pub compiler: String,
+    /// Its version line.
+    #[serde(default)]
+    pub compiler_version: String,
+    /// The user's flags (the report flags are not included).
+    pub fflags: Vec<String>,
+    /// Loops the compiler vectorized, at the line of the loop (or of the array statement).
+    pub vectorized: Vec<VectorizedLoop>,
+    /// Call sites the compiler inlined, one entry per site (a line with three inlined
+    /// calls has three entries).
+    pub inlined: Vec<InlinedCall>,
+    /// Loops the compiler unrolled completely (their loop control is gone), at the line
+    /// of the loop or of the array statement.
+    #[serde(default)]
+    pub unrolled: Vec<UnrolledLoop>,
+    /// Problems in getting the report (a file that did not compile alone, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A loop the compiler vectorized.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorizedLoop {
+    /// The source file, as in the profile's `sources`.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// What the compiler said about it (vector width).
+    pub how: String,
+}
+
+/// A loop the compiler unrolled completely.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnrolledLoop {
+    /// The source file, as in the profile's `sources`.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// Its trip count, when the compiler said.
+    pub iterations: Option<u32>,
+}
+
+/// A call site the compiler inlined.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InlinedCall {
+    /// The source file, as in the profile's `sources`.
+    pub file: String,
+    /// 1-based line of the call.
+    pub line: u32,
+    /// The procedure inlined.
+    pub callee: String,
+    /// The procedure it was inlined into.
+    pub caller: String,
+}
+
+impl OptReport {
+    /// Whether the compiler vectorized a loop reported at `file:line`.
+    pub fn is_vectorized(&self, file: &str, line: u32) -> bool {
+        self.vectorized
+            .iter()
+            .any(|v| v.line == line && same_file(&v.file, file))
+    }
+
+    /// Whether a vectorized loop is reported anywhere in `file:first..=last`.
+    pub fn vectorized_within(&self, file: &str, first: u32, last: u32) -> bool {
+        self.vectorized
+            .iter()
+            .any(|v| (first..=last).contains(&v.line) && same_file(&v.file, file))
+    }
+
+    /// Whether a complete unroll is reported at `file:line`.
+    pub fn is_unrolled(&self, file: &str, line: u32) -> bool {
+        self.unrolled
+            .iter()
+            .any(|u| u.line == line && same_file(&u.file, file))
+    }
+
+    /// Whether a complete unroll is reported anywhere in `file:first..=last`.
+    pub fn unrolled_within(&self, file: &str, first: u32, last: u32) -> bool {
+        self.unrolled
+            .iter()
+            .any(|u| (first..=last).contains(&u.line) && same_file(&u.file, file))
+    }
+
+    /// How many inlined call sites are reported in `file:first..=last`.
+    pub fn inlined_within(&self, file: &str, first: u32, last: u32) -> usize {
+        self.inlined
+            .iter()
+            .filter(|c| (first..=last).contains(&c.line) && same_file(&c.file, file))
+            .count()
+    }
+
+    /// Whether this report is for `compiler` with `fflags` (the flags compared as given).
+    pub fn matches(&self, compiler: &str, fflags: &[String]) -> bool {
+        same_compiler(&self.compiler, compiler) && self.fflags == fflags
+    }
+}
+
+/// Compiler names compared by their command's base name, so `/usr/bin/gfortran` and
+/// `gfortran` are the same, and `flang-19` is `flang-new-19`.
+pub fn same_compiler(a: &str, b: &str) -> bool {
+    let norm = |s: &str| {
+        let base = Path::new(s)
+            .file_name()
+            .map(|f| f.to_string_lossy().to_string())
+            .unwrap_or_else(|| s.to_string());
+        base.replace("flang-new", "flang")
+    };
+    norm(a) == norm(b)
+}
+
+fn same_file(a: &str, b: &str) -> bool {
+    a == b || Path::new(a).file_name() == Path::new(b).file_name()
+}
+
+/// The flags that make `tc` print its vectorization and inlining decisions, or `None`
+/// when augur does not know how to ask this compiler.
+pub fn report_flags(tc: &Toolchain) -> Option<Vec<String>> {
+    if tc.is_gfortran() {
+        Some(vec![
+            "-fopt-info-vec-optimized".into(),
+            "-fopt-info-inline-optimized".into(),
+            "-fopt-info-loop-optimized".into(),
+        ])
+    } else if tc.is_flang() {
+        // One regular expression: a later -Rpass replaces an earlier one.
+        Some(vec!["-Rpass=loop-vectorize|inline|loop-unroll".into()])
+    } else {
+        None
+    }
+}
+
+/// Compiles `sources` (already in module order; `names` are the strings the profile uses
+/// for them) with the report flags in a temporary directory and reads the report. A
+/// compiler augur cannot ask gives an empty report with a note; a source that does not
+/// compile gives an error.
+pub fn report(
+    tc: &Toolchain,
+    sources: &[PathBuf],
+    names: &[String],
+    extra_fflags: &[String],
+) -> Result<OptReport, String> {
+    let mut out = OptReport {
+        compiler: tc.fc.clone(),
+        compiler_version: tc.version.clone(),
+        fflags: tc.fflags.clone(),
+        ..OptReport::default()
+    };
+    let Some(flags) = report_flags(tc) else {
+        out.notes.push(format!(
+            "no optimization report: augur does not know how to ask `{}` for one",
+            tc.fc
+        ));
+        return Ok(out);
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("augur-optreport-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let mut all = flags;
+    all.extend(extra_fflags.iter().cloned());
+    let printed = toolchain::compile_only(tc, sources, &all, dir.path())
+        .map_err(|e| format!("the optimization report could not be made: {e}"))?;
+    let text = printed.join("\n");
+    let parsed = parse(&text, names);
+    out.vectorized = parsed.vectorized;
+    out.inlined = parsed.inlined;
+    out.unrolled = parsed.unrolled;
+    Ok(out)
+}
+
+/// Reads gfortran's `-fopt-info` and flang's `-Rpass` messages. A message's file is
+/// matched to one of `names` by its path, else by its file name (flang may print the
+/// path without its leading `/`); messages about other files are ignored.
+pub fn parse(text: &str, names: &[String]) -> Parsed {
+    let mut vectorized = vec![];
+    let mut inlined = vec![];
+    let mut unrolled: Vec<UnrolledLoop> = vec![];
+    // The first number after `with` in "loop with 3 iterations completely unrolled".
+    let count_after_with = |m: &str| -> Option<u32> {
+        m.split("with ")
+            .nth(1)?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    for line in text.lines() {
+        let Some((file, lno, message)) = split_location(line) else {
+            continue;
+        };
+        let Some(name) = match_name(file, names) else {
+            continue;
+        };
+        if lno == 0 {
+            continue;
+        }
+        if let Some(rest) = message
+            .strip_prefix("optimized: loop vectorized")
+            .or_else(|| message.strip_prefix("remark: vectorized loop"))
+        {
+            if !vectorized
+                .iter()
+                .any(|v: &VectorizedLoop| v.line == lno && v.file == name)
+            {
+                vectorized.push(VectorizedLoop {
+                    file: name.clone(),
+                    line: lno,
+                    how: rest
+                        .trim()
+                        .trim_end_matches("[-Rpass=loop-vectorize]")
+                        .trim()
+                        .to_string(),
+                });
+            }
+        } else if (message.starts_with("optimized: loop with")
+            && message.contains("completely unrolled"))
+            || message.starts_with("remark: completely unrolled loop")
+        {
+            if !unrolled.iter().any(|u| u.line == lno && u.file == name) {
+                unrolled.push(UnrolledLoop {
+                    file: name.clone(),
+                    line: lno,
+                    iterations: count_after_with(message),
+                });
+            }
+        } else if let Some(rest) = message.strip_prefix("optimized:") {
+            // gfortran: "Inlining sqr/0 into f2/13." or "Inlined crot/35 into callh7/10 ...".
+            let rest = rest.trim();
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            if words.len() >= 4
+                && (words[0] == "Inlining" || words[0] == "Inlined")
+                && words[2] == "into"
+            {
+                let strip = |w: &str| {
+                    w.trim_end_matches('.')
+                        .split('/')
+                        .next()
+                        .unwrap_or("")
+                        .to_string()
+                };
+                inlined.push(InlinedCall {
+                    file: name.clone(),
+                    line: lno,
+                    callee: strip(words[1]),
+                    caller: strip(words[3]),
+                });
+            }
+        } else if let Some(rest) = message.strip_prefix("remark: ") {
+            // flang: "'half_' inlined into 'fs_' with (cost=..) at callsite fs_:3:7; [-Rpass=inline]"
+            if rest.contains(" inlined into ") && rest.contains("[-Rpass=inline]") {
+                let mut quoted = rest.split('\'').skip(1).step_by(2);
+                let callee = quoted
+                    .next()
+                    .unwrap_or("")
+                    .trim_end_matches('_')
+                    .to_string();
+                let caller = quoted
+                    .next()
+                    .unwrap_or("")
+                    .trim_end_matches('_')
+                    .to_string();
+                inlined.push(InlinedCall {
+                    file: name.clone(),
+                    line: lno,
+                    callee,
+                    caller,
+                });
+            }
+        }
+    }
+    Parsed {
+        vectorized,
+        inlined,
+        unrolled,
+    }
+}
+
+/// What [`parse`] read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Parsed {
+    /// Vectorized loops.
+    pub vectorized: Vec<VectorizedLoop>,
+    /// Inlined call sites.
+    pub inlined: Vec<InlinedCall>,
+    /// Completely unrolled loops.
+    pub unrolled: Vec<UnrolledLoop>,
+}
+
+/// `file:line:col: message` → `(file, line, message)`.
+fn split_location(line: &str) -> Option<(&str, u32, &str)> {
+    // The file may contain ':' only in odd paths; split from the left on ":<digits>:".
+    let mut search = 0;
+    while let Some(i) = line[search..].find(':') {
+        let at = search + i;
+        let rest = &line[at + 1..];
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if !digits.is_empty() && rest[digits.len()..].starts_with(':') {
+            let lno: u32 = digits.parse().ok()?;
+            let after = &rest[digits.len() + 1..];
+            // Optional column.
+            let col: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let msg = if !col.is_empty() && after[col.len()..].starts_with(':') {
+                &after[col.len() + 1..]
+            } else {
+                after
+            };
+            return Some((&line[..at], lno, msg.trim()));
+        }
+        search = at + 1;
+    }
+    None
+}
+
+fn match_name(file: &str, names: &[String]) -> Option<String> {
+    if let Some(n) = names.iter().find(|n| n.as_str() == file) {
+        return Some(n.clone());
+    }
+    let trimmed = file.trim_start_matches('/');
+    if let Some(n) = names.iter().find(|n| {
+        n.trim_start_matches('/').ends_with(trimmed)
+            || trimmed.ends_with(n.trim_start_matches("./"))
+    }) {
+        return Some(n.clone());
+    }
+    let base = Path::new(file).file_name()?;
+    let mut hits = names
+        .iter()
+        .filter(|n| Path::new(n).file_name() == Some(base));
+    let first = hits.next()?;
+    hits.next().is_none().then(|| first.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GFORTRAN: &str = "\
+/w/corpus/callheavy77.f:70:72: optimized:  Inlining sqr/0 into f2/13.
+/w/corpus/callheavy77.f:70:72: optimized:  Inlining sqr/0 into f2/13.
+/w/corpus/callheavy77.f:37:72: optimized:  Inlined crot/35 into callh7/10 which now has time 12219.5 and size 64, net change of +4.
+/w/corpus/callheavy77.f:134:72: optimized: basic block part vectorized using 16 byte vectors
+/w/corpus/callheavy77.f:24:15: optimized: loop vectorized using 16 byte vectors
+/w/corpus/other.f90:3:1: optimized: loop vectorized using 16 byte vectors
+/w/corpus/callheavy77.f:46:46: optimized: loop with 3 iterations completely unrolled (header execution count 33177416)
+";
+
+    const FLANG: &str = "\
+work/corpus/heat3d.f90:29:7: remark: vectorized loop (vectorization width: 2, interleaved count: 2) [-Rpass=loop-vectorize]
+work/corpus/heat3d.f90:89:7: remark: 'half_' inlined into 'fs_' with (cost=-25, threshold=337) at callsite fs_:3:7; [-Rpass=inline]
+work/corpus/heat3d.f90:30:9: remark: completely unrolled loop with 3 iterations [-Rpass=loop-unroll]
+work/corpus/heat3d.f90:0:0: remark: 'f1_' inlined into '_QQmain' with (cost=5, threshold=337) at callsite quad_:4294967254:0 @ _QQmain:8:7; [-Rpass=inline]
+";
+
+    #[test]
+    fn gfortran_messages() {
+        let names = vec!["corpus/callheavy77.f".to_string()];
+        let Parsed {
+            vectorized: v,
+            inlined: i,
+            unrolled: u,
+        } = parse(GFORTRAN, &names);
+        assert_eq!(u.len(), 1);
+        assert_eq!((u[0].line, u[0].iterations), (46, Some(3)));
+        assert_eq!(
+            v.len(),
+            1,
+            "SLP and other files are not loops of this program"
+        );
+        assert_eq!(v[0].line, 24);
+        assert_eq!(v[0].how, "using 16 byte vectors");
+        assert_eq!(i.len(), 3, "one entry per call site");
+        assert_eq!(i[2].callee, "crot");
+        assert_eq!(i[2].caller, "callh7");
+        let r = OptReport {
+            vectorized: v,
+            inlined: i,
+            ..OptReport::default()
+        };
+        assert!(r.is_vectorized("corpus/callheavy77.f", 24));
+        assert!(!r.is_vectorized("corpus/callheavy77.f", 25));
+        assert_eq!(r.inlined_within("corpus/callheavy77.f", 60, 80), 2);
+    }
+
+    #[test]
+    fn flang_messages() {
+        let names = vec!["/work/corpus/heat3d.f90".to_string()];
+        let Parsed {
+            vectorized: v,
+            inlined: i,
+            unrolled: u,
+        } = parse(FLANG, &names);
+        assert_eq!((u[0].line, u[0].iterations), (30, Some(3)));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].line, 29);
+        assert_eq!(v[0].file, "/work/corpus/heat3d.f90");
+        assert_eq!(i.len(), 1, "line 0 (no location) is dropped");
+        assert_eq!(i[0].callee, "half");
+        assert_eq!(i[0].caller, "fs");
+    }
+
+    #[test]
+    fn compilers_compare_by_base_name() {
+        assert!(same_compiler("/usr/bin/gfortran", "gfortran"));
+        assert!(same_compiler("flang-19", "flang-new-19"));
+        assert!(!same_compiler("gfortran", "flang-new-19"));
+    }
+}

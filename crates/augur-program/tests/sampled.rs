@@ -1,0 +1,215 @@
+//! Non-affine references through sampled addresses: the histograms built
+//! from a SHARDS-sampled address stream (as the instrumented run's sampler
+//! keeps it), with hand-computable misses, and the real instrumented build
+//! of a small program with a gather and whole-array statements.
+//!
+//! The last test needs gfortran and gcc; without them it fails saying so.
+
+use augur_locality::hash::mix64;
+use augur_locality::reuse::SAMPLE_SEED;
+use augur_locality::CacheGeometry;
+use augur_program::locality::{histogram_misses, sampled_histograms, AddressSamples};
+use augur_program::toolchain::Toolchain;
+use augur_program::AnalyzeOptions;
+use std::time::Duration;
+
+/// Whether the run's sampler keeps an address at rate `2^-shift` (the same
+/// rule as the C runtime).
+fn keep(addr: u64, shift: u32) -> bool {
+    shift == 0 || mix64((addr >> 6) ^ SAMPLE_SEED) >> (64 - shift) == 0
+}
+
+/// The samples a run would write for one probe reading `x(perm(i))`,
+/// `i = 1..n`, `x` of 8-byte elements at `base`.
+fn samples_of(perm: &[u64], base: u64, shift: u32) -> AddressSamples {
+    AddressSamples {
+        calls: vec![perm.len() as u64],
+        shift,
+        samples: perm
+            .iter()
+            .map(|&p| base + 8 * p)
+            .filter(|&a| keep(a, shift))
+            .map(|a| (0, a))
+            .collect(),
+        repeats: vec![],
+        failed: false,
+    }
+}
+
+/// A pseudo-random permutation of `0..n` (Fisher-Yates with a fixed LCG).
+fn permutation(n: u64) -> Vec<u64> {
+    let mut v: Vec<u64> = (0..n).collect();
+    let mut s: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in (1..n as usize).rev() {
+        s = s
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let j = (s >> 33) as usize % (i + 1);
+        v.swap(i, j);
+    }
+    v
+}
+
+const L2: CacheGeometry = CacheGeometry {
+    size_bytes: 1 << 20,
+    line_bytes: 64,
+    ways: 16,
+};
+
+#[test]
+fn gather_through_a_random_permutation_misses_once_per_access() {
+    // 4 Mi doubles = 32 MiB, 32 times the cache: a random gather reuses a
+    // line only after about half a million other lines, so nearly every
+    // access misses. Exactly: lines hold 8 elements, so the expected hits
+    // are the accesses whose line was touched among the last 16 Ki lines,
+    // under 1%.
+    let n = 1u64 << 22;
+    let perm = permutation(n);
+    for shift in [0, 4] {
+        let s = samples_of(&perm, 1 << 30, shift);
+        let (h, _) = sampled_histograms(&s, 1);
+        let total = h[0].total() as f64;
+        assert!((total - n as f64).abs() / (n as f64) < 1e-6, "{total}");
+        let per_access = histogram_misses(&h[0], &L2) / n as f64;
+        assert!(
+            per_access > 0.97 && per_access <= 1.0,
+            "shift {shift}: {per_access}"
+        );
+    }
+}
+
+#[test]
+fn gather_through_the_identity_misses_once_per_line() {
+    // The identity permutation streams: one miss per 64-byte line of eight
+    // 8-byte elements, 1/8 per access, sampled or not.
+    let n = 1u64 << 22;
+    let perm: Vec<u64> = (0..n).collect();
+    for shift in [0, 4] {
+        let s = samples_of(&perm, 1 << 30, shift);
+        let (h, _) = sampled_histograms(&s, 1);
+        let per_access = histogram_misses(&h[0], &L2) / n as f64;
+        assert!(
+            (per_access - 0.125).abs() < 0.01,
+            "shift {shift}: {per_access}"
+        );
+    }
+}
+
+#[test]
+fn bad_samples_files_are_refused() {
+    use augur_program::locality::read_samples;
+    assert_eq!(read_samples(b""), None);
+    assert_eq!(read_samples(b"augur-samples 2 0 5 0\n1\n2\n"), None);
+    assert_eq!(read_samples(b"garbage\n"), None);
+    let mut ok = b"augur-samples 1 0 1 0\n7\n".to_vec();
+    ok.extend_from_slice(&0u32.to_ne_bytes());
+    ok.extend_from_slice(&4096u64.to_ne_bytes());
+    ok.extend_from_slice(&5u32.to_ne_bytes());
+    let s = read_samples(&ok).expect("well-formed");
+    assert_eq!(
+        (
+            s.calls.clone(),
+            s.shift,
+            s.samples.clone(),
+            s.repeats.clone()
+        ),
+        (vec![7], 0, vec![(0, 4096)], vec![5])
+    );
+    // Repeats count at distance 0 like the samples: one cold sample and 5
+    // repeats, scaled to the 7 calls.
+    let (h, _) = sampled_histograms(&s, 1);
+    assert_eq!((h[0].cold, h[0].bins.first().copied()), (1, Some(6)));
+}
+
+const PROGRAM: &str = "\
+program g
+  implicit none
+  integer, parameter :: n = 2 * 1024 * 1024
+  real(8), allocatable :: x(:), y(:)
+  integer, allocatable :: idx(:)
+  integer :: i
+  integer(8) :: s
+  real(8) :: t
+  allocate(x(n), y(n), idx(n))
+  x = 1.0d0
+  y = x + 1.0d0
+  do i = 1, n
+    idx(i) = i
+  end do
+  s = 7
+  do i = n, 2, -1
+    s = modulo(s * 1103515245_8 + 12345_8, 2147483648_8)
+    call swap(idx(i), idx(int(modulo(s, int(i, 8))) + 1))
+  end do
+  t = 0
+  do i = 1, n
+    t = t + x(idx(i))
+  end do
+  print *, t, sum(y)
+contains
+  subroutine swap(a, b)
+    integer :: a, b, c
+    c = a
+    a = b
+    b = c
+  end subroutine swap
+end program g
+";
+
+#[test]
+fn real_run_records_shapes_and_samples_the_gather() {
+    let tc = match Toolchain::detect("gfortran", "-O2") {
+        Ok(tc) => tc,
+        Err(e) => panic!("this test needs gfortran and gcc: {e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("g.f90");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let opts = AnalyzeOptions {
+        front: Default::default(),
+        toolchain: tc,
+        c_sources: vec![],
+        objects: vec![],
+        link_args: vec![],
+        args: vec![],
+        stdin: None,
+        timeout: Duration::from_secs(600),
+        cwd: dir.path().to_path_buf(),
+        keep_partial: false,
+        keep_build: None,
+    };
+    let a = augur_program::analyze(&[src], &opts).unwrap_or_else(|e| panic!("analyze: {e}"));
+    let loc = a.profile.locality.expect("locality");
+    let n = 2 * 1024 * 1024u64;
+    // The allocatable arrays' shapes as the run saw them.
+    for name in ["x", "y"] {
+        let s = loc
+            .runtime_shapes
+            .iter()
+            .find(|s| s.array == name)
+            .unwrap_or_else(|| panic!("no shape of {name}: {:?}", loc.runtime_shapes));
+        assert_eq!(s.bounds, vec![[1, n as i64]]);
+    }
+    // `y = x + 1` is an array-syntax nest of n loads and n stores.
+    let yx = loc
+        .nests
+        .iter()
+        .find(|k| k.line == 11)
+        .unwrap_or_else(|| panic!("no nest at line 11: {:?}", loc.nests));
+    assert_eq!(yx.kind, "array_syntax");
+    assert_eq!(yx.accesses, 2 * n);
+    // The gather x(idx(i)) was probed n times; through a random permutation
+    // of 16 MiB, almost every access misses a 1 MiB cache.
+    let g = loc
+        .sampled_refs
+        .iter()
+        .find(|r| r.reference.replace(' ', "") == "x(idx(i))")
+        .unwrap_or_else(|| panic!("gather not sampled: {:?}", loc.sampled_refs));
+    assert_eq!(g.executions, n);
+    assert_eq!(g.line, 22);
+    assert!(g.sample_rate > 0.0 && g.sample_rate <= 1.0);
+    let m = histogram_misses(&g.histogram.to_histogram(), &L2) / n as f64;
+    assert!(m > 0.9 && m < 1.01, "misses per access {m}");
+    let s = loc.address_sampling.expect("sampling summary");
+    assert!(s.samples > 0 && s.buffer_bytes < 1 << 30);
+}

@@ -88,18 +88,26 @@ fn prune(e: &Expr, name: &str) -> Expr {
 /// The AbOps of one execution of a statement that lie on a recurrence through the
 /// scalar it assigns (empty when it assigns an array element or does not read itself).
 pub fn chain_counts(kind: &StmtKind) -> AbOpCounts {
+    block_chain_counts(std::iter::once(kind))
+}
+
+/// The scalar a statement assigns, with its right-hand side.
+fn scalar_assignment(kind: &StmtKind) -> Option<(&Expr, &str, &Expr)> {
     let StmtKind::Assign { lhs, rhs } = kind else {
-        return AbOpCounts::new();
+        return None;
     };
     let ExprKind::Var(v) = &lhs.kind else {
-        return AbOpCounts::new();
+        return None;
     };
-    if v.rank != 0 || lhs.array || !reads(rhs, &v.name) {
-        return AbOpCounts::new();
-    }
+    (v.rank == 0 && !lhs.array).then_some((lhs, v.name.as_str(), rhs))
+}
+
+/// The operations on the path from scalar `name` to the root of `rhs` (assigned to
+/// `lhs`), without the store.
+fn path_counts(lhs: &Expr, rhs: &Expr, name: &str) -> AbOpCounts {
     let pruned = StmtKind::Assign {
         lhs: placeholder(lhs),
-        rhs: prune(rhs, &v.name),
+        rhs: prune(rhs, name),
     };
     let counts = count_stmt(&pruned);
     let mut out = AbOpCounts::new();
@@ -114,6 +122,76 @@ pub fn chain_counts(kind: &StmtKind) -> AbOpCounts {
         out.add(op, n);
     }
     out
+}
+
+/// The scalars an expression reads outside subscripts.
+fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+    match &e.kind {
+        ExprKind::Var(v) => {
+            if v.rank == 0 && !out.contains(&v.name.as_str()) {
+                out.push(v.name.as_str());
+            }
+        }
+        ExprKind::Elem(_, _) | ExprKind::Const { .. } | ExprKind::Opaque => {}
+        ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => {
+            scalars_read(b, out)
+        }
+        ExprKind::Binary(_, a, b) => {
+            scalars_read(a, out);
+            scalars_read(b, out);
+        }
+        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
+            for a in args {
+                scalars_read(a, out);
+            }
+        }
+    }
+}
+
+/// The AbOps of one execution of a block (its statements in order) on its longest
+/// loop-carried recurrence: a scalar whose value at the end of the block depends on its
+/// own value at the start. The dependence may run through several statements and other
+/// scalars (`r = mod(x, y); x = y; y = r` carries `y` through the `MOD`), so every
+/// scalar assigned in the block keeps, for each scalar it depends on at the block's
+/// start, the operations of the longest path from it (longest by operation count). Of
+/// several independent recurrences (two reductions in one body) the longest is kept:
+/// they overlap. Recurrences through array elements (`a(i) = a(i-1) + ...`) or across
+/// blocks are not detected.
+pub fn block_chain_counts<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> AbOpCounts {
+    use std::collections::HashMap;
+    type Paths = HashMap<String, AbOpCounts>;
+    let mut deps: HashMap<String, Paths> = HashMap::new();
+    for kind in stmts {
+        let Some((lhs, name, rhs)) = scalar_assignment(kind) else {
+            continue;
+        };
+        let mut read = vec![];
+        scalars_read(rhs, &mut read);
+        let mut paths: Paths = HashMap::new();
+        for r in read {
+            let step = path_counts(lhs, rhs, r);
+            let sources: Paths = match deps.get(r) {
+                Some(p) => p.clone(),
+                None => HashMap::from([(r.to_string(), AbOpCounts::new())]),
+            };
+            for (src, before) in sources {
+                let mut through = before;
+                through.add_scaled(&step, 1.0);
+                let longer = paths
+                    .get(&src)
+                    .map_or(true, |old| through.total() > old.total());
+                if longer {
+                    paths.insert(src, through);
+                }
+            }
+        }
+        deps.insert(name.to_string(), paths);
+    }
+    deps.iter()
+        .filter_map(|(v, paths)| paths.get(v))
+        .max_by(|a, b| a.total().total_cmp(&b.total()))
+        .cloned()
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -182,6 +260,74 @@ mod tests {
         });
         assert_eq!(c.get(AbOp::ARDL), 1.0);
         assert_eq!(c.get(AbOp::MRDL), 1.0);
+    }
+
+    fn int4() -> Type {
+        Type {
+            base: crate::program::BaseType::Integer,
+            kind: 4,
+        }
+    }
+
+    fn ivar(name: &str) -> Expr {
+        let mut e = var(name, false);
+        e.ty = int4();
+        if let ExprKind::Var(v) = &mut e.kind {
+            v.ty = int4();
+        }
+        e
+    }
+
+    #[test]
+    fn recurrence_through_several_statements() {
+        // r = x * y; x = y; y = r + 1: y carries through the multiply and the add; x
+        // only through y (a copy); the longest recurrence is y's.
+        let stmts = [
+            StmtKind::Assign {
+                lhs: ivar("r"),
+                rhs: Expr {
+                    kind: ExprKind::Binary(BinOp::Mul, Box::new(ivar("x")), Box::new(ivar("y"))),
+                    ty: int4(),
+                    array: false,
+                },
+            },
+            StmtKind::Assign {
+                lhs: ivar("x"),
+                rhs: ivar("y"),
+            },
+            StmtKind::Assign {
+                lhs: ivar("y"),
+                rhs: Expr {
+                    kind: ExprKind::Binary(BinOp::Add, Box::new(ivar("r")), Box::new(ivar("c"))),
+                    ty: int4(),
+                    array: false,
+                },
+            },
+        ];
+        let c = block_chain_counts(stmts.iter());
+        assert_eq!(c.get(AbOp::MISL), 1.0, "{c:?}");
+        assert_eq!(c.get(AbOp::AISL), 1.0, "{c:?}");
+        assert_eq!(c.total(), 2.0, "{c:?}");
+        // The statements one at a time carry nothing (none reads what it assigns).
+        assert!(stmts.iter().all(|s| chain_counts(s).is_empty()));
+    }
+
+    #[test]
+    fn independent_reductions_overlap() {
+        // s = s + a; p = p * b; p = p * c: two recurrences, the longer (two multiplies)
+        // binds.
+        let assign = |l: &str, op: BinOp, r: &str| StmtKind::Assign {
+            lhs: var(l, false),
+            rhs: bin(op, var(l, false), var(r, false)),
+        };
+        let stmts = [
+            assign("s", BinOp::Add, "a"),
+            assign("p", BinOp::Mul, "b"),
+            assign("p", BinOp::Mul, "c"),
+        ];
+        let c = block_chain_counts(stmts.iter());
+        assert_eq!(c.get(AbOp::MRDL), 2.0, "{c:?}");
+        assert_eq!(c.get(AbOp::ARDL), 0.0, "{c:?}");
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub enum CostStatus {
     /// The machine profile has no usable cost (not measured, failed, or absent): costs 0
     /// and the prediction warns.
     Missing,
+    /// A stream cost the loop kernels did not give (the AbOp was in too few of them):
+    /// its chain cost times the machine's median stream/chain ratio, with the spread of
+    /// that ratio in its uncertainty.
+    Scaled,
 }
 
 /// The cost of one AbOp as the predictor uses it.
@@ -143,6 +147,85 @@ fn fitted_parameter(e: &AbOpEntry) -> Option<Parameter> {
     Some(p)
 }
 
+/// Families of AbOps (the catalogue group before its comma) that compile to inline
+/// instructions: without kernels of their own they borrow the ratio of all such AbOps.
+/// Library calls, characters, input/output and call overhead do not, because
+/// independent iterations overlap them far less.
+const INLINE_FAMILIES: [&str; 9] = [
+    "integer",
+    "integer*8",
+    "real single",
+    "real double",
+    "complex single",
+    "complex double",
+    "logical",
+    "conversions",
+    "complex coercion",
+];
+
+/// The family of an AbOp: its catalogue group up to the comma (`intrinsics`, `integer`).
+fn family(op: AbOp) -> &'static str {
+    let g = op.info().group;
+    g.split(',').next().unwrap_or(g)
+}
+
+/// Median and half the interquartile range of some ratios (sorted in place).
+fn median_and_spread(ratios: &mut [f64]) -> (f64, f64) {
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), (at(0.75) - at(0.25)) / 2.0)
+}
+
+/// Fills the stream costs the kernels did not give with scaled chain costs: an AbOp in
+/// too few generated kernels (or added to the catalogue after the machine's stream
+/// measurement) would otherwise be priced at its latency in loops whose iterations are
+/// independent, several times too dear. The scale is the median stream/chain ratio of
+/// the AbOps of its family measured in both contexts (at least 2 of them), else, for an
+/// inline family ([`INLINE_FAMILIES`]), that of all inline AbOps (at least 3); other
+/// AbOps keep their chain cost. Half the interquartile range of the ratios used goes
+/// into the standard error.
+fn scale_missing_stream(stream: &mut [Option<Parameter>], chain: &[Parameter]) {
+    let mut by_family: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    let mut inline = vec![];
+    for (op, (s, c)) in augur_ir::abop::ALL.iter().zip(stream.iter().zip(chain)) {
+        let Some(s) = s else { continue };
+        if s.status == CostStatus::Measured
+            && c.status == CostStatus::Measured
+            && s.seconds > 0.0
+            && c.seconds > 0.0
+        {
+            let r = s.seconds / c.seconds;
+            by_family.entry(family(*op)).or_default().push(r);
+            if INLINE_FAMILIES.contains(&family(*op)) {
+                inline.push(r);
+            }
+        }
+    }
+    let inline = (inline.len() >= 3).then(|| median_and_spread(&mut inline));
+    let scales: std::collections::BTreeMap<&str, (f64, f64)> = by_family
+        .into_iter()
+        .filter(|(_, r)| r.len() >= 2)
+        .map(|(f, mut r)| (f, median_and_spread(&mut r)))
+        .collect();
+    for (op, (s, c)) in augur_ir::abop::ALL.iter().zip(stream.iter_mut().zip(chain)) {
+        if s.is_some() || c.status != CostStatus::Measured {
+            continue;
+        }
+        let f = family(*op);
+        let scale = scales
+            .get(f)
+            .copied()
+            .or(inline.filter(|_| INLINE_FAMILIES.contains(&f)));
+        if let Some((median, spread)) = scale {
+            *s = Some(Parameter {
+                seconds: c.seconds * median,
+                se_seconds: ((c.se_seconds * median).powi(2) + (c.seconds * spread).powi(2)).sqrt(),
+                status: CostStatus::Scaled,
+            });
+        }
+    }
+}
+
 /// Seconds costed at stream and at chain prices: the coefficients of a part of the
 /// program (executions of each AbOp in each context).
 #[derive(Debug, Clone, Default)]
@@ -182,14 +265,15 @@ impl CostTable {
             se_seconds: 0.0,
             status: CostStatus::Missing,
         };
-        let chain = augur_ir::abop::ALL
+        let chain: Vec<Parameter> = augur_ir::abop::ALL
             .iter()
             .map(|op| machine.abop.get(op).and_then(parameter).unwrap_or(missing))
             .collect();
-        let stream = augur_ir::abop::ALL
+        let mut stream: Vec<Option<Parameter>> = augur_ir::abop::ALL
             .iter()
             .map(|op| machine.stream.get(op).and_then(fitted_parameter))
             .collect();
+        scale_missing_stream(&mut stream, &chain);
         let vector = augur_ir::abop::ALL
             .iter()
             .map(|op| machine.stream_vector.get(op).and_then(fitted_parameter))
@@ -704,7 +788,7 @@ pub fn predict_overlap(
                 (CostStatus::Measured, _) => CostStatus::Measured,
                 (_, Some(p)) if p.status == CostStatus::Measured => CostStatus::Measured,
                 (CostStatus::NotDetected, _) | (_, Some(_)) => CostStatus::NotDetected,
-                (CostStatus::Missing, None) => CostStatus::Missing,
+                (CostStatus::Missing | CostStatus::Scaled, None) => CostStatus::Missing,
             };
             AbOpRow {
                 abop: op,
@@ -1004,6 +1088,61 @@ mod tests {
         assert!(t.get(AbOp::ARDL).se_seconds > 0.0);
         assert_eq!(t.get(AbOp::MRDL).status, CostStatus::Missing);
         assert_eq!(t.get(AbOp::DRDL).status, CostStatus::Missing);
+    }
+
+    #[test]
+    fn stream_costs_the_kernels_missed_are_scaled_chain_costs() {
+        // AbOps measured in both contexts at stream/chain ratios 0.2, 0.3, 0.25 (real
+        // double) and 0.5 (real single); MOCN (integer), XRDL (real double) and IOST
+        // (input/output) have only a chain cost.
+        let both = [
+            (AbOp::ARDL, 2.0, 0.4),
+            (AbOp::MRDL, 4.0, 1.2),
+            (AbOp::DRDL, 8.0, 2.0),
+            (AbOp::ARSL, 2.0, 1.0),
+        ];
+        let mut entries: Vec<Entry> = both
+            .iter()
+            .map(|&(op, chain, _)| (op, MEASURED, Some(chain), Some(0.0), 10))
+            .collect();
+        for (op, chain) in [(AbOp::MOCN, 3.2), (AbOp::XRDL, 10.0), (AbOp::IOST, 500.0)] {
+            entries.push((op, MEASURED, Some(chain), Some(0.0), 10));
+        }
+        let mut m = machine(&entries);
+        let stream_entry = |ns: f64| {
+            let mut e = AbOpEntry::status(MEASURED);
+            e.mean_ns = Some(ns);
+            e.ci90_ns = Some(0.0);
+            e.observations = 10;
+            e
+        };
+        // Two inline ratios are too few for an AbOp of another family: MOCN keeps its
+        // chain cost; XRDL's own family has two.
+        for &(op, _, stream) in &both[..2] {
+            m.stream.insert(op, stream_entry(stream));
+        }
+        let t = CostTable::from_profile(&m);
+        assert!((t.stream(AbOp::MOCN).seconds - 3.2e-9).abs() < 1e-18);
+        assert_eq!(t.stream(AbOp::MOCN).status, CostStatus::Measured);
+        assert_eq!(t.stream(AbOp::XRDL).status, CostStatus::Scaled);
+
+        for &(op, _, stream) in &both[2..] {
+            m.stream.insert(op, stream_entry(stream));
+        }
+        let t = CostTable::from_profile(&m);
+        // MOCN: all four inline ratios 0.2, 0.25, 0.3, 0.5, median (index 2) 0.3; half
+        // the interquartile range (0.3 - 0.25) / 2 of its cost is its standard error.
+        let p = t.stream(AbOp::MOCN);
+        assert_eq!(p.status, CostStatus::Scaled);
+        assert!((p.seconds - 0.96e-9).abs() < 1e-15, "{}", p.seconds);
+        assert!((p.se_seconds - 0.08e-9).abs() < 1e-15, "{}", p.se_seconds);
+        // XRDL: its family's 0.2, 0.3, 0.25, median 0.25.
+        assert!((t.stream(AbOp::XRDL).seconds - 2.5e-9).abs() < 1e-15);
+        // Input/output keeps its chain cost; measured stream costs and AbOps without a
+        // chain cost are left alone.
+        assert!((t.stream(AbOp::IOST).seconds - 500e-9).abs() < 1e-15);
+        assert!((t.stream(AbOp::ARDL).seconds - 0.4e-9).abs() < 1e-18);
+        assert_eq!(t.stream(AbOp::SQRD).status, CostStatus::Missing);
     }
 
     #[test]

@@ -335,13 +335,13 @@ pub fn build_profile(
 
 /// The recurrence AbOps of one execution of a block.
 fn block_chain(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
-    let mut c = AbOpCounts::new();
-    for &s in &u.blocks[bi].stmts {
-        if let Some(st) = u.stmts.get(s as usize) {
-            c.add_scaled(&augur_ir::chain::chain_counts(&st.kind), 1.0);
-        }
-    }
-    c
+    augur_ir::chain::block_chain_counts(
+        u.blocks[bi]
+            .stmts
+            .iter()
+            .filter_map(|&s| u.stmts.get(s as usize))
+            .map(|st| &st.kind),
+    )
 }
 
 /// Splits a block's operations over the lines of its statements.

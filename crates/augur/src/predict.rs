@@ -543,6 +543,7 @@ fn abop_table(pred: &Prediction, top: usize) -> String {
             CostStatus::Measured => format!("{:.3}", r.cost_ns),
             CostStatus::NotDetected => "n.d.".to_string(),
             CostStatus::Missing => "missing".to_string(),
+            CostStatus::Scaled => format!("{:.3}~", r.cost_ns),
         };
         let _ = writeln!(
             s,

@@ -588,6 +588,50 @@ fn control(out: &mut Vec<Experiment>) {
         vec![(ardl, 1.0)],
         "logical IF (volatile, always true) guarding x = x + a, minus one ARDL",
     ));
+    // Branch mispredictions: the same unit branching on the sign of a xorshift generator
+    // (unpredictable, taken half the time) and on the parity of a counter (alternating,
+    // which predictors learn). The arms update different volatile variables, so the
+    // compiler cannot turn the IF into a conditional move.
+    let branch = |cond: &str| {
+        format!(
+            "k = ieor(k, ishft(k, 13))\nk = ieor(k, ishft(k, -17))\nk = ieor(k, ishft(k, 5))\n\
+             c = c + 1\nif ({cond}) then\n  v1 = v1 + 1\nelse\n  v2 = v2 + 1\nend if\n"
+        )
+    };
+    out.push(custom(
+        ab("BRMP"),
+        "integer :: k, c\ninteger, volatile :: v1, v2\n",
+        "k = augi4(123456789)\nc = 0\nv1 = 0\nv2 = 0\n",
+        &repeat(&branch("iand(c, 1) == 0"), BODY_UNITS),
+        &repeat(&branch("k < 0"), BODY_UNITS),
+        BODY_UNITS as f64,
+        0.5,
+        vec![],
+        "IF on the sign of a xorshift generator (mispredicted half the time) against the same IF on the parity of a counter (alternating, predicted), per misprediction",
+    ));
+    // The same with arms that copy one scalar each, which an optimizing compiler may
+    // turn into conditional moves (then nothing is mispredicted and the cost is not
+    // detected). One unit per iteration: in a run of copies gcc 12 converts some of the
+    // IFs and not others.
+    let simple = |cond: &str| {
+        format!(
+            "k = ieor(k, ishft(k, 13))\nk = ieor(k, ishft(k, -17))\nk = ieor(k, ishft(k, 5))\n\
+             c = c + 1\nif ({cond}) then\n  i1 = k\nelse\n  i2 = c\nend if\n"
+        )
+    };
+    let mut e = custom(
+        ab("BRMC"),
+        "integer :: k, c, i1, i2\n",
+        "k = augi4(123456789)\nc = 0\ni1 = augi4(1)\ni2 = augi4(2)\n",
+        &simple("iand(c, 1) == 0"),
+        &simple("k < 0"),
+        1.0,
+        0.5,
+        vec![],
+        "IF with a scalar copy in each arm on the sign of a xorshift generator against the same IF on the parity of a counter, per misprediction (0 when the compiler uses conditional moves)",
+    );
+    e.sink = "call augsr8(x)\ncall augsi4(i1 + i2)\n".to_string();
+    out.push(e);
     let select = "select case (k)\ncase (1)\n  x = x * a\ncase (2)\n  x = x + a\ncase default\n  x = x - a\nend select\n";
     out.push(custom(
         ab("GCOM"),

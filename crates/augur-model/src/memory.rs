@@ -11,9 +11,10 @@
 //! Bandwidths rather than latencies are used because hardware prefetching (detected on
 //! this machine kind) hides the latency of the regular streams affine nests make.
 //!
-//! Overlap (the ECM question): an out-of-order core overlaps transfers with computation,
-//! so a nest takes `max(T_ops, T_mem)` ([`Overlap::Max`], the default) — or, without
-//! overlap as in Saavedra's chapter 5, `T_ops + T_mem` ([`Overlap::Sum`]). Stream costs
+//! Overlap (the ECM question): an out-of-order core may overlap transfers with
+//! computation, so that a nest takes `max(T_ops, T_mem)` ([`Overlap::Max`]), or not, as
+//! in Saavedra's chapter 5, `T_ops + T_mem` ([`Overlap::Sum`], the default: with line
+//! times from the stride sweep the accuracy benchmark supports it at both -O0 and -O2). Stream costs
 //! already include L1 hits (their kernels were L1-resident), so only transfers into L1
 //! and below are added.
 //!
@@ -35,9 +36,10 @@ use serde::Serialize;
 #[serde(rename_all = "snake_case")]
 pub enum Overlap {
     /// `max(T_ops, T_mem)`: transfers overlap computation (out-of-order core).
-    #[default]
     Max,
-    /// `T_ops + T_mem`: no overlap (Saavedra's delay term).
+    /// `T_ops + T_mem`: no overlap (Saavedra's delay term); the default, because the
+    /// accuracy benchmark supports it at -O0 and -O2 (docs/ACCURACY.md).
+    #[default]
     Sum,
     /// No memory term.
     None,
@@ -98,10 +100,31 @@ fn add_kind(kinds: &mut String, k: &str) {
     }
 }
 
+/// Seconds per access of the machine's stride sweep at a stride of one line for the
+/// smallest array of at least `size` bytes: a read stream whose every access brings a
+/// line from beyond the level of that size (Saavedra's regime 2.b, loop included), the
+/// time a level delivers a line when nothing else competes. The triad bandwidths of the
+/// inner levels are bounded by the triad's own operations when the compiler does not
+/// vectorize it (gcc 12 at -O2: 27 GB/s "in L1", less than in L2), so a level's line time
+/// is the smaller of the two.
+fn sweep_line_seconds(mem: &MemoryProfile, size: u64, line: u64) -> Option<f64> {
+    mem.sweep
+        .iter()
+        .filter(|r| r.size_bytes >= size)
+        .min_by_key(|r| r.size_bytes)
+        .and_then(|r| {
+            let i = r.stride_bytes.iter().position(|&s| s == line)?;
+            r.ns.get(i).copied()
+        })
+        .filter(|ns| *ns > 0.0)
+        .map(|ns| ns * 1e-9)
+}
+
 /// The memory time of every analyzed nest of a program on a machine.
 pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
-    // (level name, geometry, bandwidth of the level that supplies its misses, GB/s)
+    // (level name, geometry, seconds to bring one line from the level that supplies its
+    // misses)
     let mut levels = vec![];
     for (i, l) in mem.levels.iter().enumerate() {
         let size = l.os_size_bytes.unwrap_or(l.size_bytes);
@@ -116,6 +139,8 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
         if size < line * ways as u64 {
             continue;
         }
+        let by_bandwidth = line as f64 / (bw * 1e9);
+        let by_sweep = sweep_line_seconds(mem, 2 * size, line);
         levels.push((
             l.name.clone(),
             CacheGeometry {
@@ -123,7 +148,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
                 line_bytes: line,
                 ways,
             },
-            bw,
+            by_sweep.map_or(by_bandwidth, |t| t.min(by_bandwidth)),
         ));
     }
     let mut out: Vec<NestMemory> = loc
@@ -180,8 +205,8 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
         });
         sampled_row.push((at, out[at].arrays.len() - 1));
     }
-    for (name, g, bw) in &levels {
-        let secs = |m: f64| m * line as f64 / (bw * 1e9);
+    for (name, g, per_line) in &levels {
+        let secs = |m: f64| m * per_line;
         let mut level_misses = vec![0.0; out.len()];
         for (i, m) in misses(loc, g).into_iter().enumerate() {
             if let Some(n) = out.get_mut(i) {

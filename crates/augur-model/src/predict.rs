@@ -90,7 +90,16 @@ pub struct CostTable {
     chain: Vec<Parameter>,
     stream: Vec<Option<Parameter>>,
     vector: Vec<Option<Parameter>>,
+    /// Whether estimated branch mispredictions (`BRMP`, `BRMC`) are priced into the
+    /// total. Off by default: the program profile's estimate counts every outcome
+    /// against the most frequent direction, right for data-dependent tests on irregular
+    /// data but several times too many for patterned branches that history predictors
+    /// learn; the prediction reports the bound ([`Prediction::branch_bound_seconds`]).
+    pub branches: bool,
 }
+
+/// The AbOps of estimated branch mispredictions.
+pub const BRANCH_ABOPS: [AbOp; 2] = [AbOp::BRMP, AbOp::BRMC];
 
 /// What the compiler did to one basic block, from the program's optimization report
 /// (`augur_program::optreport`) when it is for the machine's compiler and flags.
@@ -282,6 +291,7 @@ impl CostTable {
             chain,
             stream,
             vector,
+            branches: false,
         }
     }
 
@@ -382,6 +392,13 @@ impl CostTable {
         let mut counts = counts.clone();
         if ctx.unrolled {
             for op in [AbOp::LOOV, AbOp::LOOX, AbOp::ALIN, AbOp::ALOV] {
+                let n = counts.get(op);
+                counts.add(op, -n);
+            }
+        }
+        if !self.branches || (ctx.vectorized && self.has_vector()) {
+            // Left out, or a vectorized loop whose IFs became masks.
+            for op in BRANCH_ABOPS {
                 let n = counts.get(op);
                 counts.add(op, -n);
             }
@@ -537,6 +554,13 @@ pub struct Prediction {
     pub memory_seconds: f64,
     /// Loop nests with a memory term, largest memory time first.
     pub memory: Vec<NestRow>,
+    /// Estimated branch mispredictions of the run (`BRMP` and `BRMC` executions outside
+    /// vectorized loops): an upper bound, exact only when every data-dependent branch is
+    /// unpredictable.
+    pub mispredictions: f64,
+    /// Their time at the machine's misprediction costs: in the total only when the cost
+    /// table prices branches ([`CostTable::branches`]).
+    pub branch_bound_seconds: f64,
     /// Predicted time of the whole program (operations and memory term).
     pub total: Estimate,
     /// Operations executed.
@@ -755,6 +779,21 @@ pub fn predict_overlap(
                 .collect()
         })
         .collect();
+    // The mispredictions outside vectorized loops, and their time.
+    let (mut mispredictions, mut branch_bound_seconds) = (0.0, 0.0);
+    for u in &program.units {
+        for b in &u.blocks {
+            let mu = b.executions.unwrap_or(0.0);
+            if mu <= 0.0 || (table.has_vector() && block_context(report, u, b).vectorized) {
+                continue;
+            }
+            for op in BRANCH_ABOPS {
+                let n = mu * b.counts.get(op);
+                mispredictions += n;
+                branch_bound_seconds += n * table.get(op).seconds;
+            }
+        }
+    }
     let mut all = Coefficients::default();
     for c in blocks_c.iter().flatten() {
         all.add(c);
@@ -924,6 +963,7 @@ pub fn predict_overlap(
     let uncosted: Vec<Uncosted> = abops
         .iter()
         .filter(|r| r.status == CostStatus::Missing)
+        .filter(|r| table.branches || !BRANCH_ABOPS.contains(&r.abop))
         .map(|r| Uncosted {
             abop: r.abop,
             executions: r.executions,
@@ -991,6 +1031,8 @@ pub fn predict_overlap(
         overlap,
         memory_seconds: memory_extra,
         memory: memory_rows,
+        mispredictions,
+        branch_bound_seconds,
         model: if table.has_stream() {
             "stream+chain"
         } else {

@@ -6,7 +6,9 @@
 
 use crate::instrument::Rule;
 use augur_ir::count::{count_stmt, loop_setup};
-use augur_ir::{AbOpCounts, BlockKind, FileId, LoopKind, Program, SourceFiles, StmtKind, UnitKind};
+use augur_ir::{
+    AbOp, AbOpCounts, BlockKind, FileId, LoopKind, Program, SourceFiles, StmtKind, UnitKind,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -219,11 +221,37 @@ pub fn build_profile(
     for (ui, u) in program.units.iter().enumerate() {
         let mut unit_totals = AbOpCounts::new();
         let mut blocks = vec![];
+        let mispredicted = branch_mispredictions(u, &mu[ui]);
+        // Each block's counts per execution, with its branch's mispredictions spread over
+        // its executions.
+        let block_counts: Vec<AbOpCounts> = u
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(bi, b)| {
+                let mut c = b.counts.clone();
+                if let (Some(m), (miss, simple)) = (mu[ui][bi], mispredicted[bi]) {
+                    if m > 0.0 && miss > 0.0 {
+                        c.add(branch_abop(simple), miss / m);
+                    }
+                }
+                c
+            })
+            .collect();
         for (bi, b) in u.blocks.iter().enumerate() {
             let m = mu[ui][bi];
             if let Some(m) = m {
-                unit_totals.add_scaled(&b.counts, m);
+                unit_totals.add_scaled(&block_counts[bi], m);
                 attribute_lines(u, bi, m, &mut lines);
+                let (miss, simple) = mispredicted[bi];
+                if miss > 0.0 {
+                    if let Some(last) = b.stmts.last().and_then(|&s| u.stmts.get(s as usize)) {
+                        lines
+                            .entry((last.span.start.file.0, last.span.start.line))
+                            .or_default()
+                            .add(branch_abop(simple), miss);
+                    }
+                }
             }
             blocks.push(BlockProfile {
                 id: b.id.0,
@@ -231,7 +259,7 @@ pub fn build_profile(
                 first_line: b.span.start.line,
                 last_line: b.span.end_line,
                 in_loop: b.in_loop.map(|l| l.0),
-                counts: b.counts.clone(),
+                counts: block_counts[bi].clone(),
                 chain: block_chain(u, bi),
                 executions: m,
                 how: rule_name(&rules[ui][bi]).to_string(),
@@ -255,7 +283,7 @@ pub fn build_profile(
                     }
                     if inside {
                         if let Some(m) = mu[ui][bi] {
-                            t.add_scaled(&b.counts, m);
+                            t.add_scaled(&block_counts[bi], m);
                         }
                     }
                 }
@@ -330,6 +358,135 @@ pub fn build_profile(
         regions,
         locality: None,
         optimization: None,
+    }
+}
+
+/// `BRMC` for a branch with simple arms (at most two scalar assignments and one
+/// operation in all, no calls), else `BRMP`.
+fn branch_abop(simple: bool) -> AbOp {
+    if simple {
+        AbOp::BRMC
+    } else {
+        AbOp::BRMP
+    }
+}
+
+/// Estimated mispredictions of the branch that ends each block, over the run: a block
+/// with two or more successors (an IF, ELSE IF, SELECT CASE, computed GOTO or a GOTO
+/// loop's test) sends control `n_s` times to each successor `s`, and a predictor that
+/// learns the most frequent direction misses the rest, `n − max n_s`. Exact for
+/// branches whose outcomes are independent of each other (data-dependent tests on
+/// random or irregular data); an over-estimate for patterned outcomes that history
+/// predictors learn (`mod(i, 2) == 0`) and for IFs the compiler turns into conditional
+/// moves. An edge count is the executions of a successor that has no other
+/// predecessor; one edge may be unknown (the rest of the branch's executions), two
+/// leave the branch out. DO loop tests are left out: they go one way until the last trip.
+/// The flag says whether the arms are simple enough for a conditional move.
+fn branch_mispredictions(u: &augur_ir::Unit, mu: &[Option<f64>]) -> Vec<(f64, bool)> {
+    let n = u.blocks.len();
+    let mut preds = vec![0usize; n];
+    for b in &u.blocks {
+        let mut succs: Vec<usize> = b.succs.iter().map(|s| s.0 as usize).collect();
+        succs.sort_unstable();
+        succs.dedup();
+        for s in succs {
+            if s < n {
+                preds[s] += 1;
+            }
+        }
+    }
+    let mut out = vec![(0.0, false); n];
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if b.kind == BlockKind::LoopHeader {
+            continue;
+        }
+        let mut succs: Vec<usize> = b.succs.iter().map(|s| s.0 as usize).collect();
+        succs.sort_unstable();
+        succs.dedup();
+        let Some(total) = mu[bi].filter(|&t| t > 0.0) else {
+            continue;
+        };
+        if succs.len() < 2 {
+            continue;
+        }
+        let mut edges = vec![];
+        let mut unknown = 0;
+        // The arms' assignments and operations (None: an arm does other work).
+        let mut shape = Some((0, 0));
+        for &s in &succs {
+            let arm = s < n && preds[s] == 1 && s != bi;
+            if arm {
+                shape = shape
+                    .zip(arm_shape(u, s))
+                    .map(|(a, b)| (a.0 + b.0, a.1 + b.1));
+            }
+            match mu.get(s).copied().flatten() {
+                Some(e) if arm => edges.push(e),
+                _ => unknown += 1,
+            }
+        }
+        match unknown {
+            0 => {}
+            1 => edges.push((total - edges.iter().sum::<f64>()).max(0.0)),
+            _ => continue,
+        }
+        let most = edges.iter().copied().fold(0.0, f64::max);
+        // What compilers turn into conditional moves: copies, or one increment, or a
+        // min/max pattern (gcc 12 -O2 keeps `x = x + k` / `y = y - c` as a branch).
+        let simple = matches!(shape, Some((a, o)) if a <= 2 && o <= 1);
+        out[bi] = ((total - most).max(0.0), simple);
+    }
+    out
+}
+
+/// The assignments and operations of an arm (a successor only one branch reaches) when
+/// it does nothing but assign scalars without calls; `None` otherwise.
+fn arm_shape(u: &augur_ir::Unit, bi: usize) -> Option<(usize, usize)> {
+    let (mut assigns, mut ops) = (0, 0);
+    for &si in &u.blocks[bi].stmts {
+        let st = u.stmts.get(si as usize)?;
+        match &st.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                let scalar =
+                    matches!(&lhs.kind, augur_ir::ExprKind::Var(v) if v.rank == 0) && !lhs.array;
+                if !scalar || has_call(rhs) {
+                    return None;
+                }
+                assigns += 1;
+                ops += operations(rhs);
+            }
+            StmtKind::Else
+            | StmtKind::EndConstruct
+            | StmtKind::Continue
+            | StmtKind::Case
+            | StmtKind::Goto { .. } => {}
+            _ => return None,
+        }
+    }
+    Some((assigns, ops))
+}
+
+/// Unary and binary operations in an expression, outside subscripts.
+fn operations(e: &augur_ir::Expr) -> usize {
+    use augur_ir::ExprKind;
+    match &e.kind {
+        ExprKind::Unary(_, b) => 1 + operations(b),
+        ExprKind::Binary(_, a, b) => 1 + operations(a) + operations(b),
+        ExprKind::Substring(b) | ExprKind::Component(b, _) => operations(b),
+        _ => 0,
+    }
+}
+
+/// Whether an expression calls a function (user or intrinsic) outside subscripts.
+fn has_call(e: &augur_ir::Expr) -> bool {
+    use augur_ir::ExprKind;
+    match &e.kind {
+        ExprKind::Call(_, _) => true,
+        ExprKind::Var(_) | ExprKind::Const { .. } | ExprKind::Opaque => false,
+        ExprKind::Elem(_, _) => false,
+        ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => has_call(b),
+        ExprKind::Binary(_, a, b) => has_call(a) || has_call(b),
+        ExprKind::ArrayCtor(args) => args.iter().any(has_call),
     }
 }
 

@@ -9,7 +9,7 @@
 //!
 //! These tests need gfortran, gcc and gcov; without them they fail saying so.
 
-use augur_ir::BlockKind;
+use augur_ir::{AbOp, BlockKind};
 use augur_program::analyze::Analysis;
 use augur_program::gcov::{self, CountCheck};
 use augur_program::toolchain::{RunSpec, Toolchain};
@@ -320,6 +320,41 @@ end program
     assert_eq!(c.at(11), 8.0);
     assert_eq!(c.at(13), 15.0);
     assert_eq!(c.at(15), 30.0);
+    // Mispredictions against the most frequent direction: the IF goes 7 / 23 ways, the
+    // ELSE IF 8 / 15. Neither is simple enough for a conditional move (an arm holds the
+    // ELSE IF test; the second branch's arms hold two operations), so both are BRMP.
+    let totals = &c.analysis.profile.totals;
+    assert_eq!(totals.get(AbOp::BRMP), 7.0 + 8.0, "{totals:?}");
+    assert_eq!(totals.get(AbOp::BRMC), 0.0, "{totals:?}");
+}
+
+#[test]
+fn branch_with_a_simple_arm_is_brmc() {
+    let c = case(
+        "lif.f90",
+        "program lif
+  implicit none
+  integer :: i, n, m
+  n = 0
+  m = 0
+  do i = 1, 40
+    if (mod(i, 5) == 0) n = n + 1
+    if (mod(i, 8) == 0) then
+      m = m + i
+      print *, m
+    end if
+  end do
+  print *, n, m
+end program
+",
+    );
+    assert_eq!(c.at(7), 40.0);
+    // The logical IF sends 8 of 40 to its increment: 8 mispredicted, and the arm is
+    // one assignment with one operation (a conditional-move candidate). The block IF's
+    // arm prints: 5 of 40, a real branch.
+    let totals = &c.analysis.profile.totals;
+    assert_eq!(totals.get(AbOp::BRMC), 8.0, "{totals:?}");
+    assert_eq!(totals.get(AbOp::BRMP), 5.0, "{totals:?}");
 }
 
 #[test]
@@ -353,6 +388,9 @@ end program
     assert_eq!(c.at(12), 18.0);
     assert_eq!(c.at(15), 6.0);
     assert_eq!(c.at(17), 30.0);
+    // 30 selections, the most frequent case 18: 12 mispredicted.
+    let totals = &c.analysis.profile.totals;
+    assert_eq!(totals.get(AbOp::BRMP), 12.0, "{totals:?}");
 }
 
 #[test]

@@ -32,6 +32,8 @@ pub struct AccuracyArgs<'a> {
     pub markdown: bool,
     /// The overlap rule of the main table.
     pub overlap: Overlap,
+    /// Price estimated branch mispredictions in the main table.
+    pub branches: bool,
     /// Keep each program's profile and measured times in this directory.
     pub save: Option<&'a Path>,
     /// Re-price the profiles and times kept by an earlier `save` instead of analyzing
@@ -126,7 +128,10 @@ fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
 /// Runs the benchmark and prints its table.
 pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     let (root, programs) = corpus::load(a.manifest, a.only)?;
-    let machine = LoadedMachine::load(a.machine)?;
+    let machine = LoadedMachine::load_with(a.machine, a.branches)?;
+    // The same machine with branch mispredictions priced the other way, for the summary.
+    let flipped = LoadedMachine::load_with(a.machine, !a.branches)?;
+    let mut by_branches: Vec<f64> = vec![];
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
     let tc = if a.replay.is_some() && !a.recount {
         None
@@ -228,6 +233,8 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
                     100.0 * v.error
                 );
                 errors.push(v.error);
+                let t = flipped.predict_overlap(&v.profile, a.overlap).total.seconds;
+                by_branches.push(relative_error(t, v.measured.median));
                 for (k, o) in OVERLAPS.iter().enumerate() {
                     let t = machine.predict_overlap(&v.profile, *o).total.seconds;
                     by_overlap[k].push(relative_error(t, v.measured.median));
@@ -271,6 +278,17 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
             100.0 * s.rms_error
         );
     }
+    let s = summarize(&by_branches);
+    println!(
+        "  overlap {:<5} within 10%: {:>3.0}%, within 20%: {:>3.0}%, within 30%: {:>3.0}%, mean {:+.1}%, RMS {:.1}% with branch mispredictions {} (--branches)",
+        format!("{:?}", a.overlap).to_lowercase(),
+        100.0 * s.within[1].1,
+        100.0 * s.within[3].1,
+        100.0 * s.within[4].1,
+        100.0 * s.mean_error,
+        100.0 * s.rms_error,
+        if a.branches { "left out" } else { "priced" }
+    );
     if a.markdown {
         println!("\n| program | operations | predicted s | measured s | error |");
         println!("|---|---:|---:|---:|---:|");

@@ -171,8 +171,13 @@ struct PredictCmd {
     #[arg(long)]
     json: bool,
     /// How operation time and memory-hierarchy time combine in a loop nest.
-    #[arg(long, value_enum, default_value = "max")]
+    #[arg(long, value_enum, default_value = "sum")]
     overlap: OverlapArg,
+    /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
+    /// default: the estimate is an upper bound (every outcome against the most frequent
+    /// direction), several times too high for patterned branches; it is always reported.
+    #[arg(long)]
+    branches: bool,
 }
 
 #[derive(Debug, Args)]
@@ -219,8 +224,13 @@ struct ValidateCmd {
     #[arg(long)]
     json: bool,
     /// How operation time and memory-hierarchy time combine in a loop nest.
-    #[arg(long, value_enum, default_value = "max")]
+    #[arg(long, value_enum, default_value = "sum")]
     overlap: OverlapArg,
+    /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
+    /// default: the estimate is an upper bound (every outcome against the most frequent
+    /// direction), several times too high for patterned branches; it is always reported.
+    #[arg(long)]
+    branches: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -251,8 +261,12 @@ enum BenchCommand {
         #[arg(long)]
         markdown: bool,
         /// How operation and memory time combine in the main table (all three are summarized).
-        #[arg(long, value_enum, default_value = "max")]
+        #[arg(long, value_enum, default_value = "sum")]
         overlap: OverlapArg,
+        /// Price the estimated branch mispredictions into the main table (the summary
+        /// shows both).
+        #[arg(long)]
+        branches: bool,
         /// Keep each program's profile and measured times in DIR (for --replay).
         #[arg(long, value_name = "DIR", conflicts_with = "replay")]
         save: Option<PathBuf>,
@@ -475,6 +489,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             region: p.region,
             json: p.json,
             overlap: p.overlap.model(),
+            branches: p.branches,
         }),
         Command::Validate(v) => crate::validate::run(
             &v.source,
@@ -493,6 +508,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 by: v.by,
                 top: v.top.max(1),
                 overlap: v.overlap.model(),
+                branches: v.branches,
             },
         ),
         Command::Machines => {
@@ -579,6 +595,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 manifest,
                 markdown,
                 overlap,
+                branches,
                 save,
                 replay,
                 recount,
@@ -591,6 +608,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 only: &only,
                 markdown,
                 overlap: overlap.model(),
+                branches,
                 save: save.as_deref(),
                 replay: replay.as_deref(),
                 recount,

@@ -55,6 +55,13 @@ impl LoadedMachine {
         })
     }
 
+    /// [`LoadedMachine::load`], pricing estimated branch mispredictions when `branches`.
+    pub fn load_with(spec: &str, branches: bool) -> Result<LoadedMachine> {
+        let mut m = LoadedMachine::load(spec)?;
+        m.table.branches = branches;
+        Ok(m)
+    }
+
     /// `compiler flags` of the profile, for headings.
     pub fn setup(&self) -> String {
         let p = &self.profile.provenance;
@@ -112,6 +119,8 @@ pub struct PredictArgs {
     pub json: bool,
     /// How operation and memory time combine.
     pub overlap: Overlap,
+    /// Price estimated branch mispredictions into the total.
+    pub branches: bool,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -158,7 +167,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     let machines = a
         .machines
         .iter()
-        .map(|m| LoadedMachine::load(m))
+        .map(|m| LoadedMachine::load_with(m, a.branches))
         .collect::<Result<Vec<_>>>()?;
     let mut programs = vec![];
     for p in &a.profiles {
@@ -407,6 +416,19 @@ pub fn report(
             fmt_seconds(pred.memory_seconds),
             pred.memory.len(),
             pred.overlap
+        );
+    }
+    if pred.mispredictions > 0.0 {
+        let _ = writeln!(
+            s,
+            "branches: at most {:.3e} mispredictions (every data-dependent branch unpredictable), {} at this machine's costs: {}",
+            pred.mispredictions,
+            fmt_seconds(pred.branch_bound_seconds),
+            if a.branches {
+                "included in the total (--branches)"
+            } else {
+                "not in the total (patterned branches are predicted; --branches adds it)"
+            }
         );
     }
     if let Some(r) = &a.region {

@@ -171,6 +171,9 @@ fn print_table(
             .iter()
             .map(|(op, why)| format!("{op} ({why})"))
             .collect();
-        println!("no stream cost (chain cost used): {}", names.join(", "));
+        println!(
+            "no stream cost (the predictor scales the chain cost by its family's stream/chain ratio): {}",
+            names.join(", ")
+        );
     }
 }

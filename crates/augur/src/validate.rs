@@ -162,11 +162,13 @@ pub struct ValidateArgs {
     pub top: usize,
     /// How operation and memory time combine.
     pub overlap: augur_model::memory::Overlap,
+    /// Price estimated branch mispredictions into the total.
+    pub branches: bool,
 }
 
 /// Runs `augur validate`.
 pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
-    let machine = LoadedMachine::load(&v.machine)?;
+    let machine = LoadedMachine::load_with(&v.machine, v.branches)?;
     let (fc, fflags) = build_setup(&machine, v.fc.as_deref(), v.fflags.as_deref());
     let d = DynamicArgs {
         output_file: None,
@@ -218,6 +220,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         region: None,
         json: false,
         overlap: v.overlap,
+        branches: v.branches,
     };
     let shown = Path::new(&val.program);
     print!(

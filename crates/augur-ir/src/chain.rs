@@ -158,21 +158,23 @@ fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 /// they overlap. Recurrences through array elements (`a(i) = a(i-1) + ...`) or across
 /// blocks are not detected.
 pub fn block_chain_counts<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> AbOpCounts {
-    use std::collections::HashMap;
-    type Paths = HashMap<String, AbOpCounts>;
-    let mut deps: HashMap<String, Paths> = HashMap::new();
+    // Ordered maps: the same program gives the same chain in every run (of equally long
+    // recurrences, the first by name).
+    use std::collections::BTreeMap;
+    type Paths = BTreeMap<String, AbOpCounts>;
+    let mut deps: BTreeMap<String, Paths> = BTreeMap::new();
     for kind in stmts {
         let Some((lhs, name, rhs)) = scalar_assignment(kind) else {
             continue;
         };
         let mut read = vec![];
         scalars_read(rhs, &mut read);
-        let mut paths: Paths = HashMap::new();
+        let mut paths: Paths = BTreeMap::new();
         for r in read {
             let step = path_counts(lhs, rhs, r);
             let sources: Paths = match deps.get(r) {
                 Some(p) => p.clone(),
-                None => HashMap::from([(r.to_string(), AbOpCounts::new())]),
+                None => BTreeMap::from([(r.to_string(), AbOpCounts::new())]),
             };
             for (src, before) in sources {
                 let mut through = before;
@@ -187,11 +189,15 @@ pub fn block_chain_counts<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> 
         }
         deps.insert(name.to_string(), paths);
     }
-    deps.iter()
-        .filter_map(|(v, paths)| paths.get(v))
-        .max_by(|a, b| a.total().total_cmp(&b.total()))
-        .cloned()
-        .unwrap_or_default()
+    let mut best: Option<&AbOpCounts> = None;
+    for (v, paths) in &deps {
+        if let Some(c) = paths.get(v) {
+            if best.map_or(true, |b| c.total() > b.total()) {
+                best = Some(c);
+            }
+        }
+    }
+    best.cloned().unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -328,6 +334,21 @@ mod tests {
         let c = block_chain_counts(stmts.iter());
         assert_eq!(c.get(AbOp::MRDL), 2.0, "{c:?}");
         assert_eq!(c.get(AbOp::ARDL), 0.0, "{c:?}");
+    }
+
+    #[test]
+    fn equally_long_recurrences_give_the_same_chain_every_time() {
+        // s = s + a; p = p * b: one operation each; the first by name (p) is kept.
+        let assign = |l: &str, op: BinOp, r: &str| StmtKind::Assign {
+            lhs: var(l, false),
+            rhs: bin(op, var(l, false), var(r, false)),
+        };
+        let stmts = [assign("s", BinOp::Add, "a"), assign("p", BinOp::Mul, "b")];
+        for _ in 0..20 {
+            let c = block_chain_counts(stmts.iter());
+            assert_eq!(c.get(AbOp::MRDL), 1.0, "{c:?}");
+            assert_eq!(c.total(), 1.0, "{c:?}");
+        }
     }
 
     #[test]

@@ -278,15 +278,15 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
             100.0 * s.rms_error
         );
     }
-    let s = summarize(&by_branches);
+    let b = summarize(&by_branches);
     println!(
         "  overlap {:<5} within 10%: {:>3.0}%, within 20%: {:>3.0}%, within 30%: {:>3.0}%, mean {:+.1}%, RMS {:.1}% with branch mispredictions {} (--branches)",
         format!("{:?}", a.overlap).to_lowercase(),
-        100.0 * s.within[1].1,
-        100.0 * s.within[3].1,
-        100.0 * s.within[4].1,
-        100.0 * s.mean_error,
-        100.0 * s.rms_error,
+        100.0 * b.within[1].1,
+        100.0 * b.within[3].1,
+        100.0 * b.within[4].1,
+        100.0 * b.mean_error,
+        100.0 * b.rms_error,
         if a.branches { "left out" } else { "priced" }
     );
     if a.markdown {

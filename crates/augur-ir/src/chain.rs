@@ -18,7 +18,7 @@
 
 use crate::count::count_stmt;
 use crate::counts::AbOpCounts;
-use crate::program::{Expr, ExprKind, StmtKind, VarRef};
+use crate::program::{Expr, ExprKind, StmtKind, Subscript, VarRef};
 
 /// Whether `e` reads scalar variable `name` outside subscripts (a data dependence).
 fn reads(e: &Expr, name: &str) -> bool {
@@ -122,6 +122,140 @@ fn path_counts(lhs: &Expr, rhs: &Expr, name: &str) -> AbOpCounts {
         out.add(op, n);
     }
     out
+}
+
+/// A counted loop around a block: its index variable and whether it runs downwards.
+#[derive(Debug, Clone, Copy)]
+pub struct LoopIndex<'a> {
+    /// The index variable.
+    pub var: &'a str,
+    /// The step is a negative constant.
+    pub descending: bool,
+}
+
+/// The offset `c` of a subscript `i + c`, `c + i` or `i - c` in the loop index `i`.
+fn index_offset(e: &Expr, index: &str) -> Option<i64> {
+    let is_index = |e: &Expr| matches!(&e.kind, ExprKind::Var(v) if v.name == index);
+    let constant = |e: &Expr| match &e.kind {
+        ExprKind::Const { value, .. } => *value,
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::Var(v) if v.name == index => Some(0),
+        ExprKind::Binary(crate::program::BinOp::Add, a, b) if is_index(a) => constant(b),
+        ExprKind::Binary(crate::program::BinOp::Add, a, b) if is_index(b) => constant(a),
+        ExprKind::Binary(crate::program::BinOp::Sub, a, b) if is_index(a) => {
+            constant(b).map(|c| -c)
+        }
+        _ => None,
+    }
+}
+
+/// Whether element `read` of the array that `written` assigns was written by an
+/// earlier iteration of the loop: the subscripts agree except one, `i + r` against
+/// `i + w`, with `r < w` (`r > w` when the loop runs downwards).
+fn carried(written: &[Subscript], read: &[Subscript], index: LoopIndex<'_>) -> bool {
+    if written.len() != read.len() {
+        return false;
+    }
+    let mut shifted = 0;
+    for (w, r) in written.iter().zip(read) {
+        if w == r {
+            continue;
+        }
+        let (Subscript::Index(w), Subscript::Index(r)) = (w, r) else {
+            return false;
+        };
+        match (index_offset(w, index.var), index_offset(r, index.var)) {
+            (Some(w), Some(r)) if (r < w) != index.descending && r != w => shifted += 1,
+            _ => return false,
+        }
+    }
+    shifted == 1
+}
+
+/// `e` with every read of an element of `array` that an earlier iteration wrote
+/// replaced by the scalar `name`.
+fn carried_reads(
+    e: &Expr,
+    array: &str,
+    written: &[Subscript],
+    index: LoopIndex<'_>,
+    name: &str,
+) -> Expr {
+    let kind = match &e.kind {
+        ExprKind::Elem(v, subs) if v.name == array && carried(written, subs, index) => {
+            ExprKind::Var(VarRef {
+                name: name.to_string(),
+                ty: e.ty,
+                rank: 0,
+                global: v.global,
+                constant: false,
+            })
+        }
+        ExprKind::Substring(b) => {
+            ExprKind::Substring(Box::new(carried_reads(b, array, written, index, name)))
+        }
+        ExprKind::Component(b, c) => ExprKind::Component(
+            Box::new(carried_reads(b, array, written, index, name)),
+            c.clone(),
+        ),
+        ExprKind::Unary(op, b) => {
+            ExprKind::Unary(*op, Box::new(carried_reads(b, array, written, index, name)))
+        }
+        ExprKind::Binary(op, a, b) => ExprKind::Binary(
+            *op,
+            Box::new(carried_reads(a, array, written, index, name)),
+            Box::new(carried_reads(b, array, written, index, name)),
+        ),
+        ExprKind::Call(t, args) => ExprKind::Call(
+            t.clone(),
+            args.iter()
+                .map(|a| carried_reads(a, array, written, index, name))
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    Expr {
+        kind,
+        ty: e.ty,
+        array: e.array,
+    }
+}
+
+/// A statement `a(i) = ... a(i-1) ...` as the scalar recurrence `a() = ... a() ...`,
+/// so that [`block_chain_counts`] sees the dependence an array element carries from
+/// one iteration to the next (first-order recurrences: prefix sums, tridiagonal
+/// sweeps, filters). Other statements are returned as they are.
+pub fn as_scalar_recurrence(kind: &StmtKind, index: LoopIndex<'_>) -> StmtKind {
+    let StmtKind::Assign { lhs, rhs } = kind else {
+        return kind.clone();
+    };
+    let ExprKind::Elem(v, subs) = &lhs.kind else {
+        return kind.clone();
+    };
+    if lhs.array {
+        return kind.clone();
+    }
+    let name = format!("{}()", v.name);
+    let new_rhs = carried_reads(rhs, &v.name, subs, index, &name);
+    if new_rhs == *rhs {
+        return kind.clone();
+    }
+    StmtKind::Assign {
+        lhs: Expr {
+            kind: ExprKind::Var(VarRef {
+                name,
+                ty: lhs.ty,
+                rank: 0,
+                global: v.global,
+                constant: false,
+            }),
+            ty: lhs.ty,
+            array: false,
+        },
+        rhs: new_rhs,
+    }
 }
 
 /// The scalars an expression reads outside subscripts.
@@ -349,6 +483,81 @@ mod tests {
             assert_eq!(c.get(AbOp::MRDL), 1.0, "{c:?}");
             assert_eq!(c.total(), 1.0, "{c:?}");
         }
+    }
+
+    fn elem(name: &str, index: Expr) -> Expr {
+        Expr {
+            kind: ExprKind::Elem(
+                VarRef {
+                    name: name.into(),
+                    ty: real8(),
+                    rank: 1,
+                    global: false,
+                    constant: false,
+                },
+                vec![Subscript::Index(index)],
+            ),
+            ty: real8(),
+            array: false,
+        }
+    }
+
+    fn shifted(by: i64) -> Expr {
+        let i = ivar("i");
+        if by == 0 {
+            return i;
+        }
+        let c = Expr::constant(int4(), by.abs().to_string(), Some(by.abs()));
+        Expr {
+            kind: ExprKind::Binary(
+                if by < 0 { BinOp::Sub } else { BinOp::Add },
+                Box::new(i),
+                Box::new(c),
+            ),
+            ty: int4(),
+            array: false,
+        }
+    }
+
+    #[test]
+    fn array_element_recurrence() {
+        let up = LoopIndex {
+            var: "i",
+            descending: false,
+        };
+        // x(i) = x(i-1) * r + b(i): the multiply and the add carry x.
+        let st = StmtKind::Assign {
+            lhs: elem("x", shifted(0)),
+            rhs: bin(
+                BinOp::Add,
+                bin(BinOp::Mul, elem("x", shifted(-1)), var("r", false)),
+                elem("b", shifted(0)),
+            ),
+        };
+        let c = block_chain_counts(std::iter::once(&as_scalar_recurrence(&st, up)));
+        assert_eq!(c.get(AbOp::MRDL), 1.0, "{c:?}");
+        assert_eq!(c.get(AbOp::ARDL), 1.0, "{c:?}");
+        // Reading x(i+1) in an ascending loop reads an old value: no recurrence; nor
+        // does x(i) = x(i) + b(i) (the same element).
+        for read in [shifted(1), shifted(0)] {
+            let st = StmtKind::Assign {
+                lhs: elem("x", shifted(0)),
+                rhs: bin(BinOp::Add, elem("x", read), elem("b", shifted(0))),
+            };
+            let c = block_chain_counts(std::iter::once(&as_scalar_recurrence(&st, up)));
+            assert!(c.is_empty(), "{c:?}");
+        }
+        // Descending: x(i) = x(i+1) + b(i) is carried.
+        let st = StmtKind::Assign {
+            lhs: elem("x", shifted(0)),
+            rhs: bin(BinOp::Add, elem("x", shifted(1)), elem("b", shifted(0))),
+        };
+        let down = LoopIndex {
+            var: "i",
+            descending: true,
+        };
+        let c = block_chain_counts(std::iter::once(&as_scalar_recurrence(&st, down)));
+        assert_eq!(c.get(AbOp::ARDL), 1.0, "{c:?}");
     }
 
     #[test]

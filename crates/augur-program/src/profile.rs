@@ -492,13 +492,40 @@ fn has_call(e: &augur_ir::Expr) -> bool {
 
 /// The recurrence AbOps of one execution of a block.
 fn block_chain(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
-    augur_ir::chain::block_chain_counts(
-        u.blocks[bi]
-            .stmts
-            .iter()
-            .filter_map(|&s| u.stmts.get(s as usize))
-            .map(|st| &st.kind),
-    )
+    let b = &u.blocks[bi];
+    let stmts = b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize));
+    // In a counted loop of unit step, array elements that carry a value from one
+    // iteration to the next (`a(i) = a(i-1) + ...`) are recurrences too. (With step 2,
+    // `u(i-1)` is the other colour of a red-black sweep, not written by this loop.)
+    let index = b
+        .in_loop
+        .and_then(|l| u.loops.get(l.0 as usize))
+        .and_then(|l| {
+            let var = l.var.as_deref()?;
+            let step: String = l
+                .bounds
+                .as_ref()
+                .and_then(|b| b.step.as_deref())
+                .unwrap_or("1")
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            let descending = match step.as_str() {
+                "1" | "+1" => false,
+                "-1" => true,
+                _ => return None,
+            };
+            Some(augur_ir::chain::LoopIndex { var, descending })
+        });
+    match index {
+        Some(index) => {
+            let kinds: Vec<StmtKind> = stmts
+                .map(|st| augur_ir::chain::as_scalar_recurrence(&st.kind, index))
+                .collect();
+            augur_ir::chain::block_chain_counts(kinds.iter())
+        }
+        None => augur_ir::chain::block_chain_counts(stmts.map(|st| &st.kind)),
+    }
 }
 
 /// Splits a block's operations over the lines of its statements.

@@ -33,8 +33,8 @@ pub enum CostStatus {
     /// and the prediction warns.
     Missing,
     /// A stream cost the loop kernels did not give (the AbOp was in too few of them):
-    /// its chain cost times the machine's median stream/chain ratio, with the spread of
-    /// that ratio in its uncertainty.
+    /// its chain cost times the median stream/chain ratio of its family (or of all
+    /// inline AbOps), with the spread of those ratios in its uncertainty.
     Scaled,
 }
 

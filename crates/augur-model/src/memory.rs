@@ -6,9 +6,11 @@
 //! the `[memory]` section of the machine profile (cache geometry and the bandwidth of
 //! each level). For every cache level `k` the histograms give the misses `M_k` of the
 //! nest on that level's geometry; each miss brings one line from the level below, so the
-//! transfer time is `M_k · line / B_{k+1}`, where `B_{k+1}` is the measured bandwidth of
-//! the supplying level (L2 for L1 misses, ..., main memory for last-level misses).
-//! Bandwidths rather than latencies are used because hardware prefetching (detected on
+//! transfer time is `M_k · t_{k+1}`, where `t_{k+1}` is the time the supplying level
+//! (L2 for L1 misses, ..., main memory for last-level misses) takes per line: the
+//! smaller of `line / B_{k+1}` at its triad bandwidth and the stride sweep's time per
+//! access at a one-line stride just beyond level `k` ([`sweep_line_seconds`]).
+//! Throughputs rather than latencies are used because hardware prefetching (detected on
 //! this machine kind) hides the latency of the regular streams affine nests make.
 //!
 //! Overlap (the ECM question): an out-of-order core may overlap transfers with
@@ -52,7 +54,7 @@ pub struct LevelTraffic {
     pub level: String,
     /// Misses over all executions of the nest.
     pub misses: f64,
-    /// Seconds to bring those lines from the level below at its bandwidth.
+    /// Seconds to bring those lines from the level below at its line time.
     pub seconds: f64,
 }
 

@@ -412,7 +412,7 @@ pub fn report(
     if !pred.memory.is_empty() {
         let _ = writeln!(
             s,
-            "memory hierarchy: {} added to the operation time ({} loop nest(s) analyzed; transfers at each level's bandwidth, overlap {:?})",
+            "memory hierarchy: {} added to the operation time ({} loop nest(s) analyzed; each line at the rate its level delivers, overlap {:?})",
             fmt_seconds(pred.memory_seconds),
             pred.memory.len(),
             pred.overlap

@@ -823,7 +823,9 @@ pub fn predict_overlap(
         .filter(|(_, n)| *n > 0.0)
         .map(|(op, n)| {
             let t = seconds.get(op);
+            let in_loops = all.stream.get(op) + all.vector.get(op) > 0.0;
             let status = match (table.get(op).status, table.stream[op.index()]) {
+                (_, Some(p)) if p.status == CostStatus::Scaled && in_loops => CostStatus::Scaled,
                 (CostStatus::Measured, _) => CostStatus::Measured,
                 (_, Some(p)) if p.status == CostStatus::Measured => CostStatus::Measured,
                 (CostStatus::NotDetected, _) | (_, Some(_)) => CostStatus::NotDetected,

@@ -579,6 +579,15 @@ fn abop_table(pred: &Prediction, top: usize) -> String {
             r.meaning
         );
     }
+    if pred.abops[..shown]
+        .iter()
+        .any(|r| r.status == CostStatus::Scaled)
+    {
+        let _ = writeln!(
+            s,
+            "  (~: in loops, a chain cost scaled by its family's stream/chain ratio: the loop kernels did not measure it)"
+        );
+    }
     if pred.abops.len() > shown {
         let rest_t: f64 = pred.abops[shown..].iter().map(|r| r.time_share).sum();
         let rest_o: f64 = pred.abops[shown..].iter().map(|r| r.operation_share).sum();

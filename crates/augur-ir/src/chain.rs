@@ -24,12 +24,7 @@ use crate::program::{Expr, ExprKind, StmtKind, Subscript, VarRef};
 fn reads(e: &Expr, name: &str) -> bool {
     match &e.kind {
         ExprKind::Var(v) => v.rank == 0 && v.name == name,
-        ExprKind::Elem(_, _) | ExprKind::Const { .. } | ExprKind::Opaque => false,
-        ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => {
-            reads(b, name)
-        }
-        ExprKind::Binary(_, a, b) => reads(a, name) || reads(b, name),
-        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => args.iter().any(|a| reads(a, name)),
+        _ => e.operands().into_iter().any(|o| reads(o, name)),
     }
 }
 
@@ -266,17 +261,9 @@ fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
                 out.push(v.name.as_str());
             }
         }
-        ExprKind::Elem(_, _) | ExprKind::Const { .. } | ExprKind::Opaque => {}
-        ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => {
-            scalars_read(b, out)
-        }
-        ExprKind::Binary(_, a, b) => {
-            scalars_read(a, out);
-            scalars_read(b, out);
-        }
-        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
-            for a in args {
-                scalars_read(a, out);
+        _ => {
+            for o in e.operands() {
+                scalars_read(o, out);
             }
         }
     }

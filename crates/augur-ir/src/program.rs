@@ -398,6 +398,22 @@ pub enum ExprKind {
 }
 
 impl Expr {
+    /// The sub-expressions whose values this one's value is computed from: operands,
+    /// arguments, constructor items, the base of a substring or component. Subscripts
+    /// are left out (they compute an address, not the value).
+    pub fn operands(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => {
+                vec![b]
+            }
+            ExprKind::Binary(_, a, b) => vec![a, b],
+            ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => args.iter().collect(),
+            ExprKind::Const { .. } | ExprKind::Var(_) | ExprKind::Elem(..) | ExprKind::Opaque => {
+                vec![]
+            }
+        }
+    }
+
     /// A literal of type `ty`.
     pub fn constant(ty: Type, text: impl Into<String>, value: Option<i64>) -> Expr {
         Expr {

@@ -767,32 +767,26 @@ pub fn predict_overlap(
         _ => vec![],
     };
     let mut memory_rows = vec![];
-    // Price every block once; every part is a sum of blocks.
     let report = report_for(program, machine);
-    let blocks_c: Vec<Vec<Coefficients>> = program
-        .units
-        .iter()
-        .map(|u| {
-            u.blocks
-                .iter()
-                .map(|b| block_total(table, b, block_context(report, u, b)))
-                .collect()
-        })
-        .collect();
-    // The mispredictions outside vectorized loops, and their time.
+    // Price every block once (every part is a sum of blocks), and count the
+    // mispredictions outside vectorized loops with their time.
     let (mut mispredictions, mut branch_bound_seconds) = (0.0, 0.0);
+    let mut blocks_c: Vec<Vec<Coefficients>> = Vec::with_capacity(program.units.len());
     for u in &program.units {
+        let mut unit_c = Vec::with_capacity(u.blocks.len());
         for b in &u.blocks {
+            let ctx = block_context(report, u, b);
             let mu = b.executions.unwrap_or(0.0);
-            if mu <= 0.0 || (table.has_vector() && block_context(report, u, b).vectorized) {
-                continue;
+            if mu > 0.0 && !(table.has_vector() && ctx.vectorized) {
+                for op in BRANCH_ABOPS {
+                    let n = mu * b.counts.get(op);
+                    mispredictions += n;
+                    branch_bound_seconds += n * table.get(op).seconds;
+                }
             }
-            for op in BRANCH_ABOPS {
-                let n = mu * b.counts.get(op);
-                mispredictions += n;
-                branch_bound_seconds += n * table.get(op).seconds;
-            }
+            unit_c.push(block_total(table, b, ctx));
         }
+        blocks_c.push(unit_c);
     }
     let mut all = Coefficients::default();
     for c in blocks_c.iter().flatten() {

@@ -384,25 +384,28 @@ fn branch_abop(simple: bool) -> AbOp {
 /// The flag says whether the arms are simple enough for a conditional move.
 fn branch_mispredictions(u: &augur_ir::Unit, mu: &[Option<f64>]) -> Vec<(f64, bool)> {
     let n = u.blocks.len();
+    // Each block's distinct successors, and each block's number of predecessors.
+    let succ_lists: Vec<Vec<usize>> = u
+        .blocks
+        .iter()
+        .map(|b| {
+            let mut succs: Vec<usize> = b.succs.iter().map(|s| s.0 as usize).collect();
+            succs.sort_unstable();
+            succs.dedup();
+            succs
+        })
+        .collect();
     let mut preds = vec![0usize; n];
-    for b in &u.blocks {
-        let mut succs: Vec<usize> = b.succs.iter().map(|s| s.0 as usize).collect();
-        succs.sort_unstable();
-        succs.dedup();
-        for s in succs {
-            if s < n {
-                preds[s] += 1;
-            }
+    for &s in succ_lists.iter().flatten() {
+        if s < n {
+            preds[s] += 1;
         }
     }
     let mut out = vec![(0.0, false); n];
-    for (bi, b) in u.blocks.iter().enumerate() {
+    for (bi, (b, succs)) in u.blocks.iter().zip(&succ_lists).enumerate() {
         if b.kind == BlockKind::LoopHeader {
             continue;
         }
-        let mut succs: Vec<usize> = b.succs.iter().map(|s| s.0 as usize).collect();
-        succs.sort_unstable();
-        succs.dedup();
         let Some(total) = mu[bi].filter(|&t| t > 0.0) else {
             continue;
         };
@@ -413,7 +416,7 @@ fn branch_mispredictions(u: &augur_ir::Unit, mu: &[Option<f64>]) -> Vec<(f64, bo
         let mut unknown = 0;
         // The arms' assignments and operations (None: an arm does other work).
         let mut shape = Some((0, 0));
-        for &s in &succs {
+        for &s in succs {
             let arm = s < n && preds[s] == 1 && s != bi;
             if arm {
                 shape = shape
@@ -469,25 +472,13 @@ fn arm_shape(u: &augur_ir::Unit, bi: usize) -> Option<(usize, usize)> {
 /// Unary and binary operations in an expression, outside subscripts.
 fn operations(e: &augur_ir::Expr) -> usize {
     use augur_ir::ExprKind;
-    match &e.kind {
-        ExprKind::Unary(_, b) => 1 + operations(b),
-        ExprKind::Binary(_, a, b) => 1 + operations(a) + operations(b),
-        ExprKind::Substring(b) | ExprKind::Component(b, _) => operations(b),
-        _ => 0,
-    }
+    let own = matches!(e.kind, ExprKind::Unary(..) | ExprKind::Binary(..)) as usize;
+    own + e.operands().into_iter().map(operations).sum::<usize>()
 }
 
 /// Whether an expression calls a function (user or intrinsic) outside subscripts.
 fn has_call(e: &augur_ir::Expr) -> bool {
-    use augur_ir::ExprKind;
-    match &e.kind {
-        ExprKind::Call(_, _) => true,
-        ExprKind::Var(_) | ExprKind::Const { .. } | ExprKind::Opaque => false,
-        ExprKind::Elem(_, _) => false,
-        ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => has_call(b),
-        ExprKind::Binary(_, a, b) => has_call(a) || has_call(b),
-        ExprKind::ArrayCtor(args) => args.iter().any(has_call),
-    }
+    matches!(e.kind, augur_ir::ExprKind::Call(..)) || e.operands().into_iter().any(has_call)
 }
 
 /// The recurrence AbOps of one execution of a block.

@@ -161,6 +161,31 @@ fn fit_with_noise_is_within_tolerance() {
     assert!(f.loo_median < 0.05, "{}", f.loo_median);
 }
 
+/// A prior draws a cost towards it by one pseudo-observation: a prior that agrees
+/// with noise-free data changes nothing, and a wrong one moves a cost that 40 kernels
+/// determine only a little (and towards it).
+#[test]
+fn prior_moves_well_determined_costs_little() {
+    let (counts, times) = synthetic(40, &TRUTH, 3);
+    let agree = fit::fit_with_prior(&counts, &times, 4, &|op| {
+        TRUTH.iter().find(|t| t.0 == op).map(|t| t.1)
+    })
+    .unwrap();
+    let wrong =
+        fit::fit_with_prior(&counts, &times, 4, &|op| (op == AbOp::DRDL).then_some(20.0)).unwrap();
+    for &(op, p) in &TRUTH {
+        let j = agree.columns.iter().position(|&c| c == op).unwrap();
+        assert!(
+            (agree.params[j] - p).abs() < 1e-6,
+            "{op}: {}",
+            agree.params[j]
+        );
+    }
+    let j = wrong.columns.iter().position(|&c| c == AbOp::DRDL).unwrap();
+    let d = wrong.params[j];
+    assert!(d > 2.0 && d < 2.0 * 1.1, "DRDL {d} (truth 2.0, prior 20)");
+}
+
 /// Collinear and rare AbOps get no parameter.
 #[test]
 fn fit_leaves_out_collinear_and_rare() {

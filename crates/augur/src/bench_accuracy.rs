@@ -130,7 +130,8 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     let (root, programs) = corpus::load(a.manifest, a.only)?;
     let machine = LoadedMachine::load_with(a.machine, a.branches)?;
     // The same machine with branch mispredictions priced the other way, for the summary.
-    let flipped = LoadedMachine::load_with(a.machine, !a.branches)?;
+    let mut flipped = machine.clone();
+    flipped.table.branches = !a.branches;
     let mut by_branches: Vec<f64> = vec![];
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
     let tc = if a.replay.is_some() && !a.recount {

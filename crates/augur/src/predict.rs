@@ -31,6 +31,7 @@ pub enum By {
 }
 
 /// A machine as loaded for prediction.
+#[derive(Clone)]
 pub struct LoadedMachine {
     /// Name shown (file stem).
     pub name: String,

@@ -13,8 +13,9 @@
 //! right-hand side of its own assignment, up to the root of the expression: the
 //! operations on that path, counted by the ordinary counting rules (so the AbOps are
 //! those of the statement), without the store. Recurrences through several statements
-//! (`t = x*2; x = t + 1`) or through array elements (`a(i) = a(i-1) + ...`) are not
-//! detected.
+//! (`t = x*2; x = t + 1`) and through array elements (`a(i) = a(i-1) + ...`, also when
+//! the carried element is read by another statement of the block) are found by
+//! [`block_chain_counts`] after [`as_scalar_recurrences`].
 
 use crate::count::count_stmt;
 use crate::counts::AbOpCounts;
@@ -54,9 +55,16 @@ fn placeholder(e: &Expr) -> Expr {
 }
 
 /// `e` with every subexpression that does not read `name` replaced by a placeholder.
+/// Literals and named constants stay: an operation by a constant is counted as one
+/// (`s / 8` is a shift, `DIC2`, not a division).
 fn prune(e: &Expr, name: &str) -> Expr {
     if !reads(e, name) {
-        return placeholder(e);
+        let constant = match &e.kind {
+            ExprKind::Const { .. } => true,
+            ExprKind::Var(v) => v.constant,
+            _ => false,
+        };
+        return if constant { e.clone() } else { placeholder(e) };
     }
     let kind = match &e.kind {
         ExprKind::Substring(b) => ExprKind::Substring(Box::new(prune(b, name))),
@@ -253,6 +261,83 @@ pub fn as_scalar_recurrence(kind: &StmtKind, index: LoopIndex<'_>) -> StmtKind {
     }
 }
 
+/// The statements of a block with every first-order recurrence through array elements
+/// turned into a scalar one, across statements: when one statement writes `a(i, j)` and
+/// any statement of the block (itself or another) reads an element an earlier iteration
+/// wrote (`a(i-1, j)`), those reads and the write become the scalar `a()`, so that
+/// [`block_chain_counts`] follows the dependence through the block (`r = ... a(i-1,j) ...;
+/// a(i,j) = a(i,j) + w*r`, a Gauss-Seidel or SOR sweep). Statements without such reads are
+/// returned as they are.
+pub fn as_scalar_recurrences<'s>(
+    stmts: impl IntoIterator<Item = &'s StmtKind>,
+    index: LoopIndex<'_>,
+) -> Vec<StmtKind> {
+    let stmts: Vec<&StmtKind> = stmts.into_iter().collect();
+    // The elements the block writes: (array, subscripts), in order.
+    let mut written: Vec<(&str, &[Subscript])> = vec![];
+    for kind in &stmts {
+        if let StmtKind::Assign { lhs, .. } = kind {
+            if let ExprKind::Elem(v, subs) = &lhs.kind {
+                if !lhs.array {
+                    written.push((v.name.as_str(), subs.as_slice()));
+                }
+            }
+        }
+    }
+    // An array takes part when some statement reads an element carried from its write.
+    let mut carried_arrays: Vec<(&str, &[Subscript])> = vec![];
+    for &(array, subs) in &written {
+        if carried_arrays.iter().any(|(a, _)| *a == array) {
+            continue;
+        }
+        let name = format!("{array}()");
+        let hit = stmts.iter().any(|kind| match kind {
+            StmtKind::Assign { rhs, .. } => carried_reads(rhs, array, subs, index, &name) != *rhs,
+            _ => false,
+        });
+        if hit {
+            carried_arrays.push((array, subs));
+        }
+    }
+    stmts
+        .iter()
+        .map(|kind| {
+            let StmtKind::Assign { lhs, rhs } = kind else {
+                return (*kind).clone();
+            };
+            let mut new_rhs = rhs.clone();
+            for &(array, subs) in &carried_arrays {
+                new_rhs = carried_reads(&new_rhs, array, subs, index, &format!("{array}()"));
+            }
+            let new_lhs = match &lhs.kind {
+                ExprKind::Elem(v, subs)
+                    if !lhs.array
+                        && carried_arrays
+                            .iter()
+                            .any(|(a, s)| *a == v.name && *s == subs.as_slice()) =>
+                {
+                    Expr {
+                        kind: ExprKind::Var(VarRef {
+                            name: format!("{}()", v.name),
+                            ty: lhs.ty,
+                            rank: 0,
+                            global: v.global,
+                            constant: false,
+                        }),
+                        ty: lhs.ty,
+                        array: false,
+                    }
+                }
+                _ => lhs.clone(),
+            };
+            StmtKind::Assign {
+                lhs: new_lhs,
+                rhs: new_rhs,
+            }
+        })
+        .collect()
+}
+
 /// The scalars an expression reads outside subscripts.
 fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
     match &e.kind {
@@ -406,6 +491,26 @@ mod tests {
     }
 
     #[test]
+    fn constant_operands_stay_on_the_chain() {
+        // s = s / 8: a division by a power of two (DIC2), not a general division.
+        let rhs = Expr {
+            kind: ExprKind::Binary(
+                BinOp::Div,
+                Box::new(ivar("s")),
+                Box::new(Expr::constant(int4(), "8", Some(8))),
+            ),
+            ty: int4(),
+            array: false,
+        };
+        let c = chain_counts(&StmtKind::Assign {
+            lhs: ivar("s"),
+            rhs,
+        });
+        assert_eq!(c.get(AbOp::DIC2), 1.0, "{c:?}");
+        assert_eq!(c.get(AbOp::DISL), 0.0, "{c:?}");
+    }
+
+    #[test]
     fn recurrence_through_several_statements() {
         // r = x * y; x = y; y = r + 1: y carries through the multiply and the add; x
         // only through y (a copy); the longest recurrence is y's.
@@ -545,6 +650,38 @@ mod tests {
         };
         let c = block_chain_counts(std::iter::once(&as_scalar_recurrence(&st, down)));
         assert_eq!(c.get(AbOp::ARDL), 1.0, "{c:?}");
+    }
+
+    #[test]
+    fn array_recurrence_across_statements() {
+        let up = LoopIndex {
+            var: "i",
+            descending: false,
+        };
+        // r = x(i-1) * c + b(i); x(i) = x(i) + r: the multiply and both adds carry x.
+        let s1 = StmtKind::Assign {
+            lhs: var("r", false),
+            rhs: bin(
+                BinOp::Add,
+                bin(BinOp::Mul, elem("x", shifted(-1)), var("c", false)),
+                elem("b", shifted(0)),
+            ),
+        };
+        let s2 = StmtKind::Assign {
+            lhs: elem("x", shifted(0)),
+            rhs: bin(BinOp::Add, elem("x", shifted(0)), var("r", false)),
+        };
+        let kinds = as_scalar_recurrences([&s1, &s2], up);
+        let c = block_chain_counts(kinds.iter());
+        assert_eq!(c.get(AbOp::MRDL), 1.0, "{c:?}");
+        assert_eq!(c.get(AbOp::ARDL), 2.0, "{c:?}");
+        // Reading x(i+1) instead is not carried in an ascending loop.
+        let s1 = StmtKind::Assign {
+            lhs: var("r", false),
+            rhs: bin(BinOp::Mul, elem("x", shifted(1)), var("c", false)),
+        };
+        let kinds = as_scalar_recurrences([&s1, &s2], up);
+        assert!(block_chain_counts(kinds.iter()).is_empty());
     }
 
     #[test]

@@ -17,7 +17,9 @@
 //!   number of accesses per sweep.
 //! * `chase ORDER:SIZE`: a dependent pointer chase over SIZE bytes, one element per line;
 //!   ORDER 0 visits the lines in a random cyclic permutation (seeded xorshift,
-//!   Fisher-Yates), 1 in address order.
+//!   Fisher-Yates), 1 in address order; ORDER 2 is not a chase but a gather: independent
+//!   reads of the same lines in a random order through an index array (the cost of a
+//!   random access when the core can overlap several).
 //! * `tlb STRIDE:COUNT`: a random cyclic chase over COUNT elements STRIDE bytes apart, the
 //!   element `j` shifted by `j mod (min(STRIDE, page) / line)` lines so that the lines
 //!   spread over the cache sets.
@@ -61,7 +63,8 @@ program augmem
   integer(8), allocatable, target :: store(:)
   integer(8), pointer, contiguous :: buf(:)
   real(8), allocatable :: x(:), y(:), z(:)
-  external :: augsweep, augchase, augstream
+  integer(8), allocatable :: gidx(:)
+  external :: augsweep, augchase, augstream, auggather
   call system_clock(count_rate=rate)
   write (*, '(a,i0)') 'AUGRATE ', rate
   call get_command_argument(1, mode)
@@ -126,10 +129,18 @@ program augmem
       w = 1
       per = max(1_8, nel / stw)
     case ('chase')
-      kind = 2
       m = max(2_8, a2 / (lw * 8))
-      call build(m, lw, merge(1, 0, a1 == 1))
-      w = m
+      if (a1 == 2) then
+        kind = 4
+        call buildg(m, lw)
+        nel = m
+        w = 1
+        per = m
+      else
+        kind = 2
+        call build(m, lw, merge(1, 0, a1 == 1))
+        w = m
+      end if
     case ('tlb')
       kind = 2
       m = max(2_8, a2)
@@ -213,6 +224,26 @@ contains
     deallocate (ord, off)
   end subroutine build
 
+  ! Independent reads of m lines in a random order (one element per line), for the
+  ! gather: gidx holds the element indices.
+  subroutine buildg(m, lwd)
+    integer(8), intent(in) :: m, lwd
+    integer(8) :: i, j, t, s
+    if (allocated(gidx)) deallocate (gidx)
+    allocate (gidx(m))
+    do i = 1, m
+      gidx(i) = 1 + (i - 1) * lwd
+    end do
+    s = 88172645463325252_8
+    do i = m, 2, -1
+      call xorshift(s)
+      j = 1 + mod(ishft(s, -1), i)
+      t = gidx(i)
+      gidx(i) = gidx(j)
+      gidx(j) = t
+    end do
+  end subroutine buildg
+
   subroutine xorshift(s)
     integer(8), intent(inout) :: s
     s = ieor(s, ishft(s, 13))
@@ -233,6 +264,8 @@ contains
       do r = 1, w
         call augstream(kern, nel, x, y, z, q)
       end do
+    case (4)
+      call auggather(buf, gidx, nel, w, sink)
     end select
     call system_clock(t1)
     timed = t1 - t0
@@ -274,6 +307,22 @@ subroutine augchase(p, steps, k)
   end do
   k = c
 end subroutine augchase
+
+! Independent random reads (a gather): a(idx(i)) for i = 1..m, sweeps times.
+subroutine auggather(a, idx, m, sweeps, s)
+  implicit none
+  integer(8), intent(in) :: m, sweeps
+  integer(8), intent(in) :: a(*), idx(m)
+  integer(8), intent(inout) :: s
+  integer(8) :: r, i, acc
+  acc = s
+  do r = 1, sweeps
+    do i = 1, m
+      acc = acc + a(idx(i))
+    end do
+  end do
+  s = acc
+end subroutine auggather
 
 ! STREAM's kernels.
 subroutine augstream(kern, n, a, b, c, q)

@@ -114,7 +114,8 @@ pub const TLB_FROM: u64 = 256;
 ///   size; for sizes up to four times the L1, all the way to half the size (Saavedra's
 ///   associativity regime).
 /// * Random chase at every size and at one line per TLB-chase element (so that the cache
-///   part of the TLB chase can be subtracted); sequential chase at every size.
+///   part of the TLB chase can be subtracted); sequential chase and gather (independent
+///   random reads) at every size.
 /// * TLB chase: stride = page at [`tlb_counts`]; strides of a quarter, half and twice the
 ///   page at the counts from [`TLB_FROM`].
 /// * Streams: each kernel with arrays of a quarter of each level and of twice the last.
@@ -169,6 +170,7 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
     chase.sort_unstable();
     p.chase = chase.iter().map(|&b| (0, b)).collect();
     p.chase.extend(sizes.iter().map(|&b| (1, b)));
+    p.chase.extend(sizes.iter().map(|&b| (2, b)));
     for st in [page / 4, page / 2, page, 2 * page] {
         for &c in &counts {
             if (st == page || c >= TLB_FROM) && c * st <= max && st >= line {
@@ -467,7 +469,7 @@ pub fn measure(
                 out.sweep = by.into_values().collect();
             }
             "chase" => {
-                for (order, name) in [(0, "random"), (1, "sequential")] {
+                for (order, name) in [(0, "random"), (1, "sequential"), (2, "gather")] {
                     let mut c = ChaseCurve {
                         order: name.to_string(),
                         ..Default::default()

@@ -30,7 +30,9 @@
 
 use augur_locality::cache::CacheGeometry;
 use augur_machine::memory_profile::MemoryProfile;
-use augur_program::locality::{misses, sampled_misses, LocalityProfile};
+use augur_program::locality::{
+    misses, sampled_misses, sampled_tlb_misses, tlb_misses, LocalityProfile, PAGE_BYTES,
+};
 use serde::Serialize;
 
 /// How operation time and memory time combine within a loop nest.
@@ -122,6 +124,75 @@ fn sweep_line_seconds(mem: &MemoryProfile, size: u64, line: u64) -> Option<f64> 
         .map(|ns| ns * 1e-9)
 }
 
+/// The machine's cost of address translation as a staircase: `(pages, seconds)` per step,
+/// where an access whose page was last used `pages` or more pages before pays `seconds`
+/// more than one at a shorter distance. Read from the memory characterization's TLB chase
+/// at a stride of one base page (a random cyclic chase over `count` pages, one line each)
+/// minus its random chase over as many lines packed together (the same cache misses
+/// without the page changes), through its running maximum (the cost never falls with
+/// more pages). Empty when the profile has no such curves; an entry of a page larger
+/// than [`PAGE_BYTES`] is not modelled (the chase's stride is the base page).
+pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
+    let page = if mem.os_page_bytes > 0 {
+        mem.os_page_bytes
+    } else {
+        PAGE_BYTES
+    };
+    let Some(tlb) = mem.tlb_chase.iter().find(|c| c.stride_bytes == page) else {
+        return vec![];
+    };
+    let Some(rand) = mem.chase.iter().find(|c| c.order == "random") else {
+        return vec![];
+    };
+    let line = mem.levels.first().map_or(64, |l| l.line_bytes.max(1));
+    // The random chase at `bytes`, interpolated in log size (its first value below).
+    let packed = |bytes: u64| -> f64 {
+        let pts: Vec<(f64, f64)> = rand
+            .size_bytes
+            .iter()
+            .zip(&rand.ns)
+            .map(|(&s, &t)| ((s.max(1) as f64).ln(), t))
+            .collect();
+        let x = (bytes.max(1) as f64).ln();
+        match pts.iter().position(|p| p.0 >= x) {
+            None => pts.last().map_or(0.0, |p| p.1),
+            Some(0) => pts[0].1,
+            Some(i) => {
+                let (a, b) = (pts[i - 1], pts[i]);
+                a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0).max(1e-12)
+            }
+        }
+    };
+    // Misses of the first-level TLB that hit a further level cost a few cycles, which an
+    // out-of-order core overlaps with independent work (the stride sweep's independent
+    // loads show a fraction of the chase's rise): only the rises from the last TLB
+    // level's reach on, the page walks, are charged.
+    let walks_from = if mem.tlb.len() >= 2 {
+        mem.tlb.last().map_or(0, |t| t.entries)
+    } else {
+        0
+    };
+    let mut steps = vec![];
+    // The smallest count's cost is the translation every load pays (a first-level TLB
+    // hit): the staircase starts above it. A cyclic chase over `count` pages reuses
+    // each page at a distance of `count − 1` pages.
+    let mut level: Option<f64> = None;
+    for (&count, &ns) in tlb.count.iter().zip(&tlb.ns) {
+        let cost = (ns - packed(count * line)).max(0.0);
+        match level {
+            None => level = Some(cost),
+            Some(l) if cost > l => {
+                if count >= walks_from {
+                    steps.push((count.saturating_sub(1).max(1), (cost - l) * 1e-9));
+                }
+                level = Some(cost);
+            }
+            Some(_) => {}
+        }
+    }
+    steps
+}
+
 /// The memory time of every analyzed nest of a program on a machine.
 pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
@@ -207,12 +278,18 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
         });
         sampled_row.push((at, out[at].arrays.len() - 1));
     }
+    // Sampled references are random accesses: with the machine's gather curve they are
+    // priced by it (below), and their misses per level are only reported.
+    let gather = gather_steps(mem);
+    let sampled_priced_by_levels = gather.is_empty();
     for (name, g, per_line) in &levels {
         let secs = |m: f64| m * per_line;
         let mut level_misses = vec![0.0; out.len()];
+        let mut level_seconds = vec![0.0; out.len()];
         for (i, m) in misses(loc, g).into_iter().enumerate() {
             if let Some(n) = out.get_mut(i) {
                 level_misses[i] += m.misses;
+                level_seconds[i] += secs(m.misses);
                 for (a, am) in n.arrays.iter_mut().zip(&m.arrays) {
                     a.levels.push(LevelTraffic {
                         level: name.clone(),
@@ -226,15 +303,20 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             let Some(&(row, a)) = sampled_row.get(k) else {
                 continue;
             };
+            let seconds = if sampled_priced_by_levels {
+                secs(m)
+            } else {
+                0.0
+            };
             level_misses[row] += m;
+            level_seconds[row] += seconds;
             out[row].arrays[a].levels.push(LevelTraffic {
                 level: name.clone(),
                 misses: m,
-                seconds: secs(m),
+                seconds,
             });
         }
-        for (n, m) in out.iter_mut().zip(level_misses) {
-            let seconds = secs(m);
+        for ((n, m), seconds) in out.iter_mut().zip(level_misses).zip(level_seconds) {
             n.seconds += seconds;
             n.levels.push(LevelTraffic {
                 level: name.clone(),
@@ -243,7 +325,164 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             });
         }
     }
+    // Address translation: the machine's translation cost against the pages a cyclic
+    // random chase cycles over ([`translation_steps`]) is a staircase of virtual TLB
+    // levels; an access whose page was last used `d` pages before pays the cost at `d`.
+    // Each step is a fully associative TLB of `count` entries whose misses (from the
+    // page histograms; for sampled references estimated from their line histograms and
+    // the region they range over) pay the step's rise.
+    let steps = translation_steps(mem);
+    if !steps.is_empty() {
+        let name = "TLB".to_string();
+        let mut level_misses = vec![0.0; out.len()];
+        let mut level_seconds = vec![0.0; out.len()];
+        let mut array_cost: Vec<Vec<(f64, f64)>> = out
+            .iter()
+            .map(|n| vec![(0.0, 0.0); n.arrays.len()])
+            .collect();
+        for (k, &(entries, rise_s)) in steps.iter().enumerate() {
+            for (i, m) in tlb_misses(loc, entries).into_iter().enumerate() {
+                for (j, am) in m.arrays.iter().enumerate() {
+                    if let Some(c) = array_cost.get_mut(i).and_then(|a| a.get_mut(j)) {
+                        if k == 0 {
+                            c.0 += am.misses;
+                        }
+                        c.1 += am.misses * rise_s;
+                    }
+                }
+                if k == 0 {
+                    level_misses[i] += m.misses;
+                }
+                level_seconds[i] += m.misses * rise_s;
+            }
+            let sampled = if sampled_priced_by_levels {
+                sampled_tlb_misses(loc, entries)
+            } else {
+                vec![]
+            };
+            for (r, m) in sampled.into_iter().enumerate() {
+                let Some(&(row, a)) = sampled_row.get(r) else {
+                    continue;
+                };
+                let c = &mut array_cost[row][a];
+                if k == 0 {
+                    c.0 += m;
+                    level_misses[row] += m;
+                }
+                c.1 += m * rise_s;
+                level_seconds[row] += m * rise_s;
+            }
+        }
+        for (i, n) in out.iter_mut().enumerate() {
+            for (a, &(m, sec)) in n.arrays.iter_mut().zip(&array_cost[i]) {
+                a.levels.push(LevelTraffic {
+                    level: name.clone(),
+                    misses: m,
+                    seconds: sec,
+                });
+            }
+            n.seconds += level_seconds[i];
+            n.levels.push(LevelTraffic {
+                level: name.clone(),
+                misses: level_misses[i],
+                seconds: level_seconds[i],
+            });
+        }
+    }
+    // Random accesses (sampled references) at the gather curve: an access whose line was
+    // last used `d` lines before costs what an independent random read over `d` lines
+    // costs beyond one in the first level (first touches: over the region the reference
+    // ranges over); the curve includes the translation and the overlap of misses an
+    // out-of-order core achieves.
+    // A pointer chase (the address waits for the previous load) pays the dependent
+    // random chase's latency instead.
+    let chase = curve_steps(mem, "random");
+    if !gather.is_empty() {
+        for (k, r) in loc.sampled_refs.iter().enumerate() {
+            let Some(&(row, a)) = sampled_row.get(k) else {
+                continue;
+            };
+            let (name, curve) = if r.dependent && !chase.is_empty() {
+                ("chase".to_string(), &chase)
+            } else {
+                ("random".to_string(), &gather)
+            };
+            let cost_at = |bytes: f64| -> f64 {
+                curve
+                    .iter()
+                    .filter(|(b, _)| (*b as f64) <= bytes)
+                    .map(|(_, rise)| rise)
+                    .sum()
+            };
+            let h = r.histogram.to_histogram();
+            let region = (r.span_bytes as f64).max(h.cold as f64 * line as f64);
+            let mut seconds = h.cold as f64 * cost_at(region);
+            let mut beyond = 0.0;
+            for (i, &w) in h.bins.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let (lo, hi) = augur_locality::reuse::bin_range(i);
+                let c = cost_at((lo + hi) as f64 / 2.0 * line as f64);
+                seconds += w as f64 * c;
+                if c > 0.0 {
+                    beyond += w as f64;
+                }
+            }
+            if cost_at(region) > 0.0 {
+                beyond += h.cold as f64;
+            }
+            out[row].arrays[a].levels.push(LevelTraffic {
+                level: name.clone(),
+                misses: beyond,
+                seconds,
+            });
+            out[row].seconds += seconds;
+            match out[row].levels.iter_mut().find(|l| l.level == name) {
+                Some(l) => {
+                    l.misses += beyond;
+                    l.seconds += seconds;
+                }
+                None => out[row].levels.push(LevelTraffic {
+                    level: name.clone(),
+                    misses: beyond,
+                    seconds,
+                }),
+            }
+        }
+    }
     out
+}
+
+/// The machine's gather curve (independent reads of lines in a random order over a
+/// region, `[[memory.chase]] order = "gather"`) as a staircase: `(bytes, seconds)` per
+/// rise, where a random access over a region of `bytes` or more costs `seconds` more
+/// than over the previous point, from the smallest region on (an access there is a
+/// first-level hit, already in the operation costs). Through its running maximum. Empty
+/// when the profile has no gather curve (profiles made before it).
+pub fn gather_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
+    curve_steps(mem, "gather")
+}
+
+/// A curve of the memory characterization's chases (`random`, `sequential`, `gather`)
+/// as a staircase of rises over its first point (see [`gather_steps`]).
+fn curve_steps(mem: &MemoryProfile, order: &str) -> Vec<(u64, f64)> {
+    let Some(g) = mem.chase.iter().find(|c| c.order == order) else {
+        return vec![];
+    };
+    let mut steps = vec![];
+    let mut level: Option<f64> = None;
+    for (&bytes, &ns) in g.size_bytes.iter().zip(&g.ns) {
+        match level {
+            None => level = Some(ns),
+            Some(l) if ns > l => {
+                steps.push((bytes, (ns - l) * 1e-9));
+                level = Some(ns);
+            }
+            Some(_) => {}
+        }
+    }
+    steps
 }
 
 /// Combines a nest's operation time and memory time.

@@ -55,6 +55,9 @@ use std::time::Instant;
 
 /// Line size of the histograms, bytes.
 pub const LINE_BYTES: u64 = 64;
+/// Page size of the page histograms (the TLB side of the memory term), bytes: the base
+/// page of x86-64 and most Linux systems.
+pub const PAGE_BYTES: u64 = 4096;
 /// Streamed accesses of a nest above which it is also sampled spatially
 /// (SHARDS, fixed rate) so that about [`SAMPLE_TARGET`] are measured: a
 /// nest whose outermost loop is too short for a prefix (two time steps
@@ -143,6 +146,16 @@ pub struct SampledRef {
     /// probed references only, estimated from the samples and scaled to
     /// `executions`.
     pub histogram: CompactHistogram,
+    /// Whether the reference's address depends on a value loaded in the previous
+    /// iteration (`j = next(j)` before `next(j)`, a pointer chase): its misses are
+    /// paid one after the other, at latency, instead of overlapping.
+    #[serde(default)]
+    pub dependent: bool,
+    /// Bytes between the lowest and the highest sampled address: the region
+    /// the reference ranges over, from which its TLB misses are estimated
+    /// (0 in profiles made before it).
+    #[serde(default)]
+    pub span_bytes: u64,
 }
 
 /// The address sampling of the instrumented run.
@@ -185,6 +198,10 @@ pub struct NestLocality {
     pub accesses: u64,
     /// Distinct lines one execution touches (estimate when sampled).
     pub footprint_lines: u64,
+    /// Distinct pages one execution touches (0 in profiles made before page
+    /// histograms).
+    #[serde(default)]
+    pub footprint_pages: u64,
     /// Accesses actually streamed: fewer than `accesses` when only a prefix
     /// of the outermost loop's iterations was analyzed (the first iteration,
     /// then enough to reach the budget, scaled to all of them).
@@ -219,6 +236,16 @@ pub struct ArrayLocality {
     /// The part of `histogram` that enters the execution: the first access
     /// to each line in it (cold, or at the distance from its use before).
     pub entering: CompactHistogram,
+    /// The same accesses' reuse distances in [`PAGE_BYTES`] pages (the TLB
+    /// misses of any TLB follow from it). Empty in profiles made before it.
+    #[serde(default)]
+    pub pages: CompactHistogram,
+    /// The part of `pages` that enters the execution.
+    #[serde(default)]
+    pub entering_pages: CompactHistogram,
+    /// Distinct pages of the array one execution touches.
+    #[serde(default)]
+    pub footprint_pages: u64,
 }
 
 /// A reuse-distance histogram, sparse: `bins` holds `[bin, weight]` pairs
@@ -631,6 +658,18 @@ fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(u
     }
 }
 
+/// Streams every access of `nest` into the line and the page analyzers.
+fn run_both(
+    lines: &mut ReuseAnalyzer,
+    pages: &mut ReuseAnalyzer,
+    nest: &augur_locality::Nest,
+) -> Result<u64, augur_locality::nest::NestError> {
+    nest.for_each_access(|a| {
+        lines.access(a);
+        pages.access(a);
+    })
+}
+
 /// Runs the locality analysis of a measured program (see the module docs).
 pub fn analyze_locality(program: &Program, profile: &ProgramProfile) -> LocalityProfile {
     analyze_locality_with(program, profile, &[])
@@ -688,6 +727,12 @@ pub fn analyze_locality_with(
             line_bytes: LINE_BYTES,
             ..Default::default()
         });
+        // The same stream at page granularity, for the TLB term; sampled 8 times less
+        // (a page holds 64 lines, so far fewer distinct pages are tracked).
+        let mut pn = ReuseAnalyzer::new(ReuseConfig {
+            line_bytes: PAGE_BYTES,
+            ..Default::default()
+        });
         let base = out.nests.len();
         // Nest ids from `scratch` on hold the later outer iterations of a
         // nest analyzed by prefix, before they are scaled and merged.
@@ -715,13 +760,16 @@ pub fn analyze_locality_with(
             if streamed > SAMPLE_ABOVE {
                 let shift = (streamed / SAMPLE_TARGET).max(1).ilog2() + 1;
                 an.sample_at_most(shift);
+                pn.sample_at_most(shift.saturating_sub(3));
             }
             an.set_nest(k as u32);
+            pn.set_nest(k as u32);
             let ran = match &plan {
-                None => an.run_nest(&n.nest),
-                Some(p) => an.run_nest(&p.first_nest).and_then(|_| {
+                None => run_both(&mut an, &mut pn, &n.nest),
+                Some(p) => run_both(&mut an, &mut pn, &p.first_nest).and_then(|_| {
                     an.attribute_to(scratch + k as u32);
-                    an.run_nest(&p.rest_nest)
+                    pn.attribute_to(scratch + k as u32);
+                    run_both(&mut an, &mut pn, &p.rest_nest)
                 }),
             };
             if let Some(p) = &plan {
@@ -749,6 +797,7 @@ pub fn analyze_locality_with(
                 accesses: total,
                 streamed_accesses: streamed,
                 footprint_lines: 0,
+                footprint_pages: 0,
                 sample_rate: rate,
                 kind: if n.array_syntax {
                     "array_syntax".into()
@@ -767,6 +816,9 @@ pub fn analyze_locality_with(
                         footprint_lines: 0,
                         histogram: CompactHistogram::default(),
                         entering: CompactHistogram::default(),
+                        pages: CompactHistogram::default(),
+                        entering_pages: CompactHistogram::default(),
+                        footprint_pages: 0,
                     })
                     .collect(),
             });
@@ -790,8 +842,22 @@ pub fn analyze_locality_with(
                 a.footprint_lines = h.entering.total();
             }
         }
+        let mut prep = pn.report();
+        merge_scaled(&mut prep, scratch, &scale);
+        out.peak_bytes = out.peak_bytes.max(prep.peak_bytes as u64);
+        for h in &prep.histograms {
+            let Some(&Some(at)) = pos.get(h.nest as usize) else {
+                continue;
+            };
+            if let Some(a) = out.nests[at].arrays.get_mut(h.array as usize) {
+                a.pages = CompactHistogram::from_histogram(&h.histogram);
+                a.entering_pages = CompactHistogram::from_histogram(&h.entering);
+                a.footprint_pages = h.entering.total();
+            }
+        }
         for nl in &mut out.nests[base..] {
             nl.footprint_lines = nl.arrays.iter().map(|a| a.footprint_lines).sum();
+            nl.footprint_pages = nl.arrays.iter().map(|a| a.footprint_pages).sum();
         }
     }
     out.seconds = t0.elapsed().as_secs_f64();
@@ -864,19 +930,50 @@ fn miss_at(d: u64, g: &CacheGeometry) -> f64 {
 /// does not fit (`P(miss | footprint − 1)`). Code that runs between two
 /// executions is not seen, so the repeat misses are a lower bound.
 pub fn misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<NestMisses> {
+    misses_of(loc, g, Granule::Line)
+}
+
+/// Predicted misses per nest and array of a fully associative TLB of
+/// `entries` entries of [`PAGE_BYTES`] pages, from the page histograms, with
+/// the same first and repeated executions as [`misses`]. Nests of profiles
+/// made before page histograms have none.
+pub fn tlb_misses(loc: &LocalityProfile, entries: u64) -> Vec<NestMisses> {
+    let g = CacheGeometry {
+        size_bytes: entries.max(1) * PAGE_BYTES,
+        line_bytes: PAGE_BYTES,
+        ways: entries.max(1).min(u64::from(u32::MAX)) as u32,
+    };
+    misses_of(loc, &g, Granule::Page)
+}
+
+/// Which histograms of an array a miss count reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Granule {
+    Line,
+    Page,
+}
+
+fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<NestMisses> {
     loc.nests
         .iter()
         .map(|n| {
-            let again = miss_at(n.footprint_lines.saturating_sub(1), g);
+            let footprint = match granule {
+                Granule::Line => n.footprint_lines,
+                Granule::Page => n.footprint_pages,
+            };
+            let again = miss_at(footprint.saturating_sub(1), g);
             let arrays: Vec<ArrayMisses> = n
                 .arrays
                 .iter()
                 .map(|a| {
-                    let h = a.histogram.to_histogram();
-                    let e = a.entering.to_histogram();
+                    let (h, e, fp) = match granule {
+                        Granule::Line => (&a.histogram, &a.entering, a.footprint_lines),
+                        Granule::Page => (&a.pages, &a.entering_pages, a.footprint_pages),
+                    };
+                    let (h, e) = (h.to_histogram(), e.to_histogram());
                     let first = histogram_misses(&h, g);
                     let inside = first - histogram_misses(&e, g);
-                    let repeat = inside.max(0.0) + a.footprint_lines as f64 * again;
+                    let repeat = inside.max(0.0) + fp as f64 * again;
                     ArrayMisses {
                         name: a.name.clone(),
                         accesses: a.accesses as f64 * n.executions,
@@ -1109,6 +1206,54 @@ fn row_loop(unit: &Unit, chain: &[u32], roots: &[u32]) -> Option<u32> {
         .copied()
 }
 
+/// Whether a reference such as `q(j)` in loop `inner` is a pointer chase: one of the
+/// scalars of its subscripts is assigned, in a block of that loop, from an array element
+/// subscripted by that scalar itself (`j = q(j)`, `p = next(p)`), so each address waits
+/// for the load before it.
+fn chases(unit: &Unit, inner: Option<u32>, text: &str) -> bool {
+    let Some(inner) = inner else {
+        return false;
+    };
+    let subs = match text.find('(') {
+        Some(at) => &text[at + 1..],
+        None => return false,
+    };
+    let names: Vec<String> = subs
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    fn indexed_by(e: &Expr, name: &str) -> bool {
+        match &e.kind {
+            ExprKind::Elem(_, subs) => {
+                subs.iter().any(|s| match s {
+                    augur_ir::Subscript::Index(x) => reads_var(x, name),
+                    _ => false,
+                }) || e.operands().into_iter().any(|o| indexed_by(o, name))
+            }
+            _ => e.operands().into_iter().any(|o| indexed_by(o, name)),
+        }
+    }
+    fn reads_var(e: &Expr, name: &str) -> bool {
+        match &e.kind {
+            ExprKind::Var(v) => v.name == name,
+            _ => e.operands().into_iter().any(|o| reads_var(o, name)),
+        }
+    }
+    unit.blocks
+        .iter()
+        .filter(|b| b.in_loop.map(|l| l.0) == Some(inner))
+        .flat_map(|b| b.stmts.iter())
+        .filter_map(|&k| unit.stmts.get(k as usize))
+        .any(|st| match &st.kind {
+            StmtKind::Assign { lhs, rhs } => match &lhs.kind {
+                ExprKind::Var(v) => names.contains(&v.name) && indexed_by(rhs, &v.name),
+                _ => false,
+            },
+            _ => false,
+        })
+}
+
 /// Adds the sampled references to `loc` (see [`sampled_histograms`]).
 pub fn add_sampled(
     loc: &mut LocalityProfile,
@@ -1141,7 +1286,12 @@ pub fn add_sampled(
             augur_ir::BaseType::Complex => 2 * u64::from(sym.ty.kind),
             _ => u64::from(sym.ty.kind),
         });
-        let samples = s.samples.iter().filter(|x| x.0 as usize == k).count() as u64;
+        let mine = s.samples.iter().filter(|x| x.0 as usize == k);
+        let samples = mine.clone().count() as u64;
+        let span_bytes = match (mine.clone().map(|x| x.1).min(), mine.map(|x| x.1).max()) {
+            (Some(lo), Some(hi)) => hi - lo + elem_bytes.max(1),
+            _ => 0,
+        };
         loc.sampled_refs.push(SampledRef {
             unit: up.name.clone(),
             file: up.file.clone(),
@@ -1155,6 +1305,8 @@ pub fn add_sampled(
             sample_rate: rate,
             elem_bytes,
             histogram: CompactHistogram::from_histogram(h),
+            dependent: chases(unit, p.loops.last().copied(), &p.text),
+            span_bytes,
         });
     }
     loc.address_sampling = Some(AddressSampling {
@@ -1183,6 +1335,43 @@ pub fn sampled_misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<f64> {
     loc.sampled_refs
         .iter()
         .map(|r| histogram_misses(&r.histogram.to_histogram(), g))
+        .collect()
+}
+
+/// Estimated misses of every sampled reference on a fully associative TLB of
+/// `entries` entries of [`PAGE_BYTES`] pages, in the order of
+/// [`LocalityProfile::sampled_refs`]. The samples keep lines, not pages, so a
+/// reuse at a distance of `d` lines is taken to span `P·(1 − e^(−d/P))`
+/// pages, the expected number of distinct pages `d` lines scattered over the
+/// `P` pages of the reference's region fall in (`P` from the sampled address
+/// range, at most its distinct lines); first touches of lines miss when the
+/// region does not fit, else once per page.
+pub fn sampled_tlb_misses(loc: &LocalityProfile, entries: u64) -> Vec<f64> {
+    loc.sampled_refs
+        .iter()
+        .map(|r| {
+            let h = r.histogram.to_histogram();
+            let lines = h.cold.max(1) as f64;
+            let span_pages = (r.span_bytes / PAGE_BYTES).max(1) as f64;
+            let pages = span_pages.min(lines);
+            let e = entries as f64;
+            let mut m = if pages >= e {
+                h.cold as f64
+            } else {
+                pages.min(h.cold as f64)
+            };
+            for (i, &w) in h.bins.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let (lo, hi) = bin_range(i);
+                let d = (lo + hi) as f64 / 2.0;
+                if pages * (1.0 - (-d / pages).exp()) >= e {
+                    m += w as f64;
+                }
+            }
+            m
+        })
         .collect()
 }
 

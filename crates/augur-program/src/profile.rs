@@ -510,9 +510,7 @@ fn block_chain(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
         });
     match index {
         Some(index) => {
-            let kinds: Vec<StmtKind> = stmts
-                .map(|st| augur_ir::chain::as_scalar_recurrence(&st.kind, index))
-                .collect();
+            let kinds = augur_ir::chain::as_scalar_recurrences(stmts.map(|st| &st.kind), index);
             augur_ir::chain::block_chain_counts(kinds.iter())
         }
         None => augur_ir::chain::block_chain_counts(stmts.map(|st| &st.kind)),

@@ -134,6 +134,17 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     flipped.table.branches = !a.branches;
     let mut by_branches: Vec<f64> = vec![];
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
+    if let (Some(from), Some(to)) = (a.replay, a.save) {
+        anyhow::ensure!(
+            a.recount,
+            "--save with --replay keeps the profiles of --recount; add --recount"
+        );
+        anyhow::ensure!(
+            from != to,
+            "--save {} would overwrite the kept runs being replayed; give another directory",
+            to.display()
+        );
+    }
     let tc = if a.replay.is_some() && !a.recount {
         None
     } else {
@@ -185,7 +196,15 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
             (None, Some(dir)) => replay_one(dir, &p.name, &machine, a.overlap, None),
             (Some(tc), Some(dir)) => {
                 let (fortran, opts) = p.analyze_options(&root, tc)?;
-                replay_one(dir, &p.name, &machine, a.overlap, Some((&fortran, &opts)))
+                replay_one(dir, &p.name, &machine, a.overlap, Some((&fortran, &opts))).and_then(
+                    |o| {
+                        if let Some(to) = a.save {
+                            let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
+                            save_one(to, &p.name, &build, &o)?;
+                        }
+                        Ok(o)
+                    },
+                )
             }
             (Some(tc), None) => {
                 let (fortran, opts) = p.analyze_options(&root, tc)?;

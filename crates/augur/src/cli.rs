@@ -267,8 +267,9 @@ enum BenchCommand {
         /// shows both).
         #[arg(long)]
         branches: bool,
-        /// Keep each program's profile and measured times in DIR (for --replay).
-        #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+        /// Keep each program's profile and measured times in DIR (for --replay); with
+        /// --replay --recount, the new profiles beside the kept times (DIR must differ).
+        #[arg(long, value_name = "DIR")]
         save: Option<PathBuf>,
         /// Re-price the profiles and times kept by --save in DIR with this machine profile,
         /// without building or running anything (compares profiles or model changes on the

@@ -498,6 +498,71 @@ pub fn combine(ops: f64, mem: f64, overlap: Overlap) -> f64 {
 mod tests {
     use super::*;
 
+    use augur_machine::memory_profile::{ChaseCurve, TlbCurve, TlbLevel};
+
+    fn curve(order: &str, size_bytes: Vec<u64>, ns: Vec<f64>) -> ChaseCurve {
+        ChaseCurve {
+            order: order.into(),
+            size_bytes,
+            ns,
+        }
+    }
+
+    #[test]
+    fn gather_staircase_rises_over_the_first_point_and_never_falls() {
+        let mem = MemoryProfile {
+            chase: vec![curve(
+                "gather",
+                vec![4096, 65536, 1 << 20, 1 << 24],
+                vec![0.25, 0.45, 0.40, 2.25],
+            )],
+            ..Default::default()
+        };
+        let s = gather_steps(&mem);
+        assert_eq!(s.len(), 2, "{s:?}");
+        assert_eq!(s[0].0, 65536);
+        assert!((s[0].1 - 0.2e-9).abs() < 1e-15);
+        // The dip at 1 MiB is ignored; the rise at 16 MiB is over the running maximum.
+        assert_eq!(s[1].0, 1 << 24);
+        assert!((s[1].1 - 1.8e-9).abs() < 1e-15);
+        assert!(gather_steps(&MemoryProfile::default()).is_empty());
+    }
+
+    #[test]
+    fn translation_charges_page_walks_beyond_the_last_tlb() {
+        // Random chase (cache part) flat at 1 ns; TLB chase 1 ns up to 64 pages, 2 ns
+        // (first-level misses) up to 2048, then 9 ns: only the 7 ns rise is charged, from
+        // a reuse distance of 4095 pages (a cyclic chase over 4096 pages).
+        let mem = MemoryProfile {
+            os_page_bytes: 4096,
+            chase: vec![curve("random", vec![1024, 1 << 30], vec![1.0, 1.0])],
+            tlb_chase: vec![TlbCurve {
+                stride_bytes: 4096,
+                count: vec![16, 64, 128, 2048, 4096],
+                ns: vec![1.0, 1.0, 2.0, 2.0, 9.0],
+            }],
+            tlb: vec![
+                TlbLevel {
+                    name: "L1 DTLB".into(),
+                    entries: 64,
+                    page_bytes: 4096,
+                    ..Default::default()
+                },
+                TlbLevel {
+                    name: "L2 DTLB".into(),
+                    entries: 2048,
+                    page_bytes: 4096,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let s = translation_steps(&mem);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].0, 4095);
+        assert!((s[0].1 - 7e-9).abs() < 1e-15);
+    }
+
     #[test]
     fn overlap_forms() {
         assert_eq!(combine(2.0, 3.0, Overlap::Max), 3.0);

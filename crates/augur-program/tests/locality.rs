@@ -320,3 +320,76 @@ fn corpus_mm6_locality_cost() {
         }
     }
 }
+
+const PAGES_AND_CHASE: &str = "\
+program pc
+  implicit none
+  integer, parameter :: n = 512, m = 4096
+  real(8) :: a(n, n), s
+  integer :: nxt(m), idx(m), i, j, p
+  a = 1.0d0
+  s = 0
+  do i = 1, n
+    do j = 1, n
+      s = s + a(i, j)
+    end do
+  end do
+  do i = 1, m
+    nxt(i) = mod(i * 37, m) + 1
+    idx(i) = mod(i * 101, m) + 1
+  end do
+  p = 1
+  do i = 1, m
+    p = nxt(p)
+    s = s + nxt(idx(i))
+  end do
+  print *, s, p
+end program pc
+";
+
+/// Page histograms: a row walk of a 512 x 512 real(8) array (4 KiB columns) touches a
+/// new page at every access and comes back to it after 512 pages; and the address of a
+/// pointer chase (`p = nxt(p)`) is marked dependent, a gather's (`nxt(idx(i))`) not.
+#[test]
+fn page_histograms_and_pointer_chases() {
+    let (an, _dir) = analyze("pc.f90", PAGES_AND_CHASE);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let line = line_of(PAGES_AND_CHASE, "do i = 1, n");
+    let n = loc
+        .nests
+        .iter()
+        .find(|n| n.line == line)
+        .unwrap_or_else(|| panic!("no nest at {line}: {:#?}", loc.nests));
+    let a = n.arrays.iter().find(|a| a.name == "a").unwrap();
+    assert_eq!(a.footprint_pages, 512, "{a:#?}");
+    assert_eq!(a.pages.total(), 512 * 512);
+    // 512 x 512 accesses, each page reused at a distance of 511 pages (the first use
+    // of each since `a = 1.0d0` too): a TLB of 256 entries misses them all, one of 1024
+    // none.
+    let tlb = |entries| {
+        augur_program::locality::tlb_misses(loc, entries)
+            .into_iter()
+            .find(|m| m.line == line)
+            .unwrap()
+            .arrays
+            .into_iter()
+            .find(|x| x.name == "a")
+            .unwrap()
+            .misses
+    };
+    assert_eq!(tlb(256), (512 * 512) as f64);
+    assert_eq!(tlb(1024), 0.0);
+    let chase = loc
+        .sampled_refs
+        .iter()
+        .find(|r| r.reference == "nxt(p)")
+        .unwrap_or_else(|| panic!("no sampled nxt(p): {:#?}", loc.sampled_refs));
+    assert!(chase.dependent, "{chase:#?}");
+    let gather = loc
+        .sampled_refs
+        .iter()
+        .find(|r| r.reference == "nxt(idx(i))")
+        .unwrap_or_else(|| panic!("no sampled nxt(idx(i)): {:#?}", loc.sampled_refs));
+    assert!(!gather.dependent, "{gather:#?}");
+    assert!(gather.span_bytes > 0 && gather.span_bytes <= 4096 * 4);
+}

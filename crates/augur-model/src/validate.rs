@@ -208,12 +208,51 @@ pub fn setup_differences(machine: &Provenance, tc: &Toolchain) -> Vec<String> {
             tc.fflags.join(" ")
         ));
     }
+    out.extend(host_differences(
+        machine,
+        &augur_machine::profile::host_provenance(),
+    ));
+    out
+}
+
+/// How the machine a profile was measured on differs from `host` in what the OS
+/// reports of its caches and cores: a profile of another CPU (cloud hosts change under
+/// a VM of the same name) prices the runs of this one wrongly.
+pub fn host_differences(machine: &Provenance, host: &Provenance) -> Vec<String> {
+    let mut out = vec![];
+    let differing: Vec<String> = machine
+        .caches
+        .iter()
+        .filter_map(|(level, size)| {
+            let here = host.caches.get(level)?;
+            (here != size).then(|| format!("{level} {size} there, {here} here"))
+        })
+        .collect();
+    if !differing.is_empty() {
+        out.push(format!(
+            "the machine profile was measured on another CPU ({}): measure this one with `augur characterize`, or pick a profile of it from `augur machines`",
+            differing.join(", ")
+        ));
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_cpu_is_named() {
+        let mut there = Provenance::default();
+        there.caches.insert("L1d".into(), "32K".into());
+        there.caches.insert("L2".into(), "1024K".into());
+        let mut here = there.clone();
+        assert!(host_differences(&there, &here).is_empty());
+        here.caches.insert("L1d".into(), "48K".into());
+        let d = host_differences(&there, &here);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].contains("L1d 32K there, 48K here"), "{d:?}");
+    }
 
     #[test]
     fn timing_median_and_spread() {

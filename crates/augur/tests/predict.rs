@@ -230,7 +230,15 @@ fn validate_times_real_runs_and_reports_the_error() {
     let err = doc["error"].as_f64().unwrap();
     assert!(meas > 0.0 && pred > 0.0);
     assert!((err - (pred - meas) / meas).abs() < 1e-9);
-    assert!(doc["setup_differences"].as_array().unwrap().is_empty());
+    // Same compiler and flags as the profile: no difference but, on a host of another
+    // CPU than the profile's (this workplace's hosts change), that one.
+    let diffs = doc["setup_differences"].as_array().unwrap();
+    assert!(
+        diffs
+            .iter()
+            .all(|d| d.as_str().unwrap().contains("measured on another CPU")),
+        "{diffs:?}"
+    );
 
     // Another flag set than the profile's: said so.
     let out = augur()

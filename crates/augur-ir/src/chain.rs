@@ -231,34 +231,9 @@ fn carried_reads(
 /// one iteration to the next (first-order recurrences: prefix sums, tridiagonal
 /// sweeps, filters). Other statements are returned as they are.
 pub fn as_scalar_recurrence(kind: &StmtKind, index: LoopIndex<'_>) -> StmtKind {
-    let StmtKind::Assign { lhs, rhs } = kind else {
-        return kind.clone();
-    };
-    let ExprKind::Elem(v, subs) = &lhs.kind else {
-        return kind.clone();
-    };
-    if lhs.array {
-        return kind.clone();
-    }
-    let name = format!("{}()", v.name);
-    let new_rhs = carried_reads(rhs, &v.name, subs, index, &name);
-    if new_rhs == *rhs {
-        return kind.clone();
-    }
-    StmtKind::Assign {
-        lhs: Expr {
-            kind: ExprKind::Var(VarRef {
-                name,
-                ty: lhs.ty,
-                rank: 0,
-                global: v.global,
-                constant: false,
-            }),
-            ty: lhs.ty,
-            array: false,
-        },
-        rhs: new_rhs,
-    }
+    as_scalar_recurrences([kind], index)
+        .pop()
+        .unwrap_or_else(|| kind.clone())
 }
 
 /// The statements of a block with every first-order recurrence through array elements

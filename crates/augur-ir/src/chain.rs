@@ -313,8 +313,8 @@ pub fn as_scalar_recurrences<'s>(
         .collect()
 }
 
-/// The scalars an expression reads outside subscripts.
-fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
+/// The scalars an expression reads outside subscripts (each once, in order).
+pub fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
     match &e.kind {
         ExprKind::Var(v) => {
             if v.rank == 0 && !out.contains(&v.name.as_str()) {

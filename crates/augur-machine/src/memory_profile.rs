@@ -222,3 +222,22 @@ pub struct StreamPoint {
     /// write-allocate traffic), GB/s.
     pub gbs: f64,
 }
+
+/// Linear interpolation of `y` at `x0` in log-x space over ascending `x` (clamped to the
+/// ends).
+pub fn interp(x: &[u64], y: &[f64], x0: u64) -> f64 {
+    if x.is_empty() {
+        return f64::NAN;
+    }
+    if x0 <= x[0] {
+        return y[0];
+    }
+    for k in 1..x.len() {
+        if x0 <= x[k] {
+            let (a, b) = ((x[k - 1] as f64).ln(), (x[k] as f64).ln());
+            let t = ((x0 as f64).ln() - a) / (b - a);
+            return y[k - 1] + t * (y[k] - y[k - 1]);
+        }
+    }
+    y[y.len() - 1]
+}

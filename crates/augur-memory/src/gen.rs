@@ -193,21 +193,13 @@ contains
     integer(8), intent(in) :: m, sw
     integer, intent(in) :: how
     integer(8), allocatable :: ord(:), off(:)
-    integer(8) :: i, j, t, s, ns
+    integer(8) :: i, s, ns
     allocate (ord(m), off(0:m-1))
     do i = 1, m
       ord(i) = i - 1
     end do
     s = 88172645463325252_8
-    if (how /= 1) then
-      do i = m, 2, -1
-        call xorshift(s)
-        j = 1 + mod(ishft(s, -1), i)
-        t = ord(i)
-        ord(i) = ord(j)
-        ord(j) = t
-      end do
-    end if
+    if (how /= 1) call shuffle(ord, m, s)
     ns = max(1_8, min(sw, pw) / lw)
     do i = 0, m - 1
       if (how == 2) then
@@ -228,21 +220,29 @@ contains
   ! gather: gidx holds the element indices.
   subroutine buildg(m, lwd)
     integer(8), intent(in) :: m, lwd
-    integer(8) :: i, j, t, s
+    integer(8) :: i, s
     if (allocated(gidx)) deallocate (gidx)
     allocate (gidx(m))
     do i = 1, m
       gidx(i) = 1 + (i - 1) * lwd
     end do
     s = 88172645463325252_8
+    call shuffle(gidx, m, s)
+  end subroutine buildg
+
+  ! Fisher-Yates on v(1:m) with the xorshift state s.
+  subroutine shuffle(v, m, s)
+    integer(8), intent(in) :: m
+    integer(8), intent(inout) :: v(m), s
+    integer(8) :: i, j, t
     do i = m, 2, -1
       call xorshift(s)
       j = 1 + mod(ishft(s, -1), i)
-      t = gidx(i)
-      gidx(i) = gidx(j)
-      gidx(j) = t
+      t = v(i)
+      v(i) = v(j)
+      v(j) = t
     end do
-  end subroutine buildg
+  end subroutine shuffle
 
   subroutine xorshift(s)
     integer(8), intent(inout) :: s

@@ -48,6 +48,7 @@
 
 use crate::os::OsInfo;
 use crate::run::{median, round4};
+pub use augur_machine::memory_profile::interp;
 use augur_machine::memory_profile::{
     CacheLevel, ChaseCurve, MainMemory, MemoryProfile, Prefetch, SlotCurve, SweepCurve, TlbLevel,
     FROM_OS, MEASURED,
@@ -137,25 +138,6 @@ pub fn plateau_start(s: &[u64], e: &[f64]) -> Option<u64> {
         }
     }
     e.iter().position(|&v| v == max).map(|k| s[k])
-}
-
-/// Linear interpolation of `y` at `x0` in log-log space over ascending `x` (clamped to the
-/// ends).
-pub fn interp(x: &[u64], y: &[f64], x0: u64) -> f64 {
-    if x.is_empty() {
-        return f64::NAN;
-    }
-    if x0 <= x[0] {
-        return y[0];
-    }
-    for k in 1..x.len() {
-        if x0 <= x[k] {
-            let (a, b) = ((x[k - 1] as f64).ln(), (x[k] as f64).ln());
-            let t = ((x0 as f64).ln() - a) / (b - a);
-            return y[k - 1] + t * (y[k] - y[k - 1]);
-        }
-    }
-    y[y.len() - 1]
 }
 
 /// The loop overhead of a sweep with `per` accesses per sweep: the smallest array's time

@@ -29,7 +29,7 @@
 //! loops that make no nest (DO WHILE, non-affine bounds) still have no memory term.
 
 use augur_locality::cache::CacheGeometry;
-use augur_machine::memory_profile::MemoryProfile;
+use augur_machine::memory_profile::{interp, MemoryProfile};
 use augur_program::locality::{
     misses, sampled_misses, sampled_tlb_misses, tlb_misses, LocalityProfile, PAGE_BYTES,
 };
@@ -145,24 +145,6 @@ pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
         return vec![];
     };
     let line = mem.levels.first().map_or(64, |l| l.line_bytes.max(1));
-    // The random chase at `bytes`, interpolated in log size (its first value below).
-    let packed = |bytes: u64| -> f64 {
-        let pts: Vec<(f64, f64)> = rand
-            .size_bytes
-            .iter()
-            .zip(&rand.ns)
-            .map(|(&s, &t)| ((s.max(1) as f64).ln(), t))
-            .collect();
-        let x = (bytes.max(1) as f64).ln();
-        match pts.iter().position(|p| p.0 >= x) {
-            None => pts.last().map_or(0.0, |p| p.1),
-            Some(0) => pts[0].1,
-            Some(i) => {
-                let (a, b) = (pts[i - 1], pts[i]);
-                a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0).max(1e-12)
-            }
-        }
-    };
     // Misses of the first-level TLB that hit a further level cost a few cycles, which an
     // out-of-order core overlaps with independent work (the stride sweep's independent
     // loads show a fraction of the chase's rise): only the rises from the last TLB
@@ -172,20 +154,32 @@ pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
     } else {
         0
     };
+    let cost: Vec<f64> = tlb
+        .count
+        .iter()
+        .zip(&tlb.ns)
+        .map(|(&count, &ns)| (ns - interp(&rand.size_bytes, &rand.ns, count * line)).max(0.0))
+        .collect();
+    // A cyclic chase over `count` pages reuses each page at a distance of `count − 1`.
+    staircase(&tlb.count, &cost)
+        .into_iter()
+        .filter(|&(count, _)| count >= walks_from)
+        .map(|(count, rise)| (count.saturating_sub(1).max(1), rise))
+        .collect()
+}
+
+/// The rises of a curve over its first point, through its running maximum:
+/// `(x, seconds)` wherever `ns` exceeds every earlier value (the first point is what
+/// every access pays, already in the operation costs; a dip is noise and ignored).
+fn staircase(x: &[u64], ns: &[f64]) -> Vec<(u64, f64)> {
     let mut steps = vec![];
-    // The smallest count's cost is the translation every load pays (a first-level TLB
-    // hit): the staircase starts above it. A cyclic chase over `count` pages reuses
-    // each page at a distance of `count − 1` pages.
     let mut level: Option<f64> = None;
-    for (&count, &ns) in tlb.count.iter().zip(&tlb.ns) {
-        let cost = (ns - packed(count * line)).max(0.0);
+    for (&x, &ns) in x.iter().zip(ns) {
         match level {
-            None => level = Some(cost),
-            Some(l) if cost > l => {
-                if count >= walks_from {
-                    steps.push((count.saturating_sub(1).max(1), (cost - l) * 1e-9));
-                }
-                level = Some(cost);
+            None => level = Some(ns),
+            Some(l) if ns > l => {
+                steps.push((x, (ns - l) * 1e-9));
+                level = Some(ns);
             }
             Some(_) => {}
         }
@@ -467,22 +461,10 @@ pub fn gather_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
 /// A curve of the memory characterization's chases (`random`, `sequential`, `gather`)
 /// as a staircase of rises over its first point (see [`gather_steps`]).
 fn curve_steps(mem: &MemoryProfile, order: &str) -> Vec<(u64, f64)> {
-    let Some(g) = mem.chase.iter().find(|c| c.order == order) else {
-        return vec![];
-    };
-    let mut steps = vec![];
-    let mut level: Option<f64> = None;
-    for (&bytes, &ns) in g.size_bytes.iter().zip(&g.ns) {
-        match level {
-            None => level = Some(ns),
-            Some(l) if ns > l => {
-                steps.push((bytes, (ns - l) * 1e-9));
-                level = Some(ns);
-            }
-            Some(_) => {}
-        }
-    }
-    steps
+    mem.chase
+        .iter()
+        .find(|c| c.order == order)
+        .map_or_else(Vec::new, |c| staircase(&c.size_bytes, &c.ns))
 }
 
 /// Combines a nest's operation time and memory time.

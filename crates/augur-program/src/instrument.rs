@@ -119,6 +119,8 @@ pub struct Probe {
     pub loops: Vec<u32>,
     /// Why it is not affine.
     pub reason: String,
+    /// The scalars its subscripts read directly (`j` of `q(j)`; none of `x(idx(i))`).
+    pub subscript_vars: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -1580,6 +1582,12 @@ fn plan_locality(
             if p.probes.len() >= MAX_PROBES {
                 break;
             }
+            let mut vars = vec![];
+            for s in subs {
+                if let augur_ir::Subscript::Index(x) = s {
+                    augur_ir::chain::scalars_read(x, &mut vars);
+                }
+            }
             let id = p.probes.len();
             p.probes.push(Probe {
                 unit: ui,
@@ -1588,6 +1596,7 @@ fn plan_locality(
                 text: r.to_string(),
                 loops: chain.iter().map(|&l| l as u32).collect(),
                 reason,
+                subscript_vars: vars.into_iter().map(str::to_string).collect(),
             });
             text_out.push(format!("call augur_probe({id}, loc({r}))"));
         }

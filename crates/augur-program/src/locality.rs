@@ -43,7 +43,7 @@
 //! histogram per reference, scaled to its exact executions
 //! ([`LocalityProfile::sampled_refs`]).
 
-use crate::instrument::{Plan, PROBE_MAX_SAMPLES};
+use crate::instrument::{Plan, Probe, PROBE_MAX_SAMPLES};
 use crate::profile::ProgramProfile;
 use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
 use augur_locality::extract::{extract_unit, ExtractOptions, ExtractedNest};
@@ -1206,39 +1206,28 @@ fn row_loop(unit: &Unit, chain: &[u32], roots: &[u32]) -> Option<u32> {
         .copied()
 }
 
-/// Whether a reference such as `q(j)` in loop `inner` is a pointer chase: one of the
-/// scalars of its subscripts is assigned, in a block of that loop, from an array element
+/// Whether a probed reference such as `q(j)` is a pointer chase: one of the scalars its
+/// subscripts read is assigned, in a block of its innermost loop, from an array element
 /// subscripted by that scalar itself (`j = q(j)`, `p = next(p)`), so each address waits
 /// for the load before it.
-fn chases(unit: &Unit, inner: Option<u32>, text: &str) -> bool {
-    let Some(inner) = inner else {
+fn chases(unit: &Unit, p: &Probe) -> bool {
+    let Some(&inner) = p.loops.last() else {
         return false;
     };
-    let subs = match text.find('(') {
-        Some(at) => &text[at + 1..],
-        None => return false,
-    };
-    let names: Vec<String> = subs
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
-        .map(|w| w.to_ascii_lowercase())
-        .collect();
+    // Whether `e` holds an element whose subscripts read scalar `name`.
     fn indexed_by(e: &Expr, name: &str) -> bool {
-        match &e.kind {
-            ExprKind::Elem(_, subs) => {
-                subs.iter().any(|s| match s {
-                    augur_ir::Subscript::Index(x) => reads_var(x, name),
-                    _ => false,
-                }) || e.operands().into_iter().any(|o| indexed_by(o, name))
-            }
-            _ => e.operands().into_iter().any(|o| indexed_by(o, name)),
-        }
-    }
-    fn reads_var(e: &Expr, name: &str) -> bool {
-        match &e.kind {
-            ExprKind::Var(v) => v.name == name,
-            _ => e.operands().into_iter().any(|o| reads_var(o, name)),
-        }
+        let here = match &e.kind {
+            ExprKind::Elem(_, subs) => subs.iter().any(|s| match s {
+                augur_ir::Subscript::Index(x) => {
+                    let mut vars = vec![];
+                    augur_ir::chain::scalars_read(x, &mut vars);
+                    vars.contains(&name)
+                }
+                _ => false,
+            }),
+            _ => false,
+        };
+        here || e.operands().into_iter().any(|o| indexed_by(o, name))
     }
     unit.blocks
         .iter()
@@ -1247,7 +1236,7 @@ fn chases(unit: &Unit, inner: Option<u32>, text: &str) -> bool {
         .filter_map(|&k| unit.stmts.get(k as usize))
         .any(|st| match &st.kind {
             StmtKind::Assign { lhs, rhs } => match &lhs.kind {
-                ExprKind::Var(v) => names.contains(&v.name) && indexed_by(rhs, &v.name),
+                ExprKind::Var(v) => p.subscript_vars.contains(&v.name) && indexed_by(rhs, &v.name),
                 _ => false,
             },
             _ => false,
@@ -1305,7 +1294,7 @@ pub fn add_sampled(
             sample_rate: rate,
             elem_bytes,
             histogram: CompactHistogram::from_histogram(h),
-            dependent: chases(unit, p.loops.last().copied(), &p.text),
+            dependent: chases(unit, p),
             span_bytes,
         });
     }

@@ -119,6 +119,11 @@ pub struct MainMemory {
     pub latency_ns: f64,
     /// Triad bandwidth with arrays larger than the last cache, GB/s.
     pub bandwidth_gbs: f64,
+    /// Cost of the first touch of a page of freshly allocated memory (the operating
+    /// system's minor page fault: it zeroes and maps the page), ns per base page; absent
+    /// in profiles made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_fault_ns: Option<f64>,
 }
 
 /// One data TLB level.

@@ -31,6 +31,10 @@
 //!   order is random) and without set conflicts (the offsets are).
 //! * `stream KERNEL:BYTES`: STREAM's copy (1), scale (2), add (3) and triad (4) over three
 //!   `real(8)` arrays of BYTES each.
+//! * `fault 0:BYTES`: ALLOCATE an array of BYTES, write one word of each page (the first
+//!   touch: a minor page fault per page), DEALLOCATE; the work is the pages touched.
+//!   BYTES above glibc's largest mmap threshold (32 MiB) makes every allocation fresh
+//!   memory from the kernel.
 //!
 //! Each point is calibrated: the work (accesses, loads or kernel calls) grows by 16 or 2
 //! until one timing lasts a quarter of the window, then is scaled to the window (a point
@@ -63,8 +67,8 @@ program augmem
   integer(8), allocatable, target :: store(:)
   integer(8), pointer, contiguous :: buf(:)
   real(8), allocatable :: x(:), y(:), z(:)
-  integer(8), allocatable :: gidx(:)
-  external :: augsweep, augchase, augstream, auggather
+  integer(8), allocatable :: gidx(:), fresh(:)
+  external :: augsweep, augchase, augstream, auggather, augtouch
   call system_clock(count_rate=rate)
   write (*, '(a,i0)') 'AUGRATE ', rate
   call get_command_argument(1, mode)
@@ -151,6 +155,11 @@ program augmem
       m = max(2_8, a1)
       call build(m, max(1_8, a2 / 8), 2)
       w = m
+    case ('fault')
+      kind = 5
+      nel = max(1_8, a2 / 8)
+      w = 1
+      per = max(1_8, nel / pw)
     case ('stream')
       kind = 3
       kern = int(a1)
@@ -266,6 +275,13 @@ contains
       end do
     case (4)
       call auggather(buf, gidx, nel, w, sink)
+    case (5)
+      do r = 1, w
+        allocate (fresh(nel))
+        call augtouch(fresh, nel, pw, r)
+        sink = sink + fresh(nel)
+        deallocate (fresh)
+      end do
     end select
     call system_clock(t1)
     timed = t1 - t0
@@ -323,6 +339,18 @@ subroutine auggather(a, idx, m, sweeps, s)
   end do
   s = acc
 end subroutine auggather
+
+! First touches: one word of every page of a fresh array (its page faults).
+subroutine augtouch(a, n, pw, v)
+  implicit none
+  integer(8), intent(in) :: n, pw, v
+  integer(8), intent(out) :: a(n)
+  integer(8) :: i
+  do i = 1, n, pw
+    a(i) = v
+  end do
+  a(n) = v
+end subroutine augtouch
 
 ! STREAM's kernels.
 subroutine augstream(kern, n, a, b, c, q)

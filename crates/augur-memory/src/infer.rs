@@ -471,6 +471,7 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
     m.memory = MainMemory {
         latency_ns: round4(mem_latency),
         bandwidth_gbs: triad(big).unwrap_or(0.0),
+        page_fault_ns: m.memory.page_fault_ns,
     };
     // TLB.
     let (page_bytes, page_source) = match slot_page(&m.slot_chase, jump) {

@@ -61,6 +61,7 @@ pub fn characterize(
         ..Default::default()
     };
     infer::infer(&mut m, &os);
+    m.memory.page_fault_ns = curves.fault_ns;
     m.elapsed_s = (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     Ok(m)
 }
@@ -125,6 +126,13 @@ pub fn report(m: &MemoryProfile) -> String {
         "{:<5} {:>10} {:>10} {:>6} {:>6} {:>9} {:>5} {:>8.2} {:>9} {:>8} {:>8.1}",
         "mem", "", "", "", "", "", "", m.memory.latency_ns, "", "", m.memory.bandwidth_gbs
     );
+    if let Some(ns) = m.memory.page_fault_ns {
+        let _ = writeln!(
+            o,
+            "first touch of a page (page fault): {:.2} us",
+            ns / 1000.0
+        );
+    }
     let _ = writeln!(o, "(* = from OS; lat = dependent random load; miss = next level's latency minus this one's; strided = excess per access of a strided read at one line, arrays in the next level; GB/s = triad with arrays of a quarter of the level)");
     for t in &m.tlb {
         let _ = writeln!(

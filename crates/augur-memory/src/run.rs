@@ -66,6 +66,8 @@ pub struct Plan {
     pub page: Vec<(u64, u64)>,
     /// `(kernel 1-4, bytes per array)`.
     pub stream: Vec<(u64, u64)>,
+    /// `(0, bytes)`: first touches of fresh arrays.
+    pub fault: Vec<(u64, u64)>,
 }
 
 /// The TLB chase's element counts: 16 to 16384, powers of two and 1.5 times them
@@ -217,8 +219,13 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
             p.stream.push((k, a));
         }
     }
+    p.fault = vec![(0, FAULT_BYTES), (0, 2 * FAULT_BYTES)];
     p
 }
+
+/// Array size of the first-touch measurement: above glibc's largest dynamic mmap
+/// threshold (32 MiB), so that each ALLOCATE maps fresh pages.
+pub const FAULT_BYTES: u64 = 64 << 20;
 
 /// `Err(CANCELLED)` after Ctrl-C.
 fn check_cancel() -> Result<(), String> {
@@ -245,6 +252,8 @@ pub struct Curves {
     pub slot: Vec<SlotCurve>,
     /// Streams.
     pub streams: Vec<StreamPoint>,
+    /// Cost of a first touch, ns per page (the fastest of the fault points).
+    pub fault_ns: Option<f64>,
 }
 
 /// One observation: the work done, the wall-clock counts it took and, when the program
@@ -378,13 +387,14 @@ pub fn measure(
     let mut out = Curves::default();
     // (name, program mode, huge pages, points).
     type Mode<'a> = (&'a str, &'a str, bool, &'a [(u64, u64)]);
-    let modes: [Mode; 6] = [
+    let modes: [Mode; 7] = [
         ("sweep", "sweep", false, &plan.sweep),
         ("chase", "chase", false, &plan.chase),
         ("line", "slot", true, &plan.line),
         ("tlb", "tlb", false, &plan.tlb),
         ("page", "slot", false, &plan.page),
         ("stream", "stream", false, &plan.stream),
+        ("fault", "fault", false, &plan.fault),
     ];
     for (mode, prog_mode, huge, points) in modes {
         if points.is_empty() {
@@ -397,6 +407,8 @@ pub fn measure(
             "chase" => points.iter().map(|p| p.1).max().unwrap_or(0),
             "tlb" => points.iter().map(|p| p.0 * p.1).max().unwrap_or(0) + page,
             "line" | "page" => points.iter().map(|p| (p.0 + 1) * p.1).max().unwrap_or(0),
+            // No buffer: each timing allocates its own arrays.
+            "fault" => page,
             _ => points.iter().map(|p| p.1).max().unwrap_or(0),
         };
         // One run of the program over `pts` (with the repetitions of a calibrated run).
@@ -433,7 +445,7 @@ pub fn measure(
         // The latency curves are measured in passes spread over the whole mode, so that a
         // disturbed stretch of time (a busy sibling core, another process's cache
         // footprint) spoils one pass of a point rather than all its observations.
-        let passes = if matches!(mode, "sweep" | "stream") {
+        let passes = if matches!(mode, "sweep" | "stream" | "fault") {
             1
         } else {
             s.passes.max(1)
@@ -510,6 +522,14 @@ pub fn measure(
                     c.ns.push(ns_per(rate, obs));
                 }
                 out.slot.extend(by.into_values());
+            }
+            "fault" => {
+                out.fault_ns = pts
+                    .iter()
+                    .map(|(_, obs)| ns_per(rate, obs))
+                    .filter(|ns| ns.is_finite() && *ns > 0.0)
+                    .min_by(f64::total_cmp)
+                    .map(round4);
             }
             _ => {
                 for ((k, bytes), obs) in &pts {

@@ -554,6 +554,12 @@ pub struct Prediction {
     pub memory_seconds: f64,
     /// Loop nests with a memory term, largest memory time first.
     pub memory: Vec<NestRow>,
+    /// Pages the program touches for the first time (the counting run's minor page
+    /// faults, in the machine's base pages; 0 when the program profile predates them).
+    pub first_touch_pages: f64,
+    /// Their time at the machine's measured cost of a page fault; in `total` unless the
+    /// memory term is off (`--overlap none`).
+    pub first_touch_seconds: f64,
     /// Estimated branch mispredictions of the run (`BRMP` and `BRMC` executions outside
     /// vectorized loops): an upper bound, exact only when every data-dependent branch is
     /// unpredictable.
@@ -1018,6 +1024,22 @@ pub fn predict_overlap(
     memory_rows.sort_by(|a, b| b.memory_seconds.total_cmp(&a.memory_seconds));
     let mut total = total;
     total.seconds += memory_extra;
+    // First touches: every page the program maps costs the operating system a fault
+    // (zeroing and mapping it), outside any loop nest's transfers.
+    let fault_ns = machine
+        .memory
+        .as_ref()
+        .and_then(|m| m.memory.page_fault_ns.map(|ns| (ns, m.os_page_bytes)));
+    let (first_touch_pages, first_touch_seconds) = match (program.run.first_touch_pages, fault_ns) {
+        (Some(pages), Some((ns, page_bytes))) if overlap != Overlap::None => {
+            let pages = pages as f64 * augur_program::locality::PAGE_BYTES as f64
+                / page_bytes.max(1) as f64;
+            (pages, pages * ns * 1e-9)
+        }
+        (Some(pages), _) => (pages as f64, 0.0),
+        _ => (0.0, 0.0),
+    };
+    total.seconds += first_touch_seconds;
     if program.locality.is_some() && machine.memory.is_none() && overlap != Overlap::None {
         warnings.push(
             "the machine profile has no [memory] section: no memory-hierarchy term (measure it with `augur characterize --memory -o MACHINE.toml`)".to_string(),
@@ -1027,6 +1049,8 @@ pub fn predict_overlap(
         overlap,
         memory_seconds: memory_extra,
         memory: memory_rows,
+        first_touch_pages,
+        first_touch_seconds,
         mispredictions,
         branch_bound_seconds,
         model: if table.has_stream() {

@@ -236,6 +236,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         exit_code: run.exit_code,
         wall_seconds: run.wall.as_secs_f64(),
         counters: plan.counters,
+        first_touch_pages: read_faults(&counts_file),
     };
     let mut profile = build_profile(&program, &plan.rules, &mu, entry, notes);
     profile.partial = partial;
@@ -335,6 +336,16 @@ fn read_counts(path: &Path, expected: usize) -> Option<Vec<i64>> {
     }
     v.truncate(expected);
     Some(v)
+}
+
+/// The pages the program touched first (`augur-faults FAULTS BUFFER_PAGES` after the
+/// shapes in the counts file; `None` in a file without the line).
+fn read_faults(path: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("augur-faults "))?;
+    let mut it = line.split_whitespace().map(|v| v.parse::<u64>().ok());
+    let (faults, buffer) = (it.next()??, it.next()??);
+    Some(faults.saturating_sub(buffer))
 }
 
 /// Orders the sources so that a file defining a module is compiled before the

@@ -1626,14 +1626,15 @@ pub fn module_for(plan: &Plan) -> String {
 
 /// The C runtime: writes the counters when the program ends (normal end, STOP,
 /// ERROR STOP or `exit()`), to the file named by `AUGUR_COUNTS_FILE`.
-pub const RUNTIME_C: &str = r#"/* augur runtime: dumps the block counters and the recorded array shapes at
-   program exit, and samples the addresses of probed references (SHARDS:
+pub const RUNTIME_C: &str = r#"/* augur runtime: dumps the block counters, the recorded array shapes and the
+   program's minor page faults at program exit, and samples the addresses of probed references (SHARDS:
    a line is kept when the top `shift` bits of its hash are zero; the rate
    halves whenever more than the buffer's samples qualify). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 extern int64_t augur_counts[];
 extern int64_t augur_ncounts;
 extern int64_t augur_shapes[];
@@ -1645,6 +1646,8 @@ static uint32_t *augur_id;
 static uint32_t *augur_reps;
 static uint64_t *augur_calls;
 static size_t augur_ns_kept;
+static size_t augur_ns_peak;
+static long augur_flt0;
 static unsigned augur_shift;
 static int augur_failed;
 static inline uint64_t augur_mix(uint64_t x) {
@@ -1690,8 +1693,14 @@ void augur_probe(int32_t id, int64_t addr) {
     augur_id[augur_ns_kept] = (uint32_t)id;
     augur_reps[augur_ns_kept] = 0;
     augur_ns_kept++;
+    if (augur_ns_kept > augur_ns_peak) augur_ns_peak = augur_ns_kept;
+}
+static long augur_minflt(void) {
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_minflt : -1;
 }
 static void augur_dump(void) {
+    long flt = augur_minflt();
     const char *path = getenv("AUGUR_COUNTS_FILE");
     if (!path) return;
     FILE *f = fopen(path, "w");
@@ -1702,6 +1711,11 @@ static void augur_dump(void) {
     fprintf(f, "augur-shapes %lld\n", (long long)augur_nshapes);
     for (int64_t i = 0; i < augur_nshapes; i++) fprintf(f, "%lld\n", (long long)augur_shapes[i]);
     fprintf(f, "end\n");
+    /* Minor page faults from the start of the program to its end (first touches of its
+       memory), and the pages the sample buffers above took of them. */
+    if (augur_flt0 >= 0 && flt >= 0)
+        fprintf(f, "augur-faults %ld %lu\n", flt - augur_flt0,
+                (unsigned long)((augur_ns_peak * 16 + 4095) / 4096));
     fclose(f);
     if (augur_nprobes <= 0) return;
     size_t n = strlen(path);
@@ -1723,7 +1737,10 @@ static void augur_dump(void) {
     }
     fclose(g);
 }
-__attribute__((constructor)) static void augur_init(void) { atexit(augur_dump); }
+__attribute__((constructor)) static void augur_init(void) {
+    augur_flt0 = augur_minflt();
+    atexit(augur_dump);
+}
 "#;
 
 /// Counts of every block of every unit, from the counter values and the plan's rules.

@@ -86,6 +86,12 @@ pub struct RunEntry {
     pub wall_seconds: f64,
     /// Number of counters the instrumented program carried.
     pub counters: usize,
+    /// Pages the program touched for the first time (minor page faults of the counting
+    /// run from its start to its end, less those of augur's own sample buffers): what
+    /// the operating system zeroes and maps, at a cost per page the machine profile
+    /// measures. Base pages of the run's machine (4 KiB here). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_touch_pages: Option<u64>,
 }
 
 /// One program unit.

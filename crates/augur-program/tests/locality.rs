@@ -362,6 +362,13 @@ fn page_histograms_and_pointer_chases() {
         .unwrap_or_else(|| panic!("no nest at {line}: {:#?}", loc.nests));
     let a = n.arrays.iter().find(|a| a.name == "a").unwrap();
     assert_eq!(a.footprint_pages, 512, "{a:#?}");
+    // The run touched the 2 MiB of `a` (512 pages) for the first time, and little else.
+    let pages = an
+        .profile
+        .run
+        .first_touch_pages
+        .expect("page faults counted");
+    assert!((512..4096).contains(&pages), "{pages}");
     assert_eq!(a.pages.total(), 512 * 512);
     // 512 x 512 accesses, each page reused at a distance of 511 pages (the first use
     // of each since `a = 1.0d0` too): a TLB of 256 entries misses them all, one of 1024

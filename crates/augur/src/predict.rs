@@ -419,6 +419,14 @@ pub fn report(
             pred.overlap
         );
     }
+    if pred.first_touch_seconds > 0.0 {
+        let _ = writeln!(
+            s,
+            "first touches: {:.0} pages mapped by the operating system (page faults), {} added",
+            pred.first_touch_pages,
+            fmt_seconds(pred.first_touch_seconds)
+        );
+    }
     if pred.mispredictions > 0.0 {
         let _ = writeln!(
             s,

@@ -218,6 +218,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             by_sweep.map_or(by_bandwidth, |t| t.min(by_bandwidth)),
         ));
     }
+    let rows = nest_rows(loc);
     let mut out: Vec<NestMemory> = loc
         .nests
         .iter()
@@ -445,7 +446,69 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             }
         }
     }
-    out
+    merge_rows(out, &rows)
+}
+
+/// For each nest of `loc`, the index of the first nest with the same unit and root loop:
+/// a nest that ran with several value sets is analyzed once per set
+/// (`augur_program::locality::NestValues`), and its rows are one loop's.
+fn nest_rows(loc: &LocalityProfile) -> Vec<usize> {
+    loc.nests
+        .iter()
+        .map(|n| {
+            loc.nests
+                .iter()
+                .position(|m| m.unit == n.unit && m.loop_id == n.loop_id)
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// Adds the rows of the same loop nest (`rows[i]` names the first of row `i`'s loop) into
+/// one: seconds and misses per level, and per array (by name and kind) and level. The
+/// sampled rows appended after the nests are kept as they are.
+fn merge_rows(out: Vec<NestMemory>, rows: &[usize]) -> Vec<NestMemory> {
+    let mut merged: Vec<NestMemory> = Vec::with_capacity(out.len());
+    let mut at: Vec<usize> = Vec::with_capacity(out.len());
+    for (i, n) in out.into_iter().enumerate() {
+        let first = rows.get(i).copied().unwrap_or(i);
+        if first < i {
+            let into = &mut merged[at[first]];
+            into.seconds += n.seconds;
+            add_levels(&mut into.levels, &n.levels);
+            for a in n.arrays {
+                match into
+                    .arrays
+                    .iter_mut()
+                    .find(|b| b.name == a.name && b.kind == a.kind)
+                {
+                    Some(b) => {
+                        b.accesses += a.accesses;
+                        add_levels(&mut b.levels, &a.levels);
+                    }
+                    None => into.arrays.push(a),
+                }
+            }
+            at.push(at[first]);
+        } else {
+            at.push(merged.len());
+            merged.push(n);
+        }
+    }
+    merged
+}
+
+/// Adds `more` into `levels`, level by level (by name).
+fn add_levels(levels: &mut Vec<LevelTraffic>, more: &[LevelTraffic]) {
+    for l in more {
+        match levels.iter_mut().find(|x| x.level == l.level) {
+            Some(x) => {
+                x.misses += l.misses;
+                x.seconds += l.seconds;
+            }
+            None => levels.push(l.clone()),
+        }
+    }
 }
 
 /// The machine's gather curve (independent reads of lines in a random order over a
@@ -543,6 +606,44 @@ mod tests {
         assert_eq!(s.len(), 1, "{s:?}");
         assert_eq!(s[0].0, 4095);
         assert!((s[0].1 - 7e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn rows_of_one_loop_are_added_into_one() {
+        let row = |loop_id: u32, misses: f64, array: &str| NestMemory {
+            unit: "walk".into(),
+            loop_id,
+            line: 17,
+            kind: "affine".into(),
+            seconds: misses * 1e-9,
+            levels: vec![LevelTraffic {
+                level: "L1d".into(),
+                misses,
+                seconds: misses * 1e-9,
+            }],
+            arrays: vec![ArrayTraffic {
+                name: array.into(),
+                kind: "affine".into(),
+                line: 17,
+                accesses: 2.0 * misses,
+                levels: vec![LevelTraffic {
+                    level: "L1d".into(),
+                    misses,
+                    seconds: misses * 1e-9,
+                }],
+            }],
+        };
+        // Rows 0 and 2 are one loop (two value sets), row 1 another.
+        let out = merge_rows(
+            vec![row(0, 10.0, "x"), row(1, 5.0, "y"), row(0, 30.0, "x")],
+            &[0, 1, 0],
+        );
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].levels[0].misses, 40.0);
+        assert!((out[0].seconds - 40e-9).abs() < 1e-18);
+        assert_eq!(out[0].arrays.len(), 1);
+        assert_eq!(out[0].arrays[0].accesses, 80.0);
+        assert_eq!(out[1].levels[0].misses, 5.0);
     }
 
     #[test]

@@ -86,7 +86,28 @@ pub struct Plan {
     pub shape_slots: usize,
     /// Probed references (non-affine subscripts in loops), by probe id.
     pub probes: Vec<Probe>,
+    /// Loop nests whose integer scalars are recorded at each entry, by id.
+    pub env_probes: Vec<EnvProbe>,
 }
+
+/// The values a loop nest's addresses depend on, recorded at every entry of its
+/// outermost DO loop: the integer scalars its loop bounds, subscripts and array extents
+/// read and it does not assign (`n`, `lda`, `st` of a subroutine called with different
+/// sizes). The run keeps each distinct tuple of values with its count, so that the
+/// locality analysis enumerates the nest with the values it really ran with instead of
+/// mean trip counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvProbe {
+    /// Unit index in [`Program::units`].
+    pub unit: usize,
+    /// Loop id of the outermost DO loop.
+    pub root: u32,
+    /// The scalars recorded (lower case), in the order of the values.
+    pub vars: Vec<String>,
+}
+
+/// Scalars recorded per nest at most.
+pub const ENV_MAX_VARS: usize = 6;
 
 /// Where the run records the runtime shape of one array of one unit: slot
 /// `first + 2·d` holds the lower bound of dimension `d` (0-based) and
@@ -1248,6 +1269,109 @@ fn stmt_exprs(st: &Stmt) -> Vec<&augur_ir::Expr> {
     }
 }
 
+/// The integer scalars (not named constants) the loops of the nest rooted at loop
+/// `root` read in their bounds, in their subscripts and in the declared extents of the
+/// arrays they reference, less those the nest may change (assigned, DO variables, READ
+/// items and CALL arguments): at most [`ENV_MAX_VARS`], by name.
+fn nest_env_vars(u: &Unit, info: &UnitInfo<'_>, root: usize) -> Vec<String> {
+    fn scalars(e: &augur_ir::Expr, out: &mut Vec<String>) {
+        match &e.kind {
+            augur_ir::ExprKind::Var(v) if v.rank == 0 && !v.constant => out.push(v.name.clone()),
+            augur_ir::ExprKind::Elem(_, subs) => {
+                for s in subs {
+                    match s {
+                        augur_ir::Subscript::Index(x) => scalars(x, out),
+                        augur_ir::Subscript::Range(a, b, c) => {
+                            for x in [a, b, c].into_iter().flatten() {
+                                scalars(x, out);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                for o in e.operands() {
+                    scalars(o, out);
+                }
+            }
+        }
+    }
+    fn subscript_scalars(e: &augur_ir::Expr, out: &mut Vec<String>) {
+        if let augur_ir::ExprKind::Elem(..) = &e.kind {
+            scalars(e, out);
+        }
+        for o in e.operands() {
+            subscript_scalars(o, out);
+        }
+    }
+    let mut read = vec![];
+    let mut changed: HashSet<String> = HashSet::new();
+    let mut arrays = vec![];
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if !info.in_loop(bi, root) {
+            continue;
+        }
+        for &si in &b.stmts {
+            let st = &u.stmts[si as usize];
+            match &st.kind {
+                StmtKind::Do { exprs, loop_id } => {
+                    if let Some(v) = &u.loops[loop_id.0 as usize].var {
+                        changed.insert(v.clone());
+                    }
+                    for e in exprs {
+                        scalars(e, &mut read);
+                    }
+                }
+                StmtKind::Assign { lhs, .. } => {
+                    if let augur_ir::ExprKind::Var(v) = &lhs.kind {
+                        changed.insert(v.name.clone());
+                    }
+                }
+                StmtKind::Io { items, .. } | StmtKind::Call { args: items, .. } => {
+                    for e in items {
+                        let mut v = vec![];
+                        scalars(e, &mut v);
+                        changed.extend(v);
+                    }
+                }
+                _ => {}
+            }
+            for e in stmt_exprs(st) {
+                subscript_scalars(e, &mut read);
+                array_names(e, &mut arrays);
+            }
+        }
+    }
+    for a in &arrays {
+        let Some(sym) = u.symbol(a) else { continue };
+        for d in &sym.dims {
+            for t in [&d.lower, &d.upper].into_iter().flatten() {
+                read.extend(
+                    t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_alphabetic()))
+                        .map(|w| w.to_ascii_lowercase()),
+                );
+            }
+        }
+    }
+    let mut vars: Vec<String> = read
+        .into_iter()
+        .filter(|n| !changed.contains(n))
+        .filter(|n| {
+            u.symbol(n).is_some_and(|s| {
+                s.dims.is_empty()
+                    && !s.procedure
+                    && s.ty.base == augur_ir::BaseType::Integer
+                    && !matches!(s.storage, augur_ir::Storage::Parameter)
+            })
+        })
+        .collect();
+    vars.sort();
+    vars.dedup();
+    vars.truncate(ENV_MAX_VARS);
+    vars
+}
+
 /// Names of the arrays referenced in `e`.
 fn array_names(e: &augur_ir::Expr, out: &mut Vec<String>) {
     let mut v = vec![];
@@ -1524,6 +1648,56 @@ fn plan_locality(
             });
         }
     }
+    // The values of the scalars each outermost DO nest depends on, at its every entry.
+    let mut roots: Vec<usize> = u
+        .loops
+        .iter()
+        .filter(|l| l.parent.is_none())
+        .map(|l| l.id.0 as usize)
+        .collect();
+    roots.reverse();
+    while let Some(li) = roots.pop() {
+        let l = &u.loops[li];
+        let do_stmt = u.blocks[l.entry_block.0 as usize]
+            .stmts
+            .iter()
+            .map(|&s| &u.stmts[s as usize])
+            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li));
+        let Some(ds) = do_stmt.filter(|d| l.kind == LoopKind::Counted && !in_where(d)) else {
+            roots.extend(
+                u.loops
+                    .iter()
+                    .filter(|c| c.parent == Some(l.id))
+                    .map(|c| c.id.0 as usize),
+            );
+            continue;
+        };
+        if p.env_probes.len() >= MAX_PROBES {
+            break;
+        }
+        let vars = nest_env_vars(u, &info, li);
+        if vars.is_empty() {
+            continue;
+        }
+        let id = p.env_probes.len();
+        let values: Vec<String> = vars.iter().map(|v| format!("int({v}, 8)")).collect();
+        new_edits.push(Edit::Before {
+            line: ds.text.line,
+            col: ds.text.col,
+            take_label: true,
+            text: format!(
+                "call augur_env({id}, {}, [ &\n{} ])",
+                vars.len(),
+                values.join(", &\n")
+            ),
+            order: 1,
+        });
+        p.env_probes.push(EnvProbe {
+            unit: ui,
+            root: li as u32,
+            vars,
+        });
+    }
     // Probes of the references that are not affine, in loops.
     for (si, st) in u.stmts.iter().enumerate() {
         if p.probes.len() >= MAX_PROBES {
@@ -1617,10 +1791,11 @@ fn plan_locality(
 /// address probe, shared with the C runtime.
 pub fn module_for(plan: &Plan) -> String {
     format!(
-        "module {COUNTER_MODULE}\n  use iso_c_binding, only: c_int64_t, c_int32_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_counts\") :: {COUNTER_ARRAY}({n})\n  integer(c_int64_t), bind(C, name=\"augur_ncounts\") :: augur_n = {n}\n  integer(c_int64_t), bind(C, name=\"augur_shapes\") :: {SHAPE_ARRAY}({m})\n  integer(c_int64_t), bind(C, name=\"augur_nshapes\") :: augur_ns = {m}\n  integer(c_int64_t), bind(C, name=\"augur_nprobes\") :: augur_np = {q}\n  interface\n    subroutine augur_probe(id, addr) bind(C, name=\"augur_probe\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: addr\n    end subroutine augur_probe\n  end interface\nend module {COUNTER_MODULE}\n",
+        "module {COUNTER_MODULE}\n  use iso_c_binding, only: c_int64_t, c_int32_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_counts\") :: {COUNTER_ARRAY}({n})\n  integer(c_int64_t), bind(C, name=\"augur_ncounts\") :: augur_n = {n}\n  integer(c_int64_t), bind(C, name=\"augur_shapes\") :: {SHAPE_ARRAY}({m})\n  integer(c_int64_t), bind(C, name=\"augur_nshapes\") :: augur_ns = {m}\n  integer(c_int64_t), bind(C, name=\"augur_nprobes\") :: augur_np = {q}\n  integer(c_int64_t), bind(C, name=\"augur_nenv\") :: augur_ne = {e}\n  interface\n    subroutine augur_probe(id, addr) bind(C, name=\"augur_probe\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: addr\n    end subroutine augur_probe\n    subroutine augur_env(id, n, v) bind(C, name=\"augur_env\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id, n\n      integer(c_int64_t), intent(in) :: v(*)\n    end subroutine augur_env\n  end interface\nend module {COUNTER_MODULE}\n",
         n = plan.counters.max(1),
         m = plan.shape_slots.max(1),
         q = plan.probes.len(),
+        e = plan.env_probes.len(),
     )
 }
 
@@ -1695,6 +1870,51 @@ void augur_probe(int32_t id, int64_t addr) {
     augur_ns_kept++;
     if (augur_ns_kept > augur_ns_peak) augur_ns_peak = augur_ns_kept;
 }
+/* The integer values a loop nest depends on at each entry: distinct tuples per nest
+   with their counts, in an open-addressing table; a nest's tuples beyond
+   AUGUR_ENV_PER or beyond the table's three quarters are only counted. */
+extern int64_t augur_nenv;
+#define AUGUR_ENV_VARS 6
+#define AUGUR_ENV_SLOTS (1u << 14)
+#define AUGUR_ENV_PER 64
+typedef struct { int32_t id, n; int64_t v[AUGUR_ENV_VARS]; uint64_t count; } augur_env_t;
+static augur_env_t *augur_envs;
+static uint64_t *augur_env_other;
+static uint32_t *augur_env_distinct;
+static size_t augur_env_used;
+static int augur_env_failed;
+void augur_env(int32_t id, int32_t n, const int64_t *v) {
+    if (augur_env_failed || id < 0 || id >= augur_nenv || n < 0 || n > AUGUR_ENV_VARS) return;
+    if (!augur_envs) {
+        augur_envs = calloc(AUGUR_ENV_SLOTS, sizeof(augur_env_t));
+        augur_env_other = calloc((size_t)augur_nenv, sizeof(uint64_t));
+        augur_env_distinct = calloc((size_t)augur_nenv, sizeof(uint32_t));
+        if (!augur_envs || !augur_env_other || !augur_env_distinct) { augur_env_failed = 1; return; }
+    }
+    uint64_t h = augur_mix((uint64_t)id + 1);
+    for (int32_t i = 0; i < n; i++) h = augur_mix(h ^ (uint64_t)v[i]);
+    size_t s = (size_t)(h & (AUGUR_ENV_SLOTS - 1));
+    for (;;) {
+        augur_env_t *e = &augur_envs[s];
+        if (e->count == 0) {
+            if (augur_env_used >= AUGUR_ENV_SLOTS / 4 * 3 || augur_env_distinct[id] >= AUGUR_ENV_PER) {
+                augur_env_other[id]++;
+                return;
+            }
+            e->id = id; e->n = n;
+            for (int32_t i = 0; i < n; i++) e->v[i] = v[i];
+            e->count = 1;
+            augur_env_used++;
+            augur_env_distinct[id]++;
+            return;
+        }
+        if (e->id == id && e->n == n && memcmp(e->v, v, (size_t)n * sizeof(int64_t)) == 0) {
+            e->count++;
+            return;
+        }
+        s = (s + 1) & (AUGUR_ENV_SLOTS - 1);
+    }
+}
 static long augur_minflt(void) {
     struct rusage u;
     return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_minflt : -1;
@@ -1716,6 +1936,20 @@ static void augur_dump(void) {
     if (augur_flt0 >= 0 && flt >= 0)
         fprintf(f, "augur-faults %ld %lu\n", flt - augur_flt0,
                 (unsigned long)((augur_ns_peak * 16 + 4095) / 4096));
+    if (augur_envs) {
+        fprintf(f, "augur-env %lu\n", (unsigned long)augur_env_used);
+        for (size_t i = 0; i < AUGUR_ENV_SLOTS; i++) {
+            augur_env_t *e = &augur_envs[i];
+            if (e->count == 0) continue;
+            fprintf(f, "%d %llu", e->id, (unsigned long long)e->count);
+            for (int32_t k = 0; k < e->n; k++) fprintf(f, " %lld", (long long)e->v[k]);
+            fprintf(f, "\n");
+        }
+        fprintf(f, "augur-env-other\n");
+        for (int64_t i = 0; i < augur_nenv; i++)
+            if (augur_env_other[i]) fprintf(f, "%lld %llu\n", (long long)i, (unsigned long long)augur_env_other[i]);
+        fprintf(f, "end\n");
+    }
     fclose(f);
     if (augur_nprobes <= 0) return;
     size_t n = strlen(path);

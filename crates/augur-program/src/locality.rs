@@ -102,6 +102,107 @@ pub struct LocalityProfile {
     /// was probed.
     #[serde(default)]
     pub address_sampling: Option<AddressSampling>,
+    /// The values of the integer scalars each recorded nest ran with (its loop bounds,
+    /// subscripts and array extents depend on them), from the instrumented run; a nest
+    /// with several is analyzed once per value set (the most frequent
+    /// [`MAX_VALUE_SETS`]), weighted by how often it ran with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nest_values: Vec<NestValues>,
+}
+
+/// The value sets one nest ran with.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NestValues {
+    /// Program unit.
+    pub unit: String,
+    /// Loop id of the nest's outermost DO loop.
+    pub loop_id: u32,
+    /// The scalars (lower case).
+    pub vars: Vec<String>,
+    /// Distinct value sets (in the order of `vars`) and the entries of the nest with
+    /// each, most frequent first.
+    pub sets: Vec<ValueSet>,
+    /// Entries with value sets the run could not keep (too many distinct ones).
+    pub other: u64,
+}
+
+/// One set of values and how often the nest ran with it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ValueSet {
+    /// Entries of the nest with these values.
+    pub count: u64,
+    /// The values, in the order of [`NestValues::vars`].
+    pub values: Vec<i64>,
+}
+
+/// Value sets of a nest analyzed separately at most (the most frequent and others
+/// spread evenly by frequency); the others' entries are shared among them in
+/// proportion, and the sets share one nest's streaming budget.
+pub const MAX_VALUE_SETS: usize = 16;
+
+/// The value sets of the recorded nests from the counts file (`augur-env` section:
+/// `probe count values...` lines, then `augur-env-other` and `probe count` lines, then
+/// `end`), per unit index and root loop.
+pub fn read_nest_values(counts_text: &str, plan: &Plan) -> Vec<(usize, NestValues)> {
+    let mut out: Vec<(usize, NestValues)> = plan
+        .env_probes
+        .iter()
+        .map(|e| {
+            (
+                e.unit,
+                NestValues {
+                    unit: String::new(),
+                    loop_id: e.root,
+                    vars: e.vars.clone(),
+                    sets: vec![],
+                    other: 0,
+                },
+            )
+        })
+        .collect();
+    let mut lines = counts_text.lines();
+    if lines
+        .by_ref()
+        .find(|l| l.starts_with("augur-env "))
+        .is_none()
+    {
+        return vec![];
+    }
+    let mut in_other = false;
+    for l in lines {
+        if l == "end" {
+            break;
+        }
+        if l == "augur-env-other" {
+            in_other = true;
+            continue;
+        }
+        let nums: Vec<i64> = l
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        let (Some(&id), Some(&count)) = (nums.first(), nums.get(1)) else {
+            continue;
+        };
+        let Some((_, nv)) = usize::try_from(id).ok().and_then(|i| out.get_mut(i)) else {
+            continue;
+        };
+        let count = count.max(0) as u64;
+        if in_other {
+            nv.other += count;
+        } else if nums.len() == 2 + nv.vars.len() {
+            nv.sets.push(ValueSet {
+                count,
+                values: nums[2..].to_vec(),
+            });
+        }
+    }
+    for (_, nv) in &mut out {
+        nv.sets
+            .sort_by(|a, b| b.count.cmp(&a.count).then(a.values.cmp(&b.values)));
+    }
+    out.retain(|(_, nv)| !nv.sets.is_empty());
+    out
 }
 
 /// The runtime shape of one array of one unit.
@@ -365,15 +466,19 @@ pub struct UnitNests {
 /// Extracts the affine nests of every unit that ran, with the measured trip
 /// counts and the values inferred from them (see the module docs).
 pub fn extract_nests(program: &Program, profile: &ProgramProfile) -> Vec<UnitNests> {
-    extract_nests_with(program, profile, &[])
+    extract_nests_with(program, profile, &[], &[])
 }
 
 /// [`extract_nests`] with the runtime shapes of each unit's arrays (indexed
-/// like the units; missing units have none).
+/// like the units; missing units have none) and the value sets recorded nests ran
+/// with (per unit index): such a nest is extracted once per value set (the
+/// [`MAX_VALUE_SETS`] most frequent), each with the entries it ran with, its share of
+/// the rest in proportion.
 pub fn extract_nests_with(
     program: &Program,
     profile: &ProgramProfile,
     shapes: &[HashMap<String, Vec<(i64, i64)>>],
+    values: &[(usize, NestValues)],
 ) -> Vec<UnitNests> {
     let mut out = Vec::new();
     for (ui, unit) in program.units.iter().enumerate() {
@@ -406,9 +511,39 @@ pub fn extract_nests_with(
         let mut executions = Vec::new();
         for n in ex.nests {
             let e = ran(n.root);
-            if e > 0.0 {
+            if e <= 0.0 {
+                continue;
+            }
+            let sets = values
+                .iter()
+                .find(|(u, v)| *u == ui && v.loop_id == n.root)
+                .map(|(_, v)| v);
+            let Some(nv) = sets else {
                 executions.push(e);
                 nests.push(n);
+                continue;
+            };
+            // The most frequent set and others spread evenly over the sets by frequency.
+            let kept: Vec<&ValueSet> = if nv.sets.len() <= MAX_VALUE_SETS {
+                nv.sets.iter().collect()
+            } else {
+                (0..MAX_VALUE_SETS)
+                    .map(|i| &nv.sets[i * nv.sets.len() / MAX_VALUE_SETS])
+                    .collect()
+            };
+            let kept_count: u64 = kept.iter().map(|s| s.count).sum::<u64>().max(1);
+            for set in kept {
+                let mut with = opts.clone();
+                for (name, v) in nv.vars.iter().zip(&set.values) {
+                    with.values.insert(name.clone(), *v);
+                }
+                let this = extract_unit(unit, &with)
+                    .nests
+                    .into_iter()
+                    .find(|m| m.root == n.root)
+                    .unwrap_or_else(|| n.clone());
+                executions.push(e * set.count as f64 / kept_count as f64);
+                nests.push(this);
             }
         }
         let skipped = ex.skipped.into_iter().filter(|s| ran(s.id) > 0.0).collect();
@@ -562,10 +697,10 @@ struct Prefix {
     rest_total: u64,
 }
 
-/// A prefix plan when `total` exceeds the budget and the outermost loop has
+/// A prefix plan when `total` exceeds `budget` accesses and the outermost loop has
 /// constant bounds.
-fn plan_prefix(nest: &augur_locality::Nest, total: u64) -> Option<Prefix> {
-    if total <= STREAM_BUDGET || nest.body.len() != 1 {
+fn plan_prefix(nest: &augur_locality::Nest, total: u64, budget: u64) -> Option<Prefix> {
+    if total <= budget || nest.body.len() != 1 {
         return None;
     }
     let Node::Loop(root) = &nest.body[0] else {
@@ -600,7 +735,7 @@ fn plan_prefix(nest: &augur_locality::Nest, total: u64) -> Option<Prefix> {
     let first = count(&first_nest);
     let rest_total = total - first;
     let per_iter = rest_total as f64 / (trips - 1) as f64;
-    let more = ((STREAM_BUDGET.saturating_sub(first)) as f64 / per_iter.max(1.0)).ceil() as i64;
+    let more = ((budget.saturating_sub(first)) as f64 / per_iter.max(1.0)).ceil() as i64;
     let more = more.clamp(1, trips - 1);
     if more >= trips - 1 {
         return None;
@@ -672,7 +807,7 @@ fn run_both(
 
 /// Runs the locality analysis of a measured program (see the module docs).
 pub fn analyze_locality(program: &Program, profile: &ProgramProfile) -> LocalityProfile {
-    analyze_locality_with(program, profile, &[])
+    analyze_locality_with(program, profile, &[], &[])
 }
 
 /// [`analyze_locality`] with runtime shapes per unit (see
@@ -681,6 +816,7 @@ pub fn analyze_locality_with(
     program: &Program,
     profile: &ProgramProfile,
     shapes: &[HashMap<String, Vec<(i64, i64)>>],
+    values: &[(usize, NestValues)],
 ) -> LocalityProfile {
     let t0 = Instant::now();
     let mut out = LocalityProfile {
@@ -701,7 +837,14 @@ pub fn analyze_locality_with(
             });
         }
     }
-    for un in extract_nests_with(program, profile, shapes) {
+    for (ui, nv) in values {
+        if let Some(up) = profile.units.get(*ui) {
+            let mut nv = nv.clone();
+            nv.unit = up.name.clone();
+            out.nest_values.push(nv);
+        }
+    }
+    for un in extract_nests_with(program, profile, shapes, values) {
         let up = &profile.units[un.unit];
         let (uname, file) = (up.name.clone(), up.file.clone());
         for (name, value, line) in &un.assumed {
@@ -740,7 +883,11 @@ pub fn analyze_locality_with(
         let mut scale: Vec<(usize, f64)> = Vec::new();
         let mut pos: Vec<Option<usize>> = vec![None; un.nests.len()];
         for (k, (n, &e)) in un.nests.iter().zip(&un.executions).enumerate() {
-            for r in &n.non_affine {
+            // A nest analyzed once per value set shares one nest's budget among them.
+            let copies = un.nests.iter().filter(|m| m.root == n.root).count().max(1) as u64;
+            let budget = (STREAM_BUDGET / copies).max(STREAM_BUDGET / 16);
+            let first_copy = un.nests.iter().position(|m| m.root == n.root) == Some(k);
+            for r in n.non_affine.iter().filter(|_| first_copy) {
                 out.non_affine.push(NonAffineRef {
                     unit: uname.clone(),
                     file: file.clone(),
@@ -755,10 +902,11 @@ pub fn analyze_locality_with(
             if total == 0 {
                 continue;
             }
-            let plan = plan_prefix(&n.nest, total);
+            let plan = plan_prefix(&n.nest, total, budget);
             let streamed = plan.as_ref().map_or(total, |p| p.first + p.rest_streamed);
-            if streamed > SAMPLE_ABOVE {
-                let shift = (streamed / SAMPLE_TARGET).max(1).ilog2() + 1;
+            if streamed > budget * (SAMPLE_ABOVE / STREAM_BUDGET) {
+                let target = budget * SAMPLE_TARGET / STREAM_BUDGET;
+                let shift = (streamed / target.max(1)).max(1).ilog2() + 1;
                 an.sample_at_most(shift);
                 pn.sample_at_most(shift.saturating_sub(3));
             }
@@ -1375,11 +1523,10 @@ pub fn attach_run(
     counts_file: &std::path::Path,
     profile: &mut ProgramProfile,
 ) {
-    let slots = std::fs::read_to_string(counts_file)
-        .ok()
-        .and_then(|t| read_shape_slots(&t))
-        .unwrap_or_default();
+    let counts_text = std::fs::read_to_string(counts_file).unwrap_or_default();
+    let slots = read_shape_slots(&counts_text).unwrap_or_default();
     let shapes = runtime_shapes(program, plan, &slots);
+    let values = read_nest_values(&counts_text, plan);
     let mut samples_path = counts_file.as_os_str().to_owned();
     samples_path.push(".samples");
     let samples = if plan.probes.is_empty() {
@@ -1390,7 +1537,7 @@ pub fn attach_run(
             .and_then(|b| read_samples(&b))
     };
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut loc = analyze_locality_with(program, profile, &shapes);
+        let mut loc = analyze_locality_with(program, profile, &shapes, &values);
         if let Some(s) = &samples {
             add_sampled(&mut loc, program, profile, plan, s);
         }

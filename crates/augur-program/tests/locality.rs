@@ -400,3 +400,57 @@ fn page_histograms_and_pointer_chases() {
     assert!(!gather.dependent, "{gather:#?}");
     assert!(gather.span_bytes > 0 && gather.span_bytes <= 4096 * 4);
 }
+
+const TWO_SIZES: &str = "\
+program two
+  implicit none
+  real(8) :: a(65536), s
+  integer :: k
+  a = 1.0d0
+  s = 0
+  do k = 1, 3
+    call walk(a, 1024, 1, s)
+  end do
+  call walk(a, 65536, 16, s)
+  print *, s
+end program two
+
+subroutine walk(x, n, st, s)
+  integer :: n, st, i
+  real(8) :: x(n), s
+  do i = 1, n, st
+    s = s + x(i)
+  end do
+end subroutine walk
+";
+
+/// A subroutine called with two sizes and strides: the run records both value sets of
+/// its nest, and the nest is analyzed once with each (1024 unit-stride accesses over 128
+/// lines three times; 4096 accesses a line apart over 512 KiB once), not once with the
+/// mean trip count.
+#[test]
+fn a_nest_run_with_several_sizes_is_analyzed_with_each() {
+    let (an, _dir) = analyze("two.f90", TWO_SIZES);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let nv = loc
+        .nest_values
+        .iter()
+        .find(|v| v.unit == "walk")
+        .unwrap_or_else(|| panic!("no value sets of walk: {:#?}", loc.nest_values));
+    assert_eq!(nv.vars, ["n", "st"]);
+    assert_eq!(nv.sets.len(), 2, "{nv:#?}");
+    assert_eq!(
+        (nv.sets[0].count, &nv.sets[0].values[..]),
+        (3, &[1024, 1][..])
+    );
+    assert_eq!(
+        (nv.sets[1].count, &nv.sets[1].values[..]),
+        (1, &[65536, 16][..])
+    );
+    let rows: Vec<_> = loc.nests.iter().filter(|n| n.unit == "walk").collect();
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!((rows[0].executions, rows[0].accesses), (3.0, 1024));
+    assert_eq!((rows[1].executions, rows[1].accesses), (1.0, 4096));
+    assert_eq!(rows[0].footprint_lines, 128);
+    assert_eq!(rows[1].footprint_lines, 4096);
+}

@@ -120,7 +120,7 @@ pub struct NestValues {
     /// The scalars (lower case).
     pub vars: Vec<String>,
     /// Distinct value sets (in the order of `vars`) and the entries of the nest with
-    /// each, most frequent first.
+    /// each, most frequent first (equally frequent ones in a pseudo-random order).
     pub sets: Vec<ValueSet>,
     /// Entries with value sets the run could not keep (too many distinct ones).
     pub other: u64,
@@ -135,8 +135,8 @@ pub struct ValueSet {
     pub values: Vec<i64>,
 }
 
-/// Value sets of a nest analyzed separately at most (the most frequent and others
-/// spread evenly by frequency); the others' entries are shared among them in
+/// Value sets of a nest analyzed separately at most (the most frequent; among equally
+/// frequent ones a pseudo-random choice); the others' entries are shared among them in
 /// proportion, and the sets share one nest's streaming budget.
 pub const MAX_VALUE_SETS: usize = 16;
 
@@ -197,9 +197,20 @@ pub fn read_nest_values(counts_text: &str, plan: &Plan) -> Vec<(usize, NestValue
             });
         }
     }
+    // Most frequent first; among equally frequent sets a pseudo-random order (a hash of
+    // the values), so that keeping the first [`MAX_VALUE_SETS`] does not keep a regular
+    // slice of a regular grid of sizes.
+    let key = |v: &[i64]| {
+        v.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &x| {
+            augur_locality::hash::mix64(h ^ x as u64)
+        })
+    };
     for (_, nv) in &mut out {
-        nv.sets
-            .sort_by(|a, b| b.count.cmp(&a.count).then(a.values.cmp(&b.values)));
+        nv.sets.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then(key(&a.values).cmp(&key(&b.values)))
+        });
     }
     out.retain(|(_, nv)| !nv.sets.is_empty());
     out
@@ -523,14 +534,7 @@ pub fn extract_nests_with(
                 nests.push(n);
                 continue;
             };
-            // The most frequent set and others spread evenly over the sets by frequency.
-            let kept: Vec<&ValueSet> = if nv.sets.len() <= MAX_VALUE_SETS {
-                nv.sets.iter().collect()
-            } else {
-                (0..MAX_VALUE_SETS)
-                    .map(|i| &nv.sets[i * nv.sets.len() / MAX_VALUE_SETS])
-                    .collect()
-            };
+            let kept = &nv.sets[..nv.sets.len().min(MAX_VALUE_SETS)];
             let kept_count: u64 = kept.iter().map(|s| s.count).sum::<u64>().max(1);
             for set in kept {
                 let mut with = opts.clone();

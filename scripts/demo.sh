@@ -8,11 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 augur=./target/release/augur
-# The library's -O2 profile of this host's CPU: this workplace kind runs on Zen 4 (32 KiB
+# The library's profiles of this host's CPU: this workplace kind runs on Zen 4 (32 KiB
 # L1d) or Zen 5 (48 KiB L1d) hosts.
 O2=gfortran12-O2-epyc-2core
+O0=gfortran12-O0-epyc-2core
 if [ "$(cat /sys/devices/system/cpu/cpu0/cache/index0/size 2>/dev/null)" = "48K" ]; then
   O2=gfortran12-O2-epyc-zen5-2core
+  O0=gfortran12-O0-epyc-zen5-2core
 fi
 
 echo
@@ -37,13 +39,13 @@ $augur predict demo-out/heat2d.profile.json --machine $O2 --region solver
 echo
 echo "== augur predict: the two examples as a workload, on -O2 and -O0 side by side"
 $augur predict demo-out/heat2d.profile.json demo-out/legacy.profile.json \
-  --machine $O2 --machine gfortran12-O0-epyc-2core
+  --machine $O2 --machine $O0
 echo
 echo "== augur validate: predicted vs measured (real runs of the normal -O2 build)"
 $augur validate examples/heat2d.f90 --machine $O2 --runs 3
 echo
 echo "== augur validate examples/legacy.f at -O0"
-$augur validate examples/legacy.f --machine gfortran12-O0-epyc-2core --runs 3 --by abop --top 6
+$augur validate examples/legacy.f --machine $O0 --runs 3 --by abop --top 6
 echo
 echo "== the whole corpus: parse coverage per program"
 scripts/corpus-coverage.sh

@@ -391,11 +391,7 @@ fn plan_unit(
         if l.kind != LoopKind::Counted {
             continue;
         }
-        let do_stmt = u.blocks[l.entry_block.0 as usize]
-            .stmts
-            .iter()
-            .map(|&s| &u.stmts[s as usize])
-            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li));
+        let do_stmt = do_statement(u, li);
         let Some(do_stmt) = do_stmt else { continue };
         let StmtKind::Do { exprs, .. } = &do_stmt.kind else {
             continue;
@@ -721,12 +717,7 @@ fn host_counters_locally(
         if matches!(l.kind, LoopKind::ArrayElements | LoopKind::Concurrent) {
             continue;
         }
-        let Some(ds) = u.blocks[l.entry_block.0 as usize]
-            .stmts
-            .iter()
-            .map(|&s| &u.stmts[s as usize])
-            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li))
-        else {
+        let Some(ds) = do_statement(u, li) else {
             continue;
         };
         if accumulate_locally(info, li, ds, stoppers, text) {
@@ -1372,6 +1363,16 @@ fn nest_env_vars(u: &Unit, info: &UnitInfo<'_>, root: usize) -> Vec<String> {
     vars
 }
 
+/// The DO statement of loop `li` (in its entry block), if any.
+fn do_statement(u: &Unit, li: usize) -> Option<&Stmt> {
+    let l = u.loops.get(li)?;
+    u.blocks[l.entry_block.0 as usize]
+        .stmts
+        .iter()
+        .map(|&s| &u.stmts[s as usize])
+        .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li))
+}
+
 /// Names of the arrays referenced in `e`.
 fn array_names(e: &augur_ir::Expr, out: &mut Vec<String>) {
     let mut v = vec![];
@@ -1609,11 +1610,7 @@ fn plan_locality(
             continue;
         }
         let early = loop_may_exit_early(&info, li, stoppers);
-        let do_stmt = u.blocks[l.entry_block.0 as usize]
-            .stmts
-            .iter()
-            .map(|&s| &u.stmts[s as usize])
-            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li));
+        let do_stmt = do_statement(u, li);
         let placeable =
             !early && l.end_text != TextPos::default() && do_stmt.is_some_and(|d| !in_where(d));
         if !placeable {
@@ -1658,11 +1655,7 @@ fn plan_locality(
     roots.reverse();
     while let Some(li) = roots.pop() {
         let l = &u.loops[li];
-        let do_stmt = u.blocks[l.entry_block.0 as usize]
-            .stmts
-            .iter()
-            .map(|&s| &u.stmts[s as usize])
-            .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li));
+        let do_stmt = do_statement(u, li);
         let Some(ds) = do_stmt.filter(|d| l.kind == LoopKind::Counted && !in_where(d)) else {
             roots.extend(
                 u.loops

@@ -224,7 +224,7 @@ abops! {
     169 MOC2 "integer, constant operand" "Remainder (MOD, MODULO), integer, by a constant power of two.";
     170 MOCN "integer, constant operand" "Remainder (MOD, MODULO), integer, by another constant.";
     171 PW2I "integer, constant operand" "Integer power 2**J (constant base 2; compilers shift).";
-    172 BRMP "branches" "Mispredicted conditional branch (IF, SELECT CASE, computed GOTO): per branch, its executions minus those of its most frequent direction, from the measured block counts.";
+    172 BRMP "branches" "Mispredicted conditional branch or loop exit: simulated by the branch run, or bounded by a branch's executions minus those of its most frequent direction.";
     173 BRMC "branches" "The same for a branch whose arms hold at most two scalar assignments and one operation in all, without calls (copies, an increment, min/max), which compilers may turn into conditional moves.";
 }
 

@@ -90,12 +90,15 @@ pub struct CostTable {
     chain: Vec<Parameter>,
     stream: Vec<Option<Parameter>>,
     vector: Vec<Option<Parameter>>,
-    /// Whether estimated branch mispredictions (`BRMP`, `BRMC`) are priced into the
-    /// total. Off by default: the program profile's estimate counts every outcome
-    /// against the most frequent direction, right for data-dependent tests on irregular
-    /// data but several times too many for patterned branches that history predictors
-    /// learn; the prediction reports the bound ([`Prediction::branch_bound_seconds`]).
+    /// Whether branch mispredictions (`BRMP`, `BRMC`) are priced into the total even
+    /// when the program profile only bounds them. Off by default: the bound counts every
+    /// outcome against the most frequent direction, right for data-dependent tests on
+    /// irregular data but several times too many for patterned branches that history
+    /// predictors learn; the prediction reports it ([`Prediction::branch_seconds`]).
     pub branches: bool,
+    /// Whether mispredictions the program profile simulated from its outcome sequences
+    /// (its `branches` section) are priced. On by default.
+    pub simulated_branches: bool,
 }
 
 /// The AbOps of estimated branch mispredictions.
@@ -113,6 +116,9 @@ pub struct BlockContext {
     /// The block's loop (or array statement) was unrolled completely: its loop control
     /// (`LOOV`, `LOOX`, `ALIN`, `ALOV`) disappears.
     pub unrolled: bool,
+    /// The block's branch (an IF ending it) compiled to code that selects without a
+    /// conditional jump: its mispredictions (`BRMP`, `BRMC`) disappear.
+    pub branchless: bool,
 }
 
 /// Standard error of a mean from its 90% half-width and observation count.
@@ -292,6 +298,7 @@ impl CostTable {
             stream,
             vector,
             branches: false,
+            simulated_branches: true,
         }
     }
 
@@ -396,8 +403,9 @@ impl CostTable {
                 counts.add(op, -n);
             }
         }
-        if !self.branches || (ctx.vectorized && self.has_vector()) {
-            // Left out, or a vectorized loop whose IFs became masks.
+        if !self.branches || ctx.branchless || (ctx.vectorized && self.has_vector()) {
+            // Left out, an IF turned into selects, or a vectorized loop whose IFs
+            // became masks.
             for op in BRANCH_ABOPS {
                 let n = counts.get(op);
                 counts.add(op, -n);
@@ -560,13 +568,16 @@ pub struct Prediction {
     /// Their time at the machine's measured cost of a page fault; in `total` unless the
     /// memory term is off (`--overlap none`).
     pub first_touch_seconds: f64,
-    /// Estimated branch mispredictions of the run (`BRMP` and `BRMC` executions outside
-    /// vectorized loops): an upper bound, exact only when every data-dependent branch is
-    /// unpredictable.
+    /// Branch mispredictions of the run (`BRMP` and `BRMC` executions outside
+    /// vectorized loops): simulated when [`Prediction::branches_simulated`], else an
+    /// upper bound, exact only when every data-dependent branch is unpredictable.
     pub mispredictions: f64,
-    /// Their time at the machine's misprediction costs: in the total only when the cost
-    /// table prices branches ([`CostTable::branches`]).
-    pub branch_bound_seconds: f64,
+    /// Whether the program profile simulated them (a branch run).
+    pub branches_simulated: bool,
+    /// Whether they are in the total.
+    pub branches_priced: bool,
+    /// Their time at the machine's misprediction costs.
+    pub branch_seconds: f64,
     /// Predicted time of the whole program (operations and memory term).
     pub total: Estimate,
     /// Operations executed.
@@ -735,10 +746,12 @@ pub fn block_context(
     } else {
         0.0
     };
+    let branchless = !header && r.is_branchless(&u.file, b.last_line);
     BlockContext {
         vectorized,
         inlined,
         unrolled,
+        branchless,
     }
 }
 
@@ -768,6 +781,17 @@ pub fn predict_overlap(
     machine: &MachineProfile,
     overlap: Overlap,
 ) -> Prediction {
+    let branches_simulated = program.branches.is_some();
+    let priced;
+    let table = if !table.branches && table.simulated_branches && branches_simulated {
+        priced = CostTable {
+            branches: true,
+            ..table.clone()
+        };
+        &priced
+    } else {
+        table
+    };
     let nest_mem = match (&program.locality, &machine.memory) {
         (Some(loc), Some(mem)) if overlap != Overlap::None => nest_memory(loc, mem),
         _ => vec![],
@@ -776,18 +800,18 @@ pub fn predict_overlap(
     let report = report_for(program, machine);
     // Price every block once (every part is a sum of blocks), and count the
     // mispredictions outside vectorized loops with their time.
-    let (mut mispredictions, mut branch_bound_seconds) = (0.0, 0.0);
+    let (mut mispredictions, mut branch_seconds) = (0.0, 0.0);
     let mut blocks_c: Vec<Vec<Coefficients>> = Vec::with_capacity(program.units.len());
     for u in &program.units {
         let mut unit_c = Vec::with_capacity(u.blocks.len());
         for b in &u.blocks {
             let ctx = block_context(report, u, b);
             let mu = b.executions.unwrap_or(0.0);
-            if mu > 0.0 && !(table.has_vector() && ctx.vectorized) {
+            if mu > 0.0 && !ctx.branchless && !(table.has_vector() && ctx.vectorized) {
                 for op in BRANCH_ABOPS {
                     let n = mu * b.counts.get(op);
                     mispredictions += n;
-                    branch_bound_seconds += n * table.get(op).seconds;
+                    branch_seconds += n * table.get(op).seconds;
                 }
             }
             unit_c.push(block_total(table, b, ctx));
@@ -1052,7 +1076,9 @@ pub fn predict_overlap(
         first_touch_pages,
         first_touch_seconds,
         mispredictions,
-        branch_bound_seconds,
+        branches_simulated,
+        branches_priced: table.branches,
+        branch_seconds,
         model: if table.has_stream() {
             "stream+chain"
         } else {

@@ -33,6 +33,9 @@ pub struct AnalyzeOptions {
     pub keep_partial: bool,
     /// Keep the instrumented sources and build in this directory (for inspection).
     pub keep_build: Option<PathBuf>,
+    /// Run the program a second time to simulate its branch predictions
+    /// ([`crate::branches`]).
+    pub branch_run: bool,
 }
 
 /// The result of a dynamic analysis.
@@ -111,83 +114,20 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         }
         None => tmp.path().to_path_buf(),
     };
-    let write = |name: &str, text: &str| -> Result<PathBuf, AnalyzeError> {
-        let p = work.join(name);
-        std::fs::write(&p, text)
-            .map_err(|e| AnalyzeError::Io(format!("cannot write {}: {e}", p.display())))?;
-        Ok(p)
-    };
-    let mut fortran = vec![write(
-        "augur_counts_mod.f90",
-        &instrument::module_for(&plan),
-    )?];
     let order = compile_order(&program, loaded.len());
-    // Instrumented sources, with a map from their lines back to the loaded text.
-    let mut maps: Vec<(PathBuf, usize, Vec<u32>)> = vec![];
-    for &i in &order {
-        let Some(l) = &loaded[i] else { continue };
-        let (text, map) = instrument::rewrite(&plan, i as u32, &l.text);
-        let stem = sources[i]
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_else(|| format!("src{i}"));
-        let p = write(&format!("aug{i}_{stem}.f90"), &text)?;
-        maps.push((p.clone(), i, map));
-        fortran.push(p);
-    }
-    let mut c_sources = opts.c_sources.clone();
-    c_sources.push(write("augur_rt.c", instrument::RUNTIME_C)?);
-    let extra = if opts.toolchain.is_gfortran() {
-        vec!["-ffree-form".into(), "-ffree-line-length-none".into()]
-    } else {
-        vec!["-ffree-form".into()]
+    let ctx = BuildContext {
+        program: &program,
+        loaded: &loaded,
+        sources,
+        order: &order,
+        opts,
     };
-    let input = BuildInput {
-        fortran,
-        extra_fflags: extra,
-        c_sources,
-        objects: opts.objects.clone(),
-        link_args: opts.link_args.clone(),
-    };
-    let exe = toolchain::build(&opts.toolchain, &input, &work, "augur_instrumented").map_err(
-        |e| match e {
-            BuildError::Compile {
-                messages, stderr, ..
-            } => {
-                let mut out = String::new();
-                for m in &messages {
-                    let orig = maps
-                        .iter()
-                        .find(|(p, _, _)| paths_match(p, &m.file))
-                        .and_then(|(_, src, map)| {
-                            let text_line = *map.get(m.line.saturating_sub(1) as usize)? as usize;
-                            loaded[*src].as_ref().map(|l| l.origin(text_line, 0))
-                        });
-                    match orig {
-                        Some(pos) => {
-                            out.push_str(&render_at(&program, pos, &m.severity, &m.message))
-                        }
-                        None => out.push_str(&format!(
-                            "{}:{}: {}: {}\n",
-                            m.file.display(),
-                            m.line,
-                            m.severity,
-                            m.message
-                        )),
-                    }
-                }
-                if messages.is_empty() {
-                    out.push_str(stderr.trim());
-                    out.push('\n');
-                }
-                AnalyzeError::Compile {
-                    compiler: opts.toolchain.fc.clone(),
-                    messages: out,
-                }
-            }
-            BuildError::Link { .. } => AnalyzeError::Link(e.to_string()),
-            other => AnalyzeError::Io(other.to_string()),
-        },
+    let exe = ctx.build(
+        &plan,
+        ("augur_counts_mod.f90", &instrument::module_for(&plan)),
+        instrument::RUNTIME_C,
+        &work,
+        "augur_instrumented",
     )?;
 
     let counts_file = work.join("augur-counts.txt");
@@ -227,6 +167,20 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     let counters = counters.unwrap_or_else(|| vec![0; plan.counters]);
     let mu = instrument::block_counts(&program, &plan, &counters);
+    let branch_run = if opts.branch_run && !partial {
+        match branch_run(&ctx, &texts, &work.join("branches")) {
+            Ok(b) => Some(b),
+            Err(why) => {
+                notes.push(format!("no branch simulation: {why}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let simulated = branch_run
+        .as_ref()
+        .map(|(bp, r)| crate::branches::per_block(&program, bp, r));
     let entry = RunEntry {
         compiler: opts.toolchain.fc.clone(),
         compiler_version: opts.toolchain.version.clone(),
@@ -238,8 +192,18 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         counters: plan.counters,
         first_touch_pages: read_faults(&counts_file),
     };
-    let mut profile = build_profile(&program, &plan.rules, &mu, entry, notes);
+    let mut profile = build_profile(
+        &program,
+        &plan.rules,
+        &mu,
+        entry,
+        notes,
+        simulated.as_deref(),
+    );
     profile.partial = partial;
+    if let (Some((bp, r)), Some(sim)) = (&branch_run, &simulated) {
+        profile.branches = Some(branch_summary(&program, &mu, bp, r, sim));
+    }
     crate::locality::attach_run(&program, &plan, &counts_file, &mut profile);
     attach_report(&program, sources, &order, opts, &mut profile);
     drop(tmp);
@@ -248,6 +212,237 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         profile,
         run,
     })
+}
+
+/// What an instrumented build needs besides its plan.
+struct BuildContext<'a> {
+    program: &'a Program,
+    loaded: &'a [Option<augur_source::LoadedSource>],
+    sources: &'a [PathBuf],
+    order: &'a [usize],
+    opts: &'a AnalyzeOptions,
+}
+
+impl BuildContext<'_> {
+    /// Writes the rewritten sources, the module and the C runtime into `work` and
+    /// builds them; compiler messages are mapped back to the original lines.
+    fn build(
+        &self,
+        plan: &Plan,
+        module: (&str, &str),
+        runtime_c: &str,
+        work: &Path,
+        exe_name: &str,
+    ) -> Result<PathBuf, AnalyzeError> {
+        let (program, loaded, opts) = (self.program, self.loaded, self.opts);
+        std::fs::create_dir_all(work)
+            .map_err(|e| AnalyzeError::Io(format!("cannot create {}: {e}", work.display())))?;
+        let write = |name: &str, text: &str| -> Result<PathBuf, AnalyzeError> {
+            let p = work.join(name);
+            std::fs::write(&p, text)
+                .map_err(|e| AnalyzeError::Io(format!("cannot write {}: {e}", p.display())))?;
+            Ok(p)
+        };
+        let mut fortran = vec![write(module.0, module.1)?];
+        // Instrumented sources, with a map from their lines back to the loaded text.
+        let mut maps: Vec<(PathBuf, usize, Vec<u32>)> = vec![];
+        for &i in self.order {
+            let Some(l) = &loaded[i] else { continue };
+            let (text, map) = instrument::rewrite(plan, i as u32, &l.text);
+            let stem = self.sources[i]
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_else(|| format!("src{i}"));
+            let p = write(&format!("aug{i}_{stem}.f90"), &text)?;
+            maps.push((p.clone(), i, map));
+            fortran.push(p);
+        }
+        let mut c_sources = opts.c_sources.clone();
+        c_sources.push(write("augur_rt.c", runtime_c)?);
+        let extra = if opts.toolchain.is_gfortran() {
+            vec!["-ffree-form".into(), "-ffree-line-length-none".into()]
+        } else {
+            vec!["-ffree-form".into()]
+        };
+        let input = BuildInput {
+            fortran,
+            extra_fflags: extra,
+            c_sources,
+            objects: opts.objects.clone(),
+            link_args: opts.link_args.clone(),
+        };
+        toolchain::build(&opts.toolchain, &input, work, exe_name).map_err(|e| match e {
+            BuildError::Compile {
+                messages, stderr, ..
+            } => {
+                let mut out = String::new();
+                for m in &messages {
+                    let orig = maps
+                        .iter()
+                        .find(|(p, _, _)| paths_match(p, &m.file))
+                        .and_then(|(_, src, map)| {
+                            let text_line = *map.get(m.line.saturating_sub(1) as usize)? as usize;
+                            loaded[*src].as_ref().map(|l| l.origin(text_line, 0))
+                        });
+                    match orig {
+                        Some(pos) => {
+                            out.push_str(&render_at(program, pos, &m.severity, &m.message))
+                        }
+                        None => out.push_str(&format!(
+                            "{}:{}: {}: {}\n",
+                            m.file.display(),
+                            m.line,
+                            m.severity,
+                            m.message
+                        )),
+                    }
+                }
+                if messages.is_empty() {
+                    out.push_str(stderr.trim());
+                    out.push('\n');
+                }
+                AnalyzeError::Compile {
+                    compiler: opts.toolchain.fc.clone(),
+                    messages: out,
+                }
+            }
+            BuildError::Link { .. } => AnalyzeError::Link(e.to_string()),
+            other => AnalyzeError::Io(other.to_string()),
+        })
+    }
+}
+
+/// The branch run: builds the program with every condition wrapped and every counted
+/// loop's trips recorded, runs it, and reads what the predictors saw. An error says
+/// why there is no simulation (the profile keeps the bound then).
+fn branch_run(
+    ctx: &BuildContext<'_>,
+    texts: &[Option<&str>],
+    work: &Path,
+) -> Result<(crate::branches::BranchPlan, crate::branches::BranchRun), String> {
+    use crate::branches;
+    let bp = branches::plan(ctx.program, texts);
+    if bp.branches.is_empty() && bp.loops.is_empty() {
+        return Ok((
+            bp,
+            branches::BranchRun {
+                branches: vec![],
+                loops: vec![],
+            },
+        ));
+    }
+    let exe = ctx
+        .build(
+            &bp.plan,
+            ("augur_branch_mod.f90", &branches::module_for(&bp)),
+            branches::RUNTIME_C,
+            work,
+            "augur_branches",
+        )
+        .map_err(|e| {
+            format!(
+                "the branch run did not build: {}",
+                first_line(&e.to_string())
+            )
+        })?;
+    let file = work.join("augur-branches.txt");
+    let _ = std::fs::remove_file(&file);
+    let opts = ctx.opts;
+    let spec = RunSpec {
+        args: opts.args.clone(),
+        stdin: opts.stdin.clone(),
+        timeout: opts.timeout,
+        env: vec![("AUGUR_BRANCH_FILE".into(), file.display().to_string())],
+        cwd: opts.cwd.clone(),
+        capture: true,
+    };
+    let run = toolchain::run(&exe, &spec).map_err(|e| format!("the branch run failed: {e}"))?;
+    if !run.success() {
+        return Err(format!("the branch run {}", run.describe()));
+    }
+    let r = branches::read(&file, bp.branches.len(), bp.loops.len())
+        .ok_or_else(|| "the branch run wrote no readable record".to_string())?;
+    Ok((bp, r))
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.ends_with(':'))
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The branch summary of the profile: totals against the bound, and the rows.
+fn branch_summary(
+    program: &Program,
+    mu: &[Vec<Option<f64>>],
+    bp: &crate::branches::BranchPlan,
+    r: &crate::branches::BranchRun,
+    sim: &[Vec<Option<f64>>],
+) -> crate::profile::BranchProfile {
+    use crate::branches::PREDICTORS;
+    use crate::profile::{BranchProfile, BranchRow, LoopExitRow};
+    let bound = crate::profile::bound_per_block(program, mu);
+    let file = |f: u32| {
+        program
+            .files
+            .files
+            .get(f as usize)
+            .map(|x| x.path.display().to_string())
+            .unwrap_or_default()
+    };
+    let mut conditions: Vec<BranchRow> = bp
+        .branches
+        .iter()
+        .zip(&r.branches)
+        .filter(|(_, c)| c.executions > 0)
+        .map(|(p, c)| {
+            let best = (0..PREDICTORS.len())
+                .min_by_key(|&k| c.misses[k])
+                .unwrap_or(0);
+            BranchRow {
+                file: file(p.file),
+                line: p.line,
+                kind: p.kind,
+                executions: c.executions,
+                taken: c.taken,
+                mispredictions: c.mispredictions(),
+                predictor: PREDICTORS[best].to_string(),
+            }
+        })
+        .collect();
+    conditions.sort_by_key(|c| std::cmp::Reverse(c.mispredictions));
+    conditions.truncate(200);
+    let mut loop_exits: Vec<LoopExitRow> = bp
+        .loops
+        .iter()
+        .zip(&r.loops)
+        .filter(|(_, l)| l.0 > 0)
+        .map(|(p, l)| LoopExitRow {
+            file: file(p.file),
+            line: p.line,
+            entries: l.0,
+            mispredictions: l.1,
+        })
+        .collect();
+    loop_exits.sort_by_key(|l| std::cmp::Reverse(l.mispredictions));
+    loop_exits.truncate(200);
+    let mispredictions = sim.iter().flatten().flatten().sum();
+    // The bound over the blocks the branch run recorded conditions of.
+    let mut bound_total = 0.0;
+    for p in &bp.branches {
+        if let Some(b) = bound.get(p.unit).and_then(|u| u.get(p.block as usize)) {
+            bound_total += b;
+        }
+    }
+    BranchProfile {
+        predictors: PREDICTORS.iter().map(|s| s.to_string()).collect(),
+        mispredictions,
+        bound: bound_total,
+        conditions,
+        loop_exits,
+    }
 }
 
 /// Adds the compiler's optimization report for the original sources (in module order),

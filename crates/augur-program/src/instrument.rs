@@ -75,7 +75,7 @@ pub struct Plan {
     /// For each unit (index in [`Program::units`]), the rule of each block.
     pub rules: Vec<Vec<Rule>>,
     /// Text edits for each input source (index = the unit's `source`).
-    edits: BTreeMap<u32, Vec<Edit>>,
+    pub(crate) edits: BTreeMap<u32, Vec<Edit>>,
     /// Notes about approximations, for the profile.
     pub notes: Vec<String>,
     /// Slots of the shape array (`augur_s`): the bounds of allocatable,
@@ -145,7 +145,7 @@ pub struct Probe {
 }
 
 #[derive(Debug, Clone)]
-enum Edit {
+pub(crate) enum Edit {
     /// Insert statement text before the statement at (line, col); `label` moves from
     /// the statement to the inserted text.
     Before {
@@ -167,6 +167,9 @@ enum Edit {
         from: String,
         to: String,
     },
+    /// Insert `text` (no line break) at column `col` of line `line`, inside a statement;
+    /// the columns of the other edits of the line refer to the text before insertion.
+    Insert { line: u32, col: u32, text: String },
 }
 
 /// Name of the counter array in the instrumented program.
@@ -241,7 +244,7 @@ pub(crate) fn may_stop(program: &Program) -> HashSet<String> {
 
 /// Whether an expression list calls a user function (bounds must be side-effect free
 /// to be evaluated twice).
-fn calls_user_function(e: &augur_ir::Expr) -> bool {
+pub(crate) fn calls_user_function(e: &augur_ir::Expr) -> bool {
     use augur_ir::ExprKind::*;
     match &e.kind {
         Call(augur_ir::CallTarget::User(_), _) => true,
@@ -335,40 +338,7 @@ fn plan_unit(
     let edits = p.edits.entry(u.source).or_default();
     let first_edit = edits.len();
     // Counter module in every executable unit, right after its header.
-    if u.header_text != TextPos::default() {
-        edits.push(Edit::After {
-            line: u.header_text.end_line,
-            text: format!("use {COUNTER_MODULE}"),
-            order: 0,
-        });
-        // PURE and ELEMENTAL procedures may not update counters: make them impure.
-        let header_line = text.lines().nth(u.header_text.line as usize).unwrap_or("");
-        let lower = header_line.to_ascii_lowercase();
-        if has_word(&lower, "elemental") && !has_word(&lower, "impure") {
-            edits.push(Edit::Replace {
-                col: 0,
-                line: u.header_text.line,
-                from: "elemental".into(),
-                to: "impure elemental".into(),
-            });
-        }
-        if has_word(&lower, "pure") {
-            edits.push(Edit::Replace {
-                col: 0,
-                line: u.header_text.line,
-                from: "pure".into(),
-                to: "".into(),
-            });
-        }
-    } else if let Some(first) = u.stmts.first() {
-        edits.push(Edit::Before {
-            line: first.text.line,
-            col: 0,
-            take_label: false,
-            text: format!("use {COUNTER_MODULE}"),
-            order: 0,
-        });
-    }
+    edits.extend(use_module_edits(u, text, COUNTER_MODULE));
 
     // Lines covered by WHERE constructs: no statements may be inserted there.
     let where_ranges = where_ranges(u, text);
@@ -735,7 +705,7 @@ fn host_counters_locally(
             Edit::Before { line, .. } => (*line, false),
             Edit::After { line, .. } => (*line, true),
             Edit::LogicalIf { guard, .. } => (guard.line, false),
-            Edit::Replace { .. } => continue,
+            Edit::Replace { .. } | Edit::Insert { .. } => continue,
         };
         // Inside the loop: after its DO line and before (or on, when inserted before)
         // its END DO line.
@@ -757,7 +727,7 @@ fn host_counters_locally(
             Edit::Before { text, .. } | Edit::After { text, .. } | Edit::LogicalIf { text, .. } => {
                 text
             }
-            Edit::Replace { .. } => continue,
+            Edit::Replace { .. } | Edit::Insert { .. } => continue,
         };
         let Some(k) = counter_of(t) else { continue };
         let global = format!("{COUNTER_ARRAY}({k})");
@@ -808,7 +778,48 @@ fn new_counter(p: &mut Plan) -> usize {
     p.counters - 1
 }
 
-fn has_word(s: &str, w: &str) -> bool {
+/// The edits that make a unit use `module`: a USE right after its header (or before its
+/// first statement), and PURE and ELEMENTAL procedures made impure (they may not update
+/// the instrumentation's state).
+pub(crate) fn use_module_edits(u: &Unit, text: &str, module: &str) -> Vec<Edit> {
+    let mut edits = vec![];
+    if u.header_text != TextPos::default() {
+        edits.push(Edit::After {
+            line: u.header_text.end_line,
+            text: format!("use {module}"),
+            order: 0,
+        });
+        let header_line = text.lines().nth(u.header_text.line as usize).unwrap_or("");
+        let lower = header_line.to_ascii_lowercase();
+        if has_word(&lower, "elemental") && !has_word(&lower, "impure") {
+            edits.push(Edit::Replace {
+                col: 0,
+                line: u.header_text.line,
+                from: "elemental".into(),
+                to: "impure elemental".into(),
+            });
+        }
+        if has_word(&lower, "pure") {
+            edits.push(Edit::Replace {
+                col: 0,
+                line: u.header_text.line,
+                from: "pure".into(),
+                to: "".into(),
+            });
+        }
+    } else if let Some(first) = u.stmts.first() {
+        edits.push(Edit::Before {
+            line: first.text.line,
+            col: 0,
+            take_label: false,
+            text: format!("use {module}"),
+            order: 0,
+        });
+    }
+    edits
+}
+
+pub(crate) fn has_word(s: &str, w: &str) -> bool {
     s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .any(|x| x == w)
 }
@@ -1037,6 +1048,7 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
     let mut after: HashMap<u32, Vec<(u32, &str)>> = HashMap::new();
     let mut guards: HashMap<u32, Vec<(TextPos, &str)>> = HashMap::new();
     let mut replaces: HashMap<u32, Vec<(usize, &str, &str)>> = HashMap::new();
+    let mut inserts: HashMap<u32, Vec<(u32, &str)>> = HashMap::new();
     for e in edits {
         match e {
             Edit::Before {
@@ -1064,6 +1076,9 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
                 .entry(*line)
                 .or_default()
                 .push((*col as usize, from, to)),
+            Edit::Insert { line, col, text } => {
+                inserts.entry(*line).or_default().push((*col, text))
+            }
         }
     }
     let mut out = String::with_capacity(text.len() + edits.len() * 40);
@@ -1072,6 +1087,20 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
     for (i, raw) in text.lines().enumerate() {
         let i = i as u32;
         let mut line = raw.to_string();
+        // Insertions inside statements, right to left; the columns of this line's other
+        // edits move by what was inserted before them.
+        let mut shifts: Vec<(u32, u32)> = vec![];
+        if let Some(ins) = inserts.get(&i) {
+            let mut ins = ins.clone();
+            ins.sort_by_key(|x| std::cmp::Reverse(x.0));
+            for (col, t) in ins {
+                if line.is_char_boundary(col as usize) && col as usize <= line.len() {
+                    line.insert_str(col as usize, t);
+                    shifts.push((col, t.len() as u32));
+                }
+            }
+        }
+        let shifted = |c: u32| c + shifts.iter().filter(|s| s.0 <= c).map(|s| s.1).sum::<u32>();
         if let Some(rs) = replaces.get(&i) {
             for (col, from, to) in rs {
                 line = match (line.get(..*col), line.get(*col..)) {
@@ -1085,7 +1114,7 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
         let mut cut_points: Vec<(u32, String)> = vec![];
         if let Some(gs) = guards.get(&i) {
             for (g, t) in gs {
-                cut_points.push((g.col, format!("THEN\n{t}\n")));
+                cut_points.push((shifted(g.col), format!("THEN\n{t}\n")));
                 pending_endif.push((g.end_line, g.end_col));
             }
         }
@@ -1095,6 +1124,7 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
             let mut bs = bs.clone();
             bs.sort_by_key(|b| (b.0, b.1));
             for (col, _, take_label, t) in bs {
+                let col = shifted(col);
                 let prefix = line.get(..col as usize).unwrap_or("");
                 let only_label = prefix.trim().chars().all(|c| c.is_ascii_digit());
                 if only_label {
@@ -1134,7 +1164,7 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
             .collect();
         pending_endif.retain(|(l, _)| *l != i);
         for c in ends {
-            cut_points.push((c, "\nEND IF\n".into()));
+            cut_points.push((shifted(c), "\nEND IF\n".into()));
         }
         cut_points.sort_by_key(|c| c.0);
         let mut last = 0usize;
@@ -1364,7 +1394,7 @@ fn nest_env_vars(u: &Unit, info: &UnitInfo<'_>, root: usize) -> Vec<String> {
 }
 
 /// The DO statement of loop `li` (in its entry block), if any.
-fn do_statement(u: &Unit, li: usize) -> Option<&Stmt> {
+pub(crate) fn do_statement(u: &Unit, li: usize) -> Option<&Stmt> {
     let l = u.loops.get(li)?;
     u.blocks[l.entry_block.0 as usize]
         .stmts

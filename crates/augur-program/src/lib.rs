@@ -9,6 +9,7 @@
 //! [`analyze`] ties them together.
 
 pub mod analyze;
+pub mod branches;
 pub mod gcov;
 pub mod instrument;
 pub mod locality;

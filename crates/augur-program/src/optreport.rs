@@ -34,9 +34,23 @@ pub struct OptReport {
     /// of the loop or of the array statement.
     #[serde(default)]
     pub unrolled: Vec<UnrolledLoop>,
+    /// Source lines whose machine code selects without branching: conditional moves,
+    /// sets or min/max and no conditional jump (an IF the compiler if-converted; its
+    /// outcomes cannot be mispredicted). Read from the assembly of the same compile.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branchless: Vec<SourceLine>,
     /// Problems in getting the report (a file that did not compile alone, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// A source line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SourceLine {
+    /// The source file, as in the profile's `sources`.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
 }
 
 /// A loop the compiler vectorized.
@@ -111,6 +125,13 @@ impl OptReport {
             .count()
     }
 
+    /// Whether the code of `file:line` selects without a conditional jump.
+    pub fn is_branchless(&self, file: &str, line: u32) -> bool {
+        self.branchless
+            .iter()
+            .any(|b| b.line == line && same_file(&b.file, file))
+    }
+
     /// Whether this report is for `compiler` with `fflags` (the flags compared as given).
     pub fn matches(&self, compiler: &str, fflags: &[String]) -> bool {
         same_compiler(&self.compiler, compiler) && self.fflags == fflags
@@ -179,6 +200,9 @@ pub fn report(
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let mut all = flags;
+    // Assembly with line information instead of objects (`-g` does not change the code
+    // GCC or LLVM generate), for the branch-free lines.
+    all.extend(["-S".to_string(), "-g".to_string()]);
     all.extend(extra_fflags.iter().cloned());
     let printed = toolchain::compile_only(tc, sources, &all, dir.path())
         .map_err(|e| format!("the optimization report could not be made: {e}"))?;
@@ -187,7 +211,106 @@ pub fn report(
     out.vectorized = parsed.vectorized;
     out.inlined = parsed.inlined;
     out.unrolled = parsed.unrolled;
+    let mut branchless = vec![];
+    if let Ok(entries) = std::fs::read_dir(dir.path()) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.extension().and_then(|x| x.to_str()) == Some("o") {
+                if let Ok(asm) = std::fs::read_to_string(&p) {
+                    branchless.extend(branchless_lines(&asm, names));
+                }
+            }
+        }
+    }
+    branchless.sort();
+    branchless.dedup();
+    out.branchless = branchless;
     Ok(out)
+}
+
+/// What the instructions attributed to one source line do to control flow.
+#[derive(Debug, Default, Clone, Copy)]
+struct LineCode {
+    conditional_jumps: u32,
+    selects: u32,
+}
+
+/// Whether `mnemonic` is a conditional jump (x86-64 `jcc`, AArch64 `b.cond`, `cbz`,
+/// `cbnz`, `tbz`, `tbnz`).
+fn is_conditional_jump(m: &str) -> bool {
+    (m.starts_with('j') && m != "jmp" && m != "jmpq")
+        || m.starts_with("b.")
+        || matches!(m, "cbz" | "cbnz" | "tbz" | "tbnz")
+}
+
+/// Whether `mnemonic` chooses between values without a branch (conditional move or set,
+/// borrow/carry arithmetic, min/max, blends, AArch64 conditional selects).
+fn is_select(m: &str) -> bool {
+    m.starts_with("cmov")
+        || m.starts_with("set")
+        || m.starts_with("sbb")
+        || m.starts_with("adc")
+        || m.contains("min")
+        || m.contains("max")
+        || m.contains("blend")
+        || matches!(
+            m,
+            "csel" | "csinc" | "csinv" | "csneg" | "cset" | "csetm" | "fcsel"
+        )
+}
+
+/// The lines of `asm` (GNU assembler text with `.file`/`.loc` directives) whose
+/// instructions include a select and no conditional jump, in the files of `names`.
+pub fn branchless_lines(asm: &str, names: &[String]) -> Vec<SourceLine> {
+    let mut files: std::collections::HashMap<u32, Option<String>> = Default::default();
+    let mut code: std::collections::BTreeMap<(u32, u32), LineCode> = Default::default();
+    let mut at: Option<(u32, u32)> = None;
+    for raw in asm.lines() {
+        let line = raw.trim();
+        if let Some(rest) = line.strip_prefix(".file") {
+            // `.file N "name"` or `.file N "dir" "name"` (DWARF 5).
+            let mut it = rest.split_whitespace();
+            let Some(n) = it.next().and_then(|n| n.parse::<u32>().ok()) else {
+                continue;
+            };
+            let quoted: Vec<&str> = rest.split('"').skip(1).step_by(2).collect();
+            let name = match quoted.as_slice() {
+                [dir, name] if !name.starts_with('/') => format!("{dir}/{name}"),
+                [.., name] => name.to_string(),
+                [] => continue,
+            };
+            files.insert(n, match_name(&name, names));
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix(".loc") {
+            let mut it = rest.split_whitespace().map(|x| x.parse::<u32>().ok());
+            at = match (it.next().flatten(), it.next().flatten()) {
+                (Some(f), Some(l)) if l > 0 => Some((f, l)),
+                _ => None,
+            };
+            continue;
+        }
+        if !raw.starts_with('\t') || line.starts_with('.') || line.is_empty() {
+            continue;
+        }
+        let Some(key) = at else { continue };
+        let m = line.split_whitespace().next().unwrap_or("");
+        let c = code.entry(key).or_default();
+        if is_conditional_jump(m) {
+            c.conditional_jumps += 1;
+        } else if is_select(m) {
+            c.selects += 1;
+        }
+    }
+    code.into_iter()
+        .filter(|(_, c)| c.conditional_jumps == 0 && c.selects > 0)
+        .filter_map(|((f, l), _)| {
+            Some(SourceLine {
+                file: files.get(&f)?.clone()?,
+                line: l,
+            })
+        })
+        .collect()
 }
 
 /// Reads gfortran's `-fopt-info` and flang's `-Rpass` messages. A message's file is
@@ -355,6 +478,24 @@ fn match_name(file: &str, names: &[String]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn branch_free_lines_from_assembly() {
+        let asm = "\t.file\t\"bits.f90\"\n\t.file 0 \"/w\" \"bits.f90\"\n\t.file 1 \"bits.f90\"\n\
+\t.loc 1 37 10 view .LVU35\n\tmovl\t$15, %ecx\n.L6:\n\t.loc 1 38 10\n\tandl\t$1, %edx\n\
+\tcmpl\t$1, %edx\n\t.loc 1 38 46\n\tcmove\t%r8d, %esi\n\t.loc 1 40 3\n\tcmpl\t$0, %eax\n\
+\tjne\t.L6\n\tcmovl\t%eax, %ebx\n\t.loc 1 41 3\n\taddl\t$1, %eax\n";
+        let names = vec!["corpus/bits.f90".to_string()];
+        let got = branchless_lines(asm, &names);
+        // Line 38 selects without a jump; 40 has a jump; 37 and 41 select nothing.
+        assert_eq!(
+            got,
+            vec![SourceLine {
+                file: "corpus/bits.f90".into(),
+                line: 38
+            }]
+        );
+    }
 
     const GFORTRAN: &str = "\
 /w/corpus/callheavy77.f:70:72: optimized:  Inlining sqr/0 into f2/13.

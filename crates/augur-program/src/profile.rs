@@ -54,6 +54,59 @@ pub struct ProgramProfile {
     /// it could not be made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimization: Option<crate::optreport::OptReport>,
+    /// Branch mispredictions simulated from the outcome sequences of a second run
+    /// ([`crate::branches`]); when present, the blocks' `BRMP`/`BRMC` counts are these,
+    /// otherwise the bound from the block counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branches: Option<BranchProfile>,
+}
+
+/// The branch run's summary: simulated mispredictions against the bound.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BranchProfile {
+    /// The reference predictors simulated; a branch's mispredictions are the fewest of any.
+    pub predictors: Vec<String>,
+    /// Simulated mispredictions of the run (conditions and loop exits).
+    pub mispredictions: f64,
+    /// The bound from the block counts over the same branches (every outcome against
+    /// the most frequent direction).
+    pub bound: f64,
+    /// Recorded conditions that ran, most mispredicted first (at most 200).
+    pub conditions: Vec<BranchRow>,
+    /// Counted DO loops that ran, most mispredicted exits first (at most 200).
+    pub loop_exits: Vec<LoopExitRow>,
+}
+
+/// One simulated condition.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BranchRow {
+    /// Source file.
+    pub file: String,
+    /// Line of the IF, ELSE IF or DO WHILE.
+    pub line: u32,
+    /// What it is.
+    pub kind: crate::branches::BranchKind,
+    /// Executions.
+    pub executions: u64,
+    /// Executions with the condition true.
+    pub taken: u64,
+    /// Fewest mispredictions of any predictor.
+    pub mispredictions: u64,
+    /// The predictor that had them.
+    pub predictor: String,
+}
+
+/// One simulated loop exit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LoopExitRow {
+    /// Source file.
+    pub file: String,
+    /// Line of the DO statement.
+    pub line: u32,
+    /// Entries of the loop.
+    pub entries: u64,
+    /// Entries whose trip count differed from the previous entry's (exits mispredicted).
+    pub mispredictions: u64,
 }
 
 /// One source file of the program.
@@ -213,12 +266,17 @@ fn rule_name(r: &Rule) -> &'static str {
 }
 
 /// Builds the profile from the analyzed program, the rules and the block counts.
+///
+/// `simulated` holds the branch run's mispredictions per unit and block
+/// ([`crate::branches::per_block`]); without it each branch gets the bound from the
+/// block counts.
 pub fn build_profile(
     program: &Program,
     rules: &[Vec<Rule>],
     mu: &[Vec<Option<f64>>],
     run: RunEntry,
     notes: Vec<String>,
+    simulated: Option<&[Vec<Option<f64>>]>,
 ) -> ProgramProfile {
     let files = &program.files;
     let mut totals = AbOpCounts::new();
@@ -227,7 +285,12 @@ pub fn build_profile(
     for (ui, u) in program.units.iter().enumerate() {
         let mut unit_totals = AbOpCounts::new();
         let mut blocks = vec![];
-        let mispredicted = branch_mispredictions(u, &mu[ui]);
+        let mut mispredicted = branch_mispredictions(u, &mu[ui]);
+        if let Some(sim) = simulated.and_then(|s| s.get(ui)) {
+            for (bi, m) in mispredicted.iter_mut().enumerate() {
+                m.0 = sim.get(bi).copied().flatten().unwrap_or(0.0);
+            }
+        }
         // Each block's counts per execution, with its branch's mispredictions spread over
         // its executions.
         let block_counts: Vec<AbOpCounts> = u
@@ -364,7 +427,24 @@ pub fn build_profile(
         regions,
         locality: None,
         optimization: None,
+        branches: None,
     }
+}
+
+/// The mispredictions the bound from the block counts gives each block (for the
+/// branch summary).
+pub fn bound_per_block(program: &Program, mu: &[Vec<Option<f64>>]) -> Vec<Vec<f64>> {
+    program
+        .units
+        .iter()
+        .zip(mu)
+        .map(|(u, m)| {
+            branch_mispredictions(u, m)
+                .into_iter()
+                .map(|x| x.0)
+                .collect()
+        })
+        .collect()
 }
 
 /// `BRMC` for a branch with simple arms (at most two scalar assignments and one

@@ -45,6 +45,7 @@ fn options(
         cwd: cwd.to_path_buf(),
         keep_partial: false,
         keep_build: None,
+        branch_run: false,
     }
 }
 

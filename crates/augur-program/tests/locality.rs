@@ -32,6 +32,7 @@ fn options(cwd: &Path) -> AnalyzeOptions {
         cwd: cwd.to_path_buf(),
         keep_partial: false,
         keep_build: None,
+        branch_run: false,
     }
 }
 

@@ -177,6 +177,7 @@ fn real_run_records_shapes_and_samples_the_gather() {
         cwd: dir.path().to_path_buf(),
         keep_partial: false,
         keep_build: None,
+        branch_run: false,
     };
     let a = augur_program::analyze(&[src], &opts).unwrap_or_else(|e| panic!("analyze: {e}"));
     let loc = a.profile.locality.expect("locality");

@@ -52,6 +52,7 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<ExitCode> {
             cwd: cwd.clone(),
             keep_partial: false,
             keep_build: None,
+            branch_run: false,
         };
         let analysis = augur_program::analyze(&fortran, &opts)
             .map_err(|e| anyhow::anyhow!("{}: augur analyze failed: {e}", p.name))?;

@@ -472,6 +472,10 @@ struct AnalyzeArgs {
     /// Keep the instrumented sources and the build in DIR (for inspection).
     #[arg(long, value_name = "DIR")]
     keep_build: Option<PathBuf>,
+    /// Skip the second run that simulates branch prediction (the profile then bounds
+    /// mispredictions from the block counts, and predictions leave them out).
+    #[arg(long)]
+    no_branch_run: bool,
     /// Show every block, including blocks without operations.
     #[arg(long)]
     all_blocks: bool,
@@ -664,6 +668,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
                 lib_dirs: a.lib_dirs.clone(),
                 keep_partial: a.keep_partial,
                 keep_build: a.keep_build.clone(),
+                branch_run: !a.no_branch_run,
             },
         );
     }

@@ -57,6 +57,7 @@ impl CorpusProgram {
             cwd: std::env::current_dir()?,
             keep_partial: false,
             keep_build: None,
+            branch_run: true,
         };
         Ok((fortran, opts))
     }

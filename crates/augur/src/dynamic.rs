@@ -35,6 +35,8 @@ pub struct DynamicArgs {
     pub keep_partial: bool,
     /// Keep the build directory.
     pub keep_build: Option<PathBuf>,
+    /// Run the program a second time to simulate branch prediction.
+    pub branch_run: bool,
 }
 
 /// Whether a path is a C source, an object or an archive (linked, not analyzed).
@@ -96,6 +98,7 @@ pub fn analyze_options(
         cwd: std::env::current_dir()?,
         keep_partial: d.keep_partial,
         keep_build: d.keep_build.clone(),
+        branch_run: d.branch_run,
     };
     Ok((fortran, opts))
 }
@@ -281,6 +284,26 @@ pub fn summary(p: &ProgramProfile) -> String {
                 r.last_line,
                 r.abops.total(),
                 100.0 * r.abops.total() / total
+            );
+        }
+    }
+    if let Some(b) = &p.branches {
+        let _ = writeln!(
+            s,
+            "\nbranches (simulated by the branch run): {:.4e} mispredictions, against a bound of {:.4e} from the block counts",
+            b.mispredictions, b.bound
+        );
+        for c in b.conditions.iter().take(5).filter(|c| c.mispredictions > 0) {
+            let _ = writeln!(
+                s,
+                "  {}:{:<5} {:<10} executions {:>12} taken {:>5.1}%  mispredicted {:>5.1}% ({})",
+                c.file,
+                c.line,
+                format!("{:?}", c.kind).to_ascii_lowercase(),
+                c.executions,
+                100.0 * c.taken as f64 / c.executions.max(1) as f64,
+                100.0 * c.mispredictions as f64 / c.executions.max(1) as f64,
+                c.predictor
             );
         }
     }

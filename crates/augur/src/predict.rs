@@ -427,13 +427,20 @@ pub fn report(
             fmt_seconds(pred.first_touch_seconds)
         );
     }
-    if pred.mispredictions > 0.0 {
+    if pred.mispredictions > 0.0 && pred.branches_simulated {
         let _ = writeln!(
             s,
-            "branches: at most {:.3e} mispredictions (every data-dependent branch unpredictable), {} at this machine's costs: {}",
+            "branches: {:.3e} mispredictions (simulated from the branch run's outcomes), {} at this machine's costs, included in the total",
             pred.mispredictions,
-            fmt_seconds(pred.branch_bound_seconds),
-            if a.branches {
+            fmt_seconds(pred.branch_seconds),
+        );
+    } else if pred.mispredictions > 0.0 {
+        let _ = writeln!(
+            s,
+            "branches: at most {:.3e} mispredictions (every data-dependent branch unpredictable; the profile has no branch run), {} at this machine's costs: {}",
+            pred.mispredictions,
+            fmt_seconds(pred.branch_seconds),
+            if pred.branches_priced {
                 "included in the total (--branches)"
             } else {
                 "not in the total (patterned branches are predicted; --branches adds it)"

@@ -182,6 +182,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         lib_dirs: v.lib_dirs.clone(),
         keep_partial: false,
         keep_build: None,
+        branch_run: true,
     };
     let (fortran, opts) = analyze_options(src, &d)?;
     eprintln!(

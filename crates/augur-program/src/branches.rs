@@ -1,0 +1,524 @@
+//! Branch simulation: a second instrumented run that feeds every conditional branch's
+//! outcomes to a set of reference branch predictors, so that mispredictions are
+//! counted from the outcome *sequence* rather than bounded from the block counts.
+//!
+//! The counting run knows how often each arm of an IF ran, which bounds the
+//! mispredictions (`n − max n_s`, right for outcomes independent of each other) but
+//! cannot tell `mod(i, 2) == 0` (learned by any history predictor) from a comparison
+//! of random keys (mispredicted half the time). The branch run wraps the condition of
+//! every block IF, ELSE IF, logical IF and DO WHILE in a function that passes it
+//! through and records it (`IF (augur_brf(7, a(j) > x)) THEN`), and records the trip
+//! count of every counted DO loop at entry. The runtime simulates, per branch, the
+//! predictors below (2^20 two-bit counters each) and keeps each one's mispredictions:
+//!
+//! * bimodal: one counter per branch (the bias);
+//! * gshare over the last 8, 16, 32 and 64 outcomes of all recorded branches;
+//! * local: the branch's own last 16 outcomes.
+//!
+//! A branch's mispredictions are the fewest of any predictor: an ideal chooser, the
+//! way a TAGE predictor picks the history length that predicts a branch best. A DO
+//! loop's exit is mispredicted at an entry whose trip count differs from the
+//! previous entry's (a constant trip count is learned). What is simulated is a
+//! property of the program's outcome sequence, not of one machine; the machine
+//! profile prices each misprediction (`BRMP`, `BRMC`).
+
+use crate::instrument::{calls_user_function, do_statement, use_module_edits, Edit, Plan};
+use augur_ir::{BlockKind, LoopKind, Program, Stmt, StmtKind, Unit, UnitKind};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Name of the module of the branch run.
+pub const BRANCH_MODULE: &str = "augur_branch_mod";
+
+/// Predictors the runtime simulates (the columns of a branch's mispredictions).
+pub const PREDICTORS: [&str; 6] = [
+    "bimodal",
+    "gshare-8",
+    "gshare-16",
+    "gshare-32",
+    "gshare-64",
+    "local-16",
+];
+
+/// What one recorded branch is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BranchKind {
+    /// Block IF.
+    If,
+    /// ELSE IF.
+    ElseIf,
+    /// Logical IF (`IF (c) stmt`, also the test of a GOTO loop).
+    LogicalIf,
+    /// The test of a DO WHILE.
+    DoWhile,
+}
+
+/// One recorded conditional branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BranchProbe {
+    /// Unit index in [`Program::units`].
+    pub unit: usize,
+    /// The block whose last statement is the branch (the loop header of a DO WHILE).
+    pub block: u32,
+    /// Original file and line.
+    pub file: u32,
+    /// Original line.
+    pub line: u32,
+    /// What it is.
+    pub kind: BranchKind,
+}
+
+/// One counted DO loop whose trip count is recorded at entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopProbe {
+    /// Unit index in [`Program::units`].
+    pub unit: usize,
+    /// The loop's header block (its test).
+    pub block: u32,
+    /// Original file.
+    pub file: u32,
+    /// Original line of the DO statement.
+    pub line: u32,
+}
+
+/// The instrumentation of the branch run.
+#[derive(Debug, Clone, Default)]
+pub struct BranchPlan {
+    /// The source edits (only edits, no counters).
+    pub plan: Plan,
+    /// Recorded branches, by id.
+    pub branches: Vec<BranchProbe>,
+    /// Recorded loops, by id.
+    pub loops: Vec<LoopProbe>,
+}
+
+/// Where the parentheses of a condition are in the parsed text: just after the `(` and
+/// at the `)` (0-based lines and byte columns).
+fn condition_parens(
+    text: &[&str],
+    st: &Stmt,
+    keyword: &[&str],
+) -> Option<((u32, u32), (u32, u32))> {
+    let first = st.text.line as usize;
+    let last = (st.text.end_line as usize).max(first);
+    // Find the keyword as a word, then the `(` after it.
+    let mut pos: Option<(usize, usize)> = None;
+    'search: for (li, line) in text.iter().enumerate().take(last + 1).skip(first) {
+        let lower = line.to_ascii_lowercase();
+        let start = if li == first { st.text.col as usize } else { 0 };
+        let bytes = lower.as_bytes();
+        let mut c = start.min(bytes.len());
+        while c < bytes.len() {
+            if bytes[c] == b'!' {
+                break;
+            }
+            for k in keyword {
+                let end = c + k.len();
+                let before_ok =
+                    c == 0 || !(bytes[c - 1].is_ascii_alphanumeric() || bytes[c - 1] == b'_');
+                if lower.get(c..end) == Some(*k)
+                    && before_ok
+                    && bytes
+                        .get(end)
+                        .map_or(true, |b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                {
+                    pos = Some((li, end));
+                    break 'search;
+                }
+            }
+            c += 1;
+        }
+    }
+    let (mut li, mut c) = pos?;
+    // The opening parenthesis (possibly after blanks or on a continuation line).
+    let open = loop {
+        let bytes = text.get(li)?.as_bytes();
+        while c < bytes.len() && (bytes[c] == b' ' || bytes[c] == b'\t') {
+            c += 1;
+        }
+        match bytes.get(c) {
+            Some(b'(') => break (li, c),
+            Some(b'&') | None => {
+                li += 1;
+                if li > last {
+                    return None;
+                }
+                // A continuation line may start with `&`.
+                let l = text.get(li)?;
+                let lead = l.len() - l.trim_start().len();
+                c = if l.trim_start().starts_with('&') {
+                    lead + 1
+                } else {
+                    lead
+                };
+            }
+            Some(_) => return None,
+        }
+    };
+    // The matching parenthesis, skipping strings and comments.
+    let mut depth = 0i32;
+    let mut quote: Option<u8> = None;
+    let (mut li, mut c) = open;
+    while li <= last {
+        let bytes = text.get(li)?.as_bytes();
+        while c < bytes.len() {
+            let b = bytes[c];
+            match quote {
+                Some(q) if b == q => quote = None,
+                Some(_) => {}
+                None => match b {
+                    b'\'' | b'"' => quote = Some(b),
+                    b'!' => break,
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some((
+                                (open.0 as u32, open.1 as u32 + 1),
+                                (li as u32, c as u32),
+                            ));
+                        }
+                    }
+                    _ => {}
+                },
+            }
+            c += 1;
+        }
+        li += 1;
+        c = 0;
+    }
+    None
+}
+
+/// The block whose last statement is statement `si` (not an array-element block).
+fn block_ending_with(u: &Unit, si: usize) -> Option<u32> {
+    u.blocks
+        .iter()
+        .find(|b| b.kind != BlockKind::Elements && b.stmts.last() == Some(&(si as u32)))
+        .map(|b| b.id.0)
+}
+
+/// Plans the branch run: which conditions are wrapped and which loops record their trips.
+pub fn plan(program: &Program, texts: &[Option<&str>]) -> BranchPlan {
+    let mut bp = BranchPlan::default();
+    for (ui, u) in program.units.iter().enumerate() {
+        if matches!(u.kind, UnitKind::Module | UnitKind::BlockData) {
+            continue;
+        }
+        let Some(text) = texts.get(u.source as usize).copied().flatten() else {
+            continue;
+        };
+        plan_unit(&mut bp, ui, u, text);
+    }
+    bp
+}
+
+fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut edits = use_module_edits(u, text, BRANCH_MODULE);
+    let mut wrapped = 0usize;
+    for (si, st) in u.stmts.iter().enumerate() {
+        let (kind, keywords, block): (BranchKind, &[&str], Option<u32>) = match &st.kind {
+            StmtKind::If { .. } => {
+                let lower = lines
+                    .get(st.text.line as usize)
+                    .and_then(|l| l.get(st.text.col as usize..))
+                    .unwrap_or("")
+                    .trim_start()
+                    .to_ascii_lowercase();
+                let kind = if lower.starts_with("else") {
+                    BranchKind::ElseIf
+                } else {
+                    BranchKind::If
+                };
+                (kind, &["if", "elseif"], block_ending_with(u, si))
+            }
+            StmtKind::LogicalIf { .. } => {
+                (BranchKind::LogicalIf, &["if"], block_ending_with(u, si))
+            }
+            StmtKind::Do { loop_id, .. } => {
+                let l = &u.loops[loop_id.0 as usize];
+                if l.kind != LoopKind::While {
+                    continue;
+                }
+                (BranchKind::DoWhile, &["while"], Some(l.header_block.0))
+            }
+            _ => continue,
+        };
+        let Some(block) = block else { continue };
+        let Some(((ol, oc), (cl, cc))) = condition_parens(&lines, st, keywords) else {
+            continue;
+        };
+        let id = bp.branches.len();
+        edits.push(Edit::Insert {
+            line: ol,
+            col: oc,
+            text: format!("augur_brf({id}, "),
+        });
+        edits.push(Edit::Insert {
+            line: cl,
+            col: cc,
+            text: ")".into(),
+        });
+        bp.branches.push(BranchProbe {
+            unit: ui,
+            block,
+            file: st.span.start.file.0,
+            line: st.span.start.line,
+            kind,
+        });
+        wrapped += 1;
+    }
+    for (li, l) in u.loops.iter().enumerate() {
+        if l.kind != LoopKind::Counted {
+            continue;
+        }
+        let (Some(ds), Some(bnd)) = (do_statement(u, li), l.bounds.as_ref()) else {
+            continue;
+        };
+        let StmtKind::Do { exprs, .. } = &ds.kind else {
+            continue;
+        };
+        if exprs.iter().any(calls_user_function) {
+            continue;
+        }
+        let id = bp.loops.len();
+        let step = bnd.step.clone().unwrap_or_else(|| "1".into());
+        edits.push(Edit::Before {
+            line: ds.text.line,
+            col: ds.text.col,
+            take_label: true,
+            text: format!(
+                "call augur_brloop({id}, max(0_8, (int({e}, 8) - int({s}, 8) + int({st}, 8)) / int({st}, 8)))",
+                e = bnd.end,
+                s = bnd.start,
+                st = step
+            ),
+            order: 2,
+        });
+        bp.loops.push(LoopProbe {
+            unit: ui,
+            block: l.header_block.0,
+            file: ds.span.start.file.0,
+            line: ds.span.start.line,
+        });
+    }
+    if wrapped > 0 || !bp.loops.is_empty() || !edits.is_empty() {
+        bp.plan.edits.entry(u.source).or_default().extend(edits);
+    }
+}
+
+/// The Fortran module of the branch run: the pass-through functions for every logical
+/// kind and the interfaces of the C recorder.
+pub fn module_for(bp: &BranchPlan) -> String {
+    let mut specifics = String::new();
+    let mut names = vec![];
+    for k in [1, 2, 4, 8] {
+        names.push(format!("augur_brf{k}"));
+        specifics.push_str(&format!(
+            "  logical({k}) function augur_brf{k}(id, c)\n    integer, intent(in) :: id\n    logical({k}), intent(in) :: c\n    if (c) then\n      call augur_br(int(id, c_int32_t), 1_c_int32_t)\n    else\n      call augur_br(int(id, c_int32_t), 0_c_int32_t)\n    end if\n    augur_brf{k} = c\n  end function augur_brf{k}\n"
+        ));
+    }
+    format!(
+        "module {BRANCH_MODULE}\n  use iso_c_binding, only: c_int32_t, c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_nbranches\") :: augur_nb = {nb}\n  integer(c_int64_t), bind(C, name=\"augur_nloops\") :: augur_nl = {nl}\n  interface\n    subroutine augur_br(id, c) bind(C, name=\"augur_br\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, c\n    end subroutine augur_br\n    subroutine augur_brloop(id, t) bind(C, name=\"augur_brloop\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: t\n    end subroutine augur_brloop\n  end interface\n  interface augur_brf\n    module procedure {list}\n  end interface augur_brf\ncontains\n{specifics}end module {BRANCH_MODULE}\n",
+        nb = bp.branches.len(),
+        nl = bp.loops.len(),
+        list = names.join(", "),
+    )
+}
+
+/// The C runtime of the branch run: simulates the predictors and writes, at program
+/// exit, each branch's executions, taken outcomes and mispredictions per predictor,
+/// and each loop's entries and trip-count changes, to `AUGUR_BRANCH_FILE`.
+pub const RUNTIME_C: &str = r#"/* augur branch runtime: reference branch predictors fed with the program's outcomes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+extern int64_t augur_nbranches;
+extern int64_t augur_nloops;
+#define AUGUR_BR_BITS 20
+#define AUGUR_BR_MASK ((1u << AUGUR_BR_BITS) - 1)
+#define AUGUR_BR_NP 6
+typedef struct { uint64_t n, taken, miss[AUGUR_BR_NP]; uint64_t local; } augur_branch_t;
+typedef struct { uint64_t entries, changes; int64_t last; } augur_loopx_t;
+static augur_branch_t *augur_brs;
+static augur_loopx_t *augur_lps;
+static uint8_t *augur_tab[AUGUR_BR_NP];
+static uint64_t augur_ghist;
+static int augur_br_failed;
+static inline uint32_t augur_brmix(uint64_t x) {
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return (uint32_t)x & AUGUR_BR_MASK;
+}
+static int augur_br_init(void) {
+    if (augur_br_failed) return 0;
+    augur_brs = calloc((size_t)(augur_nbranches > 0 ? augur_nbranches : 1), sizeof(augur_branch_t));
+    augur_lps = calloc((size_t)(augur_nloops > 0 ? augur_nloops : 1), sizeof(augur_loopx_t));
+    if (!augur_brs || !augur_lps) { augur_br_failed = 1; return 0; }
+    for (int p = 0; p < AUGUR_BR_NP; p++) {
+        augur_tab[p] = malloc((size_t)AUGUR_BR_MASK + 1);
+        if (!augur_tab[p]) { augur_br_failed = 1; return 0; }
+        for (size_t i = 0; i <= AUGUR_BR_MASK; i++) augur_tab[p][i] = 2; /* weakly taken */
+    }
+    return 1;
+}
+void augur_br(int32_t id, int32_t c) {
+    if (id < 0 || id >= augur_nbranches) return;
+    if (!augur_brs && !augur_br_init()) return;
+    augur_branch_t *b = &augur_brs[id];
+    uint64_t key = ((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL;
+    uint64_t g = augur_ghist;
+    uint32_t idx[AUGUR_BR_NP];
+    idx[0] = augur_brmix(key);
+    idx[1] = augur_brmix(key ^ ((g & 0xffULL) * 0xD6E8FEB86659FD93ULL) ^ 1);
+    idx[2] = augur_brmix(key ^ ((g & 0xffffULL) * 0xD6E8FEB86659FD93ULL) ^ 2);
+    idx[3] = augur_brmix(key ^ ((g & 0xffffffffULL) * 0xD6E8FEB86659FD93ULL) ^ 3);
+    idx[4] = augur_brmix(key ^ (g * 0xD6E8FEB86659FD93ULL) ^ (g >> 32) ^ 4);
+    idx[5] = augur_brmix(key ^ ((b->local & 0xffffULL) * 0xA0761D6478BD642FULL) ^ 5);
+    int t = c != 0;
+    for (int p = 0; p < AUGUR_BR_NP; p++) {
+        uint8_t *ctr = &augur_tab[p][idx[p]];
+        if ((*ctr >= 2) != t) b->miss[p]++;
+        if (t) { if (*ctr < 3) (*ctr)++; } else { if (*ctr > 0) (*ctr)--; }
+    }
+    b->n++;
+    b->taken += (uint64_t)t;
+    b->local = (b->local << 1) | (uint64_t)t;
+    augur_ghist = (g << 1) | (uint64_t)t;
+}
+void augur_brloop(int32_t id, int64_t trips) {
+    if (id < 0 || id >= augur_nloops) return;
+    if (!augur_lps && !augur_br_init()) return;
+    augur_loopx_t *l = &augur_lps[id];
+    if (l->entries == 0 || trips != l->last) l->changes++;
+    l->entries++;
+    l->last = trips;
+}
+static void augur_br_dump(void) {
+    const char *path = getenv("AUGUR_BRANCH_FILE");
+    if (!path) return;
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "augur-branches %lld %lld %d\n", (long long)augur_nbranches, (long long)augur_nloops, augur_br_failed);
+    for (int64_t i = 0; i < augur_nbranches; i++) {
+        augur_branch_t z = {0};
+        augur_branch_t *b = augur_brs ? &augur_brs[i] : &z;
+        fprintf(f, "%llu %llu", (unsigned long long)b->n, (unsigned long long)b->taken);
+        for (int p = 0; p < AUGUR_BR_NP; p++) fprintf(f, " %llu", (unsigned long long)b->miss[p]);
+        fprintf(f, "\n");
+    }
+    for (int64_t i = 0; i < augur_nloops; i++) {
+        augur_loopx_t z = {0};
+        augur_loopx_t *l = augur_lps ? &augur_lps[i] : &z;
+        fprintf(f, "%llu %llu\n", (unsigned long long)l->entries, (unsigned long long)l->changes);
+    }
+    fprintf(f, "end\n");
+    fclose(f);
+}
+__attribute__((constructor)) static void augur_br_start(void) {
+    atexit(augur_br_dump);
+}
+"#;
+
+/// What the branch run recorded for one branch.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BranchCounts {
+    /// Executions.
+    pub executions: u64,
+    /// Executions that took the branch (condition true).
+    pub taken: u64,
+    /// Mispredictions under each of [`PREDICTORS`].
+    pub misses: [u64; 6],
+}
+
+impl BranchCounts {
+    /// The fewest mispredictions of any predictor (an ideal chooser).
+    pub fn mispredictions(&self) -> u64 {
+        self.misses.iter().copied().min().unwrap_or(0)
+    }
+}
+
+/// What the branch run recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BranchRun {
+    /// Per branch, by id.
+    pub branches: Vec<BranchCounts>,
+    /// Per loop, by id: entries and entries whose trip count differed from the
+    /// previous entry's (the first entry counts as a change).
+    pub loops: Vec<(u64, u64)>,
+}
+
+/// Reads the branch run's file; `None` when missing, truncated, of the wrong size or
+/// when the runtime could not allocate its tables.
+pub fn read(path: &Path, branches: usize, loops: usize) -> Option<BranchRun> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut lines = text.lines();
+    let mut head = lines
+        .next()?
+        .strip_prefix("augur-branches ")?
+        .split_whitespace();
+    let nb: usize = head.next()?.parse().ok()?;
+    let nl: usize = head.next()?.parse().ok()?;
+    let failed: i32 = head.next()?.parse().ok()?;
+    if nb != branches || nl != loops || failed != 0 {
+        return None;
+    }
+    let mut run = BranchRun {
+        branches: Vec::with_capacity(nb),
+        loops: Vec::with_capacity(nl),
+    };
+    for _ in 0..nb {
+        let v: Vec<u64> = lines
+            .next()?
+            .split_whitespace()
+            .map(|x| x.parse().ok())
+            .collect::<Option<_>>()?;
+        if v.len() != 2 + PREDICTORS.len() {
+            return None;
+        }
+        let mut misses = [0u64; 6];
+        misses.copy_from_slice(&v[2..]);
+        run.branches.push(BranchCounts {
+            executions: v[0],
+            taken: v[1],
+            misses,
+        });
+    }
+    for _ in 0..nl {
+        let v: Vec<u64> = lines
+            .next()?
+            .split_whitespace()
+            .map(|x| x.parse().ok())
+            .collect::<Option<_>>()?;
+        if v.len() != 2 {
+            return None;
+        }
+        run.loops.push((v[0], v[1]));
+    }
+    (lines.next()? == "end").then_some(run)
+}
+
+/// Simulated mispredictions per unit and block (the block a branch ends, or a loop's
+/// header): `None` for a block nothing was recorded for.
+pub fn per_block(program: &Program, bp: &BranchPlan, run: &BranchRun) -> Vec<Vec<Option<f64>>> {
+    let mut out: Vec<Vec<Option<f64>>> = program
+        .units
+        .iter()
+        .map(|u| vec![None; u.blocks.len()])
+        .collect();
+    let mut add = |unit: usize, block: u32, m: f64| {
+        if let Some(slot) = out.get_mut(unit).and_then(|u| u.get_mut(block as usize)) {
+            *slot = Some(slot.unwrap_or(0.0) + m);
+        }
+    };
+    for (p, c) in bp.branches.iter().zip(&run.branches) {
+        add(p.unit, p.block, c.mispredictions() as f64);
+    }
+    for (p, &(_, changes)) in bp.loops.iter().zip(&run.loops) {
+        add(p.unit, p.block, changes as f64);
+    }
+    out
+}

@@ -1,0 +1,167 @@
+//! The branch run, with the real gfortran: conditions are wrapped and recorded in
+//! every form Fortran writes them (block IF, ELSE IF, logical IF with GOTO, DO WHILE,
+//! continued and fixed-form conditions, strings with parentheses, non-default logical
+//! kinds, PURE procedures), the program computes what it computes without the
+//! recording, and the simulated predictors tell patterned outcomes from random ones.
+//!
+//! These tests need gfortran and gcc; without them they fail saying so.
+
+use augur_program::toolchain::Toolchain;
+use augur_program::AnalyzeOptions;
+use std::time::Duration;
+
+fn analyze(name: &str, text: &str) -> augur_program::analyze::Analysis {
+    let tc = Toolchain::detect("gfortran", "-O2").unwrap_or_else(|e| {
+        panic!("these tests need gfortran and gcc: {e}\ninstall them: apt-get install gfortran gcc")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, text).unwrap();
+    let opts = AnalyzeOptions {
+        front: Default::default(),
+        toolchain: tc,
+        c_sources: vec![],
+        objects: vec![],
+        link_args: vec![],
+        args: vec![],
+        stdin: None,
+        timeout: Duration::from_secs(300),
+        cwd: dir.path().to_path_buf(),
+        keep_partial: false,
+        keep_build: None,
+        branch_run: true,
+    };
+    augur_program::analyze(std::slice::from_ref(&src), &opts)
+        .unwrap_or_else(|e| panic!("{name}: analyze failed: {e}"))
+}
+
+fn row(b: &augur_program::profile::BranchProfile, line: u32) -> &augur_program::profile::BranchRow {
+    b.conditions
+        .iter()
+        .find(|c| c.line == line)
+        .unwrap_or_else(|| panic!("no recorded condition at line {line}: {:#?}", b.conditions))
+}
+
+const FREE: &str = r#"program br
+  implicit none
+  integer, parameter :: n = 200000
+  integer :: i, s, t, u, seed, k
+  logical(1) :: flag
+  character(len=8) :: word
+  s = 0; t = 0; u = 0; seed = 12345; k = 0
+  word = 'a(b)c'
+  do i = 1, n
+    seed = mod(seed * 1103515245 + 12345, 2147483647)
+    if (seed < 0) seed = -seed
+    ! line 12: random, about half true
+    if (mod(seed / 7, 2) == 0) then
+      s = s + seed / 3
+    ! line 15: patterned (alternating)
+    else if (mod(i, 2) == 0 .and. &
+             word(1:5) /= ')(x)(') then
+      t = t + 1
+    else
+      u = u + 1
+    end if
+    flag = mod(i, 4) == 0
+    if (flag) k = k + twice(i)
+  end do
+  i = 0
+  do while (i < 1000)
+    i = i + 3
+  end do
+  print *, s, t, u, k, i
+contains
+  pure integer function twice(x)
+    integer, intent(in) :: x
+    if (x > 0) then
+      twice = 2 * x
+    else
+      twice = 0
+    end if
+  end function twice
+end program br
+"#;
+
+#[test]
+fn conditions_are_recorded_and_patterns_are_predicted() {
+    let a = analyze("br.f90", FREE);
+    let b = a
+        .profile
+        .branches
+        .as_ref()
+        .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes));
+    let random = row(b, 13);
+    assert_eq!(random.executions, 200000);
+    let rate = random.mispredictions as f64 / random.executions as f64;
+    assert!(
+        (0.35..0.65).contains(&rate),
+        "a random condition should be mispredicted about half the time: {random:?}"
+    );
+    // The ELSE IF runs only when the random IF was false, so its own outcomes are
+    // alternating only over those executions: still far fewer misses than the bound.
+    let patterned = row(b, 16);
+    assert_eq!(patterned.executions, 200000 - random.taken);
+    let flag = row(b, 23);
+    assert_eq!(flag.executions, 200000);
+    assert_eq!(flag.taken, 50000);
+    assert!(
+        flag.mispredictions < 1000,
+        "mod(i, 4) == 0 is a pattern a history predictor learns: {flag:?}"
+    );
+    // The DO WHILE: 334 true tests and one false.
+    let w = row(b, 26);
+    assert_eq!((w.executions, w.taken), (335, 334));
+    // The PURE function's IF was recorded too (made impure in the branch run's copy).
+    assert_eq!(row(b, 33).executions, 50000);
+    // Simulated mispredictions are at most the bound plus the loop exits, and the
+    // program printed the same as without recording.
+    assert!(b.mispredictions > 0.0 && b.mispredictions < b.bound + 10.0);
+    let out = String::from_utf8_lossy(&a.run.stdout);
+    assert!(out.split_whitespace().count() == 5, "{out}");
+}
+
+const FIXED: &str = "      PROGRAM FX
+      INTEGER I, J, N, M
+      N = 0
+      M = 0
+      J = 1
+   10 IF (J .GT. 5000
+     &    .OR. J .LT. 0) GOTO 20
+      J = J + 1
+      IF (MOD(J, 3) .EQ. 0) N = N + 1
+      DO 30 I = 1, J
+        M = M + 1
+   30 CONTINUE
+      GOTO 10
+   20 CONTINUE
+      PRINT *, N, M
+      END
+";
+
+#[test]
+fn fixed_form_goto_loops_and_loop_exits() {
+    let a = analyze("fx.f", FIXED);
+    let b = a
+        .profile
+        .branches
+        .as_ref()
+        .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes));
+    // The GOTO loop's test, continued over two lines: 5000 false, one true.
+    let t = row(b, 6);
+    assert_eq!((t.executions, t.taken), (5001, 1));
+    assert!(t.mispredictions <= 3, "{t:?}");
+    let m3 = row(b, 9);
+    assert_eq!((m3.executions, m3.taken), (5000, 1667));
+    assert!(m3.mispredictions < 100, "mod(j, 3) is periodic: {m3:?}");
+    // The DO loop's trip count changes at every entry: every exit is mispredicted.
+    let l = b
+        .loop_exits
+        .iter()
+        .find(|l| l.line == 10)
+        .expect("the DO loop is recorded");
+    assert_eq!((l.entries, l.mispredictions), (5000, 5000));
+    let out = String::from_utf8_lossy(&a.run.stdout);
+    let v: Vec<i64> = out.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    assert_eq!(v, vec![1667, (2..=5001).sum::<i64>()]);
+}

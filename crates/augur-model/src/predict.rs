@@ -119,6 +119,10 @@ pub struct BlockContext {
     /// The block's branch (an IF ending it) compiled to code that selects without a
     /// conditional jump: its mispredictions (`BRMP`, `BRMC`) disappear.
     pub branchless: bool,
+    /// The block's branch compiled to a conditional jump: mispredictions of simple arms
+    /// (`BRMC`, priced as what the compiler usually does with them) cost what any
+    /// mispredicted branch costs (`BRMP`).
+    pub branch_kept: bool,
 }
 
 /// Standard error of a mean from its 90% half-width and observation count.
@@ -402,6 +406,11 @@ impl CostTable {
                 let n = counts.get(op);
                 counts.add(op, -n);
             }
+        }
+        if ctx.branch_kept {
+            let n = counts.get(AbOp::BRMC);
+            counts.add(AbOp::BRMC, -n);
+            counts.add(AbOp::BRMP, n);
         }
         if !self.branches || ctx.branchless || (ctx.vectorized && self.has_vector()) {
             // Left out, an IF turned into selects, or a vectorized loop whose IFs
@@ -747,11 +756,13 @@ pub fn block_context(
         0.0
     };
     let branchless = !header && r.is_branchless(&u.file, b.last_line);
+    let branch_kept = !header && r.is_branching(&u.file, b.last_line);
     BlockContext {
         vectorized,
         inlined,
         unrolled,
         branchless,
+        branch_kept,
     }
 }
 
@@ -810,8 +821,10 @@ pub fn predict_overlap(
             if mu > 0.0 && !ctx.branchless && !(table.has_vector() && ctx.vectorized) {
                 for op in BRANCH_ABOPS {
                     let n = mu * b.counts.get(op);
+                    // A kept branch costs a full misprediction whatever its arms.
+                    let priced = if ctx.branch_kept { AbOp::BRMP } else { op };
                     mispredictions += n;
-                    branch_seconds += n * table.get(op).seconds;
+                    branch_seconds += n * table.get(priced).seconds;
                 }
             }
             unit_c.push(block_total(table, b, ctx));

@@ -39,6 +39,10 @@ pub struct OptReport {
     /// outcomes cannot be mispredicted). Read from the assembly of the same compile.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub branchless: Vec<SourceLine>,
+    /// Source lines whose machine code holds a conditional jump (a branch the compiler
+    /// kept, whatever the shape of its arms).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branching: Vec<SourceLine>,
     /// Problems in getting the report (a file that did not compile alone, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -132,6 +136,13 @@ impl OptReport {
             .any(|b| b.line == line && same_file(&b.file, file))
     }
 
+    /// Whether the code of `file:line` holds a conditional jump.
+    pub fn is_branching(&self, file: &str, line: u32) -> bool {
+        self.branching
+            .iter()
+            .any(|b| b.line == line && same_file(&b.file, file))
+    }
+
     /// Whether this report is for `compiler` with `fflags` (the flags compared as given).
     pub fn matches(&self, compiler: &str, fflags: &[String]) -> bool {
         same_compiler(&self.compiler, compiler) && self.fflags == fflags
@@ -211,20 +222,22 @@ pub fn report(
     out.vectorized = parsed.vectorized;
     out.inlined = parsed.inlined;
     out.unrolled = parsed.unrolled;
-    let mut branchless = vec![];
     if let Ok(entries) = std::fs::read_dir(dir.path()) {
         for e in entries.flatten() {
             let p = e.path();
             if p.extension().and_then(|x| x.to_str()) == Some("o") {
                 if let Ok(asm) = std::fs::read_to_string(&p) {
-                    branchless.extend(branchless_lines(&asm, names));
+                    let (free, jumps) = branch_lines(&asm, names);
+                    out.branchless.extend(free);
+                    out.branching.extend(jumps);
                 }
             }
         }
     }
-    branchless.sort();
-    branchless.dedup();
-    out.branchless = branchless;
+    for v in [&mut out.branchless, &mut out.branching] {
+        v.sort();
+        v.dedup();
+    }
     Ok(out)
 }
 
@@ -259,9 +272,10 @@ fn is_select(m: &str) -> bool {
         )
 }
 
-/// The lines of `asm` (GNU assembler text with `.file`/`.loc` directives) whose
-/// instructions include a select and no conditional jump, in the files of `names`.
-pub fn branchless_lines(asm: &str, names: &[String]) -> Vec<SourceLine> {
+/// The lines of `asm` (GNU assembler text with `.file`/`.loc` directives) in the files
+/// of `names` whose instructions include a select and no conditional jump, and those
+/// with a conditional jump.
+pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<SourceLine>) {
     let mut files: std::collections::HashMap<u32, Option<String>> = Default::default();
     let mut code: std::collections::BTreeMap<(u32, u32), LineCode> = Default::default();
     let mut at: Option<(u32, u32)> = None;
@@ -302,15 +316,22 @@ pub fn branchless_lines(asm: &str, names: &[String]) -> Vec<SourceLine> {
             c.selects += 1;
         }
     }
-    code.into_iter()
-        .filter(|(_, c)| c.conditional_jumps == 0 && c.selects > 0)
-        .filter_map(|((f, l), _)| {
-            Some(SourceLine {
-                file: files.get(&f)?.clone()?,
-                line: l,
-            })
-        })
-        .collect()
+    let (mut free, mut jumps) = (vec![], vec![]);
+    for ((f, l), c) in code {
+        let Some(Some(file)) = files.get(&f) else {
+            continue;
+        };
+        let at = SourceLine {
+            file: file.clone(),
+            line: l,
+        };
+        if c.conditional_jumps > 0 {
+            jumps.push(at);
+        } else if c.selects > 0 {
+            free.push(at);
+        }
+    }
+    (free, jumps)
 }
 
 /// Reads gfortran's `-fopt-info` and flang's `-Rpass` messages. A message's file is
@@ -486,15 +507,14 @@ mod tests {
 \tcmpl\t$1, %edx\n\t.loc 1 38 46\n\tcmove\t%r8d, %esi\n\t.loc 1 40 3\n\tcmpl\t$0, %eax\n\
 \tjne\t.L6\n\tcmovl\t%eax, %ebx\n\t.loc 1 41 3\n\taddl\t$1, %eax\n";
         let names = vec!["corpus/bits.f90".to_string()];
-        let got = branchless_lines(asm, &names);
+        let (free, jumps) = branch_lines(asm, &names);
         // Line 38 selects without a jump; 40 has a jump; 37 and 41 select nothing.
-        assert_eq!(
-            got,
-            vec![SourceLine {
-                file: "corpus/bits.f90".into(),
-                line: 38
-            }]
-        );
+        let at = |line| SourceLine {
+            file: "corpus/bits.f90".into(),
+            line,
+        };
+        assert_eq!(free, vec![at(38)]);
+        assert_eq!(jumps, vec![at(40)]);
     }
 
     const GFORTRAN: &str = "\

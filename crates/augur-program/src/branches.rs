@@ -54,6 +54,18 @@ pub enum BranchKind {
     DoWhile,
 }
 
+impl BranchKind {
+    /// Its name in reports (as in the profile).
+    pub fn name(self) -> &'static str {
+        match self {
+            BranchKind::If => "if",
+            BranchKind::ElseIf => "else_if",
+            BranchKind::LogicalIf => "logical_if",
+            BranchKind::DoWhile => "do_while",
+        }
+    }
+}
+
 /// One recorded conditional branch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BranchProbe {

@@ -299,7 +299,7 @@ pub fn summary(p: &ProgramProfile) -> String {
                 "  {}:{:<5} {:<10} executions {:>12} taken {:>5.1}%  mispredicted {:>5.1}% ({})",
                 c.file,
                 c.line,
-                format!("{:?}", c.kind).to_ascii_lowercase(),
+                c.kind.name(),
                 c.executions,
                 100.0 * c.taken as f64 / c.executions.max(1) as f64,
                 100.0 * c.mispredictions as f64 / c.executions.max(1) as f64,

@@ -20,22 +20,34 @@
 //!   of its translation cost (a random chase over `p` pages misses a TLB of `E` entries
 //!   with probability `1 − E/p`), then cut into [`bands`], a band starting where the
 //!   latency reaches [`BAND`] times the previous band's. A band's latency is the median of
-//!   its first three points; the last band is main memory. The level's capacity is the
-//!   largest working set of its band whose latency stays below [`HELD`] of the way to
-//!   the next band's first point. A miss penalty is the next level's latency minus the
-//!   level's own.
+//!   its first three points; the last band is main memory. A provisional capacity (for
+//!   the matching) is the largest working set of its band whose latency stays below
+//!   [`HELD`] of the way to the next band's first point. A miss penalty is the next
+//!   level's latency minus the level's own.
+//! * **Capacities** ([`fit_capacity`]): each matched level's transition is read as hit
+//!   ratios, `(next − lat) / (next − hit)` with the next level's latency where its band is
+//!   flattest ([`transition`]), and fitted with a model of a cyclic chase in a
+//!   set-associative cache ([`hit_ratio`]: the OS's ways, physical page colours at random,
+//!   LRU or random replacement, the better fit wins). The capacity is the best-fitting of
+//!   the sizes a cache is built in, ways × line × a power of two ([`buildable`]); the best
+//!   size on a fine grid is reported beside it. Random replacement (Zen 5's L2) keeps a
+//!   share of a working set beyond the capacity, which made the midpoint rule read 1.5
+//!   to 2 times the capacity.
 //! * **Matching with the OS** ([`assign`]): the OS's caches take the boundaries in order,
 //!   within a factor of 16, as many as possible and then the nearest; a cache without one
 //!   keeps the OS size (`from OS`, with a note), boundaries without a cache are reported
 //!   in the notes.
-//! * **Line size** ([`slot_line`]): a capacity test, blind to prefetching (the order is
-//!   random): slot chases on huge pages whose elements' lines fill two thirds of the
-//!   level when its line is at most the candidate and four thirds when larger. Without
-//!   slot chases, Saavedra's sweep (regime 2.a → 2.b): for the arrays between this level
-//!   and the next, the excess time per access over the loop overhead grows with the
-//!   stride while several accesses share a line and stops growing at the line size
-//!   ([`plateau_start`]). Either way the sweep's excess at one line is the strided miss
-//!   cost (Saavedra's M).
+//! * **Line size**: for the core-private levels (the OS's `shared_cpu_list`, else all but
+//!   the last), the coherence line by false sharing ([`crate::coherence`]), which no
+//!   prefetcher can fake. Otherwise (and as a note where it differs) [`slot_line`]: a
+//!   capacity test, blind to prefetching of random order but not to an adjacent-line
+//!   prefetcher's pairs: slot chases on huge pages whose elements' lines fill two thirds
+//!   of the level when its line is at most the candidate and four thirds when larger.
+//!   Without slot chases, Saavedra's sweep (regime 2.a → 2.b): for the arrays between
+//!   this level and the next, the excess time per access over the loop overhead grows
+//!   with the stride while several accesses share a line and stops growing at the line
+//!   size ([`plateau_start`]). Either way the sweep's excess at one line is the strided
+//!   miss cost (Saavedra's M).
 //! * **Associativity** (regime 2.b → 2.c, first level only): at the smallest array above
 //!   the L1, strides up to half the array, the excess falls back to the overhead once the
 //!   N/s touched lines fit one set: ways = N / (first stride of the drop). No drop up to
@@ -381,6 +393,61 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             ));
         }
     }
+    // The coherence line of the core-private levels (false sharing, blind to
+    // prefetching).
+    let coherence = m
+        .chase
+        .iter()
+        .find(|c| c.order == crate::coherence::ORDER)
+        .and_then(crate::coherence::line);
+    let private: Vec<bool> = (0..levels.len())
+        .map(|k| match os.caches.get(k).and_then(|c| c.shared_cpus) {
+            Some(n) => n == 1,
+            // Unknown: every level but the last (shared on current multicore parts).
+            None => k + 1 < levels.len(),
+        })
+        .collect();
+    // Capacities: the hit-ratio model fitted to each measured level's transition, rounded
+    // to ways x line x a power of two.
+    for (i, l) in levels.iter_mut().enumerate() {
+        let Some(k) = picks[i].filter(|_| l.size_source == MEASURED) else {
+            continue;
+        };
+        let Some(points) = transition(&rand_x, &clean, &bands, k, found[k].1) else {
+            continue;
+        };
+        let ways = l.ways.unwrap_or(8) as u64;
+        let line = coherence
+            .filter(|_| private[i])
+            .or(l.os_line_bytes)
+            .unwrap_or(line_os);
+        let lo = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min) / 2.0;
+        let hi = 2.0 * points.iter().map(|p| p.0).fold(0.0, f64::max);
+        let (w, pg) = (ways as f64, page as f64);
+        // The size: the best-fitting size a cache can be built in; the continuous fit
+        // for the report.
+        let built = fit_capacity(&points, w, pg, &buildable(lo, hi, ways * line));
+        let free = fit_capacity(&points, w, pg, &capacity_grid(lo, hi));
+        if let (Some(b), Some(f)) = (built, free) {
+            let size = b.bytes as u64;
+            let name = |p: Policy| match p {
+                Policy::Lru => "LRU",
+                Policy::Random => "random-replacement",
+            };
+            notes.push(format!(
+                "{}: capacity {} ({} model, rms {:.3} in hit ratio over {} points; the best free size {:.0} KiB, {} model, rms {:.3})",
+                l.name,
+                human(size),
+                name(b.policy),
+                b.mse.sqrt(),
+                points.len(),
+                f.bytes / 1024.0,
+                name(f.policy),
+                f.mse.sqrt()
+            ));
+            l.size_bytes = size;
+        }
+    }
     // Miss penalties.
     for k in 0..levels.len() {
         let next = levels
@@ -420,6 +487,19 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
         let inner =
             (k > 0 && levels[k - 1].line_source == MEASURED).then(|| levels[k - 1].line_bytes);
         let read = read.filter(|&b| inner.map_or(true, |i| b >= i));
+        let read = match (coherence.filter(|_| private[k]), read) {
+            (Some(c), Some(b)) if b != c => {
+                notes.push(format!(
+                    "{}: the stride sweep or capacity test reads {} (lines fetched together, e.g. an adjacent-line prefetcher's pairs); the coherence line is {}",
+                    levels[k].name,
+                    human(b),
+                    human(c)
+                ));
+                Some(c)
+            }
+            (Some(c), _) => Some(c),
+            (None, r) => r,
+        };
         match read {
             Some(b) => {
                 levels[k].line_bytes = b;
@@ -854,5 +934,291 @@ pub fn human(b: u64) -> String {
         }
     } else {
         format!("{b} B")
+    }
+}
+
+/// The replacement policies of the capacity model ([`hit_ratio`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Least recently used: a cyclic chase over more lines than a set's ways misses on
+    /// every load of that set.
+    Lru,
+    /// A random victim: a line survives the other lines' misses of its set with
+    /// probability `1 − 1/ways` each, so part of an oversized set still hits.
+    Random,
+}
+
+/// The hit ratio of one set of `ways` ways that a cyclic chase runs through `k` lines of.
+/// LRU: 1 up to the ways, then 0. Random replacement: a line survives the `(k − 1)(1 − h)`
+/// misses between two of its loads with probability `h = (1 − 1/ways)^((k − 1)(1 − h))`,
+/// the smaller root of which is found by bisection (the other, 1, is not stable).
+pub fn set_hit(k: f64, ways: f64, policy: Policy) -> f64 {
+    if k <= ways {
+        return 1.0;
+    }
+    match policy {
+        Policy::Lru => 0.0,
+        Policy::Random => {
+            let a = (k - 1.0) * -(1.0 - 1.0 / ways.max(1.0 + 1e-9)).ln();
+            if a <= 1.0 {
+                return 1.0;
+            }
+            let (mut lo, mut hi) = (0.0f64, 1.0f64);
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                if mid < (-a * (1.0 - mid)).exp() {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        }
+    }
+}
+
+/// The hit ratio of a cyclic chase over `f` bytes of lines (one load per line) in a cache
+/// of `c` bytes with `ways` ways. When a way spans at most a page (`c / ways <= page`),
+/// the page offset picks the set and every set holds the same share, `ways · f / c` lines.
+/// Beyond, the bits above the page offset come from the physical page, at random: a set
+/// receives one line from each page of its colour, Poisson(`ways · f / c`) lines, and a
+/// line's chance to hit is the average of [`set_hit`] weighted by the lines per set.
+pub fn hit_ratio(f: f64, c: f64, ways: f64, page: f64, policy: Policy) -> f64 {
+    hit_ratio_by(f, c, ways, page, policy, &|k| {
+        set_hit(k as f64, ways, policy)
+    })
+}
+
+/// [`hit_ratio`] with the hit ratio of a set of `k` lines from `set` (a table).
+fn hit_ratio_by(
+    f: f64,
+    c: f64,
+    ways: f64,
+    page: f64,
+    policy: Policy,
+    set: &dyn Fn(usize) -> f64,
+) -> f64 {
+    let lam = ways * f / c;
+    if c / ways <= page || lam <= 0.0 {
+        return set_hit(lam, ways, policy);
+    }
+    let kmax = (lam + 10.0 * lam.sqrt() + 20.0).ceil() as usize;
+    let mut logp = -lam; // ln P(k = 0)
+    let mut sum = 0.0;
+    for k in 1..=kmax {
+        logp += lam.ln() - (k as f64).ln();
+        sum += logp.exp() * k as f64 * set(k);
+    }
+    (sum / lam).min(1.0)
+}
+
+/// A capacity fitted to a latency transition: the size, the policy whose model fits
+/// best, and its mean squared error of the hit ratios.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fit {
+    /// The fitted capacity, bytes (not rounded).
+    pub bytes: f64,
+    /// The policy of the better model.
+    pub policy: Policy,
+    /// Mean squared error of the hit ratios.
+    pub mse: f64,
+}
+
+/// Steps per octave of the capacity grid of [`fit_capacity`].
+pub const FIT_STEPS: u32 = 64;
+
+/// The mean squared error within which capacities count as fitting equally well (a
+/// sharp step between two sampled sizes fits every capacity between them).
+pub const FIT_TIE: f64 = 0.002;
+
+/// Fits a cache's capacity to a latency transition: `points` are `(working set, hit
+/// ratio)`, the hit ratio read off the latency as `(next − lat) / (next − hit)`. For each
+/// [`Policy`], the capacity among `candidates` with the least mean squared error of
+/// [`hit_ratio`]; candidates within [`FIT_TIE`] of the least fit equally well, and the
+/// estimate is the geometric middle of their range. The policy with the smaller error
+/// wins. `None` without points or candidates.
+pub fn fit_capacity(
+    points: &[(f64, f64)],
+    ways: f64,
+    page: f64,
+    candidates: &[f64],
+) -> Option<Fit> {
+    let hi = points.iter().map(|p| p.0).fold(0.0, f64::max);
+    let lo = candidates.iter().copied().fold(f64::INFINITY, f64::min);
+    if points.is_empty() || lo.is_nan() || lo <= 0.0 || lo.is_infinite() {
+        return None;
+    }
+    // The largest set: Poisson(ways · hi / lo), far into its tail.
+    let lam = ways * hi / lo;
+    let kmax = (lam + 10.0 * lam.sqrt() + 21.0).ceil() as usize;
+    let mut best: Option<Fit> = None;
+    for policy in [Policy::Lru, Policy::Random] {
+        let table: Vec<f64> = (0..=kmax)
+            .map(|k| set_hit(k as f64, ways, policy))
+            .collect();
+        let set = |k: usize| table.get(k).copied().unwrap_or(0.0);
+        let errs: Vec<(f64, f64)> = candidates
+            .iter()
+            .map(|&c| {
+                let e = points
+                    .iter()
+                    .map(|&(f, h)| (hit_ratio_by(f, c, ways, page, policy, &set) - h).powi(2))
+                    .sum::<f64>()
+                    / points.len() as f64;
+                (c, e)
+            })
+            .collect();
+        let min = errs.iter().map(|e| e.1).fold(f64::INFINITY, f64::min);
+        let tied: Vec<f64> = errs
+            .iter()
+            .filter(|e| e.1 <= min + FIT_TIE)
+            .map(|e| e.0)
+            .collect();
+        let (a, b) = (tied[0], tied[tied.len() - 1]);
+        let fit = Fit {
+            bytes: (a * b).sqrt(),
+            policy,
+            mse: min,
+        };
+        if best.map_or(true, |b| fit.mse < b.mse) {
+            best = Some(fit);
+        }
+    }
+    best
+}
+
+/// A grid of [`FIT_STEPS`] capacities per octave from `lo` to `hi`.
+pub fn capacity_grid(lo: f64, hi: f64) -> Vec<f64> {
+    let n = ((hi / lo).log2() * FIT_STEPS as f64).ceil().max(0.0) as i32;
+    (0..=n)
+        .map(|i| lo * 2f64.powf(i as f64 / FIT_STEPS as f64))
+        .collect()
+}
+
+/// The sizes caches are built in between `lo` and `hi`: `unit · 2^k` (a power of two of
+/// sets, `unit` = ways × line).
+pub fn buildable(lo: f64, hi: f64, unit: u64) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut c = unit.max(1) as f64;
+    while c <= hi {
+        if c >= lo {
+            out.push(c);
+        }
+        c *= 2.0;
+    }
+    out
+}
+
+/// The hit-ratio points of the transition after band `k` of a non-decreasing latency
+/// curve `y` over working sets `x`: the level's latency is `hit`; the next level's is
+/// read where the next band is flattest (the least growth per octave between neighbouring
+/// points; at its lower point the transition is over and the next level not yet full),
+/// and the points run from the band's start to there. `None` for the last band.
+pub fn transition(
+    x: &[u64],
+    y: &[f64],
+    bands: &[(usize, usize)],
+    k: usize,
+    hit: f64,
+) -> Option<Vec<(f64, f64)>> {
+    let (from, _) = *bands.get(k)?;
+    let &(nf, nt) = bands.get(k + 1)?;
+    let growth = |i: usize| (y[i + 1] / y[i]).ln() / (x[i + 1] as f64 / x[i] as f64).log2();
+    let end = (nf..nt)
+        .min_by(|&a, &b| growth(a).total_cmp(&growth(b)))
+        .unwrap_or(nf);
+    let next = y[end];
+    if next <= hit {
+        return None;
+    }
+    Some(
+        (from..=end)
+            .map(|i| (x[i] as f64, ((next - y[i]) / (next - hit)).clamp(0.0, 1.0)))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_hits_by_its_policy() {
+        assert_eq!(set_hit(8.0, 8.0, Policy::Lru), 1.0);
+        assert_eq!(set_hit(9.0, 8.0, Policy::Lru), 0.0);
+        let h = set_hit(9.0, 8.0, Policy::Random);
+        assert!(h > 0.5 && h < 1.0, "{h}");
+        // Twice the ways: h = exp(-2 (1 - h)) for many ways, 0.2032.
+        let h = set_hit(2000.0, 1000.0, Policy::Random);
+        assert!((h - 0.2032).abs() < 0.002, "{h}");
+        assert!((h - (-2.0 * (1.0 - h)).exp()).abs() < 1e-3);
+        // Decreasing in the lines.
+        let hs: Vec<f64> = (16..64)
+            .map(|k| set_hit(k as f64, 16.0, Policy::Random))
+            .collect();
+        assert!(hs.windows(2).all(|w| w[1] <= w[0]));
+    }
+
+    #[test]
+    fn random_placement_misses_before_the_capacity() {
+        // LRU, 8 ways, 1 MiB: P(Poisson(8) <= 7) = 0.453 of the loads hit at the capacity.
+        let h = hit_ratio(1048576.0, 1048576.0, 8.0, 4096.0, Policy::Lru);
+        assert!((h - 0.453).abs() < 0.002, "{h}");
+        // A way of at most a page: the page offset places the lines, a sharp step.
+        assert_eq!(hit_ratio(49152.0, 49152.0, 12.0, 4096.0, Policy::Lru), 1.0);
+        assert_eq!(hit_ratio(57344.0, 49152.0, 12.0, 4096.0, Policy::Lru), 0.0);
+    }
+
+    /// A transition sampled at quarter octaves, with a fixed pattern of noise.
+    fn points(c: f64, ways: f64, policy: Policy, noise: f64) -> Vec<(f64, f64)> {
+        (-8..=10)
+            .map(|k| {
+                let f = c * 2f64.powf(k as f64 / 4.0);
+                let e = noise * [1.0, -1.0, 0.5, -0.5][(k + 8) as usize % 4];
+                (
+                    f,
+                    (hit_ratio(f, c, ways, 4096.0, policy) + e).clamp(0.0, 1.0),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fit_recovers_capacity_and_policy() {
+        for (c, ways, policy) in [
+            (1048576.0, 16.0, Policy::Random),
+            (1048576.0, 8.0, Policy::Lru),
+            (524288.0, 8.0, Policy::Random),
+            (33554432.0, 16.0, Policy::Lru),
+        ] {
+            for noise in [0.0, 0.05] {
+                let p = points(c, ways, policy, noise);
+                let built = buildable(c / 8.0, 8.0 * c, ways as u64 * 64);
+                let fit = fit_capacity(&p, ways, 4096.0, &built).unwrap();
+                assert_eq!(fit.bytes, c, "{policy:?} {noise}");
+                assert_eq!(fit.policy, policy, "{c} {noise}");
+                let free = fit_capacity(&p, ways, 4096.0, &capacity_grid(c / 8.0, 8.0 * c));
+                let r = free.unwrap().bytes / c;
+                assert!((0.9..1.1).contains(&r), "{policy:?} {noise} {r}");
+            }
+        }
+        assert_eq!(
+            buildable(40000.0, 200000.0, 768),
+            vec![49152.0, 98304.0, 196608.0]
+        );
+    }
+
+    #[test]
+    fn the_next_level_is_read_where_its_band_is_flattest() {
+        let x: Vec<u64> = vec![1, 2, 4, 8, 16, 32, 64, 128];
+        let y = vec![1.0, 1.0, 3.0, 3.5, 4.0, 4.1, 11.0, 25.0];
+        let b = bands(&y);
+        assert_eq!(b, vec![(0, 1), (2, 5), (6, 7)]);
+        let p = transition(&x, &y, &b, 0, 1.0).unwrap();
+        // The band (2..=5) is flattest from 16 to 32: the next level's latency is 4.0.
+        assert_eq!(p.last(), Some(&(16.0, 0.0)));
+        assert_eq!(p[0], (1.0, 1.0));
+        assert_eq!(p[2], (4.0, 1.0 / 3.0));
+        assert!(transition(&x, &y, &b, 2, 11.0).is_none());
     }
 }

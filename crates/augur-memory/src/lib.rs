@@ -6,6 +6,7 @@
 //! Calibrator's separation of TLB from cache costs, STREAM/likwid-bench kernels for
 //! bandwidth), built as generated Fortran with the user's compiler and flags.
 //!
+//! * [`coherence`]: the coherence line by false sharing between two threads (in Rust).
 //! * [`gen`]: the Fortran program and its separately compiled kernels.
 //! * [`run`]: the plan of points, build, runs, medians.
 //! * [`infer`]: levels, sizes, line sizes, associativity, latencies, miss penalties, TLB,
@@ -16,6 +17,7 @@
 //! The result is the `[memory]` section of the machine profile
 //! ([`augur_machine::memory_profile::MemoryProfile`]).
 
+pub mod coherence;
 pub mod gen;
 pub mod infer;
 pub mod os;
@@ -43,8 +45,15 @@ pub fn characterize(
         .prefix("augur-memory-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let curves = run::measure(tc, &os, &plan, settings, dir.path(), note)?;
+    let mut curves = run::measure(tc, &os, &plan, settings, dir.path(), note)?;
     drop(dir);
+    note("coherence: false sharing between two threads");
+    let coherence = coherence::measure(
+        if settings.quick { 5 } else { 10 },
+        std::time::Duration::from_secs(2),
+    );
+    let single = coherence.is_none();
+    curves.chase.extend(coherence);
     let mut m = MemoryProfile {
         compiler: tc.fc.clone(),
         fflags: tc.fflags.join(" "),
@@ -61,6 +70,12 @@ pub fn characterize(
         ..Default::default()
     };
     infer::infer(&mut m, &os);
+    if single {
+        m.notes.push(format!(
+            "coherence line not measured ({} CPU(s) available, or the two threads never ran together): line sizes from the capacity tests",
+            coherence::cpus()
+        ));
+    }
     m.memory.page_fault_ns = curves.fault_ns;
     m.elapsed_s = (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
     Ok(m)

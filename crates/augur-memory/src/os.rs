@@ -15,6 +15,9 @@ pub struct OsCache {
     pub line: u64,
     /// `ways_of_associativity` (absent when 0 or missing).
     pub ways: Option<u32>,
+    /// The number of CPUs sharing the cache (`shared_cpu_list`), when known: 1 for a
+    /// cache private to a core.
+    pub shared_cpus: Option<u32>,
 }
 
 /// The OS's view of the memory hierarchy.
@@ -78,6 +81,7 @@ pub fn detect() -> OsInfo {
         let ways = read("ways_of_associativity")
             .and_then(|s| s.parse().ok())
             .filter(|&w| w > 0);
+        let shared_cpus = read("shared_cpu_list").map(|l| cpu_count(&l));
         let name = if ty == "Data" {
             format!("L{level}d")
         } else {
@@ -89,6 +93,7 @@ pub fn detect() -> OsInfo {
             size,
             line,
             ways,
+            shared_cpus,
         });
     }
     caches.sort_by_key(|c| c.level);
@@ -115,6 +120,21 @@ pub fn detect() -> OsInfo {
     }
 }
 
+/// The number of CPUs in a list like `0-3,8,10-11`.
+pub fn cpu_count(list: &str) -> u32 {
+    list.trim()
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| match p.split_once('-') {
+            Some((a, b)) => match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+                (Ok(a), Ok(b)) if b >= a => b - a + 1,
+                _ => 1,
+            },
+            None => 1,
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +146,12 @@ mod tests {
         assert_eq!(parse_size("2M"), Some(2 << 20));
         assert_eq!(parse_size("512"), Some(512));
         assert_eq!(parse_size("x"), None);
+    }
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(cpu_count("0"), 1);
+        assert_eq!(cpu_count("0-1\n"), 2);
+        assert_eq!(cpu_count("0-3,8,10-11"), 7);
     }
 }

@@ -169,6 +169,18 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
             chase.push(b);
         }
     }
+    // The capacity fit reads the shape of each transition: quarter octaves from half to
+    // four times every level but the last (not `quick`).
+    if !s.quick {
+        for c in os.caches.iter().rev().skip(1) {
+            for k in -4i32..=8 {
+                let b = (c.size as f64 * 2f64.powf(k as f64 / 4.0)) as u64 / page * page;
+                if b > 0 && b <= max && !chase.contains(&b) {
+                    chase.push(b);
+                }
+            }
+        }
+    }
     chase.sort_unstable();
     p.chase = chase.iter().map(|&b| (0, b)).collect();
     p.chase.extend(sizes.iter().map(|&b| (1, b)));
@@ -564,6 +576,7 @@ mod tests {
                     size: 32 << 10,
                     line: 64,
                     ways: Some(8),
+                    shared_cpus: Some(1),
                 },
                 OsCache {
                     level: 2,
@@ -571,6 +584,7 @@ mod tests {
                     size: 1 << 20,
                     line: 64,
                     ways: Some(8),
+                    shared_cpus: None,
                 },
             ],
             page: 4096,

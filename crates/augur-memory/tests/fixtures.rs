@@ -1,14 +1,17 @@
 //! The inference on real curves: raw curves of `augur characterize --memory` runs on
 //! 2-vCPU AMD EPYC KVM guests, saved with the OS's values (`tests/fixtures/*.toml`):
 //! `epyc-kvm-*` on a Zen 4 host (measured while other agents built on the same machine),
-//! `epyc-zen5-*` on a Zen 5 host (quiet). Deterministic: the curves are data. On the Zen 4
-//! runs the inference must read the OS's L1 and L2 sizes and lines; on the Zen 5 runs the
-//! L1 exactly and the L2 and L3 sizes within a factor of two: its L2 keeps much of a
-//! cyclic working set beyond its capacity (25% misses at 1 MiB, 61% at 1.5 MiB, where a
-//! random-placement LRU cache misses 55% and 91%), so the capacity rule, made on Zen 4,
-//! reads 1.5 or 2 MiB for its 1 MiB.
+//! `epyc-zen5-*` on a Zen 5 host, `epyc-zen5-fs-*` with the false-sharing curve (the
+//! coherence line). Deterministic: the curves are data. Every run must read the OS's L1
+//! and L2 sizes exactly (the capacity fit: Zen 4's L2 fits the LRU model, Zen 5's the
+//! random-replacement one, which keeps a quarter of a cyclic working set of 1.5 times
+//! its capacity and made the older midpoint rule read 1.5 or 2 MiB), and the L1's line;
+//! the L2's line where the run has a false-sharing curve (Zen 5's adjacent-line prefetch
+//! makes the capacity test read 128 B) or the capacity test reads it (Zen 4); the Zen 5
+//! L3 within a factor of two in at least 4 of 5 runs, of four in all (the guest's share
+//! of the L3 varies with the host's other tenants; Zen 4's guest saw only 2 to 8 MiB).
 
-use augur_machine::memory_profile::{MemoryProfile, FROM_OS, MEASURED};
+use augur_machine::memory_profile::{CacheLevel, MemoryProfile, FROM_OS, MEASURED};
 use augur_memory::infer::infer;
 use augur_memory::os::{OsCache, OsInfo};
 fn fixtures(prefix: &str) -> Vec<(String, OsInfo, MemoryProfile)> {
@@ -42,6 +45,7 @@ fn fixtures(prefix: &str) -> Vec<(String, OsInfo, MemoryProfile)> {
                     size: num(c, "size").unwrap() as u64,
                     line: num(c, "line").unwrap() as u64,
                     ways: num(c, "ways").map(|w| w as u32),
+                    shared_cpus: num(c, "shared_cpus").map(|n| n as u32),
                 })
                 .collect();
             let os = OsInfo {
@@ -56,6 +60,27 @@ fn fixtures(prefix: &str) -> Vec<(String, OsInfo, MemoryProfile)> {
         .collect()
 }
 
+/// A level read as the OS reports it: measured size equal to the OS's, and (with `line`)
+/// the measured line too.
+fn assert_os_level(name: &str, l: &CacheLevel, line: bool, report: &str) {
+    assert_eq!(l.size_source, MEASURED, "{name} {}\n{report}", l.name);
+    assert_eq!(
+        Some(l.size_bytes),
+        l.os_size_bytes,
+        "{name} {}\n{report}",
+        l.name
+    );
+    if line {
+        assert_eq!(l.line_source, MEASURED, "{name} {}\n{report}", l.name);
+        assert_eq!(
+            Some(l.line_bytes),
+            l.os_line_bytes,
+            "{name} {}\n{report}",
+            l.name
+        );
+    }
+}
+
 #[test]
 fn every_real_run_reads_the_os_geometry() {
     for (name, os, mut m) in fixtures("epyc-kvm-") {
@@ -63,20 +88,7 @@ fn every_real_run_reads_the_os_geometry() {
         let report = augur_memory::report(&m);
         eprintln!("{name}\n{report}");
         for l in &m.levels[..2] {
-            assert_eq!(l.size_source, MEASURED, "{name} {}\n{report}", l.name);
-            assert_eq!(
-                Some(l.size_bytes),
-                l.os_size_bytes,
-                "{name} {}\n{report}",
-                l.name
-            );
-            assert_eq!(l.line_source, MEASURED, "{name} {}\n{report}", l.name);
-            assert_eq!(
-                Some(l.line_bytes),
-                l.os_line_bytes,
-                "{name} {}\n{report}",
-                l.name
-            );
+            assert_os_level(&name, l, true, &report);
         }
         assert!(m.levels[0].latency_ns < m.levels[1].latency_ns);
         assert_eq!(
@@ -94,25 +106,53 @@ fn every_real_run_reads_the_os_geometry() {
 }
 
 #[test]
-fn zen5_runs_read_the_l1_and_the_outer_levels_within_a_factor_of_two() {
+fn zen5_runs_read_the_l1_and_l2_and_the_l3_within_a_factor_of_two() {
+    let (mut runs, mut within2) = (0, 0);
     for (name, os, mut m) in fixtures("epyc-zen5-") {
         infer(&mut m, &os);
         let report = augur_memory::report(&m);
         eprintln!("{name}\n{report}");
-        let l1 = &m.levels[0];
-        assert_eq!(Some(l1.size_bytes), l1.os_size_bytes, "{name}\n{report}");
-        assert_eq!(l1.line_source, MEASURED, "{name}\n{report}");
-        assert_eq!(Some(l1.line_bytes), l1.os_line_bytes, "{name}\n{report}");
-        for l in &m.levels[1..] {
-            let os_size = l.os_size_bytes.unwrap() as f64;
-            let ratio = l.size_bytes as f64 / os_size;
-            assert!((0.5..=2.0).contains(&ratio), "{name} {}\n{report}", l.name);
+        let coherence = m
+            .chase
+            .iter()
+            .any(|c| c.order == augur_memory::coherence::ORDER);
+        for l in &m.levels[..2] {
+            assert_os_level(&name, l, l.level == 1 || coherence, &report);
         }
+        // The L3 this guest can use varies with the other tenants of the host: within a
+        // factor of four always, of two in most runs (counted below).
+        let l3 = &m.levels[2];
+        let ratio = l3.size_bytes as f64 / l3.os_size_bytes.unwrap() as f64;
+        assert!((0.25..=4.0).contains(&ratio), "{name} L3\n{report}");
+        runs += 1;
+        within2 += usize::from((0.5..=2.0).contains(&ratio));
         assert!(m.levels[0].latency_ns < m.levels[1].latency_ns);
         assert_eq!(
             m.tlb.first().map(|t| t.entries),
             Some(96),
             "{name}\n{report}"
+        );
+    }
+    assert!(
+        5 * within2 >= 4 * runs,
+        "L3 within 2x in {within2} of {runs} runs"
+    );
+}
+
+#[test]
+fn the_false_sharing_runs_read_the_coherence_line() {
+    let runs = fixtures("epyc-zen5-fs-");
+    assert!(runs.len() >= 3);
+    for (name, os, m) in runs {
+        let c = m
+            .chase
+            .iter()
+            .find(|c| c.order == augur_memory::coherence::ORDER)
+            .unwrap_or_else(|| panic!("{name}: no false-sharing curve"));
+        assert_eq!(
+            augur_memory::coherence::line(c),
+            Some(os.caches[0].line),
+            "{name}: {c:?}"
         );
     }
 }

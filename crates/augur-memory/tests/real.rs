@@ -1,4 +1,5 @@
-//! A real measurement on this machine (quick settings): the L1's and L2's sizes and line
+//! Real measurements on this machine: the coherence line by false sharing must be the
+//! OS's line of the L1 and L2; with quick settings, the L1's and L2's sizes and line
 //! sizes must equal what the OS reports, and the TLB's page size the OS page. The
 //! deterministic checks of the inference on saved real curves are in `fixtures.rs`.
 
@@ -48,4 +49,24 @@ fn the_l1_and_l2_geometry_matches_the_os() {
         Some(info.page),
         "{report}"
     );
+}
+
+// A measurement of a few hundred ms: false sharing between two threads. Needs two CPUs.
+// `cargo test -p augur-memory --test real -- --ignored`.
+#[test]
+#[ignore = "timing-sensitive measurement; needs two CPUs; run with --ignored"]
+fn the_coherence_line_is_the_os_line_of_the_l1_and_l2() {
+    use augur_memory::coherence;
+    let info = os::detect();
+    if coherence::cpus() < 2 || info.caches.len() < 2 {
+        eprintln!("one CPU or fewer than two caches: nothing to measure");
+        return;
+    }
+    let c = coherence::measure(10, std::time::Duration::from_secs(2))
+        .expect("the two threads never ran together");
+    eprintln!("{c:?}");
+    let line = coherence::line(&c);
+    for os in &info.caches[..2] {
+        assert_eq!(line, Some(os.line), "{}: {c:?}", os.name);
+    }
 }

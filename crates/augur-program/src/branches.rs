@@ -7,12 +7,16 @@
 //! cannot tell `mod(i, 2) == 0` (learned by any history predictor) from a comparison
 //! of random keys (mispredicted half the time). The branch run wraps the condition of
 //! every block IF, ELSE IF, logical IF and DO WHILE in a function that passes it
-//! through and records it (`IF (augur_brf(7, a(j) > x)) THEN`), and records the trip
+//! through and records it (`IF (augur_brf(7, a(j) > x)) THEN`), records the arm each
+//! SELECT CASE enters and the selector of each computed GOTO (multiway outcomes: a
+//! predictor remembers the last outcome in its context), and records the trip
 //! count of every counted DO loop at entry. The runtime simulates, per branch, the
 //! predictors below (2^20 two-bit counters each) and keeps each one's mispredictions:
 //!
 //! * bimodal: one counter per branch (the bias);
-//! * gshare over the last 8, 16, 32 and 64 outcomes of all recorded branches;
+//! * gshare over the last 8, 16, 32 and 64 outcomes of all recorded two-way
+//!   branches (for a multiway branch: over a path history that also holds the
+//!   multiway outcomes, as an indirect-target predictor's);
 //! * local: the branch's own last 16 outcomes.
 //!
 //! A branch's mispredictions are the fewest of any predictor: an ideal chooser, the
@@ -52,9 +56,18 @@ pub enum BranchKind {
     LogicalIf,
     /// The test of a DO WHILE.
     DoWhile,
+    /// A SELECT CASE (outcome: the arm taken).
+    SelectCase,
+    /// A computed GOTO (outcome: the selector's value).
+    ComputedGoto,
 }
 
 impl BranchKind {
+    /// Whether the outcome is one of several (SELECT CASE, computed GOTO).
+    pub fn multiway(self) -> bool {
+        matches!(self, BranchKind::SelectCase | BranchKind::ComputedGoto)
+    }
+
     /// Its name in reports (as in the profile).
     pub fn name(self) -> &'static str {
         match self {
@@ -62,6 +75,8 @@ impl BranchKind {
             BranchKind::ElseIf => "else_if",
             BranchKind::LogicalIf => "logical_if",
             BranchKind::DoWhile => "do_while",
+            BranchKind::SelectCase => "select_case",
+            BranchKind::ComputedGoto => "computed_goto",
         }
     }
 }
@@ -282,6 +297,7 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
         });
         wrapped += 1;
     }
+    wrapped += plan_multiway(bp, ui, u, &lines, &mut edits);
     for (li, l) in u.loops.iter().enumerate() {
         if l.kind != LoopKind::Counted {
             continue;
@@ -321,6 +337,119 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
     }
 }
 
+/// Records the outcome of every SELECT CASE (a call at the top of each arm with the
+/// arm's number) and computed GOTO (a call before it with the selector's value, when
+/// the selector is on the statement's one line and calls no user function).
+fn plan_multiway(
+    bp: &mut BranchPlan,
+    ui: usize,
+    u: &Unit,
+    lines: &[&str],
+    edits: &mut Vec<Edit>,
+) -> usize {
+    let mut n = 0;
+    for (si, st) in u.stmts.iter().enumerate() {
+        let Some(block) = block_ending_with(u, si) else {
+            continue;
+        };
+        match &st.kind {
+            StmtKind::Select { .. } => {
+                let id = bp.branches.len();
+                let cases = select_arms(u, si, lines);
+                if cases.is_empty() {
+                    continue;
+                }
+                for (k, case) in cases.iter().enumerate() {
+                    edits.push(Edit::After {
+                        line: case.text.line,
+                        text: format!("call augur_brk({id}, {})", k + 1),
+                        order: 0,
+                    });
+                }
+                bp.branches.push(BranchProbe {
+                    unit: ui,
+                    block,
+                    file: st.span.start.file.0,
+                    line: st.span.start.line,
+                    kind: BranchKind::SelectCase,
+                });
+                n += 1;
+            }
+            StmtKind::ComputedGoto { expr, .. } => {
+                if calls_user_function(expr) || st.text.line != st.text.end_line {
+                    continue;
+                }
+                let Some(selector) = computed_goto_selector(lines, st) else {
+                    continue;
+                };
+                let id = bp.branches.len();
+                edits.push(Edit::Before {
+                    line: st.text.line,
+                    col: st.text.col,
+                    take_label: true,
+                    text: format!("call augur_brk({id}, int({selector}))"),
+                    order: 2,
+                });
+                bp.branches.push(BranchProbe {
+                    unit: ui,
+                    block,
+                    file: st.span.start.file.0,
+                    line: st.span.start.line,
+                    kind: BranchKind::ComputedGoto,
+                });
+                n += 1;
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
+/// The CASE statements of the SELECT CASE at statement `si`, in order: each spans its
+/// whole arm, so the next arm starts after the previous one's last line; statements
+/// within an arm (nested constructs) are skipped, and anything else after an arm ends
+/// the construct. A CASE continued on the next line leaves the construct out (the call
+/// goes after the CASE statement's first line).
+fn select_arms<'u>(u: &'u Unit, si: usize, lines: &[&str]) -> Vec<&'u Stmt> {
+    let mut arms: Vec<&'u Stmt> = vec![];
+    let mut end = u.stmts[si].text.line;
+    for st in &u.stmts[si + 1..] {
+        if st.text.line <= end {
+            continue;
+        }
+        if st.kind != StmtKind::Case {
+            break;
+        }
+        arms.push(st);
+        end = st.text.end_line;
+    }
+    let continued = |c: &&Stmt| {
+        let line = lines.get(c.text.line as usize).copied().unwrap_or("");
+        line.split('!')
+            .next()
+            .unwrap_or("")
+            .trim_end()
+            .ends_with('&')
+    };
+    if !arms.iter().any(continued) {
+        arms
+    } else {
+        vec![]
+    }
+}
+
+/// The selector of a one-line computed GOTO, `GOTO (10, 20, 30) [,] expr`, as written.
+fn computed_goto_selector(lines: &[&str], st: &Stmt) -> Option<String> {
+    let line = lines.get(st.text.line as usize)?;
+    let text = line.get(st.text.col as usize..(st.text.end_col as usize).min(line.len()))?;
+    let open = text.find('(')?;
+    let close = open + text[open..].find(')')?;
+    let rest = text[close + 1..].trim_start();
+    let rest = rest.strip_prefix(',').unwrap_or(rest).trim();
+    let rest = rest.split('!').next().unwrap_or("").trim();
+    (!rest.is_empty() && !rest.contains(';')).then(|| rest.to_string())
+}
+
 /// The Fortran module of the branch run: the pass-through functions for every logical
 /// kind and the interfaces of the C recorder.
 pub fn module_for(bp: &BranchPlan) -> String {
@@ -333,7 +462,7 @@ pub fn module_for(bp: &BranchPlan) -> String {
         ));
     }
     format!(
-        "module {BRANCH_MODULE}\n  use iso_c_binding, only: c_int32_t, c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_nbranches\") :: augur_nb = {nb}\n  integer(c_int64_t), bind(C, name=\"augur_nloops\") :: augur_nl = {nl}\n  interface\n    subroutine augur_br(id, c) bind(C, name=\"augur_br\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, c\n    end subroutine augur_br\n    subroutine augur_brloop(id, t) bind(C, name=\"augur_brloop\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: t\n    end subroutine augur_brloop\n  end interface\n  interface augur_brf\n    module procedure {list}\n  end interface augur_brf\ncontains\n{specifics}end module {BRANCH_MODULE}\n",
+        "module {BRANCH_MODULE}\n  use iso_c_binding, only: c_int32_t, c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_nbranches\") :: augur_nb = {nb}\n  integer(c_int64_t), bind(C, name=\"augur_nloops\") :: augur_nl = {nl}\n  interface\n    subroutine augur_br(id, c) bind(C, name=\"augur_br\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, c\n    end subroutine augur_br\n    subroutine augur_brloop(id, t) bind(C, name=\"augur_brloop\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: t\n    end subroutine augur_brloop\n    subroutine augur_brk(id, k) bind(C, name=\"augur_brk\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, k\n    end subroutine augur_brk\n  end interface\n  interface augur_brf\n    module procedure {list}\n  end interface augur_brf\ncontains\n{specifics}end module {BRANCH_MODULE}\n",
         nb = bp.branches.len(),
         nl = bp.loops.len(),
         list = names.join(", "),
@@ -357,7 +486,8 @@ typedef struct { uint64_t entries, changes; int64_t last; } augur_loopx_t;
 static augur_branch_t *augur_brs;
 static augur_loopx_t *augur_lps;
 static uint8_t *augur_tab[AUGUR_BR_NP];
-static uint64_t augur_ghist;
+static uint64_t augur_ghist; /* directions of the two-way branches */
+static uint64_t augur_phist; /* path: directions and multiway outcomes */
 static int augur_br_failed;
 static inline uint32_t augur_brmix(uint64_t x) {
     x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
@@ -400,6 +530,43 @@ void augur_br(int32_t id, int32_t c) {
     b->taken += (uint64_t)t;
     b->local = (b->local << 1) | (uint64_t)t;
     augur_ghist = (g << 1) | (uint64_t)t;
+    augur_phist = (augur_phist << 1) | (uint64_t)t;
+}
+/* Multiway branches (SELECT CASE arms, computed GOTO values): each predictor remembers
+   the last outcome seen in its context (the branch alone, global histories, the
+   branch's last four outcomes) and misses when the next one differs. */
+static uint16_t *augur_mtab[AUGUR_BR_NP];
+void augur_brk(int32_t id, int32_t k) {
+    if (id < 0 || id >= augur_nbranches) return;
+    if (!augur_brs && !augur_br_init()) return;
+    if (!augur_mtab[0]) {
+        for (int p = 0; p < AUGUR_BR_NP; p++) {
+            augur_mtab[p] = calloc((size_t)AUGUR_BR_MASK + 1, sizeof(uint16_t));
+            if (!augur_mtab[p]) { augur_br_failed = 1; return; }
+        }
+    }
+    augur_branch_t *b = &augur_brs[id];
+    uint64_t key = ((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL;
+    uint64_t g = augur_phist;
+    uint32_t idx[AUGUR_BR_NP];
+    idx[0] = augur_brmix(key);
+    idx[1] = augur_brmix(key ^ ((g & 0xffULL) * 0xD6E8FEB86659FD93ULL) ^ 1);
+    idx[2] = augur_brmix(key ^ ((g & 0xffffULL) * 0xD6E8FEB86659FD93ULL) ^ 2);
+    idx[3] = augur_brmix(key ^ ((g & 0xffffffffULL) * 0xD6E8FEB86659FD93ULL) ^ 3);
+    idx[4] = augur_brmix(key ^ (g * 0xD6E8FEB86659FD93ULL) ^ (g >> 32) ^ 4);
+    idx[5] = augur_brmix(key ^ ((b->local & 0xffffULL) * 0xA0761D6478BD642FULL) ^ 5);
+    uint16_t v = (uint16_t)(k + 1);
+    for (int p = 0; p < AUGUR_BR_NP; p++) {
+        uint16_t *slot = &augur_mtab[p][idx[p]];
+        if (*slot != v) b->miss[p]++;
+        *slot = v;
+    }
+    b->n++;
+    /* As in CPUs whose indirect-target predictor is indexed by a path history and whose
+       direction predictor by the directions: a multiway outcome goes into the path
+       history (and its own local one), not into the two-way branches' history. */
+    b->local = (b->local << 4) | (uint64_t)(k & 15);
+    augur_phist = (augur_phist << 3) | (uint64_t)(k & 7);
 }
 void augur_brloop(int32_t id, int64_t trips) {
     if (id < 0 || id >= augur_nloops) return;

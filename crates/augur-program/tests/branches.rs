@@ -165,3 +165,65 @@ fn fixed_form_goto_loops_and_loop_exits() {
     let v: Vec<i64> = out.split_whitespace().map(|x| x.parse().unwrap()).collect();
     assert_eq!(v, vec![1667, (2..=5001).sum::<i64>()]);
 }
+
+const MULTIWAY: &str = "program mw
+  implicit none
+  integer :: i, k, seed, a, b, c
+  a = 0; b = 0; c = 0; seed = 7
+  do i = 1, 90000
+    seed = ieor(seed, ishft(seed, 13))
+    seed = ieor(seed, ishft(seed, -17))
+    seed = ieor(seed, ishft(seed, 5))
+    select case (mod(i, 3))
+    case (0)
+      a = a + 1
+    case (1)
+      b = b + 1
+    case default
+      c = c + 1
+    end select
+    k = iand(ishft(seed, -7), 3)
+    select case (k)
+    case (0, 3)
+      a = a + 2
+    case (1)
+      b = b + 2
+    case (2)
+      c = c + 2
+    end select
+    goto (10, 20), mod(i, 2) + 1
+10  a = a + 3
+    cycle
+20  b = b + 3
+  end do
+  print *, a, b, c
+end program mw
+";
+
+#[test]
+fn select_case_and_computed_goto_outcomes() {
+    let a = analyze("mw.f90", MULTIWAY);
+    let b = a
+        .profile
+        .branches
+        .as_ref()
+        .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes));
+    // A periodic SELECT: learned.
+    let periodic = row(b, 9);
+    assert_eq!(periodic.executions, 90000);
+    assert!(periodic.mispredictions < 100, "{periodic:?}");
+    // A random one over three arms (one taken half the time): about half mispredicted.
+    let random = row(b, 18);
+    assert_eq!(random.executions, 90000);
+    let rate = random.mispredictions as f64 / 90000.0;
+    assert!((0.4..0.75).contains(&rate), "{random:?}");
+    // The alternating computed GOTO: learned.
+    let cg = row(b, 26);
+    assert_eq!(cg.executions, 90000);
+    assert!(cg.mispredictions < 100, "{cg:?}");
+    let out: Vec<i64> = String::from_utf8_lossy(&a.run.stdout)
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(out.iter().sum::<i64>(), 90000 * 6);
+}

@@ -296,12 +296,19 @@ pub fn summary(p: &ProgramProfile) -> String {
         for c in b.conditions.iter().take(5).filter(|c| c.mispredictions > 0) {
             let _ = writeln!(
                 s,
-                "  {}:{:<5} {:<10} executions {:>12} taken {:>5.1}%  mispredicted {:>5.1}% ({})",
+                "  {}:{:<5} {:<13} executions {:>12} taken {:>6}  mispredicted {:>5.1}% ({})",
                 c.file,
                 c.line,
                 c.kind.name(),
                 c.executions,
-                100.0 * c.taken as f64 / c.executions.max(1) as f64,
+                if c.kind.multiway() {
+                    "-".to_string()
+                } else {
+                    format!(
+                        "{:.1}%",
+                        100.0 * c.taken as f64 / c.executions.max(1) as f64
+                    )
+                },
                 100.0 * c.mispredictions as f64 / c.executions.max(1) as f64,
                 c.predictor
             );

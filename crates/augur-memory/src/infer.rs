@@ -19,11 +19,17 @@
 //! * **Levels and latencies** (random chase, like lmbench's `lat_mem_rd`): first relieved
 //!   of its translation cost (a random chase over `p` pages misses a TLB of `E` entries
 //!   with probability `1 − E/p`), then cut into [`bands`], a band starting where the
-//!   latency reaches [`BAND`] times the previous band's. A band's latency is the median of
-//!   its first three points; the last band is main memory. A provisional capacity (for
-//!   the matching) is the largest working set of its band whose latency stays below
-//!   [`HELD`] of the way to the next band's first point. A miss penalty is the next
-//!   level's latency minus the level's own.
+//!   latency reaches [`BAND`] times the previous band's. A level is a plateau: a band
+//!   without a point whose latency grows less than [`flat`] per octave holds only
+//!   points of a transition (a working set the next level holds in part) and joins the
+//!   band before it ([`levels`]), unless the plateaus are fewer than the OS's caches (a
+//!   cache crowded out). A band's latency is the median of its points on the plateau
+//!   ([`plateau_latency`]), so that what a level gains inside (translation costs, the
+//!   inner level's random-replacement tail) neither starts a level nor moves its
+//!   latency; the last band is main memory. A provisional capacity (for the matching)
+//!   is the largest working set of its band whose latency stays below [`HELD`] of the
+//!   way to the next band's first point. A miss penalty is the next level's latency
+//!   minus the level's own.
 //! * **Capacities** ([`fit_capacity`]): each matched level's transition is read as hit
 //!   ratios, `(next − lat) / (next − hit)` with the next level's latency where its band is
 //!   flattest ([`transition`]), and fitted with a model of a cyclic chase in a
@@ -314,11 +320,8 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
         clean = envelope(&corrected);
     }
     // Bands: a level's loads take at least twice the previous level's.
-    let bands = bands(&clean);
-    let band_latency = |k: usize| -> f64 {
-        let (from, to) = bands[k];
-        median(&clean[from..=to.min(from + 2)])
-    };
+    let bands = levels(&rand_x, &clean, &bands(&clean), os.caches.len());
+    let band_latency = |k: usize| plateau_latency(&rand_x, &clean, bands[k]);
     // (size, latency) per boundary; the last band is memory.
     let mut found: Vec<(u64, f64)> = Vec::new();
     // The latency just past each boundary (the next band's first point).
@@ -662,6 +665,87 @@ pub fn bands(y: &[f64]) -> Vec<(usize, usize)> {
     }
     if !y.is_empty() {
         out.push((from, y.len() - 1));
+    }
+    out
+}
+
+/// The growth of latency per octave of working set below which a point is on a plateau
+/// (a level): the square root of [`BAND`], so that a level's latency takes more than two
+/// octaves to grow by the factor between levels. What a level's latency gains with the
+/// working set (translation costs: page walks that hit in the caches; a few misses of a
+/// cache with random replacement or placement) stays below it; a capacity transition,
+/// where most of the factor is crossed within an octave or two, does not.
+pub fn flat() -> f64 {
+    BAND.sqrt()
+}
+
+/// The growth per octave from point `i` of `y` over working sets `x` to its flatter
+/// neighbour (infinite for a single point).
+pub fn flatness(x: &[u64], y: &[f64], i: usize) -> f64 {
+    let g = |a: usize, b: usize| {
+        (y[b] / y[a].max(1e-12)).powf(1.0 / (x[b] as f64 / x[a] as f64).log2().max(1e-12))
+    };
+    let left = if i > 0 { g(i - 1, i) } else { f64::INFINITY };
+    let right = if i + 1 < y.len().min(x.len()) {
+        g(i, i + 1)
+    } else {
+        f64::INFINITY
+    };
+    left.min(right)
+}
+
+/// The flattest point of a band (the least [`flatness`], the first of equals): where the
+/// level's latency is read when it is not (yet) crossing a transition.
+pub fn plateau(x: &[u64], y: &[f64], band: (usize, usize)) -> usize {
+    let (from, to) = band;
+    (from..=to)
+        .min_by(|&a, &b| flatness(x, y, a).total_cmp(&flatness(x, y, b)))
+        .unwrap_or(from)
+}
+
+/// A band's latency: the median of its points on a plateau ([`flat`]), else its flattest
+/// point's latency.
+pub fn plateau_latency(x: &[u64], y: &[f64], band: (usize, usize)) -> f64 {
+    let (from, to) = band;
+    let on: Vec<f64> = (from..=to)
+        .filter(|&i| flatness(x, y, i) <= flat())
+        .map(|i| y[i])
+        .collect();
+    if on.is_empty() {
+        y[plateau(x, y, band)]
+    } else {
+        median(&on)
+    }
+}
+
+/// The levels among the [`bands`] of a latency curve with `caches` caches known (the
+/// OS's; 0 when unknown). A band other than the last (memory) without a point on a
+/// plateau ([`flat`]) holds only points of a transition: working sets sampled while a
+/// level fills up (the next level holds them in part), or the start of a plateau the
+/// threshold of [`bands`] cut off. It joins the band before it, whose transition it
+/// belongs to, as long as the bands with a plateau account for all the caches; when
+/// they do not, a level without a plateau is a cache crowded out (e.g. a shared last
+/// level another tenant fills), and the bands stay as they are. The first band is
+/// always a level.
+pub fn levels(
+    x: &[u64],
+    y: &[f64],
+    bands: &[(usize, usize)],
+    caches: usize,
+) -> Vec<(usize, usize)> {
+    let on_plateau =
+        |&(from, to): &(usize, usize)| (from..=to).any(|i| flatness(x, y, i) <= flat());
+    let last = bands.len().saturating_sub(1);
+    let plateaus = bands[..last].iter().filter(|b| on_plateau(b)).count();
+    if caches > 0 && plateaus < caches {
+        return bands.to_vec();
+    }
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (k, b) in bands.iter().enumerate() {
+        match out.last_mut() {
+            Some(prev) if k < last && !on_plateau(b) => prev.1 = b.1,
+            _ => out.push(*b),
+        }
     }
     out
 }
@@ -1111,9 +1195,9 @@ pub fn buildable(lo: f64, hi: f64, unit: u64) -> Vec<f64> {
 
 /// The hit-ratio points of the transition after band `k` of a non-decreasing latency
 /// curve `y` over working sets `x`: the level's latency is `hit`; the next level's is
-/// read where the next band is flattest (the least growth per octave between neighbouring
-/// points; at its lower point the transition is over and the next level not yet full),
-/// and the points run from the band's start to there. `None` for the last band.
+/// read at the next band's [`plateau`] (the point with the least growth per octave to a
+/// neighbour: there the transition is over and the next level not yet full), and the
+/// points run from the band's start to there. `None` for the last band.
 pub fn transition(
     x: &[u64],
     y: &[f64],
@@ -1123,10 +1207,7 @@ pub fn transition(
 ) -> Option<Vec<(f64, f64)>> {
     let (from, _) = *bands.get(k)?;
     let &(nf, nt) = bands.get(k + 1)?;
-    let growth = |i: usize| (y[i + 1] / y[i]).ln() / (x[i + 1] as f64 / x[i] as f64).log2();
-    let end = (nf..nt)
-        .min_by(|&a, &b| growth(a).total_cmp(&growth(b)))
-        .unwrap_or(nf);
+    let end = plateau(x, y, (nf, nt));
     let next = y[end];
     if next <= hit {
         return None;
@@ -1206,6 +1287,32 @@ mod tests {
             buildable(40000.0, 200000.0, 768),
             vec![49152.0, 98304.0, 196608.0]
         );
+    }
+
+    #[test]
+    fn a_band_without_a_plateau_is_a_transition() {
+        // Zen 5 under load (fixture epyc-zen5-fs-3, MiB): the L3 plateau from 1.7 to 4
+        // (rising 9.6 to 11.4 ns), 8 MiB half missing (27 ns, at 2.5 times the plateau's
+        // first points: a band of its own), memory from 16 MiB.
+        let x: Vec<u64> = [
+            0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 8.0, 16.0, 32.0, 64.0,
+        ]
+        .iter()
+        .map(|m| (m * 1048576.0) as u64)
+        .collect();
+        let y = vec![
+            3.6, 3.6, 3.6, 5.7, 6.9, 7.9, 9.6, 9.8, 10.4, 10.7, 11.0, 11.4, 27.3, 118.6, 135.9,
+            146.5,
+        ];
+        let b = bands(&y);
+        assert_eq!(b, vec![(0, 5), (6, 11), (12, 12), (13, 15)]);
+        // Two caches (the L2 and the L3) have their plateaus: 8 MiB joins the L3's band.
+        let l = levels(&x, &y, &b, 2);
+        assert_eq!(l, vec![(0, 5), (6, 12), (13, 15)]);
+        let lat = plateau_latency(&x, &y, l[1]);
+        assert!((9.5..11.5).contains(&lat), "{lat}");
+        // More caches than plateaus: the band stays (a level crowded out).
+        assert_eq!(levels(&x, &y, &b, 3), b);
     }
 
     #[test]

@@ -244,7 +244,6 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> BranchPlan {
 fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
     let lines: Vec<&str> = text.lines().collect();
     let mut edits = use_module_edits(u, text, BRANCH_MODULE);
-    let mut wrapped = 0usize;
     for (si, st) in u.stmts.iter().enumerate() {
         let (kind, keywords, block): (BranchKind, &[&str], Option<u32>) = match &st.kind {
             StmtKind::If { .. } => {
@@ -295,9 +294,8 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
             line: st.span.start.line,
             kind,
         });
-        wrapped += 1;
     }
-    wrapped += plan_multiway(bp, ui, u, &lines, &mut edits);
+    plan_multiway(bp, ui, u, &lines, &mut edits);
     for (li, l) in u.loops.iter().enumerate() {
         if l.kind != LoopKind::Counted {
             continue;
@@ -332,22 +330,13 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
             line: ds.span.start.line,
         });
     }
-    if wrapped > 0 || !bp.loops.is_empty() || !edits.is_empty() {
-        bp.plan.edits.entry(u.source).or_default().extend(edits);
-    }
+    bp.plan.edits.entry(u.source).or_default().extend(edits);
 }
 
 /// Records the outcome of every SELECT CASE (a call at the top of each arm with the
 /// arm's number) and computed GOTO (a call before it with the selector's value, when
 /// the selector is on the statement's one line and calls no user function).
-fn plan_multiway(
-    bp: &mut BranchPlan,
-    ui: usize,
-    u: &Unit,
-    lines: &[&str],
-    edits: &mut Vec<Edit>,
-) -> usize {
-    let mut n = 0;
+fn plan_multiway(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits: &mut Vec<Edit>) {
     for (si, st) in u.stmts.iter().enumerate() {
         let Some(block) = block_ending_with(u, si) else {
             continue;
@@ -373,7 +362,6 @@ fn plan_multiway(
                     line: st.span.start.line,
                     kind: BranchKind::SelectCase,
                 });
-                n += 1;
             }
             StmtKind::ComputedGoto { expr, .. } => {
                 if calls_user_function(expr) || st.text.line != st.text.end_line {
@@ -397,12 +385,10 @@ fn plan_multiway(
                     line: st.span.start.line,
                     kind: BranchKind::ComputedGoto,
                 });
-                n += 1;
             }
             _ => {}
         }
     }
-    n
 }
 
 /// The CASE statements of the SELECT CASE at statement `si`, in order: each spans its

@@ -1319,6 +1319,41 @@ mod tests {
     }
 
     #[test]
+    fn mispredictions_priced_by_what_the_compiler_kept() {
+        let m = machine(&[
+            (AbOp::BRMP, MEASURED, Some(8.0), Some(0.0), 10),
+            (AbOp::BRMC, MEASURED, Some(0.5), Some(0.0), 10),
+            (AbOp::ARDL, MEASURED, Some(1.0), Some(0.0), 10),
+        ]);
+        let mut t = CostTable::from_profile(&m);
+        let mut counts = AbOpCounts::new();
+        counts.add(AbOp::BRMP, 1.0);
+        counts.add(AbOp::BRMC, 2.0);
+        counts.add(AbOp::ARDL, 1.0);
+        let none = AbOpCounts::new();
+        let cost = |t: &CostTable, ctx| {
+            t.cost_of(&t.block_coefficients(&counts, &none, ctx))
+                .seconds
+        };
+        // Not priced unless asked (or simulated: the table of `predict_overlap`).
+        assert!((cost(&t, BlockContext::default()) - 1e-9).abs() < 1e-15);
+        t.branches = true;
+        assert!((cost(&t, BlockContext::default()) - 10e-9).abs() < 1e-15);
+        // A kept branch: simple arms cost a full misprediction.
+        let kept = BlockContext {
+            branch_kept: true,
+            ..BlockContext::default()
+        };
+        assert!((cost(&t, kept) - 25e-9).abs() < 1e-15);
+        // An if-converted one: none.
+        let free = BlockContext {
+            branchless: true,
+            ..BlockContext::default()
+        };
+        assert!((cost(&t, free) - 1e-9).abs() < 1e-15);
+    }
+
+    #[test]
     fn interval_is_symmetric_and_weighted_sums_add_variances() {
         let a = Estimate {
             seconds: 1.0,

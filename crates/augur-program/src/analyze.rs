@@ -429,6 +429,7 @@ fn branch_summary(
     loop_exits.sort_by_key(|l| std::cmp::Reverse(l.mispredictions));
     loop_exits.truncate(200);
     let mispredictions = sim.iter().flatten().flatten().sum();
+    let loop_exit_mispredictions = r.loops.iter().map(|l| l.1 as f64).sum();
     // The bound over the blocks the branch run recorded conditions of.
     let mut bound_total = 0.0;
     for p in &bp.branches {
@@ -439,6 +440,7 @@ fn branch_summary(
     BranchProfile {
         predictors: PREDICTORS.iter().map(|s| s.to_string()).collect(),
         mispredictions,
+        loop_exit_mispredictions,
         bound: bound_total,
         conditions,
         loop_exits,

@@ -68,6 +68,9 @@ pub struct BranchProfile {
     pub predictors: Vec<String>,
     /// Simulated mispredictions of the run (conditions and loop exits).
     pub mispredictions: f64,
+    /// The part of them at DO loop exits.
+    #[serde(default)]
+    pub loop_exit_mispredictions: f64,
     /// The bound from the block counts over the same branches (every outcome against
     /// the most frequent direction).
     pub bound: f64,

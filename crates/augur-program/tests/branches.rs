@@ -161,6 +161,7 @@ fn fixed_form_goto_loops_and_loop_exits() {
         .find(|l| l.line == 10)
         .expect("the DO loop is recorded");
     assert_eq!((l.entries, l.mispredictions), (5000, 5000));
+    assert_eq!(b.loop_exit_mispredictions, 5000.0);
     let out = String::from_utf8_lossy(&a.run.stdout);
     let v: Vec<i64> = out.split_whitespace().map(|x| x.parse().unwrap()).collect();
     assert_eq!(v, vec![1667, (2..=5001).sum::<i64>()]);

@@ -290,8 +290,11 @@ pub fn summary(p: &ProgramProfile) -> String {
     if let Some(b) = &p.branches {
         let _ = writeln!(
             s,
-            "\nbranches (simulated by the branch run): {:.4e} mispredictions, against a bound of {:.4e} from the block counts",
-            b.mispredictions, b.bound
+            "\nbranches (simulated by the branch run): {:.4e} mispredictions, {:.4e} at conditions (against a bound of {:.4e} from the block counts) and {:.4e} at DO loop exits",
+            b.mispredictions,
+            b.mispredictions - b.loop_exit_mispredictions,
+            b.bound,
+            b.loop_exit_mispredictions
         );
         for c in b.conditions.iter().take(5).filter(|c| c.mispredictions > 0) {
             let _ = writeln!(

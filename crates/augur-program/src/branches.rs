@@ -481,6 +481,17 @@ static inline uint32_t augur_brmix(uint64_t x) {
     x ^= x >> 31;
     return (uint32_t)x & AUGUR_BR_MASK;
 }
+/* The table slot of each predictor: the branch alone, hashed with 8, 16, 32 and 64
+   outcomes of global history `g`, and with the branch's own 16 outcomes. */
+static void augur_br_index(int32_t id, uint64_t g, uint64_t local, uint32_t *idx) {
+    uint64_t key = ((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL;
+    idx[0] = augur_brmix(key);
+    idx[1] = augur_brmix(key ^ ((g & 0xffULL) * 0xD6E8FEB86659FD93ULL) ^ 1);
+    idx[2] = augur_brmix(key ^ ((g & 0xffffULL) * 0xD6E8FEB86659FD93ULL) ^ 2);
+    idx[3] = augur_brmix(key ^ ((g & 0xffffffffULL) * 0xD6E8FEB86659FD93ULL) ^ 3);
+    idx[4] = augur_brmix(key ^ (g * 0xD6E8FEB86659FD93ULL) ^ (g >> 32) ^ 4);
+    idx[5] = augur_brmix(key ^ ((local & 0xffffULL) * 0xA0761D6478BD642FULL) ^ 5);
+}
 static int augur_br_init(void) {
     if (augur_br_failed) return 0;
     augur_brs = calloc((size_t)(augur_nbranches > 0 ? augur_nbranches : 1), sizeof(augur_branch_t));
@@ -497,15 +508,9 @@ void augur_br(int32_t id, int32_t c) {
     if (id < 0 || id >= augur_nbranches) return;
     if (!augur_brs && !augur_br_init()) return;
     augur_branch_t *b = &augur_brs[id];
-    uint64_t key = ((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL;
     uint64_t g = augur_ghist;
     uint32_t idx[AUGUR_BR_NP];
-    idx[0] = augur_brmix(key);
-    idx[1] = augur_brmix(key ^ ((g & 0xffULL) * 0xD6E8FEB86659FD93ULL) ^ 1);
-    idx[2] = augur_brmix(key ^ ((g & 0xffffULL) * 0xD6E8FEB86659FD93ULL) ^ 2);
-    idx[3] = augur_brmix(key ^ ((g & 0xffffffffULL) * 0xD6E8FEB86659FD93ULL) ^ 3);
-    idx[4] = augur_brmix(key ^ (g * 0xD6E8FEB86659FD93ULL) ^ (g >> 32) ^ 4);
-    idx[5] = augur_brmix(key ^ ((b->local & 0xffffULL) * 0xA0761D6478BD642FULL) ^ 5);
+    augur_br_index(id, g, b->local, idx);
     int t = c != 0;
     for (int p = 0; p < AUGUR_BR_NP; p++) {
         uint8_t *ctr = &augur_tab[p][idx[p]];
@@ -532,15 +537,8 @@ void augur_brk(int32_t id, int32_t k) {
         }
     }
     augur_branch_t *b = &augur_brs[id];
-    uint64_t key = ((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL;
-    uint64_t g = augur_phist;
     uint32_t idx[AUGUR_BR_NP];
-    idx[0] = augur_brmix(key);
-    idx[1] = augur_brmix(key ^ ((g & 0xffULL) * 0xD6E8FEB86659FD93ULL) ^ 1);
-    idx[2] = augur_brmix(key ^ ((g & 0xffffULL) * 0xD6E8FEB86659FD93ULL) ^ 2);
-    idx[3] = augur_brmix(key ^ ((g & 0xffffffffULL) * 0xD6E8FEB86659FD93ULL) ^ 3);
-    idx[4] = augur_brmix(key ^ (g * 0xD6E8FEB86659FD93ULL) ^ (g >> 32) ^ 4);
-    idx[5] = augur_brmix(key ^ ((b->local & 0xffffULL) * 0xA0761D6478BD642FULL) ^ 5);
+    augur_br_index(id, augur_phist, b->local, idx);
     uint16_t v = (uint16_t)(k + 1);
     for (int p = 0; p < AUGUR_BR_NP; p++) {
         uint16_t *slot = &augur_mtab[p][idx[p]];

@@ -96,6 +96,19 @@ pub struct BranchProbe {
     pub kind: BranchKind,
 }
 
+impl BranchProbe {
+    /// The probe of statement `st` of unit `unit`, ending block `block`.
+    fn of(unit: usize, block: u32, st: &Stmt, kind: BranchKind) -> BranchProbe {
+        BranchProbe {
+            unit,
+            block,
+            file: st.span.start.file.0,
+            line: st.span.start.line,
+            kind,
+        }
+    }
+}
+
 /// One counted DO loop whose trip count is recorded at entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoopProbe {
@@ -287,13 +300,7 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
             col: cc,
             text: ")".into(),
         });
-        bp.branches.push(BranchProbe {
-            unit: ui,
-            block,
-            file: st.span.start.file.0,
-            line: st.span.start.line,
-            kind,
-        });
+        bp.branches.push(BranchProbe::of(ui, block, st, kind));
     }
     plan_multiway(bp, ui, u, &lines, &mut edits);
     for (li, l) in u.loops.iter().enumerate() {
@@ -355,13 +362,8 @@ fn plan_multiway(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits
                         order: 0,
                     });
                 }
-                bp.branches.push(BranchProbe {
-                    unit: ui,
-                    block,
-                    file: st.span.start.file.0,
-                    line: st.span.start.line,
-                    kind: BranchKind::SelectCase,
-                });
+                bp.branches
+                    .push(BranchProbe::of(ui, block, st, BranchKind::SelectCase));
             }
             StmtKind::ComputedGoto { expr, .. } => {
                 if calls_user_function(expr) || st.text.line != st.text.end_line {
@@ -378,13 +380,8 @@ fn plan_multiway(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits
                     text: format!("call augur_brk({id}, int({selector}))"),
                     order: 2,
                 });
-                bp.branches.push(BranchProbe {
-                    unit: ui,
-                    block,
-                    file: st.span.start.file.0,
-                    line: st.span.start.line,
-                    kind: BranchKind::ComputedGoto,
-                });
+                bp.branches
+                    .push(BranchProbe::of(ui, block, st, BranchKind::ComputedGoto));
             }
             _ => {}
         }

@@ -35,6 +35,14 @@ fn analyze(name: &str, text: &str) -> augur_program::analyze::Analysis {
         .unwrap_or_else(|e| panic!("{name}: analyze failed: {e}"))
 }
 
+/// The profile's branch simulation, or a failure with the profile's notes.
+fn simulated(a: &augur_program::analyze::Analysis) -> &augur_program::profile::BranchProfile {
+    a.profile
+        .branches
+        .as_ref()
+        .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes))
+}
+
 fn row(b: &augur_program::profile::BranchProfile, line: u32) -> &augur_program::profile::BranchRow {
     b.conditions
         .iter()
@@ -86,11 +94,7 @@ end program br
 #[test]
 fn conditions_are_recorded_and_patterns_are_predicted() {
     let a = analyze("br.f90", FREE);
-    let b = a
-        .profile
-        .branches
-        .as_ref()
-        .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes));
+    let b = simulated(&a);
     let random = row(b, 13);
     assert_eq!(random.executions, 200000);
     let rate = random.mispredictions as f64 / random.executions as f64;
@@ -142,11 +146,7 @@ const FIXED: &str = "      PROGRAM FX
 #[test]
 fn fixed_form_goto_loops_and_loop_exits() {
     let a = analyze("fx.f", FIXED);
-    let b = a
-        .profile
-        .branches
-        .as_ref()
-        .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes));
+    let b = simulated(&a);
     // The GOTO loop's test, continued over two lines: 5000 false, one true.
     let t = row(b, 6);
     assert_eq!((t.executions, t.taken), (5001, 1));
@@ -204,11 +204,7 @@ end program mw
 #[test]
 fn select_case_and_computed_goto_outcomes() {
     let a = analyze("mw.f90", MULTIWAY);
-    let b = a
-        .profile
-        .branches
-        .as_ref()
-        .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes));
+    let b = simulated(&a);
     // A periodic SELECT: learned.
     let periodic = row(b, 9);
     assert_eq!(periodic.executions, 90000);

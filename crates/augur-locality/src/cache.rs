@@ -117,6 +117,37 @@ impl CacheGeometry {
     pub fn fully_associative(&self) -> bool {
         self.sets() == 1
     }
+
+    /// The part of the cache that a sweep of `stride_bytes` can use when
+    /// virtual pages of `page_bytes` land on random physical frames: the set
+    /// index bits inside the page offset are fixed by the virtual address, so a
+    /// stride that is a multiple of `2^k` lines repeats the same few values of
+    /// those bits (the bits above the page are spread by the frames). The
+    /// sets reachable are `sets / gcd(stride in lines, index values inside a
+    /// page)`; a stride below a line or not a multiple of one reaches every
+    /// set. A 4 KiB stride through a 48 KiB, 12-way L1 of 64 sets (all index
+    /// bits inside the page) reaches one set: 12 lines.
+    pub fn reachable(&self, stride_bytes: u64, page_bytes: u64) -> CacheGeometry {
+        let line = self.line_bytes.max(1);
+        if stride_bytes < line || stride_bytes % line != 0 {
+            return *self;
+        }
+        let sets = self.sets().max(1);
+        let inside_page = sets.min((page_bytes / line).max(1));
+        let g = gcd(stride_bytes / line, inside_page).max(1);
+        CacheGeometry {
+            size_bytes: (sets / g).max(1) * u64::from(self.ways) * line,
+            line_bytes: line,
+            ways: self.ways,
+        }
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// Hits and misses of loads and stores.

@@ -55,7 +55,7 @@ pub mod oracle;
 pub mod reuse;
 
 pub use cache::{AccessStats, Cache, CacheGeometry, CacheStats, GeometryError, Hierarchy};
-pub use nest::{Affine, ArrayDecl, Loop, Nest, Node, Ref};
+pub use nest::{Affine, ArrayDecl, InnerStride, Loop, Nest, Node, Ref};
 pub use reuse::{Histogram, ReuseAnalyzer, ReuseConfig, ReuseReport};
 
 /// One data access: the byte address, the array it belongs to (a small dense

@@ -364,6 +364,54 @@ impl Nest {
     pub fn access_count(&self) -> Result<u64, NestError> {
         self.for_each_access(|_| {})
     }
+
+    /// Per array (indexed like [`Nest::arrays`]): the largest byte distance
+    /// between the addresses of one of its references in consecutive
+    /// iterations of the innermost loop around that reference (the loop's
+    /// step included; 0 for references outside every loop or invariant in
+    /// the innermost one), and whether any reference stores.
+    ///
+    /// Machine-independent: which cache sets a stream of such a stride can
+    /// reach follows from a cache's geometry and the page size (a stride of
+    /// a multiple of a page concentrates a column sweep in a few sets).
+    pub fn inner_strides(&self) -> Result<Vec<InnerStride>, NestError> {
+        fn go(code: &[Compiled], step: Option<(usize, i64)>, out: &mut [InnerStride]) {
+            for c in code {
+                match c {
+                    Compiled::Ref {
+                        addr, array, write, ..
+                    } => {
+                        let Some(s) = out.get_mut(*array as usize) else {
+                            continue;
+                        };
+                        s.written |= *write;
+                        if let Some((depth, by)) = step {
+                            let coeff = addr.coeffs.get(depth).copied().unwrap_or(0);
+                            let bytes = coeff.saturating_mul(by).unsigned_abs();
+                            s.stride_bytes = s.stride_bytes.max(bytes);
+                        }
+                    }
+                    Compiled::Loop { step: by, body, .. } => {
+                        let depth = step.map_or(0, |(d, _)| d + 1);
+                        go(body, Some((depth, *by)), out);
+                    }
+                }
+            }
+        }
+        let code = self.compile()?;
+        let mut out = vec![InnerStride::default(); self.arrays.len()];
+        go(&code, None, &mut out);
+        Ok(out)
+    }
+}
+
+/// How one array is swept by the innermost loops of a nest ([`Nest::inner_strides`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InnerStride {
+    /// Largest byte stride of its references along their innermost loop.
+    pub stride_bytes: u64,
+    /// True when some reference stores into it.
+    pub written: bool,
 }
 
 fn run(
@@ -451,6 +499,59 @@ mod tests {
         assert_eq!(n, 6);
         // (J, I) -> 1000 + 8*(J + 4*(I-1))
         assert_eq!(got, vec![1008, 1016, 1024, 1048, 1056, 1088]);
+    }
+
+    #[test]
+    fn inner_strides_follow_the_innermost_loop_and_its_step() {
+        // DO J = 1, 4; DO I = 1, 4, 2; B(J, I) = A(I, J); END DO; END DO
+        // with A, B(64, 4) of 8 bytes: A moves 16 bytes per I step, B 1024.
+        let nest = Nest {
+            arrays: vec![
+                ArrayDecl::new("A", 0, 8, &[64, 4]),
+                ArrayDecl::new("B", 4096, 8, &[64, 4]),
+                ArrayDecl::new("S", 8192, 8, &[1]),
+            ],
+            body: vec![
+                Ref::read(2, vec![Affine::constant(1)]),
+                Loop::node(
+                    "J",
+                    Affine::constant(1),
+                    Affine::constant(4),
+                    vec![Node::Loop(Loop {
+                        var: "I".into(),
+                        lower: Affine::constant(1),
+                        upper: Affine::constant(4),
+                        step: 2,
+                        body: vec![
+                            Ref::read(0, vec![Affine::var(1), Affine::var(0)]),
+                            Ref::write(1, vec![Affine::var(0), Affine::var(1)]),
+                        ],
+                    })],
+                ),
+            ],
+        };
+        let s = nest.inner_strides().unwrap();
+        assert_eq!(
+            s[0],
+            InnerStride {
+                stride_bytes: 16,
+                written: false
+            }
+        );
+        assert_eq!(
+            s[1],
+            InnerStride {
+                stride_bytes: 1024,
+                written: true
+            }
+        );
+        assert_eq!(
+            s[2],
+            InnerStride {
+                stride_bytes: 0,
+                written: false
+            }
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ use crate::profile::ProgramProfile;
 use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
 use augur_locality::extract::{extract_unit, ExtractOptions, ExtractedNest};
 use augur_locality::reuse::{bin_range, miss_probability};
-use augur_locality::{CacheGeometry, Histogram, Node, ReuseAnalyzer, ReuseConfig};
+use augur_locality::{CacheGeometry, Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
@@ -358,6 +358,15 @@ pub struct ArrayLocality {
     /// Distinct pages of the array one execution touches.
     #[serde(default)]
     pub footprint_pages: u64,
+    /// Largest byte stride of its references along their innermost loop
+    /// (`augur_locality::Nest::inner_strides`): with a cache's geometry it
+    /// says how many of the cache's sets a sweep can reach (0: unknown or
+    /// invariant, every set).
+    #[serde(default)]
+    pub inner_stride_bytes: u64,
+    /// True when the nest stores into the array.
+    #[serde(default)]
+    pub written: bool,
 }
 
 /// A reuse-distance histogram, sparse: `bins` holds `[bin, weight]` pairs
@@ -938,6 +947,7 @@ pub fn analyze_locality_with(
             }
             out.accesses += total;
             let rate = an.sample_rate();
+            let strides = n.nest.inner_strides().unwrap_or_default();
             pos[k] = Some(out.nests.len());
             out.nests.push(NestLocality {
                 unit: uname.clone(),
@@ -961,7 +971,12 @@ pub fn analyze_locality_with(
                     .arrays
                     .iter()
                     .zip(&per_array)
-                    .map(|(a, &c)| ArrayLocality {
+                    .zip(
+                        strides
+                            .iter()
+                            .chain(std::iter::repeat(&InnerStride::default())),
+                    )
+                    .map(|((a, &c), s)| ArrayLocality {
                         name: a.name.clone(),
                         elem_bytes: a.elem_bytes,
                         accesses: c,
@@ -971,6 +986,8 @@ pub fn analyze_locality_with(
                         pages: CompactHistogram::default(),
                         entering_pages: CompactHistogram::default(),
                         footprint_pages: 0,
+                        inner_stride_bytes: s.stride_bytes,
+                        written: s.written,
                     })
                     .collect(),
             });
@@ -1073,7 +1090,9 @@ fn miss_at(d: u64, g: &CacheGeometry) -> f64 {
 
 /// Predicted misses per nest and array of `loc` on a cache of geometry `g`
 /// (its line size should be the histograms' 64 bytes; other line sizes are
-/// not rescaled).
+/// not rescaled). An array swept at a stride of a multiple of lines competes
+/// only for the sets such a stride reaches (`CacheGeometry::reachable`, with
+/// [`PAGE_BYTES`] pages on random frames).
 ///
 /// The first execution of a nest misses as its histogram says. Each later
 /// one misses as the reuse inside one execution says (`histogram −
@@ -1113,15 +1132,21 @@ fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<
                 Granule::Line => n.footprint_lines,
                 Granule::Page => n.footprint_pages,
             };
-            let again = miss_at(footprint.saturating_sub(1), g);
             let arrays: Vec<ArrayMisses> = n
                 .arrays
                 .iter()
                 .map(|a| {
-                    let (h, e, fp) = match granule {
-                        Granule::Line => (&a.histogram, &a.entering, a.footprint_lines),
-                        Granule::Page => (&a.pages, &a.entering_pages, a.footprint_pages),
+                    let (h, e, fp, g) = match granule {
+                        Granule::Line => (
+                            &a.histogram,
+                            &a.entering,
+                            a.footprint_lines,
+                            g.reachable(a.inner_stride_bytes, PAGE_BYTES),
+                        ),
+                        Granule::Page => (&a.pages, &a.entering_pages, a.footprint_pages, *g),
                     };
+                    let g = &g;
+                    let again = miss_at(footprint.saturating_sub(1), g);
                     let (h, e) = (h.to_histogram(), e.to_histogram());
                     let first = histogram_misses(&h, g);
                     let inside = first - histogram_misses(&e, g);

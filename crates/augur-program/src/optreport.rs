@@ -334,6 +334,17 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
     (free, jumps)
 }
 
+/// The number of library calls a loop became when gfortran's loop distribution turned
+/// all of it into calls ("optimized: Loop 4 distributed: split to 0 loops and 2 library
+/// calls."); `None` for other messages and for loops that kept a loop beside the calls
+/// (which statements became calls is not said).
+fn whole_loop_library_calls(message: &str) -> Option<u32> {
+    let rest = message.strip_prefix("optimized: Loop ")?;
+    let (_, tail) = rest.split_once(" distributed: split to 0 loops and ")?;
+    let calls: u32 = tail.split_whitespace().next()?.parse().ok()?;
+    (calls > 0 && tail.contains("library call")).then_some(calls)
+}
+
 /// Reads gfortran's `-fopt-info` and flang's `-Rpass` messages. A message's file is
 /// matched to one of `names` by its path, else by its file name (flang may print the
 /// path without its leading `/`); messages about other files are ignored.
@@ -387,6 +398,19 @@ pub fn parse(text: &str, names: &[String]) -> Parsed {
                     file: name.clone(),
                     line: lno,
                     iterations: count_after_with(message),
+                });
+            }
+        } else if let Some(calls) = whole_loop_library_calls(message) {
+            // gfortran: "Loop 4 distributed: split to 0 loops and 2 library calls." The
+            // loop became memcpy/memset/memmove calls, which run vectorized.
+            if !vectorized
+                .iter()
+                .any(|v: &VectorizedLoop| v.line == lno && v.file == name)
+            {
+                vectorized.push(VectorizedLoop {
+                    file: name.clone(),
+                    line: lno,
+                    how: format!("replaced by {calls} library call(s) (memcpy, memset)"),
                 });
             }
         } else if let Some(rest) = message.strip_prefix("optimized:") {
@@ -525,6 +549,8 @@ mod tests {
 /w/corpus/callheavy77.f:24:15: optimized: loop vectorized using 16 byte vectors
 /w/corpus/other.f90:3:1: optimized: loop vectorized using 16 byte vectors
 /w/corpus/callheavy77.f:46:46: optimized: loop with 3 iterations completely unrolled (header execution count 33177416)
+/w/corpus/callheavy77.f:90:10: optimized: Loop 4 distributed: split to 0 loops and 2 library calls.
+/w/corpus/callheavy77.f:95:8: optimized: Loop 1 distributed: split to 1 loops and 1 library calls.
 ";
 
     const FLANG: &str = "\
@@ -546,11 +572,14 @@ work/corpus/heat3d.f90:0:0: remark: 'f1_' inlined into '_QQmain' with (cost=5, t
         assert_eq!((u[0].line, u[0].iterations), (46, Some(3)));
         assert_eq!(
             v.len(),
-            1,
-            "SLP and other files are not loops of this program"
+            2,
+            "SLP, other files and loops split into a loop and calls are not vectorized loops \
+             of this program"
         );
         assert_eq!(v[0].line, 24);
         assert_eq!(v[0].how, "using 16 byte vectors");
+        assert_eq!(v[1].line, 90, "a loop turned into library calls entirely");
+        assert!(v[1].how.contains("2 library call"), "{}", v[1].how);
         assert_eq!(i.len(), 3, "one entry per call site");
         assert_eq!(i[2].callee, "crot");
         assert_eq!(i[2].caller, "callh7");

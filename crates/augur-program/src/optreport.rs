@@ -334,6 +334,17 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
     (free, jumps)
 }
 
+/// Adds a vectorized loop unless one is already reported at `file:line`.
+fn add_vectorized(loops: &mut Vec<VectorizedLoop>, file: &str, line: u32, how: String) {
+    if !loops.iter().any(|v| v.line == line && v.file == file) {
+        loops.push(VectorizedLoop {
+            file: file.to_string(),
+            line,
+            how,
+        });
+    }
+}
+
 /// The number of library calls a loop became when gfortran's loop distribution turned
 /// all of it into calls ("optimized: Loop 4 distributed: split to 0 loops and 2 library
 /// calls."); `None` for other messages and for loops that kept a loop beside the calls
@@ -375,20 +386,8 @@ pub fn parse(text: &str, names: &[String]) -> Parsed {
             .strip_prefix("optimized: loop vectorized")
             .or_else(|| message.strip_prefix("remark: vectorized loop"))
         {
-            if !vectorized
-                .iter()
-                .any(|v: &VectorizedLoop| v.line == lno && v.file == name)
-            {
-                vectorized.push(VectorizedLoop {
-                    file: name.clone(),
-                    line: lno,
-                    how: rest
-                        .trim()
-                        .trim_end_matches("[-Rpass=loop-vectorize]")
-                        .trim()
-                        .to_string(),
-                });
-            }
+            let how = rest.trim().trim_end_matches("[-Rpass=loop-vectorize]");
+            add_vectorized(&mut vectorized, &name, lno, how.trim().to_string());
         } else if (message.starts_with("optimized: loop with")
             && message.contains("completely unrolled"))
             || message.starts_with("remark: completely unrolled loop")
@@ -403,16 +402,8 @@ pub fn parse(text: &str, names: &[String]) -> Parsed {
         } else if let Some(calls) = whole_loop_library_calls(message) {
             // gfortran: "Loop 4 distributed: split to 0 loops and 2 library calls." The
             // loop became memcpy/memset/memmove calls, which run vectorized.
-            if !vectorized
-                .iter()
-                .any(|v: &VectorizedLoop| v.line == lno && v.file == name)
-            {
-                vectorized.push(VectorizedLoop {
-                    file: name.clone(),
-                    line: lno,
-                    how: format!("replaced by {calls} library call(s) (memcpy, memset)"),
-                });
-            }
+            let how = format!("replaced by {calls} library call(s) (memcpy, memset)");
+            add_vectorized(&mut vectorized, &name, lno, how);
         } else if let Some(rest) = message.strip_prefix("optimized:") {
             // gfortran: "Inlining sqr/0 into f2/13." or "Inlined crot/35 into callh7/10 ...".
             let rest = rest.trim();

@@ -732,6 +732,83 @@ pub fn generate_kernels(count: usize, seed: u64) -> Vec<Kernel> {
         .collect()
 }
 
+/// The library calls measured directly: `(function, argument type, result type, AbOp
+/// mnemonic augur counts for it)`. Each gets a kernel of its own, `y(i) = f(x(i))`, whose
+/// time less its other operations (a load, a store, the loop) is the call's stream cost:
+/// the random kernels hold too few calls of each kind for the least squares to tell them
+/// apart, and a call's cost in a loop is not a fixed fraction of its latency (on a Zen 5
+/// `exp` overlaps to an eighth of its latency, `clog` not at all).
+pub const CALLS: [(&str, Ty, Ty, &str); 16] = [
+    ("exp", Ty::R8, Ty::R8, "EXPD"),
+    ("log", Ty::R8, Ty::R8, "LOGD"),
+    ("sin", Ty::R8, Ty::R8, "SIND"),
+    ("tan", Ty::R8, Ty::R8, "TAND"),
+    ("atan", Ty::R8, Ty::R8, "ATND"),
+    ("tanh", Ty::R8, Ty::R8, "HYPD"),
+    ("exp", Ty::R4, Ty::R4, "EXPS"),
+    ("log", Ty::R4, Ty::R4, "LOGS"),
+    ("sin", Ty::R4, Ty::R4, "SINS"),
+    ("atan", Ty::R4, Ty::R4, "ATNS"),
+    ("exp", Ty::C8, Ty::C8, "EXPC"),
+    ("log", Ty::C8, Ty::C8, "LOGC"),
+    ("sin", Ty::C8, Ty::C8, "SINC"),
+    ("sqrt", Ty::C8, Ty::C8, "SQRC"),
+    ("abs", Ty::C8, Ty::R8, "ABSC"),
+    ("**", Ty::R8, Ty::R8, "XRDL"),
+];
+
+/// One kernel per entry of [`CALLS`], numbered from `first_id`: local operands (the
+/// module's first input and result arrays of the types), inputs in `[1, 2)`.
+pub fn call_kernels(first_id: usize) -> Vec<Kernel> {
+    CALLS
+        .iter()
+        .enumerate()
+        .map(|(k, &(f, arg, res, abop))| {
+            let id = first_id + k;
+            let x = format!("x{}1", arg.tag());
+            let y = format!("y{}1", res.tag());
+            let call = if f == "**" {
+                format!("{x}(i)**1.37_8")
+            } else {
+                format!("{f}({x}(i))")
+            };
+            let source = format!(
+                "! kernel {id}: call {abop}\n\
+                 subroutine aug_k{id}(reps, {x}, {y})\n\
+                 \x20 implicit none\n\
+                 \x20 {} :: {x}({n1})\n\
+                 \x20 {} :: {y}({n1})\n\
+                 \x20 integer(8), intent(in) :: reps\n\
+                 \x20 integer(8) :: r\n\
+                 \x20 integer :: i\n\
+                 \x20 do r = 1, reps\n\
+                 \x20   do i = 1, {N}\n\
+                 \x20   {y}(i) = {call}\n\
+                 \x20   end do\n\
+                 \x20   call augt_{}({y})\n\
+                 \x20 end do\n\
+                 end subroutine aug_k{id}\n",
+                arg.decl(),
+                res.decl(),
+                res.tag(),
+                n1 = N + 1,
+            );
+            Kernel {
+                id,
+                description: format!("call {abop} ({f} of {})", arg.tag()),
+                global: false,
+                source,
+                args: vec![x, y],
+                then_lines: 0..0,
+                else_lines: 0..0,
+                then_fraction: None,
+                bytes: (N + 1) * (arg.bytes() + res.bytes()),
+                array_lines: None,
+            }
+        })
+        .collect()
+}
+
 fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     let mut cx = Ctx {
         rng,

@@ -237,7 +237,10 @@ pub fn characterize_stream(
             tmp.path().to_path_buf()
         }
     };
-    let kernels = gen::generate_kernels(settings.kernels, settings.seed);
+    let mut kernels = gen::generate_kernels(settings.kernels, settings.seed);
+    // The library calls' own kernels come last; they are not in the least squares.
+    let first_call = kernels.len();
+    kernels.extend(gen::call_kernels(first_call + 1));
     let mut notes: Vec<String> = vec![];
     let mut failed: BTreeMap<usize, String> = BTreeMap::new();
     progress(&format!(
@@ -368,10 +371,22 @@ pub fn characterize_stream(
         times
             .iter()
             .enumerate()
-            .map(|(i, &t)| if vectorized[i] == want { t } else { f64::NAN })
+            .map(|(i, &t)| {
+                if vectorized[i] == want && i < first_call {
+                    t
+                } else {
+                    f64::NAN
+                }
+            })
             .collect()
     };
-    let scalar_times = if split { only(false) } else { times.clone() };
+    let scalar_times = if split {
+        only(false)
+    } else {
+        let mut t = times.clone();
+        t[first_call..].fill(f64::NAN);
+        t
+    };
     let fit_set =
         |t: &[f64]| fit_toward_chain(&kcounts, t, settings.min_kernels, &settings.chain_costs);
     let f = fit_set(&scalar_times).map_err(StreamError::Fit)?;
@@ -411,12 +426,31 @@ pub fn characterize_stream(
     } else {
         "loop kernels"
     };
-    let entries = entries_of(&f, &stats, scalar_what);
+    let mut entries = entries_of(&f, &stats, scalar_what);
     let vector_stats = vf.as_ref().map(stats_of);
-    let vector_entries = match (&vf, &vector_stats) {
+    let mut vector_entries = match (&vf, &vector_stats) {
         (Some(v), Some(st)) => entries_of(v, st, "loop kernels the compiler vectorized"),
         _ => BTreeMap::new(),
     };
+    // The calls' direct costs replace what the least squares made of them.
+    for i in first_call..kernels.len() {
+        let own = match &vf {
+            Some(v) if vectorized[i] => v,
+            _ => &f,
+        };
+        let Some(v) = obs.get(&i) else {
+            continue;
+        };
+        match call_entry(&kernels[i], &kcounts[i], times[i], v, own) {
+            Ok((op, e)) if vectorized[i] && vf.is_some() => {
+                vector_entries.insert(op, e);
+            }
+            Ok((op, e)) => {
+                entries.insert(op, e);
+            }
+            Err(why) => notes.push(format!("{}: {why}", kernels[i].name())),
+        }
+    }
     let rows = kernels
         .iter()
         .enumerate()
@@ -454,6 +488,78 @@ pub fn characterize_stream(
         stats,
         notes,
     })
+}
+
+/// The direct stream cost of the library call a call kernel measures: the kernel's time
+/// per element less its other operations at their fitted costs (`own`); an error when
+/// augur's counts of the kernel do not hold exactly one execution of the call.
+fn call_entry(
+    kernel: &gen::Kernel,
+    counts: &AbOpCounts,
+    time_ns: f64,
+    observations: &[f64],
+    own: &fit::Fit,
+) -> Result<(AbOp, AbOpEntry), String> {
+    let mnemonic = gen::CALLS
+        .iter()
+        .find(|c| kernel.description.starts_with(&format!("call {} ", c.3)))
+        .map(|c| c.3)
+        .ok_or("not a call kernel")?;
+    let op = AbOp::from_mnemonic(mnemonic).ok_or(format!("{mnemonic} is not an AbOp"))?;
+    if (counts.get(op) - 1.0).abs() > 1e-9 {
+        return Err(format!(
+            "counted {} {op} per iteration instead of 1: no direct cost",
+            counts.get(op)
+        ));
+    }
+    let rest: f64 = counts
+        .iter()
+        .filter(|(o, _)| *o != op)
+        .map(|(o, n)| {
+            own.columns
+                .iter()
+                .position(|c| *c == o)
+                .map_or(0.0, |j| n * own.params[j])
+        })
+        .sum();
+    let mean = (time_ns - rest).max(0.0);
+    let n = observations.len();
+    let sd = sd(observations);
+    let se = if sd.is_finite() && n > 0 {
+        sd / (n as f64).sqrt()
+    } else {
+        f64::NAN
+    };
+    let ci = se * fit::t95(n.saturating_sub(1).max(1));
+    let context = format!(
+        "stream context: direct, loop `{}` over {} elements (L1-resident) timed {n} times, \
+         less its other operations at their fitted stream costs ({rest:.3} ns)",
+        kernel
+            .source
+            .lines()
+            .find(|l| l.contains("(i) = "))
+            .map_or("", str::trim),
+        gen::N,
+    );
+    Ok((op, stream_entry(mean, se, ci, n as u32, context)))
+}
+
+/// A stream-context entry: measured when its 90% interval excludes zero, else "not
+/// detected" (uncertain; the predictor still uses its mean).
+fn stream_entry(mean: f64, se: f64, ci90: f64, observations: u32, context: String) -> AbOpEntry {
+    let status = if ci90.is_finite() && mean - ci90 > 0.0 {
+        MEASURED
+    } else {
+        NOT_DETECTED
+    };
+    AbOpEntry {
+        status: status.to_string(),
+        mean_ns: Some(mean),
+        sd_ns: se.is_finite().then_some(se),
+        ci90_ns: ci90.is_finite().then_some(ci90),
+        observations,
+        context,
+    }
 }
 
 /// Replaces the profile's stream entries with those of `result`.
@@ -546,11 +652,6 @@ fn entries_of(f: &fit::Fit, s: &FitStats, what: &str) -> BTreeMap<AbOp, AbOpEntr
         .enumerate()
         .map(|(j, &op)| {
             let (p, se, ci) = (f.params[j], f.se[j], f.ci90[j]);
-            let status = if ci.is_finite() && p - ci > 0.0 {
-                MEASURED
-            } else {
-                NOT_DETECTED
-            };
             let context = format!(
                 "stream context: indirect least squares over {} {what} (n={}, L1-resident), \
                  {} parameters, {op} in {} kernels; R² {:.3}; LOO median error {:.1}%, p90 {:.0}%; \
@@ -563,17 +664,7 @@ fn entries_of(f: &fit::Fit, s: &FitStats, what: &str) -> BTreeMap<AbOp, AbOpEntr
                 100.0 * s.loo_median,
                 100.0 * s.loo_p90
             );
-            (
-                op,
-                AbOpEntry {
-                    status: status.to_string(),
-                    mean_ns: Some(p),
-                    sd_ns: se.is_finite().then_some(se),
-                    ci90_ns: ci.is_finite().then_some(ci),
-                    observations: s.kernels as u32,
-                    context,
-                },
-            )
+            (op, stream_entry(p, se, ci, s.kernels as u32, context))
         })
         .collect()
 }

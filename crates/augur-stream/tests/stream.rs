@@ -209,6 +209,39 @@ fn fit_leaves_out_collinear_and_rare() {
         .any(|(op, _)| *op == AbOp::ABSD || *op == AbOp::SQRD));
 }
 
+/// Each library call's own kernel counts exactly one execution of its AbOp per element,
+/// beside a store, the loop and the addresses: its time less those is the call's cost.
+#[test]
+fn call_kernels_count_one_call_each() {
+    let k = gen::call_kernels(5);
+    assert_eq!(k.len(), gen::CALLS.len());
+    assert_eq!(k[0].id, 5);
+    let src = gen::program(&k);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("augkern.f90");
+    std::fs::write(&path, &src.kernels).unwrap();
+    let counts = counts::kernel_counts(&path, &k, &src.lines);
+    for ((kernel, c), call) in k.iter().zip(&counts).zip(gen::CALLS) {
+        let c = c
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{e}\n{}", kernel.source));
+        let op = AbOp::from_mnemonic(call.3).unwrap();
+        assert_eq!(
+            c.get(op),
+            1.0,
+            "{}: {c:?}\n{}",
+            kernel.name(),
+            kernel.source
+        );
+        assert_eq!(c.get(AbOp::LOOV), 1.0, "{c:?}");
+        let others: Vec<_> = c
+            .iter()
+            .filter(|(o, _)| *o != op && !matches!(*o, AbOp::LOOV | AbOp::ARR1))
+            .collect();
+        assert_eq!(others.len(), 1, "one store beside the call: {others:?}");
+    }
+}
+
 /// A quick real run with gfortran -O2 (all 90 kernels, 3 observations of 3 ms, a few
 /// seconds): finite positive kernel times and a model that reproduces them.
 #[test]
@@ -234,6 +267,17 @@ fn quick_run_with_gfortran() {
     for e in r.entries.values() {
         assert!(e.mean_ns.unwrap() >= 0.0);
         assert!(e.context.contains("stream context"));
+    }
+    // The complex library calls (not vectorized by gfortran) are measured directly: a
+    // `cexp` in a loop costs nanoseconds, never the near-zero a least squares can give.
+    for op in [AbOp::EXPC, AbOp::ABSC] {
+        let e = r
+            .entries
+            .get(&op)
+            .unwrap_or_else(|| panic!("no direct {op}: {:?}", r.notes));
+        assert!(e.context.contains("direct"), "{}", e.context);
+        let ns = e.mean_ns.unwrap();
+        assert!((0.5..200.0).contains(&ns), "{op} {ns} ns");
     }
     // In-sample: the median kernel within 30% (a linear model of a superscalar CPU, short
     // observations on a possibly busy machine; the default run reaches about 15%).

@@ -619,3 +619,37 @@ end program t
     // One ALIN for each mask and each assignment, and for `v = 1.0`.
     assert_eq!(block_ops(u, line_of(src, "@where")), "ALIN 6");
 }
+
+/// Which assignments write a register when the compiler optimizes
+/// (`augur_ir::count::register_write`): stores and scalar copies into local scalars,
+/// never array elements, COMMON variables, components or loads of array elements.
+#[test]
+fn register_writes_of_local_scalars() {
+    use augur_ir::count::register_write;
+    use augur_ir::AbOp;
+    let cases: &[(&str, Option<AbOp>)] = &[
+        ("x = x + y", Some(AbOp::SRSL)),
+        ("i = 3", Some(AbOp::SISL)),
+        ("d = e", Some(AbOp::TRDL)),
+        ("l1 = l2", Some(AbOp::SLGL)),
+        ("x = a(i)", None),
+        ("a(i) = x + y", None),
+        ("g = g * x", None),
+        ("x = g", None),
+        ("x = g + y", Some(AbOp::SRSL)),
+        ("s = s2", None),
+    ];
+    let stmts: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let (src, lines) = block_program("", DECLS, &stmts);
+    let a = analyze_ok(&src);
+    let u = a.unit("t");
+    for ((stmt, want), line) in cases.iter().zip(lines) {
+        let b = block_at(u, line);
+        let got: Vec<Option<AbOp>> = b
+            .stmts
+            .iter()
+            .map(|&s| register_write(&u.stmts[s as usize].kind))
+            .collect();
+        assert_eq!(got, vec![*want], "`{stmt}`");
+    }
+}

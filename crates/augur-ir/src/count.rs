@@ -947,6 +947,43 @@ impl Counter<'_> {
     }
 }
 
+/// The store (or plain transfer) AbOp of an assignment to a local scalar variable:
+/// `s = s + a(i)` counts `SRDL`, `k = j` counts `TISL`. Saavedra's counting rules charge
+/// it as a memory store, which it is when the compiler does not optimize; an optimizing
+/// compiler keeps such a variable in a register, and the store is a register write that
+/// costs nothing beside the operation that produced the value. `None` for other
+/// statements and for targets that stay in memory: array elements, COMMON or module
+/// variables, components of derived types, characters, and transfers from an array
+/// element or a COMMON or module variable (whose load is real).
+pub fn register_write(kind: &StmtKind) -> Option<AbOp> {
+    let StmtKind::Assign { lhs, rhs } = kind else {
+        return None;
+    };
+    let ExprKind::Var(v) = &lhs.kind else {
+        return None;
+    };
+    if v.rank != 0 || v.global || v.constant || lhs.array || v.name.contains('%') {
+        return None;
+    }
+    let class = Class::of(lhs.ty);
+    let counts = count_stmt(kind).once;
+    let candidates = match class {
+        Class::Character | Class::Other => return None,
+        Class::Logical => [Some(AbOp::SLGL), None],
+        // A transfer from an array element keeps its load: only a scalar's copy is free.
+        _ => [
+            arith(Arith::Store, class, false),
+            matches!(&rhs.kind, ExprKind::Var(r) if r.rank == 0)
+                .then(|| arith(Arith::Transfer, class, false))
+                .flatten(),
+        ],
+    };
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|&op| counts.get(op) > 0.0)
+}
+
 /// Number of elements of an array-valued expression, as Fortran text and, when
 /// the extents are constant, as a number.
 fn elements_of(e: &Expr) -> (String, Option<i64>) {

@@ -99,6 +99,21 @@ pub struct CostTable {
     /// Whether mispredictions the program profile simulated from its outcome sequences
     /// (its `branches` section) are priced. On by default.
     pub simulated_branches: bool,
+    /// Whether the machine's compiler flags optimize (an `-O` level other than `-O0`):
+    /// then local scalars live in registers and the stores and copies into them (a
+    /// block's `register_writes`) cost nothing. Saavedra's rules charge every
+    /// assignment as a store, right without optimization, and the loop kernels that
+    /// measure the stream costs store only into arrays.
+    pub register_scalars: bool,
+}
+
+/// Whether compiler flags ask for optimization: the last `-O` option is not `-O0`
+/// (compilers do not optimize by default).
+pub fn optimizing(fflags: &str) -> bool {
+    fflags
+        .split_whitespace()
+        .rfind(|f| f.starts_with("-O"))
+        .is_some_and(|f| f != "-O0")
 }
 
 /// The AbOps of estimated branch mispredictions.
@@ -351,6 +366,7 @@ impl CostTable {
             vector,
             branches: false,
             simulated_branches: true,
+            register_scalars: optimizing(&machine.provenance.fflags),
         }
     }
 
@@ -757,7 +773,15 @@ fn sorted(mut rows: Vec<PartRow>) -> Vec<PartRow> {
 /// The coefficients of all executions of a block.
 fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coefficients {
     let mu = b.executions.unwrap_or(0.0);
-    let per = table.block_coefficients(&b.counts, &b.chain, ctx);
+    let per = if table.register_scalars && !b.register_writes.is_empty() {
+        let mut counts = b.counts.clone();
+        for (op, n) in b.register_writes.iter() {
+            counts.add(op, -n.min(counts.get(op)));
+        }
+        table.block_coefficients(&counts, &b.chain, ctx)
+    } else {
+        table.block_coefficients(&b.counts, &b.chain, ctx)
+    };
     let mut c = Coefficients::default();
     c.add_scaled(&per, mu);
     c
@@ -1364,6 +1388,45 @@ mod tests {
         };
         let c = t.block_coefficients(&counts, &none, half);
         assert!((t.cost_of(&c).seconds - 5e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn register_writes_are_free_only_when_the_flags_optimize() {
+        assert!(optimizing("-O2 -march=native"));
+        assert!(optimizing("-O0 -O3"));
+        assert!(!optimizing("-O2 -O0"));
+        assert!(!optimizing("-g"));
+        let mut m = machine(&[
+            (AbOp::SRDL, MEASURED, Some(1.0), Some(0.0), 10),
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(0.0), 10),
+        ]);
+        let mut counts = AbOpCounts::new();
+        counts.add(AbOp::SRDL, 2.0);
+        counts.add(AbOp::ARDL, 1.0);
+        let mut writes = AbOpCounts::new();
+        writes.add(AbOp::SRDL, 1.0);
+        // `s = s + x` (a register write) and `a(i) = y` (a store) in one block.
+        let b = BlockProfile {
+            id: 0,
+            block_kind: augur_ir::BlockKind::Straight,
+            first_line: 1,
+            last_line: 2,
+            in_loop: None,
+            counts,
+            chain: AbOpCounts::new(),
+            register_writes: writes,
+            executions: Some(10.0),
+            how: "counter".into(),
+        };
+        let seconds = |m: &MachineProfile| {
+            let t = CostTable::from_profile(m);
+            t.cost_of(&block_total(&t, &b, BlockContext::default()))
+                .seconds
+        };
+        m.provenance.fflags = "-O0".into();
+        assert!((seconds(&m) - 40e-9).abs() < 1e-15, "{}", seconds(&m));
+        m.provenance.fflags = "-O2".into();
+        assert!((seconds(&m) - 30e-9).abs() < 1e-15, "{}", seconds(&m));
     }
 
     #[test]

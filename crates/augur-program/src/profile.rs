@@ -195,6 +195,12 @@ pub struct BlockProfile {
     /// (`augur_ir::chain`); empty when the block has none.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub chain: AbOpCounts,
+    /// Of `counts`, the stores and scalar copies into local scalar variables
+    /// (`augur_ir::count::register_write`): memory stores without optimization,
+    /// register writes with it. Empty when the block has none, and in profiles made
+    /// before the field.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub register_writes: AbOpCounts,
     /// Executions (μ); `null` for blocks without operations, whose count is not needed.
     pub executions: Option<f64>,
     /// How μ was obtained (`counter`, `same_as`, `difference`, `while_tests`, `not_needed`).
@@ -333,6 +339,7 @@ pub fn build_profile(
                 in_loop: b.in_loop.map(|l| l.0),
                 counts: block_counts[bi].clone(),
                 chain: block_chain(u, bi),
+                register_writes: block_register_writes(u, bi),
                 executions: m,
                 how: rule_name(&rules[ui][bi]).to_string(),
             });
@@ -568,6 +575,20 @@ fn operations(e: &augur_ir::Expr) -> usize {
 /// Whether an expression calls a function (user or intrinsic) outside subscripts.
 fn has_call(e: &augur_ir::Expr) -> bool {
     matches!(e.kind, augur_ir::ExprKind::Call(..)) || e.operands().into_iter().any(has_call)
+}
+
+/// The register writes of one execution of a block (see [`BlockProfile::register_writes`]).
+fn block_register_writes(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
+    let mut c = AbOpCounts::new();
+    let b = &u.blocks[bi];
+    if matches!(b.kind, BlockKind::Straight | BlockKind::Entry) {
+        for st in b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
+            if let Some(op) = augur_ir::count::register_write(&st.kind) {
+                c.inc(op);
+            }
+        }
+    }
+    c
 }
 
 /// The recurrence AbOps of one execution of a block.

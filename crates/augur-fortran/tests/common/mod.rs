@@ -232,22 +232,30 @@ pub fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../corpus")
 }
 
-/// Checks statements one by one: each `(statement, expected counts)` is placed alone in
-/// the THEN arm of its own block IF inside `program t` (after `prelude`, e.g. a module,
-/// and `decls`), and the arm's block must have exactly the expected AbOp counts.
-pub fn check_blocks(prelude: &str, decls: &str, cases: &[(&str, &str)]) {
+/// A program `t` after `prelude` with `decls` and each statement alone in a block
+/// (inside `if (kcase == i)`), and the line of each statement.
+pub fn block_program(prelude: &str, decls: &str, stmts: &[&str]) -> (String, Vec<u32>) {
     let mut src = String::new();
     src += prelude;
     src += "\nprogram t\n";
     src += decls;
     src += "\n  integer :: kcase\n  kcase = 0\n";
     let mut lines = vec![];
-    for (i, (stmt, _)) in cases.iter().enumerate() {
+    for (i, stmt) in stmts.iter().enumerate() {
         src += &format!("  if (kcase == {i}) then\n");
         lines.push(src.lines().count() as u32 + 1);
         src += &format!("    {stmt}\n  end if\n");
     }
     src += "end program t\n";
+    (src, lines)
+}
+
+/// Checks statements one by one: each `(statement, expected counts)` is placed alone in
+/// the THEN arm of its own block IF inside `program t` (after `prelude`, e.g. a module,
+/// and `decls`), and the arm's block must have exactly the expected AbOp counts.
+pub fn check_blocks(prelude: &str, decls: &str, cases: &[(&str, &str)]) {
+    let stmts: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let (src, lines) = block_program(prelude, decls, &stmts);
     let a = analyze_src("t.f90", &src);
     a.assert_clean();
     let u = a.unit("t");

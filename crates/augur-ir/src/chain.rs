@@ -339,12 +339,100 @@ pub fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 /// they overlap. Recurrences through array elements (`a(i) = a(i-1) + ...`) or across
 /// blocks are not detected.
 pub fn block_chain_counts<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> AbOpCounts {
+    longest_self_path(&dependence_paths(stmts.into_iter().map(|k| (k, 1.0))))
+}
+
+/// For each scalar assigned, the operations of the longest path to it from each scalar
+/// it depends on at the start (`deps[v][u]`), statements weighted by how often they run.
+type Dependences =
+    std::collections::BTreeMap<String, std::collections::BTreeMap<String, AbOpCounts>>;
+
+/// The longest path from a scalar to itself.
+fn longest_self_path(deps: &Dependences) -> AbOpCounts {
+    let mut best: Option<&AbOpCounts> = None;
+    for (v, paths) in deps {
+        if let Some(c) = paths.get(v) {
+            if best.map_or(true, |b| c.total() > b.total()) {
+                best = Some(c);
+            }
+        }
+    }
+    best.cloned().unwrap_or_default()
+}
+
+/// [`block_chain_counts`] over the statements of a loop body that spans several blocks:
+/// each statement comes with the fraction of the iterations that execute it (1 outside
+/// conditionals). A scalar assigned with fraction `w` keeps, from each source, `w` times
+/// the path through the statement plus `1 − w` times its path before (the arm not taken
+/// leaves it as it was), so the result is the expected recurrence of one iteration:
+/// `IF (MOD(N, 2) == 0) THEN; N = N / 2; ELSE; N = 3*N + 1; END IF` carries `N` through
+/// the division on some iterations and through the multiply and add on the others.
+///
+/// Scalars that depend on each other (a strongly connected group: `lo` and `hi` of a
+/// bisection, each taking `mid = (lo + hi) / 2` on some iterations) form one
+/// recurrence whose expected length per iteration is the sum, over its scalars, of each
+/// one's longest expected path from the group: the value the next `mid` waits for is
+/// always the newest of the two, so the chain grows by the whole `(lo + hi) / 2` every
+/// iteration although each arm runs on half of them. Of several groups the longest is
+/// kept (they overlap).
+pub fn weighted_chain_counts<'s>(
+    stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
+) -> AbOpCounts {
+    let deps = dependence_paths(stmts);
+    let names: Vec<&String> = deps.keys().collect();
+    let n = names.len();
+    // reach[i][j]: scalar j at the start of an iteration reaches scalar i's value at
+    // its end, through any number of iterations.
+    let mut reach = vec![vec![false; n]; n];
+    for (i, v) in names.iter().enumerate() {
+        for (j, u) in names.iter().enumerate() {
+            reach[i][j] = deps[*v].contains_key(*u);
+        }
+    }
+    for k in 0..n {
+        for i in 0..n {
+            for j in 0..n {
+                if reach[i][k] && reach[k][j] {
+                    reach[i][j] = true;
+                }
+            }
+        }
+    }
+    let mut best = AbOpCounts::new();
+    let mut done = vec![false; n];
+    for i in 0..n {
+        if done[i] || !reach[i][i] {
+            continue;
+        }
+        let group: Vec<usize> = (0..n).filter(|&j| reach[i][j] && reach[j][i]).collect();
+        let mut chain = AbOpCounts::new();
+        for &v in &group {
+            done[v] = true;
+            let longest = group
+                .iter()
+                .filter_map(|&u| deps[names[v]].get(names[u]))
+                .max_by(|a, b| a.total().total_cmp(&b.total()));
+            if let Some(c) = longest {
+                chain.add_scaled(c, 1.0);
+            }
+        }
+        if chain.total() > best.total() {
+            best = chain;
+        }
+    }
+    best
+}
+
+/// The dependence paths of some statements, each with the share of executions that
+/// run it (see [`weighted_chain_counts`]).
+fn dependence_paths<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>) -> Dependences {
     // Ordered maps: the same program gives the same chain in every run (of equally long
     // recurrences, the first by name).
     use std::collections::BTreeMap;
     type Paths = BTreeMap<String, AbOpCounts>;
-    let mut deps: BTreeMap<String, Paths> = BTreeMap::new();
-    for kind in stmts {
+    let mut deps: Dependences = BTreeMap::new();
+    for (kind, w) in stmts {
+        let w = w.clamp(0.0, 1.0);
         let Some((lhs, name, rhs)) = scalar_assignment(kind) else {
             continue;
         };
@@ -368,17 +456,31 @@ pub fn block_chain_counts<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> 
                 }
             }
         }
+        if w < 1.0 {
+            // Not every iteration assigns it: mix with what it held before.
+            let before: Paths = match deps.get(name) {
+                Some(p) => p.clone(),
+                None => BTreeMap::from([(name.to_string(), AbOpCounts::new())]),
+            };
+            let mut mixed: Paths = BTreeMap::new();
+            for src in paths.keys().chain(before.keys()) {
+                if mixed.contains_key(src) {
+                    continue;
+                }
+                let mut c = AbOpCounts::new();
+                if let Some(p) = paths.get(src) {
+                    c.add_scaled(p, w);
+                }
+                if let Some(p) = before.get(src) {
+                    c.add_scaled(p, 1.0 - w);
+                }
+                mixed.insert(src.clone(), c);
+            }
+            paths = mixed;
+        }
         deps.insert(name.to_string(), paths);
     }
-    let mut best: Option<&AbOpCounts> = None;
-    for (v, paths) in &deps {
-        if let Some(c) = paths.get(v) {
-            if best.map_or(true, |b| c.total() > b.total()) {
-                best = Some(c);
-            }
-        }
-    }
-    best.cloned().unwrap_or_default()
+    deps
 }
 
 #[cfg(test)]
@@ -431,6 +533,34 @@ mod tests {
         assert_eq!(c.get(AbOp::ARDL), 1.0);
         assert_eq!(c.get(AbOp::MRDL), 0.0);
         assert_eq!(c.total(), 1.0);
+    }
+
+    #[test]
+    fn arms_of_an_if_weigh_by_how_often_they_run() {
+        // IF (...) THEN; x = x*r; ELSE; x = x*r + c; END IF, the THEN arm on a quarter
+        // of the iterations: the expected chain is a multiply and three quarters of an
+        // add.
+        let then_arm = StmtKind::Assign {
+            lhs: var("x", false),
+            rhs: bin(BinOp::Mul, var("x", false), var("r", false)),
+        };
+        let else_arm = StmtKind::Assign {
+            lhs: var("x", false),
+            rhs: bin(
+                BinOp::Add,
+                bin(BinOp::Mul, var("x", false), var("r", false)),
+                var("c", false),
+            ),
+        };
+        let c = weighted_chain_counts([(&then_arm, 0.25), (&else_arm, 0.75)]);
+        assert!((c.get(AbOp::MRDL) - 1.0).abs() < 1e-12, "{c:?}");
+        assert!((c.get(AbOp::ARDL) - 0.75).abs() < 1e-12, "{c:?}");
+        // Both every time: the block rule, the two in sequence.
+        let both = block_chain_counts([&then_arm, &else_arm]);
+        assert_eq!((both.get(AbOp::MRDL), both.get(AbOp::ARDL)), (2.0, 1.0));
+        // An arm that never runs leaves no chain.
+        let never = weighted_chain_counts([(&then_arm, 0.0)]);
+        assert_eq!(never.total(), 0.0);
     }
 
     #[test]

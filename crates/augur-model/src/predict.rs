@@ -787,6 +787,76 @@ fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coeffi
     c
 }
 
+/// The loop-level recurrence rule: an innermost loop whose body spans several blocks
+/// runs no faster than its recurrence across them (`LoopProfile::chain`, the expected
+/// one of an iteration) at chain cost. When that takes longer than the body's blocks
+/// priced one by one (mispredictions apart, which come on top), the body's operations
+/// are stretched to it in proportion, so every breakdown still adds up. Vectorized loops
+/// carry no recurrence.
+fn loop_recurrences(
+    table: &CostTable,
+    report: Option<&augur_program::optreport::OptReport>,
+    u: &UnitProfile,
+    unit_c: &mut [Coefficients],
+) {
+    for l in &u.loops {
+        let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
+            continue;
+        };
+        if l.chain.is_empty() || report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
+            continue;
+        }
+        let t_chain: f64 = n * l
+            .chain
+            .iter()
+            .map(|(op, k)| k * table.get(op).seconds)
+            .sum::<f64>();
+        let body: Vec<usize> = u
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.in_loop == Some(l.id))
+            .map(|(i, _)| i)
+            .collect();
+        let mut work = Coefficients::default();
+        for &i in &body {
+            if let Some(c) = unit_c.get(i) {
+                work.add(&without_branches(c));
+            }
+        }
+        let t_body = table.cost_of(&work).seconds;
+        if t_body <= 0.0 || t_chain <= t_body {
+            continue;
+        }
+        let k = t_chain / t_body;
+        for &i in &body {
+            if let Some(c) = unit_c.get_mut(i) {
+                let branches = c.clone();
+                let mut stretched = Coefficients::default();
+                stretched.add_scaled(&without_branches(c), k);
+                for op in BRANCH_ABOPS {
+                    stretched.stream.add(op, branches.stream.get(op));
+                    stretched.vector.add(op, branches.vector.get(op));
+                    stretched.chain.add(op, branches.chain.get(op));
+                }
+                *c = stretched;
+            }
+        }
+    }
+}
+
+/// Coefficients without the mispredictions.
+fn without_branches(c: &Coefficients) -> Coefficients {
+    let mut out = c.clone();
+    for op in BRANCH_ABOPS {
+        for part in [&mut out.stream, &mut out.vector, &mut out.chain] {
+            let n = part.get(op);
+            part.add(op, -n);
+        }
+    }
+    out
+}
+
 /// The program's optimization report when it is for the machine's compiler and flags.
 fn report_for<'a>(
     program: &'a ProgramProfile,
@@ -902,6 +972,11 @@ pub fn predict_overlap(
             unit_c.push(block_total(table, b, ctx));
         }
         blocks_c.push(unit_c);
+    }
+    if table.has_stream() {
+        for (u, unit_c) in program.units.iter().zip(blocks_c.iter_mut()) {
+            loop_recurrences(table, report, u, unit_c);
+        }
     }
     let mut all = Coefficients::default();
     for c in blocks_c.iter().flatten() {

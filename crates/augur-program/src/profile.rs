@@ -228,6 +228,14 @@ pub struct LoopProfile {
     pub mean_trips: Option<f64>,
     /// AbOps executed inside the loop, nested loops included.
     pub totals: AbOpCounts,
+    /// For an innermost loop whose body spans several blocks (IF arms, CASE arms), the
+    /// expected AbOps of one iteration on its longest loop-carried recurrence across
+    /// them, each statement weighted by the share of iterations that run it
+    /// (`augur_ir::chain::weighted_chain_counts`): `lo`/`hi` of a bisection, `n` of a
+    /// Collatz step, the program counter of an interpreter. Empty for other loops and
+    /// in profiles made before the field.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub chain: AbOpCounts,
 }
 
 /// AbOps executed on one source line.
@@ -384,6 +392,9 @@ pub fn build_profile(
                         _ => None,
                     },
                     totals: t,
+                    chain: iterations
+                        .map(|n| loop_chain(u, l, n, &mu[ui]))
+                        .unwrap_or_default(),
                 }
             })
             .collect();
@@ -591,33 +602,79 @@ fn block_register_writes(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
     c
 }
 
+/// The expected recurrence of one iteration of an innermost loop across the blocks of
+/// its body (see [`LoopProfile::chain`]); empty when the body is one block (the
+/// block's own chain covers it), for loops holding other loops, and for loops that
+/// never iterated.
+fn loop_chain(
+    u: &augur_ir::Unit,
+    l: &augur_ir::Loop,
+    iterations: f64,
+    mu: &[Option<f64>],
+) -> AbOpCounts {
+    if iterations <= 0.0 || u.loops.iter().any(|o| o.parent == Some(l.id)) {
+        return AbOpCounts::new();
+    }
+    let body: Vec<usize> = (0..u.blocks.len())
+        .filter(|&bi| {
+            u.blocks[bi].in_loop == Some(l.id)
+                && matches!(u.blocks[bi].kind, BlockKind::Straight)
+                && !u.blocks[bi].stmts.is_empty()
+        })
+        .collect();
+    if body.len() < 2 {
+        return AbOpCounts::new();
+    }
+    let mut stmts: Vec<&augur_ir::StmtKind> = vec![];
+    let mut weights = vec![];
+    for &bi in &body {
+        let w = mu.get(bi).copied().flatten().unwrap_or(0.0) / iterations;
+        for st in u.blocks[bi]
+            .stmts
+            .iter()
+            .filter_map(|&s| u.stmts.get(s as usize))
+        {
+            stmts.push(&st.kind);
+            weights.push(w);
+        }
+    }
+    let kinds: Vec<augur_ir::StmtKind> = match loop_index(u, l.id) {
+        Some(index) => augur_ir::chain::as_scalar_recurrences(stmts.iter().copied(), index),
+        None => stmts.iter().map(|&k| k.clone()).collect(),
+    };
+    augur_ir::chain::weighted_chain_counts(kinds.iter().zip(weights))
+}
+
+/// The index of a counted loop of unit step (ascending or descending), whose array
+/// elements can carry a value from one iteration to the next (`a(i) = a(i-1) + ...`).
+/// (With step 2, `u(i-1)` is the other colour of a red-black sweep, not written by
+/// this loop.)
+fn loop_index(u: &augur_ir::Unit, id: augur_ir::LoopId) -> Option<augur_ir::chain::LoopIndex<'_>> {
+    let l = u.loops.get(id.0 as usize)?;
+    let var = l.var.as_deref()?;
+    let step: String = l
+        .bounds
+        .as_ref()
+        .and_then(|b| b.step.as_deref())
+        .unwrap_or("1")
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let descending = match step.as_str() {
+        "1" | "+1" => false,
+        "-1" => true,
+        _ => return None,
+    };
+    Some(augur_ir::chain::LoopIndex { var, descending })
+}
+
 /// The recurrence AbOps of one execution of a block.
 fn block_chain(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
     let b = &u.blocks[bi];
     let stmts = b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize));
     // In a counted loop of unit step, array elements that carry a value from one
-    // iteration to the next (`a(i) = a(i-1) + ...`) are recurrences too. (With step 2,
-    // `u(i-1)` is the other colour of a red-black sweep, not written by this loop.)
-    let index = b
-        .in_loop
-        .and_then(|l| u.loops.get(l.0 as usize))
-        .and_then(|l| {
-            let var = l.var.as_deref()?;
-            let step: String = l
-                .bounds
-                .as_ref()
-                .and_then(|b| b.step.as_deref())
-                .unwrap_or("1")
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect();
-            let descending = match step.as_str() {
-                "1" | "+1" => false,
-                "-1" => true,
-                _ => return None,
-            };
-            Some(augur_ir::chain::LoopIndex { var, descending })
-        });
+    // iteration to the next are recurrences too ([`loop_index`]).
+    let index = b.in_loop.and_then(|l| loop_index(u, l));
     match index {
         Some(index) => {
             let kinds = augur_ir::chain::as_scalar_recurrences(stmts.map(|st| &st.kind), index);

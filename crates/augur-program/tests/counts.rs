@@ -740,3 +740,51 @@ fn labelled_do_terminal_reached_by_goto_in_nested_loops() {
         c.stdout()
     );
 }
+
+/// An innermost loop whose recurrence runs through the arms of an IF (a bisection:
+/// `lo` or `hi` takes `mid`, `mid` comes from both, the whole of it every iteration) keeps it as the loop's expected
+/// chain per iteration; a loop of one block keeps none (its block's chain covers it).
+#[test]
+fn loop_chain_runs_through_the_arms() {
+    let c = case(
+        "bisect.f90",
+        "program bisect
+  implicit none
+  integer :: lo, hi, mid, k, found
+  real :: x(1024), t
+  do k = 1, 1024
+    x(k) = real(k)
+  end do
+  found = 0
+  do k = 1, 300
+    t = real(mod(k * 37, 1000)) + 0.5
+    lo = 1
+    hi = 1024
+    do while (lo + 1 < hi)
+      mid = lo + (hi - lo) / 2
+      if (t >= x(mid)) then
+        lo = mid
+      else
+        hi = mid
+      end if
+    end do
+    found = found + lo
+  end do
+  print *, found
+end program
+",
+    );
+    let u = &c.analysis.profile.units[0];
+    let inner = u.loops.iter().find(|l| l.line == 13).expect("the DO WHILE");
+    // Each iteration: lo + (hi - lo) / 2 on the path from lo (or hi) back to itself.
+    assert!(inner.chain.get(AbOp::AISL) > 1.9, "{:?}", inner.chain);
+    assert!(inner.chain.get(AbOp::DIC2) > 0.9, "{:?}", inner.chain);
+    let fill = u.loops.iter().find(|l| l.line == 5).expect("the fill loop");
+    assert!(fill.chain.is_empty(), "{:?}", fill.chain);
+    let outer = u
+        .loops
+        .iter()
+        .find(|l| l.line == 9)
+        .expect("the outer loop");
+    assert!(outer.chain.is_empty(), "holds a loop: {:?}", outer.chain);
+}

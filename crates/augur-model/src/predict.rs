@@ -831,15 +831,9 @@ fn loop_recurrences(
         let k = t_chain / t_body;
         for &i in &body {
             if let Some(c) = unit_c.get_mut(i) {
-                let branches = c.clone();
-                let mut stretched = Coefficients::default();
-                stretched.add_scaled(&without_branches(c), k);
-                for op in BRANCH_ABOPS {
-                    stretched.stream.add(op, branches.stream.get(op));
-                    stretched.vector.add(op, branches.vector.get(op));
-                    stretched.chain.add(op, branches.chain.get(op));
-                }
-                *c = stretched;
+                // c + (k − 1)·work: the work stretched by k, the mispredictions kept.
+                let work = without_branches(c);
+                c.add_scaled(&work, k - 1.0);
             }
         }
     }

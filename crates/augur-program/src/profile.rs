@@ -232,8 +232,8 @@ pub struct LoopProfile {
     /// expected AbOps of one iteration on its longest loop-carried recurrence across
     /// them, each statement weighted by the share of iterations that run it
     /// (`augur_ir::chain::weighted_chain_counts`): `lo`/`hi` of a bisection, `n` of a
-    /// Collatz step, the program counter of an interpreter. Empty for other loops and
-    /// in profiles made before the field.
+    /// Collatz step (scalar variables only: components of derived types are left out).
+    /// Empty for other loops and in profiles made before the field.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub chain: AbOpCounts,
 }

@@ -441,7 +441,8 @@ pub fn characterize_stream(
         let Some(v) = obs.get(&i) else {
             continue;
         };
-        match call_entry(&kernels[i], &kcounts[i], times[i], v, own) {
+        let call = gen::CALLS[i - first_call];
+        match call_entry(call.3, &kernels[i], &kcounts[i], times[i], v, own) {
             Ok((op, e)) if vectorized[i] && vf.is_some() => {
                 vector_entries.insert(op, e);
             }
@@ -490,21 +491,18 @@ pub fn characterize_stream(
     })
 }
 
-/// The direct stream cost of the library call a call kernel measures: the kernel's time
-/// per element less its other operations at their fitted costs (`own`); an error when
-/// augur's counts of the kernel do not hold exactly one execution of the call.
+/// The direct stream cost of the library call (AbOp `mnemonic`) a call kernel measures:
+/// the kernel's time per element less its other operations at their fitted costs
+/// (`own`); an error when augur's counts of the kernel do not hold exactly one execution
+/// of the call.
 fn call_entry(
+    mnemonic: &str,
     kernel: &gen::Kernel,
     counts: &AbOpCounts,
     time_ns: f64,
     observations: &[f64],
     own: &fit::Fit,
 ) -> Result<(AbOp, AbOpEntry), String> {
-    let mnemonic = gen::CALLS
-        .iter()
-        .find(|c| kernel.description.starts_with(&format!("call {} ", c.3)))
-        .map(|c| c.3)
-        .ok_or("not a call kernel")?;
     let op = AbOp::from_mnemonic(mnemonic).ok_or(format!("{mnemonic} is not an AbOp"))?;
     if (counts.get(op) - 1.0).abs() > 1e-9 {
         return Err(format!(

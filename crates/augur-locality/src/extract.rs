@@ -145,6 +145,9 @@ struct Cx<'a> {
     implicit: bool,
     /// Arrays whose last extent is a placeholder (assumed size).
     guessed_last: Vec<String>,
+    /// Depths (in `vars`) of the loops being built whose step is not known: a
+    /// subscript in their index has no known addresses.
+    unknown_step: Vec<usize>,
 }
 
 /// Extracts the affine nests of one unit (see the module docs).
@@ -200,6 +203,7 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
         elem_loops,
         implicit: false,
         guessed_last: Vec::new(),
+        unknown_step: Vec::new(),
     };
     let mut out = Extraction::default();
     let roots: Vec<LoopId> = unit
@@ -327,6 +331,12 @@ impl<'a> Cx<'a> {
             })
             .ok_or_else(|| format!("loop at line {line} has no DO statement"))?;
         let aff = |e: &Expr| self.affine(e, vars);
+        // A step that reads a value not known (it changes inside the nest, `DO J = I*I,
+        // N, I` in a GOTO loop over `I`) leaves the loop's trip count but not its
+        // addresses: the references in its index are not affine (the instrumented run
+        // samples them). A step in the indices of enclosing loops keeps the
+        // approximation below.
+        let unknown_step = matches!(do_exprs.get(2).map(aff), Some(Err(_)));
         let start = do_exprs.first().map(aff);
         let end = do_exprs.get(1).map(aff);
         let step = match do_exprs.get(2).map(aff) {
@@ -366,6 +376,9 @@ impl<'a> Cx<'a> {
             }
         };
         vars.push(var.to_lowercase());
+        if unknown_step {
+            self.unknown_step.push(vars.len() - 1);
+        }
         let mut body = Vec::new();
         let stmts = self.body.get(&Some(id.0)).cloned().unwrap_or_default();
         for si in stmts {
@@ -375,6 +388,9 @@ impl<'a> Cx<'a> {
                 match node {
                     Ok(n) => body.push(n),
                     Err(e) => {
+                        if unknown_step {
+                            self.unknown_step.pop();
+                        }
                         vars.pop();
                         return Err(e);
                     }
@@ -382,6 +398,9 @@ impl<'a> Cx<'a> {
             } else {
                 self.refs_of(si, st, vars, &mut body);
             }
+        }
+        if unknown_step {
+            self.unknown_step.pop();
         }
         vars.pop();
         Ok(Node::Loop(Loop {
@@ -960,6 +979,12 @@ impl<'a> Cx<'a> {
             ExprKind::Const { value: Some(v), .. } => Ok(Affine::constant(*v)),
             ExprKind::Var(v) => {
                 if let Some(d) = vars.iter().rposition(|x| *x == v.name) {
+                    if self.unknown_step.contains(&d) {
+                        return Err(format!(
+                            "the step of the loop over `{}` is not known",
+                            v.name
+                        ));
+                    }
                     Ok(Affine::var(d))
                 } else {
                     self.value_of(&v.name)

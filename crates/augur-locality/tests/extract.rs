@@ -202,3 +202,47 @@ end program t
     assert_eq!(reasons[1].0, "x");
     assert!(reasons[1].1.contains("indirect"), "{reasons:?}");
 }
+
+/// A loop whose step changes inside the nest (a sieve's `DO J = I*I, N, I` inside a
+/// GOTO loop over `I`) keeps its trip count from the profile, but the references in its
+/// index have no known addresses: they are left out as not affine (the instrumented run
+/// samples them), while the references outside it stay in the nest.
+#[test]
+fn a_step_that_changes_leaves_its_references_out() {
+    let src = "program t
+  integer, parameter :: n = 1000
+  logical :: p(n)
+  integer :: i, j, k
+  do k = 1, 3
+    do j = 1, n
+      p(j) = .true.
+    end do
+    i = 2
+10  if (i * i > n) goto 20
+    do j = i * i, n, i
+      p(j) = .false.
+    end do
+    i = i + 1
+    goto 10
+20  continue
+  end do
+end program t
+";
+    let ids = loop_ids(src);
+    let mut opts = ExtractOptions::default();
+    for id in &ids {
+        opts.trips.insert(*id, 100.0);
+    }
+    let ex = extract(src, &opts);
+    assert_eq!(ex.nests.len(), 1, "{:?}", ex.skipped);
+    let nest = &ex.nests[0];
+    assert!(
+        nest.non_affine.iter().any(|r| r.array == "p"
+            && r.line == 12
+            && r.reason.contains("step of the loop over `j`")),
+        "{:?}",
+        nest.non_affine
+    );
+    // The first loop's stores remain: 3 passes of n.
+    assert_eq!(nest.nest.access_count().unwrap(), 3 * 1000);
+}

@@ -38,6 +38,27 @@ pub struct AnalyzeOptions {
     pub branch_run: bool,
 }
 
+impl AnalyzeOptions {
+    /// Options to analyze with `toolchain` in `cwd`: no C sources, objects, libraries,
+    /// arguments or input, ten minutes per run, the branch run off.
+    pub fn new(toolchain: Toolchain, cwd: &std::path::Path) -> AnalyzeOptions {
+        AnalyzeOptions {
+            front: FrontEndOptions::default(),
+            toolchain,
+            c_sources: vec![],
+            objects: vec![],
+            link_args: vec![],
+            args: vec![],
+            stdin: None,
+            timeout: Duration::from_secs(600),
+            cwd: cwd.to_path_buf(),
+            keep_partial: false,
+            keep_build: None,
+            branch_run: false,
+        }
+    }
+}
+
 /// The result of a dynamic analysis.
 #[derive(Debug)]
 pub struct Analysis {

@@ -1762,6 +1762,21 @@ fn plan_locality(
                 }
             }
         }
+        // Indices of the loops around whose step changes inside the nest (`DO J = I*I,
+        // N, I` in a GOTO loop over `I`): the extraction knows their trip counts, not
+        // their addresses.
+        let unknown_step: Vec<String> = chain
+            .iter()
+            .filter_map(|&l| {
+                let var = u.loops[l].var.as_ref()?.to_lowercase();
+                let StmtKind::Do { exprs: bounds, .. } = &do_statement(u, l)?.kind else {
+                    return None;
+                };
+                let mut read = vec![];
+                scalar_names(bounds.get(2)?, &mut read);
+                read.iter().any(|n| changing.contains(n)).then_some(var)
+            })
+            .collect();
         let mut refs = vec![];
         for e in exprs {
             element_refs(e, &mut refs);
@@ -1772,7 +1787,15 @@ fn plan_locality(
                 continue;
             };
             let reason = subs.iter().find_map(|s| match s {
-                augur_ir::Subscript::Index(x) => not_affine(x, &indices, &changing),
+                augur_ir::Subscript::Index(x) => not_affine(x, &indices, &changing).or_else(|| {
+                    let mut read = vec![];
+                    scalar_names(x, &mut read);
+                    read.iter().find(|n| unknown_step.contains(n)).map(|n| {
+                        format!(
+                            "subscript: the step of the loop over `{n}` changes inside the loop"
+                        )
+                    })
+                }),
                 augur_ir::Subscript::Range(..) => None,
             });
             let Some(reason) = reason else { continue };

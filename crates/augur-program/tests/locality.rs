@@ -10,7 +10,7 @@ use augur_program::locality::{extract_nests, misses, LocalityProfile, NestLocali
 use augur_program::toolchain::Toolchain;
 use augur_program::AnalyzeOptions;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 fn gfortran() -> Toolchain {
     match Toolchain::detect("gfortran", "-O0") {
@@ -20,20 +20,7 @@ fn gfortran() -> Toolchain {
 }
 
 fn options(cwd: &Path) -> AnalyzeOptions {
-    AnalyzeOptions {
-        front: Default::default(),
-        toolchain: gfortran(),
-        c_sources: vec![],
-        objects: vec![],
-        link_args: vec![],
-        args: vec![],
-        stdin: None,
-        timeout: Duration::from_secs(600),
-        cwd: cwd.to_path_buf(),
-        keep_partial: false,
-        keep_build: None,
-        branch_run: false,
-    }
+    AnalyzeOptions::new(gfortran(), cwd)
 }
 
 fn analyze(name: &str, text: &str) -> (augur_program::analyze::Analysis, tempfile::TempDir) {

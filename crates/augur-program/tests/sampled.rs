@@ -11,7 +11,6 @@ use augur_locality::CacheGeometry;
 use augur_program::locality::{histogram_misses, sampled_histograms, AddressSamples};
 use augur_program::toolchain::Toolchain;
 use augur_program::AnalyzeOptions;
-use std::time::Duration;
 
 /// Whether the run's sampler keeps an address at rate `2^-shift` (the same
 /// rule as the C runtime).
@@ -165,20 +164,7 @@ fn real_run_records_shapes_and_samples_the_gather() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("g.f90");
     std::fs::write(&src, PROGRAM).unwrap();
-    let opts = AnalyzeOptions {
-        front: Default::default(),
-        toolchain: tc,
-        c_sources: vec![],
-        objects: vec![],
-        link_args: vec![],
-        args: vec![],
-        stdin: None,
-        timeout: Duration::from_secs(600),
-        cwd: dir.path().to_path_buf(),
-        keep_partial: false,
-        keep_build: None,
-        branch_run: false,
-    };
+    let opts = AnalyzeOptions::new(tc, dir.path());
     let a = augur_program::analyze(&[src], &opts).unwrap_or_else(|e| panic!("analyze: {e}"));
     let loc = a.profile.locality.expect("locality");
     let n = 2 * 1024 * 1024u64;
@@ -213,4 +199,61 @@ fn real_run_records_shapes_and_samples_the_gather() {
     assert!(m > 0.9 && m < 1.01, "misses per access {m}");
     let s = loc.address_sampling.expect("sampling summary");
     assert!(s.samples > 0 && s.buffer_bytes < 1 << 30);
+}
+
+/// A sieve crosses its array at the stride of each prime, `DO J = I*I, N, I` inside a
+/// GOTO loop over `I`, itself inside a DO loop: the step changes inside the nest, so the real run samples the
+/// stores' addresses (every one of them counted) instead of the extraction placing
+/// them at step 1.
+#[test]
+fn real_run_samples_a_loop_whose_step_changes() {
+    let tc = match Toolchain::detect("gfortran", "-O2") {
+        Ok(tc) => tc,
+        Err(e) => panic!("this test needs gfortran and gcc: {e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("s.f");
+    std::fs::write(
+        &src,
+        "      PROGRAM S
+      INTEGER N
+      PARAMETER (N = 100000)
+      LOGICAL P(N)
+      INTEGER I, J, K, C, R
+      C = 0
+      DO 60 R = 1, 2
+      DO 10 J = 1, N
+   10 P(J) = .TRUE.
+      I = 2
+   20 IF (I * I .GT. N) GOTO 40
+      DO 30 J = I * I, N, I
+         P(J) = .FALSE.
+   30 CONTINUE
+      I = I + 1
+      GOTO 20
+   40 DO 50 K = 2, N
+         IF (P(K)) C = C + 1
+   50 CONTINUE
+   60 CONTINUE
+      PRINT *, C
+      END
+",
+    )
+    .unwrap();
+    let a = augur_program::analyze(&[src], &AnalyzeOptions::new(tc, dir.path()))
+        .unwrap_or_else(|e| panic!("analyze: {e}"));
+    let loc = a.profile.locality.expect("locality");
+    let r = loc
+        .sampled_refs
+        .iter()
+        .find(|r| r.line == 13)
+        .unwrap_or_else(|| panic!("P(J) not sampled: {:?}", loc.sampled_refs));
+    assert!(
+        r.reason.contains("step of the loop over `j`"),
+        "{}",
+        r.reason
+    );
+    // Stores of the sieve, twice: sum over I = 2..316 of (N - I*I)/I + 1.
+    let stores: u64 = 2 * (2..=316u64).map(|i| (100_000 - i * i) / i + 1).sum::<u64>();
+    assert_eq!(r.executions, stores);
 }

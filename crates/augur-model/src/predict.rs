@@ -59,13 +59,18 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// The 90% confidence interval (normal approximation), its lower end clamped at 0:
-    /// a time is never negative, however uncertain the parameters.
+    /// The 90% confidence interval: the normal approximation while it stays above zero;
+    /// when the parameters are so uncertain that it would reach below zero (a time never
+    /// is), the interval of a log-normal time with the same mean and standard deviation,
+    /// which is positive and skewed upwards instead of cut at 0.
     pub fn ci90(&self) -> (f64, f64) {
-        (
-            (self.seconds - Z90 * self.sd_seconds).max(0.0),
-            self.seconds + Z90 * self.sd_seconds,
-        )
+        let (t, sd) = (self.seconds, self.sd_seconds);
+        if t - Z90 * sd > 0.0 || t <= 0.0 {
+            return ((t - Z90 * sd).max(0.0), t + Z90 * sd);
+        }
+        let s2 = (1.0 + (sd / t).powi(2)).ln();
+        let (mu, s) = (t.ln() - s2 / 2.0, s2.sqrt());
+        ((mu - Z90 * s).exp(), (mu + Z90 * s).exp())
     }
 
     /// Half-width of the 90% interval.
@@ -1541,11 +1546,15 @@ mod tests {
         };
         let (lo, hi) = a.ci90();
         assert!((hi - lo - 2.0 * Z90 * 0.1).abs() < 1e-12);
+        // Too uncertain for a normal interval above zero: a positive, upward-skewed one.
         let wide = Estimate {
             seconds: 1.0,
             sd_seconds: 1.0,
         };
-        assert_eq!(wide.ci90().0, 0.0);
+        let (lo, hi) = wide.ci90();
+        assert!(lo > 0.1 && lo < 0.5, "{lo}");
+        assert!(hi > 2.0 && hi < 3.0, "{hi}");
+        assert_eq!(Estimate::default().ci90(), (0.0, 0.0));
         let b = a.add_weighted(&a, 2.0);
         assert!((b.seconds - 3.0).abs() < 1e-12);
         assert!((b.sd_seconds - (0.01f64 + 0.04).sqrt()).abs() < 1e-12);

@@ -290,6 +290,7 @@ impl<'a> Lowerer<'a> {
                 after_block: b,
                 end_text: TextPos::default(),
                 label: None,
+                back_edges: vec![],
             });
         }
     }
@@ -509,6 +510,7 @@ impl<'a> Lowerer<'a> {
     fn finish_unit(&mut self) {
         self.resolve_gotos();
         self.renumber_blocks();
+        augur_ir::goto_loops::add_goto_loops(&mut self.unit);
     }
 
     /// Renumbers blocks in source order (blocks after a construct are created
@@ -1510,6 +1512,7 @@ impl<'a> Lowerer<'a> {
             after_block: entry,
             end_text: text,
             label,
+            back_edges: vec![],
         });
         let after = self.new_block(BlockKind::Straight, span);
         self.loops.push(LoopCtx {

@@ -180,6 +180,125 @@ fn goto_loop_label_starts_a_block() {
 }
 
 #[test]
+fn backward_gotos_make_nested_loops() {
+    // A GOTO loop over I (sieve style) holding a DO loop and, inside that, a GOTO
+    // loop of its own; then a guarded backward GOTO at the top level.
+    let src = "      PROGRAM T
+      INTEGER I, J, K, N
+      LOGICAL P(100)
+      N = 100
+      I = 2
+   20 IF (I * I .GT. N) GOTO 40
+      DO 30 J = I * I, N, I
+         K = J
+   25    K = K - 1
+         IF (K .GT. J - 3) GOTO 25
+         P(J) = .FALSE.
+   30 CONTINUE
+      I = I + 1
+      GOTO 20
+   40 K = 0
+   50 K = K + 1
+      IF (K .LT. 10) GOTO 50
+      END
+";
+    let a = analyze_src("t.f", src);
+    a.assert_clean();
+    let u = a.unit("t");
+    let kinds: Vec<(LoopKind, u32, Option<u32>, u32)> = u
+        .loops
+        .iter()
+        .map(|l| {
+            (
+                l.kind.clone(),
+                l.span.start.line,
+                l.parent.map(|p| p.0),
+                l.depth,
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (LoopKind::Goto, 6, None, 1),
+            (LoopKind::Counted, 7, Some(0), 2),
+            (LoopKind::Goto, 9, Some(1), 3),
+            (LoopKind::Goto, 16, None, 1),
+        ],
+        "{}",
+        a.dump()
+    );
+    for (i, l) in u.loops.iter().enumerate() {
+        assert_eq!(l.id.0 as usize, i);
+    }
+    // The DO statement names its loop by the new numbering.
+    let do_id = u
+        .stmts
+        .iter()
+        .find_map(|s| match &s.kind {
+            augur_ir::StmtKind::Do { loop_id, .. } => Some(loop_id.0),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(do_id, 1);
+    // Blocks: the test at 20 and the increment at 13 are in the outer GOTO loop, the
+    // decrement at 25 in the inner one, the statement after the loops in none.
+    let loop_at = |line: u32| {
+        blocks_with(u, line, &[BlockKind::Straight])[0]
+            .in_loop
+            .map(|l| l.0)
+    };
+    assert_eq!(loop_at(6), Some(0));
+    assert_eq!(loop_at(13), Some(0));
+    assert_eq!(loop_at(9), Some(2));
+    assert_eq!(loop_at(11), Some(1));
+    assert_eq!(loop_at(16), Some(3));
+    // The back edges are the blocks that jump back.
+    let back = &u.loops[0].back_edges;
+    assert_eq!(back.len(), 1);
+    let last = *u.blocks[back[0].0 as usize].stmts.last().unwrap();
+    assert_eq!(u.stmts[last as usize].span.start.line, 14);
+}
+
+#[test]
+fn backward_gotos_that_cross_make_no_loop_and_one_out_of_a_do_holds_it() {
+    let src = "      PROGRAM T
+      INTEGER I, K
+      K = 0
+   10 K = K + 1
+   20 K = K + 2
+      IF (K .LT. 5) GOTO 10
+      IF (K .LT. 9) GOTO 20
+      K = 0
+   40 DO 50 I = 1, 3
+         K = K + 1
+         IF (K .LT. 7) GOTO 40
+   50 CONTINUE
+      END
+";
+    let a = analyze_src("t.f", src);
+    a.assert_clean();
+    let u = a.unit("t");
+    // GOTO 10 (line 6) makes a loop over lines 4-6; GOTO 20 (line 7) would cross it.
+    // GOTO 40 from inside the DO makes a loop around the DO.
+    let loops: Vec<(LoopKind, u32, Option<u32>)> = u
+        .loops
+        .iter()
+        .map(|l| (l.kind.clone(), l.span.start.line, l.parent.map(|p| p.0)))
+        .collect();
+    assert_eq!(
+        loops,
+        vec![
+            (LoopKind::Goto, 4, None),
+            (LoopKind::Goto, 9, None),
+            (LoopKind::Counted, 9, Some(1)),
+        ],
+        "{}",
+        a.dump()
+    );
+}
+
+#[test]
 fn cycle_and_exit_edges() {
     let src = "program t
   implicit none

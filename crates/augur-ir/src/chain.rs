@@ -370,14 +370,25 @@ fn longest_self_path(deps: &Dependences) -> AbOpCounts {
 ///
 /// Scalars that depend on each other (a strongly connected group: `lo` and `hi` of a
 /// bisection, each taking `mid = (lo + hi) / 2` on some iterations) form one
-/// recurrence whose expected length per iteration is the sum, over its scalars, of each
-/// one's longest expected path from the group: the value the next `mid` waits for is
-/// always the newest of the two, so the chain grows by the whole `(lo + hi) / 2` every
-/// iteration although each arm runs on half of them. Of several groups the longest is
-/// kept (they overlap).
+/// recurrence whose expected length per iteration is the sum, over its scalars assigned
+/// on some iterations only, of each one's longest expected path from the group: the
+/// value the next `mid` waits for is always the newest of the two, so the chain grows by
+/// the whole `(lo + hi) / 2` every iteration although each arm runs on half of them. A
+/// scalar of the group assigned on every iteration is a recurrence by itself (its
+/// longest path from the group). Of several groups and scalars the longest is kept
+/// (they overlap).
 pub fn weighted_chain_counts<'s>(
     stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
 ) -> AbOpCounts {
+    let stmts: Vec<(&'s StmtKind, f64)> = stmts.into_iter().collect();
+    // The share of iterations that assign each scalar.
+    let mut assigned: std::collections::BTreeMap<&str, f64> = Default::default();
+    for (kind, w) in &stmts {
+        if let Some((_, name, _)) = scalar_assignment(kind) {
+            *assigned.entry(name).or_default() += w.clamp(0.0, 1.0);
+        }
+    }
+    let every_iteration = |v: &str| assigned.get(v).is_some_and(|&w| w >= 1.0 - 1e-9);
     let deps = dependence_paths(stmts);
     let names: Vec<&String> = deps.keys().collect();
     let n = names.len();
@@ -405,7 +416,11 @@ pub fn weighted_chain_counts<'s>(
             continue;
         }
         let group: Vec<usize> = (0..n).filter(|&j| reach[i][j] && reach[j][i]).collect();
-        let mut chain = AbOpCounts::new();
+        // Scalars assigned on some iterations only take turns (their paths add up);
+        // one assigned on every iteration carries the whole recurrence itself (the
+        // `x = y; y = r` of Euclid's `r = mod(x, y)` holds one MOD per iteration, not
+        // two).
+        let mut turns = AbOpCounts::new();
         for &v in &group {
             done[v] = true;
             let longest = group
@@ -413,11 +428,17 @@ pub fn weighted_chain_counts<'s>(
                 .filter_map(|&u| deps[names[v]].get(names[u]))
                 .max_by(|a, b| a.total().total_cmp(&b.total()));
             if let Some(c) = longest {
-                chain.add_scaled(c, 1.0);
+                if every_iteration(names[v]) {
+                    if c.total() > best.total() {
+                        best = c.clone();
+                    }
+                } else {
+                    turns.add_scaled(c, 1.0);
+                }
             }
         }
-        if chain.total() > best.total() {
-            best = chain;
+        if turns.total() > best.total() {
+            best = turns;
         }
     }
     best
@@ -561,6 +582,42 @@ mod tests {
         // An arm that never runs leaves no chain.
         let never = weighted_chain_counts([(&then_arm, 0.0)]);
         assert_eq!(never.total(), 0.0);
+    }
+
+    #[test]
+    fn scalars_assigned_every_iteration_carry_one_recurrence_not_their_sum() {
+        // Euclid's shape, r = x*y; x = y; y = r, on every iteration: y waits for one
+        // multiply per iteration (x only copies the old y), not one per scalar.
+        let r = StmtKind::Assign {
+            lhs: var("r", false),
+            rhs: bin(BinOp::Mul, var("x", false), var("y", false)),
+        };
+        let x = StmtKind::Assign {
+            lhs: var("x", false),
+            rhs: var("y", false),
+        };
+        let y = StmtKind::Assign {
+            lhs: var("y", false),
+            rhs: var("r", false),
+        };
+        let c = weighted_chain_counts([(&r, 1.0), (&x, 1.0), (&y, 1.0)]);
+        assert!((c.get(AbOp::MRDL) - 1.0).abs() < 1e-12, "{c:?}");
+        // Bisection's shape, lo or hi taking m = lo*hi on half of the iterations each:
+        // the newest of the two is always on the chain, one multiply per iteration.
+        let m = StmtKind::Assign {
+            lhs: var("m", false),
+            rhs: bin(BinOp::Mul, var("lo", false), var("hi", false)),
+        };
+        let lo = StmtKind::Assign {
+            lhs: var("lo", false),
+            rhs: var("m", false),
+        };
+        let hi = StmtKind::Assign {
+            lhs: var("hi", false),
+            rhs: var("m", false),
+        };
+        let c = weighted_chain_counts([(&m, 1.0), (&lo, 0.5), (&hi, 0.5)]);
+        assert!((c.get(AbOp::MRDL) - 1.0).abs() < 1e-12, "{c:?}");
     }
 
     #[test]

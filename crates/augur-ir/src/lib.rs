@@ -12,6 +12,7 @@ pub mod chain;
 pub mod count;
 pub mod counts;
 pub mod diag;
+pub mod goto_loops;
 pub mod program;
 pub mod source;
 

@@ -484,6 +484,11 @@ pub enum LoopKind {
     Concurrent,
     /// The implied loop over the elements of a whole-array statement or array intrinsic.
     ArrayElements,
+    /// A loop made by a backward `GOTO` (F77's `10 IF (J .GT. N) GOTO 30 ... GOTO 10`):
+    /// its header is the block of the labelled statement, its iterations the header's
+    /// executions, its entries those less the executions of its back edges
+    /// ([`Loop::back_edges`]). See [`crate::goto_loops`].
+    Goto,
 }
 
 /// A loop and what is known of its bounds.
@@ -522,6 +527,10 @@ pub struct Loop {
     pub end_text: TextPos,
     /// Shared terminating label of an F77 labelled DO.
     pub label: Option<u32>,
+    /// For [`LoopKind::Goto`]: the blocks that end in the unconditional `GOTO` back to
+    /// the header (each execution is one more iteration).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub back_edges: Vec<BlockId>,
 }
 
 /// Bounds of a counted loop.

@@ -60,12 +60,17 @@ pub enum BranchKind {
     SelectCase,
     /// A computed GOTO (outcome: the selector's value).
     ComputedGoto,
+    /// An arithmetic IF (outcome: 1, 2 or 3 for a negative, zero or positive value).
+    ArithmeticIf,
 }
 
 impl BranchKind {
     /// Whether the outcome is one of several (SELECT CASE, computed GOTO).
     pub fn multiway(self) -> bool {
-        matches!(self, BranchKind::SelectCase | BranchKind::ComputedGoto)
+        matches!(
+            self,
+            BranchKind::SelectCase | BranchKind::ComputedGoto | BranchKind::ArithmeticIf
+        )
     }
 
     /// Its name in reports (as in the profile).
@@ -77,6 +82,7 @@ impl BranchKind {
             BranchKind::DoWhile => "do_while",
             BranchKind::SelectCase => "select_case",
             BranchKind::ComputedGoto => "computed_goto",
+            BranchKind::ArithmeticIf => "arithmetic_if",
         }
     }
 }
@@ -341,8 +347,10 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
 }
 
 /// Records the outcome of every SELECT CASE (a call at the top of each arm with the
-/// arm's number) and computed GOTO (a call before it with the selector's value, when
-/// the selector is on the statement's one line and calls no user function).
+/// arm's number), computed GOTO (a call before it with the selector's value, when
+/// the selector is on the statement's one line and calls no user function) and
+/// arithmetic IF (a call before it with 1, 2 or 3 by the sign of its expression, under
+/// the same conditions).
 fn plan_multiway(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits: &mut Vec<Edit>) {
     for (si, st) in u.stmts.iter().enumerate() {
         let Some(block) = block_ending_with(u, si) else {
@@ -373,18 +381,48 @@ fn plan_multiway(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits
                     continue;
                 };
                 let id = bp.branches.len();
-                edits.push(Edit::Before {
-                    line: st.text.line,
-                    col: st.text.col,
-                    take_label: true,
-                    text: format!("call augur_brk({id}, int({selector}))"),
-                    order: 2,
-                });
+                edits.push(outcome_before(st, id, &format!("int({selector})")));
                 bp.branches
                     .push(BranchProbe::of(ui, block, st, BranchKind::ComputedGoto));
             }
+            StmtKind::ArithmeticIf { expr, .. } => {
+                if calls_user_function(expr) {
+                    continue;
+                }
+                let Some(((ol, oc), (cl, cc))) = condition_parens(lines, st, &["if"]) else {
+                    continue;
+                };
+                if ol != cl {
+                    continue;
+                }
+                let Some(e) = lines
+                    .get(ol as usize)
+                    .and_then(|l| l.get(oc as usize..cc as usize))
+                    .map(str::trim)
+                    .filter(|e| !e.is_empty())
+                else {
+                    continue;
+                };
+                let id = bp.branches.len();
+                let outcome = format!("merge(1, merge(2, 3, ({e}) == 0), ({e}) < 0)");
+                edits.push(outcome_before(st, id, &outcome));
+                bp.branches
+                    .push(BranchProbe::of(ui, block, st, BranchKind::ArithmeticIf));
+            }
             _ => {}
         }
+    }
+}
+
+/// The call recording multiway branch `id`'s outcome `outcome`, placed before statement
+/// `st` (which gives it its label).
+fn outcome_before(st: &Stmt, id: usize, outcome: &str) -> Edit {
+    Edit::Before {
+        line: st.text.line,
+        col: st.text.col,
+        take_label: true,
+        text: format!("call augur_brk({id}, {outcome})"),
+        order: 2,
     }
 }
 

@@ -882,9 +882,9 @@ fn exit_blocks(info: &UnitInfo<'_>, li: usize) -> Vec<u32> {
 
 /// The loop whose body starts at block `bi` (the block right after the header).
 fn body_start_of(u: &Unit, bi: usize) -> Option<usize> {
-    u.loops
-        .iter()
-        .position(|l| l.kind != LoopKind::ArrayElements && l.body_block.0 as usize == bi)
+    u.loops.iter().position(|l| {
+        !matches!(l.kind, LoopKind::ArrayElements | LoopKind::Goto) && l.body_block.0 as usize == bi
+    })
 }
 
 /// Whether block `bi` starts with the guarded statement of a logical IF.
@@ -1742,6 +1742,7 @@ fn plan_locality(
         let exprs: Vec<&augur_ir::Expr> = match &st.kind {
             StmtKind::Assign { lhs, rhs } if !lhs.array => vec![rhs, lhs],
             StmtKind::If { cond } | StmtKind::LogicalIf { cond } => vec![cond],
+            StmtKind::ArithmeticIf { expr, .. } => vec![expr],
             _ => continue,
         };
         let outer = chain[0];

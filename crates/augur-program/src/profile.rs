@@ -374,7 +374,16 @@ pub fn build_profile(
                         }
                     }
                 }
-                let entries = mu[ui][l.entry_block.0 as usize];
+                let entries = match l.kind {
+                    // Each pass through the header is an entry or a jump back.
+                    LoopKind::Goto => mu[ui][l.header_block.0 as usize].and_then(|passes| {
+                        l.back_edges
+                            .iter()
+                            .try_fold(passes, |left, b| Some(left - mu[ui][b.0 as usize]?))
+                    }),
+                    _ => mu[ui][l.entry_block.0 as usize],
+                }
+                .map(|e| e.max(0.0));
                 let iterations = match l.kind {
                     LoopKind::While => mu[ui][l.body_block.0 as usize],
                     _ => mu[ui][l.header_block.0 as usize],

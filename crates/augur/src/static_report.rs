@@ -313,6 +313,7 @@ pub fn render_text(p: &Program, all_blocks: bool) -> String {
                 (LoopKind::While, _, _) => "DO WHILE".into(),
                 (LoopKind::Forever, _, _) => "DO (no control)".into(),
                 (LoopKind::Concurrent, _, _) => "DO CONCURRENT / FORALL".into(),
+                (LoopKind::Goto, _, _) => "backward GOTO".into(),
                 _ => String::new(),
             };
             let _ = writeln!(

@@ -371,11 +371,12 @@ fn longest_self_path(deps: &Dependences) -> AbOpCounts {
 /// Scalars that depend on each other (a strongly connected group: `lo` and `hi` of a
 /// bisection, each taking `mid = (lo + hi) / 2` on some iterations) form one
 /// recurrence whose expected length per iteration is the sum, over its scalars assigned
-/// on some iterations only, of each one's longest expected path from the group: the
-/// value the next `mid` waits for is always the newest of the two, so the chain grows by
-/// the whole `(lo + hi) / 2` every iteration although each arm runs on half of them. A
-/// scalar of the group assigned on every iteration is a recurrence by itself (its
-/// longest path from the group). Of several groups and scalars the longest is kept
+/// in turn (on some iterations only, their shares adding up to at most one), of each
+/// one's longest expected path from the group: the value the next `mid` waits for is
+/// always the newest of the two, so the chain grows by the whole `(lo + hi) / 2` every
+/// iteration although each arm runs on half of them. Other scalars of the group (one
+/// assigned on every iteration, or several assigned together) are each a recurrence by
+/// itself (its longest path from the group). Of several groups and scalars the longest is kept
 /// (they overlap).
 pub fn weighted_chain_counts<'s>(
     stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
@@ -420,6 +421,14 @@ pub fn weighted_chain_counts<'s>(
         // one assigned on every iteration carries the whole recurrence itself (the
         // `x = y; y = r` of Euclid's `r = mod(x, y)` holds one MOD per iteration, not
         // two).
+        // Scalars whose shares add up to more than one iteration are assigned
+        // together, not in turn.
+        let share: f64 = group
+            .iter()
+            .filter(|&&v| !every_iteration(names[v]))
+            .map(|&v| assigned.get(names[v].as_str()).copied().unwrap_or(0.0))
+            .sum();
+        let in_turn = share <= 1.0 + 1e-9;
         let mut turns = AbOpCounts::new();
         for &v in &group {
             done[v] = true;
@@ -428,12 +437,10 @@ pub fn weighted_chain_counts<'s>(
                 .filter_map(|&u| deps[names[v]].get(names[u]))
                 .max_by(|a, b| a.total().total_cmp(&b.total()));
             if let Some(c) = longest {
-                if every_iteration(names[v]) {
-                    if c.total() > best.total() {
-                        best = c.clone();
-                    }
-                } else {
+                if in_turn && !every_iteration(names[v]) {
                     turns.add_scaled(c, 1.0);
+                } else if c.total() > best.total() {
+                    best = c.clone();
                 }
             }
         }
@@ -602,6 +609,9 @@ mod tests {
         };
         let c = weighted_chain_counts([(&r, 1.0), (&x, 1.0), (&y, 1.0)]);
         assert!((c.get(AbOp::MRDL) - 1.0).abs() < 1e-12, "{c:?}");
+        // The same when the last pass (the exit test) skips them: 0.9 of one.
+        let c = weighted_chain_counts([(&r, 0.9), (&x, 0.9), (&y, 0.9)]);
+        assert!((c.get(AbOp::MRDL) - 0.9).abs() < 1e-12, "{c:?}");
         // Bisection's shape, lo or hi taking m = lo*hi on half of the iterations each:
         // the newest of the two is always on the chain, one multiply per iteration.
         let m = StmtKind::Assign {

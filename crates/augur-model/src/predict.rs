@@ -792,30 +792,31 @@ fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coeffi
     c
 }
 
-/// The loop-level recurrence rule: an innermost loop whose body spans several blocks
-/// runs no faster than its recurrence across them (`LoopProfile::chain`, the expected
-/// one of an iteration) at chain cost. When that takes longer than the body's blocks
-/// priced one by one (mispredictions apart, which come on top), the body's operations
-/// are stretched to it in proportion, so every breakdown still adds up. Vectorized loops
-/// carry no recurrence.
+/// The loop-level recurrence rule. The operations of an innermost loop's iteration run
+/// on an out-of-order core either at their throughput (stream costs) or at the pace of
+/// the recurrence that carries a value from one iteration to the next (chain costs),
+/// whichever is slower: the recurrence across the body's blocks
+/// (`LoopProfile::chain`, the expected one of an iteration) or the ones inside its
+/// blocks (a reduction's add). Priced one by one, each block takes the slower of its
+/// own two and the blocks add up; the body's operations are scaled to the slowest of
+/// the whole body's throughput (`unit_thru`, every block at stream cost) and its
+/// recurrences (mispredictions apart, which come on top), so every breakdown still adds
+/// up. Vectorized loops carry no recurrence.
 fn loop_recurrences(
     table: &CostTable,
     report: Option<&augur_program::optreport::OptReport>,
     u: &UnitProfile,
     unit_c: &mut [Coefficients],
+    unit_thru: &[Coefficients],
 ) {
     for l in &u.loops {
         let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
             continue;
         };
-        if l.chain.is_empty() || report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
+        let innermost = !u.loops.iter().any(|o| o.parent == Some(l.id));
+        if !innermost || report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
             continue;
         }
-        let t_chain: f64 = n * l
-            .chain
-            .iter()
-            .map(|(op, k)| k * table.get(op).seconds)
-            .sum::<f64>();
         let body: Vec<usize> = u
             .blocks
             .iter()
@@ -824,23 +825,50 @@ fn loop_recurrences(
             .map(|(i, _)| i)
             .collect();
         let mut work = Coefficients::default();
+        let mut throughput = Coefficients::default();
         for &i in &body {
             if let Some(c) = unit_c.get(i) {
                 work.add(&without_branches(c));
             }
+            if let Some(c) = unit_thru.get(i) {
+                throughput.add(&without_branches(c));
+            }
         }
         let t_body = table.cost_of(&work).seconds;
-        if t_body <= 0.0 || t_chain <= t_body {
+        if t_body <= 0.0 {
             continue;
         }
-        let k = t_chain / t_body;
+        let t_loop_chain: f64 = n * l
+            .chain
+            .iter()
+            .map(|(op, k)| k * table.get(op).seconds)
+            .sum::<f64>();
+        let block_chains = Coefficients {
+            chain: work.chain.clone(),
+            ..Coefficients::default()
+        };
+        let t_block_chains = table.cost_of(&block_chains).seconds;
+        let t_throughput = table.cost_of(&throughput).seconds;
+        let t = t_throughput.max(t_loop_chain).max(t_block_chains);
+        let k = t / t_body;
+        if (k - 1.0).abs() < 1e-12 {
+            continue;
+        }
         for &i in &body {
             if let Some(c) = unit_c.get_mut(i) {
-                // c + (k − 1)·work: the work stretched by k, the mispredictions kept.
+                // c + (k − 1)·work: the work scaled by k, the mispredictions kept.
                 let work = without_branches(c);
                 c.add_scaled(&work, k - 1.0);
             }
         }
+    }
+}
+
+/// A block as if it carried no recurrence.
+fn without_chain(b: &BlockProfile) -> BlockProfile {
+    BlockProfile {
+        chain: AbOpCounts::default(),
+        ..b.clone()
     }
 }
 
@@ -954,8 +982,11 @@ pub fn predict_overlap(
     // mispredictions outside vectorized loops with their time.
     let (mut mispredictions, mut branch_seconds) = (0.0, 0.0);
     let mut blocks_c: Vec<Vec<Coefficients>> = Vec::with_capacity(program.units.len());
+    // The same at throughput: every block priced as if it carried no recurrence.
+    let mut throughput_c: Vec<Vec<Coefficients>> = Vec::with_capacity(program.units.len());
     for u in &program.units {
         let mut unit_c = Vec::with_capacity(u.blocks.len());
+        let mut unit_thru = Vec::with_capacity(u.blocks.len());
         for b in &u.blocks {
             let ctx = block_context(report, u, b);
             let mu = b.executions.unwrap_or(0.0);
@@ -969,12 +1000,19 @@ pub fn predict_overlap(
                 }
             }
             unit_c.push(block_total(table, b, ctx));
+            unit_thru.push(block_total(table, &without_chain(b), ctx));
         }
         blocks_c.push(unit_c);
+        throughput_c.push(unit_thru);
     }
     if table.has_stream() {
-        for (u, unit_c) in program.units.iter().zip(blocks_c.iter_mut()) {
-            loop_recurrences(table, report, u, unit_c);
+        for ((u, unit_c), thru) in program
+            .units
+            .iter()
+            .zip(blocks_c.iter_mut())
+            .zip(&throughput_c)
+        {
+            loop_recurrences(table, report, u, unit_c, thru);
         }
     }
     let mut all = Coefficients::default();
@@ -1462,6 +1500,96 @@ mod tests {
         };
         let c = t.block_coefficients(&counts, &none, half);
         assert!((t.cost_of(&c).seconds - 5e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_loop_body_runs_at_its_throughput_or_its_recurrence_whichever_is_slower() {
+        let mut m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
+        ]);
+        let mut e = AbOpEntry::status(MEASURED);
+        e.mean_ns = Some(0.5);
+        e.ci90_ns = Some(0.0);
+        e.observations = 10;
+        m.stream.insert(AbOp::ARDL, e.clone());
+        m.stream.insert(AbOp::MRDL, e);
+        let t = CostTable::from_profile(&m);
+        let ops = |pairs: &[(AbOp, f64)]| {
+            let mut c = AbOpCounts::new();
+            for &(op, n) in pairs {
+                c.add(op, n);
+            }
+            c
+        };
+        let block = |id: u32, counts: AbOpCounts, chain: AbOpCounts| BlockProfile {
+            id,
+            block_kind: augur_ir::BlockKind::Straight,
+            first_line: id + 1,
+            last_line: id + 1,
+            in_loop: Some(0),
+            counts,
+            chain,
+            register_writes: AbOpCounts::new(),
+            executions: Some(100.0),
+            how: "counter".into(),
+        };
+        // Two blocks of one innermost loop, 100 iterations: a reduction `s = s + x*y`
+        // (its 3 ns add chain beats its 1 ns of throughput) and `a(i) = x*y*z + w`
+        // (2 ns of throughput, no recurrence). One by one: 3 + 2 ns; together the
+        // reduction's add overlaps the other block: max(1 + 2, 3) = 3 ns.
+        let u = UnitProfile {
+            name: "t".into(),
+            unit_kind: augur_ir::UnitKind::Program,
+            file: "t.f90".into(),
+            first_line: 1,
+            last_line: 9,
+            host: None,
+            calls: Some(1.0),
+            totals: AbOpCounts::new(),
+            blocks: vec![
+                block(
+                    0,
+                    ops(&[(AbOp::ARDL, 1.0), (AbOp::MRDL, 1.0)]),
+                    ops(&[(AbOp::ARDL, 1.0)]),
+                ),
+                block(
+                    1,
+                    ops(&[(AbOp::ARDL, 1.0), (AbOp::MRDL, 3.0)]),
+                    AbOpCounts::new(),
+                ),
+            ],
+            loops: vec![LoopProfile {
+                id: 0,
+                loop_kind: augur_ir::LoopKind::Counted,
+                line: 1,
+                depth: 1,
+                parent: None,
+                entries: Some(1.0),
+                iterations: Some(100.0),
+                mean_trips: Some(100.0),
+                totals: AbOpCounts::new(),
+                chain: AbOpCounts::new(),
+            }],
+        };
+        let ctx = BlockContext::default();
+        let mut c: Vec<Coefficients> = u.blocks.iter().map(|b| block_total(&t, b, ctx)).collect();
+        let thru: Vec<Coefficients> = u
+            .blocks
+            .iter()
+            .map(|b| block_total(&t, &without_chain(b), ctx))
+            .collect();
+        let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
+        assert!((total(&c) - 500e-9).abs() < 1e-15, "{}", total(&c));
+        loop_recurrences(&t, None, &u, &mut c, &thru);
+        assert!((total(&c) - 300e-9).abs() < 1e-15, "{}", total(&c));
+        // A recurrence across the blocks longer than both (two chained adds per
+        // iteration, 6 ns) stretches the body to it.
+        let mut u2 = u.clone();
+        u2.loops[0].chain = ops(&[(AbOp::ARDL, 2.0)]);
+        let mut c: Vec<Coefficients> = u2.blocks.iter().map(|b| block_total(&t, b, ctx)).collect();
+        loop_recurrences(&t, None, &u2, &mut c, &thru);
+        assert!((total(&c) - 600e-9).abs() < 1e-15, "{}", total(&c));
     }
 
     #[test]

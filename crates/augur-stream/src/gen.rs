@@ -160,6 +160,16 @@ pub const NY: usize = 3;
 pub const NA: usize = 4;
 /// 2-D result arrays `b<tag>k(64,8)` (real types only).
 pub const NB: usize = 3;
+/// 2-D input arrays with a halo, `p<tag>k(0:33,0:17)`, for stencils (real types only).
+pub const NP: usize = 4;
+/// 2-D result arrays `q<tag>k(32,16)` of stencils (real types only).
+pub const NQ: usize = 3;
+/// Declared shape of the stencil inputs and of their results, and the stencil loop's
+/// rows and columns (`STENCIL_ROWS * STENCIL_COLS == N`).
+const STENCIL_IN: &str = "(0:33,0:17)";
+const STENCIL_OUT: &str = "(32,16)";
+const STENCIL_ROWS: usize = 32;
+const STENCIL_COLS: usize = 16;
 /// IF thresholds `th1..3` (real(8)).
 pub const THRESHOLDS: [f64; 3] = [1.25, 1.5, 1.75];
 
@@ -170,6 +180,10 @@ pub enum Shape {
     Plain,
     /// A 2-D nest over `a(i,j)`.
     TwoD,
+    /// A 2-D nest reading neighbours `p(i±1,j)`, `p(i,j±1)` (a stencil), the inner loop
+    /// to a trip count known only at run time (`augm`): the scalar multi-dimensional
+    /// loops of real programs, which -O2 does not vectorize.
+    Stencil,
     /// Some operands gathered through an index array `x(idx1(i))`.
     Gather,
     /// A data-dependent `IF (x(i) > th) THEN ... ELSE ... END IF` on a fixed random pattern.
@@ -237,6 +251,13 @@ const CONFIGS: [Config; 24] = [
     cfg(Ty::R8, false, Shape::Array, true),
     cfg(Ty::R8, true, Shape::Array, false),
     cfg(Ty::R8, false, Shape::ArrayGather, false),
+];
+
+/// The recipes of the stencil kernels ([`stencil_kernels`]), in turn.
+const STENCIL_CONFIGS: [Config; 3] = [
+    cfg(Ty::R8, false, Shape::Stencil, false),
+    cfg(Ty::R4, false, Shape::Stencil, true),
+    cfg(Ty::R8, false, Shape::Stencil, true),
 ];
 
 /// One generated kernel.
@@ -315,6 +336,10 @@ impl Ctx<'_> {
         self.cfg.shape == Shape::TwoD
     }
 
+    fn stencil(&self) -> bool {
+        self.cfg.shape == Shape::Stencil
+    }
+
     fn leaf_type(&mut self) -> Ty {
         if self.cfg.mixed {
             [Ty::R8, Ty::R4, Ty::I4][self.rng.range(0, 2)]
@@ -343,8 +368,16 @@ impl Ctx<'_> {
 
     /// An input array of type `ty` (prefers one already used half the time).
     fn input_array(&mut self, ty: Ty) -> Option<String> {
-        let two_d = self.two_d() && ty != Ty::I4 && ty != Ty::C8;
-        let (prefix, count) = if two_d { ("a", NA) } else { ("x", NX) };
+        let real = ty != Ty::I4 && ty != Ty::C8;
+        let two_d = self.two_d() && real;
+        let stencil = self.stencil() && real;
+        let (prefix, count) = if stencil {
+            ("p", NP)
+        } else if two_d {
+            ("a", NA)
+        } else {
+            ("x", NX)
+        };
         let count = if ty == Ty::C8 { 4 } else { count };
         let used: Vec<String> = self
             .arrays
@@ -357,7 +390,9 @@ impl Ctx<'_> {
         }
         let k = self.rng.range(1, count);
         let name = format!("{prefix}{}{k}", ty.tag());
-        let (dims, bytes) = if two_d {
+        let (dims, bytes) = if stencil {
+            (STENCIL_IN.to_string(), 34 * 18 * ty.bytes())
+        } else if two_d {
             ("(65,8)".to_string(), 65 * 8 * ty.bytes())
         } else {
             (format!("({})", N + 1), (N + 1) * ty.bytes())
@@ -380,6 +415,11 @@ impl Ctx<'_> {
     }
 
     fn subscript(&mut self, shift: bool) -> String {
+        if self.stencil() {
+            // The point or one of its four neighbours.
+            let k = self.rng.range(0, 5);
+            return ["(i,j)", "(i-1,j)", "(i+1,j)", "(i,j-1)", "(i,j+1)", "(i,j)"][k].into();
+        }
         let i = if shift { "i+1" } else { "i" };
         if self.two_d() {
             format!("({i},j)")
@@ -674,7 +714,13 @@ impl Ctx<'_> {
     /// A result array of the kernel's type, new.
     fn result_array(&mut self, k: usize) -> Option<String> {
         let ty = self.cfg.ty;
-        let (name, dims, bytes) = if self.two_d() {
+        let (name, dims, bytes) = if self.stencil() {
+            (
+                format!("q{}{k}", ty.tag()),
+                STENCIL_OUT.to_string(),
+                STENCIL_ROWS * STENCIL_COLS * ty.bytes(),
+            )
+        } else if self.two_d() {
             (
                 format!("b{}{k}", ty.tag()),
                 "(64,8)".to_string(),
@@ -718,13 +764,24 @@ pub fn seed_of(name: &str) -> u64 {
 
 /// Generates `count` kernels from `seed`. The same arguments always give the same kernels.
 pub fn generate_kernels(count: usize, seed: u64) -> Vec<Kernel> {
+    kernels_of(&CONFIGS, count, seed, 1)
+}
+
+/// `count` stencil kernels (2-D, neighbours through a halo, scalar at -O2), numbered
+/// from `first_id`, from a generator of their own so that adding them leaves the
+/// kernels of [`generate_kernels`] as they were.
+pub fn stencil_kernels(count: usize, seed: u64, first_id: usize) -> Vec<Kernel> {
+    kernels_of(&STENCIL_CONFIGS, count, seed ^ 0x5157_e4c1, first_id)
+}
+
+fn kernels_of(configs: &[Config], count: usize, seed: u64, first_id: usize) -> Vec<Kernel> {
     let mut rng = Rng::new(seed);
     (0..count)
         .map(|k| {
-            let cfg = CONFIGS[k % CONFIGS.len()];
+            let cfg = configs[k % configs.len()];
             // Retry until the kernel has what its shape asks for.
             loop {
-                if let Some(kernel) = one_kernel(&mut rng, cfg, k + 1) {
+                if let Some(kernel) = one_kernel(&mut rng, cfg, k + first_id) {
                     break kernel;
                 }
             }
@@ -757,13 +814,19 @@ pub const CALLS: [(&str, Ty, Ty, &str); 16] = [
     ("**", Ty::R8, Ty::R8, "XRDL"),
 ];
 
-/// One kernel per entry of [`CALLS`], numbered from `first_id`: local operands (the
-/// module's first input and result arrays of the types), inputs in `[1, 2)`.
+/// Two kernels per entry of [`CALLS`], numbered from `first_id`: first one each to a
+/// trip count the compiler knows (which -O2 vectorizes with the vector math library
+/// where it can), then one each to a trip count known only at run time (`augn`, which
+/// -O2 leaves scalar: the scalar library call of the loops that do not vectorize).
+/// Local operands (the module's first input and result arrays of the types), inputs in
+/// `[1, 2)`.
 pub fn call_kernels(first_id: usize) -> Vec<Kernel> {
-    CALLS
-        .iter()
+    let known = CALLS.iter().map(|&c| (c, false));
+    let runtime = CALLS.iter().map(|&c| (c, true));
+    known
+        .chain(runtime)
         .enumerate()
-        .map(|(k, &(f, arg, res, abop))| {
+        .map(|(k, ((f, arg, res, abop), at_run_time))| {
             let id = first_id + k;
             let x = format!("x{}1", arg.tag());
             let y = format!("y{}1", res.tag());
@@ -772,9 +835,19 @@ pub fn call_kernels(first_id: usize) -> Vec<Kernel> {
             } else {
                 format!("{f}({x}(i))")
             };
+            let (uses, last, how) = if at_run_time {
+                (
+                    "\x20 use augsg, only: augn\n",
+                    "augn".to_string(),
+                    ", n at run time",
+                )
+            } else {
+                ("", N.to_string(), "")
+            };
             let source = format!(
-                "! kernel {id}: call {abop}\n\
+                "! kernel {id}: call {abop}{how}\n\
                  subroutine aug_k{id}(reps, {x}, {y})\n\
+                 {uses}\
                  \x20 implicit none\n\
                  \x20 {} :: {x}({n1})\n\
                  \x20 {} :: {y}({n1})\n\
@@ -782,7 +855,7 @@ pub fn call_kernels(first_id: usize) -> Vec<Kernel> {
                  \x20 integer(8) :: r\n\
                  \x20 integer :: i\n\
                  \x20 do r = 1, reps\n\
-                 \x20   do i = 1, {N}\n\
+                 \x20   do i = 1, {last}\n\
                  \x20   {y}(i) = {call}\n\
                  \x20   end do\n\
                  \x20   call augt_{}({y})\n\
@@ -795,7 +868,7 @@ pub fn call_kernels(first_id: usize) -> Vec<Kernel> {
             );
             Kernel {
                 id,
-                description: format!("call {abop} ({f} of {})", arg.tag()),
+                description: format!("call {abop} ({f} of {}){how}", arg.tag()),
                 global: false,
                 source,
                 args: vec![x, y],
@@ -825,12 +898,20 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     for k in 1..=nstmts {
         results.push(cx.result_array(k)?);
     }
-    let sub = if cx.two_d() { "(i,j)" } else { "(i)" };
+    let sub = if cx.two_d() || cx.stencil() {
+        "(i,j)"
+    } else {
+        "(i)"
+    };
     let mut body: Vec<String> = vec![];
     let mut then_lines = 0..0;
     let mut else_lines = 0..0;
     let mut then_fraction = None;
-    let pad = if cx.two_d() { "      " } else { "    " };
+    let pad = if cx.two_d() || cx.stencil() {
+        "      "
+    } else {
+        "    "
+    };
     let stmt = |cx: &mut Ctx<'_>, y: &str, ind: &str| {
         let ops = cx.rng.range(1, max_ops);
         let e = cx.expr(ops);
@@ -883,7 +964,7 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     // Every other kernel runs to a trip count known only at run time (`augn`, set to N
     // through an opaque function), as most loops of real programs do: compilers treat
     // the two differently (at -O2 gfortran vectorizes only loops that need no remainder).
-    let runtime_trips = id % 2 == 0 && !cx.two_d();
+    let runtime_trips = id % 2 == 0 && !cx.two_d() && !cx.stencil();
     let last = if runtime_trips {
         "augn".to_string()
     } else {
@@ -923,6 +1004,8 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
         let _ = writeln!(s, "subroutine aug_k{id}(reps, {})", args.join(", "));
         if runtime_trips {
             s.push_str("  use augsg, only: augn\n");
+        } else if cx.stencil() {
+            s.push_str("  use augsg, only: augm\n");
         }
         s.push_str("  implicit none\n");
         for a in &arrays {
@@ -933,9 +1016,15 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
         }
     }
     s.push_str("  integer(8), intent(in) :: reps\n  integer(8) :: r\n  integer :: i");
-    s.push_str(if cx.two_d() { ", j\n" } else { "\n" });
+    s.push_str(if cx.two_d() || cx.stencil() {
+        ", j\n"
+    } else {
+        "\n"
+    });
     s.push_str("  do r = 1, reps\n");
-    if cx.two_d() {
+    if cx.stencil() {
+        let _ = writeln!(s, "    do j = 1, {STENCIL_COLS}\n    do i = 1, augm");
+    } else if cx.two_d() {
         s.push_str("    do j = 1, 8\n    do i = 1, 64\n");
     } else if !cfg.shape.array_syntax() {
         let _ = writeln!(s, "    do i = 1, {last}");
@@ -945,7 +1034,7 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
         s.push_str(l);
         s.push('\n');
     }
-    if cx.two_d() {
+    if cx.two_d() || cx.stencil() {
         s.push_str("    end do\n    end do\n");
     } else if !cfg.shape.array_syntax() {
         s.push_str("    end do\n");
@@ -985,6 +1074,7 @@ fn describe(cfg: Config, nstmts: usize, frac: Option<f64>) -> String {
     let shape = match cfg.shape {
         Shape::Plain => String::new(),
         Shape::TwoD => " 2-D".to_string(),
+        Shape::Stencil => " 2-D stencil".to_string(),
         Shape::Gather => " gather".to_string(),
         Shape::If => format!(" IF {:.0}%", 100.0 * frac.unwrap_or(0.0)),
         Shape::Array => " array syntax".to_string(),
@@ -1025,6 +1115,12 @@ fn pool() -> Vec<(String, Ty, String)> {
             for k in 1..=NB {
                 v.push((format!("b{}{k}", ty.tag()), ty, "(64,8)".to_string()));
             }
+            for k in 1..=NP {
+                v.push((format!("p{}{k}", ty.tag()), ty, STENCIL_IN.to_string()));
+            }
+            for k in 1..=NQ {
+                v.push((format!("q{}{k}", ty.tag()), ty, STENCIL_OUT.to_string()));
+            }
         }
     }
     v
@@ -1044,7 +1140,7 @@ pub fn program(kernels: &[Kernel]) -> Sources {
     for ty in TYPES {
         let _ = writeln!(k, "  {} :: s{t}1, s{t}2, s{t}3", ty.decl(), t = ty.tag());
     }
-    k.push_str("  real(8) :: th1, th2, th3\n  integer :: augn\nend module augsg\n\n");
+    k.push_str("  real(8) :: th1, th2, th3\n  integer :: augn, augm\nend module augsg\n\n");
     let mut lines = vec![];
     for kern in kernels {
         let start = k.lines().count() as u32 + 1;
@@ -1083,10 +1179,11 @@ pub fn program(kernels: &[Kernel]) -> Sources {
     );
     for (name, ty, dims) in pool() {
         let size = if dims.contains(',') {
-            if name.starts_with('a') {
-                65 * 8
-            } else {
-                64 * 8
+            match name.as_bytes()[0] {
+                b'a' => 65 * 8,
+                b'p' => 34 * 18,
+                b'q' => STENCIL_ROWS * STENCIL_COLS,
+                _ => 64 * 8,
             }
         } else {
             N + 1
@@ -1108,6 +1205,7 @@ pub fn program(kernels: &[Kernel]) -> Sources {
         let _ = writeln!(m, "  th{} = augvr8({th:?}d0)", j + 1);
     }
     let _ = writeln!(m, "  augn = augvi4({N})");
+    let _ = writeln!(m, "  augm = augvi4({STENCIL_ROWS})");
     m.push_str(MAIN_LOOP);
     Sources {
         support: support(),
@@ -1251,6 +1349,15 @@ mod tests {
         assert_eq!(a, b);
         assert!(a.iter().all(|k| k.bytes <= MAX_BYTES));
         assert!(a.iter().filter(|k| k.then_fraction.is_some()).count() >= 8);
+        // Stencils read neighbours through the halo, to a run-time trip count.
+        let stencils = stencil_kernels(9, 7, 91);
+        assert_eq!(stencils, stencil_kernels(9, 7, 91));
+        assert_eq!(stencils[0].id, 91);
+        assert!(stencils.iter().all(|k| k.description.contains("stencil")));
+        assert!(stencils.iter().all(|k| k.bytes <= MAX_BYTES));
+        assert!(stencils.iter().all(|k| k.source.contains("do i = 1, augm")
+            && k.source.contains("(0:33,0:17)")
+            || k.global && k.source.contains("do i = 1, augm")));
     }
 
     #[test]

@@ -238,6 +238,13 @@ pub fn characterize_stream(
         }
     };
     let mut kernels = gen::generate_kernels(settings.kernels, settings.seed);
+    // Stencils (scalar multi-dimensional loops), one for every nine kernels.
+    let first_stencil = kernels.len() + 1;
+    kernels.extend(gen::stencil_kernels(
+        settings.kernels.div_ceil(9),
+        settings.seed,
+        first_stencil,
+    ));
     // The library calls' own kernels come last; they are not in the least squares.
     let first_call = kernels.len();
     kernels.extend(gen::call_kernels(first_call + 1));
@@ -441,7 +448,7 @@ pub fn characterize_stream(
         let Some(v) = obs.get(&i) else {
             continue;
         };
-        let call = gen::CALLS[i - first_call];
+        let call = gen::CALLS[(i - first_call) % gen::CALLS.len()];
         match call_entry(call.3, &kernels[i], &kcounts[i], times[i], v, own) {
             Ok((op, e)) if vectorized[i] && vf.is_some() => {
                 vector_entries.insert(op, e);

@@ -521,7 +521,11 @@ impl Counter<'_> {
         let (elements, constant) = match kind {
             Reduction::MatMul => {
                 let b = args.get(1).map(|b| b.to_string()).unwrap_or_default();
-                (format!("size({arr})*size({b})/size({b},1)"), None)
+                // In 8-byte integers: a 680 x 680 product already overflows 4 bytes.
+                (
+                    format!("int(size({arr}), 8)*int(size({b}), 8)/int(size({b}, 1), 8)"),
+                    None,
+                )
             }
             _ => (format!("size({arr})"), None),
         };

@@ -63,6 +63,15 @@ pub struct MachineProfile {
     pub schema: u32,
     /// Always [`KIND`].
     pub kind: String,
+    /// The issue floor of loops the compiler did not vectorize: the least time an
+    /// iteration takes per abstract operation, in ns (the fastest of the stream kernels,
+    /// time per element over AbOps per element). However cheap its operations, a loop
+    /// body issues no faster. Absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_floor_ns: Option<f64>,
+    /// The same for the loops the compiler vectorized (per element).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_vector_floor_ns: Option<f64>,
     /// Where and how it was measured.
     pub provenance: Provenance,
     /// One entry per AbOp, in code order.
@@ -197,6 +206,8 @@ impl MachineProfile {
         MachineProfile {
             schema: SCHEMA,
             kind: KIND.to_string(),
+            stream_floor_ns: None,
+            stream_vector_floor_ns: None,
             provenance,
             abop: augur_ir::abop::ALL
                 .iter()

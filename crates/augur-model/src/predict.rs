@@ -110,6 +110,11 @@ pub struct CostTable {
     /// assignment as a store, right without optimization, and the loop kernels that
     /// measure the stream costs store only into arrays.
     pub register_scalars: bool,
+    /// The issue floor of scalar loops, seconds per abstract operation
+    /// (`MachineProfile::stream_floor_ns`; 0 when not measured).
+    pub floor: f64,
+    /// The same for vectorized loops.
+    pub vector_floor: f64,
 }
 
 /// Whether compiler flags ask for optimization: the last `-O` option is not `-O0`
@@ -318,6 +323,10 @@ pub struct Coefficients {
     pub vector: AbOpCounts,
     /// Executions costed at the chain (latency) price.
     pub chain: AbOpCounts,
+    /// The abstract operations the part executes (the three contexts may hold fewer,
+    /// when a recurrence bounds a block, or more, when a loop's operations are scaled to
+    /// its recurrence or a block's to its issue floor).
+    pub executed: f64,
 }
 
 impl Coefficients {
@@ -331,11 +340,24 @@ impl Coefficients {
         self.stream.add_scaled(&other.stream, w);
         self.vector.add_scaled(&other.vector, w);
         self.chain.add_scaled(&other.chain, w);
+        self.executed += w * other.executed;
     }
 
-    /// Executions in all contexts.
+    /// The abstract operations executed.
     pub fn operations(&self) -> f64 {
-        self.stream.total() + self.vector.total() + self.chain.total()
+        self.executed
+    }
+
+    /// The same prices scaled by `k` (the operations executed stay).
+    fn stretched(&self, k: f64) -> Coefficients {
+        let mut out = Coefficients {
+            executed: self.executed,
+            ..Coefficients::default()
+        };
+        out.stream.add_scaled(&self.stream, k);
+        out.vector.add_scaled(&self.vector, k);
+        out.chain.add_scaled(&self.chain, k);
+        out
     }
 }
 
@@ -374,6 +396,8 @@ impl CostTable {
             branches: false,
             simulated_branches: true,
             register_scalars: optimizing(&machine.provenance.fflags),
+            floor: machine.stream_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
+            vector_floor: machine.stream_vector_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
         }
     }
 
@@ -407,6 +431,7 @@ impl CostTable {
     pub fn cost(&self, counts: &AbOpCounts) -> Estimate {
         self.cost_of(&Coefficients {
             chain: counts.clone(),
+            executed: counts.total(),
             ..Coefficients::default()
         })
     }
@@ -503,28 +528,50 @@ impl CostTable {
                 ..Coefficients::default()
             };
         }
+        // The issue floor counts the operations that issue (mispredictions apart).
+        let issued: f64 = counts
+            .iter()
+            .filter(|(op, _)| !BRANCH_ABOPS.contains(op))
+            .map(|(_, n)| n)
+            .sum();
         if ctx.vectorized && self.has_vector() {
-            return Coefficients {
+            let t_vector: f64 = counts
+                .iter()
+                .map(|(op, n)| n * self.vector(op).seconds)
+                .sum();
+            let c = Coefficients {
                 vector: counts,
                 ..Coefficients::default()
             };
+            return floored(c, t_vector, self.vector_floor * issued);
         }
         let t_stream: f64 = counts
             .iter()
             .map(|(op, n)| n * self.stream(op).seconds)
             .sum();
+        let t_floor = self.floor * issued;
         let t_chain: f64 = chain.iter().map(|(op, n)| n * self.get(op).seconds).sum();
-        if t_chain > t_stream {
+        if t_chain > t_stream.max(t_floor) {
             Coefficients {
                 chain: chain.clone(),
                 ..Coefficients::default()
             }
         } else {
-            Coefficients {
+            let c = Coefficients {
                 stream: counts,
                 ..Coefficients::default()
-            }
+            };
+            floored(c, t_stream, t_floor)
         }
+    }
+}
+
+/// Coefficients that take `t` seconds scaled up to `floor` seconds when that is more.
+fn floored(c: Coefficients, t: f64, floor: f64) -> Coefficients {
+    if floor > t && t > 0.0 {
+        c.stretched(floor / t)
+    } else {
+        c
     }
 }
 
@@ -791,6 +838,7 @@ fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coeffi
     };
     let mut c = Coefficients::default();
     c.add_scaled(&per, mu);
+    c.executed = mu * b.counts.total();
     c
 }
 
@@ -871,8 +919,10 @@ fn loop_recurrences(
         }
         for &i in &body {
             if let Some(c) = unit_c.get_mut(i) {
-                // c + (k − 1)·work: the work scaled by k, the mispredictions kept.
-                let work = without_branches(c);
+                // c + (k − 1)·work: the work scaled by k, the mispredictions kept (and
+                // the operations executed as they were).
+                let mut work = without_branches(c);
+                work.executed = 0.0;
                 c.add_scaled(&work, k - 1.0);
             }
         }
@@ -892,6 +942,7 @@ fn only(c: &Coefficients, ops: &[AbOp]) -> Coefficients {
         stream: pick(&c.stream),
         vector: pick(&c.vector),
         chain: pick(&c.chain),
+        executed: 0.0,
     }
 }
 
@@ -1157,7 +1208,7 @@ pub fn predict_overlap(
                     line: l.line,
                     operations_seconds: ops,
                     memory_seconds: nm.seconds,
-                    combined_seconds: combine(ops, nm.seconds, overlap),
+                    combined_seconds: combine(ops, nm.seconds, nm.sequential_seconds(), overlap),
                     levels: nm.levels.clone(),
                     kind: nm.kind.clone(),
                     arrays: nm.arrays.clone(),

@@ -288,6 +288,39 @@ fn goto_loop_in_fixed_form() {
     assert_eq!(c.at(7), 12.0);
     assert_eq!(c.at(10), 1.0);
     assert!(c.stdout().contains("78"), "{}", c.stdout());
+    // The backward GOTO is a loop: entered once, 13 passes through its test.
+    let l = &c.analysis.profile.units[0].loops;
+    assert_eq!(l.len(), 1, "{l:?}");
+    assert_eq!(l[0].loop_kind, augur_ir::LoopKind::Goto);
+    assert_eq!((l[0].entries, l[0].iterations), (Some(1.0), Some(13.0)));
+}
+
+#[test]
+fn matmul_counts_its_multiply_adds_past_four_byte_integers() {
+    // 300 x 300 times 300 x 300: 2.7e7 multiply-adds, but size(a) * size(b) = 8.1e9
+    // does not fit in a default integer.
+    let c = case(
+        "mm.f90",
+        "program mm
+  implicit none
+  integer, parameter :: n = 300
+  real(8), allocatable :: a(:,:), b(:,:), c(:,:)
+  allocate(a(n,n), b(n,n), c(n,n))
+  a = 1.0d0
+  b = 2.0d0
+  c = matmul(a, b)
+  print *, c(1,1)
+end program
+",
+    );
+    let elements: Vec<f64> = c.analysis.profile.units[0]
+        .blocks
+        .iter()
+        .filter(|b| b.first_line == 8 && b.block_kind == BlockKind::Elements)
+        .filter_map(|b| b.executions)
+        .collect();
+    assert!(elements.contains(&27_000_000.0), "{elements:?}");
+    assert!(elements.contains(&90_000.0), "{elements:?}");
 }
 
 #[test]

@@ -178,6 +178,30 @@ pub struct StreamResult {
     pub stats: FitStats,
     /// Notes: kernels dropped and why.
     pub notes: Vec<String>,
+    /// The issue floor of the kernels the compiler did not vectorize: the least time per
+    /// element over AbOps per element (mispredictions apart) of any of them, in ns, for
+    /// [`MachineProfile::stream_floor_ns`].
+    pub floor_ns: Option<f64>,
+    /// The same over the kernels it vectorized.
+    pub vector_floor_ns: Option<f64>,
+}
+
+/// The least of `time / issued AbOps` over `rows` (library calls' kernels and kernels
+/// without a time apart) whose `vectorized` flag is `vectorized`, in ns.
+fn issue_floor(rows: &[KernelRow], calls_from: usize, vectorized: bool) -> Option<f64> {
+    rows.iter()
+        .take(calls_from)
+        .filter(|r| r.vectorized == vectorized && r.measured_ns.is_finite() && r.measured_ns > 0.0)
+        .filter_map(|r| {
+            let issued: f64 = r
+                .counts
+                .iter()
+                .filter(|(op, _)| !matches!(op, AbOp::BRMP | AbOp::BRMC))
+                .map(|(_, n)| n)
+                .sum();
+            (issued > 0.0).then(|| r.measured_ns / issued)
+        })
+        .min_by(f64::total_cmp)
 }
 
 /// Why a stream characterization failed.
@@ -459,7 +483,7 @@ pub fn characterize_stream(
             Err(why) => notes.push(format!("{}: {why}", kernels[i].name())),
         }
     }
-    let rows = kernels
+    let rows: Vec<KernelRow> = kernels
         .iter()
         .enumerate()
         .map(|(i, k)| {
@@ -488,6 +512,8 @@ pub fn characterize_stream(
             }
         })
         .collect();
+    let floor_ns = issue_floor(&rows, first_call, false);
+    let vector_floor_ns = issue_floor(&rows, first_call, true);
     Ok(StreamResult {
         entries,
         vector_entries,
@@ -495,6 +521,8 @@ pub fn characterize_stream(
         kernels: rows,
         stats,
         notes,
+        floor_ns,
+        vector_floor_ns,
     })
 }
 
@@ -571,6 +599,8 @@ fn stream_entry(mean: f64, se: f64, ci90: f64, observations: u32, context: Strin
 pub fn apply(profile: &mut MachineProfile, result: &StreamResult) {
     profile.stream = result.entries.clone();
     profile.stream_vector = result.vector_entries.clone();
+    profile.stream_floor_ns = result.floor_ns;
+    profile.stream_vector_floor_ns = result.vector_floor_ns;
 }
 
 /// A fit drawn towards the chain costs scaled by the median stream/chain ratio of an

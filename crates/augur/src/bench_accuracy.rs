@@ -9,7 +9,7 @@ use augur_model::memory::Overlap;
 use augur_model::validate::{relative_error, summarize, THRESHOLDS};
 
 /// The overlap rules compared by the benchmark.
-const OVERLAPS: [Overlap; 3] = [Overlap::Max, Overlap::Sum, Overlap::None];
+const OVERLAPS: [Overlap; 4] = [Overlap::Max, Overlap::Sum, Overlap::Streams, Overlap::None];
 use augur_program::toolchain::Toolchain;
 use std::path::Path;
 use std::process::ExitCode;

@@ -171,7 +171,7 @@ struct PredictCmd {
     #[arg(long)]
     json: bool,
     /// How operation time and memory-hierarchy time combine in a loop nest.
-    #[arg(long, value_enum, default_value = "sum")]
+    #[arg(long, value_enum, default_value = "streams")]
     overlap: OverlapArg,
     /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
     /// default: the estimate is an upper bound (every outcome against the most frequent
@@ -224,7 +224,7 @@ struct ValidateCmd {
     #[arg(long)]
     json: bool,
     /// How operation time and memory-hierarchy time combine in a loop nest.
-    #[arg(long, value_enum, default_value = "sum")]
+    #[arg(long, value_enum, default_value = "streams")]
     overlap: OverlapArg,
     /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
     /// default: the estimate is an upper bound (every outcome against the most frequent
@@ -260,8 +260,8 @@ enum BenchCommand {
         /// Also print the tables as Markdown (for docs/ACCURACY.md).
         #[arg(long)]
         markdown: bool,
-        /// How operation and memory time combine in the main table (all three are summarized).
-        #[arg(long, value_enum, default_value = "sum")]
+        /// How operation and memory time combine in the main table (all four are summarized).
+        #[arg(long, value_enum, default_value = "streams")]
         overlap: OverlapArg,
         /// Price the estimated branch mispredictions into the main table (the summary
         /// shows both).
@@ -366,6 +366,9 @@ pub enum OverlapArg {
     Max,
     /// operations + memory: no overlap (Saavedra's delay term).
     Sum,
+    /// max(operations, sequential streams) + other transfers: prefetched streams
+    /// overlap computation, strided and random accesses do not.
+    Streams,
     /// No memory term.
     None,
 }
@@ -375,6 +378,7 @@ impl OverlapArg {
         match self {
             OverlapArg::Max => augur_model::memory::Overlap::Max,
             OverlapArg::Sum => augur_model::memory::Overlap::Sum,
+            OverlapArg::Streams => augur_model::memory::Overlap::Streams,
             OverlapArg::None => augur_model::memory::Overlap::None,
         }
     }

@@ -166,12 +166,26 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
             }
         }
     }
+    // A loop made by a backward GOTO has no bounds to enumerate: its statements and
+    // loops count as its enclosing loop's (a sieve's GOTO loop over `I` inside a DO
+    // keeps its `DO J = I*I, N, I` in the DO's nest, with the step unknown).
+    let flat = |mut l: Option<u32>| {
+        while let Some(id) = l {
+            match unit.loops.get(id as usize) {
+                Some(x) if x.kind == LoopKind::Goto => l = x.parent.map(|p| p.0),
+                _ => break,
+            }
+        }
+        l
+    };
     let mut body: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
     for (i, st) in unit.stmts.iter().enumerate() {
         let key = match &st.kind {
-            StmtKind::Do { loop_id, .. } => unit.loops[loop_id.0 as usize].parent.map(|p| p.0),
+            StmtKind::Do { loop_id, .. } => {
+                flat(unit.loops[loop_id.0 as usize].parent.map(|p| p.0))
+            }
             _ => match owner[i] {
-                Some(k) => k,
+                Some(k) => flat(k),
                 None => continue,
             },
         };

@@ -64,9 +64,9 @@ pub struct MachineProfile {
     /// Always [`KIND`].
     pub kind: String,
     /// The issue floor of loops the compiler did not vectorize: the least time an
-    /// iteration takes per abstract operation, in ns (the fastest of the stream kernels,
-    /// time per element over AbOps per element). However cheap its operations, a loop
-    /// body issues no faster. Absent when not measured.
+    /// iteration takes per abstract operation, in ns (the 5th percentile over the stream
+    /// kernels of time per element over AbOps per element). However cheap its
+    /// operations, a loop body issues no faster. Absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_floor_ns: Option<f64>,
     /// The same for the loops the compiler vectorized (per element).

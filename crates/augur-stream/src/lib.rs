@@ -186,10 +186,14 @@ pub struct StreamResult {
     pub vector_floor_ns: Option<f64>,
 }
 
-/// The least of `time / issued AbOps` over `rows` (library calls' kernels and kernels
-/// without a time apart) whose `vectorized` flag is `vectorized`, in ns.
+/// The issue floor: the 5th percentile of `time / issued AbOps` over `rows` (library
+/// calls' kernels and kernels without a time apart) whose `vectorized` flag is
+/// `vectorized`, in ns. A low quantile rather than the least: a kernel whose counts
+/// overstate its work (a subexpression written twice that the compiler computes once)
+/// would set the floor alone.
 fn issue_floor(rows: &[KernelRow], calls_from: usize, vectorized: bool) -> Option<f64> {
-    rows.iter()
+    let per_op: Vec<f64> = rows
+        .iter()
         .take(calls_from)
         .filter(|r| r.vectorized == vectorized && r.measured_ns.is_finite() && r.measured_ns > 0.0)
         .filter_map(|r| {
@@ -201,8 +205,12 @@ fn issue_floor(rows: &[KernelRow], calls_from: usize, vectorized: bool) -> Optio
                 .sum();
             (issued > 0.0).then(|| r.measured_ns / issued)
         })
-        .min_by(f64::total_cmp)
+        .collect();
+    (!per_op.is_empty()).then(|| fit::quantile(&per_op, FLOOR_QUANTILE))
 }
+
+/// The quantile of the kernels' time per AbOp taken as the issue floor.
+pub const FLOOR_QUANTILE: f64 = 0.05;
 
 /// Why a stream characterization failed.
 #[derive(Debug, thiserror::Error)]
@@ -878,6 +886,49 @@ fn parse_output(text: &str) -> Output {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod floor_tests {
+    use super::*;
+
+    fn row(ns: f64, ops: f64, vectorized: bool) -> KernelRow {
+        let mut counts = AbOpCounts::new();
+        counts.add(AbOp::ARDL, ops);
+        counts.add(AbOp::BRMP, 5.0);
+        KernelRow {
+            name: String::new(),
+            description: String::new(),
+            counts,
+            measured_ns: ns,
+            sd_ns: 0.0,
+            observations: 7,
+            fitted_ns: f64::NAN,
+            loo_ns: f64::NAN,
+            note: None,
+            vectorized,
+        }
+    }
+
+    #[test]
+    fn the_floor_is_a_low_quantile_of_time_per_issued_abop() {
+        // 21 scalar kernels of 10 AbOps (mispredictions not counted) taking 1.0 to
+        // 3.0 ns, one of them implausibly fast (0.1 ns: its counts overstate its work),
+        // a vectorized one and a library call's kernel (left out).
+        let mut rows: Vec<KernelRow> = (0..21)
+            .map(|k| row(1.0 + 0.1 * k as f64, 10.0, false))
+            .collect();
+        rows[7].measured_ns = 0.1;
+        rows.push(row(0.05, 10.0, true));
+        rows.push(row(0.01, 10.0, false));
+        let calls_from = rows.len() - 1;
+        let f = issue_floor(&rows, calls_from, false).unwrap();
+        // Sorted: 0.01, 0.10, 0.11, ... ns per AbOp; the 5th percentile of 21 is the
+        // second value.
+        assert!((f - 0.10).abs() < 1e-12, "{f}");
+        assert_eq!(issue_floor(&rows, calls_from, true), Some(0.005));
+        assert_eq!(issue_floor(&rows[..0], 0, false), None);
+    }
 }
 
 #[cfg(test)]

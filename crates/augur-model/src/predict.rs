@@ -323,6 +323,11 @@ pub struct Coefficients {
     pub vector: AbOpCounts,
     /// Executions costed at the chain (latency) price.
     pub chain: AbOpCounts,
+    /// Executions costed at the issue floor of scalar loops (a block whose operations
+    /// the stream costs price below it): one issue slot each, exact.
+    pub issue: AbOpCounts,
+    /// The same at the issue floor of vectorized loops.
+    pub vector_issue: AbOpCounts,
     /// The abstract operations the part executes (the three contexts may hold fewer,
     /// when a recurrence bounds a block, or more, when a loop's operations are scaled to
     /// its recurrence or a block's to its issue floor).
@@ -340,24 +345,14 @@ impl Coefficients {
         self.stream.add_scaled(&other.stream, w);
         self.vector.add_scaled(&other.vector, w);
         self.chain.add_scaled(&other.chain, w);
+        self.issue.add_scaled(&other.issue, w);
+        self.vector_issue.add_scaled(&other.vector_issue, w);
         self.executed += w * other.executed;
     }
 
     /// The abstract operations executed.
     pub fn operations(&self) -> f64 {
         self.executed
-    }
-
-    /// The same prices scaled by `k` (the operations executed stay).
-    fn stretched(&self, k: f64) -> Coefficients {
-        let mut out = Coefficients {
-            executed: self.executed,
-            ..Coefficients::default()
-        };
-        out.stream.add_scaled(&self.stream, k);
-        out.vector.add_scaled(&self.vector, k);
-        out.chain.add_scaled(&self.chain, k);
-        out
     }
 }
 
@@ -446,6 +441,26 @@ impl CostTable {
             .map(|(op, n)| (op, n, self.stream(op)))
             .chain(c.vector.iter().map(|(op, n)| (op, n, self.vector(op))))
             .chain(c.chain.iter().map(|(op, n)| (op, n, self.get(op))))
+            .chain(
+                c.issue
+                    .iter()
+                    .map(|(op, n)| (op, n, self.issue_slot(self.floor))),
+            )
+            .chain(
+                c.vector_issue
+                    .iter()
+                    .map(|(op, n)| (op, n, self.issue_slot(self.vector_floor))),
+            )
+    }
+
+    /// The price of one issue slot at `floor` seconds: exact (its spread is the
+    /// spread of the kernels' times, not of this block's operations).
+    fn issue_slot(&self, floor: f64) -> Parameter {
+        Parameter {
+            seconds: floor,
+            se_seconds: 0.0,
+            status: CostStatus::Measured,
+        }
     }
 
     /// The cost of coefficients in both contexts; the errors of one parameter in the two
@@ -475,6 +490,7 @@ impl CostTable {
 
     /// Variance of the seconds of one AbOp in coefficients.
     fn variance_of(&self, c: &Coefficients, op: AbOp) -> f64 {
+        // The issue contexts are exact.
         (c.stream.get(op) * self.stream(op).se_seconds).powi(2)
             + (c.vector.get(op) * self.vector(op).se_seconds).powi(2)
             + (c.chain.get(op) * self.get(op).se_seconds).powi(2)
@@ -537,42 +553,71 @@ impl CostTable {
         if ctx.vectorized && self.has_vector() {
             let t_vector: f64 = counts
                 .iter()
+                .filter(|(op, _)| !BRANCH_ABOPS.contains(op))
                 .map(|(op, n)| n * self.vector(op).seconds)
                 .sum();
-            let c = Coefficients {
-                vector: counts,
-                ..Coefficients::default()
+            return if self.vector_floor * issued > t_vector {
+                Coefficients {
+                    vector_issue: without_mispredictions(&counts),
+                    vector: only_mispredictions(&counts),
+                    ..Coefficients::default()
+                }
+            } else {
+                Coefficients {
+                    vector: counts,
+                    ..Coefficients::default()
+                }
             };
-            return floored(c, t_vector, self.vector_floor * issued);
         }
         let t_stream: f64 = counts
             .iter()
             .map(|(op, n)| n * self.stream(op).seconds)
             .sum();
+        // The floor bounds the operations that issue; mispredictions come on top.
+        let t_issued: f64 = counts
+            .iter()
+            .filter(|(op, _)| !BRANCH_ABOPS.contains(op))
+            .map(|(op, n)| n * self.stream(op).seconds)
+            .sum();
         let t_floor = self.floor * issued;
         let t_chain: f64 = chain.iter().map(|(op, n)| n * self.get(op).seconds).sum();
-        if t_chain > t_stream.max(t_floor) {
+        if t_chain > t_stream.max(t_floor + t_stream - t_issued) {
             Coefficients {
                 chain: chain.clone(),
                 ..Coefficients::default()
             }
+        } else if t_floor > t_issued {
+            Coefficients {
+                issue: without_mispredictions(&counts),
+                stream: only_mispredictions(&counts),
+                ..Coefficients::default()
+            }
         } else {
-            let c = Coefficients {
+            Coefficients {
                 stream: counts,
                 ..Coefficients::default()
-            };
-            floored(c, t_stream, t_floor)
+            }
         }
     }
 }
 
-/// Coefficients that take `t` seconds scaled up to `floor` seconds when that is more.
-fn floored(c: Coefficients, t: f64, floor: f64) -> Coefficients {
-    if floor > t && t > 0.0 {
-        c.stretched(floor / t)
-    } else {
-        c
+/// Counts without the mispredictions (which issue nothing).
+fn without_mispredictions(counts: &AbOpCounts) -> AbOpCounts {
+    let mut out = counts.clone();
+    for op in BRANCH_ABOPS {
+        let n = out.get(op);
+        out.add(op, -n);
     }
+    out
+}
+
+/// The mispredictions of counts.
+fn only_mispredictions(counts: &AbOpCounts) -> AbOpCounts {
+    let mut out = AbOpCounts::new();
+    for op in BRANCH_ABOPS {
+        out.add(op, counts.get(op));
+    }
+    out
 }
 
 /// One row of the AbOp breakdown (Saavedra's Fig. 3.12 report).
@@ -942,6 +987,8 @@ fn only(c: &Coefficients, ops: &[AbOp]) -> Coefficients {
         stream: pick(&c.stream),
         vector: pick(&c.vector),
         chain: pick(&c.chain),
+        issue: pick(&c.issue),
+        vector_issue: pick(&c.vector_issue),
         executed: 0.0,
     }
 }
@@ -958,7 +1005,13 @@ fn without_chain(b: &BlockProfile) -> BlockProfile {
 fn without_branches(c: &Coefficients) -> Coefficients {
     let mut out = c.clone();
     for op in BRANCH_ABOPS {
-        for part in [&mut out.stream, &mut out.vector, &mut out.chain] {
+        for part in [
+            &mut out.stream,
+            &mut out.vector,
+            &mut out.chain,
+            &mut out.issue,
+            &mut out.vector_issue,
+        ] {
             let n = part.get(op);
             part.add(op, -n);
         }
@@ -1582,6 +1635,39 @@ mod tests {
         };
         let c = t.block_coefficients(&counts, &none, half);
         assert!((t.cost_of(&c).seconds - 5e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn no_block_issues_faster_than_the_floor_and_the_floor_is_exact() {
+        let mut m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
+            (AbOp::BRMP, MEASURED, Some(8.0), Some(0.0), 10),
+        ]);
+        let mut e = AbOpEntry::status(MEASURED);
+        e.mean_ns = Some(0.01);
+        e.ci90_ns = Some(0.05);
+        e.observations = 10;
+        m.stream.insert(AbOp::ARDL, e);
+        m.stream_floor_ns = Some(0.25);
+        let mut t = CostTable::from_profile(&m);
+        t.branches = true;
+        let mut counts = AbOpCounts::new();
+        counts.add(AbOp::ARDL, 4.0);
+        counts.add(AbOp::BRMP, 0.5);
+        let c = t.block_coefficients(&counts, &AbOpCounts::new(), BlockContext::default());
+        // 4 adds at 0.01 ns are below 4 issue slots of 0.25 ns: 1 ns, plus the half
+        // misprediction (its chain cost: no stream cost) at 8 ns.
+        let cost = t.cost_of(&c);
+        assert!((cost.seconds - 5e-9).abs() < 1e-15, "{cost:?}");
+        // The floor's slots carry no uncertainty of the adds' fitted cost.
+        assert!(cost.sd_seconds < 1e-15, "{cost:?}");
+        assert_eq!(c.issue.get(AbOp::ARDL), 4.0);
+        // Above the floor, the stream costs stand.
+        m.stream_floor_ns = Some(0.001);
+        let t = CostTable::from_profile(&m);
+        let c = t.block_coefficients(&counts, &AbOpCounts::new(), BlockContext::default());
+        assert_eq!(c.issue.total(), 0.0);
+        assert_eq!(c.stream.get(AbOp::ARDL), 4.0);
     }
 
     #[test]

@@ -34,14 +34,20 @@ fn goto_target(u: &Unit, b: &Block) -> Option<u32> {
     }
 }
 
-/// The block that starts with the statement labelled `label`.
-fn labelled_block(u: &Unit, label: u32) -> Option<usize> {
-    u.blocks.iter().position(|b| {
-        b.stmts
+/// The blocks that start with a labelled statement, by label.
+fn labelled_blocks(u: &Unit) -> std::collections::HashMap<u32, usize> {
+    let mut out = std::collections::HashMap::new();
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if let Some(label) = b
+            .stmts
             .first()
             .and_then(|&s| u.stmts.get(s as usize))
-            .is_some_and(|s| s.label == Some(label))
-    })
+            .and_then(|s| s.label)
+        {
+            out.entry(label).or_insert(bi);
+        }
+    }
+    out
 }
 
 /// Whether loop `inner` is `outer` or nested in it.
@@ -58,11 +64,21 @@ fn within(u: &Unit, inner: Option<LoopId>, outer: Option<LoopId>) -> bool {
     }
 }
 
-/// The blocks (ids) of loop `l` and of the loops inside it.
-fn loop_blocks(u: &Unit, l: LoopId) -> Vec<usize> {
-    (0..u.blocks.len())
-        .filter(|&b| within(u, u.blocks[b].in_loop, Some(l)))
-        .collect()
+/// The first and last block (ids) of every loop, nested loops' blocks included (`None`
+/// for a loop without blocks): one pass over the blocks and their enclosing loops.
+fn loop_spans(u: &Unit) -> Vec<Option<(usize, usize)>> {
+    let mut spans: Vec<Option<(usize, usize)>> = vec![None; u.loops.len()];
+    for (bi, b) in u.blocks.iter().enumerate() {
+        let mut at = b.in_loop;
+        while let Some(l) = at {
+            let Some(span) = spans.get_mut(l.0 as usize) else {
+                break;
+            };
+            *span = Some(span.map_or((bi, bi), |(lo, hi)| (lo.min(bi), hi.max(bi))));
+            at = u.loops.get(l.0 as usize).and_then(|l| l.parent);
+        }
+    }
+    spans
 }
 
 /// Adds a [`LoopKind::Goto`] loop for every well-nested backward `GOTO` of `u`, keeping
@@ -71,12 +87,13 @@ fn loop_blocks(u: &Unit, l: LoopId) -> Vec<usize> {
 /// source order.
 pub fn add_goto_loops(u: &mut Unit) {
     // Backward jumps, merged by target.
+    let labelled = labelled_blocks(u);
     let mut regions: Vec<Region> = vec![];
     for (bi, b) in u.blocks.iter().enumerate() {
         let Some(label) = goto_target(u, b) else {
             continue;
         };
-        let Some(t) = labelled_block(u, label) else {
+        let Some(&t) = labelled.get(&label) else {
             continue;
         };
         if t > bi || !b.succs.contains(&BlockId(t as u32)) {
@@ -99,10 +116,11 @@ pub fn add_goto_loops(u: &mut Unit) {
     }
     // Outer regions first; a region crossing one already accepted is dropped.
     regions.sort_by_key(|r| (r.first, std::cmp::Reverse(r.last)));
+    let spans = loop_spans(u);
     let mut accepted: Vec<Region> = vec![];
     for r in regions {
         let mut r = r;
-        if well_nested(u, &mut r) && !crosses(&accepted, &r) {
+        if well_nested(u, &spans, &mut r) && !crosses(&accepted, &r) {
             accepted.push(r);
         }
     }
@@ -119,7 +137,7 @@ pub fn add_goto_loops(u: &mut Unit) {
 /// deeper (a GOTO out of a DO back to a label before it makes a loop around the DO),
 /// every block of the region in that loop or deeper, and every loop of that level with
 /// a block in the region wholly inside it.
-fn well_nested(u: &Unit, r: &mut Region) -> bool {
+fn well_nested(u: &Unit, spans: &[Option<(usize, usize)>], r: &mut Region) -> bool {
     let parent = u.blocks[r.first].in_loop;
     if r.back
         .iter()
@@ -127,28 +145,25 @@ fn well_nested(u: &Unit, r: &mut Region) -> bool {
     {
         return false;
     }
+    let level: Vec<(usize, usize)> = u
+        .loops
+        .iter()
+        .filter(|l| l.parent == parent)
+        .filter_map(|l| spans.get(l.id.0 as usize).copied().flatten())
+        .collect();
     // A loop of that level that starts in the region ends in it (a DO's terminal
     // statement may come after the jump back, or its blocks after its exit block).
-    for l in u.loops.iter().filter(|l| l.parent == parent) {
-        let blocks = loop_blocks(u, l.id);
-        let first = blocks.iter().min().copied().unwrap_or(usize::MAX);
+    for &(first, last) in &level {
         if (r.first..=r.last).contains(&first) {
-            r.last = r.last.max(blocks.iter().max().copied().unwrap_or(0));
+            r.last = r.last.max(last);
         }
     }
     if (r.first..=r.last).any(|b| !within(u, u.blocks[b].in_loop, parent)) {
         return false;
     }
-    u.loops.iter().all(|l| {
-        if l.parent != parent {
-            return true;
-        }
-        let blocks = loop_blocks(u, l.id);
-        let inside = blocks
-            .iter()
-            .filter(|&&b| (r.first..=r.last).contains(&b))
-            .count();
-        inside == 0 || inside == blocks.len()
+    // Every other loop of that level lies wholly outside.
+    level.iter().all(|&(first, last)| {
+        last < r.first || first > r.last || (first >= r.first && last <= r.last)
     })
 }
 

@@ -328,9 +328,9 @@ pub struct Coefficients {
     pub issue: AbOpCounts,
     /// The same at the issue floor of vectorized loops.
     pub vector_issue: AbOpCounts,
-    /// The abstract operations the part executes (the three contexts may hold fewer,
-    /// when a recurrence bounds a block, or more, when a loop's operations are scaled to
-    /// its recurrence or a block's to its issue floor).
+    /// The abstract operations the part executes (the contexts may hold fewer, when a
+    /// recurrence bounds a block, or more, when a loop's operations are scaled to its
+    /// recurrence).
     pub executed: f64,
 }
 
@@ -490,7 +490,7 @@ impl CostTable {
 
     /// Variance of the seconds of one AbOp in coefficients.
     fn variance_of(&self, c: &Coefficients, op: AbOp) -> f64 {
-        // The issue contexts are exact.
+        // The issue contexts are exact: no term.
         (c.stream.get(op) * self.stream(op).se_seconds).powi(2)
             + (c.vector.get(op) * self.vector(op).se_seconds).powi(2)
             + (c.chain.get(op) * self.get(op).se_seconds).powi(2)
@@ -1454,6 +1454,15 @@ mod tests {
     /// (AbOp, status, mean ns, 90% half-width ns, observations)
     type Entry<'a> = (AbOp, &'a str, Option<f64>, Option<f64>, u32);
 
+    /// A measured entry of `mean` ns with a 90% half-width of `ci` ns.
+    fn entry(mean: f64, ci: f64) -> AbOpEntry {
+        let mut e = AbOpEntry::status(MEASURED);
+        e.mean_ns = Some(mean);
+        e.ci90_ns = Some(ci);
+        e.observations = 10;
+        e
+    }
+
     fn machine(entries: &[Entry]) -> MachineProfile {
         let mut m = MachineProfile::new(Provenance::default());
         for &(op, status, mean, ci, n) in entries {
@@ -1643,11 +1652,7 @@ mod tests {
             (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
             (AbOp::BRMP, MEASURED, Some(8.0), Some(0.0), 10),
         ]);
-        let mut e = AbOpEntry::status(MEASURED);
-        e.mean_ns = Some(0.01);
-        e.ci90_ns = Some(0.05);
-        e.observations = 10;
-        m.stream.insert(AbOp::ARDL, e);
+        m.stream.insert(AbOp::ARDL, entry(0.01, 0.05));
         m.stream_floor_ns = Some(0.25);
         let mut t = CostTable::from_profile(&m);
         t.branches = true;
@@ -1676,12 +1681,8 @@ mod tests {
             (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
             (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
         ]);
-        let mut e = AbOpEntry::status(MEASURED);
-        e.mean_ns = Some(0.5);
-        e.ci90_ns = Some(0.0);
-        e.observations = 10;
-        m.stream.insert(AbOp::ARDL, e.clone());
-        m.stream.insert(AbOp::MRDL, e);
+        m.stream.insert(AbOp::ARDL, entry(0.5, 0.0));
+        m.stream.insert(AbOp::MRDL, entry(0.5, 0.0));
         let t = CostTable::from_profile(&m);
         let ops = |pairs: &[(AbOp, f64)]| {
             let mut c = AbOpCounts::new();
@@ -1761,20 +1762,8 @@ mod tests {
 
         // A library call beside the recurrence comes on top of it: `s = s*r + exp(x)`,
         // a 6 ns chain (multiply, add) and a 2 ns call: 8 ns, not max(6, 3).
-        m.abop.insert(AbOp::EXPD, {
-            let mut e = AbOpEntry::status(MEASURED);
-            e.mean_ns = Some(5.0);
-            e.ci90_ns = Some(0.0);
-            e.observations = 10;
-            e
-        });
-        m.stream.insert(AbOp::EXPD, {
-            let mut e = AbOpEntry::status(MEASURED);
-            e.mean_ns = Some(2.0);
-            e.ci90_ns = Some(0.0);
-            e.observations = 10;
-            e
-        });
+        m.abop.insert(AbOp::EXPD, entry(5.0, 0.0));
+        m.stream.insert(AbOp::EXPD, entry(2.0, 0.0));
         let t = CostTable::from_profile(&m);
         let mut u3 = u.clone();
         u3.blocks = vec![block(

@@ -88,33 +88,27 @@ fn loop_spans(u: &Unit) -> Vec<Option<(usize, usize)>> {
 pub fn add_goto_loops(u: &mut Unit) {
     // Backward jumps, merged by target.
     let labelled = labelled_blocks(u);
-    let mut regions: Vec<Region> = vec![];
+    let mut by_target: std::collections::BTreeMap<usize, Region> = Default::default();
     for (bi, b) in u.blocks.iter().enumerate() {
-        let Some(label) = goto_target(u, b) else {
-            continue;
-        };
-        let Some(&t) = labelled.get(&label) else {
+        let Some(&t) = goto_target(u, b).and_then(|label| labelled.get(&label)) else {
             continue;
         };
         if t > bi || !b.succs.contains(&BlockId(t as u32)) {
             continue;
         }
-        match regions.iter_mut().find(|r| r.first == t) {
-            Some(r) => {
-                r.last = r.last.max(bi);
-                r.back.push(bi);
-            }
-            None => regions.push(Region {
-                first: t,
-                last: bi,
-                back: vec![bi],
-            }),
-        }
+        let r = by_target.entry(t).or_insert(Region {
+            first: t,
+            last: bi,
+            back: vec![],
+        });
+        r.last = r.last.max(bi);
+        r.back.push(bi);
     }
-    if regions.is_empty() {
+    if by_target.is_empty() {
         return;
     }
     // Outer regions first; a region crossing one already accepted is dropped.
+    let mut regions: Vec<Region> = by_target.into_values().collect();
     regions.sort_by_key(|r| (r.first, std::cmp::Reverse(r.last)));
     let spans = loop_spans(u);
     let mut accepted: Vec<Region> = vec![];

@@ -354,6 +354,18 @@ impl Coefficients {
     pub fn operations(&self) -> f64 {
         self.executed
     }
+
+    /// `f` applied to the executions of every context (the operations executed kept).
+    fn each_context(&self, f: impl Fn(&AbOpCounts) -> AbOpCounts) -> Coefficients {
+        Coefficients {
+            stream: f(&self.stream),
+            vector: f(&self.vector),
+            chain: f(&self.chain),
+            issue: f(&self.issue),
+            vector_issue: f(&self.vector_issue),
+            executed: self.executed,
+        }
+    }
 }
 
 impl CostTable {
@@ -544,22 +556,18 @@ impl CostTable {
                 ..Coefficients::default()
             };
         }
-        // The issue floor counts the operations that issue (mispredictions apart).
-        let issued: f64 = counts
-            .iter()
-            .filter(|(op, _)| !BRANCH_ABOPS.contains(op))
-            .map(|(_, n)| n)
-            .sum();
+        // The issue floor bounds the operations that issue; mispredictions come on top.
+        let (mispredicted, issuing) = split_ops(&counts, &BRANCH_ABOPS);
+        let issued = issuing.total();
         if ctx.vectorized && self.has_vector() {
-            let t_vector: f64 = counts
+            let t_vector: f64 = issuing
                 .iter()
-                .filter(|(op, _)| !BRANCH_ABOPS.contains(op))
                 .map(|(op, n)| n * self.vector(op).seconds)
                 .sum();
             return if self.vector_floor * issued > t_vector {
                 Coefficients {
-                    vector_issue: without_mispredictions(&counts),
-                    vector: only_mispredictions(&counts),
+                    vector_issue: issuing,
+                    vector: mispredicted,
                     ..Coefficients::default()
                 }
             } else {
@@ -569,27 +577,20 @@ impl CostTable {
                 }
             };
         }
-        let t_stream: f64 = counts
-            .iter()
-            .map(|(op, n)| n * self.stream(op).seconds)
-            .sum();
-        // The floor bounds the operations that issue; mispredictions come on top.
-        let t_issued: f64 = counts
-            .iter()
-            .filter(|(op, _)| !BRANCH_ABOPS.contains(op))
-            .map(|(op, n)| n * self.stream(op).seconds)
-            .sum();
+        let at_stream =
+            |c: &AbOpCounts| -> f64 { c.iter().map(|(op, n)| n * self.stream(op).seconds).sum() };
+        let (t_issued, t_mispredicted) = (at_stream(&issuing), at_stream(&mispredicted));
         let t_floor = self.floor * issued;
         let t_chain: f64 = chain.iter().map(|(op, n)| n * self.get(op).seconds).sum();
-        if t_chain > t_stream.max(t_floor + t_stream - t_issued) {
+        if t_chain > t_issued.max(t_floor) + t_mispredicted {
             Coefficients {
                 chain: chain.clone(),
                 ..Coefficients::default()
             }
         } else if t_floor > t_issued {
             Coefficients {
-                issue: without_mispredictions(&counts),
-                stream: only_mispredictions(&counts),
+                issue: issuing,
+                stream: mispredicted,
                 ..Coefficients::default()
             }
         } else {
@@ -601,23 +602,16 @@ impl CostTable {
     }
 }
 
-/// Counts without the mispredictions (which issue nothing).
-fn without_mispredictions(counts: &AbOpCounts) -> AbOpCounts {
-    let mut out = counts.clone();
-    for op in BRANCH_ABOPS {
-        let n = out.get(op);
-        out.add(op, -n);
+/// `counts` split into the executions of `ops` and the rest.
+fn split_ops(counts: &AbOpCounts, ops: &[AbOp]) -> (AbOpCounts, AbOpCounts) {
+    let mut picked = AbOpCounts::new();
+    let mut rest = counts.clone();
+    for &op in ops {
+        let n = counts.get(op);
+        picked.add(op, n);
+        rest.add(op, -n);
     }
-    out
-}
-
-/// The mispredictions of counts.
-fn only_mispredictions(counts: &AbOpCounts) -> AbOpCounts {
-    let mut out = AbOpCounts::new();
-    for op in BRANCH_ABOPS {
-        out.add(op, counts.get(op));
-    }
-    out
+    (picked, rest)
 }
 
 /// One row of the AbOp breakdown (Saavedra's Fig. 3.12 report).
@@ -976,20 +970,9 @@ fn loop_recurrences(
 
 /// The part of `c` that is operations `ops`.
 fn only(c: &Coefficients, ops: &[AbOp]) -> Coefficients {
-    let pick = |counts: &AbOpCounts| {
-        let mut out = AbOpCounts::new();
-        for &op in ops {
-            out.add(op, counts.get(op));
-        }
-        out
-    };
     Coefficients {
-        stream: pick(&c.stream),
-        vector: pick(&c.vector),
-        chain: pick(&c.chain),
-        issue: pick(&c.issue),
-        vector_issue: pick(&c.vector_issue),
         executed: 0.0,
+        ..c.each_context(|counts| split_ops(counts, ops).0)
     }
 }
 
@@ -1003,20 +986,7 @@ fn without_chain(b: &BlockProfile) -> BlockProfile {
 
 /// Coefficients without the mispredictions.
 fn without_branches(c: &Coefficients) -> Coefficients {
-    let mut out = c.clone();
-    for op in BRANCH_ABOPS {
-        for part in [
-            &mut out.stream,
-            &mut out.vector,
-            &mut out.chain,
-            &mut out.issue,
-            &mut out.vector_issue,
-        ] {
-            let n = part.get(op);
-            part.add(op, -n);
-        }
-    }
-    out
+    c.each_context(|counts| split_ops(counts, &BRANCH_ABOPS).1)
 }
 
 /// The program's optimization report when it is for the machine's compiler and flags.

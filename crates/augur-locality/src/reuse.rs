@@ -249,6 +249,19 @@ pub struct NestArrayHistogram {
     /// footprint); `histogram` minus `entering` is the reuse inside the nest.
     #[serde(default)]
     pub entering: Histogram,
+    /// Write-backs of the lines this array's stores dirtied: one entry per
+    /// *dirty residency*, at the largest reuse distance of the accesses to the
+    /// line from the store that dirtied it to the next store (or to the end of
+    /// the stream, where the distance is how far down the stack the line then
+    /// sits). A cache of `C` lines evicted the dirty line, writing it back to
+    /// the level below, exactly when that distance is `≥ C`, so the misses of
+    /// this histogram on a cache are its write-backs.
+    #[serde(default)]
+    pub writebacks: Histogram,
+    /// The reuse distances of the stores alone (a part of `histogram`): their
+    /// misses on a cache are the stores that find their line absent.
+    #[serde(default)]
+    pub stores: Histogram,
 }
 
 /// The result of an analysis: histograms per nest and array, and how the
@@ -298,6 +311,16 @@ impl ReuseReport {
     }
 }
 
+/// A line stored into and not yet written back: who dirtied it, and the
+/// largest reuse distance seen on it since (scaled like every distance).
+#[derive(Clone, Copy, Debug)]
+struct Dirty {
+    nest: u32,
+    array: u32,
+    gap: u64,
+    weight: u64,
+}
+
 /// Streaming reuse-distance analyzer (see the module docs).
 #[derive(Clone, Debug)]
 pub struct ReuseAnalyzer {
@@ -314,8 +337,11 @@ pub struct ReuseAnalyzer {
     nest: u32,
     /// Timestamp at the last `set_nest`: older last uses enter the nest.
     nest_start: u32,
-    /// Per nest and array: all accesses, and those entering the nest.
-    hists: Vec<Vec<[Histogram; 2]>>,
+    /// Per nest and array: all accesses, those entering the nest, the
+    /// write-backs of the dirty residencies its stores began, and the stores.
+    hists: Vec<Vec<[Histogram; 4]>>,
+    /// Lines stored into since their last recorded write-back.
+    dirty: MixMap<u64, Dirty>,
     accesses: u64,
     measured: u64,
     peak_bytes: usize,
@@ -340,6 +366,7 @@ impl ReuseAnalyzer {
             nest: 0,
             nest_start: 0,
             hists: Vec::new(),
+            dirty: map_with_capacity(0),
             accesses: 0,
             measured: 0,
             peak_bytes: 0,
@@ -405,14 +432,56 @@ impl ReuseAnalyzer {
         self.fenwick_add(now);
         self.owner[now as usize] = line;
         self.now += 1;
-        self.record(a.array, d, entering);
+        self.record(a.array, d, entering, a.write);
+        self.track_dirty(line, a, d);
         if self.last.len() > self.config.max_lines {
             self.downsample();
         }
     }
 
-    fn record(&mut self, array: u32, d: Option<u64>, entering: bool) {
-        let n = self.nest as usize;
+    fn record(&mut self, array: u32, d: Option<u64>, entering: bool, write: bool) {
+        let w = 1u64 << self.rate_shift;
+        let per = self.slot(self.nest, array);
+        per[0].add(d, w);
+        if entering {
+            per[1].add(d, w);
+        }
+        if write {
+            per[3].add(d, w);
+        }
+    }
+
+    /// Follows the dirty residency of `line` (see
+    /// [`NestArrayHistogram::writebacks`]): every access widens the gap its
+    /// residency must survive; a store closes the residency its previous
+    /// store began (recording the write-back at that gap) and begins another.
+    #[inline]
+    fn track_dirty(&mut self, line: u64, a: Access, d: Option<u64>) {
+        if !a.write {
+            if let (Some(dirty), Some(d)) = (self.dirty.get_mut(&line), d) {
+                dirty.gap = dirty.gap.max(d);
+            }
+            return;
+        }
+        let begun = Dirty {
+            nest: self.nest,
+            array: a.array,
+            gap: 0,
+            weight: 1u64 << self.rate_shift,
+        };
+        if let Some(mut was) = self.dirty.insert(line, begun) {
+            was.gap = was.gap.max(d.unwrap_or(u64::MAX));
+            self.record_writeback(&was);
+        }
+    }
+
+    fn record_writeback(&mut self, d: &Dirty) {
+        let per = self.slot(d.nest, d.array);
+        per[2].add(Some(d.gap).filter(|&g| g != u64::MAX), d.weight);
+    }
+
+    fn slot(&mut self, nest: u32, array: u32) -> &mut [Histogram; 4] {
+        let n = nest as usize;
         if n >= self.hists.len() {
             self.hists.resize_with(n + 1, Vec::new);
         }
@@ -421,11 +490,7 @@ impl ReuseAnalyzer {
         if a >= per.len() {
             per.resize_with(a + 1, Default::default);
         }
-        let w = 1u64 << self.rate_shift;
-        per[a][0].add(d, w);
-        if entering {
-            per[a][1].add(d, w);
-        }
+        &mut per[a]
     }
 
     /// Number of ones at timestamps `0..=t`.
@@ -526,12 +591,15 @@ impl ReuseAnalyzer {
             }
             keep
         });
+        let last = &self.last;
+        self.dirty.retain(|line, _| last.contains_key(line));
     }
 
     /// Approximate bytes held by the analyzer's tables.
     pub fn approx_bytes(&self) -> usize {
         // hashbrown: key + value + one control byte per bucket.
         self.last.capacity() * (8 + 4 + 1) * 8 / 7
+            + self.dirty.capacity() * (8 + std::mem::size_of::<Dirty>() + 1) * 8 / 7
             + self.owner.capacity() * 8
             + self.tree.capacity() * 4
     }
@@ -550,17 +618,34 @@ impl ReuseAnalyzer {
         1.0 / (1u64 << self.rate_shift) as f64
     }
 
-    /// The histograms so far.
+    /// The histograms so far. Lines still dirty close their residency here,
+    /// at the larger of their gap so far and the distance from their last use
+    /// to now (a cache smaller than that has written them back by now).
     pub fn report(&self) -> ReuseReport {
+        let mut hists = self.hists.clone();
+        let live = self.last.len() as u64;
+        for (line, d) in &self.dirty {
+            let Some(&t) = self.last.get(line) else {
+                continue;
+            };
+            let since = (live - self.prefix(t)) << self.rate_shift;
+            let n = d.nest as usize;
+            let a = d.array as usize;
+            if let Some(h) = hists.get_mut(n).and_then(|p| p.get_mut(a)) {
+                h[2].add(Some(d.gap.max(since)), d.weight);
+            }
+        }
         let mut histograms = Vec::new();
-        for (n, per) in self.hists.iter().enumerate() {
-            for (a, [h, e]) in per.iter().enumerate() {
+        for (n, per) in hists.into_iter().enumerate() {
+            for (a, [h, e, w, st]) in per.into_iter().enumerate() {
                 if h.total() > 0 {
                     histograms.push(NestArrayHistogram {
                         nest: n as u32,
                         array: a as u32,
-                        histogram: h.clone(),
-                        entering: e.clone(),
+                        histogram: h,
+                        entering: e,
+                        writebacks: w,
+                        stores: st,
                     });
                 }
             }
@@ -647,6 +732,65 @@ mod tests {
         let p = miss_probability(10.0, 8, 1);
         assert!((p - (1.0 - (7.0f64 / 8.0).powi(10))).abs() < 1e-12);
         assert!(miss_probability(1e7, 1024, 8) > 0.999);
+    }
+
+    #[test]
+    fn writebacks_follow_dirty_residencies() {
+        let mut r = ReuseAnalyzer::new(ReuseConfig {
+            line_bytes: 1,
+            max_lines: 100_000,
+        });
+        // Nest 0 stores into lines 0..10 twice over (array 0), reading line
+        // 100 + x between (array 1, clean): each first store's residency
+        // closes at the second store, 19 distinct lines later.
+        r.set_nest(0);
+        for _ in 0..2 {
+            for x in 0..10u64 {
+                r.access(Access::read(100 + x, 1));
+                r.access(Access::write(x, 0));
+            }
+        }
+        // Nest 1 updates lines 0..10 in place (read then store: one
+        // residency each, closing at the next pass's read 9 lines later),
+        // five times.
+        r.set_nest(1);
+        for _ in 0..5 {
+            for x in 0..10u64 {
+                r.access(Access::read(x, 0));
+                r.access(Access::write(x, 0));
+            }
+        }
+        let rep = r.report();
+        let wb = |nest: u32, array: u32| {
+            rep.histograms
+                .iter()
+                .find(|h| h.nest == nest && h.array == array)
+                .map(|h| h.writebacks.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(wb(0, 1).total(), 0, "clean lines are never written back");
+        // Nest 0's first residencies close at its second stores (19 lines
+        // between); its second ones at nest 1's reads, 18 - x lines after the
+        // store into line x; nest 1's first four passes at the next pass's
+        // read, 9 lines after each, its last at the end, where 9 - x lines
+        // were used after line x.
+        let w0 = wb(0, 0);
+        assert_eq!(w0.total(), 20);
+        assert_eq!(w0.bins[bin_of(19)], 10);
+        for x in 0..10u64 {
+            assert_eq!(w0.bins[bin_of(18 - x)], 1, "line {x}");
+        }
+        let w1 = wb(1, 0);
+        assert_eq!(w1.total(), 50);
+        assert_eq!(w1.bins[bin_of(9)], 41);
+        // A cache of 12 lines writes back nest 0's first residencies and the
+        // second ones of lines 0..=6; one of 9 lines all but the last pass's
+        // (bar line 0's); one of 20 none.
+        let all =
+            |lines: u64| w0.misses_fully_associative(lines) + w1.misses_fully_associative(lines);
+        assert_eq!(all(12), 17.0);
+        assert_eq!(all(9), 61.0);
+        assert_eq!(all(20), 0.0);
     }
 
     #[test]

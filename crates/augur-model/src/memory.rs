@@ -62,7 +62,10 @@ pub struct LevelTraffic {
     pub level: String,
     /// Misses over all executions of the nest.
     pub misses: f64,
-    /// Seconds to bring those lines from the level below at its line time.
+    /// Dirty lines written back to the level below over all executions.
+    pub writebacks: f64,
+    /// Seconds to bring those lines from the level below and to send the dirty
+    /// ones down to it, each at the level's line time.
     pub seconds: f64,
 }
 
@@ -101,6 +104,11 @@ pub struct ArrayTraffic {
     /// of at most one line), which hardware prefetchers follow.
     #[serde(default)]
     pub sequential: bool,
+    /// The share of its accesses made by references that sweep sequentially (a
+    /// nonzero stride of at most one line along their innermost loop); its
+    /// transfers count as a sequential stream's in this proportion.
+    #[serde(default)]
+    pub sequential_share: f64,
     /// Misses and seconds per level.
     pub levels: Vec<LevelTraffic>,
 }
@@ -197,6 +205,77 @@ fn staircase(x: &[u64], ns: &[f64]) -> Vec<(u64, f64)> {
     steps
 }
 
+/// Lines a triad moves per line of bytes STREAM counts for it: STREAM credits
+/// `a(i) = b(i) + q·c(i)` with three arrays' bytes, but a write-allocate cache
+/// also reads `a`'s lines before storing into them and writes them back, four
+/// transfers for the three counted. Write-backs are counted here (the
+/// write-back histograms), so a line's time at a level is the triad's bytes per
+/// second times this, over the line.
+const TRIAD_LINES_PER_COUNTED: f64 = 4.0 / 3.0;
+
+/// The level name of the store-commit stalls ([`add_store_stalls`]).
+pub const STORE_STALLS: &str = "stores";
+
+/// Adds to a nest the stalls of its stores that miss the first level in a stream
+/// whose stride puts all its lines in one set of that level (`one_set`, per array: a
+/// multiple of the level's way size, 4 KiB on most cores, as power-of-two leading
+/// dimensions make). Stores retire into the cache in program order; the line a
+/// store will need is fetched ahead when its address is known, but when the stores
+/// in flight outnumber the set's ways, the lines fetched ahead evict one another
+/// and each store holds the commit of those behind it for a round trip to the
+/// second level, `wait` seconds. Measured on a Zen 5 (4096 × 4096 `real(8)`
+/// transposes): 32 × 32 tiles take 4.4 ns more per store than with a leading
+/// dimension of 4104 (the loads' own conflict misses cost nothing; the second
+/// level's latency is 3.6 ns), and the column-order sweep (stores at a stride of
+/// 32 KiB) 5.4 ns more per store than the row-order one (loads at that stride);
+/// stores at a stride of 18400 bytes, spread over every set, cost 0.4 ns more
+/// than loads at it. Sequential streams are exempt. Reported as a level named
+/// [`STORE_STALLS`].
+fn add_store_stalls(
+    n: &mut NestMemory,
+    arrays: &[augur_program::locality::ArrayMisses],
+    one_set: &[bool],
+    wait: f64,
+) {
+    let mut misses = 0.0;
+    let mut seconds = 0.0;
+    for (k, (a, am)) in n.arrays.iter_mut().zip(arrays).enumerate() {
+        let exposed = if one_set.get(k).copied().unwrap_or(false) {
+            1.0 - a.sequential_share
+        } else {
+            0.0
+        };
+        let stalled = am.store_misses * exposed;
+        a.levels.push(LevelTraffic {
+            level: STORE_STALLS.into(),
+            misses: am.store_misses,
+            writebacks: 0.0,
+            seconds: stalled * wait,
+        });
+        misses += am.store_misses;
+        seconds += stalled * wait;
+    }
+    n.seconds += seconds;
+    n.levels.push(LevelTraffic {
+        level: STORE_STALLS.into(),
+        misses,
+        writebacks: 0.0,
+        seconds,
+    });
+}
+
+/// The share of an array's accesses in a nest that sweep sequentially
+/// ([`ArrayTraffic::sequential_share`]): counted by the locality analysis, or in
+/// profiles made before it, all or nothing by the largest stride of its
+/// references.
+fn sequential_share(a: &augur_program::locality::ArrayLocality, line: u64) -> f64 {
+    match a.sequential_accesses {
+        Some(s) if a.accesses > 0 => (s as f64 / a.accesses as f64).clamp(0.0, 1.0),
+        _ if a.inner_stride_bytes > 0 && a.inner_stride_bytes <= line => 1.0,
+        _ => 0.0,
+    }
+}
+
 /// The memory time of every analyzed nest of a program on a machine.
 pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
@@ -206,6 +285,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
     for (i, l) in mem.levels.iter().enumerate() {
         let size = l.os_size_bytes.unwrap_or(l.size_bytes);
         let ways = l.os_ways.or(l.ways).unwrap_or(8).max(1);
+        let last = i + 1 == mem.levels.len();
         let supplier = match mem.levels.get(i + 1) {
             Some(next) => next.bandwidth_gbs,
             None => Some(mem.memory.bandwidth_gbs),
@@ -216,7 +296,10 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
         if size < line * ways as u64 {
             continue;
         }
-        let by_bandwidth = line as f64 / (bw * 1e9);
+        // Main memory's bandwidth is shared by fills and write-backs, which are
+        // counted: the triad's bytes count three of its four line transfers.
+        let lines_per_counted = if last { TRIAD_LINES_PER_COUNTED } else { 1.0 };
+        let by_bandwidth = line as f64 / (bw * lines_per_counted * 1e9);
         let by_sweep = sweep_line_seconds(mem, 2 * size, line);
         levels.push((
             l.name.clone(),
@@ -226,8 +309,12 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
                 ways,
             },
             by_sweep.map_or(by_bandwidth, |t| t.min(by_bandwidth)),
+            last,
         ));
     }
+    // A store that finds its line absent from the first level holds the in-order
+    // commit of the stores behind it for about one round trip to the second level.
+    let commit_wait = mem.levels.get(1).map_or(0.0, |l| l.latency_ns * 1e-9);
     let rows = nest_rows(loc);
     let mut out: Vec<NestMemory> = loc
         .nests
@@ -247,7 +334,8 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
                     kind: n.kind.clone(),
                     line: n.line,
                     accesses: a.accesses as f64 * n.executions,
-                    sequential: a.inner_stride_bytes > 0 && a.inner_stride_bytes <= line,
+                    sequential_share: sequential_share(a, line),
+                    sequential: sequential_share(a, line) >= 0.5,
                     levels: vec![],
                 })
                 .collect(),
@@ -281,6 +369,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             line: r.line,
             accesses: r.executions as f64,
             sequential: false,
+            sequential_share: 0.0,
             levels: vec![],
         });
         sampled_row.push((at, out[at].arrays.len() - 1));
@@ -289,19 +378,37 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
     // priced by it (below), and their misses per level are only reported.
     let gather = gather_steps(mem);
     let sampled_priced_by_levels = gather.is_empty();
-    for (name, g, per_line) in &levels {
+    for (name, g, per_line, last) in &levels {
         let secs = |m: f64| m * per_line;
+        // Write-backs into an inner level travel beside its fills (the blocked and
+        // strided-row sweeps of the corpus run as fast as their fills alone); those
+        // into main memory share its bandwidth with them.
+        let wb_secs = |w: f64| if *last { w * per_line } else { 0.0 };
         let mut level_misses = vec![0.0; out.len()];
         let mut level_seconds = vec![0.0; out.len()];
+        let mut level_writebacks = vec![0.0; out.len()];
+        let first_level = levels.first().is_some_and(|f| f.0 == *name);
         for (i, m) in misses(loc, g).into_iter().enumerate() {
             if let Some(n) = out.get_mut(i) {
-                level_misses[i] += m.misses;
-                level_seconds[i] += secs(m.misses);
+                if first_level {
+                    let one_set = loc.nests.get(i).map_or(vec![], |nl| {
+                        nl.arrays
+                            .iter()
+                            .map(|a| g.reachable(a.inner_stride_bytes, PAGE_BYTES).sets() == 1)
+                            .collect()
+                    });
+                    add_store_stalls(n, &m.arrays, &one_set, commit_wait);
+                }
                 for (a, am) in n.arrays.iter_mut().zip(&m.arrays) {
+                    level_misses[i] += am.misses;
+                    level_writebacks[i] += am.writebacks;
+                    let seconds = secs(am.misses) + wb_secs(am.writebacks);
+                    level_seconds[i] += seconds;
                     a.levels.push(LevelTraffic {
                         level: name.clone(),
                         misses: am.misses,
-                        seconds: secs(am.misses),
+                        writebacks: am.writebacks,
+                        seconds,
                     });
                 }
             }
@@ -320,14 +427,21 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             out[row].arrays[a].levels.push(LevelTraffic {
                 level: name.clone(),
                 misses: m,
+                writebacks: 0.0,
                 seconds,
             });
         }
-        for ((n, m), seconds) in out.iter_mut().zip(level_misses).zip(level_seconds) {
+        for (((n, m), w), seconds) in out
+            .iter_mut()
+            .zip(level_misses)
+            .zip(level_writebacks)
+            .zip(level_seconds)
+        {
             n.seconds += seconds;
             n.levels.push(LevelTraffic {
                 level: name.clone(),
                 misses: m,
+                writebacks: w,
                 seconds,
             });
         }
@@ -385,6 +499,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
                 a.levels.push(LevelTraffic {
                     level: name.clone(),
                     misses: m,
+                    writebacks: 0.0,
                     seconds: sec,
                 });
             }
@@ -392,6 +507,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             n.levels.push(LevelTraffic {
                 level: name.clone(),
                 misses: level_misses[i],
+                writebacks: 0.0,
                 seconds: level_seconds[i],
             });
         }
@@ -442,6 +558,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             out[row].arrays[a].levels.push(LevelTraffic {
                 level: name.clone(),
                 misses: beyond,
+                writebacks: 0.0,
                 seconds,
             });
             out[row].seconds += seconds;
@@ -453,6 +570,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
                 None => out[row].levels.push(LevelTraffic {
                     level: name.clone(),
                     misses: beyond,
+                    writebacks: 0.0,
                     seconds,
                 }),
             }
@@ -495,7 +613,14 @@ fn merge_rows(out: Vec<NestMemory>, rows: &[usize]) -> Vec<NestMemory> {
                     .find(|b| b.name == a.name && b.kind == a.kind)
                 {
                     Some(b) => {
-                        b.accesses += a.accesses;
+                        let all = b.accesses + a.accesses;
+                        if all > 0.0 {
+                            b.sequential_share = (b.sequential_share * b.accesses
+                                + a.sequential_share * a.accesses)
+                                / all;
+                        }
+                        b.sequential |= a.sequential;
+                        b.accesses = all;
                         add_levels(&mut b.levels, &a.levels);
                     }
                     None => into.arrays.push(a),
@@ -516,6 +641,7 @@ fn add_levels(levels: &mut Vec<LevelTraffic>, more: &[LevelTraffic]) {
         match levels.iter_mut().find(|x| x.level == l.level) {
             Some(x) => {
                 x.misses += l.misses;
+                x.writebacks += l.writebacks;
                 x.seconds += l.seconds;
             }
             None => levels.push(l.clone()),
@@ -542,15 +668,28 @@ fn curve_steps(mem: &MemoryProfile, order: &str) -> Vec<(u64, f64)> {
         .map_or_else(Vec::new, |c| staircase(&c.size_bytes, &c.ns))
 }
 
+/// The part of a nest's memory time spent on sequential streams
+/// ([`NestMemory::sequential`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SequentialTime {
+    /// Over all levels.
+    pub total: f64,
+    /// At the busiest level alone.
+    pub busiest_level: f64,
+}
+
 /// Combines a nest's operation time and its memory time `mem`, of which `sequential`
-/// is the sequential streams' part ([`Overlap::Streams`]).
-pub fn combine(ops: f64, mem: f64, sequential: f64, overlap: Overlap) -> f64 {
+/// is the sequential streams' part ([`Overlap::Streams`]: the levels of a prefetched
+/// stream move its lines at the same time, so it takes its busiest level's time, and
+/// that overlaps the operations).
+pub fn combine(ops: f64, mem: f64, sequential: SequentialTime, overlap: Overlap) -> f64 {
     match overlap {
         Overlap::Max => ops.max(mem),
         Overlap::Sum => ops + mem,
         Overlap::Streams => {
-            let sequential = sequential.clamp(0.0, mem.max(0.0));
-            ops.max(sequential) + (mem - sequential)
+            let total = sequential.total.clamp(0.0, mem.max(0.0));
+            let busiest = sequential.busiest_level.clamp(0.0, total);
+            ops.max(busiest) + (mem - total)
         }
         Overlap::None => ops,
     }
@@ -558,13 +697,27 @@ pub fn combine(ops: f64, mem: f64, sequential: f64, overlap: Overlap) -> f64 {
 
 impl NestMemory {
     /// The memory time of the nest's sequential streams ([`ArrayTraffic::sequential`]).
-    pub fn sequential_seconds(&self) -> f64 {
-        self.arrays
-            .iter()
-            .filter(|a| a.sequential)
-            .flat_map(|a| &a.levels)
-            .map(|l| l.seconds)
-            .sum()
+    /// The sequential streams' time at the busiest level alone (the levels' transfers
+    /// of a prefetched stream overlap one another).
+    /// The time of the nest's sequential streams (each array's transfers in the
+    /// proportion of its accesses that sweep sequentially,
+    /// [`ArrayTraffic::sequential_share`]; store-commit stalls excluded): over all
+    /// levels, and at the busiest level alone.
+    pub fn sequential(&self) -> SequentialTime {
+        let mut per: Vec<(&str, f64)> = vec![];
+        for a in &self.arrays {
+            for l in a.levels.iter().filter(|l| l.level != STORE_STALLS) {
+                let s = a.sequential_share * l.seconds;
+                match per.iter_mut().find(|p| p.0 == l.level) {
+                    Some(p) => p.1 += s,
+                    None => per.push((&l.level, s)),
+                }
+            }
+        }
+        SequentialTime {
+            total: per.iter().map(|p| p.1).sum(),
+            busiest_level: per.iter().map(|p| p.1).fold(0.0, f64::max),
+        }
     }
 }
 
@@ -648,6 +801,7 @@ mod tests {
             levels: vec![LevelTraffic {
                 level: "L1d".into(),
                 misses,
+                writebacks: 0.0,
                 seconds: misses * 1e-9,
             }],
             arrays: vec![ArrayTraffic {
@@ -656,9 +810,11 @@ mod tests {
                 line: 17,
                 accesses: 2.0 * misses,
                 sequential: false,
+                sequential_share: 0.0,
                 levels: vec![LevelTraffic {
                     level: "L1d".into(),
                     misses,
+                    writebacks: 0.0,
                     seconds: misses * 1e-9,
                 }],
             }],
@@ -678,14 +834,66 @@ mod tests {
 
     #[test]
     fn overlap_forms() {
-        assert_eq!(combine(2.0, 3.0, 0.0, Overlap::Max), 3.0);
-        assert_eq!(combine(2.0, 1.0, 0.0, Overlap::Max), 2.0);
-        assert_eq!(combine(2.0, 3.0, 0.0, Overlap::Sum), 5.0);
-        assert_eq!(combine(2.0, 3.0, 0.0, Overlap::None), 2.0);
+        let seq = |total: f64, busiest_level: f64| SequentialTime {
+            total,
+            busiest_level,
+        };
+        let none = seq(0.0, 0.0);
+        assert_eq!(combine(2.0, 3.0, none, Overlap::Max), 3.0);
+        assert_eq!(combine(2.0, 1.0, none, Overlap::Max), 2.0);
+        assert_eq!(combine(2.0, 3.0, none, Overlap::Sum), 5.0);
+        assert_eq!(combine(2.0, 3.0, none, Overlap::None), 2.0);
         // 1.5 s of sequential streams hide under 2 s of operations; 1.5 s of others add.
-        assert_eq!(combine(2.0, 3.0, 1.5, Overlap::Streams), 3.5);
+        assert_eq!(combine(2.0, 3.0, seq(1.5, 1.5), Overlap::Streams), 3.5);
         // Streams longer than the operations bound the nest.
-        assert_eq!(combine(2.0, 3.0, 2.5, Overlap::Streams), 3.0);
-        assert_eq!(combine(2.0, 3.0, 0.0, Overlap::Streams), 5.0);
+        assert_eq!(combine(2.0, 3.0, seq(2.5, 2.5), Overlap::Streams), 3.0);
+        assert_eq!(combine(2.0, 3.0, none, Overlap::Streams), 5.0);
+        // A stream's levels move lines at the same time: 2.5 s over three levels whose
+        // busiest takes 1.2 s hide under the operations.
+        assert_eq!(combine(2.0, 3.0, seq(2.5, 1.2), Overlap::Streams), 2.5);
+        assert_eq!(combine(0.5, 3.0, seq(2.5, 1.2), Overlap::Streams), 1.7);
+    }
+
+    fn traffic(level: &str, misses: f64, seconds: f64) -> LevelTraffic {
+        LevelTraffic {
+            level: level.into(),
+            misses,
+            writebacks: 0.0,
+            seconds,
+        }
+    }
+
+    #[test]
+    fn sequential_time_weighs_arrays_by_share_and_takes_the_busiest_level() {
+        let array = |name: &str, share: f64, l1: f64, l2: f64, stalls: f64| ArrayTraffic {
+            name: name.into(),
+            kind: "affine".into(),
+            line: 3,
+            accesses: 100.0,
+            sequential: share >= 0.5,
+            sequential_share: share,
+            levels: vec![
+                traffic(STORE_STALLS, 1.0, stalls),
+                traffic("L1d", 1.0, l1),
+                traffic("L2", 1.0, l2),
+            ],
+        };
+        let n = NestMemory {
+            unit: "u".into(),
+            loop_id: 0,
+            line: 3,
+            kind: "affine".into(),
+            seconds: 0.0,
+            levels: vec![],
+            arrays: vec![
+                array("a", 1.0, 1.0, 3.0, 9.0),
+                array("b", 0.25, 4.0, 4.0, 9.0),
+            ],
+        };
+        let s = n.sequential();
+        // a: 1 + 3; b: a quarter of 4 + 4; stalls never count.
+        assert!((s.total - 6.0).abs() < 1e-12, "{s:?}");
+        // L1d 1 + 1, L2 3 + 1.
+        assert!((s.busiest_level - 4.0).abs() < 1e-12, "{s:?}");
     }
 }

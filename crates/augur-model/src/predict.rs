@@ -1231,7 +1231,7 @@ pub fn predict_overlap(
                     line: l.line,
                     operations_seconds: ops,
                     memory_seconds: nm.seconds,
-                    combined_seconds: combine(ops, nm.seconds, nm.sequential_seconds(), overlap),
+                    combined_seconds: combine(ops, nm.seconds, nm.sequential(), overlap),
                     levels: nm.levels.clone(),
                     kind: nm.kind.clone(),
                     arrays: nm.arrays.clone(),

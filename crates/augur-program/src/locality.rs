@@ -367,6 +367,22 @@ pub struct ArrayLocality {
     /// True when the nest stores into the array.
     #[serde(default)]
     pub written: bool,
+    /// Of `accesses`, those of references that move by a nonzero number of bytes
+    /// up to one line per iteration of their innermost loop: sequential streams,
+    /// which hardware prefetchers follow. Absent in profiles made before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential_accesses: Option<u64>,
+    /// Write-backs of the lines its stores dirtied, as distances
+    /// (`augur_locality::reuse::NestArrayHistogram::writebacks`): their misses
+    /// on a cache are the dirty lines it sends down to the next level. Empty
+    /// in profiles made before it.
+    #[serde(default, skip_serializing_if = "CompactHistogram::is_empty")]
+    pub writebacks: CompactHistogram,
+    /// The reuse distances of its stores alone (part of `histogram`): their
+    /// misses on a cache are stores that find their line absent. Empty in
+    /// profiles made before it.
+    #[serde(default, skip_serializing_if = "CompactHistogram::is_empty")]
+    pub stores: CompactHistogram,
 }
 
 /// A reuse-distance histogram, sparse: `bins` holds `[bin, weight]` pairs
@@ -410,6 +426,11 @@ impl CompactHistogram {
             h.bins[i] += w;
         }
         h
+    }
+
+    /// True when it holds no access.
+    pub fn is_empty(&self) -> bool {
+        self.cold == 0 && self.bins.is_empty()
     }
 
     /// All accesses (cold included).
@@ -656,40 +677,91 @@ fn has_refs(nodes: &[Node]) -> bool {
 
 /// Exact accesses per array of one execution of `nodes`, without
 /// enumerating innermost loops.
-fn count_accesses(nodes: &[Node], idx: &mut Vec<i64>, out: &mut [u64]) {
-    for n in nodes {
-        match n {
-            Node::Ref(r) => out[r.array as usize] += 1,
-            Node::Loop(l) => {
-                let (lo, hi) = (l.lower.eval(idx), l.upper.eval(idx));
-                let trips = if l.step > 0 && hi >= lo {
-                    (hi - lo) / l.step + 1
-                } else if l.step < 0 && hi <= lo {
-                    (lo - hi) / -l.step + 1
-                } else {
-                    0
-                };
-                if trips <= 0 || !has_refs(&l.body) {
-                    continue;
-                }
-                if l.body.iter().all(|b| matches!(b, Node::Ref(_))) {
-                    for b in &l.body {
-                        if let Node::Ref(r) = b {
-                            out[r.array as usize] += trips as u64;
-                        }
-                    }
-                    continue;
-                }
-                let d = idx.len();
-                idx.push(lo);
-                for t in 0..trips {
-                    idx[d] = lo + t * l.step;
-                    count_accesses(&l.body, idx, out);
-                }
-                idx.pop();
+/// Accesses per array of one execution of a nest: `.0` all of them, `.1` those of
+/// references that sweep at most one line ([`LINE_BYTES`]) per iteration of their
+/// innermost loop (a nonzero stride: sequential streams a prefetcher follows).
+#[derive(Clone, Copy, Default)]
+struct AccessCount(u64, u64);
+
+fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [AccessCount]) {
+    fn add(out: &mut [AccessCount], r: &augur_locality::Ref, n: u64, seq: bool) {
+        if let Some(c) = out.get_mut(r.array as usize) {
+            c.0 += n;
+            if seq {
+                c.1 += n;
             }
         }
     }
+    fn go(
+        nest: &augur_locality::Nest,
+        nodes: &[Node],
+        idx: &mut Vec<i64>,
+        step: i64,
+        out: &mut [AccessCount],
+    ) {
+        for n in nodes {
+            match n {
+                Node::Ref(r) => {
+                    let seq = idx
+                        .len()
+                        .checked_sub(1)
+                        .is_some_and(|d| sequential_at(nest, r, d, step));
+                    add(out, r, 1, seq);
+                }
+                Node::Loop(l) => {
+                    let (lo, hi) = (l.lower.eval(idx), l.upper.eval(idx));
+                    let trips = if l.step > 0 && hi >= lo {
+                        (hi - lo) / l.step + 1
+                    } else if l.step < 0 && hi <= lo {
+                        (lo - hi) / -l.step + 1
+                    } else {
+                        0
+                    };
+                    if trips <= 0 || !has_refs(&l.body) {
+                        continue;
+                    }
+                    let d = idx.len();
+                    if l.body.iter().all(|b| matches!(b, Node::Ref(_))) {
+                        for b in &l.body {
+                            if let Node::Ref(r) = b {
+                                add(out, r, trips as u64, sequential_at(nest, r, d, l.step));
+                            }
+                        }
+                        continue;
+                    }
+                    idx.push(lo);
+                    for t in 0..trips {
+                        idx[d] = lo + t * l.step;
+                        go(nest, &l.body, idx, l.step, out);
+                    }
+                    idx.pop();
+                }
+            }
+        }
+    }
+    go(nest, nodes, &mut Vec::new(), 0, out);
+}
+
+/// Whether reference `r`, in the loop at `depth` stepping by `step`, moves by a
+/// nonzero number of bytes up to one line per iteration.
+fn sequential_at(
+    nest: &augur_locality::Nest,
+    r: &augur_locality::Ref,
+    depth: usize,
+    step: i64,
+) -> bool {
+    let Some(a) = nest.arrays.get(r.array as usize) else {
+        return false;
+    };
+    let mut stride = a.elem_bytes as i64;
+    let mut bytes = 0i64;
+    for (d, s) in r.subscripts.iter().enumerate() {
+        let c = s.coeffs.get(depth).copied().unwrap_or(0);
+        bytes = bytes.saturating_add(c.saturating_mul(stride));
+        stride = stride.saturating_mul(a.extents.get(d).copied().unwrap_or(1));
+    }
+    let bytes = bytes.saturating_mul(step).unsigned_abs();
+    bytes > 0 && bytes <= LINE_BYTES
 }
 
 /// Accesses streamed per nest at most (about): above, only a prefix of the
@@ -740,9 +812,9 @@ fn plan_prefix(nest: &augur_locality::Nest, total: u64, budget: u64) -> Option<P
         n
     };
     let count = |n: &augur_locality::Nest| {
-        let mut per = vec![0u64; n.arrays.len()];
-        count_accesses(&n.body, &mut Vec::new(), &mut per);
-        per.iter().sum::<u64>()
+        let mut per = vec![AccessCount::default(); n.arrays.len()];
+        count_accesses(n, &n.body, &mut per);
+        per.iter().map(|c| c.0).sum::<u64>()
     };
     let first_nest = with_bounds(lo, lo);
     let first = count(&first_nest);
@@ -784,7 +856,12 @@ fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(u
     for x in extra {
         let k = (x.nest - scratch) as usize;
         let f = scale.iter().find(|s| s.0 == k).map_or(1.0, |s| s.1);
-        let (h, e) = (scaled(&x.histogram, f), scaled(&x.entering, f));
+        let (h, e, w, st) = (
+            scaled(&x.histogram, f),
+            scaled(&x.entering, f),
+            scaled(&x.writebacks, f),
+            scaled(&x.stores, f),
+        );
         match rep
             .histograms
             .iter_mut()
@@ -793,6 +870,8 @@ fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(u
             Some(y) => {
                 y.histogram.merge(&h);
                 y.entering.merge(&e);
+                y.writebacks.merge(&w);
+                y.stores.merge(&st);
             }
             None => rep
                 .histograms
@@ -801,6 +880,8 @@ fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(u
                     array: x.array,
                     histogram: h,
                     entering: e,
+                    writebacks: w,
+                    stores: st,
                 }),
         }
     }
@@ -909,9 +990,9 @@ pub fn analyze_locality_with(
                     reason: r.reason.clone(),
                 });
             }
-            let mut per_array = vec![0u64; n.nest.arrays.len()];
-            count_accesses(&n.nest.body, &mut Vec::new(), &mut per_array);
-            let total: u64 = per_array.iter().sum();
+            let mut per_array = vec![AccessCount::default(); n.nest.arrays.len()];
+            count_accesses(&n.nest, &n.nest.body, &mut per_array);
+            let total: u64 = per_array.iter().map(|c| c.0).sum();
             if total == 0 {
                 continue;
             }
@@ -979,7 +1060,8 @@ pub fn analyze_locality_with(
                     .map(|((a, &c), s)| ArrayLocality {
                         name: a.name.clone(),
                         elem_bytes: a.elem_bytes,
-                        accesses: c,
+                        accesses: c.0,
+                        sequential_accesses: Some(c.1),
                         footprint_lines: 0,
                         histogram: CompactHistogram::default(),
                         entering: CompactHistogram::default(),
@@ -988,6 +1070,8 @@ pub fn analyze_locality_with(
                         footprint_pages: 0,
                         inner_stride_bytes: s.stride_bytes,
                         written: s.written,
+                        writebacks: CompactHistogram::default(),
+                        stores: CompactHistogram::default(),
                     })
                     .collect(),
             });
@@ -1009,6 +1093,8 @@ pub fn analyze_locality_with(
                 a.histogram = CompactHistogram::from_histogram(&h.histogram);
                 a.entering = CompactHistogram::from_histogram(&h.entering);
                 a.footprint_lines = h.entering.total();
+                a.writebacks = CompactHistogram::from_histogram(&h.writebacks);
+                a.stores = CompactHistogram::from_histogram(&h.stores);
             }
         }
         let mut prep = pn.report();
@@ -1046,6 +1132,15 @@ pub struct ArrayMisses {
     pub repeat: f64,
     /// Misses over all executions: `first + (executions − 1)·repeat`.
     pub misses: f64,
+    /// Dirty lines written back to the level below over all executions: those
+    /// of the first execution from the write-back histogram, each later one's
+    /// in the proportion its misses bear to the first's (0 for page granules).
+    #[serde(default)]
+    pub writebacks: f64,
+    /// Stores that missed over all executions, in the same proportion (0 for page
+    /// granules).
+    #[serde(default)]
+    pub store_misses: f64,
 }
 
 /// Predicted misses of one nest.
@@ -1151,12 +1246,27 @@ fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<
                     let first = histogram_misses(&h, g);
                     let inside = first - histogram_misses(&e, g);
                     let repeat = inside.max(0.0) + fp as f64 * again;
+                    let later = (n.executions - 1.0).max(0.0);
+                    // Over all executions, from the first's histogram, later ones in
+                    // the proportion their misses bear to the first's.
+                    let all_executions = |part: &CompactHistogram| match granule {
+                        Granule::Line if !part.is_empty() => {
+                            let w = histogram_misses(&part.to_histogram(), g);
+                            let w_repeat = if first > 0.0 { w * repeat / first } else { 0.0 };
+                            w + later * w_repeat
+                        }
+                        _ => 0.0,
+                    };
+                    let writebacks = all_executions(&a.writebacks);
+                    let store_misses = all_executions(&a.stores);
                     ArrayMisses {
                         name: a.name.clone(),
                         accesses: a.accesses as f64 * n.executions,
                         first,
                         repeat,
-                        misses: first + (n.executions - 1.0).max(0.0) * repeat,
+                        misses: first + later * repeat,
+                        writebacks,
+                        store_misses,
                     }
                 })
                 .collect();

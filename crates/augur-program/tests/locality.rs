@@ -442,3 +442,68 @@ fn a_nest_run_with_several_sizes_is_analyzed_with_each() {
     assert_eq!(rows[0].footprint_lines, 128);
     assert_eq!(rows[1].footprint_lines, 4096);
 }
+
+const TRANSPOSE: &str = "\
+program tr
+  implicit none
+  integer, parameter :: n = 512
+  real(8), allocatable :: a(:,:), b(:,:)
+  allocate(a(n,n), b(n,n))
+  call random_number(a)
+  call bycol(n, a, b)
+  print *, b(1,n), b(n,1)
+end program tr
+subroutine bycol(n, a, b)
+  integer :: n, i, j
+  real(8) :: a(n,n), b(n,n)
+  do j = 1, n
+    do i = 1, n
+      b(j,i) = a(i,j)
+    end do
+  end do
+end subroutine bycol
+";
+
+/// Stores, write-backs and sequential shares of a column-order transpose of a 512 x
+/// 512 `real(8)` matrix: `a` is read at unit stride (all of its accesses sequential,
+/// never written back), `b` is stored at a stride of 4 KiB. On a fully associative
+/// cache of 256 lines every store misses and every residency it begins is written
+/// back; on one of 8192 lines the eight stores into a line share a residency (an
+/// eighth miss) and the 32768 lines of `b` are written back but for the 4096 still in
+/// the cache at the end (the last 8192 lines used are half `a`'s, half `b`'s).
+#[test]
+fn stores_and_write_backs_of_a_transpose() {
+    let (an, _dir) = analyze("tr.f90", TRANSPOSE);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let n = nest(loc, "bycol");
+    let a = n.arrays.iter().find(|x| x.name == "a").unwrap();
+    let b = n.arrays.iter().find(|x| x.name == "b").unwrap();
+    assert_eq!(a.sequential_accesses, Some(a.accesses));
+    assert_eq!(b.sequential_accesses, Some(0));
+    assert_eq!(b.stores.total(), b.accesses, "every access of b stores");
+    assert_eq!(a.stores.total(), 0);
+    assert!(a.writebacks.is_empty());
+    let full = |lines: u64| CacheGeometry::new(lines * 64, 64, lines as u32).unwrap();
+    let at = |lines: u64| {
+        let m = misses(loc, &full(lines));
+        let k = loc.nests.iter().position(|x| x.unit == "bycol").unwrap();
+        let arr = |name: &str| m[k].arrays.iter().find(|x| x.name == name).unwrap().clone();
+        (arr("a"), arr("b"))
+    };
+    let accesses = (512 * 512) as f64;
+    let (sa, sb) = at(256);
+    assert_eq!(sa.writebacks, 0.0);
+    assert_eq!(sa.store_misses, 0.0);
+    assert!(
+        (sb.store_misses - accesses).abs() < 0.01 * accesses,
+        "{sb:?}"
+    );
+    assert!((sb.writebacks - accesses).abs() < 0.01 * accesses, "{sb:?}");
+    let (_, lb) = at(8192);
+    assert!(
+        (lb.store_misses - accesses / 8.0).abs() < 0.02 * accesses / 8.0,
+        "{lb:?}"
+    );
+    let expected = 32768.0 - 4096.0;
+    assert!((lb.writebacks - expected).abs() < 0.05 * expected, "{lb:?}");
+}

@@ -45,6 +45,10 @@ pub struct Lowerer<'a> {
     labels: HashMap<u32, BlockId>,
     targets: HashSet<u32>,
     pending_gotos: Vec<(BlockId, u32)>,
+    /// `DO WHILE` loops of the unit whose condition keeps a variable non-negative
+    /// (`augur_ir::ranges::while_guard`).
+    /// Keyed by the DO statement's span (loop ids change when GOTO loops are added).
+    while_guards: Vec<(Span, String)>,
     pending_label: Option<u32>,
     in_spec: bool,
     warned: HashSet<String>,
@@ -83,6 +87,7 @@ impl<'a> Lowerer<'a> {
             labels: HashMap::new(),
             targets: HashSet::new(),
             pending_gotos: vec![],
+            while_guards: vec![],
             pending_label: None,
             in_spec: true,
             warned: HashSet::new(),
@@ -511,6 +516,18 @@ impl<'a> Lowerer<'a> {
         self.resolve_gotos();
         self.renumber_blocks();
         augur_ir::goto_loops::add_goto_loops(&mut self.unit);
+        let guards: Vec<(LoopId, String)> = std::mem::take(&mut self.while_guards)
+            .into_iter()
+            .filter_map(|(span, v)| {
+                let l = self
+                    .unit
+                    .loops
+                    .iter()
+                    .find(|l| l.span == span && l.kind == LoopKind::While)?;
+                Some((l.id, v))
+            })
+            .collect();
+        augur_ir::ranges::non_negative_shifts(&mut self.unit, &guards);
     }
 
     /// Renumbers blocks in source order (blocks after a construct are created
@@ -1354,6 +1371,7 @@ impl<'a> Lowerer<'a> {
         let mut bounds = None;
         let mut unit_step = true;
         let mut while_cond = None;
+        let mut while_guard = None;
         if let Some(lc) = child_of_kind(do_stmt, "loop_control_expression") {
             kind = LoopKind::Counted;
             let parts: Vec<Node<'_>> = named_children(lc)
@@ -1391,7 +1409,9 @@ impl<'a> Lowerer<'a> {
             });
         } else if let Some(w) = child_of_kind(do_stmt, "while_statement") {
             kind = LoopKind::While;
-            while_cond = child_of_kind(w, "parenthesized_expression").map(|c| self.expr(c));
+            let cond = child_of_kind(w, "parenthesized_expression");
+            while_guard = cond.and_then(|c| augur_ir::ranges::while_guard(text(c, src)));
+            while_cond = cond.map(|c| self.expr(c));
         } else if let Some(cs) = child_of_kind(do_stmt, "concurrent_statement") {
             kind = LoopKind::Concurrent;
             let mut trip_texts = vec![];
@@ -1414,6 +1434,9 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+        }
+        if let Some(v) = while_guard {
+            self.while_guards.push((span, v));
         }
         let text = self.text_pos(do_stmt, None);
         self.open_loop(

@@ -653,3 +653,68 @@ fn register_writes_of_local_scalars() {
         assert_eq!(got, vec![*want], "`{stmt}`");
     }
 }
+
+/// Divisions and remainders by powers of two of values the compiler knows are
+/// non-negative are a shift and a mask (`BITI`, `augur_ir::ranges`): the index of a DO
+/// loop from a non-negative literal, the variable of `DO WHILE (v > 0)` that the loop
+/// only halves. Elsewhere they keep the signed forms (`DIC2`, `MOC2`), and so does the
+/// recurrence of a loop that may see negative values.
+#[test]
+fn shifts_of_values_known_non_negative() {
+    let src = "program rg
+  implicit none
+  integer :: x, v, w, c, i, s, a(100)
+  read *, x
+  v = x
+  c = 0
+  do while (v > 0)
+    c = c + mod(v, 2) ! popcount
+    v = v / 2 ! halve
+  end do
+  w = x
+  do while (w > 0)
+    c = c + mod(w, 2) ! grows
+    w = w / 2 + x ! not only halved
+  end do
+  s = 0
+  do i = 1, 100
+    a(i) = i / 4 + mod(i, 8) ! fromone
+  end do
+  do i = -5, 5
+    s = s + i / 2 ! from minus five
+  end do
+  do i = 0, 100, 2
+    s = s + a(i / 2 + 1) ! subscript
+  end do
+  print *, c, s, a(7)
+end program rg
+";
+    let a = analyze_ok(src);
+    let u = a.unit("rg");
+    assert_eq!(
+        block_ops(u, line_of(src, "popcount")),
+        "SISL 2, AISL 1, BITI 2"
+    );
+    assert_eq!(
+        block_ops(u, line_of(src, "grows")),
+        "SISL 2, AISL 2, DIC2 1, MOC2 1"
+    );
+    assert_eq!(
+        block_ops(u, line_of(src, "fromone")),
+        "SISL 1, AISL 1, ARR1 1, BITI 2"
+    );
+    assert_eq!(block_ops(u, line_of(src, "five")), "SISL 1, AISL 1, DIC2 1");
+    assert_eq!(
+        block_ops(u, line_of(src, "subscript")),
+        "SISL 1, AISL 1, ARR1 1, IADD 1, BITI 1"
+    );
+    // The recurrence `v = v / 2` is a shift now; `w = w / 2 + x` keeps its division.
+    let halve = a
+        .unit("rg")
+        .stmts
+        .iter()
+        .find(|s| s.span.start.line == line_of(src, "halve"))
+        .unwrap();
+    let chain = augur_ir::chain::chain_counts(&halve.kind);
+    assert_eq!(fmt_counts(&chain), "BITI 1", "{chain:?}");
+}

@@ -5,7 +5,8 @@
 //! the catalogue of abstract operations ([`abop`]) and sparse count vectors
 //! ([`counts`]), the program model of units, symbols, statements, basic blocks
 //! and loops ([`program`]), and the counting rules that turn a statement into
-//! AbOps ([`count`]).
+//! AbOps ([`count`]), with the value ranges compilers use to simplify them
+//! ([`ranges`]).
 
 pub mod abop;
 pub mod chain;
@@ -14,6 +15,7 @@ pub mod counts;
 pub mod diag;
 pub mod goto_loops;
 pub mod program;
+pub mod ranges;
 pub mod source;
 
 pub use abop::AbOp;

@@ -260,8 +260,14 @@ pub struct RegionProfile {
     pub first_line: u32,
     /// Line of `!augur end region`.
     pub last_line: u32,
-    /// AbOps executed inside.
+    /// AbOps executed inside: its own lines' and, for each call made from them, the
+    /// callee's share of its inclusive operations (its own and its callees', split
+    /// among its call sites by their executions).
     pub abops: AbOpCounts,
+    /// The procedures called from inside whose operations `abops` includes (absent in
+    /// profiles made before regions included their callees).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callees: Vec<String>,
 }
 
 fn path_of(files: &SourceFiles, id: FileId) -> String {
@@ -424,7 +430,8 @@ pub fn build_profile(
             loops,
         });
     }
-    let regions = regions(program, &lines);
+    let unit_totals: Vec<AbOpCounts> = units.iter().map(|u| u.totals.clone()).collect();
+    let regions = regions(program, &lines, mu, &unit_totals);
     let lines = lines
         .into_iter()
         .filter(|(_, c)| !c.is_empty())
@@ -745,10 +752,17 @@ fn attribute_lines(
     }
 }
 
-/// Region totals from the line totals: lines between a region's markers.
-fn regions(program: &Program, lines: &BTreeMap<(u32, u32), AbOpCounts>) -> Vec<RegionProfile> {
+/// Region totals: the lines between a region's markers, and what the calls made
+/// from those lines execute ([`RegionProfile::abops`]).
+fn regions(
+    program: &Program,
+    lines: &BTreeMap<(u32, u32), AbOpCounts>,
+    mu: &[Vec<Option<f64>>],
+    unit_totals: &[AbOpCounts],
+) -> Vec<RegionProfile> {
     let mut out = vec![];
-    for u in &program.units {
+    let mut graph: Option<CallGraph> = None;
+    for (ui, u) in program.units.iter().enumerate() {
         let mut stack: Vec<(String, u32, u32)> = vec![];
         for s in &u.stmts {
             if let StmtKind::RegionMarker { name } = &s.kind {
@@ -761,12 +775,25 @@ fn regions(program: &Program, lines: &BTreeMap<(u32, u32), AbOpCounts>) -> Vec<R
                             for (_, c) in lines.range((f, start)..=(f, end)) {
                                 abops.add_scaled(c, 1.0);
                             }
+                            let g = graph
+                                .get_or_insert_with(|| CallGraph::new(program, mu, unit_totals));
+                            let mut callees = vec![];
+                            for (callee, n) in g.sites_within(ui, f, start, end) {
+                                if let Some(share) = g.share(callee, n) {
+                                    abops.add_scaled(&share, 1.0);
+                                    let name = program.units[callee].name.clone();
+                                    if !callees.contains(&name) {
+                                        callees.push(name);
+                                    }
+                                }
+                            }
                             out.push(RegionProfile {
                                 name: n,
                                 file: path_of(&program.files, FileId(f)),
                                 first_line: start,
                                 last_line: end,
                                 abops,
+                                callees,
                             });
                         }
                     }
@@ -775,6 +802,174 @@ fn regions(program: &Program, lines: &BTreeMap<(u32, u32), AbOpCounts>) -> Vec<R
         }
     }
     out
+}
+
+/// Who calls whom how often, from the block counts, and each procedure's inclusive
+/// operations (its own and, recursively, its callees' shares).
+struct CallGraph {
+    /// Per unit: the call sites, `(file, line, callee unit, executions)`.
+    sites: Vec<Vec<(u32, u32, usize, f64)>>,
+    /// Per unit: times it was entered.
+    calls: Vec<f64>,
+    /// Per unit: its inclusive operations over all its calls.
+    inclusive: Vec<AbOpCounts>,
+}
+
+impl CallGraph {
+    /// `own`: each unit's operations over all its calls (mispredictions included).
+    fn new(program: &Program, mu: &[Vec<Option<f64>>], own: &[AbOpCounts]) -> CallGraph {
+        let units = &program.units;
+        let resolve = |caller: usize, name: &str| -> Option<usize> {
+            let candidates: Vec<usize> = (0..units.len())
+                .filter(|&i| {
+                    units[i].name == name
+                        && matches!(units[i].kind, UnitKind::Subroutine | UnitKind::Function)
+                })
+                .collect();
+            let host = units[caller].host;
+            candidates
+                .iter()
+                .copied()
+                .find(|&i| {
+                    units[i].host == Some(caller) || (host.is_some() && units[i].host == host)
+                })
+                .or_else(|| candidates.first().copied())
+        };
+        let mut sites = vec![vec![]; units.len()];
+        for (ui, u) in units.iter().enumerate() {
+            for (bi, b) in u.blocks.iter().enumerate() {
+                let Some(m) = mu.get(ui).and_then(|v| v.get(bi)).copied().flatten() else {
+                    continue;
+                };
+                for st in b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
+                    let mut names = vec![];
+                    user_calls(&st.kind, &mut names);
+                    for name in names {
+                        if let Some(c) = resolve(ui, &name) {
+                            sites[ui].push((st.span.start.file.0, st.span.start.line, c, m));
+                        }
+                    }
+                }
+            }
+        }
+        let calls: Vec<f64> = (0..units.len())
+            .map(|i| {
+                mu.get(i)
+                    .and_then(|v| v.first())
+                    .copied()
+                    .flatten()
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let mut g = CallGraph {
+            sites,
+            calls,
+            inclusive: vec![],
+        };
+        let mut memo: Vec<Option<AbOpCounts>> = vec![None; units.len()];
+        let mut on_stack = vec![false; units.len()];
+        for u in 0..units.len() {
+            g.inclusive_of(u, own, &mut memo, &mut on_stack);
+        }
+        g.inclusive = memo.into_iter().map(Option::unwrap_or_default).collect();
+        g
+    }
+
+    /// Depth-first: a call back into a procedure being summed adds nothing (its own
+    /// totals already cover every invocation, recursive ones included).
+    fn inclusive_of(
+        &self,
+        u: usize,
+        own: &[AbOpCounts],
+        memo: &mut Vec<Option<AbOpCounts>>,
+        on_stack: &mut Vec<bool>,
+    ) -> AbOpCounts {
+        if let Some(c) = &memo[u] {
+            return c.clone();
+        }
+        on_stack[u] = true;
+        let mut total = own[u].clone();
+        for &(_, _, c, n) in &self.sites[u] {
+            if on_stack[c] || self.calls[c] <= 0.0 {
+                continue;
+            }
+            let inc = self.inclusive_of(c, own, memo, on_stack);
+            total.add_scaled(&inc, n / self.calls[c]);
+        }
+        on_stack[u] = false;
+        memo[u] = Some(total.clone());
+        total
+    }
+
+    /// The call sites of unit `u` on lines `first..=last` of file `file`: callee and
+    /// executions, summed per callee.
+    fn sites_within(&self, u: usize, file: u32, first: u32, last: u32) -> Vec<(usize, f64)> {
+        let mut out: Vec<(usize, f64)> = vec![];
+        for &(f, l, c, n) in self.sites.get(u).into_iter().flatten() {
+            if f == file && (first..=last).contains(&l) {
+                match out.iter_mut().find(|x| x.0 == c) {
+                    Some(x) => x.1 += n,
+                    None => out.push((c, n)),
+                }
+            }
+        }
+        out
+    }
+
+    /// The part of `callee`'s inclusive operations that `n` of its calls execute.
+    fn share(&self, callee: usize, n: f64) -> Option<AbOpCounts> {
+        let calls = *self.calls.get(callee)?;
+        if calls <= 0.0 || n <= 0.0 {
+            return None;
+        }
+        let mut c = AbOpCounts::new();
+        c.add_scaled(self.inclusive.get(callee)?, n / calls);
+        Some(c)
+    }
+}
+
+/// The user procedures a statement calls: `CALL name` and function references in
+/// its expressions (subscripts included), in order, with repeats.
+fn user_calls(kind: &StmtKind, out: &mut Vec<String>) {
+    fn expr(e: &augur_ir::Expr, out: &mut Vec<String>) {
+        if let augur_ir::ExprKind::Call(augur_ir::CallTarget::User(n), _) = &e.kind {
+            out.push(n.clone());
+        }
+        if let augur_ir::ExprKind::Elem(_, subs) = &e.kind {
+            for s in subs {
+                match s {
+                    augur_ir::Subscript::Index(x) => expr(x, out),
+                    augur_ir::Subscript::Range(a, b, c) => {
+                        for x in [a, b, c].into_iter().flatten() {
+                            expr(x, out);
+                        }
+                    }
+                }
+            }
+        }
+        for o in e.operands() {
+            expr(o, out);
+        }
+    }
+    match kind {
+        StmtKind::Assign { lhs, rhs } => {
+            expr(lhs, out);
+            expr(rhs, out);
+        }
+        StmtKind::Call { name, args } => {
+            out.push(name.clone());
+            for a in args {
+                expr(a, out);
+            }
+        }
+        StmtKind::If { cond } | StmtKind::LogicalIf { cond } => expr(cond, out),
+        StmtKind::ArithmeticIf { expr: e, .. }
+        | StmtKind::ComputedGoto { expr: e, .. }
+        | StmtKind::Select { expr: e } => expr(e, out),
+        StmtKind::Do { exprs, .. } => exprs.iter().for_each(|e| expr(e, out)),
+        StmtKind::Io { items, .. } => items.iter().for_each(|e| expr(e, out)),
+        _ => {}
+    }
 }
 
 /// Why a program profile could not be read.

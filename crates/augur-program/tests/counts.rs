@@ -821,3 +821,71 @@ end program
         .expect("the outer loop");
     assert!(outer.chain.is_empty(), "holds a loop: {:?}", outer.chain);
 }
+
+/// A region includes what the calls made inside it execute: `kernel` (which calls
+/// `inner`) is called twice inside the region and once outside, so the region holds its
+/// own lines and two thirds of `kernel`'s and `inner`'s operations (gprof's rule: a
+/// procedure's work is split among its call sites by their calls).
+#[test]
+fn regions_include_their_callees() {
+    let c = case(
+        "reg.f90",
+        "program reg
+  implicit none
+  real(8) :: s
+  integer :: k
+  s = 0
+  !augur region work
+  do k = 1, 2
+    call kernel(s)
+  end do
+  !augur end region
+  call kernel(s)
+  print *, s
+contains
+  subroutine kernel(s)
+    real(8), intent(inout) :: s
+    integer :: i
+    do i = 1, 1000
+      s = s + sqrt(real(i, 8))
+    end do
+    call inner(s)
+  end subroutine kernel
+  subroutine inner(s)
+    real(8), intent(inout) :: s
+    integer :: i
+    do i = 1, 500
+      s = s * 0.999d0
+    end do
+  end subroutine inner
+end program reg
+",
+    );
+    let p = &c.analysis.profile;
+    let r = p
+        .regions
+        .iter()
+        .find(|r| r.name == "work")
+        .expect("region work");
+    assert_eq!(r.callees, vec!["kernel".to_string()]);
+    let unit = |n: &str| p.units.iter().find(|u| u.name == n).unwrap();
+    let callee_ops = unit("kernel").totals.total() + unit("inner").totals.total();
+    let own: f64 = p
+        .lines
+        .iter()
+        .filter(|l| (r.first_line..=r.last_line).contains(&l.line))
+        .map(|l| l.abops.total())
+        .sum();
+    let expected = own + callee_ops * 2.0 / 3.0;
+    let got = r.abops.total();
+    assert!(
+        (got - expected).abs() < 1e-6 * expected,
+        "{got} vs {expected}"
+    );
+    // The square roots all happen in `kernel`: two thirds of its 3000 run in the region.
+    assert!(
+        (r.abops.get(AbOp::SQRD) - 2000.0).abs() < 1e-9,
+        "{:?}",
+        r.abops
+    );
+}

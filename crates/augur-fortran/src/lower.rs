@@ -817,7 +817,15 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 }
-                self.simple(node, StmtKind::Io { keyword, items });
+                let unformatted = is_unformatted(&keyword, text(node, src));
+                self.simple(
+                    node,
+                    StmtKind::Io {
+                        keyword,
+                        items,
+                        unformatted,
+                    },
+                );
             }
             "allocate_statement" | "deallocate_statement" | "nullify_statement" => {
                 self.leave_spec();
@@ -1879,4 +1887,57 @@ fn common_members<'t>(node: Node<'t>, src: &str) -> Vec<(String, String, Option<
         }
     }
     out
+}
+
+/// Whether a READ or WRITE statement transfers binary records: its control list names
+/// no format (no second positional item, no `FMT=` or `NML=`). `READ *, x`,
+/// `READ 100, x` and PRINT are formatted.
+fn is_unformatted(keyword: &str, stmt: &str) -> bool {
+    if keyword != "read" && keyword != "write" {
+        return false;
+    }
+    let rest = stmt.trim_start()[keyword.len().min(stmt.trim_start().len())..].trim_start();
+    let Some(inner) = rest.strip_prefix('(') else {
+        return false;
+    };
+    // The control list up to its closing parenthesis, split at top-level commas.
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut parts = vec![String::new()];
+    for ch in inner.chars() {
+        match quote {
+            Some(q) => {
+                if ch == q {
+                    quote = None;
+                }
+                parts.last_mut().expect("one part").push(ch);
+                continue;
+            }
+            None if ch == '\'' || ch == '"' => quote = Some(ch),
+            None => {}
+        }
+        match ch {
+            '(' => depth += 1,
+            ')' if depth == 0 => break,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        parts.last_mut().expect("one part").push(ch);
+    }
+    let keyword_of = |p: &str| {
+        let p: String = p.chars().filter(|c| !c.is_whitespace()).collect();
+        p.split_once('=')
+            .filter(|(k, _)| k.chars().all(|c| c.is_ascii_alphabetic()))
+            .map(|(k, _)| k.to_ascii_lowercase())
+    };
+    let positional = parts.iter().filter(|p| keyword_of(p).is_none()).count();
+    let named_format = parts
+        .iter()
+        .filter_map(|p| keyword_of(p))
+        .any(|k| k == "fmt" || k == "nml");
+    positional < 2 && !named_format
 }

@@ -568,9 +568,19 @@ fn io_statements() {
         "",
         DECLS,
         &[
-            ("print *, x", "IOST 1, IOIT 1"),
-            ("write (*, *) x, y + 1.0, i", "ARSL 1, IOST 1, IOIT 3"),
+            // Reals in text are decimal conversions (IORF), integers IOIT.
+            ("print *, x", "IOST 1, IORF 1"),
+            (
+                "write (*, *) x, y + 1.0, i",
+                "ARSL 1, IOST 1, IOIT 1, IORF 2",
+            ),
             ("read (*, *) i, j", "IOST 1, IOIT 2"),
+            ("write (s, '(f8.3)') d", "IOST 1, IORF 1"),
+            ("read (5, fmt=*) d, z", "IOST 1, IORF 2"),
+            // Binary records copy their items: reals stay IOIT.
+            ("write (10) x, d", "IOST 1, IOIT 2"),
+            ("read (10, rec=3) x", "IOST 1, IOIT 1"),
+            ("write (unit=10) d", "IOST 1, IOIT 1"),
         ],
     );
 }

@@ -226,6 +226,7 @@ abops! {
     171 PW2I "integer, constant operand" "Integer power 2**J (constant base 2; compilers shift).";
     172 BRMP "branches" "Mispredicted conditional branch or loop exit: simulated by the branch run, or bounded by a branch's executions minus those of its most frequent direction.";
     173 BRMC "branches" "The same for a branch whose arms hold at most two scalar assignments and one operation in all, without calls (copies, an increment, min/max), which compilers may turn into conditional moves.";
+    174 IORF "input/output" "One real or complex item converted to or from decimal text by a formatted or list-directed READ, WRITE or PRINT (instead of IOIT).";
 }
 
 /// Number of AbOps in the catalogue.

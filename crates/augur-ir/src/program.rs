@@ -700,6 +700,10 @@ pub enum StmtKind {
         keyword: String,
         /// Items transferred (expressions evaluated for output, variables for input).
         items: Vec<Expr>,
+        /// A READ or WRITE without a format (binary records): its items are copied,
+        /// not converted to or from decimal text.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        unformatted: bool,
     },
     /// ALLOCATE or DEALLOCATE.
     Allocate {

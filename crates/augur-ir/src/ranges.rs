@@ -184,7 +184,7 @@ fn only_shrinks(u: &Unit, lid: LoopId, v: &str) -> bool {
                 StmtKind::Call { args, .. } if args.iter().any(|a| mentions(a, v)) => {
                     return false;
                 }
-                StmtKind::Io { keyword, items }
+                StmtKind::Io { keyword, items, .. }
                     if keyword != "write"
                         && keyword != "print"
                         && items.iter().any(|a| mentions(a, v)) =>

@@ -1213,6 +1213,24 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
             )
         },
     );
+    // Reals in text: each item written and read back through F and ES edit
+    // descriptors (a decimal conversion each way), less the two statements.
+    let fmt = "'(4f12.4,4es14.6)'";
+    let ys: Vec<String> = (1..=8).map(|k| format!("y({k})")).collect();
+    out.push(direct(
+        ab("IORF"),
+        "character(len=120) :: buf\nreal(8), volatile :: x\nreal(8) :: y(8)\n",
+        "x = augr8(3.14159d0)\nbuf = ' '\n",
+        &format!(
+            "write (buf, {fmt}) {}\nread (buf, {fmt}) {}",
+            vec!["x"; 8].join(", "),
+            ys.join(", ")
+        ),
+        "call augsr8(y(1))\n",
+        16.0,
+        vec![(ab("IOST"), 2.0)],
+        "8 VOLATILE real(8) items written to an internal file and read back with formats F12.4 and ES14.6, time per item less one IOST per statement",
+    ));
 }
 
 /// Every experiment, in a fixed order (composite tests after the parameters they subtract

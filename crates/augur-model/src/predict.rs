@@ -368,6 +368,11 @@ impl Coefficients {
     }
 }
 
+/// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
+/// profile measured before `new` existed prices it at `old`'s cost (real items in text
+/// were `IOIT`, measured with integers).
+const SPLIT_FROM: [(AbOp, AbOp); 1] = [(AbOp::IORF, AbOp::IOIT)];
+
 impl CostTable {
     /// The cost table of a machine profile.
     pub fn from_profile(machine: &MachineProfile) -> CostTable {
@@ -376,10 +381,17 @@ impl CostTable {
             se_seconds: 0.0,
             status: CostStatus::Missing,
         };
-        let chain: Vec<Parameter> = augur_ir::abop::ALL
+        let mut chain: Vec<Parameter> = augur_ir::abop::ALL
             .iter()
             .map(|op| machine.abop.get(op).and_then(parameter).unwrap_or(missing))
             .collect();
+        // AbOps split from an older one after a profile was measured cost what the older
+        // one cost there (its value is then a lower bound).
+        for (new, old) in SPLIT_FROM {
+            if chain[new.index()].status == CostStatus::Missing {
+                chain[new.index()] = chain[old.index()];
+            }
+        }
         let mut stream: Vec<Option<Parameter>> = augur_ir::abop::ALL
             .iter()
             .map(|op| machine.stream.get(op).and_then(fitted_parameter))
@@ -1487,6 +1499,20 @@ mod tests {
         assert!(t.get(AbOp::ARDL).se_seconds > 0.0);
         assert_eq!(t.get(AbOp::MRDL).status, CostStatus::Missing);
         assert_eq!(t.get(AbOp::DRDL).status, CostStatus::Missing);
+    }
+
+    #[test]
+    fn a_split_abop_costs_its_origin_on_profiles_measured_before_it() {
+        let m = machine(&[(AbOp::IOIT, MEASURED, Some(25.0), Some(0.3), 10)]);
+        let t = CostTable::from_profile(&m);
+        assert_eq!(t.get(AbOp::IORF).seconds, t.get(AbOp::IOIT).seconds);
+        assert_eq!(t.get(AbOp::IORF).status, CostStatus::Measured);
+        let m = machine(&[
+            (AbOp::IOIT, MEASURED, Some(25.0), Some(0.3), 10),
+            (AbOp::IORF, MEASURED, Some(140.0), Some(1.0), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        assert!((t.get(AbOp::IORF).seconds - 140e-9).abs() < 1e-15);
     }
 
     #[test]

@@ -1223,7 +1223,7 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         "x = augr8(3.14159d0)\nbuf = ' '\n",
         &format!(
             "write (buf, {fmt}) {}\nread (buf, {fmt}) {}",
-            vec!["x"; 8].join(", "),
+            ["x"; 8].join(", "),
             ys.join(", ")
         ),
         "call augsr8(y(1))\n",

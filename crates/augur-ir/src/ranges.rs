@@ -97,6 +97,10 @@ pub fn non_negative_shifts(u: &mut Unit, guards: &[(LoopId, String)]) -> usize {
         for k in 0..u.blocks[bi].stmts.len() {
             let s = u.blocks[bi].stmts[k] as usize;
             let Some(st) = u.stmts.get(s) else { continue };
+            // Most statements hold no candidate: look before cloning and counting.
+            if !stmt_has_candidate(&st.kind, &vars) {
+                continue;
+            }
             let old = count_stmt(&st.kind);
             if !old.groups.is_empty() {
                 continue;
@@ -209,6 +213,31 @@ fn rewrite_stmt(kind: &mut StmtKind, vars: &[&str]) -> usize {
         StmtKind::Assign { lhs, rhs } if !lhs.array => rewrite(lhs, vars) + rewrite(rhs, vars),
         StmtKind::If { cond } | StmtKind::LogicalIf { cond } => rewrite(cond, vars),
         _ => 0,
+    }
+}
+
+/// Whether [`rewrite_stmt`] would change something, without changing it.
+fn stmt_has_candidate(kind: &StmtKind, vars: &[&str]) -> bool {
+    fn any(e: &Expr, vars: &[&str]) -> bool {
+        let non_negative =
+            |x: &Expr| matches!(&x.kind, ExprKind::Var(r) if vars.contains(&r.name.as_str()));
+        let hit = match &e.kind {
+            ExprKind::Binary(BinOp::Div, a, _) => non_negative(a),
+            ExprKind::Call(CallTarget::Intrinsic(name), args) => {
+                (name == "mod" || name == "modulo") && args.first().is_some_and(non_negative)
+            }
+            _ => false,
+        };
+        hit || e.operands().into_iter().any(|o| any(o, vars))
+            || matches!(&e.kind, ExprKind::Elem(_, subs) if subs.iter().any(|s| match s {
+                Subscript::Index(x) => any(x, vars),
+                Subscript::Range(a, b, c) => [a, b, c].into_iter().flatten().any(|x| any(x, vars)),
+            }))
+    }
+    match kind {
+        StmtKind::Assign { lhs, rhs } if !lhs.array => any(lhs, vars) || any(rhs, vars),
+        StmtKind::If { cond } | StmtKind::LogicalIf { cond } => any(cond, vars),
+        _ => false,
     }
 }
 

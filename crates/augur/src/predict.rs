@@ -520,7 +520,7 @@ fn memory_table(pred: &Prediction, top: usize) -> String {
     );
     let _ = writeln!(
         s,
-        "  {:<34} {:<18} {:>11} {:>11} {:>11}  misses per level",
+        "  {:<34} {:<18} {:>11} {:>11} {:>11}  misses per level (+ dirty lines written back)",
         "nest", "where", "operations", "memory", "combined"
     );
     for r in pred.memory.iter().take(top) {
@@ -558,11 +558,18 @@ fn memory_table(pred: &Prediction, top: usize) -> String {
     s
 }
 
-/// `L1d 1.000e6, L2 ...`: misses per level.
+/// `L1d 1.000e6, L2 ... (+2.0e5 written back)`: misses per level, with the dirty lines
+/// written back when there are any.
 fn levels_text(levels: &[augur_model::memory::LevelTraffic]) -> String {
     levels
         .iter()
-        .map(|l| format!("{} {:.3e}", l.level, l.misses))
+        .map(|l| {
+            if l.writebacks >= 0.5 {
+                format!("{} {:.3e} (+{:.1e})", l.level, l.misses, l.writebacks)
+            } else {
+                format!("{} {:.3e}", l.level, l.misses)
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }

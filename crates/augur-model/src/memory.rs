@@ -12,13 +12,20 @@
 //! access at a one-line stride just beyond level `k` ([`sweep_line_seconds`]).
 //! Throughputs rather than latencies are used because hardware prefetching (detected on
 //! this machine kind) hides the latency of the regular streams affine nests make.
+//! Dirty lines (the write-back histograms, `ArrayLocality::writebacks`) cost a line time
+//! when they go back to main memory, whose bandwidth fills and write-backs share (the
+//! triad's counted bytes are three of its four transfers: [`TRIAD_LINES_PER_COUNTED`]);
+//! into the inner levels they travel beside the fills. Stores that miss the first level
+//! in a stream confined to one of its sets stall the in-order commit
+//! ([`add_store_stalls`]).
 //!
 //! Overlap (the ECM question): an out-of-order core may overlap transfers with
 //! computation, so that a nest takes `max(T_ops, T_mem)` ([`Overlap::Max`]), or not, as
-//! in Saavedra's chapter 5, `T_ops + T_mem` ([`Overlap::Sum`], the default: with line
-//! times from the stride sweep the accuracy benchmark supports it at both -O0 and -O2). Stream costs
-//! already include L1 hits (their kernels were L1-resident), so only transfers into L1
-//! and below are added.
+//! in Saavedra's chapter 5, `T_ops + T_mem` ([`Overlap::Sum`]). The default,
+//! [`Overlap::Streams`], overlaps the sequential streams (at their busiest level, the
+//! levels moving lines at the same time) and adds the rest; the accuracy benchmark
+//! prints all four (docs/ACCURACY.md). Stream costs already include L1 hits (their
+//! kernels were L1-resident), so only transfers into L1 and below are added.
 //!
 //! Three kinds of references feed the term, each labelled in the breakdown: `affine`
 //! (DO nests with affine subscripts), `array_syntax` (whole-array statements and
@@ -329,13 +336,14 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             arrays: n
                 .arrays
                 .iter()
-                .map(|a| ArrayTraffic {
+                .map(|a| (a, sequential_share(a, line)))
+                .map(|(a, share)| ArrayTraffic {
                     name: a.name.clone(),
                     kind: n.kind.clone(),
                     line: n.line,
                     accesses: a.accesses as f64 * n.executions,
-                    sequential_share: sequential_share(a, line),
-                    sequential: sequential_share(a, line) >= 0.5,
+                    sequential_share: share,
+                    sequential: share >= 0.5,
                     levels: vec![],
                 })
                 .collect(),
@@ -378,7 +386,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
     // priced by it (below), and their misses per level are only reported.
     let gather = gather_steps(mem);
     let sampled_priced_by_levels = gather.is_empty();
-    for (name, g, per_line, last) in &levels {
+    for (k, (name, g, per_line, last)) in levels.iter().enumerate() {
         let secs = |m: f64| m * per_line;
         // Write-backs into an inner level travel beside its fills (the blocked and
         // strided-row sweeps of the corpus run as fast as their fills alone); those
@@ -387,7 +395,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
         let mut level_misses = vec![0.0; out.len()];
         let mut level_seconds = vec![0.0; out.len()];
         let mut level_writebacks = vec![0.0; out.len()];
-        let first_level = levels.first().is_some_and(|f| f.0 == *name);
+        let first_level = k == 0;
         for (i, m) in misses(loc, g).into_iter().enumerate() {
             if let Some(n) = out.get_mut(i) {
                 if first_level {

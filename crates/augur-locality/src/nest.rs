@@ -138,6 +138,30 @@ impl ArrayDecl {
         }
     }
 
+    /// Bytes between consecutive values of each subscript (column-major: the
+    /// element size, then times each extent).
+    pub fn subscript_strides(&self) -> Vec<i64> {
+        let mut stride = self.elem_bytes as i64;
+        self.extents
+            .iter()
+            .map(|&e| {
+                let s = stride;
+                stride = stride.saturating_mul(e);
+                s
+            })
+            .collect()
+    }
+
+    /// Bytes reference `r` to this array moves per unit step of the loop at
+    /// `depth` (0 when that loop's index does not enter its subscripts).
+    pub fn byte_stride(&self, r: &Ref, depth: usize) -> i64 {
+        r.subscripts
+            .iter()
+            .zip(self.subscript_strides())
+            .map(|(s, st)| s.coeffs.get(depth).copied().unwrap_or(0).saturating_mul(st))
+            .fold(0i64, |a, b| a.saturating_add(b))
+    }
+
     /// Bytes the array occupies.
     pub fn bytes(&self) -> u64 {
         self.elem_bytes
@@ -329,11 +353,11 @@ impl Nest {
                             });
                         }
                         let mut addr = Affine::constant(a.base as i64);
-                        let mut stride = a.elem_bytes as i64;
-                        for (d, s) in r.subscripts.iter().enumerate() {
+                        for ((d, s), stride) in
+                            r.subscripts.iter().enumerate().zip(a.subscript_strides())
+                        {
                             scope(s, format!("subscript {} of {}", d + 1, a.name), depth)?;
                             addr = addr.add(&s.clone().plus(-a.lower[d]).scale(stride));
-                            stride *= a.extents[d];
                         }
                         out.push(Compiled::Ref {
                             addr,

@@ -675,14 +675,14 @@ fn has_refs(nodes: &[Node]) -> bool {
     })
 }
 
-/// Exact accesses per array of one execution of `nodes`, without
-/// enumerating innermost loops.
 /// Accesses per array of one execution of a nest: `.0` all of them, `.1` those of
 /// references that sweep at most one line ([`LINE_BYTES`]) per iteration of their
 /// innermost loop (a nonzero stride: sequential streams a prefetcher follows).
 #[derive(Clone, Copy, Default)]
 struct AccessCount(u64, u64);
 
+/// Exact accesses per array of one execution of `nodes`, without enumerating
+/// innermost loops.
 fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [AccessCount]) {
     fn add(out: &mut [AccessCount], r: &augur_locality::Ref, n: u64, seq: bool) {
         if let Some(c) = out.get_mut(r.array as usize) {
@@ -753,14 +753,7 @@ fn sequential_at(
     let Some(a) = nest.arrays.get(r.array as usize) else {
         return false;
     };
-    let mut stride = a.elem_bytes as i64;
-    let mut bytes = 0i64;
-    for (d, s) in r.subscripts.iter().enumerate() {
-        let c = s.coeffs.get(depth).copied().unwrap_or(0);
-        bytes = bytes.saturating_add(c.saturating_mul(stride));
-        stride = stride.saturating_mul(a.extents.get(d).copied().unwrap_or(1));
-    }
-    let bytes = bytes.saturating_mul(step).unsigned_abs();
+    let bytes = a.byte_stride(r, depth).saturating_mul(step).unsigned_abs();
     bytes > 0 && bytes <= LINE_BYTES
 }
 

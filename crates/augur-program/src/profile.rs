@@ -10,7 +10,7 @@ use augur_ir::{
     AbOp, AbOpCounts, BlockKind, FileId, LoopKind, Program, SourceFiles, StmtKind, UnitKind,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Version of the program-profile format.
 pub const PROFILE_SCHEMA: u32 = 1;
@@ -819,13 +819,16 @@ impl CallGraph {
     /// `own`: each unit's operations over all its calls (mispredictions included).
     fn new(program: &Program, mu: &[Vec<Option<f64>>], own: &[AbOpCounts]) -> CallGraph {
         let units = &program.units;
+        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, u) in units.iter().enumerate() {
+            if matches!(u.kind, UnitKind::Subroutine | UnitKind::Function) {
+                by_name.entry(u.name.as_str()).or_default().push(i);
+            }
+        }
+        // A call resolves to a procedure of its own host (internal or module
+        // procedures of the same name elsewhere are other procedures), else the first.
         let resolve = |caller: usize, name: &str| -> Option<usize> {
-            let candidates: Vec<usize> = (0..units.len())
-                .filter(|&i| {
-                    units[i].name == name
-                        && matches!(units[i].kind, UnitKind::Subroutine | UnitKind::Function)
-                })
-                .collect();
+            let candidates = by_name.get(name)?;
             let host = units[caller].host;
             candidates
                 .iter()

@@ -342,6 +342,68 @@ pub fn block_chain_counts<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> 
     longest_self_path(&dependence_paths(stmts.into_iter().map(|k| (k, 1.0))))
 }
 
+/// The calls of one iteration of a loop body (its statements, each with the share of
+/// iterations that run it) that wait for a recurrence: a function reference (intrinsic
+/// or user) whose arguments read a scalar carried from one iteration to the next
+/// (`IF (ABS(Z) > 2) EXIT` after `Z = Z*Z + C`). An out-of-order core runs the other
+/// calls ahead of the recurrence (`S = S*R + EXP(X(I))`: the `EXP`s of later iterations
+/// start before `S` is ready), these only after it. Their AbOps (the call's own, its
+/// arguments' off the recurrence excluded), weighted; stores and transfers left out.
+pub fn serial_calls<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>) -> AbOpCounts {
+    let stmts: Vec<(&'s StmtKind, f64)> = stmts.into_iter().collect();
+    let deps = dependence_paths(stmts.iter().copied());
+    let carried: Vec<&str> = deps
+        .iter()
+        .filter(|(v, paths)| paths.contains_key(*v))
+        .map(|(v, _)| v.as_str())
+        .collect();
+    let mut out = AbOpCounts::new();
+    if carried.is_empty() {
+        return out;
+    }
+    fn visit(e: &Expr, carried: &[&str], w: f64, out: &mut AbOpCounts) {
+        if let ExprKind::Call(_, args) = &e.kind {
+            let waits = args.iter().any(|a| {
+                let mut read = vec![];
+                scalars_read(a, &mut read);
+                read.iter().any(|r| carried.contains(r))
+            });
+            if waits {
+                let call = StmtKind::Assign {
+                    lhs: placeholder(e),
+                    rhs: e.clone(),
+                };
+                for (op, n) in count_stmt(&call).once.iter() {
+                    let meaning = op.info().meaning;
+                    if !meaning.starts_with("Store") && !meaning.starts_with("Transfer (assignment") {
+                        out.add(op, n * w);
+                    }
+                }
+                return;
+            }
+        }
+        for o in e.operands() {
+            visit(o, carried, w, out);
+        }
+    }
+    for (kind, w) in &stmts {
+        let w = w.clamp(0.0, 1.0);
+        match kind {
+            StmtKind::Assign { rhs, .. } => visit(rhs, &carried, w, &mut out),
+            StmtKind::If { cond } | StmtKind::LogicalIf { cond } => {
+                visit(cond, &carried, w, &mut out)
+            }
+            StmtKind::Do { exprs, .. } => {
+                for e in exprs {
+                    visit(e, &carried, w, &mut out);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// For each scalar assigned, the operations of the longest path to it from each scalar
 /// it depends on at the start (`deps[v][u]`), statements weighted by how often they run.
 type Dependences =
@@ -561,6 +623,48 @@ mod tests {
         assert_eq!(c.get(AbOp::ARDL), 1.0);
         assert_eq!(c.get(AbOp::MRDL), 0.0);
         assert_eq!(c.total(), 1.0);
+    }
+
+    fn call(name: &str, arg: Expr) -> Expr {
+        Expr {
+            kind: ExprKind::Call(crate::program::CallTarget::Intrinsic(name.into()), vec![arg]),
+            ty: real8(),
+            array: false,
+        }
+    }
+
+    #[test]
+    fn calls_wait_for_a_recurrence_only_when_they_read_it() {
+        // s = s*r + exp(x): the exp runs ahead of the recurrence (its argument is off it).
+        let ahead = StmtKind::Assign {
+            lhs: var("s", false),
+            rhs: bin(
+                BinOp::Add,
+                bin(BinOp::Mul, var("s", false), var("r", false)),
+                call("exp", var("x", false)),
+            ),
+        };
+        assert_eq!(serial_calls([(&ahead, 1.0)]).total(), 0.0);
+        // z = z*z + c; IF (abs(z) > 2) EXIT: the abs waits for z.
+        let step = StmtKind::Assign {
+            lhs: var("z", false),
+            rhs: bin(
+                BinOp::Add,
+                bin(BinOp::Mul, var("z", false), var("z", false)),
+                var("c", false),
+            ),
+        };
+        let test = StmtKind::If {
+            cond: bin(BinOp::Compare, call("abs", var("z", false)), var("two", false)),
+        };
+        let waits = serial_calls([(&step, 1.0), (&test, 0.5)]);
+        assert!((waits.get(AbOp::ABSD) - 0.5).abs() < 1e-12, "{waits:?}");
+        // No recurrence: nothing waits.
+        let plain = StmtKind::Assign {
+            lhs: var("y", false),
+            rhs: call("exp", var("z", false)),
+        };
+        assert_eq!(serial_calls([(&plain, 1.0)]).total(), 0.0);
     }
 
     #[test]

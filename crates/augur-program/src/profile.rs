@@ -236,6 +236,12 @@ pub struct LoopProfile {
     /// Empty for other loops and in profiles made before the field.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub chain: AbOpCounts,
+    /// For an innermost loop that iterated: the expected AbOps of one iteration's calls
+    /// that wait for a recurrence (`augur_ir::chain::serial_calls`: their arguments read
+    /// a scalar carried across iterations), empty when there are none; `None` for other
+    /// loops and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial_calls: Option<AbOpCounts>,
 }
 
 /// AbOps executed on one source line.
@@ -410,6 +416,10 @@ pub fn build_profile(
                     chain: iterations
                         .map(|n| loop_chain(u, l, n, &mu[ui]))
                         .unwrap_or_default(),
+                    serial_calls: iterations
+                        .filter(|&n| n > 0.0)
+                        .filter(|_| !u.loops.iter().any(|o| o.parent == Some(l.id)))
+                        .map(|n| loop_serial_calls(u, l, n, &mu[ui])),
                 }
             })
             .collect();
@@ -659,6 +669,28 @@ fn loop_chain(
         None => stmts.iter().map(|&k| k.clone()).collect(),
     };
     augur_ir::chain::weighted_chain_counts(kinds.iter().zip(weights))
+}
+
+/// The calls of one iteration of an innermost loop that wait for its recurrences (see
+/// [`LoopProfile::serial_calls`]): over the statements of its body and header, each
+/// weighted by the share of iterations that run it.
+fn loop_serial_calls(
+    u: &augur_ir::Unit,
+    l: &augur_ir::Loop,
+    iterations: f64,
+    mu: &[Option<f64>],
+) -> AbOpCounts {
+    let mut stmts: Vec<(&augur_ir::StmtKind, f64)> = vec![];
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if b.in_loop != Some(l.id) || !matches!(b.kind, BlockKind::Straight | BlockKind::LoopHeader) {
+            continue;
+        }
+        let w = mu.get(bi).copied().flatten().unwrap_or(0.0) / iterations;
+        for st in b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
+            stmts.push((&st.kind, w));
+        }
+    }
+    augur_ir::chain::serial_calls(stmts)
 }
 
 /// The index of a counted loop of unit step (ascending or descending), whose array

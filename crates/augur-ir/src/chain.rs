@@ -375,7 +375,8 @@ pub fn serial_calls<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>) ->
                 };
                 for (op, n) in count_stmt(&call).once.iter() {
                     let meaning = op.info().meaning;
-                    if !meaning.starts_with("Store") && !meaning.starts_with("Transfer (assignment") {
+                    if !meaning.starts_with("Store") && !meaning.starts_with("Transfer (assignment")
+                    {
                         out.add(op, n * w);
                     }
                 }
@@ -627,7 +628,10 @@ mod tests {
 
     fn call(name: &str, arg: Expr) -> Expr {
         Expr {
-            kind: ExprKind::Call(crate::program::CallTarget::Intrinsic(name.into()), vec![arg]),
+            kind: ExprKind::Call(
+                crate::program::CallTarget::Intrinsic(name.into()),
+                vec![arg],
+            ),
             ty: real8(),
             array: false,
         }
@@ -655,7 +659,11 @@ mod tests {
             ),
         };
         let test = StmtKind::If {
-            cond: bin(BinOp::Compare, call("abs", var("z", false)), var("two", false)),
+            cond: bin(
+                BinOp::Compare,
+                call("abs", var("z", false)),
+                var("two", false),
+            ),
         };
         let waits = serial_calls([(&step, 1.0), (&test, 0.5)]);
         assert!((waits.get(AbOp::ABSD) - 0.5).abs() < 1e-12, "{waits:?}");

@@ -995,7 +995,9 @@ fn loop_recurrences(
             // 3.5 ns an iteration, its chain alone 1.4 ns, its calls alone 3.1 ns).
             Some(serial) => {
                 let mut waiting = Coefficients::default();
-                waiting.stream.add_scaled(&split_ops(serial, &LIBRARY_CALLS).0, n);
+                waiting
+                    .stream
+                    .add_scaled(&split_ops(serial, &LIBRARY_CALLS).0, n);
                 t_throughput.max(t_chain + table.cost_of(&waiting).seconds)
             }
             // Profiles made before the field: every call on top of the recurrence.

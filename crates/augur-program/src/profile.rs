@@ -682,7 +682,8 @@ fn loop_serial_calls(
 ) -> AbOpCounts {
     let mut stmts: Vec<(&augur_ir::StmtKind, f64)> = vec![];
     for (bi, b) in u.blocks.iter().enumerate() {
-        if b.in_loop != Some(l.id) || !matches!(b.kind, BlockKind::Straight | BlockKind::LoopHeader) {
+        if b.in_loop != Some(l.id) || !matches!(b.kind, BlockKind::Straight | BlockKind::LoopHeader)
+        {
             continue;
         }
         let w = mu.get(bi).copied().flatten().unwrap_or(0.0) / iterations;

@@ -414,6 +414,37 @@ impl Expr {
         }
     }
 
+    /// The expressions of an array reference's subscripts (indices and the bounds and
+    /// strides of sections, in order); empty for other expressions.
+    pub fn subscript_exprs(&self) -> Vec<&Expr> {
+        let ExprKind::Elem(_, subs) = &self.kind else {
+            return vec![];
+        };
+        let mut out = vec![];
+        for s in subs {
+            match s {
+                Subscript::Index(x) => out.push(x),
+                Subscript::Range(a, b, c) => out.extend([a, b, c].into_iter().flatten()),
+            }
+        }
+        out
+    }
+
+    /// [`Expr::subscript_exprs`], mutable.
+    pub fn subscript_exprs_mut(&mut self) -> Vec<&mut Expr> {
+        let ExprKind::Elem(_, subs) = &mut self.kind else {
+            return vec![];
+        };
+        let mut out = vec![];
+        for s in subs {
+            match s {
+                Subscript::Index(x) => out.push(x),
+                Subscript::Range(a, b, c) => out.extend([a, b, c].into_iter().flatten()),
+            }
+        }
+        out
+    }
+
     /// A literal of type `ty`.
     pub fn constant(ty: Type, text: impl Into<String>, value: Option<i64>) -> Expr {
         Expr {

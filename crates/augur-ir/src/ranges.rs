@@ -23,7 +23,7 @@
 
 use crate::count::count_stmt;
 use crate::program::{
-    BinOp, BlockKind, CallTarget, Expr, ExprKind, LoopId, LoopKind, StmtKind, Subscript, Type, Unit,
+    BinOp, BlockKind, CallTarget, Expr, ExprKind, LoopId, LoopKind, StmtKind, Type, Unit,
 };
 use crate::AbOpCounts;
 
@@ -229,10 +229,7 @@ fn stmt_has_candidate(kind: &StmtKind, vars: &[&str]) -> bool {
             _ => false,
         };
         hit || e.operands().into_iter().any(|o| any(o, vars))
-            || matches!(&e.kind, ExprKind::Elem(_, subs) if subs.iter().any(|s| match s {
-                Subscript::Index(x) => any(x, vars),
-                Subscript::Range(a, b, c) => [a, b, c].into_iter().flatten().any(|x| any(x, vars)),
-            }))
+            || e.subscript_exprs().into_iter().any(|x| any(x, vars))
     }
     match kind {
         StmtKind::Assign { lhs, rhs } if !lhs.array => any(lhs, vars) || any(rhs, vars),
@@ -290,16 +287,9 @@ fn rewrite(e: &mut Expr, vars: &[&str]) -> usize {
                 n += rewrite(a, vars);
             }
         }
-        ExprKind::Elem(_, subs) => {
-            for sub in subs {
-                match sub {
-                    Subscript::Index(x) => n += rewrite(x, vars),
-                    Subscript::Range(a, b, c) => {
-                        for x in [a, b, c].into_iter().flatten() {
-                            n += rewrite(x, vars);
-                        }
-                    }
-                }
+        ExprKind::Elem(..) => {
+            for x in e.subscript_exprs_mut() {
+                n += rewrite(x, vars);
             }
         }
         _ => {}

@@ -1298,16 +1298,9 @@ fn nest_env_vars(u: &Unit, info: &UnitInfo<'_>, root: usize) -> Vec<String> {
     fn scalars(e: &augur_ir::Expr, out: &mut Vec<String>) {
         match &e.kind {
             augur_ir::ExprKind::Var(v) if v.rank == 0 && !v.constant => out.push(v.name.clone()),
-            augur_ir::ExprKind::Elem(_, subs) => {
-                for s in subs {
-                    match s {
-                        augur_ir::Subscript::Index(x) => scalars(x, out),
-                        augur_ir::Subscript::Range(a, b, c) => {
-                            for x in [a, b, c].into_iter().flatten() {
-                                scalars(x, out);
-                            }
-                        }
-                    }
+            augur_ir::ExprKind::Elem(..) => {
+                for x in e.subscript_exprs() {
+                    scalars(x, out);
                 }
             }
             _ => {

@@ -971,17 +971,8 @@ fn user_calls(kind: &StmtKind, out: &mut Vec<String>) {
         if let augur_ir::ExprKind::Call(augur_ir::CallTarget::User(n), _) = &e.kind {
             out.push(n.clone());
         }
-        if let augur_ir::ExprKind::Elem(_, subs) = &e.kind {
-            for s in subs {
-                match s {
-                    augur_ir::Subscript::Index(x) => expr(x, out),
-                    augur_ir::Subscript::Range(a, b, c) => {
-                        for x in [a, b, c].into_iter().flatten() {
-                            expr(x, out);
-                        }
-                    }
-                }
-            }
+        for x in e.subscript_exprs() {
+            expr(x, out);
         }
         for o in e.operands() {
             expr(o, out);

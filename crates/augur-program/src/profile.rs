@@ -641,34 +641,40 @@ fn loop_chain(
     if iterations <= 0.0 || u.loops.iter().any(|o| o.parent == Some(l.id)) {
         return AbOpCounts::new();
     }
-    let body: Vec<usize> = (0..u.blocks.len())
-        .filter(|&bi| {
-            u.blocks[bi].in_loop == Some(l.id)
-                && matches!(u.blocks[bi].kind, BlockKind::Straight)
-                && !u.blocks[bi].stmts.is_empty()
-        })
-        .collect();
-    if body.len() < 2 {
+    let body = body_statements(u, l, iterations, mu, &[BlockKind::Straight]);
+    let blocks: std::collections::BTreeSet<usize> = body.iter().map(|b| b.0).collect();
+    if blocks.len() < 2 {
         return AbOpCounts::new();
     }
-    let mut stmts: Vec<&augur_ir::StmtKind> = vec![];
-    let mut weights = vec![];
-    for &bi in &body {
-        let w = mu.get(bi).copied().flatten().unwrap_or(0.0) / iterations;
-        for st in u.blocks[bi]
-            .stmts
-            .iter()
-            .filter_map(|&s| u.stmts.get(s as usize))
-        {
-            stmts.push(&st.kind);
-            weights.push(w);
-        }
-    }
+    let (stmts, weights): (Vec<&augur_ir::StmtKind>, Vec<f64>) =
+        body.iter().map(|&(_, k, w)| (k, w)).unzip();
     let kinds: Vec<augur_ir::StmtKind> = match loop_index(u, l.id) {
         Some(index) => augur_ir::chain::as_scalar_recurrences(stmts.iter().copied(), index),
         None => stmts.iter().map(|&k| k.clone()).collect(),
     };
     augur_ir::chain::weighted_chain_counts(kinds.iter().zip(weights))
+}
+
+/// The statements of the blocks of kinds `kinds` directly in loop `l`, in block order,
+/// each with its block and the share of the loop's iterations that run it.
+fn body_statements<'u>(
+    u: &'u augur_ir::Unit,
+    l: &augur_ir::Loop,
+    iterations: f64,
+    mu: &[Option<f64>],
+    kinds: &[BlockKind],
+) -> Vec<(usize, &'u augur_ir::StmtKind, f64)> {
+    let mut out = vec![];
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if b.in_loop != Some(l.id) || !kinds.contains(&b.kind) {
+            continue;
+        }
+        let w = mu.get(bi).copied().flatten().unwrap_or(0.0) / iterations;
+        for st in b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
+            out.push((bi, &st.kind, w));
+        }
+    }
+    out
 }
 
 /// The calls of one iteration of an innermost loop that wait for its recurrences (see
@@ -680,17 +686,10 @@ fn loop_serial_calls(
     iterations: f64,
     mu: &[Option<f64>],
 ) -> AbOpCounts {
-    let mut stmts: Vec<(&augur_ir::StmtKind, f64)> = vec![];
-    for (bi, b) in u.blocks.iter().enumerate() {
-        if b.in_loop != Some(l.id) || !matches!(b.kind, BlockKind::Straight | BlockKind::LoopHeader)
-        {
-            continue;
-        }
-        let w = mu.get(bi).copied().flatten().unwrap_or(0.0) / iterations;
-        for st in b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
-            stmts.push((&st.kind, w));
-        }
-    }
+    let kinds = [BlockKind::Straight, BlockKind::LoopHeader];
+    let stmts = body_statements(u, l, iterations, mu, &kinds)
+        .into_iter()
+        .map(|(_, k, w)| (k, w));
     augur_ir::chain::serial_calls(stmts)
 }
 

@@ -390,6 +390,41 @@ impl ReuseAnalyzer {
         self.nest = nest;
     }
 
+    /// Lines first touched by nest `nest` in its current execution (the total
+    /// of its *entering* histograms over all arrays, weighted like them).
+    pub fn entering_lines(&self, nest: u32) -> u64 {
+        self.hists
+            .get(nest as usize)
+            .map_or(0, |per| per.iter().map(|h| h[1].total()).sum())
+    }
+
+    /// Ends the dirty residencies that `nests` began and that are still open,
+    /// as if `extra` more distinct lines were touched before the next access
+    /// to each: the write-back of a line is recorded at the larger of its gap
+    /// and its distance from its last use to now plus `extra`. For a nest
+    /// analyzed by a prefix: the part left out of the stream would have pushed
+    /// its still-dirty lines that much further down the stack.
+    pub fn close_dirty(&mut self, nests: &[u32], extra: u64) {
+        let live = self.last.len() as u64;
+        let mut closed = Vec::new();
+        for (line, d) in &self.dirty {
+            if !nests.contains(&d.nest) {
+                continue;
+            }
+            let Some(&t) = self.last.get(line) else {
+                continue;
+            };
+            let since = (live - self.prefix(t)) << self.rate_shift;
+            let mut d = *d;
+            d.gap = d.gap.max(since.saturating_add(extra));
+            closed.push((*line, d));
+        }
+        for (line, d) in closed {
+            self.dirty.remove(&line);
+            self.record_writeback(&d);
+        }
+    }
+
     /// Samples at a rate of at most `2^-shift` from now on (SHARDS with a
     /// fixed rate, for streams known to be long): lines whose hash no longer
     /// qualifies are dropped. The rate only ever decreases.
@@ -732,6 +767,38 @@ mod tests {
         let p = miss_probability(10.0, 8, 1);
         assert!((p - (1.0 - (7.0f64 / 8.0).powi(10))).abs() < 1e-12);
         assert!(miss_probability(1e7, 1024, 8) > 0.999);
+    }
+
+    #[test]
+    fn dirty_lines_closed_early_sit_under_the_lines_left_out() {
+        let mut r = ReuseAnalyzer::new(ReuseConfig {
+            line_bytes: 1,
+            max_lines: 100_000,
+        });
+        // A prefix of a stream: nest 0 stores lines 0..10 once, then nest 1
+        // reads line 50 (it began no residency of its own).
+        r.set_nest(0);
+        for x in 0..10u64 {
+            r.access(Access::write(x, 0));
+        }
+        r.set_nest(1);
+        r.access(Access::read(50, 0));
+        assert_eq!(r.entering_lines(0), 10);
+        // The part left out would have touched 1000 more lines.
+        r.close_dirty(&[0], 1000);
+        let rep = r.report();
+        let w = &rep
+            .histograms
+            .iter()
+            .find(|h| h.nest == 0)
+            .unwrap()
+            .writebacks;
+        // Line x was last used 10 - x lines ago: closed at 1010 - x, once.
+        assert_eq!(w.total(), 10);
+        let in_range: u64 = (bin_of(1001)..=bin_of(1010)).map(|b| w.bins[b]).sum();
+        assert_eq!(in_range, 10);
+        assert_eq!(w.misses_fully_associative(800), 10.0);
+        assert_eq!(w.misses_fully_associative(2000), 0.0);
     }
 
     #[test]

@@ -1008,7 +1008,13 @@ pub fn analyze_locality_with(
                 }),
             };
             if let Some(p) = &plan {
-                scale.push((k, p.rest_total as f64 / p.rest_streamed.max(1) as f64));
+                let f = p.rest_total as f64 / p.rest_streamed.max(1) as f64;
+                scale.push((k, f));
+                // The lines still dirty at the end of the prefix would sit under
+                // the lines of the outer iterations left out before the next use.
+                let rest = an.entering_lines(scratch + k as u32) as f64;
+                let extra = ((f - 1.0).max(0.0) * rest) as u64;
+                an.close_dirty(&[k as u32, scratch + k as u32], extra);
             }
             if let Err(err) = ran {
                 out.skipped_loops.push(SkippedLoop {

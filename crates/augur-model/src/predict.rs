@@ -120,6 +120,24 @@ pub struct CostTable {
     /// before it and reloaded after, a round trip through the first cache level (its
     /// latency from the memory characterization; 0 without one).
     pub call_spill: f64,
+    /// Whether the compiler keeps floating-point reductions in source order (it may not
+    /// reassociate: no `-ffast-math`, `-Ofast`, `-fassociative-math`): then a vectorized
+    /// loop still adds its sum one element after another, and the reduction's chain
+    /// bounds it (gfortran 12 -O2 vectorizes `s = s + a(i,k)*b(k,j)` as a vector multiply
+    /// and two scalar adds in turn: measured 0.54 ns an element on a Zen 5, the add's
+    /// latency, where the vector costs say 0.11).
+    pub ordered_reductions: bool,
+}
+
+/// Whether compiler flags let the compiler reassociate floating-point operations (and
+/// so vectorize a reduction as partial sums).
+pub fn reassociating(fflags: &str) -> bool {
+    fflags.split_whitespace().any(|f| {
+        matches!(
+            f,
+            "-Ofast" | "-ffast-math" | "-fassociative-math" | "-funsafe-math-optimizations"
+        )
+    })
 }
 
 /// Whether compiler flags ask for optimization: the last `-O` option is not `-O0`
@@ -422,6 +440,7 @@ impl CostTable {
             register_scalars: optimizing(&machine.provenance.fflags),
             floor: machine.stream_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
             vector_floor: machine.stream_vector_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
+            ordered_reductions: !reassociating(&machine.provenance.fflags),
             call_spill: machine
                 .memory
                 .as_ref()
@@ -586,6 +605,20 @@ impl CostTable {
                 .iter()
                 .map(|(op, n)| n * self.vector(op).seconds)
                 .sum();
+            // An in-order floating-point reduction keeps its chain.
+            let ordered = if self.ordered_reductions {
+                floating_arithmetic(chain)
+            } else {
+                AbOpCounts::new()
+            };
+            let t_chain: f64 = ordered.iter().map(|(op, n)| n * self.get(op).seconds).sum();
+            if t_chain > t_vector.max(self.vector_floor * issued) {
+                return Coefficients {
+                    chain: ordered,
+                    vector: mispredicted,
+                    ..Coefficients::default()
+                };
+            }
             return if self.vector_floor * issued > t_vector {
                 Coefficients {
                     vector_issue: issuing,
@@ -622,6 +655,19 @@ impl CostTable {
             }
         }
     }
+}
+
+/// The floating-point arithmetic of `counts` (the real and complex operation groups:
+/// adds, multiplies, divides, ...; not the intrinsics).
+fn floating_arithmetic(counts: &AbOpCounts) -> AbOpCounts {
+    let mut out = AbOpCounts::new();
+    for (op, n) in counts.iter() {
+        let g = op.info().group;
+        if g.starts_with("real") || g.starts_with("complex") {
+            out.add(op, n);
+        }
+    }
+    out
 }
 
 /// `counts` split into the executions of `ops` and the rest.
@@ -913,7 +959,8 @@ fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coeffi
 /// the whole body's throughput (`unit_thru`, every block at stream cost) and its
 /// recurrences, plus its library calls, which do not overlap a recurrence
 /// (mispredictions apart, which come on top), so every breakdown still adds up.
-/// Vectorized loops carry no recurrence.
+/// Vectorized loops carry no recurrence across blocks (an in-order reduction inside a
+/// block still binds it, [`CostTable::ordered_reductions`]).
 fn loop_recurrences(
     table: &CostTable,
     report: Option<&augur_program::optreport::OptReport>,
@@ -1261,10 +1308,14 @@ pub fn predict_overlap(
         ));
         for l in &u.loops {
             let mut loop_c = Coefficients::default();
+            let mut loop_thru = Coefficients::default();
+            let mut floating_chain = !floating_arithmetic(&l.chain).is_empty();
             let mut last = l.line;
             for (bi, b) in u.blocks.iter().enumerate() {
                 if inside_loop(u, b.in_loop, l.id) {
                     loop_c.add(&blocks_c[ui][bi]);
+                    loop_thru.add(&throughput_c[ui][bi]);
+                    floating_chain |= !floating_arithmetic(&b.chain).is_empty();
                     last = last.max(b.last_line);
                 }
             }
@@ -1276,13 +1327,20 @@ pub fn predict_overlap(
                 .find(|n| n.unit == u.name && n.loop_id == l.id)
             {
                 let ops = table.cost_of(&loop_c).seconds;
+                // What a floating-point recurrence leaves idle (integer ones may be
+                // the addresses of the misses: a pointer chase waits for them).
+                let idle = if floating_chain {
+                    (ops - table.cost_of(&loop_thru).seconds).max(0.0)
+                } else {
+                    0.0
+                };
                 memory_rows.push(NestRow {
                     name: loop_name(u, l),
                     file: u.file.clone(),
                     line: l.line,
                     operations_seconds: ops,
                     memory_seconds: nm.seconds,
-                    combined_seconds: combine(ops, nm.seconds, nm.sequential(), overlap),
+                    combined_seconds: combine(ops, nm.seconds, nm.sequential(), idle, overlap),
                     levels: nm.levels.clone(),
                     kind: nm.kind.clone(),
                     arrays: nm.arrays.clone(),
@@ -1641,20 +1699,28 @@ mod tests {
         let c = t.block_coefficients(&counts, &AbOpCounts::new(), BlockContext::default());
         assert!((t.cost_of(&c).seconds - 1e-9).abs() < 1e-15);
 
-        // A loop the compiler vectorized: the vector costs, and its recurrence does not
-        // bind (the compiler vectorizes only what it can reorder).
+        // A loop the compiler vectorized: without leave to reassociate, it adds the
+        // reduction in order, and the add chain still binds.
         let mut v = AbOpEntry::status(MEASURED);
         v.mean_ns = Some(0.125);
         v.ci90_ns = Some(0.0);
         v.observations = 10;
         m.stream_vector.insert(AbOp::ARDL, v);
+        m.provenance.fflags = "-O2".into();
         let t = CostTable::from_profile(&m);
+        assert!(t.ordered_reductions);
         let vec_ctx = BlockContext {
             vectorized: true,
             ..BlockContext::default()
         };
         let c = t.block_coefficients(&counts, &chain, vec_ctx);
-        // ARDL at its vector cost, MRDL (no vector entry) at its scalar stream cost.
+        assert!((t.cost_of(&c).seconds - 3e-9).abs() < 1e-15);
+        // With -ffast-math the reduction becomes partial sums: the vector costs, ARDL at
+        // its vector cost, MRDL (no vector entry) at its scalar stream cost.
+        m.provenance.fflags = "-O2 -ffast-math".into();
+        let t = CostTable::from_profile(&m);
+        assert!(!t.ordered_reductions);
+        let c = t.block_coefficients(&counts, &chain, vec_ctx);
         assert!((t.cost_of(&c).seconds - 0.625e-9).abs() < 1e-15);
     }
 

@@ -214,6 +214,7 @@ impl<'a> Lowerer<'a> {
             counts: Default::default(),
             in_loop: self.loops.last().map(|l| l.id),
             succs: vec![],
+            element_chain: Default::default(),
         });
         id
     }
@@ -274,6 +275,7 @@ impl<'a> Lowerer<'a> {
             let eb = self.new_block(BlockKind::Elements, span);
             self.block_mut(eb).stmts.push(idx);
             self.block_mut(eb).counts = g.counts;
+            self.block_mut(eb).element_chain = g.chain;
             self.block_mut(eb).in_loop = Some(lid);
             self.edge(b, eb);
             self.edge(eb, b);
@@ -1691,6 +1693,7 @@ impl<'a> Lowerer<'a> {
                     elements: format!("size({lhs_like})"),
                     constant_elements: None,
                     counts: per,
+                    chain: Default::default(),
                 },
             );
         }

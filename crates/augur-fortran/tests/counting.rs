@@ -498,6 +498,7 @@ fn whole_array_statements() {
   x = sum(a)               ! @sum
   d = sum(a*b)             ! @sumprod
   x = dot_product(a, b)    ! @dot
+  a = b * (c / x)          ! @hoist
 end program t
 ";
     let a = analyze_ok(src);
@@ -506,7 +507,7 @@ end program t
     // One ALIN per statement in the straight block, the element work in the element block.
     assert_eq!(
         block_ops(u, line_of(src, "@sect")),
-        "SRSL 2, SISL 1, SRDL 1, CVSD 1, ALIN 6"
+        "SRSL 2, DRSL 1, SISL 1, SRDL 1, CVSD 1, ALIN 7"
     );
     assert_eq!(
         fmt_counts(&el("@sect").counts),
@@ -526,6 +527,19 @@ end program t
     assert_eq!(
         fmt_counts(&el("@dot").counts),
         "ARSL 1, MRSL 1, ARR1 2, ALOV 1"
+    );
+    // A real reduction carries its partial sum from element to element: the add is
+    // its recurrence; element-wise statements carry none.
+    assert_eq!(fmt_counts(&el("@sum").element_chain), "ARSL 1");
+    assert_eq!(fmt_counts(&el("@sumprod").element_chain), "ARSL 1");
+    assert_eq!(fmt_counts(&el("@dot").element_chain), "ARSL 1");
+    assert!(el("@sect").element_chain.is_empty());
+    assert!(el("@range").element_chain.is_empty());
+    // A scalar operation inside an array statement runs once per statement, before
+    // its element loop (the divide is in the straight block above).
+    assert_eq!(
+        fmt_counts(&el("@hoist").counts),
+        "SRSL 1, MRSL 1, ARR1 2, ALOV 1"
     );
     // The element loops and their element counts.
     let elements = |m: &str| {

@@ -609,6 +609,11 @@ pub struct Block {
     pub in_loop: Option<LoopId>,
     /// Blocks control may flow to next.
     pub succs: Vec<BlockId>,
+    /// For the per-element block of an array reduction (`SUM`, `PRODUCT`,
+    /// `DOT_PRODUCT` of real or complex values): the operations that carry the partial
+    /// result from one element to the next ([`crate::count::ElementGroup::chain`]).
+    #[serde(default)]
+    pub element_chain: AbOpCounts,
 }
 
 /// Where a statement sits in the text the parser saw (the loaded, normalized

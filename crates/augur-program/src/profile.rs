@@ -719,6 +719,10 @@ fn loop_index(u: &augur_ir::Unit, id: augur_ir::LoopId) -> Option<augur_ir::chai
 /// The recurrence AbOps of one execution of a block.
 fn block_chain(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
     let b = &u.blocks[bi];
+    // An array statement's per-element block: its reduction's recurrence, if any.
+    if b.kind == BlockKind::Elements {
+        return b.element_chain.clone();
+    }
     let stmts = b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize));
     // In a counted loop of unit step, array elements that carry a value from one
     // iteration to the next are recurrences too ([`loop_index`]).

@@ -572,6 +572,9 @@ fn character_assignment_and_concatenation() {
             ("s(1:2) = s2(3:4)", "TCHR 1"),
             ("s = trim(s2) // 'x' // s", "TCHR 1, CCAT 2, CHIN 1"),
             ("i = len_trim(s)", "SISL 1, CHIN 1"),
+            // A character's code and back widen or narrow one byte.
+            ("i = ichar(s(1:1))", "SISL 1, CVII 1"),
+            ("s(1:1) = char(i)", "CVII 1, TCHR 1"),
         ],
     );
 }

@@ -197,7 +197,7 @@ abops! {
     142 CVIR "conversions" "Integer to real or double (REAL, FLOAT, DBLE of an integer, mixed-mode arithmetic).";
     143 CVRI "conversions" "Real or double to integer (INT, NINT, IFIX, FLOOR, CEILING, assignment to an integer).";
     144 CVSD "conversions" "Change of real precision (SNGL, DBLE of a real, mixed single/double arithmetic).";
-    145 CVII "conversions" "Change of integer kind (INT(x,8), mixed integer/integer*8 arithmetic).";
+    145 CVII "conversions" "Change of integer kind (INT(x,8), mixed integer/integer*8 arithmetic, ICHAR and CHAR of one character).";
     146 ATNS "intrinsics, real single" "Inverse trigonometric (ATAN, ATAN2, ASIN, ACOS), real single.";
     147 ATND "intrinsics, real double" "Inverse trigonometric (ATAN, ATAN2, ASIN, ACOS), real double.";
     148 HYPS "intrinsics, real single" "Hyperbolic (SINH, COSH, TANH), real single.";
@@ -211,7 +211,7 @@ abops! {
     156 TCHR "character" "Character assignment (whole or substring).";
     157 CCHR "character" "Character comparison.";
     158 CCAT "character" "Character concatenation (//).";
-    159 CHIN "character" "Character intrinsic (LEN_TRIM, INDEX, TRIM, ADJUSTL, CHAR, ICHAR, ...).";
+    159 CHIN "character" "Character intrinsic (LEN_TRIM, INDEX, TRIM, ADJUSTL, SCAN, VERIFY, ...).";
     160 ALIN "array syntax" "Start of a whole-array statement or array intrinsic (scalarized loop set-up).";
     161 ALOV "array syntax" "Per element overhead of a whole-array statement or array intrinsic.";
     162 ALLO "memory" "ALLOCATE or DEALLOCATE of one array.";

@@ -776,10 +776,11 @@ pub fn intrinsic_op(name: &str, arg: Class, result: Class) -> Option<AbOp> {
         "iand" | "ior" | "ieor" | "not" | "ishft" | "ishftc" | "btest" | "ibset" | "ibclr"
         | "ibits" | "shiftl" | "shiftr" | "popcnt" | "leadz" | "trailz" | "xor" | "and" | "or"
         | "lshift" | "rshift" => return Some(BITI),
-        "len_trim" | "index" | "trim" | "adjustl" | "adjustr" | "char" | "ichar" | "achar"
-        | "iachar" | "repeat" | "scan" | "verify" | "lge" | "lgt" | "lle" | "llt" => {
-            return Some(CHIN)
-        }
+        // A character's code and back: one byte widened or narrowed (`movzbl`), not a
+        // library routine like the other character intrinsics.
+        "char" | "ichar" | "achar" | "iachar" => return Some(CVII),
+        "len_trim" | "index" | "trim" | "adjustl" | "adjustr" | "repeat" | "scan" | "verify"
+        | "lge" | "lgt" | "lle" | "llt" => return Some(CHIN),
         "merge" => return arith(Arith::Transfer, result, false),
         _ => return None,
     };

@@ -11,7 +11,9 @@
 //! SELECT CASE enters and the selector of each computed GOTO (multiway outcomes: a
 //! predictor remembers the last outcome in its context), and records the trip
 //! count of every counted DO loop at entry. The runtime simulates, per branch, the
-//! predictors below (2^20 two-bit counters each) and keeps each one's mispredictions:
+//! predictors below (2^16 two-bit counters each: the order of a real core's tables, so
+//! that a long pseudo-random outcome sequence is not memorized as a 2^20-entry table
+//! would) and keeps each one's mispredictions:
 //!
 //! * bimodal: one counter per branch (the bias);
 //! * gshare over the last 8, 16, 32 and 64 outcomes of all recorded two-way
@@ -499,7 +501,7 @@ pub const RUNTIME_C: &str = r#"/* augur branch runtime: reference branch predict
 #include <stdint.h>
 extern int64_t augur_nbranches;
 extern int64_t augur_nloops;
-#define AUGUR_BR_BITS 20
+#define AUGUR_BR_BITS 16
 #define AUGUR_BR_MASK ((1u << AUGUR_BR_BITS) - 1)
 #define AUGUR_BR_NP 6
 typedef struct { uint64_t n, taken, miss[AUGUR_BR_NP]; uint64_t local; } augur_branch_t;

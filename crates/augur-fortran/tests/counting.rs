@@ -745,3 +745,51 @@ end program rg
     let chain = augur_ir::chain::chain_counts(&halve.kind);
     assert_eq!(fmt_counts(&chain), "BITI 1", "{chain:?}");
 }
+
+#[test]
+fn side_by_side_paths_of_a_recurrence_cost_the_longer() {
+    // `s/8 + mod(s, 8)/4` reads the carried value twice; the shift and the mask run
+    // side by side, so the recurrence is the longer path (mask, shift, add) and the
+    // sum of the loads before it: one `DIC2`, not two.
+    let src = "program sbs
+  implicit none
+  integer :: i, s, h(100)
+  h = 1
+  s = 0
+  do i = 2, 100
+    s = 4 * h(i) + h(i - 1)
+    h(i) = s / 8 + mod(s, 8) / 4 ! update
+  end do
+  print *, h(100)
+end program sbs
+";
+    let a = analyze_ok(src);
+    let u = a.unit("sbs");
+    let b = block_at(u, line_of(src, "update"));
+    let stmts: Vec<&augur_ir::StmtKind> =
+        b.stmts.iter().map(|&k| &u.stmts[k as usize].kind).collect();
+    let index = augur_ir::chain::LoopIndex {
+        var: "i",
+        descending: false,
+    };
+    let kinds = augur_ir::chain::as_scalar_recurrences(stmts, index);
+    let chain = augur_ir::chain::block_chain_counts(kinds.iter());
+    assert_eq!(
+        chain.get(augur_ir::AbOp::DIC2),
+        1.0,
+        "{}",
+        fmt_counts(&chain)
+    );
+    assert_eq!(
+        chain.get(augur_ir::AbOp::MOC2),
+        1.0,
+        "{}",
+        fmt_counts(&chain)
+    );
+    assert_eq!(
+        chain.get(augur_ir::AbOp::AISL),
+        2.0,
+        "{}",
+        fmt_counts(&chain)
+    );
+}

@@ -70,6 +70,21 @@ fn prune(e: &Expr, name: &str) -> Expr {
         ExprKind::Substring(b) => ExprKind::Substring(Box::new(prune(b, name))),
         ExprKind::Component(b, c) => ExprKind::Component(Box::new(prune(b, name)), c.clone()),
         ExprKind::Unary(op, b) => ExprKind::Unary(*op, Box::new(prune(b, name))),
+        // Both operands on the chain (`s/8 + mod(s, 8)/4`): of two paths of single
+        // instructions that run side by side, the longer (by operation count) is the
+        // latency and the other is ready in time. Calls, powers and complex arithmetic
+        // are instruction sequences (`z**5` and `z**4` call `pow_c4_i4` one after the
+        // other): both paths stay.
+        ExprKind::Binary(op, a, b)
+            if reads(a, name) && reads(b, name) && single_instructions(e) =>
+        {
+            let (pa, pb) = (prune(a, name), prune(b, name));
+            if operations(&pb) > operations(&pa) {
+                ExprKind::Binary(*op, Box::new(placeholder(a)), Box::new(pb))
+            } else {
+                ExprKind::Binary(*op, Box::new(pa), Box::new(placeholder(b)))
+            }
+        }
         ExprKind::Binary(op, a, b) => {
             ExprKind::Binary(*op, Box::new(prune(a, name)), Box::new(prune(b, name)))
         }
@@ -86,6 +101,62 @@ fn prune(e: &Expr, name: &str) -> Expr {
         ty: e.ty,
         array: e.array,
     }
+}
+
+/// Whether every operation of `e` is one instruction or a few: no user or library
+/// calls (the intrinsics compilers expand inline, `MOD`, `ABS`, `MAX`, conversions,
+/// bit operations, are fine), no powers, no complex values.
+fn single_instructions(e: &Expr) -> bool {
+    let own = match &e.kind {
+        ExprKind::Call(crate::program::CallTarget::Intrinsic(n), _) => matches!(
+            n.as_str(),
+            "mod"
+                | "modulo"
+                | "abs"
+                | "iabs"
+                | "dabs"
+                | "max"
+                | "min"
+                | "max0"
+                | "min0"
+                | "amax1"
+                | "amin1"
+                | "dmax1"
+                | "dmin1"
+                | "sign"
+                | "isign"
+                | "dsign"
+                | "dim"
+                | "idim"
+                | "int"
+                | "nint"
+                | "real"
+                | "float"
+                | "dble"
+                | "sngl"
+                | "iand"
+                | "ior"
+                | "ieor"
+                | "not"
+                | "ishft"
+                | "btest"
+                | "ibset"
+                | "ibclr"
+        ),
+        ExprKind::Call(..) | ExprKind::Binary(crate::program::BinOp::Pow, ..) => false,
+        _ => true,
+    };
+    own && e.ty.base != crate::program::BaseType::Complex
+        && e.operands().into_iter().all(single_instructions)
+}
+
+/// Operations (unary, binary, calls) in an expression.
+fn operations(e: &Expr) -> usize {
+    let own = matches!(
+        e.kind,
+        ExprKind::Unary(..) | ExprKind::Binary(..) | ExprKind::Call(..)
+    ) as usize;
+    own + e.operands().into_iter().map(operations).sum::<usize>()
 }
 
 /// The AbOps of one execution of a statement that lie on a recurrence through the
@@ -624,6 +695,45 @@ mod tests {
         assert_eq!(c.get(AbOp::ARDL), 1.0);
         assert_eq!(c.get(AbOp::MRDL), 0.0);
         assert_eq!(c.total(), 1.0);
+    }
+
+    #[test]
+    fn side_by_side_paths_cost_the_longer_one() {
+        // s = s*r + (s*r)*q: the two products of s run side by side; the latency is
+        // the longer path (two multiplies) and the add, not all three multiplies.
+        let rhs = bin(
+            BinOp::Add,
+            bin(BinOp::Mul, var("s", false), var("r", false)),
+            bin(
+                BinOp::Mul,
+                bin(BinOp::Mul, var("s", false), var("r", false)),
+                var("q", false),
+            ),
+        );
+        let c = chain_counts(&StmtKind::Assign {
+            lhs: var("s", false),
+            rhs,
+        });
+        assert_eq!(c.get(AbOp::MRDL), 2.0);
+        assert_eq!(c.get(AbOp::ARDL), 1.0);
+        // s = s*s: one multiply on the chain.
+        let sq = chain_counts(&StmtKind::Assign {
+            lhs: var("s", false),
+            rhs: bin(BinOp::Mul, var("s", false), var("s", false)),
+        });
+        assert_eq!(sq.get(AbOp::MRDL), 1.0);
+        assert_eq!(sq.total(), 1.0);
+        // s = s**y + s**y: powers are instruction sequences (library calls for most
+        // types), one after the other: both stay on the chain.
+        let pw = chain_counts(&StmtKind::Assign {
+            lhs: var("s", false),
+            rhs: bin(
+                BinOp::Add,
+                bin(BinOp::Pow, var("s", false), var("y", false)),
+                bin(BinOp::Pow, var("s", false), var("y", false)),
+            ),
+        });
+        assert_eq!(pw.get(AbOp::XRDL), 2.0);
     }
 
     fn call(name: &str, arg: Expr) -> Expr {

@@ -490,7 +490,8 @@ fn whole_array_statements() {
   implicit none
   integer :: n
   real :: a(10), b(10), c, x
-  double precision :: d
+  double precision :: d, m1(40, 40), m2(40, 40), m3(40, 40)
+  integer :: k1(40, 40), k2(40, 40), k3(40, 40)
   n = 5
   a(:) = b(:) + c          ! @sect
   a = b                    ! @whole
@@ -499,6 +500,8 @@ fn whole_array_statements() {
   d = sum(a*b)             ! @sumprod
   x = dot_product(a, b)    ! @dot
   a = b * (c / x)          ! @hoist
+  m3 = matmul(m1, m2)      ! @matmul
+  k3 = matmul(k1, k2)      ! @imatmul
 end program t
 ";
     let a = analyze_ok(src);
@@ -507,7 +510,7 @@ end program t
     // One ALIN per statement in the straight block, the element work in the element block.
     assert_eq!(
         block_ops(u, line_of(src, "@sect")),
-        "SRSL 2, DRSL 1, SISL 1, SRDL 1, CVSD 1, ALIN 7"
+        "SRSL 2, DRSL 1, SISL 1, SRDL 1, CVSD 1, ALIN 9"
     );
     assert_eq!(
         fmt_counts(&el("@sect").counts),
@@ -535,6 +538,27 @@ end program t
     assert_eq!(fmt_counts(&el("@dot").element_chain), "ARSL 1");
     assert!(el("@sect").element_chain.is_empty());
     assert!(el("@range").element_chain.is_empty());
+    // MATMUL of reals is gfortran's library routine: one MMUL per multiply-add, which
+    // covers its loads and loop; of integers, the multiply and the add.
+    // (Each line also has the element block of its assignment.)
+    let groups = |m: &str| -> Vec<String> {
+        let line = line_of(src, m);
+        u.blocks
+            .iter()
+            .filter(|b| b.kind == augur_ir::BlockKind::Elements && b.span.start.line == line)
+            .map(|b| fmt_counts(&b.counts))
+            .collect()
+    };
+    assert!(
+        groups("@matmul").contains(&"MMUL 1".to_string()),
+        "{:?}",
+        groups("@matmul")
+    );
+    assert!(
+        groups("@imatmul").contains(&"AISL 1, MISL 1, ARR2 2, ALOV 1".to_string()),
+        "{:?}",
+        groups("@imatmul")
+    );
     // A scalar operation inside an array statement runs once per statement, before
     // its element loop (the divide is in the straight block above).
     assert_eq!(

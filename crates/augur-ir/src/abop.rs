@@ -227,6 +227,7 @@ abops! {
     172 BRMP "branches" "Mispredicted conditional branch or loop exit: simulated by the branch run, or bounded by a branch's executions minus those of its most frequent direction.";
     173 BRMC "branches" "The same for a branch whose arms hold at most two scalar assignments and one operation in all, without calls (copies, an increment, min/max), which compilers may turn into conditional moves.";
     174 IORF "input/output" "One real or complex item converted to or from decimal text by a formatted or list-directed READ, WRITE or PRINT (instead of IOIT).";
+    175 MMUL "array library" "One multiply-add of the MATMUL intrinsic on real operands (a blocked, vectorized library routine; instead of a multiply and an add per element).";
 }
 
 /// Number of AbOps in the catalogue.

@@ -589,6 +589,20 @@ impl Counter<'_> {
                     }
                 }
             }
+            Reduction::MatMul
+                if matches!(
+                    second.map(|s| promote(class, s.class)).unwrap_or(class),
+                    Class::RealS | Class::RealD
+                ) =>
+            {
+                // gfortran's library routine (`_gfortran_matmul_r8`), blocked and
+                // vectorized: its own rate per multiply-add covers the element's loads
+                // and loop overhead too.
+                if let Some(g) = self.sink {
+                    self.out.groups[g].counts = AbOpCounts::new();
+                }
+                self.add(AbOp::MMUL);
+            }
             Reduction::Dot | Reduction::MatMul => {
                 let c = second.map(|s| promote(class, s.class)).unwrap_or(class);
                 if let Some(a) = arith(Arith::Mul, c, global) {

@@ -1231,6 +1231,18 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         vec![(ab("IOST"), 2.0)],
         "8 VOLATILE real(8) items written to an internal file and read back with formats F12.4 and ES14.6, time per item less one IOST per statement",
     ));
+    // MATMUL: the library routine's rate per multiply-add on 100 x 100 real(8)
+    // matrices (L2-resident, above gfortran's inline limit of 30).
+    out.push(direct(
+        ab("MMUL"),
+        "real(8) :: a(100, 100), b(100, 100), c(100, 100)\n",
+        "call augfill(a, 10000)\ncall augfill(b, 10000)\n",
+        "c = matmul(a, b)",
+        "call augsr8(c(1, 1))\n",
+        1.0e6,
+        vec![],
+        "c = matmul(a, b) of 100 x 100 real(8) matrices (L2-resident), time per multiply-add",
+    ));
 }
 
 /// Every experiment, in a fixed order (composite tests after the parameters they subtract

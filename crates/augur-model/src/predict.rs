@@ -393,8 +393,9 @@ impl Coefficients {
 
 /// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
 /// profile measured before `new` existed prices it at `old`'s cost (real items in text
-/// were `IOIT`, measured with integers).
-const SPLIT_FROM: [(AbOp, AbOp); 1] = [(AbOp::IORF, AbOp::IOIT)];
+/// were `IOIT`, measured with integers; a `MATMUL` multiply-add was a multiply and an
+/// add, and takes the multiply's cost).
+const SPLIT_FROM: [(AbOp, AbOp); 2] = [(AbOp::IORF, AbOp::IOIT), (AbOp::MMUL, AbOp::MRDL)];
 
 impl CostTable {
     /// The cost table of a machine profile.

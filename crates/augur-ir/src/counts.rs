@@ -14,8 +14,10 @@ pub struct AbOpCounts {
 
 impl AbOpCounts {
     /// No operations.
-    pub fn new() -> AbOpCounts {
-        AbOpCounts::default()
+    pub const fn new() -> AbOpCounts {
+        AbOpCounts {
+            entries: Vec::new(),
+        }
     }
 
     /// Adds `n` occurrences of `op`.

@@ -1087,9 +1087,9 @@ fn only(c: &Coefficients, ops: &[AbOp]) -> Coefficients {
 /// add's latency), while the chain costs measured at -O0 hold a store and a reload of
 /// a variable: there the element block keeps its stream costs.
 fn priced_chain<'b>(table: &CostTable, b: &'b BlockProfile) -> &'b AbOpCounts {
-    static NONE: std::sync::OnceLock<AbOpCounts> = std::sync::OnceLock::new();
+    static NONE: AbOpCounts = AbOpCounts::new();
     if !table.register_scalars && b.block_kind == augur_ir::BlockKind::Elements {
-        NONE.get_or_init(AbOpCounts::new)
+        &NONE
     } else {
         &b.chain
     }

@@ -1745,23 +1745,32 @@ mod tests {
         assert!((t.cost_of(&c).seconds - 0.625e-9).abs() < 1e-15);
     }
 
+    /// A block of loop 0 on line 1, run 10 times, with these counts and chain.
+    fn block_profile(
+        block_kind: augur_ir::BlockKind,
+        counts: AbOpCounts,
+        chain: AbOpCounts,
+    ) -> BlockProfile {
+        BlockProfile {
+            id: 0,
+            block_kind,
+            first_line: 1,
+            last_line: 1,
+            in_loop: Some(0),
+            counts,
+            chain,
+            register_writes: AbOpCounts::new(),
+            executions: Some(10.0),
+            how: "counter".into(),
+        }
+    }
+
     #[test]
     fn array_reductions_keep_their_chain_only_where_scalars_live_in_registers() {
         let mut m = machine(&[(AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10)]);
         let mut counts = AbOpCounts::new();
         counts.add(AbOp::ARDL, 1.0);
-        let b = BlockProfile {
-            id: 0,
-            block_kind: augur_ir::BlockKind::Elements,
-            first_line: 1,
-            last_line: 1,
-            in_loop: Some(0),
-            counts: counts.clone(),
-            chain: counts,
-            register_writes: AbOpCounts::new(),
-            executions: Some(10.0),
-            how: "counter".into(),
-        };
+        let b = block_profile(augur_ir::BlockKind::Elements, counts.clone(), counts);
         m.provenance.fflags = "-O2".into();
         let t = CostTable::from_profile(&m);
         assert_eq!(priced_chain(&t, &b).get(AbOp::ARDL), 1.0);
@@ -1846,15 +1855,10 @@ mod tests {
         };
         let block = |id: u32, counts: AbOpCounts, chain: AbOpCounts| BlockProfile {
             id,
-            block_kind: augur_ir::BlockKind::Straight,
             first_line: id + 1,
             last_line: id + 1,
-            in_loop: Some(0),
-            counts,
-            chain,
-            register_writes: AbOpCounts::new(),
             executions: Some(100.0),
-            how: "counter".into(),
+            ..block_profile(augur_ir::BlockKind::Straight, counts, chain)
         };
         // Two blocks of one innermost loop, 100 iterations: a reduction `s = s + x*y`
         // (its 3 ns add chain beats its 1 ns of throughput) and `a(i) = x*y*z + w`
@@ -1982,16 +1986,10 @@ mod tests {
         writes.add(AbOp::SRDL, 1.0);
         // `s = s + x` (a register write) and `a(i) = y` (a store) in one block.
         let b = BlockProfile {
-            id: 0,
-            block_kind: augur_ir::BlockKind::Straight,
-            first_line: 1,
             last_line: 2,
             in_loop: None,
-            counts,
-            chain: AbOpCounts::new(),
             register_writes: writes,
-            executions: Some(10.0),
-            how: "counter".into(),
+            ..block_profile(augur_ir::BlockKind::Straight, counts, AbOpCounts::new())
         };
         let seconds = |m: &MachineProfile| {
             let t = CostTable::from_profile(m);

@@ -365,6 +365,18 @@ impl Lowerer<'_> {
             }
         }
         let args: Vec<Expr> = arg_nodes.iter().map(|a| self.expr(*a)).collect();
+        if let Some((dummies, body)) = self.statement_functions.get(name) {
+            if dummies.len() == args.len() {
+                // A statement function is expanded where it is referenced: its
+                // expression with the actual arguments in place of the dummies.
+                let mut e = body.clone();
+                substitute(&mut e, dummies, &args);
+                if let Some(s) = known.as_ref().filter(|s| !s.implicit) {
+                    e.ty = s.ty;
+                }
+                return e;
+            }
+        }
         let user_defined = self.globals.functions.contains_key(name)
             || known
                 .as_ref()
@@ -591,5 +603,36 @@ fn intrinsic_result(name: &str, args: &[Expr]) -> Type {
             .reduce(|a, b| type_of_class(promote(Class::of(a), Class::of(b))))
             .unwrap_or(first),
         _ => first,
+    }
+}
+
+/// Replaces, in `e`, every reference to the scalar variable `dummies[k]` by `args[k]`
+/// (the expansion of a statement function at a reference).
+fn substitute(e: &mut Expr, dummies: &[String], args: &[Expr]) {
+    if let ExprKind::Var(v) = &e.kind {
+        if let Some(k) = dummies.iter().position(|d| *d == v.name) {
+            *e = args[k].clone();
+            return;
+        }
+    }
+    match &mut e.kind {
+        ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => {
+            substitute(b, dummies, args)
+        }
+        ExprKind::Binary(_, a, b) => {
+            substitute(a, dummies, args);
+            substitute(b, dummies, args);
+        }
+        ExprKind::Call(_, xs) | ExprKind::ArrayCtor(xs) => {
+            for x in xs {
+                substitute(x, dummies, args);
+            }
+        }
+        ExprKind::Elem(..) => {
+            for x in e.subscript_exprs_mut() {
+                substitute(x, dummies, args);
+            }
+        }
+        ExprKind::Const { .. } | ExprKind::Var(_) | ExprKind::Opaque => {}
     }
 }

@@ -39,6 +39,10 @@ pub struct Lowerer<'a> {
     pub intrinsic_declared: HashSet<String>,
     /// User procedures referenced as functions.
     pub called: Vec<String>,
+    /// The unit's statement functions by lower-case name: their dummy arguments' names
+    /// and their defining expression, expanded in place at every reference (compilers
+    /// always inline them).
+    pub statement_functions: HashMap<String, (Vec<String>, Expr)>,
     unit: Unit,
     cur: Option<BlockId>,
     loops: Vec<LoopCtx>,
@@ -81,6 +85,7 @@ impl<'a> Lowerer<'a> {
             scope: Scope::default(),
             intrinsic_declared: HashSet::new(),
             called: vec![],
+            statement_functions: HashMap::new(),
             unit: empty_unit(),
             cur: None,
             loops: vec![],
@@ -438,6 +443,7 @@ impl<'a> Lowerer<'a> {
         self.pending_label = None;
         self.in_spec = true;
         self.intrinsic_declared.clear();
+        self.statement_functions.clear();
         self.warned.retain(|w| !w.starts_with("undeclared:"));
         self.targets = branch_targets(node, self.src);
 
@@ -1129,7 +1135,16 @@ impl<'a> Lowerer<'a> {
                     .get(&f)
                     .is_some_and(|s| !s.dims.is_empty());
                 if !is_array {
+                    let dummies: Vec<String> = named_children(l)
+                        .into_iter()
+                        .filter(|c| kind_of(c) == "argument_list")
+                        .flat_map(named_children)
+                        .filter(|c| kind_of(c) != "comment")
+                        .map(|a| text(a, src).trim().to_ascii_lowercase())
+                        .collect();
+                    let body = self.expr(r);
                     self.scope.get_or_implicit(&f).procedure = true;
+                    self.statement_functions.insert(f, (dummies, body));
                     self.push_stmt(node, StmtKind::NonExecutable);
                     return;
                 }

@@ -817,3 +817,32 @@ end program sbs
         fmt_counts(&chain)
     );
 }
+
+#[test]
+fn statement_functions_are_expanded_where_referenced() {
+    // Compilers always inline a statement function: its reference costs the operations
+    // of its expression on the actual arguments, and no call.
+    let src = "      program t
+      double precision x, y, s, f, g, z, w
+      integer i
+      f(z) = dexp(-0.5d0 * z * z) / z
+      g(z, w) = f(z) + w * w
+      s = 0.0d0
+      do i = 1, 10
+         x = dble(i)
+         y = f(x)
+         s = s + g(x, y)
+      end do
+      print *, s
+      end
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    assert_eq!(stmt_ops(u, 9), "SRDL 1, ARDL 1, MRDL 2, DRDL 1, EXPD 1");
+    // A statement function inside another: both expanded; the reduction reads `s`.
+    assert_eq!(stmt_ops(u, 10), "SRDL 1, ARDL 3, MRDL 3, DRDL 1, EXPD 1");
+    let sum = u.stmts.iter().find(|s| s.span.start.line == 10).unwrap();
+    let chain = augur_ir::chain::chain_counts(&sum.kind);
+    assert_eq!(fmt_counts(&chain), "ARDL 1", "{chain:?}");
+    assert!(!stmt_ops(u, 9).contains("PROC"));
+}

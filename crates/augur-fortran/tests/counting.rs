@@ -507,10 +507,11 @@ end program t
     let a = analyze_ok(src);
     let u = a.unit("t");
     let el = |m: &str| elements_at(u, line_of(src, m));
-    // One ALIN per statement in the straight block, the element work in the element block.
+    // One ALIN per statement in the straight block (two for each MATMUL assignment:
+    // the product and the copy into the result), the element work in the element block.
     assert_eq!(
         block_ops(u, line_of(src, "@sect")),
-        "SRSL 2, DRSL 1, SISL 1, SRDL 1, CVSD 1, ALIN 9"
+        "SRSL 2, DRSL 1, SISL 1, SRDL 1, CVSD 1, ALIN 11"
     );
     assert_eq!(
         fmt_counts(&el("@sect").counts),
@@ -845,4 +846,33 @@ fn statement_functions_are_expanded_where_referenced() {
     let chain = augur_ir::chain::chain_counts(&sum.kind);
     assert_eq!(fmt_counts(&chain), "ARDL 1", "{chain:?}");
     assert!(!stmt_ops(u, 9).contains("PROC"));
+}
+
+#[test]
+fn transformational_intrinsics_start_once_per_statement() {
+    // Each CSHIFT is evaluated once into a temporary: its start (ALIN) is counted once per
+    // execution of the statement, not once per element of the enclosing expression.
+    let src = "program t
+  implicit none
+  integer :: ig(64, 64), nb(64, 64)
+  ig = 1
+  nb = cshift(ig, 1, 1) + cshift(cshift(ig, -1, 1), 1, 2)   ! @shift
+  print *, sum(nb)
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let line = line_of(src, "@shift");
+    assert!(
+        stmt_ops(u, line).contains("ALIN 4"),
+        "{}",
+        stmt_ops(u, line)
+    );
+    for b in u
+        .blocks
+        .iter()
+        .filter(|b| b.kind == augur_ir::BlockKind::Elements && b.span.start.line == line)
+    {
+        assert_eq!(b.counts.get(augur_ir::AbOp::ALIN), 0.0, "{:?}", b.counts);
+    }
 }

@@ -248,9 +248,12 @@ impl Counter<'_> {
         }
     }
 
-    /// Opens an element group of `elements` elements; its ALIN goes to the current sink.
+    /// Opens an element group of `elements` elements. Its ALIN is counted once per
+    /// execution of the statement, even for a group opened inside another (the
+    /// transformational intrinsics of `cshift(cshift(a, 1, 1), 1, 2) + b`: each one is
+    /// evaluated once, into a temporary, not once per element of the enclosing group).
     fn open_group(&mut self, elements: String, constant: Option<i64>) -> Option<usize> {
-        self.add(AbOp::ALIN);
+        self.out.once.add(AbOp::ALIN, 1.0);
         self.out.groups.push(ElementGroup {
             elements,
             constant_elements: constant,

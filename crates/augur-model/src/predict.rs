@@ -9,7 +9,7 @@
 //! not include the model's own error (operations that overlap, memory effects),
 //! which only the accuracy benchmark (`augur bench accuracy`) measures.
 
-use crate::memory::{combine, nest_memory, ArrayTraffic, LevelTraffic, Overlap};
+use crate::memory::{combine_issue, nest_memory, ArrayTraffic, LevelTraffic, Overlap};
 use augur_ir::{AbOp, AbOpCounts};
 use augur_machine::profile::{AbOpEntry, MEASURED, NOT_DETECTED};
 use augur_machine::MachineProfile;
@@ -1074,6 +1074,22 @@ fn loop_recurrences(
 }
 
 /// The part of `c` that is operations `ops`.
+/// The AbOps that issue loads and stores of memory: array references' address work
+/// (group `arrays`) and stores.
+fn memory_issue_abops() -> &'static [AbOp] {
+    static OPS: std::sync::OnceLock<Vec<AbOp>> = std::sync::OnceLock::new();
+    OPS.get_or_init(|| {
+        augur_ir::abop::ALL
+            .iter()
+            .copied()
+            .filter(|op| {
+                let i = op.info();
+                i.group == "arrays" || i.meaning.starts_with("Store,")
+            })
+            .collect()
+    })
+}
+
 fn only(c: &Coefficients, ops: &[AbOp]) -> Coefficients {
     Coefficients {
         executed: 0.0,
@@ -1361,7 +1377,14 @@ pub fn predict_overlap(
                     line: l.line,
                     operations_seconds: ops,
                     memory_seconds: nm.seconds,
-                    combined_seconds: combine(ops, nm.seconds, nm.sequential(), idle, overlap),
+                    combined_seconds: combine_issue(
+                        ops,
+                        table.cost_of(&only(&loop_c, memory_issue_abops())).seconds,
+                        nm.seconds,
+                        nm.sequential(),
+                        idle,
+                        overlap,
+                    ),
                     levels: nm.levels.clone(),
                     kind: nm.kind.clone(),
                     arrays: nm.arrays.clone(),

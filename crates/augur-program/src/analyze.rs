@@ -188,8 +188,9 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     let counters = counters.unwrap_or_else(|| vec![0; plan.counters]);
     let mu = instrument::block_counts(&program, &plan, &counters);
+    let report = optimization_report(&program, sources, &order, opts);
     let branch_run = if opts.branch_run && !partial {
-        match branch_run(&ctx, &texts, &work.join("branches")) {
+        match branch_run(&ctx, &texts, report.as_ref().ok(), &work.join("branches")) {
             Ok(b) => Some(b),
             Err(why) => {
                 notes.push(format!("no branch simulation: {why}"));
@@ -226,7 +227,10 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         profile.branches = Some(branch_summary(&program, &mu, bp, r, sim));
     }
     crate::locality::attach_run(&program, &plan, &counts_file, &mut profile);
-    attach_report(&program, sources, &order, opts, &mut profile);
+    match report {
+        Ok(r) => profile.optimization = Some(r),
+        Err(e) => profile.notes.push(format!("no optimization report: {e}")),
+    }
     drop(tmp);
     Ok(Analysis {
         program,
@@ -339,10 +343,11 @@ impl BuildContext<'_> {
 fn branch_run(
     ctx: &BuildContext<'_>,
     texts: &[Option<&str>],
+    report: Option<&crate::optreport::OptReport>,
     work: &Path,
 ) -> Result<(crate::branches::BranchPlan, crate::branches::BranchRun), String> {
     use crate::branches;
-    let bp = branches::plan(ctx.program, texts);
+    let bp = branches::plan(ctx.program, texts, report);
     if bp.branches.is_empty() && bp.loops.is_empty() {
         return Ok((
             bp,
@@ -468,15 +473,14 @@ fn branch_summary(
     }
 }
 
-/// Adds the compiler's optimization report for the original sources (in module order),
-/// or a note saying why there is none; never fails the analysis.
-fn attach_report(
+/// The compiler's optimization report for the original sources (in module order), or
+/// why there is none (the analysis goes on without it: a note in the profile).
+fn optimization_report(
     program: &Program,
     sources: &[PathBuf],
     order: &[usize],
     opts: &AnalyzeOptions,
-    profile: &mut ProgramProfile,
-) {
+) -> Result<crate::optreport::OptReport, String> {
     let files: Vec<PathBuf> = order
         .iter()
         .filter_map(|&i| sources.get(i).cloned())
@@ -502,10 +506,7 @@ fn attach_report(
         Some(augur_source::SourceForm::Free) => extra.push("-ffree-form".into()),
         None => {}
     }
-    match crate::optreport::report(&opts.toolchain, &files, &names, &extra) {
-        Ok(r) => profile.optimization = Some(r),
-        Err(e) => profile.notes.push(format!("no optimization report: {e}")),
-    }
+    crate::optreport::report(&opts.toolchain, &files, &names, &extra).map_err(|e| e.to_string())
 }
 
 /// The plan alone (for tests and for inspecting where counters go).

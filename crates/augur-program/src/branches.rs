@@ -29,7 +29,7 @@
 //! profile prices each misprediction (`BRMP`, `BRMC`).
 
 use crate::instrument::{calls_user_function, do_statement, use_module_edits, Edit, Plan};
-use augur_ir::{BlockKind, LoopKind, Program, Stmt, StmtKind, Unit, UnitKind};
+use augur_ir::{BinOp, BlockKind, ExprKind, LoopKind, Program, Stmt, StmtKind, Unit, UnitKind};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -64,6 +64,11 @@ pub enum BranchKind {
     ComputedGoto,
     /// An arithmetic IF (outcome: 1, 2 or 3 for a negative, zero or positive value).
     ArithmeticIf,
+    /// The first operand of a logical assignment's `.OR.`/`.AND.` (`h = (c == 3) .or.
+    /// (g(i) .and. c == 2)`): a compiler may branch on it to skip the rest (gfortran -O2
+    /// does when the rest loads from memory). Its mispredictions count only where the
+    /// optimization report finds a conditional jump on the line.
+    ShortCircuit,
 }
 
 impl BranchKind {
@@ -85,6 +90,7 @@ impl BranchKind {
             BranchKind::SelectCase => "select_case",
             BranchKind::ComputedGoto => "computed_goto",
             BranchKind::ArithmeticIf => "arithmetic_if",
+            BranchKind::ShortCircuit => "short_circuit",
         }
     }
 }
@@ -248,7 +254,15 @@ fn block_ending_with(u: &Unit, si: usize) -> Option<u32> {
 }
 
 /// Plans the branch run: which conditions are wrapped and which loops record their trips.
-pub fn plan(program: &Program, texts: &[Option<&str>]) -> BranchPlan {
+/// With the compiler's optimization report, the conditions of lines it made branchless
+/// (conditional moves, sets) are left out: they are no branches on the machine, so they
+/// neither mispredict nor enter the predictors' global history (eight if-converted
+/// neighbour tests before `h = c == 3 .or. ...` would tell a history predictor `c`).
+pub fn plan(
+    program: &Program,
+    texts: &[Option<&str>],
+    report: Option<&crate::optreport::OptReport>,
+) -> BranchPlan {
     let mut bp = BranchPlan::default();
     for (ui, u) in program.units.iter().enumerate() {
         if matches!(u.kind, UnitKind::Module | UnitKind::BlockData) {
@@ -257,12 +271,25 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> BranchPlan {
         let Some(text) = texts.get(u.source as usize).copied().flatten() else {
             continue;
         };
-        plan_unit(&mut bp, ui, u, text);
+        let file = program
+            .files
+            .files
+            .get(u.source as usize)
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default();
+        let branchless = |line: u32| report.is_some_and(|r| r.is_branchless(&file, line));
+        plan_unit(&mut bp, ui, u, text, &branchless);
     }
     bp
 }
 
-fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
+fn plan_unit(
+    bp: &mut BranchPlan,
+    ui: usize,
+    u: &Unit,
+    text: &str,
+    branchless: &dyn Fn(u32) -> bool,
+) {
     let lines: Vec<&str> = text.lines().collect();
     let mut edits = use_module_edits(u, text, BRANCH_MODULE);
     for (si, st) in u.stmts.iter().enumerate() {
@@ -294,6 +321,9 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
             _ => continue,
         };
         let Some(block) = block else { continue };
+        if kind != BranchKind::DoWhile && branchless(st.span.start.line) {
+            continue;
+        }
         let Some(((ol, oc), (cl, cc))) = condition_parens(&lines, st, keywords) else {
             continue;
         };
@@ -310,6 +340,7 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
         });
         bp.branches.push(BranchProbe::of(ui, block, st, kind));
     }
+    plan_short_circuits(bp, ui, u, &lines, &mut edits, branchless);
     plan_multiway(bp, ui, u, &lines, &mut edits);
     for (li, l) in u.loops.iter().enumerate() {
         if l.kind != LoopKind::Counted {
@@ -346,6 +377,117 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str) {
         });
     }
     bp.plan.edits.entry(u.source).or_default().extend(edits);
+}
+
+/// Wraps the first operand of every scalar logical assignment whose value is an
+/// `.OR.`/`.AND.` (on one line), recording it as a [`BranchKind::ShortCircuit`] of the
+/// block holding the assignment.
+fn plan_short_circuits(
+    bp: &mut BranchPlan,
+    ui: usize,
+    u: &Unit,
+    lines: &[&str],
+    edits: &mut Vec<Edit>,
+    branchless: &dyn Fn(u32) -> bool,
+) {
+    for (si, st) in u.stmts.iter().enumerate() {
+        let StmtKind::Assign { rhs, .. } = &st.kind else {
+            continue;
+        };
+        if branchless(st.span.start.line) {
+            continue;
+        }
+        let logical = rhs.ty.base == augur_ir::BaseType::Logical
+            && !rhs.array
+            && matches!(rhs.kind, ExprKind::Binary(BinOp::Logical, ..));
+        if !logical || st.text.end_line != st.text.line {
+            continue;
+        }
+        let Some(line) = lines.get(st.text.line as usize) else {
+            continue;
+        };
+        let Some((from, to)) = first_logical_operand(line, st.text.col as usize) else {
+            continue;
+        };
+        let Some(block) = u
+            .blocks
+            .iter()
+            .find(|b| b.kind != BlockKind::Elements && b.stmts.contains(&(si as u32)))
+        else {
+            continue;
+        };
+        let id = bp.branches.len();
+        edits.push(Edit::Insert {
+            line: st.text.line,
+            col: from as u32,
+            text: format!("augur_brf({id}, "),
+        });
+        edits.push(Edit::Insert {
+            line: st.text.line,
+            col: to as u32,
+            text: ")".into(),
+        });
+        bp.branches.push(BranchProbe::of(
+            ui,
+            block.id.0,
+            st,
+            BranchKind::ShortCircuit,
+        ));
+    }
+}
+
+/// In an assignment `v = a .or. b` starting at byte `col` of `line`: the byte range of
+/// `a`, the operand before the first `.OR.`/`.AND.` outside parentheses and strings.
+/// None when there is none, or when an `.EQV.`/`.NEQV.` (of lower precedence) comes
+/// first, so that wrapping the operand keeps the expression's meaning.
+fn first_logical_operand(line: &str, col: usize) -> Option<(usize, usize)> {
+    let lower = line.to_ascii_lowercase();
+    let b = lower.as_bytes();
+    let (mut depth, mut quote, mut c) = (0i32, None::<u8>, col);
+    let mut start = None;
+    while c < b.len() {
+        let ch = b[c];
+        if let Some(q) = quote {
+            if ch == q {
+                quote = None;
+            }
+            c += 1;
+            continue;
+        }
+        match ch {
+            b'\'' | b'"' => quote = Some(ch),
+            b'!' | b';' => return None,
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'=' if depth == 0 && start.is_none() => {
+                let prev = if c > 0 { b[c - 1] } else { b' ' };
+                let next = b.get(c + 1).copied().unwrap_or(b' ');
+                if matches!(prev, b'=' | b'/' | b'<' | b'>') || matches!(next, b'=' | b'>') {
+                    return None;
+                }
+                start = Some(c + 1);
+            }
+            b'.' if depth == 0 && start.is_some() => {
+                let rest = &lower[c..];
+                if rest.starts_with(".eqv.") || rest.starts_with(".neqv.") {
+                    return None;
+                }
+                if rest.starts_with(".or.") || rest.starts_with(".and.") {
+                    let from = start?;
+                    let text = &line[from..c];
+                    let lead = text.len() - text.trim_start().len();
+                    let body = text.trim();
+                    if body.is_empty() {
+                        return None;
+                    }
+                    return Some((from + lead, from + lead + body.len()));
+                }
+            }
+            _ => {}
+        }
+        c += 1;
+    }
+    None
 }
 
 /// Records the outcome of every SELECT CASE (a call at the top of each arm with the
@@ -721,4 +863,33 @@ pub fn per_block(program: &Program, bp: &BranchPlan, run: &BranchRun) -> Vec<Vec
         add(p.unit, p.block, changes as f64);
     }
     out
+}
+
+#[cfg(test)]
+mod short_circuit_tests {
+    use super::first_logical_operand;
+
+    fn operand(line: &str) -> Option<&str> {
+        first_logical_operand(line, 0).map(|(a, b)| &line[a..b])
+    }
+
+    #[test]
+    fn the_first_operand_before_a_top_level_or_and() {
+        assert_eq!(
+            operand("h(i,j) = (c == 3) .or. (g(i,j) .and. c == 2)"),
+            Some("(c == 3)")
+        );
+        assert_eq!(
+            operand("f = x(i) .GT. 0.5 .AND. k /= 2"),
+            Some("x(i) .GT. 0.5")
+        );
+        assert_eq!(operand("f = .not. a .or. b"), Some(".not. a"));
+        // Inside parentheses or strings only: nothing to wrap.
+        assert_eq!(operand("f = (a .or. b)"), None);
+        assert_eq!(operand("f = s == 'x .or. y'"), None);
+        // `.eqv.` binds looser than `.or.`: wrapping `a .eqv. b` would change the value.
+        assert_eq!(operand("f = a .eqv. b .or. c"), None);
+        // Not an assignment.
+        assert_eq!(operand("if (a == b .or. c) x = 1"), None);
+    }
 }

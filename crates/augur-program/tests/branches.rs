@@ -254,3 +254,70 @@ fn long_random_sequences_are_not_memorized() {
         "a pseudo-random condition of a long period should stay mispredicted: {r:?}"
     );
 }
+
+const SHORT_CIRCUIT: &str = r#"program sc
+  implicit none
+  integer, parameter :: n = 400000
+  logical :: g(n), h(n)
+  integer :: i, c, seed, alive
+  seed = 7
+  do i = 1, n
+    seed = int(mod(int(seed, 8) * 16807_8, 2147483647_8))
+    g(i) = mod(seed, 100) < 40
+  end do
+  alive = 0
+  do i = 2, n - 1
+    c = 0
+    if (g(i - 1)) c = c + 1
+    if (g(i + 1)) c = c + 1
+    h(i) = (c == 1) .or. (g(i) .and. c == 2)
+    if (h(i)) alive = alive + 1
+  end do
+  print *, alive
+end program sc
+"#;
+
+#[test]
+fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
+    // The first operand of `h(i) = (c == 1) .or. (g(i) .and. c == 2)` is recorded as a
+    // branch of its own (gfortran -O2 jumps on it to skip the load of `g(i)`).
+    let a = analyze("sc.f90", SHORT_CIRCUIT);
+    let b = simulated(&a);
+    let r = row(b, 16);
+    assert_eq!(r.kind, augur_program::branches::BranchKind::ShortCircuit);
+    assert_eq!(r.executions, 399998);
+    // c == 1 with both neighbours alive at 40%: 2 * 0.4 * 0.6 = 48% of the cells.
+    let taken = r.taken as f64 / r.executions as f64;
+    assert!((0.44..0.52).contains(&taken), "{r:?}");
+    // No line the compiler made branchless is recorded.
+    let report = a
+        .profile
+        .optimization
+        .as_ref()
+        .expect("an optimization report");
+    for c in &b.conditions {
+        assert!(!report.is_branchless(&c.file, c.line), "{c:?} {report:?}");
+    }
+    // Told that the neighbour tests were if-converted, the plan leaves them out (they
+    // are no branches on the machine, and would give a history predictor `c`).
+    let file = b.conditions[0].file.clone();
+    let mut converted = report.clone();
+    converted.branchless = [14, 15]
+        .map(|line| augur_program::optreport::SourceLine {
+            file: file.clone(),
+            line,
+        })
+        .to_vec();
+    let texts = [Some(SHORT_CIRCUIT)];
+    let lines_of = |r: Option<&augur_program::optreport::OptReport>| -> Vec<u32> {
+        augur_program::branches::plan(&a.program, &texts, r)
+            .branches
+            .iter()
+            .map(|p| p.line)
+            .collect()
+    };
+    assert!(lines_of(None).contains(&14), "{:?}", lines_of(None));
+    let kept = lines_of(Some(&converted));
+    assert!(!kept.contains(&14) && !kept.contains(&15), "{kept:?}");
+    assert!(kept.contains(&16) && kept.contains(&17), "{kept:?}");
+}

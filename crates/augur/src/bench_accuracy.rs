@@ -9,7 +9,13 @@ use augur_model::memory::Overlap;
 use augur_model::validate::{relative_error, summarize, THRESHOLDS};
 
 /// The overlap rules compared by the benchmark.
-const OVERLAPS: [Overlap; 4] = [Overlap::Max, Overlap::Sum, Overlap::Streams, Overlap::None];
+const OVERLAPS: [Overlap; 5] = [
+    Overlap::Max,
+    Overlap::Sum,
+    Overlap::Streams,
+    Overlap::Ecm,
+    Overlap::None,
+];
 use augur_program::toolchain::Toolchain;
 use std::path::Path;
 use std::process::ExitCode;

@@ -171,7 +171,7 @@ struct PredictCmd {
     #[arg(long)]
     json: bool,
     /// How operation time and memory-hierarchy time combine in a loop nest.
-    #[arg(long, value_enum, default_value = "streams")]
+    #[arg(long, value_enum, default_value = "ecm")]
     overlap: OverlapArg,
     /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
     /// default: the estimate is an upper bound (every outcome against the most frequent
@@ -224,7 +224,7 @@ struct ValidateCmd {
     #[arg(long)]
     json: bool,
     /// How operation time and memory-hierarchy time combine in a loop nest.
-    #[arg(long, value_enum, default_value = "streams")]
+    #[arg(long, value_enum, default_value = "ecm")]
     overlap: OverlapArg,
     /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
     /// default: the estimate is an upper bound (every outcome against the most frequent
@@ -261,7 +261,7 @@ enum BenchCommand {
         #[arg(long)]
         markdown: bool,
         /// How operation and memory time combine in the main table (all four are summarized).
-        #[arg(long, value_enum, default_value = "streams")]
+        #[arg(long, value_enum, default_value = "ecm")]
         overlap: OverlapArg,
         /// Price the estimated branch mispredictions into the main table (the summary
         /// shows both).
@@ -369,6 +369,9 @@ pub enum OverlapArg {
     /// max(operations, sequential streams) + other transfers: prefetched streams
     /// overlap computation, strided and random accesses do not.
     Streams,
+    /// max(operations, load/store issue + sequential streams) + other transfers: as
+    /// `streams`, but the streams overlap only the arithmetic (the ECM model's split).
+    Ecm,
     /// No memory term.
     None,
 }
@@ -379,6 +382,7 @@ impl OverlapArg {
             OverlapArg::Max => augur_model::memory::Overlap::Max,
             OverlapArg::Sum => augur_model::memory::Overlap::Sum,
             OverlapArg::Streams => augur_model::memory::Overlap::Streams,
+            OverlapArg::Ecm => augur_model::memory::Overlap::Ecm,
             OverlapArg::None => augur_model::memory::Overlap::None,
         }
     }

@@ -333,12 +333,38 @@ fn plan_unit(
             col: oc,
             text: format!("augur_brf({id}, "),
         });
+        // The first operand of an `.OR.`/`.AND.` the compiler branches on by itself.
+        let operand = match &st.kind {
+            StmtKind::If { cond } | StmtKind::LogicalIf { cond } if ol == cl => {
+                let line = lines.get(ol as usize).copied().unwrap_or("");
+                short_circuit(cond)
+                    .then(|| first_logical_operand(line, oc as usize, Some(cc as usize)))
+                    .flatten()
+            }
+            _ => None,
+        };
+        if let Some((from, to)) = operand {
+            edits.push(Edit::Insert {
+                line: ol,
+                col: from as u32,
+                text: format!("augur_brf({}, ", id + 1),
+            });
+            edits.push(Edit::Insert {
+                line: ol,
+                col: to as u32,
+                text: ")".into(),
+            });
+        }
         edits.push(Edit::Insert {
             line: cl,
             col: cc,
             text: ")".into(),
         });
         bp.branches.push(BranchProbe::of(ui, block, st, kind));
+        if operand.is_some() {
+            bp.branches
+                .push(BranchProbe::of(ui, block, st, BranchKind::ShortCircuit));
+        }
     }
     plan_short_circuits(bp, ui, u, &lines, &mut edits, branchless);
     plan_multiway(bp, ui, u, &lines, &mut edits);
@@ -397,16 +423,15 @@ fn plan_short_circuits(
         if branchless(st.span.start.line) {
             continue;
         }
-        let logical = rhs.ty.base == augur_ir::BaseType::Logical
-            && !rhs.array
-            && matches!(rhs.kind, ExprKind::Binary(BinOp::Logical, ..));
+        let logical =
+            rhs.ty.base == augur_ir::BaseType::Logical && !rhs.array && short_circuit(rhs);
         if !logical || st.text.end_line != st.text.line {
             continue;
         }
         let Some(line) = lines.get(st.text.line as usize) else {
             continue;
         };
-        let Some((from, to)) = first_logical_operand(line, st.text.col as usize) else {
+        let Some((from, to)) = first_logical_operand(line, st.text.col as usize, None) else {
             continue;
         };
         let Some(block) = u
@@ -436,15 +461,17 @@ fn plan_short_circuits(
     }
 }
 
-/// In an assignment `v = a .or. b` starting at byte `col` of `line`: the byte range of
-/// `a`, the operand before the first `.OR.`/`.AND.` outside parentheses and strings.
-/// None when there is none, or when an `.EQV.`/`.NEQV.` (of lower precedence) comes
-/// first, so that wrapping the operand keeps the expression's meaning.
-fn first_logical_operand(line: &str, col: usize) -> Option<(usize, usize)> {
+/// In an assignment `v = a .or. b` starting at byte `col` of `line`, or in a condition
+/// `a .or. b` from byte `col` to byte `end` (`Some`, the closing parenthesis): the byte
+/// range of `a`, the operand before the first `.OR.`/`.AND.` outside parentheses and
+/// strings. None when there is none, or when an `.EQV.`/`.NEQV.` (of lower precedence)
+/// comes first, so that wrapping the operand keeps the expression's meaning.
+fn first_logical_operand(line: &str, col: usize, end: Option<usize>) -> Option<(usize, usize)> {
     let lower = line.to_ascii_lowercase();
     let b = lower.as_bytes();
+    let b = &b[..end.unwrap_or(b.len()).min(b.len())];
     let (mut depth, mut quote, mut c) = (0i32, None::<u8>, col);
-    let mut start = None;
+    let mut start = end.map(|_| col);
     while c < b.len() {
         let ch = b[c];
         if let Some(q) = quote {
@@ -488,6 +515,40 @@ fn first_logical_operand(line: &str, col: usize) -> Option<(usize, usize)> {
         c += 1;
     }
     None
+}
+
+/// Whether a logical expression is an `.OR.`/`.AND.` whose later operands load from
+/// memory what the first does not (an array element, a substring, a component) or call
+/// a user function: a compiler evaluates such an operand only when the first does not decide
+/// the value, behind a branch of its own (gfortran -O2); operands of scalars only it
+/// computes without a branch, and `c >= 'a' .and. c <= 'z'` it tests at once.
+fn short_circuit(e: &augur_ir::Expr) -> bool {
+    let ExprKind::Binary(BinOp::Logical, ..) = &e.kind else {
+        return false;
+    };
+    let mut first = e;
+    while let ExprKind::Binary(BinOp::Logical, a, _) = &first.kind {
+        first = a;
+    }
+    let mut loads_first = vec![];
+    memory_operands(first, &mut loads_first);
+    let mut loads_all = vec![];
+    memory_operands(e, &mut loads_all);
+    loads_all.iter().any(|l| !loads_first.contains(l))
+}
+
+/// The memory references and user function references of `e`, as written.
+fn memory_operands(e: &augur_ir::Expr, out: &mut Vec<String>) {
+    match &e.kind {
+        ExprKind::Elem(..)
+        | ExprKind::Substring(..)
+        | ExprKind::Component(..)
+        | ExprKind::Call(augur_ir::CallTarget::User(_), _) => out.push(e.to_string()),
+        _ => {}
+    }
+    for o in e.operands() {
+        memory_operands(o, out);
+    }
 }
 
 /// Records the outcome of every SELECT CASE (a call at the top of each arm with the
@@ -870,7 +931,7 @@ mod short_circuit_tests {
     use super::first_logical_operand;
 
     fn operand(line: &str) -> Option<&str> {
-        first_logical_operand(line, 0).map(|(a, b)| &line[a..b])
+        first_logical_operand(line, 0, None).map(|(a, b)| &line[a..b])
     }
 
     #[test]
@@ -891,5 +952,24 @@ mod short_circuit_tests {
         assert_eq!(operand("f = a .eqv. b .or. c"), None);
         // Not an assignment.
         assert_eq!(operand("if (a == b .or. c) x = 1"), None);
+    }
+}
+
+#[cfg(test)]
+mod condition_operand_tests {
+    use super::first_logical_operand;
+
+    #[test]
+    fn the_first_operand_of_a_condition_between_its_parentheses() {
+        let line = "      if (cols(c) .or. d1(row + c - 1)) cycle";
+        let open = line.find('(').unwrap() + 1;
+        let close = line.rfind(')').unwrap();
+        let (a, b) = first_logical_operand(line, open, Some(close)).unwrap();
+        assert_eq!(&line[a..b], "cols(c)");
+        // An operator after the closing parenthesis is not the condition's.
+        let line = "      if (x > 0) l = a .or. b";
+        let open = line.find('(').unwrap() + 1;
+        let close = line.find(')').unwrap();
+        assert_eq!(first_logical_operand(line, open, Some(close)), None);
     }
 }

@@ -1088,12 +1088,13 @@ pub fn rewrite(plan: &Plan, source: u32, text: &str) -> (String, Vec<u32>) {
         let i = i as u32;
         let mut line = raw.to_string();
         // Insertions inside statements, right to left; the columns of this line's other
-        // edits move by what was inserted before them.
+        // edits move by what was inserted before them. Texts inserted at the same column
+        // keep their order (the first planned ends up leftmost).
         let mut shifts: Vec<(u32, u32)> = vec![];
         if let Some(ins) = inserts.get(&i) {
-            let mut ins = ins.clone();
-            ins.sort_by_key(|x| std::cmp::Reverse(x.0));
-            for (col, t) in ins {
+            let mut ins: Vec<(usize, (u32, &str))> = ins.iter().copied().enumerate().collect();
+            ins.sort_by_key(|(k, x)| (std::cmp::Reverse(x.0), std::cmp::Reverse(*k)));
+            for (_, (col, t)) in ins {
                 if line.is_char_boundary(col as usize) && col as usize <= line.len() {
                     line.insert_str(col as usize, t);
                     shifts.push((col, t.len() as u32));

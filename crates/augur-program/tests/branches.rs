@@ -259,8 +259,9 @@ const SHORT_CIRCUIT: &str = r#"program sc
   implicit none
   integer, parameter :: n = 400000
   logical :: g(n), h(n)
-  integer :: i, c, seed, alive
+  integer :: i, c, seed, alive, twins
   seed = 7
+  twins = 0; h = .false.
   do i = 1, n
     seed = int(mod(int(seed, 8) * 16807_8, 2147483647_8))
     g(i) = mod(seed, 100) < 40
@@ -272,8 +273,9 @@ const SHORT_CIRCUIT: &str = r#"program sc
     if (g(i + 1)) c = c + 1
     h(i) = (c == 1) .or. (g(i) .and. c == 2)
     if (h(i)) alive = alive + 1
+    if (c == 2 .and. h(i - 1)) twins = twins + 1
   end do
-  print *, alive
+  print *, alive, twins
 end program sc
 "#;
 
@@ -283,7 +285,7 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
     // branch of its own (gfortran -O2 jumps on it to skip the load of `g(i)`).
     let a = analyze("sc.f90", SHORT_CIRCUIT);
     let b = simulated(&a);
-    let r = row(b, 16);
+    let r = row(b, 17);
     assert_eq!(r.kind, augur_program::branches::BranchKind::ShortCircuit);
     assert_eq!(r.executions, 399998);
     // c == 1 with both neighbours alive at 40%: 2 * 0.4 * 0.6 = 48% of the cells.
@@ -302,7 +304,7 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
     // are no branches on the machine, and would give a history predictor `c`).
     let file = b.conditions[0].file.clone();
     let mut converted = report.clone();
-    converted.branchless = [14, 15]
+    converted.branchless = [15, 16]
         .map(|line| augur_program::optreport::SourceLine {
             file: file.clone(),
             line,
@@ -316,8 +318,18 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
             .map(|p| p.line)
             .collect()
     };
-    assert!(lines_of(None).contains(&14), "{:?}", lines_of(None));
+    assert!(lines_of(None).contains(&15), "{:?}", lines_of(None));
+    // An IF whose second operand loads `h(i - 1)`: the condition and its first operand.
+    let probes = augur_program::branches::plan(&a.program, &texts, None).branches;
+    let kinds: Vec<_> = probes.iter().filter(|p| p.line == 19).map(|p| p.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            augur_program::branches::BranchKind::LogicalIf,
+            augur_program::branches::BranchKind::ShortCircuit
+        ]
+    );
     let kept = lines_of(Some(&converted));
-    assert!(!kept.contains(&14) && !kept.contains(&15), "{kept:?}");
-    assert!(kept.contains(&16) && kept.contains(&17), "{kept:?}");
+    assert!(!kept.contains(&15) && !kept.contains(&16), "{kept:?}");
+    assert!(kept.contains(&17) && kept.contains(&18), "{kept:?}");
 }

@@ -965,6 +965,7 @@ fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coeffi
 /// (mispredictions apart, which come on top), so every breakdown still adds up.
 /// Vectorized loops carry no recurrence across blocks (an in-order reduction inside a
 /// block still binds it, [`CostTable::ordered_reductions`]).
+#[cfg(test)]
 fn loop_recurrences(
     table: &CostTable,
     report: Option<&augur_program::optreport::OptReport>,
@@ -972,6 +973,113 @@ fn loop_recurrences(
     unit_c: &mut [Coefficients],
     unit_thru: &[Coefficients],
 ) {
+    loop_recurrences_inlined(table, report, u, unit_c, unit_thru, &[]);
+}
+
+/// The share of an inlined procedure's work that belongs to one loop of its caller
+/// ([`inlined_shares`]): its blocks' coefficients, at throughput, and their
+/// recurrences, each times the share of the procedure's calls made there.
+#[derive(Debug, Clone, Default)]
+struct InlinedShare {
+    /// The caller's loop (id in its unit).
+    loop_id: u32,
+    /// The callee (index in the program's units).
+    callee: usize,
+    /// Share of the callee's calls made from the loop (0-1).
+    share: f64,
+    /// The callee's blocks as priced, times `share`.
+    work: Coefficients,
+    /// The same at throughput.
+    throughput: Coefficients,
+    /// Their recurrences at chain cost, times `share`.
+    chains: Coefficients,
+}
+
+/// For each unit, the work of the procedures the compiler inlined into its innermost
+/// loops: an inlined procedure's code is part of the loop body, so its throughput
+/// joins the body's and its recurrences (`state = mod(a*state + c, m)` of a random
+/// number generator) join the body's recurrences, instead of adding to them. Only
+/// procedures without loops of their own, called from a block of the loop.
+fn inlined_shares(
+    units: &[UnitProfile],
+    table: &CostTable,
+    report: Option<&augur_program::optreport::OptReport>,
+    blocks_c: &[Vec<Coefficients>],
+    throughput_c: &[Vec<Coefficients>],
+) -> Vec<Vec<InlinedShare>> {
+    let mut out: Vec<Vec<InlinedShare>> = vec![vec![]; units.len()];
+    let Some(r) = report else {
+        return out;
+    };
+    let index = |name: &str| units.iter().position(|u| u.name.eq_ignore_ascii_case(name));
+    for call in &r.inlined {
+        let (Some(ui), Some(vi)) = (index(&call.caller), index(&call.callee)) else {
+            continue;
+        };
+        let (u, v) = (&units[ui], &units[vi]);
+        if ui == vi || !v.loops.is_empty() || !same_source(&u.file, &call.file) {
+            continue;
+        }
+        let Some(calls) = v.calls.filter(|c| *c > 0.0) else {
+            continue;
+        };
+        // The block of the caller holding the call, in an innermost loop.
+        let Some(b) = u
+            .blocks
+            .iter()
+            .find(|b| b.first_line <= call.line && call.line <= b.last_line && b.in_loop.is_some())
+        else {
+            continue;
+        };
+        let Some(loop_id) = b.in_loop else { continue };
+        if u.loops.iter().any(|o| o.parent == Some(loop_id)) {
+            continue;
+        }
+        let share = (b.executions.unwrap_or(0.0) / calls).clamp(0.0, 1.0);
+        if share <= 0.0 {
+            continue;
+        }
+        let mut s = InlinedShare {
+            loop_id,
+            callee: vi,
+            share,
+            ..InlinedShare::default()
+        };
+        for (bi, vb) in v.blocks.iter().enumerate() {
+            if let Some(c) = blocks_c[vi].get(bi) {
+                s.work.add_scaled(&without_branches(c), share);
+            }
+            if let Some(c) = throughput_c[vi].get(bi) {
+                s.throughput.add_scaled(&without_branches(c), share);
+            }
+            s.chains.chain.add_scaled(
+                priced_chain(table, vb),
+                share * vb.executions.unwrap_or(0.0),
+            );
+        }
+        out[ui].push(s);
+    }
+    out
+}
+
+/// Whether two names of a source file are the same file (one may be a suffix path of
+/// the other: the report names files as given to the compiler).
+fn same_source(a: &str, b: &str) -> bool {
+    a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
+}
+
+/// [`loop_recurrences`] with the shares of the procedures inlined into the unit's
+/// loops; returns, for each share whose loop was scaled, the factor `k` its work
+/// takes (the caller scales the callee's blocks by `1 + share·(k − 1)`).
+fn loop_recurrences_inlined(
+    table: &CostTable,
+    report: Option<&augur_program::optreport::OptReport>,
+    u: &UnitProfile,
+    unit_c: &mut [Coefficients],
+    unit_thru: &[Coefficients],
+    inlined: &[InlinedShare],
+) -> Vec<(usize, f64, f64)> {
+    let mut scaled = vec![];
     for l in &u.loops {
         let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
             continue;
@@ -997,6 +1105,11 @@ fn loop_recurrences(
                 throughput.add(&without_branches(c));
             }
         }
+        let here: Vec<&InlinedShare> = inlined.iter().filter(|s| s.loop_id == l.id).collect();
+        for s in &here {
+            work.add(&s.work);
+            throughput.add(&s.throughput);
+        }
         let t_body = table.cost_of(&work).seconds;
         if t_body <= 0.0 {
             continue;
@@ -1013,6 +1126,9 @@ fn loop_recurrences(
             block_chains
                 .chain
                 .add_scaled(priced_chain(table, b), b.executions.unwrap_or(0.0));
+        }
+        for s in &here {
+            block_chains.add(&s.chains);
         }
         let t_block_chains = table.cost_of(&block_chains).seconds;
         // Library calls do not overlap the recurrence: they come on top of it (on a Zen 5,
@@ -1061,6 +1177,9 @@ fn loop_recurrences(
         if (k - 1.0).abs() < 1e-12 {
             continue;
         }
+        for s in &here {
+            scaled.push((s.callee, s.share, k));
+        }
         for &i in &body {
             if let Some(c) = unit_c.get_mut(i) {
                 // c + (k − 1)·work: the work scaled by k, the mispredictions kept (and
@@ -1071,9 +1190,9 @@ fn loop_recurrences(
             }
         }
     }
+    scaled
 }
 
-/// The part of `c` that is operations `ops`.
 /// The AbOps that issue loads and stores of memory: array references' address work
 /// (group `arrays`) and stores.
 fn memory_issue_abops() -> &'static [AbOp] {
@@ -1090,6 +1209,7 @@ fn memory_issue_abops() -> &'static [AbOp] {
     })
 }
 
+/// The part of `c` that is operations `ops`.
 fn only(c: &Coefficients, ops: &[AbOp]) -> Coefficients {
     Coefficients {
         executed: 0.0,
@@ -1246,13 +1366,26 @@ pub fn predict_overlap(
         throughput_c.push(unit_thru);
     }
     if table.has_stream() {
-        for ((u, unit_c), thru) in program
+        let shares = inlined_shares(&program.units, table, report, &blocks_c, &throughput_c);
+        let mut callee_scales = vec![];
+        for (((u, unit_c), thru), inlined) in program
             .units
             .iter()
             .zip(blocks_c.iter_mut())
             .zip(&throughput_c)
+            .zip(&shares)
         {
-            loop_recurrences(table, report, u, unit_c, thru);
+            callee_scales.extend(loop_recurrences_inlined(
+                table, report, u, unit_c, thru, inlined,
+            ));
+        }
+        // An inlined procedure's blocks take their loops' scale, each for its share.
+        for (vi, share, k) in callee_scales {
+            for c in &mut blocks_c[vi] {
+                let mut work = without_branches(c);
+                work.executed = 0.0;
+                c.add_scaled(&work, share * (k - 1.0));
+            }
         }
     }
     let mut all = Coefficients::default();
@@ -1786,6 +1919,138 @@ mod tests {
             executions: Some(10.0),
             how: "counter".into(),
         }
+    }
+
+    #[test]
+    fn an_inlined_procedure_joins_its_callers_loop() {
+        // `x = rand(state)` inlined into a loop of 100 iterations: the generator's
+        // `state = a*state + c` is a 6 ns recurrence (two chained 3 ns operations),
+        // the loop body 2 ns of independent work. Priced apart, 6 + 2 ns an
+        // iteration; as one body, the recurrence hides the work: max(6, 2 + 1) ns.
+        let mut m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
+        ]);
+        m.stream.insert(AbOp::ARDL, entry(0.5, 0.0));
+        m.stream.insert(AbOp::MRDL, entry(0.5, 0.0));
+        let t = CostTable::from_profile(&m);
+        let mut ops = AbOpCounts::new();
+        ops.add(AbOp::ARDL, 1.0);
+        ops.add(AbOp::MRDL, 1.0);
+        let mut body_ops = AbOpCounts::new();
+        body_ops.add(AbOp::MRDL, 4.0);
+        let caller = UnitProfile {
+            name: "main".into(),
+            unit_kind: augur_ir::UnitKind::Program,
+            file: "t.f90".into(),
+            first_line: 1,
+            last_line: 9,
+            host: None,
+            calls: Some(1.0),
+            totals: AbOpCounts::new(),
+            blocks: vec![BlockProfile {
+                first_line: 3,
+                last_line: 4,
+                executions: Some(100.0),
+                ..block_profile(augur_ir::BlockKind::Straight, body_ops, AbOpCounts::new())
+            }],
+            loops: vec![LoopProfile {
+                id: 0,
+                loop_kind: augur_ir::LoopKind::Counted,
+                line: 2,
+                depth: 1,
+                parent: None,
+                entries: Some(1.0),
+                iterations: Some(100.0),
+                mean_trips: Some(100.0),
+                totals: AbOpCounts::new(),
+                chain: AbOpCounts::new(),
+                serial_calls: None,
+            }],
+        };
+        let callee = UnitProfile {
+            name: "rand".into(),
+            unit_kind: augur_ir::UnitKind::Function,
+            first_line: 11,
+            last_line: 14,
+            calls: Some(100.0),
+            blocks: vec![BlockProfile {
+                first_line: 12,
+                last_line: 13,
+                in_loop: None,
+                executions: Some(100.0),
+                ..block_profile(augur_ir::BlockKind::Entry, ops.clone(), ops)
+            }],
+            loops: vec![],
+            ..caller.clone()
+        };
+        let units = vec![caller, callee];
+        let ctx = BlockContext::default();
+        let price = |units: &[UnitProfile]| -> Vec<Vec<Coefficients>> {
+            units
+                .iter()
+                .map(|u| u.blocks.iter().map(|b| block_total(&t, b, ctx)).collect())
+                .collect()
+        };
+        let thru: Vec<Vec<Coefficients>> = units
+            .iter()
+            .map(|u| {
+                u.blocks
+                    .iter()
+                    .map(|b| block_total(&t, &without_chain(b), ctx))
+                    .collect()
+            })
+            .collect();
+        let total = |c: &[Vec<Coefficients>]| {
+            c.iter()
+                .flatten()
+                .map(|c| t.cost_of(c).seconds)
+                .sum::<f64>()
+        };
+        let report = |line: u32| augur_program::optreport::OptReport {
+            inlined: vec![augur_program::optreport::InlinedCall {
+                file: "t.f90".into(),
+                line,
+                callee: "rand".into(),
+                caller: "main".into(),
+            }],
+            ..Default::default()
+        };
+        let run = |r: &augur_program::optreport::OptReport| -> f64 {
+            let mut c = price(&units);
+            let shares = inlined_shares(&units, &t, Some(r), &c, &thru);
+            let (head, tail) = c.split_at_mut(1);
+            let scales = loop_recurrences_inlined(
+                &t,
+                Some(r),
+                &units[0],
+                &mut head[0],
+                &thru[0],
+                &shares[0],
+            );
+            for (vi, share, k) in scales {
+                assert_eq!(vi, 1);
+                for c in &mut tail[0] {
+                    let mut w = without_branches(c);
+                    w.executed = 0.0;
+                    c.add_scaled(&w, share * (k - 1.0));
+                }
+            }
+            total(&c)
+        };
+        // Not inlined (the report names no call in the loop): 600 + 200 ns.
+        assert!((total(&price(&units)) - 800e-9).abs() < 1e-15);
+        assert!(
+            (run(&report(20)) - 800e-9).abs() < 1e-15,
+            "{}",
+            run(&report(20))
+        );
+        // Inlined at line 3: the 6 ns recurrence bounds the merged body.
+        assert!(
+            (run(&report(3)) - 600e-9).abs() < 1e-15,
+            "{}",
+            run(&report(3))
+        );
     }
 
     #[test]

@@ -321,7 +321,11 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
     assert!(lines_of(None).contains(&15), "{:?}", lines_of(None));
     // An IF whose second operand loads `h(i - 1)`: the condition and its first operand.
     let probes = augur_program::branches::plan(&a.program, &texts, None).branches;
-    let kinds: Vec<_> = probes.iter().filter(|p| p.line == 19).map(|p| p.kind).collect();
+    let kinds: Vec<_> = probes
+        .iter()
+        .filter(|p| p.line == 19)
+        .map(|p| p.kind)
+        .collect();
     assert_eq!(
         kinds,
         vec![

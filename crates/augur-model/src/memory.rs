@@ -742,13 +742,12 @@ pub fn combine_issue(
 }
 
 impl NestMemory {
-    /// The memory time of the nest's sequential streams ([`ArrayTraffic::sequential`]).
-    /// The sequential streams' time at the busiest level alone (the levels' transfers
-    /// of a prefetched stream overlap one another).
     /// The time of the nest's sequential streams (each array's transfers in the
     /// proportion of its accesses that sweep sequentially,
     /// [`ArrayTraffic::sequential_share`]; store-commit stalls excluded): over all
-    /// levels, and at the busiest level alone.
+    /// levels, and at the busiest level alone (the levels' transfers of a prefetched
+    /// stream overlap one another); and the first level's other misses that the second
+    /// serves.
     pub fn sequential(&self) -> SequentialTime {
         let mut per: Vec<(&str, f64)> = vec![];
         let mut first_level_others = 0.0;

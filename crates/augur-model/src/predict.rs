@@ -1182,15 +1182,19 @@ fn loop_recurrences_inlined(
         }
         for &i in &body {
             if let Some(c) = unit_c.get_mut(i) {
-                // c + (k − 1)·work: the work scaled by k, the mispredictions kept (and
-                // the operations executed as they were).
-                let mut work = without_branches(c);
-                work.executed = 0.0;
-                c.add_scaled(&work, k - 1.0);
+                scale_work(c, k);
             }
         }
     }
     scaled
+}
+
+/// `c + (k − 1)·work`: the work of `c` scaled by `k`, its mispredictions kept (and the
+/// operations executed as they were).
+fn scale_work(c: &mut Coefficients, k: f64) {
+    let mut work = without_branches(c);
+    work.executed = 0.0;
+    c.add_scaled(&work, k - 1.0);
 }
 
 /// The AbOps that issue loads and stores of memory: array references' address work
@@ -1382,9 +1386,7 @@ pub fn predict_overlap(
         // An inlined procedure's blocks take their loops' scale, each for its share.
         for (vi, share, k) in callee_scales {
             for c in &mut blocks_c[vi] {
-                let mut work = without_branches(c);
-                work.executed = 0.0;
-                c.add_scaled(&work, share * (k - 1.0));
+                scale_work(c, 1.0 + share * (k - 1.0));
             }
         }
     }
@@ -2031,9 +2033,7 @@ mod tests {
             for (vi, share, k) in scales {
                 assert_eq!(vi, 1);
                 for c in &mut tail[0] {
-                    let mut w = without_branches(c);
-                    w.executed = 0.0;
-                    c.add_scaled(&w, share * (k - 1.0));
+                    scale_work(c, 1.0 + share * (k - 1.0));
                 }
             }
             total(&c)

@@ -1923,26 +1923,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_inlined_procedure_joins_its_callers_loop() {
-        // `x = rand(state)` inlined into a loop of 100 iterations: the generator's
-        // `state = a*state + c` is a 6 ns recurrence (two chained 3 ns operations),
-        // the loop body 2 ns of independent work. Priced apart, 6 + 2 ns an
-        // iteration; as one body, the recurrence hides the work: max(6, 2 + 1) ns.
+    /// A machine whose double adds and multiplies cost 3 ns in a chain, 0.5 ns in a
+    /// stream.
+    fn add_mul_machine() -> MachineProfile {
         let mut m = machine(&[
             (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
             (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
         ]);
         m.stream.insert(AbOp::ARDL, entry(0.5, 0.0));
         m.stream.insert(AbOp::MRDL, entry(0.5, 0.0));
-        let t = CostTable::from_profile(&m);
-        let mut ops = AbOpCounts::new();
-        ops.add(AbOp::ARDL, 1.0);
-        ops.add(AbOp::MRDL, 1.0);
-        let mut body_ops = AbOpCounts::new();
-        body_ops.add(AbOp::MRDL, 4.0);
-        let caller = UnitProfile {
-            name: "main".into(),
+        m
+    }
+
+    /// A program unit `t.f90` of these blocks with one innermost loop (id 0, line 1)
+    /// of 100 iterations.
+    fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitProfile {
+        UnitProfile {
+            name: name.into(),
             unit_kind: augur_ir::UnitKind::Program,
             file: "t.f90".into(),
             first_line: 1,
@@ -1950,16 +1947,11 @@ mod tests {
             host: None,
             calls: Some(1.0),
             totals: AbOpCounts::new(),
-            blocks: vec![BlockProfile {
-                first_line: 3,
-                last_line: 4,
-                executions: Some(100.0),
-                ..block_profile(augur_ir::BlockKind::Straight, body_ops, AbOpCounts::new())
-            }],
+            blocks,
             loops: vec![LoopProfile {
                 id: 0,
                 loop_kind: augur_ir::LoopKind::Counted,
-                line: 2,
+                line: 1,
                 depth: 1,
                 parent: None,
                 entries: Some(1.0),
@@ -1969,7 +1961,30 @@ mod tests {
                 chain: AbOpCounts::new(),
                 serial_calls: None,
             }],
-        };
+        }
+    }
+
+    #[test]
+    fn an_inlined_procedure_joins_its_callers_loop() {
+        // `x = rand(state)` inlined into a loop of 100 iterations: the generator's
+        // `state = a*state + c` is a 6 ns recurrence (two chained 3 ns operations),
+        // the loop body 2 ns of independent work. Priced apart, 6 + 2 ns an
+        // iteration; as one body, the recurrence hides the work: max(6, 2 + 1) ns.
+        let t = CostTable::from_profile(&add_mul_machine());
+        let mut ops = AbOpCounts::new();
+        ops.add(AbOp::ARDL, 1.0);
+        ops.add(AbOp::MRDL, 1.0);
+        let mut body_ops = AbOpCounts::new();
+        body_ops.add(AbOp::MRDL, 4.0);
+        let caller = unit_with_one_loop(
+            "main",
+            vec![BlockProfile {
+                first_line: 3,
+                last_line: 4,
+                executions: Some(100.0),
+                ..block_profile(augur_ir::BlockKind::Straight, body_ops, AbOpCounts::new())
+            }],
+        );
         let callee = UnitProfile {
             name: "rand".into(),
             unit_kind: augur_ir::UnitKind::Function,
@@ -2127,12 +2142,7 @@ mod tests {
 
     #[test]
     fn a_loop_body_runs_at_its_throughput_or_its_recurrence_whichever_is_slower() {
-        let mut m = machine(&[
-            (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
-            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
-        ]);
-        m.stream.insert(AbOp::ARDL, entry(0.5, 0.0));
-        m.stream.insert(AbOp::MRDL, entry(0.5, 0.0));
+        let mut m = add_mul_machine();
         let t = CostTable::from_profile(&m);
         let ops = |pairs: &[(AbOp, f64)]| {
             let mut c = AbOpCounts::new();
@@ -2152,16 +2162,9 @@ mod tests {
         // (its 3 ns add chain beats its 1 ns of throughput) and `a(i) = x*y*z + w`
         // (2 ns of throughput, no recurrence). One by one: 3 + 2 ns; together the
         // reduction's add overlaps the other block: max(1 + 2, 3) = 3 ns.
-        let u = UnitProfile {
-            name: "t".into(),
-            unit_kind: augur_ir::UnitKind::Program,
-            file: "t.f90".into(),
-            first_line: 1,
-            last_line: 9,
-            host: None,
-            calls: Some(1.0),
-            totals: AbOpCounts::new(),
-            blocks: vec![
+        let u = unit_with_one_loop(
+            "t",
+            vec![
                 block(
                     0,
                     ops(&[(AbOp::ARDL, 1.0), (AbOp::MRDL, 1.0)]),
@@ -2173,20 +2176,7 @@ mod tests {
                     AbOpCounts::new(),
                 ),
             ],
-            loops: vec![LoopProfile {
-                id: 0,
-                loop_kind: augur_ir::LoopKind::Counted,
-                line: 1,
-                depth: 1,
-                parent: None,
-                entries: Some(1.0),
-                iterations: Some(100.0),
-                mean_trips: Some(100.0),
-                totals: AbOpCounts::new(),
-                chain: AbOpCounts::new(),
-                serial_calls: None,
-            }],
-        };
+        );
         let ctx = BlockContext::default();
         let mut c: Vec<Coefficients> = u.blocks.iter().map(|b| block_total(&t, b, ctx)).collect();
         let thru: Vec<Coefficients> = u

@@ -953,29 +953,6 @@ fn block_total(table: &CostTable, b: &BlockProfile, ctx: BlockContext) -> Coeffi
     c
 }
 
-/// The loop-level recurrence rule. The operations of an innermost loop's iteration run
-/// on an out-of-order core either at their throughput (stream costs) or at the pace of
-/// the recurrence that carries a value from one iteration to the next (chain costs),
-/// whichever is slower: the recurrence across the body's blocks
-/// (`LoopProfile::chain`, the expected one of an iteration) or the ones inside its
-/// blocks (a reduction's add). Priced one by one, each block takes the slower of its
-/// own two and the blocks add up; the body's operations are scaled to the slowest of
-/// the whole body's throughput (`unit_thru`, every block at stream cost) and its
-/// recurrences, plus its library calls, which do not overlap a recurrence
-/// (mispredictions apart, which come on top), so every breakdown still adds up.
-/// Vectorized loops carry no recurrence across blocks (an in-order reduction inside a
-/// block still binds it, [`CostTable::ordered_reductions`]).
-#[cfg(test)]
-fn loop_recurrences(
-    table: &CostTable,
-    report: Option<&augur_program::optreport::OptReport>,
-    u: &UnitProfile,
-    unit_c: &mut [Coefficients],
-    unit_thru: &[Coefficients],
-) {
-    loop_recurrences_inlined(table, report, u, unit_c, unit_thru, &[]);
-}
-
 /// The share of an inlined procedure's work that belongs to one loop of its caller
 /// ([`inlined_shares`]): its blocks' coefficients, at throughput, and their
 /// recurrences, each times the share of the procedure's calls made there.
@@ -1017,7 +994,10 @@ fn inlined_shares(
             continue;
         };
         let (u, v) = (&units[ui], &units[vi]);
-        if ui == vi || !v.loops.is_empty() || !same_source(&u.file, &call.file) {
+        if ui == vi
+            || !v.loops.is_empty()
+            || !augur_program::optreport::same_file(&u.file, &call.file)
+        {
             continue;
         }
         let Some(calls) = v.calls.filter(|c| *c > 0.0) else {
@@ -1062,16 +1042,24 @@ fn inlined_shares(
     out
 }
 
-/// Whether two names of a source file are the same file (one may be a suffix path of
-/// the other: the report names files as given to the compiler).
-fn same_source(a: &str, b: &str) -> bool {
-    a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"))
-}
-
-/// [`loop_recurrences`] with the shares of the procedures inlined into the unit's
-/// loops; returns, for each share whose loop was scaled, the factor `k` its work
-/// takes (the caller scales the callee's blocks by `1 + share·(k − 1)`).
-fn loop_recurrences_inlined(
+/// The loop-level recurrence rule. The operations of an innermost loop's iteration run
+/// on an out-of-order core either at their throughput (stream costs) or at the pace of
+/// the recurrence that carries a value from one iteration to the next (chain costs),
+/// whichever is slower: the recurrence across the body's blocks
+/// (`LoopProfile::chain`, the expected one of an iteration) or the ones inside its
+/// blocks (a reduction's add). Priced one by one, each block takes the slower of its
+/// own two and the blocks add up; the body's operations are scaled to the slowest of
+/// the whole body's throughput (`unit_thru`, every block at stream cost) and its
+/// recurrences, plus its library calls, which do not overlap a recurrence
+/// (mispredictions apart, which come on top), so every breakdown still adds up.
+/// Vectorized loops carry no recurrence across blocks (an in-order reduction inside a
+/// block still binds it, [`CostTable::ordered_reductions`]).
+///
+/// The shares of the procedures inlined into the unit's loops (`inlined`, from
+/// [`inlined_shares`]) join the loops' bodies. Returns, for each share whose loop was scaled, the
+/// callee, its share and the factor `k` the loop's work takes (the caller scales the
+/// callee's blocks by `1 + share·(k − 1)`).
+fn loop_recurrences(
     table: &CostTable,
     report: Option<&augur_program::optreport::OptReport>,
     u: &UnitProfile,
@@ -1379,9 +1367,7 @@ pub fn predict_overlap(
             .zip(&throughput_c)
             .zip(&shares)
         {
-            callee_scales.extend(loop_recurrences_inlined(
-                table, report, u, unit_c, thru, inlined,
-            ));
+            callee_scales.extend(loop_recurrences(table, report, u, unit_c, thru, inlined));
         }
         // An inlined procedure's blocks take their loops' scale, each for its share.
         for (vi, share, k) in callee_scales {
@@ -2037,14 +2023,8 @@ mod tests {
             let mut c = price(&units);
             let shares = inlined_shares(&units, &t, Some(r), &c, &thru);
             let (head, tail) = c.split_at_mut(1);
-            let scales = loop_recurrences_inlined(
-                &t,
-                Some(r),
-                &units[0],
-                &mut head[0],
-                &thru[0],
-                &shares[0],
-            );
+            let scales =
+                loop_recurrences(&t, Some(r), &units[0], &mut head[0], &thru[0], &shares[0]);
             for (vi, share, k) in scales {
                 assert_eq!(vi, 1);
                 for c in &mut tail[0] {
@@ -2186,14 +2166,14 @@ mod tests {
             .collect();
         let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
         assert!((total(&c) - 500e-9).abs() < 1e-15, "{}", total(&c));
-        loop_recurrences(&t, None, &u, &mut c, &thru);
+        loop_recurrences(&t, None, &u, &mut c, &thru, &[]);
         assert!((total(&c) - 300e-9).abs() < 1e-15, "{}", total(&c));
         // A recurrence across the blocks longer than both (two chained adds per
         // iteration, 6 ns) stretches the body to it.
         let mut u2 = u.clone();
         u2.loops[0].chain = ops(&[(AbOp::ARDL, 2.0)]);
         let mut c: Vec<Coefficients> = u2.blocks.iter().map(|b| block_total(&t, b, ctx)).collect();
-        loop_recurrences(&t, None, &u2, &mut c, &thru);
+        loop_recurrences(&t, None, &u2, &mut c, &thru, &[]);
         assert!((total(&c) - 600e-9).abs() < 1e-15, "{}", total(&c));
 
         // A library call beside the recurrence comes on top of it: `s = s*r + exp(x)`,
@@ -2213,7 +2193,7 @@ mod tests {
             .iter()
             .map(|b| block_total(&t, &without_chain(b), ctx))
             .collect();
-        loop_recurrences(&t, None, &u3, &mut c, &thru);
+        loop_recurrences(&t, None, &u3, &mut c, &thru, &[]);
         let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
         assert!((total(&c) - 800e-9).abs() < 1e-15, "{}", total(&c));
 
@@ -2230,7 +2210,7 @@ mod tests {
                 .iter()
                 .map(|b| block_total(&ts, &without_chain(b), ctx))
                 .collect();
-            loop_recurrences(&ts, None, u, &mut c, &thru);
+            loop_recurrences(&ts, None, u, &mut c, &thru, &[]);
             c.iter().map(|c| ts.cost_of(c).seconds).sum::<f64>()
         };
         assert!((spilled(&u3) - 900e-9).abs() < 1e-15, "{}", spilled(&u3));

@@ -64,10 +64,10 @@ pub enum BranchKind {
     ComputedGoto,
     /// An arithmetic IF (outcome: 1, 2 or 3 for a negative, zero or positive value).
     ArithmeticIf,
-    /// The first operand of a logical assignment's `.OR.`/`.AND.` (`h = (c == 3) .or.
-    /// (g(i) .and. c == 2)`): a compiler may branch on it to skip the rest (gfortran -O2
-    /// does when the rest loads from memory). Its mispredictions count only where the
-    /// optimization report finds a conditional jump on the line.
+    /// The first operand of an `.OR.`/`.AND.` in a logical assignment (`h = (c == 3)
+    /// .or. (g(i) .and. c == 2)`) or an IF condition, when a later operand loads from
+    /// memory or calls a user function: the compiler branches on it to skip the rest
+    /// (gfortran -O2). Recorded beside the whole condition of an IF.
     ShortCircuit,
 }
 
@@ -328,11 +328,6 @@ fn plan_unit(
             continue;
         };
         let id = bp.branches.len();
-        edits.push(Edit::Insert {
-            line: ol,
-            col: oc,
-            text: format!("augur_brf({id}, "),
-        });
         // The first operand of an `.OR.`/`.AND.` the compiler branches on by itself.
         let operand = match &st.kind {
             StmtKind::If { cond } | StmtKind::LogicalIf { cond } if ol == cl => {
@@ -343,23 +338,11 @@ fn plan_unit(
             }
             _ => None,
         };
+        // The whole condition first: at a column both start, its text goes leftmost.
+        wrap(&mut edits, (ol, oc), (cl, cc), id);
         if let Some((from, to)) = operand {
-            edits.push(Edit::Insert {
-                line: ol,
-                col: from as u32,
-                text: format!("augur_brf({}, ", id + 1),
-            });
-            edits.push(Edit::Insert {
-                line: ol,
-                col: to as u32,
-                text: ")".into(),
-            });
+            wrap(&mut edits, (ol, from as u32), (ol, to as u32), id + 1);
         }
-        edits.push(Edit::Insert {
-            line: cl,
-            col: cc,
-            text: ")".into(),
-        });
         bp.branches.push(BranchProbe::of(ui, block, st, kind));
         if operand.is_some() {
             bp.branches
@@ -405,6 +388,21 @@ fn plan_unit(
     bp.plan.edits.entry(u.source).or_default().extend(edits);
 }
 
+/// Wraps the text from `from` to `to` (line, byte column) in the pass-through of
+/// branch `id`.
+fn wrap(edits: &mut Vec<Edit>, from: (u32, u32), to: (u32, u32), id: usize) {
+    edits.push(Edit::Insert {
+        line: from.0,
+        col: from.1,
+        text: format!("augur_brf({id}, "),
+    });
+    edits.push(Edit::Insert {
+        line: to.0,
+        col: to.1,
+        text: ")".into(),
+    });
+}
+
 /// Wraps the first operand of every scalar logical assignment whose value is an
 /// `.OR.`/`.AND.` (on one line), recording it as a [`BranchKind::ShortCircuit`] of the
 /// block holding the assignment.
@@ -441,17 +439,8 @@ fn plan_short_circuits(
         else {
             continue;
         };
-        let id = bp.branches.len();
-        edits.push(Edit::Insert {
-            line: st.text.line,
-            col: from as u32,
-            text: format!("augur_brf({id}, "),
-        });
-        edits.push(Edit::Insert {
-            line: st.text.line,
-            col: to as u32,
-            text: ")".into(),
-        });
+        let at = st.text.line;
+        wrap(edits, (at, from as u32), (at, to as u32), bp.branches.len());
         bp.branches.push(BranchProbe::of(
             ui,
             block.id.0,

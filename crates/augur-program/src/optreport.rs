@@ -162,7 +162,9 @@ pub fn same_compiler(a: &str, b: &str) -> bool {
     norm(a) == norm(b)
 }
 
-fn same_file(a: &str, b: &str) -> bool {
+/// Whether two names of a source file name the same file (the report names files as
+/// given to the compiler, the profile as given to augur: compared by file name).
+pub fn same_file(a: &str, b: &str) -> bool {
     a == b || Path::new(a).file_name() == Path::new(b).file_name()
 }
 

@@ -31,6 +31,14 @@ command -v gfortran >/dev/null 2>&1 || { echo "setup: gfortran is still missing;
 command -v valgrind >/dev/null 2>&1 || { echo "setup: valgrind is still missing; install it (apt-get install -y valgrind)" >&2; exit 1; }
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo is missing; install the Rust toolchain (https://rustup.rs)" >&2; exit 1; }
 
+# A release build plus the test build take about 4 GB; say so before the linker
+# dies of a full disk halfway through.
+free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
+if [ "${free_kb:-0}" -lt 4000000 ]; then
+  echo "setup: only $((free_kb / 1024)) MB free on $(df -P . | awk 'NR==2 {print $6}'); building and testing augur needs about 4 GB: free some space (cargo clean in old checkouts) and run again" >&2
+  exit 1
+fi
+
 echo "setup: building augur (release)"
 cargo build --release --locked -q
 command -v flang-new-19 >/dev/null 2>&1 || command -v flang-19 >/dev/null 2>&1 || echo "setup: flang-19 is missing (apt-get install flang-19); only gfortran profiles can be measured" >&2

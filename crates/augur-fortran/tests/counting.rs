@@ -876,3 +876,48 @@ end program t
         assert_eq!(b.counts.get(augur_ir::AbOp::ALIN), 0.0, "{:?}", b.counts);
     }
 }
+
+#[test]
+fn shifted_sections_count_as_the_do_loop_they_stand_for() {
+    // `v(2:n-1) = u(1:n-2) + u(3:n)` is `v(i) = u(i-1) + u(i+1)` over i = 2, n-1: each
+    // section starting where the left-hand side's does not adds the same IADD per
+    // element as the offset in the DO loop's subscript (gfortran compiles both alike).
+    let src = "program t
+  implicit none
+  integer, parameter :: n = 64
+  real(8) :: u(n, n), v(n, n)
+  integer :: i, j
+  u = 1.0d0
+  v = 0.0d0
+  do j = 2, n - 1
+    do i = 2, n - 1
+      v(i, j) = u(i-1, j) + u(i+1, j) + u(i, j-1) + u(i, j+1) - 4.0d0 * u(i, j)   ! @loop
+    end do
+  end do
+  v(2:n-1, 2:n-1) = u(1:n-2, 2:n-1) + u(3:n, 2:n-1) + u(2:n-1, 1:n-2) &
+                  + u(2:n-1, 3:n) - 4.0d0 * u(2:n-1, 2:n-1)   ! @sections
+  print *, sum(v)
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let block_on = |marker: &str, kind: augur_ir::BlockKind| {
+        let line = line_of(src, marker);
+        let b = u
+            .blocks
+            .iter()
+            .find(|b| b.kind == kind && b.span.start.line <= line && line <= b.span.end_line)
+            .unwrap_or_else(|| panic!("no {kind:?} block on line {line}"));
+        b.counts
+            .iter()
+            .filter(|&(op, n)| op != augur_ir::AbOp::ALOV && n != 0.0)
+            .collect::<Vec<_>>()
+    };
+    let do_form = block_on("@loop", augur_ir::BlockKind::Straight);
+    let sections = block_on("@sections", augur_ir::BlockKind::Elements);
+    assert!(
+        sections.contains(&(augur_ir::AbOp::IADD, 4.0)),
+        "{sections:?}"
+    );
+    assert_eq!(do_form, sections);
+}

@@ -226,6 +226,11 @@ struct Counter<'a> {
     out: &'a mut StmtCounts,
     /// Index of the element group receiving operations (None = once).
     sink: Option<usize>,
+    /// The lower bounds of the section subscripts of the array assignment being counted,
+    /// in order (`None`: the bound was left out). A section of the right-hand side that
+    /// starts elsewhere in the same position is the element loop's index plus a constant
+    /// offset, as `u(i-1, j)` is in the DO loop the statement stands for.
+    section_lows: Option<Vec<Option<Expr>>>,
 }
 
 impl Counter<'_> {
@@ -378,6 +383,7 @@ impl Counter<'_> {
     fn subscripts(&mut self, rank: usize, subs: &[Subscript]) {
         let mut all_constant = true;
         let mut section = false;
+        let mut position = 0;
         for s in subs {
             match s {
                 Subscript::Index(ix) => {
@@ -387,6 +393,18 @@ impl Counter<'_> {
                 }
                 Subscript::Range(a, b, c) => {
                     section = true;
+                    // `u(1:n-2)` beside `v(2:n-1) = ...`: the element loop's index minus
+                    // one, an IADD per element as in the DO loop's `u(i-1)`.
+                    let shifted = self.sink.is_some()
+                        && self
+                            .section_lows
+                            .as_ref()
+                            .and_then(|lows| lows.get(position))
+                            .is_some_and(|low| low.as_ref() != a.as_ref());
+                    if shifted {
+                        self.add(AbOp::IADD);
+                    }
+                    position += 1;
                     // Section bounds are evaluated once, outside the element loop.
                     let saved = self.sink;
                     if section && saved.is_some() {
@@ -910,6 +928,7 @@ pub fn count_stmt(kind: &StmtKind) -> StmtCounts {
     let mut c = Counter {
         out: &mut out,
         sink: None,
+        section_lows: None,
     };
     match kind {
         StmtKind::Assign { lhs, rhs } => c.assignment(lhs, rhs),
@@ -983,6 +1002,19 @@ impl Counter<'_> {
         } else {
             None
         };
+        let outer_lows = self.section_lows.take();
+        if let ExprKind::Elem(_, subs) = &lhs.kind {
+            let lows: Vec<Option<Expr>> = subs
+                .iter()
+                .filter_map(|s| match s {
+                    Subscript::Range(a, _, _) => Some(a.clone()),
+                    Subscript::Index(_) => None,
+                })
+                .collect();
+            if !lows.is_empty() {
+                self.section_lows = Some(lows);
+            }
+        }
         // Left-hand side: its subscripts and address.
         let lo = self.count(lhs);
         let lglobal = lo.global_leaf;
@@ -1021,6 +1053,7 @@ impl Counter<'_> {
                 }
             }
         }
+        self.section_lows = outer_lows;
         if let Some(p) = prev {
             self.sink = p;
         }

@@ -921,3 +921,64 @@ end program t
     );
     assert_eq!(do_form, sections);
 }
+
+#[test]
+fn floating_maxval_carries_its_maximum() {
+    // `maxval` of a real array keeps its running maximum in a register, one `maxsd` an
+    // element after the other: a recurrence like `sum`'s, priced at the add's latency.
+    // An integer one is left without (its compare and move are not modelled as a chain).
+    let src = "program t
+  implicit none
+  real(8) :: w(1000), mx
+  integer :: k(1000), km
+  w = 1.0d0
+  k = 2
+  mx = maxval(abs(w))   ! @real
+  km = minval(k)        ! @int
+  print *, mx, km
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let chain_on = |marker: &str| {
+        let line = line_of(src, marker);
+        u.blocks
+            .iter()
+            .find(|b| b.kind == augur_ir::BlockKind::Elements && b.span.start.line == line)
+            .unwrap_or_else(|| panic!("no element block on line {line}"))
+            .element_chain
+            .clone()
+    };
+    assert_eq!(chain_on("@real").get(augur_ir::AbOp::ARDL), 1.0);
+    assert_eq!(chain_on("@int").total(), 0.0);
+}
+
+#[test]
+fn element_counts_take_the_size_of_an_array_operand() {
+    // The instrumented run counts `size(w)`, not `size(abs(w))`: the latter has the
+    // compiler build the expression in a temporary (a heap block whose release changes
+    // when the program's own scratch arrays fault).
+    let src = "program t
+  implicit none
+  real(8) :: w(1000), v(1000), mx
+  integer :: c
+  w = 1.0d0
+  v = 2.0d0
+  mx = maxval(abs(w))        ! @abs
+  c = count(v < -0.3d0)      ! @mask
+  print *, mx, c, sum(transpose(reshape(w, [10, 100])))
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let elements_on = |marker: &str| {
+        let line = line_of(src, marker);
+        u.loops
+            .iter()
+            .find(|l| l.span.start.line == line)
+            .and_then(|l| l.elements.clone())
+            .unwrap_or_else(|| panic!("no array loop on line {line}"))
+    };
+    assert_eq!(elements_on("@abs"), "size(w)");
+    assert_eq!(elements_on("@mask"), "size(v)");
+}

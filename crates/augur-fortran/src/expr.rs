@@ -199,13 +199,19 @@ impl Lowerer<'_> {
             "implied_do_loop_expression" => {
                 // (item, i = a, b): the items, counted once (their trip count is not modelled).
                 let mut items = vec![];
+                let mut control = String::new();
                 for c in named_children(node) {
-                    if kind_of(c) != "loop_control_expression" {
+                    if kind_of(c) == "loop_control_expression" {
+                        control = text(c, self.src)
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                    } else {
                         items.push(self.expr(c));
                     }
                 }
                 Expr {
-                    kind: ExprKind::ArrayCtor(items),
+                    kind: ExprKind::ImpliedDo(items, control),
                     ty: Type::UNKNOWN,
                     array: true,
                 }
@@ -623,7 +629,7 @@ fn substitute(e: &mut Expr, dummies: &[String], args: &[Expr]) {
             substitute(a, dummies, args);
             substitute(b, dummies, args);
         }
-        ExprKind::Call(_, xs) | ExprKind::ArrayCtor(xs) => {
+        ExprKind::Call(_, xs) | ExprKind::ArrayCtor(xs) | ExprKind::ImpliedDo(xs, _) => {
             for x in xs {
                 substitute(x, dummies, args);
             }

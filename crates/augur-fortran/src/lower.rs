@@ -1705,7 +1705,10 @@ impl<'a> Lowerer<'a> {
             counts.groups.insert(
                 0,
                 augur_ir::count::ElementGroup {
-                    elements: format!("size({lhs_like})"),
+                    elements: format!(
+                        "size({})",
+                        augur_ir::count::conformable_reference(&lhs_like)
+                    ),
                     constant_elements: None,
                     counts: per,
                     chain: Default::default(),

@@ -961,11 +961,12 @@ fn element_counts_take_the_size_of_an_array_operand() {
     let src = "program t
   implicit none
   real(8) :: w(1000), v(1000), mx
-  integer :: c
+  integer :: c, i
   w = 1.0d0
   v = 2.0d0
   mx = maxval(abs(w))        ! @abs
   c = count(v < -0.3d0)      ! @mask
+  mx = sum([(w(i), i = 1, 1000, 2)])   ! @ctor
   print *, mx, c, sum(transpose(reshape(w, [10, 100])))
 end program t
 ";
@@ -981,4 +982,6 @@ end program t
     };
     assert_eq!(elements_on("@abs"), "size(w)");
     assert_eq!(elements_on("@mask"), "size(v)");
+    // An implied DO prints back with its loop control.
+    assert_eq!(elements_on("@ctor"), "size([(w(i), i = 1, 1000, 2)])");
 }

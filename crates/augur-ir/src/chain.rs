@@ -94,6 +94,10 @@ fn prune(e: &Expr, name: &str) -> Expr {
         ExprKind::ArrayCtor(args) => {
             ExprKind::ArrayCtor(args.iter().map(|a| prune(a, name)).collect())
         }
+        ExprKind::ImpliedDo(args, control) => ExprKind::ImpliedDo(
+            args.iter().map(|a| prune(a, name)).collect(),
+            control.clone(),
+        ),
         other => other.clone(),
     };
     Expr {

@@ -357,7 +357,7 @@ impl Counter<'_> {
             }
             ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e.ty),
             ExprKind::Call(target, args) => self.call(target, args, e),
-            ExprKind::ArrayCtor(items) => {
+            ExprKind::ArrayCtor(items) | ExprKind::ImpliedDo(items, _) => {
                 for it in items {
                     let o = self.count(it);
                     if !o.constant {
@@ -1142,7 +1142,7 @@ fn elements_of(e: &Expr) -> (String, Option<i64>) {
 /// compiler build the whole expression in a temporary, whose allocation and release
 /// change the program's heap (glibc's mmap threshold rises with the first large block
 /// freed, and the scratch arrays the program allocates afterwards stop faulting).
-fn conformable_reference(e: &Expr) -> &Expr {
+pub fn conformable_reference(e: &Expr) -> &Expr {
     fn find(e: &Expr) -> Option<&Expr> {
         if !e.array {
             return None;

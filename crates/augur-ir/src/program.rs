@@ -393,6 +393,10 @@ pub enum ExprKind {
     Call(CallTarget, Vec<Expr>),
     /// An array constructor `[...]` / `(/.../)`.
     ArrayCtor(Vec<Expr>),
+    /// An implied DO inside a constructor or an I/O list, `(item, ..., i = a, b)`: its
+    /// items and its loop control as written (`i = a, b`), so that the expression can
+    /// be printed back as Fortran. Its trip count is not modelled (items counted once).
+    ImpliedDo(Vec<Expr>, String),
     /// Something the counter need not look into (a keyword argument's name, `*`, ...).
     Opaque,
 }
@@ -407,7 +411,9 @@ impl Expr {
                 vec![b]
             }
             ExprKind::Binary(_, a, b) => vec![a, b],
-            ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => args.iter().collect(),
+            ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) | ExprKind::ImpliedDo(args, _) => {
+                args.iter().collect()
+            }
             ExprKind::Const { .. } | ExprKind::Var(_) | ExprKind::Elem(..) | ExprKind::Opaque => {
                 vec![]
             }
@@ -841,6 +847,11 @@ impl std::fmt::Display for Expr {
                 f.write_str("[")?;
                 list(f, items)?;
                 f.write_str("]")
+            }
+            ExprKind::ImpliedDo(items, control) => {
+                f.write_str("(")?;
+                list(f, items)?;
+                write!(f, ", {control})")
             }
             ExprKind::Opaque => f.write_str("*"),
         }

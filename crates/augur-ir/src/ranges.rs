@@ -282,7 +282,7 @@ fn rewrite(e: &mut Expr, vars: &[&str]) -> usize {
             n += rewrite(a, vars);
             n += rewrite(b, vars);
         }
-        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
+        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) | ExprKind::ImpliedDo(args, _) => {
             for a in args {
                 n += rewrite(a, vars);
             }

@@ -510,7 +510,7 @@ impl<'a> Cx<'a> {
                     }
                 }
             }
-            ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
+            ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) | ExprKind::ImpliedDo(args, _) => {
                 for a in args {
                     self.loads(a, vars, line, out);
                 }
@@ -1148,7 +1148,7 @@ pub fn visit_refs<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
             visit_refs(a, f);
             visit_refs(b, f);
         }
-        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) => {
+        ExprKind::Call(_, args) | ExprKind::ArrayCtor(args) | ExprKind::ImpliedDo(args, _) => {
             for a in args {
                 visit_refs(a, f);
             }

@@ -69,6 +69,10 @@ pub enum BranchKind {
     /// memory or calls a user function: the compiler branches on it to skip the rest
     /// (gfortran -O2). Recorded beside the whole condition of an IF.
     ShortCircuit,
+    /// The mask of a WHERE statement or construct, or of a masked ELSEWHERE: one
+    /// outcome per element, in array element order. gfortran stores the mask in a
+    /// temporary and each masked assignment's element loop branches on it.
+    WhereMask,
 }
 
 impl BranchKind {
@@ -91,6 +95,7 @@ impl BranchKind {
             BranchKind::ComputedGoto => "computed_goto",
             BranchKind::ArithmeticIf => "arithmetic_if",
             BranchKind::ShortCircuit => "short_circuit",
+            BranchKind::WhereMask => "where_mask",
         }
     }
 }
@@ -318,10 +323,22 @@ fn plan_unit(
                 }
                 (BranchKind::DoWhile, &["while"], Some(l.header_block.0))
             }
+            // The mask's outcomes, element after element, at its element block.
+            StmtKind::Where { mask } if mask.array => (
+                BranchKind::WhereMask,
+                &["where", "elsewhere"],
+                u.blocks
+                    .iter()
+                    .find(|b| b.kind == BlockKind::Elements && b.stmts.contains(&(si as u32)))
+                    .map(|b| b.id.0),
+            ),
             _ => continue,
         };
         let Some(block) = block else { continue };
-        if kind != BranchKind::DoWhile && branchless(st.span.start.line) {
+        // (A mask is computed without branching; the masked assignments branch on it.)
+        if !matches!(kind, BranchKind::DoWhile | BranchKind::WhereMask)
+            && branchless(st.span.start.line)
+        {
             continue;
         }
         let Some(((ol, oc), (cl, cc))) = condition_parens(&lines, st, keywords) else {
@@ -666,14 +683,15 @@ fn computed_goto_selector(lines: &[&str], st: &Stmt) -> Option<String> {
 }
 
 /// The Fortran module of the branch run: the pass-through functions for every logical
-/// kind and the interfaces of the C recorder.
+/// kind (impure elemental: a WHERE mask records each element's outcome in array element
+/// order) and the interfaces of the C recorder.
 pub fn module_for(bp: &BranchPlan) -> String {
     let mut specifics = String::new();
     let mut names = vec![];
     for k in [1, 2, 4, 8] {
         names.push(format!("augur_brf{k}"));
         specifics.push_str(&format!(
-            "  logical({k}) function augur_brf{k}(id, c)\n    integer, intent(in) :: id\n    logical({k}), intent(in) :: c\n    if (c) then\n      call augur_br(int(id, c_int32_t), 1_c_int32_t)\n    else\n      call augur_br(int(id, c_int32_t), 0_c_int32_t)\n    end if\n    augur_brf{k} = c\n  end function augur_brf{k}\n"
+            "  impure elemental logical({k}) function augur_brf{k}(id, c)\n    integer, intent(in) :: id\n    logical({k}), intent(in) :: c\n    if (c) then\n      call augur_br(int(id, c_int32_t), 1_c_int32_t)\n    else\n      call augur_br(int(id, c_int32_t), 0_c_int32_t)\n    end if\n    augur_brf{k} = c\n  end function augur_brf{k}\n"
         ));
     }
     format!(

@@ -284,8 +284,7 @@ fn has_array(e: &Expr) -> bool {
         ExprKind::Substring(a) | ExprKind::Component(a, _) | ExprKind::Unary(_, a) => has_array(a),
         ExprKind::Binary(_, a, b) => has_array(a) || has_array(b),
         ExprKind::Call(_, args) => args.iter().any(has_array),
-        // Also implied-DO lists, which the front end lowers to array constructors.
-        ExprKind::ArrayCtor(_) => true,
+        ExprKind::ArrayCtor(_) | ExprKind::ImpliedDo(..) => true,
         _ => false,
     }
 }
@@ -468,7 +467,9 @@ fn calls_stopper(kind: &StmtKind, stoppers: &HashSet<String>) -> bool {
                 matches!(t, augur_ir::CallTarget::User(n) if st.contains(n))
                     || args.iter().any(|a| expr(a, st))
             }
-            ExprKind::ArrayCtor(args) => args.iter().any(|a| expr(a, st)),
+            ExprKind::ArrayCtor(args) | ExprKind::ImpliedDo(args, _) => {
+                args.iter().any(|a| expr(a, st))
+            }
             ExprKind::Elem(_, subs) => subs.iter().any(|s| match s {
                 Subscript::Index(x) => expr(x, st),
                 Subscript::Range(a, b, c) => [a, b, c].into_iter().flatten().any(|x| expr(x, st)),

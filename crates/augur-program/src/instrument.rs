@@ -248,7 +248,9 @@ pub(crate) fn calls_user_function(e: &augur_ir::Expr) -> bool {
     use augur_ir::ExprKind::*;
     match &e.kind {
         Call(augur_ir::CallTarget::User(_), _) => true,
-        Call(_, args) | ArrayCtor(args) => args.iter().any(calls_user_function),
+        Call(_, args) | ArrayCtor(args) | ImpliedDo(args, _) => {
+            args.iter().any(calls_user_function)
+        }
         Unary(_, a) | Substring(a) | Component(a, _) => calls_user_function(a),
         Binary(_, a, b) => calls_user_function(a) || calls_user_function(b),
         Elem(_, subs) => subs.iter().any(|s| match s {

@@ -337,3 +337,52 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
     assert!(!kept.contains(&15) && !kept.contains(&16), "{kept:?}");
     assert!(kept.contains(&17) && kept.contains(&18), "{kept:?}");
 }
+
+const WHERE_MASKS: &str = r#"program wm
+  implicit none
+  integer, parameter :: n = 100000
+  real(8) :: r(n), u(n)
+  integer :: i, s, idx(n)
+  integer(8) :: seed
+  seed = 7
+  do i = 1, n
+    seed = mod(seed * 48271_8, 2147483647_8)
+    r(i) = dble(seed) / 2147483647.0d0
+    idx(i) = i
+  end do
+  u = 0.0d0
+  do s = 1, 3
+    where (r > 0.5d0)
+      u = u + r
+    elsewhere (r < 0.1d0)
+      u = u - r
+    end where
+    where (mod(idx, 2) == 0) u = u * 0.5d0
+  end do
+  print *, sum(u)
+end program wm
+"#;
+
+#[test]
+fn where_masks_are_recorded_element_by_element() {
+    // Each mask is one outcome per element: random halves are mispredicted about half
+    // the time, an alternating mask is learned.
+    let a = analyze("wm.f90", WHERE_MASKS);
+    let b = simulated(&a);
+    let kind = augur_program::branches::BranchKind::WhereMask;
+    let half = row(b, 15);
+    assert_eq!(half.kind, kind);
+    assert_eq!(half.executions, 300000);
+    let taken = half.taken as f64 / half.executions as f64;
+    assert!((0.48..0.52).contains(&taken), "{half:?}");
+    assert!(half.mispredictions > 100000, "{half:?}");
+    let tenth = row(b, 17);
+    assert_eq!(tenth.kind, kind);
+    assert!(
+        (0.08..0.12).contains(&(tenth.taken as f64 / 300000.0)),
+        "{tenth:?}"
+    );
+    let alternating = row(b, 20);
+    assert_eq!(alternating.executions, 300000);
+    assert!(alternating.mispredictions < 3000, "{alternating:?}");
+}

@@ -163,6 +163,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         )],
         cwd: opts.cwd.clone(),
         capture: true,
+        fixed_addresses: true,
     };
     let run = toolchain::run(&exe, &spec).map_err(|e| AnalyzeError::Run(e.to_string()))?;
     let counters = read_counts(&counts_file, plan.counters);
@@ -381,6 +382,7 @@ fn branch_run(
         env: vec![("AUGUR_BRANCH_FILE".into(), file.display().to_string())],
         cwd: opts.cwd.clone(),
         capture: true,
+        fixed_addresses: false,
     };
     let run = toolchain::run(&exe, &spec).map_err(|e| format!("the branch run failed: {e}"))?;
     if !run.success() {

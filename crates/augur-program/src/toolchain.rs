@@ -845,6 +845,10 @@ pub struct RunSpec {
     pub cwd: PathBuf,
     /// Capture stdout/stderr (`true`) or let them go to the terminal (`false`).
     pub capture: bool,
+    /// Run without address-space randomization (Linux `personality(ADDR_NO_RANDOMIZE)`),
+    /// so that the addresses the counting run samples (spatially, by a hash of the line
+    /// address) are the same from one analysis to the next.
+    pub fixed_addresses: bool,
 }
 
 impl RunSpec {
@@ -858,6 +862,7 @@ impl RunSpec {
             env: Vec::new(),
             cwd: cwd.into(),
             capture: true,
+            fixed_addresses: false,
         }
     }
 }
@@ -1052,6 +1057,16 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
     }
     cmd.process_group(0);
+    if spec.fixed_addresses {
+        // SAFETY: `personality` is async-signal-safe and only changes how the child's
+        // address space is laid out; a refusal leaves randomization on.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::personality(libc::ADDR_NO_RANDOMIZE as libc::c_ulong);
+                Ok(())
+            });
+        }
+    }
 
     let cpu_before = children_cpu();
     let start = Instant::now();

@@ -47,6 +47,7 @@ fn spec(dir: &Path, secs: u64) -> RunSpec {
         env: Vec::new(),
         cwd: dir.to_path_buf(),
         capture: true,
+        fixed_addresses: false,
     }
 }
 
@@ -544,4 +545,23 @@ fn run_errors_are_reported() {
     let s = spec(&dir.path().join("no-such-dir"), 5);
     let err = run(Path::new("/bin/true"), &s).unwrap_err();
     assert!(err.to_string().contains("no-such-dir"), "{err}");
+}
+
+#[test]
+fn fixed_addresses_repeat_from_run_to_run() {
+    // The counting run samples addresses by a hash of their line: without address-space
+    // randomization a heap array and a static one sit at the same addresses every run.
+    let tc = gfortran();
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_one(
+        &tc,
+        dir.path(),
+        "program p\n  real(8), allocatable :: a(:)\n  real(8), save :: s(1000)\n  allocate(a(100000))\n  a = 1; s = 2\n  print *, loc(a), loc(s)\nend program p\n",
+    );
+    let mut fixed = spec(dir.path(), 30);
+    fixed.fixed_addresses = true;
+    let first = stdout_of(&run(&exe, &fixed).unwrap());
+    let second = stdout_of(&run(&exe, &fixed).unwrap());
+    assert!(!first.trim().is_empty());
+    assert_eq!(first, second);
 }

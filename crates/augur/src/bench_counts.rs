@@ -65,6 +65,7 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<ExitCode> {
             env: vec![],
             cwd: cwd.clone(),
             capture: true,
+            fixed_addresses: false,
         };
         let counts = gcov::gcov_line_counts(&gtc, &fortran, &c_sources, &spec)
             .with_context(|| format!("{}: gcov counts", p.name))?;

@@ -710,6 +710,7 @@ fn one(p: &corpus::CorpusProgram, cx: &Ctx, perf: &mut PerfState) -> Result<Prog
         env: vec![],
         cwd: std::env::current_dir()?,
         capture: true,
+        fixed_addresses: false,
     };
     let mut perf_counts = None;
     if let Some(path) = perf.path.clone() {

@@ -63,6 +63,7 @@ pub fn run(
             env: vec![],
             cwd: cwd.clone(),
             capture: true,
+            fixed_addresses: false,
         };
         let keep = work.path().join("instrumented");
         let (_, mut opts) = p.analyze_options(&root, &tc)?;

@@ -73,6 +73,7 @@ pub fn validate_one(
         env: vec![],
         cwd: opts.cwd.clone(),
         capture: true,
+        fixed_addresses: false,
     };
     let timed = time_program(&opts.toolchain, &input, &spec, runs)?;
     let mut warnings = prediction.warnings.clone();

@@ -985,3 +985,29 @@ end program t
     // An implied DO prints back with its loop control.
     assert_eq!(elements_on("@ctor"), "size([(w(i), i = 1, 1000, 2)])");
 }
+
+#[test]
+fn a_reduction_inside_a_section_assignment_is_not_shifted() {
+    // `sum(w(1:n))` is its own loop: its section is not an offset of `v(2:n)`'s index.
+    let src = "program t
+  implicit none
+  integer, parameter :: n = 100
+  real(8) :: v(n), w(n)
+  w = 1.0d0
+  v(2:n) = w(1:n-1) * sum(w(1:n))   ! @mixed
+  print *, sum(v)
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let line = line_of(src, "@mixed");
+    let iadds: Vec<f64> = u
+        .blocks
+        .iter()
+        .filter(|b| b.kind == augur_ir::BlockKind::Elements && b.span.start.line == line)
+        .map(|b| b.counts.get(augur_ir::AbOp::IADD))
+        .collect();
+    // The assignment's element block: one IADD (`w(1:n-1)` beside `v(2:n)`); the sum's: none.
+    assert_eq!(iadds.len(), 2, "{iadds:?}");
+    assert_eq!(iadds.iter().sum::<f64>(), 1.0, "{iadds:?}");
+}

@@ -583,8 +583,12 @@ impl Counter<'_> {
             _ => (format!("size({})", conformable_reference(arr)), None),
         };
         let prev = self.open_group(elements, constant);
+        // A reduction's argument is a loop of its own, not aligned with an enclosing
+        // assignment's sections.
+        let outer_lows = self.section_lows.take();
         let o = self.count(arr);
         let second = args.get(1).filter(|_| kind.binary()).map(|b| self.count(b));
+        self.section_lows = outer_lows;
         let global = o.global_leaf || second.is_some_and(|s| s.global_leaf);
         let class = o.class;
         // A floating-point partial result is carried in order (MATMUL is a library

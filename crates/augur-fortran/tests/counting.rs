@@ -894,27 +894,21 @@ fn shifted_sections_count_as_the_do_loop_they_stand_for() {
       v(i, j) = u(i-1, j) + u(i+1, j) + u(i, j-1) + u(i, j+1) - 4.0d0 * u(i, j)   ! @loop
     end do
   end do
-  v(2:n-1, 2:n-1) = u(1:n-2, 2:n-1) + u(3:n, 2:n-1) + u(2:n-1, 1:n-2) &
-                  + u(2:n-1, 3:n) - 4.0d0 * u(2:n-1, 2:n-1)   ! @sections
+  v(2:n-1, 2:n-1) = u(1:n-2, 2:n-1) + u(3:n, 2:n-1) + u(2:n-1, 1:n-2) &   ! @sections
+                  + u(2:n-1, 3:n) - 4.0d0 * u(2:n-1, 2:n-1)
   print *, sum(v)
 end program t
 ";
     let a = analyze_ok(src);
     let u = a.unit("t");
-    let block_on = |marker: &str, kind: augur_ir::BlockKind| {
-        let line = line_of(src, marker);
-        let b = u
-            .blocks
-            .iter()
-            .find(|b| b.kind == kind && b.span.start.line <= line && line <= b.span.end_line)
-            .unwrap_or_else(|| panic!("no {kind:?} block on line {line}"));
+    let without_loop_overhead = |b: &augur_ir::Block| {
         b.counts
             .iter()
             .filter(|&(op, n)| op != augur_ir::AbOp::ALOV && n != 0.0)
             .collect::<Vec<_>>()
     };
-    let do_form = block_on("@loop", augur_ir::BlockKind::Straight);
-    let sections = block_on("@sections", augur_ir::BlockKind::Elements);
+    let do_form = without_loop_overhead(block_at(u, line_of(src, "@loop")));
+    let sections = without_loop_overhead(elements_at(u, line_of(src, "@sections")));
     assert!(
         sections.contains(&(augur_ir::AbOp::IADD, 4.0)),
         "{sections:?}"
@@ -940,15 +934,7 @@ end program t
 ";
     let a = analyze_ok(src);
     let u = a.unit("t");
-    let chain_on = |marker: &str| {
-        let line = line_of(src, marker);
-        u.blocks
-            .iter()
-            .find(|b| b.kind == augur_ir::BlockKind::Elements && b.span.start.line == line)
-            .unwrap_or_else(|| panic!("no element block on line {line}"))
-            .element_chain
-            .clone()
-    };
+    let chain_on = |marker: &str| &elements_at(u, line_of(src, marker)).element_chain;
     assert_eq!(chain_on("@real").get(augur_ir::AbOp::ARDL), 1.0);
     assert_eq!(chain_on("@int").total(), 0.0);
 }
@@ -1000,11 +986,8 @@ end program t
 ";
     let a = analyze_ok(src);
     let u = a.unit("t");
-    let line = line_of(src, "@mixed");
-    let iadds: Vec<f64> = u
-        .blocks
+    let iadds: Vec<f64> = blocks_with(u, line_of(src, "@mixed"), &[augur_ir::BlockKind::Elements])
         .iter()
-        .filter(|b| b.kind == augur_ir::BlockKind::Elements && b.span.start.line == line)
         .map(|b| b.counts.get(augur_ir::AbOp::IADD))
         .collect();
     // The assignment's element block: one IADD (`w(1:n-1)` beside `v(2:n)`); the sum's: none.

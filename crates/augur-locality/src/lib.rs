@@ -52,6 +52,7 @@ pub mod extract;
 pub mod hash;
 pub mod nest;
 pub mod oracle;
+pub mod profile;
 pub mod reuse;
 
 pub use cache::{AccessStats, Cache, CacheGeometry, CacheStats, GeometryError, Hierarchy};

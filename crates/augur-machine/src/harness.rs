@@ -23,7 +23,7 @@
 //! ```
 
 use crate::experiments::{Experiment, TAGS};
-use augur_program::toolchain::{self, BuildInput, Toolchain};
+use augur_toolchain::{self as toolchain, BuildInput, Toolchain};
 use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::Path;
@@ -633,7 +633,7 @@ struct Ran {
 
 /// Runs the experiment program with `args` in `dir`, killing it at `timeout` or when the
 /// characterization is cancelled ([`crate::cancel`]; the error is then
-/// [`crate::CANCELLED`]).
+/// [`augur_toolchain::interrupt::CANCELLED`]).
 fn run_program(exe: &Path, dir: &Path, args: &[String], timeout: Duration) -> Result<Ran, String> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     use std::process::{Command, Stdio};
@@ -657,8 +657,8 @@ fn run_program(exe: &Path, dir: &Path, args: &[String], timeout: Duration) -> Re
             Ok(None) => {}
             Err(e) => return Err(format!("cannot wait for the experiments: {e}")),
         }
-        if crate::cancelled() || start.elapsed() > timeout {
-            timed_out = !crate::cancelled();
+        if augur_toolchain::interrupt::cancelled() || start.elapsed() > timeout {
+            timed_out = !augur_toolchain::interrupt::cancelled();
             let _ = child.kill();
             let _ = child.wait();
             break None;

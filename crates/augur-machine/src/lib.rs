@@ -8,53 +8,23 @@
 //! * [`harness`]: generates one Fortran program for all of them, builds and runs it.
 //! * [`stats`]: means, deviations, variance propagation, 90% Student-t intervals.
 //! * [`fit`]: least squares for the indirect measurements.
-//! * [`profile`]: the versioned TOML machine profile.
-//! * [`memory_profile`]: its memory section (data only; `augur-memory` measures it).
+//! * The machine profile it writes is the format of `augur-machine-profile`.
 //! * [`characterize`]: the whole pipeline.
 
 pub mod experiments;
 pub mod fit;
 pub mod harness;
-pub mod memory_profile;
-pub mod profile;
 pub mod stats;
 
-pub use profile::MachineProfile;
-
 use augur_ir::AbOp;
-use augur_program::toolchain::Toolchain;
+use augur_machine_profile::{AbOpEntry, MachineProfile, MEASURED, NOT_DETECTED};
+use augur_toolchain::Toolchain;
 use experiments::Experiment;
 use harness::{Outcome, Progress, Settings};
-use profile::{AbOpEntry, MEASURED, NOT_DETECTED};
 use stats::Estimate;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-static CANCEL: AtomicBool = AtomicBool::new(false);
-
-/// The error of a cancelled characterization.
-pub const CANCELLED: &str = "interrupted";
-
-/// Asks a running characterization to stop: the experiment program is killed, the
-/// temporary directory removed and [`characterize`] returns [`CANCELLED`]. Safe to call
-/// from a signal handler thread.
-pub fn cancel() {
-    CANCEL.store(true, Ordering::SeqCst);
-}
-
-/// Whether [`cancel`] was called.
-pub fn cancelled() -> bool {
-    CANCEL.load(Ordering::SeqCst)
-}
-
-/// `Err(CANCELLED)` once [`cancel`] was called.
-pub(crate) fn check_cancel() -> Result<(), String> {
-    if cancelled() {
-        Err(CANCELLED.to_string())
-    } else {
-        Ok(())
-    }
-}
+use augur_toolchain::interrupt::check_cancel;
 
 /// The environment variable of the test hook: `MNEM` or `MNEM:compile` makes that AbOp's
 /// experiment fail to compile, `MNEM:crash` makes it stop with an error at run time,
@@ -127,7 +97,7 @@ pub fn characterize(
             }
         }
     }
-    let mut prov = profile::host_provenance();
+    let mut prov = augur_toolchain::os::host_provenance();
     prov.compiler = tc.fc.clone();
     prov.compiler_version = tc.version.clone();
     prov.fflags = tc.fflags.join(" ");
@@ -141,7 +111,10 @@ pub fn characterize(
     for (op, why) in experiments::NOT_MEASURABLE {
         p.abop.insert(
             *op,
-            AbOpEntry::status(format!("{}{why}", profile::NOT_MEASURABLE_PREFIX)),
+            AbOpEntry::status(format!(
+                "{}{why}",
+                augur_machine_profile::NOT_MEASURABLE_PREFIX
+            )),
         );
     }
     for r in resolve(exps, &m.outcomes, m.rate) {
@@ -260,7 +233,7 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Reso
                     (
                         Err(format!(
                             "{}only {in_window} of {reps} observations held the window",
-                            profile::NOISY_PREFIX
+                            augur_machine_profile::NOISY_PREFIX
                         )),
                         0.0,
                     )

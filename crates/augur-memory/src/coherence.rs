@@ -17,7 +17,7 @@
 //! the distances, `ns` the time per increment.
 
 use crate::run::round4;
-use augur_machine::memory_profile::ChaseCurve;
+use augur_machine_profile::memory::ChaseCurve;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};

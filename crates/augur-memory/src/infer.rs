@@ -64,13 +64,13 @@
 //!   address order much cheaper (below half) than the random one can only come from
 //!   hardware prefetching; independent strided reads add memory-level parallelism.
 
-use crate::os::OsInfo;
 use crate::run::{median, round4};
-pub use augur_machine::memory_profile::interp;
-use augur_machine::memory_profile::{
+pub use augur_machine_profile::memory::interp;
+use augur_machine_profile::memory::{
     CacheLevel, ChaseCurve, MainMemory, MemoryProfile, Prefetch, SlotCurve, SweepCurve, TlbLevel,
     FROM_OS, MEASURED,
 };
+use augur_toolchain::os::OsInfo;
 
 /// A rise: neighbouring latencies grow by more than this factor.
 pub const RISE: f64 = 1.15;

@@ -11,23 +11,22 @@
 //! * [`run`]: the plan of points, build, runs, medians.
 //! * [`infer`]: levels, sizes, line sizes, associativity, latencies, miss penalties, TLB,
 //!   prefetching, read off the curves (documented there).
-//! * [`os`]: what the OS reports, for the comparison.
+//! * `augur_toolchain::os`: what the OS reports, for the comparison.
 //! * [`svg`]: the classic figure.
 //!
 //! The result is the `[memory]` section of the machine profile
-//! ([`augur_machine::memory_profile::MemoryProfile`]).
+//! ([`augur_machine_profile::memory::MemoryProfile`]).
 
 pub mod coherence;
 pub mod gen;
 pub mod infer;
-pub mod os;
 pub mod run;
 pub mod svg;
 
-pub use augur_machine::memory_profile::MemoryProfile;
+pub use augur_machine_profile::memory::MemoryProfile;
 pub use run::Settings;
 
-use augur_program::toolchain::Toolchain;
+use augur_toolchain::Toolchain;
 use infer::human;
 use std::fmt::Write as _;
 
@@ -39,7 +38,7 @@ pub fn characterize(
     note: &mut dyn FnMut(&str),
 ) -> Result<MemoryProfile, String> {
     let start = std::time::Instant::now();
-    let os = os::detect();
+    let os = augur_toolchain::os::detect();
     let plan = run::plan(&os, settings);
     let dir = tempfile::Builder::new()
         .prefix("augur-memory-")
@@ -58,7 +57,7 @@ pub fn characterize(
         compiler: tc.fc.clone(),
         fflags: tc.fflags.join(" "),
         mode: if settings.quick { "quick" } else { "default" }.into(),
-        date: augur_machine::profile::utc_now(),
+        date: augur_machine_profile::utc_now(),
         window_ms: settings.window_ns as f64 / 1e6,
         observations: settings.reps,
         os_page_bytes: os.page,
@@ -102,7 +101,7 @@ pub fn report(m: &MemoryProfile) -> String {
     );
     for l in &m.levels {
         let src = |s: &str| {
-            if s == augur_machine::memory_profile::FROM_OS {
+            if s == augur_machine_profile::memory::FROM_OS {
                 "*"
             } else {
                 ""
@@ -156,7 +155,7 @@ pub fn report(m: &MemoryProfile) -> String {
             t.name,
             t.entries,
             human(t.page_bytes),
-            if t.page_source == augur_machine::memory_profile::FROM_OS {
+            if t.page_source == augur_machine_profile::memory::FROM_OS {
                 " (from OS)"
             } else {
                 ""

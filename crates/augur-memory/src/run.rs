@@ -2,9 +2,9 @@
 //! parsing of its output into curves.
 
 use crate::gen;
-use crate::os::OsInfo;
-use augur_machine::memory_profile::{ChaseCurve, SlotCurve, StreamPoint, SweepCurve, TlbCurve};
-use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
+use augur_machine_profile::memory::{ChaseCurve, SlotCurve, StreamPoint, SweepCurve, TlbCurve};
+use augur_toolchain::os::OsInfo;
+use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -241,8 +241,8 @@ pub const FAULT_BYTES: u64 = 64 << 20;
 
 /// `Err(CANCELLED)` after Ctrl-C.
 fn check_cancel() -> Result<(), String> {
-    if augur_machine::cancelled() {
-        Err(augur_machine::CANCELLED.to_string())
+    if augur_toolchain::interrupt::cancelled() {
+        Err(augur_toolchain::interrupt::CANCELLED.to_string())
     } else {
         Ok(())
     }
@@ -565,7 +565,7 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::os::OsCache;
+    use augur_toolchain::os::OsCache;
 
     fn os() -> OsInfo {
         OsInfo {

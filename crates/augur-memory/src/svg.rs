@@ -4,7 +4,7 @@
 //! rendered by the viewer).
 
 use crate::infer::human;
-use augur_machine::memory_profile::MemoryProfile;
+use augur_machine_profile::memory::MemoryProfile;
 use plotters::prelude::*;
 
 /// Renders the sweep of `m` as an SVG document. `caches` are `(name, size)` pairs to

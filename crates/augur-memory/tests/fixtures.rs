@@ -13,9 +13,9 @@
 //! of four in all (the guest's share of the L3 varies with the host's other tenants and
 //! the other vCPU's load; Zen 4's guest saw only 2 to 8 MiB).
 
-use augur_machine::memory_profile::{CacheLevel, MemoryProfile, FROM_OS, MEASURED};
+use augur_machine_profile::memory::{CacheLevel, MemoryProfile, FROM_OS, MEASURED};
 use augur_memory::infer::infer;
-use augur_memory::os::{OsCache, OsInfo};
+use augur_toolchain::os::{OsCache, OsInfo};
 fn fixtures(prefix: &str) -> Vec<(String, OsInfo, MemoryProfile)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut names: Vec<_> = std::fs::read_dir(&dir)

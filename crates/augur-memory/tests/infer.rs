@@ -1,12 +1,12 @@
 //! The inference on synthetic curves from a known hierarchy: every parameter recovered
 //! exactly.
 
-use augur_machine::memory_profile::{
+use augur_machine_profile::memory::{
     ChaseCurve, MemoryProfile, StreamPoint, SweepCurve, TlbCurve, FROM_OS, MEASURED,
 };
 use augur_memory::infer::infer;
-use augur_memory::os::{OsCache, OsInfo};
 use augur_memory::run::{plan, Settings};
+use augur_toolchain::os::{OsCache, OsInfo};
 
 /// (size, line, ways, chase latency, strided miss cost per line).
 const LEVELS: [(u64, u64, u32, f64, f64); 3] = [
@@ -227,7 +227,8 @@ fn an_outlier_is_not_a_level_and_a_missing_step_falls_back_to_the_os() {
 fn the_profile_round_trips_through_toml_with_its_memory_section() {
     let mut m = synthetic();
     infer(&mut m, &os());
-    let mut p = augur_machine::MachineProfile::new(augur_machine::profile::Provenance::default());
+    let mut p =
+        augur_machine_profile::MachineProfile::new(augur_machine_profile::Provenance::default());
     p.memory = Some(m.clone());
     let text = p.to_toml();
     assert!(
@@ -235,7 +236,7 @@ fn the_profile_round_trips_through_toml_with_its_memory_section() {
         "{}",
         &text[..200]
     );
-    let back = augur_machine::MachineProfile::from_toml(&text, "m.toml").unwrap();
+    let back = augur_machine_profile::MachineProfile::from_toml(&text, "m.toml").unwrap();
     assert_eq!(back.memory.as_ref(), Some(&m));
     // A profile without the section still reads, and writes none.
     let mut q = back.clone();
@@ -243,7 +244,7 @@ fn the_profile_round_trips_through_toml_with_its_memory_section() {
     let text = q.to_toml();
     assert!(!text.contains("[memory"));
     assert_eq!(
-        augur_machine::MachineProfile::from_toml(&text, "q.toml")
+        augur_machine_profile::MachineProfile::from_toml(&text, "q.toml")
             .unwrap()
             .memory,
         None

@@ -3,9 +3,9 @@
 //! sizes must equal what the OS reports, and the TLB's page size the OS page. The
 //! deterministic checks of the inference on saved real curves are in `fixtures.rs`.
 
-use augur_memory::os;
 use augur_memory::run::{measure, plan, Settings};
-use augur_program::toolchain::Toolchain;
+use augur_toolchain::os;
+use augur_toolchain::Toolchain;
 
 // A measurement, not a unit test: it takes about 12 s and depends on what else runs on
 // the machine. `cargo test -p augur-memory --test real -- --ignored`.
@@ -26,7 +26,7 @@ fn the_l1_and_l2_geometry_matches_the_os() {
     let dir = tempfile::tempdir().unwrap();
     let start = std::time::Instant::now();
     let c = measure(&tc, &info, &p, &s, dir.path(), &mut |_| {}).unwrap();
-    let mut m = augur_machine::memory_profile::MemoryProfile {
+    let mut m = augur_machine_profile::memory::MemoryProfile {
         sweep: c.sweep,
         chase: c.chase,
         tlb_chase: c.tlb,

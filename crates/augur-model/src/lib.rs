@@ -2,12 +2,12 @@
 //!
 //! * [`predict`]: `T = Σ C·P` with its confidence interval, the AbOp report and the
 //!   breakdowns by procedure, block, line, loop and region.
-//! * [`library`]: machine profiles named from the `machines/` library.
-//! * [`validate`]: real runs of the normally built program, errors and their summary.
+//! * [`memory`]: the memory term per loop nest.
+//!
+//! Architecture invariant: the model knows nothing about compilers or running programs;
+//! it reads two files (a program profile and a machine profile).
 
-pub mod library;
 pub mod memory;
 pub mod predict;
-pub mod validate;
 
 pub use predict::{predict, CostTable, Estimate, Prediction};

@@ -2,7 +2,7 @@
 //! of the memory hierarchy, and how it combines with the operation time.
 //!
 //! The program side is machine-independent (the program profile's reuse-distance
-//! histograms per loop nest and array, `augur_program::locality`); the machine side is
+//! histograms per loop nest and array, `augur_program_profile::locality`); the machine side is
 //! the `[memory]` section of the machine profile (cache geometry and the bandwidth of
 //! each level). For every cache level `k` the histograms give the misses `M_k` of the
 //! nest on that level's geometry; each miss brings one line from the level below, so the
@@ -36,10 +36,11 @@
 //! loops that make no nest (DO WHILE, non-affine bounds) still have no memory term.
 
 use augur_locality::cache::CacheGeometry;
-use augur_machine::memory_profile::{interp, MemoryProfile};
-use augur_program::locality::{
-    misses, sampled_misses, sampled_tlb_misses, tlb_misses, LocalityProfile, PAGE_BYTES,
+use augur_locality::profile::{
+    misses, sampled_misses, sampled_tlb_misses, tlb_misses, CompactHistogramExt,
 };
+use augur_machine_profile::memory::{interp, MemoryProfile};
+use augur_program_profile::locality::{LocalityProfile, PAGE_BYTES};
 use serde::Serialize;
 
 /// How operation time and memory time combine within a loop nest.
@@ -247,7 +248,7 @@ pub const STORE_STALLS: &str = "stores";
 /// [`STORE_STALLS`].
 fn add_store_stalls(
     n: &mut NestMemory,
-    arrays: &[augur_program::locality::ArrayMisses],
+    arrays: &[augur_locality::profile::ArrayMisses],
     one_set: &[bool],
     wait: f64,
 ) {
@@ -282,7 +283,7 @@ fn add_store_stalls(
 /// ([`ArrayTraffic::sequential_share`]): counted by the locality analysis, or in
 /// profiles made before it, all or nothing by the largest stride of its
 /// references.
-fn sequential_share(a: &augur_program::locality::ArrayLocality, line: u64) -> f64 {
+fn sequential_share(a: &augur_program_profile::locality::ArrayLocality, line: u64) -> f64 {
     match a.sequential_accesses {
         Some(s) if a.accesses > 0 => (s as f64 / a.accesses as f64).clamp(0.0, 1.0),
         _ if a.inner_stride_bytes > 0 && a.inner_stride_bytes <= line => 1.0,
@@ -596,7 +597,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
 
 /// For each nest of `loc`, the index of the first nest with the same unit and root loop:
 /// a nest that ran with several value sets is analyzed once per set
-/// (`augur_program::locality::NestValues`), and its rows are one loop's.
+/// (`augur_program_profile::locality::NestValues`), and its rows are one loop's.
 fn nest_rows(loc: &LocalityProfile) -> Vec<usize> {
     loc.nests
         .iter()
@@ -781,7 +782,7 @@ impl NestMemory {
 mod tests {
     use super::*;
 
-    use augur_machine::memory_profile::{ChaseCurve, TlbCurve, TlbLevel};
+    use augur_machine_profile::memory::{ChaseCurve, TlbCurve, TlbLevel};
 
     fn curve(order: &str, size_bytes: Vec<u64>, ns: Vec<f64>) -> ChaseCurve {
         ChaseCurve {

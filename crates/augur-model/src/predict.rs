@@ -11,10 +11,10 @@
 
 use crate::memory::{combine_issue, nest_memory, ArrayTraffic, LevelTraffic, Overlap};
 use augur_ir::{AbOp, AbOpCounts};
-use augur_machine::profile::{AbOpEntry, MEASURED, NOT_DETECTED};
-use augur_machine::MachineProfile;
-use augur_program::profile::{BlockProfile, LoopProfile, UnitProfile};
-use augur_program::ProgramProfile;
+use augur_machine_profile::MachineProfile;
+use augur_machine_profile::{AbOpEntry, MEASURED, NOT_DETECTED};
+use augur_program_profile::ProgramProfile;
+use augur_program_profile::{BlockProfile, LoopProfile, UnitProfile};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -153,7 +153,7 @@ pub fn optimizing(fflags: &str) -> bool {
 pub const BRANCH_ABOPS: [AbOp; 2] = [AbOp::BRMP, AbOp::BRMC];
 
 /// What the compiler did to one basic block, from the program's optimization report
-/// (`augur_program::optreport`) when it is for the machine's compiler and flags.
+/// (`augur_program_profile::optreport`) when it is for the machine's compiler and flags.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct BlockContext {
     /// The block's loop (or its array statement) was vectorized.
@@ -980,7 +980,7 @@ struct InlinedShare {
 fn inlined_shares(
     units: &[UnitProfile],
     table: &CostTable,
-    report: Option<&augur_program::optreport::OptReport>,
+    report: Option<&augur_program_profile::optreport::OptReport>,
     blocks_c: &[Vec<Coefficients>],
     throughput_c: &[Vec<Coefficients>],
 ) -> Vec<Vec<InlinedShare>> {
@@ -996,7 +996,7 @@ fn inlined_shares(
         let (u, v) = (&units[ui], &units[vi]);
         if ui == vi
             || !v.loops.is_empty()
-            || !augur_program::optreport::same_file(&u.file, &call.file)
+            || !augur_program_profile::optreport::same_file(&u.file, &call.file)
         {
             continue;
         }
@@ -1061,7 +1061,7 @@ fn inlined_shares(
 /// callee's blocks by `1 + share·(k − 1)`).
 fn loop_recurrences(
     table: &CostTable,
-    report: Option<&augur_program::optreport::OptReport>,
+    report: Option<&augur_program_profile::optreport::OptReport>,
     u: &UnitProfile,
     unit_c: &mut [Coefficients],
     unit_thru: &[Coefficients],
@@ -1240,7 +1240,7 @@ fn without_branches(c: &Coefficients) -> Coefficients {
 fn report_for<'a>(
     program: &'a ProgramProfile,
     machine: &MachineProfile,
-) -> Option<&'a augur_program::optreport::OptReport> {
+) -> Option<&'a augur_program_profile::optreport::OptReport> {
     let r = program.optimization.as_ref()?;
     let flags: Vec<String> = machine
         .provenance
@@ -1253,7 +1253,7 @@ fn report_for<'a>(
 
 /// What the compiler did to block `b` of unit `u`, by the report.
 pub fn block_context(
-    report: Option<&augur_program::optreport::OptReport>,
+    report: Option<&augur_program_profile::optreport::OptReport>,
     u: &UnitProfile,
     b: &BlockProfile,
 ) -> BlockContext {
@@ -1632,7 +1632,7 @@ pub fn predict_overlap(
         .and_then(|m| m.memory.page_fault_ns.map(|ns| (ns, m.os_page_bytes)));
     let (first_touch_pages, first_touch_seconds) = match (program.run.first_touch_pages, fault_ns) {
         (Some(pages), Some((ns, page_bytes))) if overlap != Overlap::None => {
-            let pages = pages as f64 * augur_program::locality::PAGE_BYTES as f64
+            let pages = pages as f64 * augur_program_profile::locality::PAGE_BYTES as f64
                 / page_bytes.max(1) as f64;
             (pages, pages * ns * 1e-9)
         }
@@ -1693,7 +1693,7 @@ fn inside_loop(u: &UnitProfile, inner: Option<u32>, target: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use augur_machine::profile::{AbOpEntry, Provenance};
+    use augur_machine_profile::{AbOpEntry, Provenance};
 
     /// (AbOp, status, mean ns, 90% half-width ns, observations)
     type Entry<'a> = (AbOp, &'a str, Option<f64>, Option<f64>, u32);
@@ -2010,8 +2010,8 @@ mod tests {
                 .map(|c| t.cost_of(c).seconds)
                 .sum::<f64>()
         };
-        let report = |line: u32| augur_program::optreport::OptReport {
-            inlined: vec![augur_program::optreport::InlinedCall {
+        let report = |line: u32| augur_program_profile::optreport::OptReport {
+            inlined: vec![augur_program_profile::optreport::InlinedCall {
                 file: "t.f90".into(),
                 line,
                 callee: "rand".into(),
@@ -2019,7 +2019,7 @@ mod tests {
             }],
             ..Default::default()
         };
-        let run = |r: &augur_program::optreport::OptReport| -> f64 {
+        let run = |r: &augur_program_profile::optreport::OptReport| -> f64 {
             let mut c = price(&units);
             let shares = inlined_shares(&units, &t, Some(r), &c, &thru);
             let (head, tail) = c.split_at_mut(1);

@@ -1,10 +1,11 @@
 //! Dynamic analysis: instrument, build with the user's compiler, run, count.
 
 use crate::instrument::{self, Plan};
-use crate::profile::{build_profile, ProgramProfile, RunEntry};
-use crate::toolchain::{self, BuildError, BuildInput, RunResult, RunSpec, Toolchain};
+use crate::profile::build_profile;
 use augur_fortran::FrontEndOptions;
 use augur_ir::{Pos, Program, Severity};
+use augur_program_profile::{ProgramProfile, RunEntry};
+use augur_toolchain::{self as toolchain, BuildError, BuildInput, RunResult, RunSpec, Toolchain};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -344,7 +345,7 @@ impl BuildContext<'_> {
 fn branch_run(
     ctx: &BuildContext<'_>,
     texts: &[Option<&str>],
-    report: Option<&crate::optreport::OptReport>,
+    report: Option<&augur_program_profile::optreport::OptReport>,
     work: &Path,
 ) -> Result<(crate::branches::BranchPlan, crate::branches::BranchRun), String> {
     use crate::branches;
@@ -408,9 +409,9 @@ fn branch_summary(
     bp: &crate::branches::BranchPlan,
     r: &crate::branches::BranchRun,
     sim: &[Vec<Option<f64>>],
-) -> crate::profile::BranchProfile {
+) -> augur_program_profile::BranchProfile {
     use crate::branches::PREDICTORS;
-    use crate::profile::{BranchProfile, BranchRow, LoopExitRow};
+    use augur_program_profile::{BranchProfile, BranchRow, LoopExitRow};
     let bound = crate::profile::bound_per_block(program, mu);
     let file = |f: u32| {
         program
@@ -482,7 +483,7 @@ fn optimization_report(
     sources: &[PathBuf],
     order: &[usize],
     opts: &AnalyzeOptions,
-) -> Result<crate::optreport::OptReport, String> {
+) -> Result<augur_program_profile::optreport::OptReport, String> {
     let files: Vec<PathBuf> = order
         .iter()
         .filter_map(|&i| sources.get(i).cloned())
@@ -508,7 +509,8 @@ fn optimization_report(
         Some(augur_source::SourceForm::Free) => extra.push("-ffree-form".into()),
         None => {}
     }
-    crate::optreport::report(&opts.toolchain, &files, &names, &extra).map_err(|e| e.to_string())
+    augur_toolchain::optreport::report(&opts.toolchain, &files, &names, &extra)
+        .map_err(|e| e.to_string())
 }
 
 /// The plan alone (for tests and for inspecting where counters go).

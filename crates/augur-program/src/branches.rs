@@ -30,7 +30,7 @@
 
 use crate::instrument::{calls_user_function, do_statement, use_module_edits, Edit, Plan};
 use augur_ir::{BinOp, BlockKind, ExprKind, LoopKind, Program, Stmt, StmtKind, Unit, UnitKind};
-use serde::{Deserialize, Serialize};
+use augur_program_profile::BranchKind;
 use std::path::Path;
 
 /// Name of the module of the branch run.
@@ -45,60 +45,6 @@ pub const PREDICTORS: [&str; 6] = [
     "gshare-64",
     "local-16",
 ];
-
-/// What one recorded branch is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BranchKind {
-    /// Block IF.
-    If,
-    /// ELSE IF.
-    ElseIf,
-    /// Logical IF (`IF (c) stmt`, also the test of a GOTO loop).
-    LogicalIf,
-    /// The test of a DO WHILE.
-    DoWhile,
-    /// A SELECT CASE (outcome: the arm taken).
-    SelectCase,
-    /// A computed GOTO (outcome: the selector's value).
-    ComputedGoto,
-    /// An arithmetic IF (outcome: 1, 2 or 3 for a negative, zero or positive value).
-    ArithmeticIf,
-    /// The first operand of an `.OR.`/`.AND.` in a logical assignment (`h = (c == 3)
-    /// .or. (g(i) .and. c == 2)`) or an IF condition, when a later operand loads from
-    /// memory or calls a user function: the compiler branches on it to skip the rest
-    /// (gfortran -O2). Recorded beside the whole condition of an IF.
-    ShortCircuit,
-    /// The mask of a WHERE statement or construct, or of a masked ELSEWHERE: one
-    /// outcome per element, in array element order. gfortran stores the mask in a
-    /// temporary and each masked assignment's element loop branches on it.
-    WhereMask,
-}
-
-impl BranchKind {
-    /// Whether the outcome is one of several (SELECT CASE, computed GOTO).
-    pub fn multiway(self) -> bool {
-        matches!(
-            self,
-            BranchKind::SelectCase | BranchKind::ComputedGoto | BranchKind::ArithmeticIf
-        )
-    }
-
-    /// Its name in reports (as in the profile).
-    pub fn name(self) -> &'static str {
-        match self {
-            BranchKind::If => "if",
-            BranchKind::ElseIf => "else_if",
-            BranchKind::LogicalIf => "logical_if",
-            BranchKind::DoWhile => "do_while",
-            BranchKind::SelectCase => "select_case",
-            BranchKind::ComputedGoto => "computed_goto",
-            BranchKind::ArithmeticIf => "arithmetic_if",
-            BranchKind::ShortCircuit => "short_circuit",
-            BranchKind::WhereMask => "where_mask",
-        }
-    }
-}
 
 /// One recorded conditional branch.
 #[derive(Debug, Clone, PartialEq)]
@@ -266,7 +212,7 @@ fn block_ending_with(u: &Unit, si: usize) -> Option<u32> {
 pub fn plan(
     program: &Program,
     texts: &[Option<&str>],
-    report: Option<&crate::optreport::OptReport>,
+    report: Option<&augur_program_profile::optreport::OptReport>,
 ) -> BranchPlan {
     let mut bp = BranchPlan::default();
     for (ui, u) in program.units.iter().enumerate() {

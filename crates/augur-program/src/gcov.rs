@@ -5,10 +5,10 @@
 //! same thing are compared (see [`compare`]): the first simple statement of a straight
 //! block, alone on its lines, where gfortran puts no control flow of its own.
 
-use crate::profile::ProgramProfile;
-use crate::toolchain::{self, BuildError, BuildInput, RunError, RunSpec, Toolchain};
 use augur_fortran::FrontEndOptions;
 use augur_ir::{BlockKind, Expr, ExprKind, LoopKind, Program, StmtKind, Subscript, Unit};
+use augur_program_profile::ProgramProfile;
+use augur_toolchain::{self as toolchain, BuildError, BuildInput, RunError, RunSpec, Toolchain};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

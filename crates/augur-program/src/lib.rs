@@ -1,21 +1,22 @@
 //! Program characterization: instrumented builds and runs with the real compiler,
 //! exact block counts, and the program profile.
 //!
-//! [`instrument`] decides where counters go and rewrites the sources;
-//! [`toolchain`] builds and runs programs with the user's compiler; [`profile`]
-//! turns counts into the program profile (S, μ, C and their breakdowns);
-//! [`locality`] adds the reuse-distance histograms of the affine loop nests;
-//! [`optreport`] asks the compiler which loops it vectorized and which calls it inlined;
-//! [`analyze`] ties them together.
+//! [`instrument`] decides where counters go and rewrites the sources; [`profile`]
+//! turns counts into the program profile (S, μ, C and their breakdowns, format in
+//! `augur-program-profile`); [`locality`] adds the reuse-distance histograms of the
+//! affine loop nests; [`branches`] records conditions in a second run; [`analyze`] ties
+//! them together. Builds, runs and the compiler's optimization report go through
+//! `augur-toolchain`.
+//!
+//! Architecture invariant: the program wing never imports the machine wing; a program
+//! profile never holds a machine's number.
 
 pub mod analyze;
 pub mod branches;
 pub mod gcov;
 pub mod instrument;
 pub mod locality;
-pub mod optreport;
 pub mod profile;
-pub mod toolchain;
 
 pub use analyze::{analyze, AnalyzeError, AnalyzeOptions};
-pub use profile::ProgramProfile;
+pub use augur_program_profile::ProgramProfile;

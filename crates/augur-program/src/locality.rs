@@ -44,20 +44,14 @@
 //! ([`LocalityProfile::sampled_refs`]).
 
 use crate::instrument::{Plan, Probe, PROBE_MAX_SAMPLES};
-use crate::profile::ProgramProfile;
 use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
 use augur_locality::extract::{extract_unit, ExtractOptions, ExtractedNest};
-use augur_locality::reuse::{bin_range, miss_probability};
-use augur_locality::{CacheGeometry, Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
-use serde::{Deserialize, Serialize};
+use augur_locality::{Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
+use augur_program_profile::locality::*;
+use augur_program_profile::ProgramProfile;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
-/// Line size of the histograms, bytes.
-pub const LINE_BYTES: u64 = 64;
-/// Page size of the page histograms (the TLB side of the memory term), bytes: the base
-/// page of x86-64 and most Linux systems.
-pub const PAGE_BYTES: u64 = 4096;
 /// Streamed accesses of a nest above which it is also sampled spatially
 /// (SHARDS, fixed rate) so that about [`SAMPLE_TARGET`] are measured: a
 /// nest whose outermost loop is too short for a prefix (two time steps
@@ -65,75 +59,6 @@ pub const PAGE_BYTES: u64 = 4096;
 pub const SAMPLE_ABOVE: u64 = 4 * STREAM_BUDGET;
 /// Measured accesses aimed at when a nest is sampled.
 pub const SAMPLE_TARGET: u64 = STREAM_BUDGET / 2;
-
-/// The locality of a program: per affine loop nest and array, reuse-distance
-/// histograms at 64-byte lines of one execution of the nest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct LocalityProfile {
-    /// Line size of the histograms in bytes (64).
-    pub line_bytes: u64,
-    /// True when some nest was sampled (SHARDS), so its weights are estimates.
-    pub sampled: bool,
-    /// Seconds the analysis took (extraction and streaming).
-    pub seconds: f64,
-    /// Largest memory of a reuse analyzer, bytes (the tables it tracked).
-    pub peak_bytes: u64,
-    /// Accesses streamed (one execution per nest).
-    pub accesses: u64,
-    /// The nests that ran, in unit and source order.
-    pub nests: Vec<NestLocality>,
-    /// References left out of the nests (not affine).
-    pub non_affine: Vec<NonAffineRef>,
-    /// Loops that ran but are in no nest (not counted DO loops, bounds that
-    /// are not affine, ...), with the reason.
-    pub skipped_loops: Vec<SkippedLoop>,
-    /// Values given to symbolic names from measured trip counts.
-    pub assumed_values: Vec<AssumedValue>,
-    /// Shapes of allocatable, pointer and assumed-shape arrays as the
-    /// instrumented run recorded them (last seen), used for their addresses.
-    #[serde(default)]
-    pub runtime_shapes: Vec<RuntimeShape>,
-    /// References that are not affine (gathers, indirect subscripts,
-    /// pointer chasing) whose addresses the instrumented run sampled, with
-    /// their reuse histograms scaled to their executions.
-    #[serde(default)]
-    pub sampled_refs: Vec<SampledRef>,
-    /// How the addresses of `sampled_refs` were sampled; absent when nothing
-    /// was probed.
-    #[serde(default)]
-    pub address_sampling: Option<AddressSampling>,
-    /// The values of the integer scalars each recorded nest ran with (its loop bounds,
-    /// subscripts and array extents depend on them), from the instrumented run; a nest
-    /// with several is analyzed once per value set (the most frequent
-    /// [`MAX_VALUE_SETS`]), weighted by how often it ran with it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub nest_values: Vec<NestValues>,
-}
-
-/// The value sets one nest ran with.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct NestValues {
-    /// Program unit.
-    pub unit: String,
-    /// Loop id of the nest's outermost DO loop.
-    pub loop_id: u32,
-    /// The scalars (lower case).
-    pub vars: Vec<String>,
-    /// Distinct value sets (in the order of `vars`) and the entries of the nest with
-    /// each, most frequent first (equally frequent ones in a pseudo-random order).
-    pub sets: Vec<ValueSet>,
-    /// Entries with value sets the run could not keep (too many distinct ones).
-    pub other: u64,
-}
-
-/// One set of values and how often the nest ran with it.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ValueSet {
-    /// Entries of the nest with these values.
-    pub count: u64,
-    /// The values, in the order of [`NestValues::vars`].
-    pub values: Vec<i64>,
-}
 
 /// Value sets of a nest analyzed separately at most (the most frequent; among equally
 /// frequent ones a pseudo-random choice); the others' entries are shared among them in
@@ -217,279 +142,6 @@ pub fn read_nest_values(counts_text: &str, plan: &Plan) -> Vec<(usize, NestValue
 }
 
 /// The runtime shape of one array of one unit.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct RuntimeShape {
-    /// Program unit.
-    pub unit: String,
-    /// Array name (lower case).
-    pub array: String,
-    /// `[lower bound, extent]` per dimension.
-    pub bounds: Vec<[i64; 2]>,
-}
-
-/// A reference whose addresses were sampled in the instrumented run.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SampledRef {
-    /// Program unit.
-    pub unit: String,
-    /// File of the unit.
-    pub file: String,
-    /// Line of the statement.
-    pub line: u32,
-    /// Array name.
-    pub array: String,
-    /// The reference as written (`x(idx(i))`).
-    pub reference: String,
-    /// Why it is not affine.
-    pub reason: String,
-    /// The loop (id in the unit) whose memory row it joins: the affine nest
-    /// holding it, else its outermost enclosing loop that holds no nest.
-    pub loop_id: u32,
-    /// Times the reference executed (exact).
-    pub executions: u64,
-    /// Its accesses kept by the sampler.
-    pub samples: u64,
-    /// Spatial sampling rate of the sampler (a line is kept with this
-    /// probability); the histogram is scaled to `executions`.
-    pub sample_rate: f64,
-    /// Element size in bytes (0 when unknown).
-    pub elem_bytes: u64,
-    /// Reuse distances (lines) over all executions, measured among the
-    /// probed references only, estimated from the samples and scaled to
-    /// `executions`.
-    pub histogram: CompactHistogram,
-    /// Whether the reference's address depends on a value loaded in the previous
-    /// iteration (`j = next(j)` before `next(j)`, a pointer chase): its misses are
-    /// paid one after the other, at latency, instead of overlapping.
-    #[serde(default)]
-    pub dependent: bool,
-    /// Bytes between the lowest and the highest sampled address: the region
-    /// the reference ranges over, from which its TLB misses are estimated
-    /// (0 in profiles made before it).
-    #[serde(default)]
-    pub span_bytes: u64,
-}
-
-/// The address sampling of the instrumented run.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct AddressSampling {
-    /// Probed references.
-    pub probes: usize,
-    /// Executions of all probed references.
-    pub executions: u64,
-    /// Samples kept (at most `augur_program::instrument::PROBE_MAX_SAMPLES`).
-    pub samples: u64,
-    /// Final spatial sampling rate (`2^-shift`).
-    pub sample_rate: f64,
-    /// Memory of the run's sample buffer, bytes.
-    pub buffer_bytes: u64,
-    /// Seconds to read the samples and build the histograms.
-    pub seconds: f64,
-    /// Largest memory of the reuse analyzer on the samples, bytes.
-    pub peak_bytes: u64,
-    /// Why sampling is incomplete, when it is (buffer allocation failed, ...).
-    pub note: Option<String>,
-}
-
-/// One affine loop nest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct NestLocality {
-    /// Program unit.
-    pub unit: String,
-    /// Loop id (in the unit) of the outermost loop.
-    pub loop_id: u32,
-    /// File of the unit.
-    pub file: String,
-    /// Line of the outermost DO.
-    pub line: u32,
-    /// Times the nest ran: entries of its outermost loop.
-    pub executions: f64,
-    /// True when some loop ran its mean trip count instead of its bounds.
-    pub approximate: bool,
-    /// Accesses of one execution.
-    pub accesses: u64,
-    /// Distinct lines one execution touches (estimate when sampled).
-    pub footprint_lines: u64,
-    /// Distinct pages one execution touches (0 in profiles made before page
-    /// histograms).
-    #[serde(default)]
-    pub footprint_pages: u64,
-    /// Accesses actually streamed: fewer than `accesses` when only a prefix
-    /// of the outermost loop's iterations was analyzed (the first iteration,
-    /// then enough to reach the budget, scaled to all of them).
-    pub streamed_accesses: u64,
-    /// Sampling rate of the analyzer at the end of the nest (1 = exact).
-    pub sample_rate: f64,
-    /// `affine` (DO loops with affine subscripts) or `array_syntax` (the
-    /// nest holds whole-array statements or sections as implicit loops).
-    #[serde(default = "affine_kind")]
-    pub kind: String,
-    /// Per array referenced.
-    pub arrays: Vec<ArrayLocality>,
-}
-
-fn affine_kind() -> String {
-    "affine".to_string()
-}
-
-/// One array in one nest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ArrayLocality {
-    /// Array name (lower case).
-    pub name: String,
-    /// Bytes per element.
-    pub elem_bytes: u64,
-    /// Accesses per execution of the nest (exact).
-    pub accesses: u64,
-    /// Distinct lines of the array one execution touches.
-    pub footprint_lines: u64,
-    /// Reuse distances (in lines) of all accesses of one execution.
-    pub histogram: CompactHistogram,
-    /// The part of `histogram` that enters the execution: the first access
-    /// to each line in it (cold, or at the distance from its use before).
-    pub entering: CompactHistogram,
-    /// The same accesses' reuse distances in [`PAGE_BYTES`] pages (the TLB
-    /// misses of any TLB follow from it). Empty in profiles made before it.
-    #[serde(default)]
-    pub pages: CompactHistogram,
-    /// The part of `pages` that enters the execution.
-    #[serde(default)]
-    pub entering_pages: CompactHistogram,
-    /// Distinct pages of the array one execution touches.
-    #[serde(default)]
-    pub footprint_pages: u64,
-    /// Largest byte stride of its references along their innermost loop
-    /// (`augur_locality::Nest::inner_strides`): with a cache's geometry it
-    /// says how many of the cache's sets a sweep can reach (0: unknown or
-    /// invariant, every set).
-    #[serde(default)]
-    pub inner_stride_bytes: u64,
-    /// True when the nest stores into the array.
-    #[serde(default)]
-    pub written: bool,
-    /// Of `accesses`, those of references that move by a nonzero number of bytes
-    /// up to one line per iteration of their innermost loop: sequential streams,
-    /// which hardware prefetchers follow. Absent in profiles made before it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sequential_accesses: Option<u64>,
-    /// Write-backs of the lines its stores dirtied, as distances
-    /// (`augur_locality::reuse::NestArrayHistogram::writebacks`): their misses
-    /// on a cache are the dirty lines it sends down to the next level. Empty
-    /// in profiles made before it.
-    #[serde(default, skip_serializing_if = "CompactHistogram::is_empty")]
-    pub writebacks: CompactHistogram,
-    /// The reuse distances of its stores alone (part of `histogram`): their
-    /// misses on a cache are stores that find their line absent. Empty in
-    /// profiles made before it.
-    #[serde(default, skip_serializing_if = "CompactHistogram::is_empty")]
-    pub stores: CompactHistogram,
-}
-
-/// A reuse-distance histogram, sparse: `bins` holds `[bin, weight]` pairs
-/// with non-zero weight. Bins `0..64` are the distances 0..63; above, each
-/// power of two `[2^k, 2^(k+1))` is split into 8 equal bins
-/// (`augur_locality::reuse::bin_range`). `cold` counts first touches.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct CompactHistogram {
-    /// First touches (infinite distance).
-    pub cold: u64,
-    /// `[bin index, weight]`, increasing bin index.
-    pub bins: Vec<[u64; 2]>,
-}
-
-impl CompactHistogram {
-    /// The sparse form of a histogram.
-    pub fn from_histogram(h: &Histogram) -> CompactHistogram {
-        CompactHistogram {
-            cold: h.cold,
-            bins: h
-                .bins
-                .iter()
-                .enumerate()
-                .filter(|(_, &w)| w > 0)
-                .map(|(i, &w)| [i as u64, w])
-                .collect(),
-        }
-    }
-
-    /// The dense form.
-    pub fn to_histogram(&self) -> Histogram {
-        let mut h = Histogram {
-            bins: Vec::new(),
-            cold: self.cold,
-        };
-        for &[i, w] in &self.bins {
-            let i = i as usize;
-            if i >= h.bins.len() {
-                h.bins.resize(i + 1, 0);
-            }
-            h.bins[i] += w;
-        }
-        h
-    }
-
-    /// True when it holds no access.
-    pub fn is_empty(&self) -> bool {
-        self.cold == 0 && self.bins.is_empty()
-    }
-
-    /// All accesses (cold included).
-    pub fn total(&self) -> u64 {
-        self.cold + self.bins.iter().map(|b| b[1]).sum::<u64>()
-    }
-
-    /// Accesses with a reuse distance below `lines` (bins entirely below).
-    pub fn below(&self, lines: u64) -> u64 {
-        self.bins
-            .iter()
-            .filter(|b| bin_range(b[0] as usize).1 <= lines)
-            .map(|b| b[1])
-            .sum()
-    }
-}
-
-/// A reference left out of a nest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct NonAffineRef {
-    /// Program unit.
-    pub unit: String,
-    /// File.
-    pub file: String,
-    /// Line of the statement.
-    pub line: u32,
-    /// Array name.
-    pub array: String,
-    /// Why it is not affine (`subscript: indirect through \`idx\``, ...).
-    pub reason: String,
-}
-
-/// A loop that ran but is not part of an analyzed nest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SkippedLoop {
-    /// Program unit.
-    pub unit: String,
-    /// File.
-    pub file: String,
-    /// Line of its DO.
-    pub line: u32,
-    /// Why.
-    pub reason: String,
-}
-
-/// A value given to a symbolic name from a measured trip count.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct AssumedValue {
-    /// Program unit.
-    pub unit: String,
-    /// The name (lower case).
-    pub name: String,
-    /// Its value.
-    pub value: i64,
-    /// Line of the loop whose trip count gave it.
-    pub line: u32,
-}
-
-/// The affine nests of one unit, as analyzed.
 #[derive(Debug, Clone)]
 pub struct UnitNests {
     /// Index of the unit in the program (and in the profile).
@@ -1089,11 +741,11 @@ pub fn analyze_locality_with(
             };
             let nl = &mut out.nests[at];
             if let Some(a) = nl.arrays.get_mut(h.array as usize) {
-                a.histogram = CompactHistogram::from_histogram(&h.histogram);
-                a.entering = CompactHistogram::from_histogram(&h.entering);
+                a.histogram = h.histogram.to_compact();
+                a.entering = h.entering.to_compact();
                 a.footprint_lines = h.entering.total();
-                a.writebacks = CompactHistogram::from_histogram(&h.writebacks);
-                a.stores = CompactHistogram::from_histogram(&h.stores);
+                a.writebacks = h.writebacks.to_compact();
+                a.stores = h.stores.to_compact();
             }
         }
         let mut prep = pn.report();
@@ -1104,8 +756,8 @@ pub fn analyze_locality_with(
                 continue;
             };
             if let Some(a) = out.nests[at].arrays.get_mut(h.array as usize) {
-                a.pages = CompactHistogram::from_histogram(&h.histogram);
-                a.entering_pages = CompactHistogram::from_histogram(&h.entering);
+                a.pages = h.histogram.to_compact();
+                a.entering_pages = h.entering.to_compact();
                 a.footprint_pages = h.entering.total();
             }
         }
@@ -1116,169 +768,6 @@ pub fn analyze_locality_with(
     }
     out.seconds = t0.elapsed().as_secs_f64();
     out
-}
-
-/// Predicted misses of one array in one nest, over all its executions.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ArrayMisses {
-    /// Array name.
-    pub name: String,
-    /// Accesses over all executions.
-    pub accesses: f64,
-    /// Misses of the first execution.
-    pub first: f64,
-    /// Misses of each later execution.
-    pub repeat: f64,
-    /// Misses over all executions: `first + (executions − 1)·repeat`.
-    pub misses: f64,
-    /// Dirty lines written back to the level below over all executions: those
-    /// of the first execution from the write-back histogram, each later one's
-    /// in the proportion its misses bear to the first's (0 for page granules).
-    #[serde(default)]
-    pub writebacks: f64,
-    /// Stores that missed over all executions, in the same proportion (0 for page
-    /// granules).
-    #[serde(default)]
-    pub store_misses: f64,
-}
-
-/// Predicted misses of one nest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct NestMisses {
-    /// Program unit.
-    pub unit: String,
-    /// Loop id of the outermost loop.
-    pub loop_id: u32,
-    /// Line of the outermost DO.
-    pub line: u32,
-    /// Times the nest ran.
-    pub executions: f64,
-    /// Misses over all executions, all arrays.
-    pub misses: f64,
-    /// Per array.
-    pub arrays: Vec<ArrayMisses>,
-}
-
-/// Misses of a histogram on a cache: exact fully associative LRU from the
-/// histogram (at bin boundaries), Smith's model for set-associative caches.
-pub fn histogram_misses(h: &Histogram, g: &CacheGeometry) -> f64 {
-    if g.fully_associative() {
-        h.misses_fully_associative(g.lines())
-    } else {
-        h.misses_set_associative(g.sets(), g.ways)
-    }
-}
-
-/// The probability that a reuse at distance `d` lines misses in `g`.
-fn miss_at(d: u64, g: &CacheGeometry) -> f64 {
-    if g.fully_associative() {
-        if d >= g.lines() {
-            1.0
-        } else {
-            0.0
-        }
-    } else {
-        miss_probability(d as f64, g.sets(), g.ways)
-    }
-}
-
-/// Predicted misses per nest and array of `loc` on a cache of geometry `g`
-/// (its line size should be the histograms' 64 bytes; other line sizes are
-/// not rescaled). An array swept at a stride of a multiple of lines competes
-/// only for the sets such a stride reaches (`CacheGeometry::reachable`, with
-/// [`PAGE_BYTES`] pages on random frames).
-///
-/// The first execution of a nest misses as its histogram says. Each later
-/// one misses as the reuse inside one execution says (`histogram −
-/// entering`), and its entering lines were last used one execution before,
-/// at a distance of about the nest's footprint: they miss when the footprint
-/// does not fit (`P(miss | footprint − 1)`). Code that runs between two
-/// executions is not seen, so the repeat misses are a lower bound.
-pub fn misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<NestMisses> {
-    misses_of(loc, g, Granule::Line)
-}
-
-/// Predicted misses per nest and array of a fully associative TLB of
-/// `entries` entries of [`PAGE_BYTES`] pages, from the page histograms, with
-/// the same first and repeated executions as [`misses`]. Nests of profiles
-/// made before page histograms have none.
-pub fn tlb_misses(loc: &LocalityProfile, entries: u64) -> Vec<NestMisses> {
-    let g = CacheGeometry {
-        size_bytes: entries.max(1) * PAGE_BYTES,
-        line_bytes: PAGE_BYTES,
-        ways: entries.max(1).min(u64::from(u32::MAX)) as u32,
-    };
-    misses_of(loc, &g, Granule::Page)
-}
-
-/// Which histograms of an array a miss count reads.
-#[derive(Clone, Copy, PartialEq)]
-enum Granule {
-    Line,
-    Page,
-}
-
-fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<NestMisses> {
-    loc.nests
-        .iter()
-        .map(|n| {
-            let footprint = match granule {
-                Granule::Line => n.footprint_lines,
-                Granule::Page => n.footprint_pages,
-            };
-            let arrays: Vec<ArrayMisses> = n
-                .arrays
-                .iter()
-                .map(|a| {
-                    let (h, e, fp, g) = match granule {
-                        Granule::Line => (
-                            &a.histogram,
-                            &a.entering,
-                            a.footprint_lines,
-                            g.reachable(a.inner_stride_bytes, PAGE_BYTES),
-                        ),
-                        Granule::Page => (&a.pages, &a.entering_pages, a.footprint_pages, *g),
-                    };
-                    let g = &g;
-                    let again = miss_at(footprint.saturating_sub(1), g);
-                    let (h, e) = (h.to_histogram(), e.to_histogram());
-                    let first = histogram_misses(&h, g);
-                    let inside = first - histogram_misses(&e, g);
-                    let repeat = inside.max(0.0) + fp as f64 * again;
-                    let later = (n.executions - 1.0).max(0.0);
-                    // Over all executions, from the first's histogram, later ones in
-                    // the proportion their misses bear to the first's.
-                    let all_executions = |part: &CompactHistogram| match granule {
-                        Granule::Line if !part.is_empty() => {
-                            let w = histogram_misses(&part.to_histogram(), g);
-                            let w_repeat = if first > 0.0 { w * repeat / first } else { 0.0 };
-                            w + later * w_repeat
-                        }
-                        _ => 0.0,
-                    };
-                    let writebacks = all_executions(&a.writebacks);
-                    let store_misses = all_executions(&a.stores);
-                    ArrayMisses {
-                        name: a.name.clone(),
-                        accesses: a.accesses as f64 * n.executions,
-                        first,
-                        repeat,
-                        misses: first + later * repeat,
-                        writebacks,
-                        store_misses,
-                    }
-                })
-                .collect();
-            NestMisses {
-                unit: n.unit.clone(),
-                loop_id: n.loop_id,
-                line: n.line,
-                executions: n.executions,
-                misses: arrays.iter().map(|a| a.misses).sum(),
-                arrays,
-            }
-        })
-        .collect()
 }
 
 /// Runs [`analyze_locality`] and stores it in the profile; when the analysis
@@ -1579,7 +1068,7 @@ pub fn add_sampled(
             samples,
             sample_rate: rate,
             elem_bytes,
-            histogram: CompactHistogram::from_histogram(h),
+            histogram: h.to_compact(),
             dependent: chases(unit, p),
             span_bytes,
         });
@@ -1603,53 +1092,6 @@ pub fn add_sampled(
         },
     });
 }
-
-/// Misses of every sampled reference on a cache of geometry `g`, in the
-/// order of [`LocalityProfile::sampled_refs`].
-pub fn sampled_misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<f64> {
-    loc.sampled_refs
-        .iter()
-        .map(|r| histogram_misses(&r.histogram.to_histogram(), g))
-        .collect()
-}
-
-/// Estimated misses of every sampled reference on a fully associative TLB of
-/// `entries` entries of [`PAGE_BYTES`] pages, in the order of
-/// [`LocalityProfile::sampled_refs`]. The samples keep lines, not pages, so a
-/// reuse at a distance of `d` lines is taken to span `P·(1 − e^(−d/P))`
-/// pages, the expected number of distinct pages `d` lines scattered over the
-/// `P` pages of the reference's region fall in (`P` from the sampled address
-/// range, at most its distinct lines); first touches of lines miss when the
-/// region does not fit, else once per page.
-pub fn sampled_tlb_misses(loc: &LocalityProfile, entries: u64) -> Vec<f64> {
-    loc.sampled_refs
-        .iter()
-        .map(|r| {
-            let h = r.histogram.to_histogram();
-            let lines = h.cold.max(1) as f64;
-            let span_pages = (r.span_bytes / PAGE_BYTES).max(1) as f64;
-            let pages = span_pages.min(lines);
-            let e = entries as f64;
-            let mut m = if pages >= e {
-                h.cold as f64
-            } else {
-                pages.min(h.cold as f64)
-            };
-            for (i, &w) in h.bins.iter().enumerate() {
-                if w == 0 {
-                    continue;
-                }
-                let (lo, hi) = bin_range(i);
-                let d = (lo + hi) as f64 / 2.0;
-                if pages * (1.0 - (-d / pages).exp()) >= e {
-                    m += w as f64;
-                }
-            }
-            m
-        })
-        .collect()
-}
-
 /// The locality analysis of an instrumented run: reads the shapes the run
 /// recorded after its counters in `counts_file` and the address samples in
 /// `counts_file` + `.samples`, then runs [`analyze_locality_with`] and adds

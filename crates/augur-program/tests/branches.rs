@@ -6,8 +6,8 @@
 //!
 //! These tests need gfortran and gcc; without them they fail saying so.
 
-use augur_program::toolchain::Toolchain;
 use augur_program::AnalyzeOptions;
+use augur_toolchain::Toolchain;
 use std::time::Duration;
 
 fn analyze(name: &str, text: &str) -> augur_program::analyze::Analysis {
@@ -36,14 +36,14 @@ fn analyze(name: &str, text: &str) -> augur_program::analyze::Analysis {
 }
 
 /// The profile's branch simulation, or a failure with the profile's notes.
-fn simulated(a: &augur_program::analyze::Analysis) -> &augur_program::profile::BranchProfile {
+fn simulated(a: &augur_program::analyze::Analysis) -> &augur_program_profile::BranchProfile {
     a.profile
         .branches
         .as_ref()
         .unwrap_or_else(|| panic!("no branch simulation: {:?}", a.profile.notes))
 }
 
-fn row(b: &augur_program::profile::BranchProfile, line: u32) -> &augur_program::profile::BranchRow {
+fn row(b: &augur_program_profile::BranchProfile, line: u32) -> &augur_program_profile::BranchRow {
     b.conditions
         .iter()
         .find(|c| c.line == line)
@@ -286,7 +286,7 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
     let a = analyze("sc.f90", SHORT_CIRCUIT);
     let b = simulated(&a);
     let r = row(b, 17);
-    assert_eq!(r.kind, augur_program::branches::BranchKind::ShortCircuit);
+    assert_eq!(r.kind, augur_program_profile::BranchKind::ShortCircuit);
     assert_eq!(r.executions, 399998);
     // c == 1 with both neighbours alive at 40%: 2 * 0.4 * 0.6 = 48% of the cells.
     let taken = r.taken as f64 / r.executions as f64;
@@ -305,13 +305,13 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
     let file = b.conditions[0].file.clone();
     let mut converted = report.clone();
     converted.branchless = [15, 16]
-        .map(|line| augur_program::optreport::SourceLine {
+        .map(|line| augur_program_profile::optreport::SourceLine {
             file: file.clone(),
             line,
         })
         .to_vec();
     let texts = [Some(SHORT_CIRCUIT)];
-    let lines_of = |r: Option<&augur_program::optreport::OptReport>| -> Vec<u32> {
+    let lines_of = |r: Option<&augur_program_profile::optreport::OptReport>| -> Vec<u32> {
         augur_program::branches::plan(&a.program, &texts, r)
             .branches
             .iter()
@@ -329,8 +329,8 @@ fn short_circuit_operands_are_recorded_and_branchless_lines_are_not() {
     assert_eq!(
         kinds,
         vec![
-            augur_program::branches::BranchKind::LogicalIf,
-            augur_program::branches::BranchKind::ShortCircuit
+            augur_program_profile::BranchKind::LogicalIf,
+            augur_program_profile::BranchKind::ShortCircuit
         ]
     );
     let kept = lines_of(Some(&converted));
@@ -369,7 +369,7 @@ fn where_masks_are_recorded_element_by_element() {
     // the time, an alternating mask is learned.
     let a = analyze("wm.f90", WHERE_MASKS);
     let b = simulated(&a);
-    let kind = augur_program::branches::BranchKind::WhereMask;
+    let kind = augur_program_profile::BranchKind::WhereMask;
     let half = row(b, 15);
     assert_eq!(half.kind, kind);
     assert_eq!(half.executions, 300000);

@@ -12,8 +12,8 @@
 use augur_ir::{AbOp, BlockKind};
 use augur_program::analyze::Analysis;
 use augur_program::gcov::{self, CountCheck};
-use augur_program::toolchain::{RunSpec, Toolchain};
 use augur_program::AnalyzeOptions;
+use augur_toolchain::{RunSpec, Toolchain};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

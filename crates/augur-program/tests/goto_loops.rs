@@ -7,8 +7,8 @@
 //! Needs gfortran and gcc; without them it fails saying so.
 
 use augur_ir::LoopKind;
-use augur_program::toolchain::Toolchain;
 use augur_program::AnalyzeOptions;
+use augur_toolchain::Toolchain;
 
 const SOURCE: &str = "      PROGRAM G
       INTEGER N, M

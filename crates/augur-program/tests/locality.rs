@@ -5,10 +5,12 @@
 //!
 //! These tests need gfortran and gcc; without them they fail saying so.
 
+use augur_locality::profile::{misses, CompactHistogramExt};
 use augur_locality::{Cache, CacheGeometry};
-use augur_program::locality::{extract_nests, misses, LocalityProfile, NestLocality};
-use augur_program::toolchain::Toolchain;
+use augur_program::locality::extract_nests;
 use augur_program::AnalyzeOptions;
+use augur_program_profile::locality::{LocalityProfile, NestLocality};
+use augur_toolchain::Toolchain;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -271,7 +273,7 @@ fn indirect_reference_is_reported_as_not_affine() {
     // The profile round-trips through JSON with the field.
     let json = serde_json::to_string(&an.profile).unwrap();
     assert!(json.contains("\"locality\""));
-    let back: augur_program::ProgramProfile = serde_json::from_str(&json).unwrap();
+    let back: augur_program_profile::ProgramProfile = serde_json::from_str(&json).unwrap();
     assert_eq!(back.locality.as_ref(), Some(loc));
 }
 
@@ -362,7 +364,7 @@ fn page_histograms_and_pointer_chases() {
     // of each since `a = 1.0d0` too): a TLB of 256 entries misses them all, one of 1024
     // none.
     let tlb = |entries| {
-        augur_program::locality::tlb_misses(loc, entries)
+        augur_locality::profile::tlb_misses(loc, entries)
             .into_iter()
             .find(|m| m.line == line)
             .unwrap()

@@ -6,11 +6,12 @@
 //! The last test needs gfortran and gcc; without them it fails saying so.
 
 use augur_locality::hash::mix64;
+use augur_locality::profile::{histogram_misses, CompactHistogramExt};
 use augur_locality::reuse::SAMPLE_SEED;
 use augur_locality::CacheGeometry;
-use augur_program::locality::{histogram_misses, sampled_histograms, AddressSamples};
-use augur_program::toolchain::Toolchain;
+use augur_program::locality::{sampled_histograms, AddressSamples};
 use augur_program::AnalyzeOptions;
+use augur_toolchain::Toolchain;
 
 /// Whether the run's sampler keeps an address at rate `2^-shift` (the same
 /// rule as the C runtime).

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use augur_program::toolchain::{
+use augur_toolchain::{
     build, parse_compiler_messages, run, BuildError, BuildInput, RunSpec, Toolchain, ToolchainError,
 };
 
@@ -51,7 +51,7 @@ fn spec(dir: &Path, secs: u64) -> RunSpec {
     }
 }
 
-fn stdout_of(r: &augur_program::toolchain::RunResult) -> String {
+fn stdout_of(r: &augur_toolchain::RunResult) -> String {
     String::from_utf8_lossy(&r.stdout).into_owned()
 }
 

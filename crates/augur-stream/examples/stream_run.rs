@@ -1,8 +1,8 @@
 //! Runs the stream characterizer and prints the kernel table and the fitted costs:
 //! `cargo run --release -p augur-stream --example stream_run -- FC "FLAGS" [KERNELS] [DIR]`.
 
-use augur_program::toolchain::Toolchain;
 use augur_stream::{characterize_stream, StreamSettings};
+use augur_toolchain::Toolchain;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

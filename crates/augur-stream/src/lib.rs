@@ -59,8 +59,8 @@ pub mod gen;
 pub mod nnls;
 
 use augur_ir::{AbOp, AbOpCounts};
-use augur_machine::profile::{AbOpEntry, MachineProfile, MEASURED, NOT_DETECTED};
-use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain, ToolchainError};
+use augur_machine_profile::{AbOpEntry, MachineProfile, MEASURED, NOT_DETECTED};
+use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain, ToolchainError};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -643,7 +643,7 @@ pub const MIN_VECTOR_KERNELS: usize = 16;
 
 /// For each kernel (by index into the generated list), whether the compiler reported its
 /// loop vectorized. The kernel file is compiled once more, without linking, with the
-/// report flags ([`augur_program::optreport`]); a compiler without a report, or a failed
+/// report flags ([`augur_program_profile::optreport`]); a compiler without a report, or a failed
 /// compile, leaves every kernel scalar with a note.
 fn vectorized_kernels(
     tc: &Toolchain,
@@ -656,7 +656,7 @@ fn vectorized_kernels(
     let mut out = vec![false; n];
     let files = [dir.join("augsup.f90"), dir.join("augkern.f90")];
     let names = vec![files[1].display().to_string()];
-    let mut extra = augur_program::optreport::report_flags(tc).unwrap_or_default();
+    let mut extra = augur_toolchain::optreport::report_flags(tc).unwrap_or_default();
     if extra.is_empty() {
         notes.push(format!(
             "no vectorization report from {}: every kernel is fitted as one set",
@@ -670,7 +670,7 @@ fn vectorized_kernels(
     let report_dir = dir.join("optreport");
     match toolchain::compile_only(tc, &files, &extra, &report_dir) {
         Ok(printed) => {
-            let parsed = augur_program::optreport::parse(&printed.join("\n"), &names);
+            let parsed = augur_toolchain::optreport::parse(&printed.join("\n"), &names);
             for v in parsed.vectorized {
                 if let Some(j) = sources.lines.iter().position(|r| r.contains(&v.line)) {
                     if let Some(&i) = active.get(j) {

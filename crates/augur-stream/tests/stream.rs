@@ -1,8 +1,8 @@
 //! The stream characterizer: generator, counts, fit, and a quick real run with gfortran.
 
 use augur_ir::{AbOp, AbOpCounts};
-use augur_program::toolchain::Toolchain;
 use augur_stream::{characterize_stream, counts, fit, gen, StreamSettings};
+use augur_toolchain::Toolchain;
 
 /// The generator is deterministic and every kernel parses with augur's front end with
 /// nonzero counts, a store and the loop overhead.

@@ -6,7 +6,7 @@ use crate::predict::LoadedMachine;
 use crate::validate::{build_setup, validate_one};
 use anyhow::{Context, Result};
 use augur_model::memory::Overlap;
-use augur_model::validate::{relative_error, summarize, THRESHOLDS};
+use augur_validate::{relative_error, summarize, THRESHOLDS};
 
 /// The overlap rules compared by the benchmark.
 const OVERLAPS: [Overlap; 5] = [
@@ -16,7 +16,7 @@ const OVERLAPS: [Overlap; 5] = [
     Overlap::Ecm,
     Overlap::None,
 ];
-use augur_program::toolchain::Toolchain;
+use augur_toolchain::Toolchain;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -53,9 +53,9 @@ pub struct AccuracyArgs<'a> {
 
 /// One program's outcome: its profile, prediction and measured times.
 struct Outcome {
-    profile: augur_program::ProgramProfile,
+    profile: augur_program_profile::ProgramProfile,
     prediction: augur_model::Prediction,
-    measured: augur_model::validate::Timing,
+    measured: augur_validate::Timing,
     wall: Vec<f64>,
     error: f64,
 }
@@ -89,7 +89,7 @@ fn replay_one(
 ) -> Result<Outcome> {
     let (pp, tp) = saved_paths(dir, name);
     let profile = match recount {
-        None => augur_program::ProgramProfile::read(&pp)?,
+        None => augur_program_profile::ProgramProfile::read(&pp)?,
         Some((fortran, opts)) => augur_program::analyze(fortran, opts)?.profile,
     };
     let text = std::fs::read_to_string(&tp)
@@ -98,7 +98,7 @@ fn replay_one(
         .with_context(|| format!("{}: not a timing file written by --save", tp.display()))?;
     anyhow::ensure!(!t.runs.is_empty(), "{}: no runs", tp.display());
     let wall = t.wall;
-    let measured = augur_model::validate::Timing::from_runs(t.runs);
+    let measured = augur_validate::Timing::from_runs(t.runs);
     let prediction = machine.predict_overlap(&profile, overlap);
     let error = relative_error(prediction.total.seconds, measured.median);
     Ok(Outcome {
@@ -162,7 +162,7 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     match (&tc, a.replay) {
         (Some(tc), None) => {
             let diffs =
-                augur_model::validate::setup_differences(&machine.profile.provenance, tc);
+                augur_validate::setup_differences(&machine.profile.provenance, tc);
             println!(
                 "augur accuracy benchmark: {} corpus programs on {} ({}), built with {} {}, median of {} run(s)",
                 programs.len(),

@@ -8,8 +8,8 @@
 use crate::corpus;
 use anyhow::{Context, Result};
 use augur_program::gcov::{self, Exclusion, Mismatch};
-use augur_program::toolchain::{RunSpec, Toolchain};
 use augur_program::AnalyzeOptions;
+use augur_toolchain::{RunSpec, Toolchain};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;

@@ -23,9 +23,9 @@
 use crate::corpus;
 use anyhow::{anyhow, bail, Context, Result};
 use augur_ir::{Program, StmtKind};
-use augur_machine::memory_profile::{CacheLevel, MainMemory, MemoryProfile};
-use augur_program::locality::{LocalityProfile, LINE_BYTES};
-use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
+use augur_machine_profile::memory::{CacheLevel, MainMemory, MemoryProfile};
+use augur_program_profile::locality::{LocalityProfile, LINE_BYTES};
+use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -161,7 +161,7 @@ fn geometry(machine: Option<&str>) -> Result<Geometry> {
             (caches, format!("machine profile {}", m.name))
         }
         None => {
-            let os = augur_memory::os::detect();
+            let os = augur_toolchain::os::detect();
             let caches = os
                 .caches
                 .iter()

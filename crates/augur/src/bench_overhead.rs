@@ -3,7 +3,7 @@
 
 use crate::corpus;
 use anyhow::{Context, Result};
-use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
+use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;

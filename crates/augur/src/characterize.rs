@@ -3,10 +3,10 @@
 use anyhow::{bail, Context, Result};
 use augur_machine::experiments;
 use augur_machine::harness::{Progress, Settings};
-use augur_machine::profile::{MEASURED, NOT_DETECTED};
 use augur_machine::stats::median;
-use augur_machine::MachineProfile;
-use augur_program::toolchain::Toolchain;
+use augur_machine_profile::MachineProfile;
+use augur_machine_profile::{MEASURED, NOT_DETECTED};
+use augur_toolchain::Toolchain;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
@@ -79,7 +79,7 @@ fn merge_into_existing(
 ) -> Result<MachineProfile> {
     let mut existing = MachineProfile::read(output)?;
     let (a, b) = (&existing.provenance, &measured.provenance);
-    if augur_program::optreport::same_compiler(&a.compiler, &b.compiler)
+    if augur_program_profile::optreport::same_compiler(&a.compiler, &b.compiler)
         && a.fflags.split_whitespace().eq(b.fflags.split_whitespace())
     {
         for name in only.iter().flat_map(|o| o.split(',')) {
@@ -115,14 +115,14 @@ pub fn characterize(
     let start = Instant::now();
     // Ctrl-C asks the characterizer to stop; it cleans up and we exit with 130. (A second
     // handler cannot be installed; then Ctrl-C keeps its default action.)
-    let _ = ctrlc::set_handler(augur_machine::cancel);
+    let _ = ctrlc::set_handler(augur_toolchain::interrupt::cancel);
     let interrupted = || {
         eprintln!("characterize: interrupted; no profile written");
         Ok(ExitCode::from(INTERRUPTED))
     };
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
-    if augur_machine::cancelled() {
+    if augur_toolchain::interrupt::cancelled() {
         return interrupted();
     }
     let all = experiments::catalogue();
@@ -159,7 +159,7 @@ pub fn characterize(
     };
     let result = augur_machine::characterize(&tc, &exps, settings, mode, progress.as_mut());
     drop(progress);
-    if augur_machine::cancelled() {
+    if augur_toolchain::interrupt::cancelled() {
         return interrupted();
     }
     let mut profile = result.map_err(anyhow::Error::msg)?;
@@ -169,7 +169,7 @@ pub fn characterize(
     if only.is_empty() {
         match measure_memory(&tc, quick) {
             Ok(m) => profile.memory = Some(m),
-            Err(_) if augur_machine::cancelled() => return interrupted(),
+            Err(_) if augur_toolchain::interrupt::cancelled() => return interrupted(),
             Err(e) => return Err(e),
         }
     }
@@ -268,7 +268,7 @@ fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryPro
 /// is replaced atomically). Ctrl-C writes nothing and exits with 130.
 pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<ExitCode> {
     let start = Instant::now();
-    let _ = ctrlc::set_handler(augur_machine::cancel);
+    let _ = ctrlc::set_handler(augur_toolchain::interrupt::cancel);
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
     // Read an existing profile first, so that a bad file fails before the measurement.
@@ -279,14 +279,14 @@ pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<Exit
     };
     let m = match measure_memory(&tc, quick) {
         Ok(m) => m,
-        Err(_) if augur_machine::cancelled() => {
+        Err(_) if augur_toolchain::interrupt::cancelled() => {
             eprintln!("characterize: interrupted; no profile written");
             return Ok(ExitCode::from(INTERRUPTED));
         }
         Err(e) => return Err(e),
     };
     let mut profile = existing.unwrap_or_else(|| {
-        let mut prov = augur_machine::profile::host_provenance();
+        let mut prov = augur_toolchain::os::host_provenance();
         prov.compiler = tc.fc.clone();
         prov.compiler_version = tc.version.clone();
         prov.fflags = tc.fflags.join(" ");

@@ -528,7 +528,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             // Written with `writeln!` so a closed pipe (`augur machines | head`) ends
             // the listing quietly instead of panicking.
             let mut out = std::io::stdout().lock();
-            let all = augur_model::library::list();
+            let all = augur_machine_profile::library::list();
             if all.is_empty() {
                 let _ = writeln!(
                     out,
@@ -536,7 +536,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 );
             }
             for (name, path) in all {
-                let line = match augur_machine::MachineProfile::read(&path) {
+                let line = match augur_machine_profile::MachineProfile::read(&path) {
                     Ok(m) => format!(
                         "{name:<32} {} {} on {} ({}), measured {}",
                         m.provenance.compiler,

@@ -42,7 +42,7 @@ impl CorpusProgram {
     pub fn analyze_options(
         &self,
         root: &Path,
-        tc: &augur_program::toolchain::Toolchain,
+        tc: &augur_toolchain::Toolchain,
     ) -> Result<(Vec<PathBuf>, augur_program::AnalyzeOptions)> {
         let (fortran, c_sources) = self.sources(root);
         let opts = augur_program::AnalyzeOptions {

@@ -3,8 +3,8 @@
 use crate::cli::{write_atomically, SourceArgs};
 use crate::static_report::counts_inline;
 use anyhow::{bail, Context, Result};
-use augur_program::toolchain::Toolchain;
 use augur_program::{AnalyzeError, AnalyzeOptions, ProgramProfile};
+use augur_toolchain::Toolchain;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -76,7 +76,7 @@ pub fn analyze_options(
     }
     let toolchain = Toolchain::detect(&d.fc, &d.fflags)?;
     toolchain.check_flags()?;
-    let args = augur_program::toolchain::split_flags(&d.args)?;
+    let args = augur_toolchain::split_flags(&d.args)?;
     let mut link_args: Vec<String> = d
         .lib_dirs
         .iter()
@@ -106,7 +106,7 @@ pub fn analyze_options(
 /// The error of a failed counting run, with a hint of what to do.
 pub fn failed_run_error(
     how: String,
-    run: &augur_program::toolchain::RunResult,
+    run: &augur_toolchain::RunResult,
     stdin_given: bool,
 ) -> anyhow::Error {
     let how = if how.starts_with("killed") {

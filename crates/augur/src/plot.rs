@@ -1,7 +1,7 @@
 //! `augur plot`: the memory sweep of a machine profile as an SVG figure.
 
 use anyhow::{bail, Context, Result};
-use augur_machine::MachineProfile;
+use augur_machine_profile::MachineProfile;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;

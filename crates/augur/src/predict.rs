@@ -2,11 +2,12 @@
 //! report and the breakdowns; several programs form a weighted workload.
 
 use anyhow::{bail, Result};
-use augur_machine::MachineProfile;
+use augur_machine_profile::library;
+use augur_machine_profile::MachineProfile;
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
-use augur_model::{library, CostTable, Estimate, Prediction};
-use augur_program::ProgramProfile;
+use augur_model::{CostTable, Estimate, Prediction};
+use augur_program_profile::ProgramProfile;
 use clap::ValueEnum;
 use serde::Serialize;
 use std::fmt::Write as _;

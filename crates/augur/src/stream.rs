@@ -1,9 +1,9 @@
 //! `augur stream`: measure stream-context AbOp costs and add them to a machine profile.
 
 use anyhow::{Context, Result};
-use augur_machine::MachineProfile;
-use augur_program::toolchain::Toolchain;
+use augur_machine_profile::MachineProfile;
 use augur_stream::{StreamResult, StreamSettings};
+use augur_toolchain::Toolchain;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -38,7 +38,7 @@ pub fn run(
         settings.chain_costs = profile
             .abop
             .iter()
-            .filter(|(_, e)| e.status == augur_machine::profile::MEASURED)
+            .filter(|(_, e)| e.status == augur_machine_profile::MEASURED)
             .filter_map(|(&op, e)| Some((op, e.mean_ns.filter(|m| *m > 0.0)?)))
             .collect();
     }
@@ -126,7 +126,7 @@ fn print_costs(p: &MachineProfile, r: &StreamResult) {
 
 fn print_table(
     p: &MachineProfile,
-    entries: &std::collections::BTreeMap<augur_ir::AbOp, augur_machine::profile::AbOpEntry>,
+    entries: &std::collections::BTreeMap<augur_ir::AbOp, augur_machine_profile::AbOpEntry>,
     s: &augur_stream::FitStats,
     title: &str,
 ) {

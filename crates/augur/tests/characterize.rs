@@ -32,7 +32,7 @@ fn quick_characterization_writes_a_valid_profile() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&res.stderr)
     );
-    let p = augur_machine::MachineProfile::read(&out).unwrap();
+    let p = augur_machine_profile::MachineProfile::read(&out).unwrap();
     assert_eq!(p.schema, 1);
     assert_eq!(p.provenance.mode, "quick");
     assert_eq!(p.provenance.compiler, "gfortran");
@@ -115,7 +115,7 @@ fn characterize(
     (cmd.output().unwrap(), out, dir)
 }
 
-fn status_of(p: &augur_machine::MachineProfile, m: &str) -> String {
+fn status_of(p: &augur_machine_profile::MachineProfile, m: &str) -> String {
     p.abop[&augur_ir::AbOp::from_mnemonic(m).unwrap()]
         .status
         .clone()
@@ -167,7 +167,7 @@ fn broken_experiments_are_marked_and_the_others_measured() {
         let err = String::from_utf8_lossy(&res.stderr);
         assert!(res.status.success(), "{how}: {err}");
         assert!(!err.contains("panicked"), "{err}");
-        let p = augur_machine::MachineProfile::read(&out).unwrap();
+        let p = augur_machine_profile::MachineProfile::read(&out).unwrap();
         let misl = status_of(&p, "MISL");
         assert!(misl.starts_with(want), "{how}: MISL is `{misl}`");
         // The others were still measured (a loaded machine may make them noisy, but they

@@ -1,6 +1,9 @@
 //! What the OS reports: data caches (`/sys/devices/system/cpu/cpu0/cache/index*`), the
 //! page size (`KernelPageSize` of `/proc/self/smaps`) and the TLB size of
-//! `/proc/cpuinfo` (AMD's `TLB size: N 4K pages`).
+//! `/proc/cpuinfo` (AMD's `TLB size: N 4K pages`), and the host's provenance for a machine
+//! profile.
+
+use augur_machine_profile::{utc_now, Provenance};
 
 /// One data or unified cache level as the OS reports it.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,34 +58,78 @@ pub fn parse_size(s: &str) -> Option<u64> {
     num.trim().parse::<u64>().ok().map(|n| n * mul)
 }
 
+/// One cache of `/sys/devices/system/cpu/cpu0/cache/index*` as the OS reports it.
+struct SysCache {
+    dir: String,
+    level: String,
+    kind: String,
+    size: String,
+}
+
+impl SysCache {
+    /// One more attribute of the cache (`coherency_line_size`, ...), trimmed.
+    fn read(&self, attribute: &str) -> Option<String> {
+        read_trimmed(&format!("{}/{attribute}", self.dir))
+    }
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// Every cache the OS reports for CPU 0 (instruction caches included), in index order.
+fn sys_caches() -> Vec<SysCache> {
+    (0..16)
+        .filter_map(|i| {
+            let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+            Some(SysCache {
+                level: read_trimmed(&format!("{dir}/level"))?,
+                kind: read_trimmed(&format!("{dir}/type"))?,
+                size: read_trimmed(&format!("{dir}/size"))?,
+                dir,
+            })
+        })
+        .collect()
+}
+
+/// The caches as a machine profile's provenance names them: `L1d`, `L1i`, `L2` ... with
+/// the OS's size text (`32K`).
+pub fn cache_sizes() -> std::collections::BTreeMap<String, String> {
+    sys_caches()
+        .into_iter()
+        .map(|c| {
+            let suffix = match c.kind.as_str() {
+                "Data" => "d",
+                "Instruction" => "i",
+                _ => "",
+            };
+            (format!("L{}{suffix}", c.level), c.size)
+        })
+        .collect()
+}
+
 /// Reads the OS's values on this machine.
 pub fn detect() -> OsInfo {
     let mut caches = Vec::new();
-    for i in 0..16 {
-        let d = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-        let read = |f: &str| {
-            std::fs::read_to_string(format!("{d}/{f}"))
-                .ok()
-                .map(|s| s.trim().to_string())
-        };
-        let (Some(level), Some(ty), Some(size)) = (read("level"), read("type"), read("size"))
-        else {
-            continue;
-        };
-        if ty == "Instruction" {
+    for c in sys_caches() {
+        if c.kind == "Instruction" {
             continue;
         }
-        let (Ok(level), Some(size)) = (level.parse::<u32>(), parse_size(&size)) else {
+        let (Ok(level), Some(size)) = (c.level.parse::<u32>(), parse_size(&c.size)) else {
             continue;
         };
-        let line = read("coherency_line_size")
+        let line = c
+            .read("coherency_line_size")
             .and_then(|s| s.parse().ok())
             .unwrap_or(64);
-        let ways = read("ways_of_associativity")
+        let ways = c
+            .read("ways_of_associativity")
             .and_then(|s| s.parse().ok())
             .filter(|&w| w > 0);
-        let shared_cpus = read("shared_cpu_list").map(|l| cpu_count(&l));
-        let name = if ty == "Data" {
+        let shared_cpus = c.read("shared_cpu_list").map(|l| cpu_count(&l));
+        let name = if c.kind == "Data" {
             format!("L{level}d")
         } else {
             format!("L{level}")
@@ -133,6 +180,38 @@ pub fn cpu_count(list: &str) -> u32 {
             None => 1,
         })
         .sum()
+}
+
+/// The provenance of this machine as the OS reports it (compiler fields left empty).
+pub fn host_provenance() -> Provenance {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let caches = cache_sizes();
+    let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    let pretty = os_release
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|s| s.trim_matches('"').to_string())
+        .unwrap_or_else(|| std::env::consts::OS.to_string());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| format!(", Linux {}", s.trim()))
+        .unwrap_or_default();
+    Provenance {
+        cpu_model,
+        cores,
+        os: format!("{pretty}{kernel}"),
+        date: utc_now(),
+        caches,
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]

@@ -7,8 +7,7 @@
 //! `<prefix>/share/augur/machines` for an installed binary (`<prefix>/bin/augur`), and
 //! last the `machines/` of the source tree augur was compiled from.
 
-use augur_machine::profile::ProfileError;
-use augur_machine::MachineProfile;
+use crate::{MachineProfile, ProfileError};
 use std::path::{Path, PathBuf};
 
 /// Why a machine could not be found or read.

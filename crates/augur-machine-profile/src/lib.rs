@@ -32,6 +32,9 @@
 //! one observation of the parameter, `ci90_ns` the half-width of its 90% confidence
 //! interval (Student t), both in nanoseconds per operation.
 
+pub mod library;
+pub mod memory;
+
 use augur_ir::AbOp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -90,7 +93,7 @@ pub struct MachineProfile {
     pub stream_vector: BTreeMap<AbOp, AbOpEntry>,
     /// The memory hierarchy (`augur characterize --memory`); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub memory: Option<crate::memory_profile::MemoryProfile>,
+    pub memory: Option<crate::memory::MemoryProfile>,
 }
 
 /// Where and how a profile was measured.
@@ -290,56 +293,6 @@ impl MachineProfile {
             .get(&op)
             .filter(|e| e.status == MEASURED)
             .and_then(|e| e.mean_ns)
-    }
-}
-
-/// The provenance of this machine as the OS reports it (compiler fields left empty).
-pub fn host_provenance() -> Provenance {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let cpu_model = cpuinfo
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map(|(_, v)| v.trim().to_string())
-        .unwrap_or_else(|| "unknown".to_string());
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let mut caches = BTreeMap::new();
-    for i in 0..8 {
-        let d = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-        let read = |f: &str| {
-            std::fs::read_to_string(format!("{d}/{f}"))
-                .ok()
-                .map(|s| s.trim().to_string())
-        };
-        let (Some(level), Some(ty), Some(size)) = (read("level"), read("type"), read("size"))
-        else {
-            continue;
-        };
-        let suffix = match ty.as_str() {
-            "Data" => "d",
-            "Instruction" => "i",
-            _ => "",
-        };
-        caches.insert(format!("L{level}{suffix}"), size);
-    }
-    let os_release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
-    let pretty = os_release
-        .lines()
-        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
-        .map(|s| s.trim_matches('"').to_string())
-        .unwrap_or_else(|| std::env::consts::OS.to_string());
-    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| format!(", Linux {}", s.trim()))
-        .unwrap_or_default();
-    Provenance {
-        cpu_model,
-        cores,
-        os: format!("{pretty}{kernel}"),
-        date: utc_now(),
-        caches,
-        ..Default::default()
     }
 }
 

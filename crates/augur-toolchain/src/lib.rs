@@ -10,7 +10,15 @@
 //! * [`run`] runs it in its own process group with stdin from a file or `/dev/null`, captures
 //!   its output and kills the whole group when the time limit is reached.
 //! * [`parse_compiler_messages`] turns gfortran's and flang/clang's diagnostics into
-//!   [`CompilerMessage`]s.
+//!   [`CompilerMessage`]s; [`optreport`] reads the compiler's optimization report.
+//! * [`os`]: what the operating system says of the caches, TLBs and CPUs.
+//! * [`interrupt`]: the cancellation flag every long piece of work polls.
+//!
+//! Architecture invariant: this is the only crate of augur that starts processes.
+
+pub mod interrupt;
+pub mod optreport;
+pub mod os;
 
 use std::collections::HashSet;
 use std::fs::File;

@@ -11,163 +11,12 @@
 //! compiler and one set of flags: the predictor uses it only for a machine profile built
 //! with the same ones.
 
-use crate::toolchain::{self, Toolchain};
-use serde::{Deserialize, Serialize};
+use crate as toolchain;
+use crate::Toolchain;
+use augur_program_profile::optreport::{
+    InlinedCall, OptReport, SourceLine, UnrolledLoop, VectorizedLoop,
+};
 use std::path::{Path, PathBuf};
-
-/// What the compiler said it did to the program.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct OptReport {
-    /// The compiler the report is from.
-    pub compiler: String,
-    /// Its version line.
-    #[serde(default)]
-    pub compiler_version: String,
-    /// The user's flags (the report flags are not included).
-    pub fflags: Vec<String>,
-    /// Loops the compiler vectorized, at the line of the loop (or of the array statement).
-    pub vectorized: Vec<VectorizedLoop>,
-    /// Call sites the compiler inlined, one entry per site (a line with three inlined
-    /// calls has three entries).
-    pub inlined: Vec<InlinedCall>,
-    /// Loops the compiler unrolled completely (their loop control is gone), at the line
-    /// of the loop or of the array statement.
-    #[serde(default)]
-    pub unrolled: Vec<UnrolledLoop>,
-    /// Source lines whose machine code selects without branching: conditional moves,
-    /// sets or min/max and no conditional jump (an IF the compiler if-converted; its
-    /// outcomes cannot be mispredicted). Read from the assembly of the same compile.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub branchless: Vec<SourceLine>,
-    /// Source lines whose machine code holds a conditional jump (a branch the compiler
-    /// kept, whatever the shape of its arms).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub branching: Vec<SourceLine>,
-    /// Problems in getting the report (a file that did not compile alone, ...).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-/// A source line.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct SourceLine {
-    /// The source file, as in the profile's `sources`.
-    pub file: String,
-    /// 1-based line.
-    pub line: u32,
-}
-
-/// A loop the compiler vectorized.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VectorizedLoop {
-    /// The source file, as in the profile's `sources`.
-    pub file: String,
-    /// 1-based line.
-    pub line: u32,
-    /// What the compiler said about it (vector width).
-    pub how: String,
-}
-
-/// A loop the compiler unrolled completely.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct UnrolledLoop {
-    /// The source file, as in the profile's `sources`.
-    pub file: String,
-    /// 1-based line.
-    pub line: u32,
-    /// Its trip count, when the compiler said.
-    pub iterations: Option<u32>,
-}
-
-/// A call site the compiler inlined.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InlinedCall {
-    /// The source file, as in the profile's `sources`.
-    pub file: String,
-    /// 1-based line of the call.
-    pub line: u32,
-    /// The procedure inlined.
-    pub callee: String,
-    /// The procedure it was inlined into.
-    pub caller: String,
-}
-
-impl OptReport {
-    /// Whether the compiler vectorized a loop reported at `file:line`.
-    pub fn is_vectorized(&self, file: &str, line: u32) -> bool {
-        self.vectorized
-            .iter()
-            .any(|v| v.line == line && same_file(&v.file, file))
-    }
-
-    /// Whether a vectorized loop is reported anywhere in `file:first..=last`.
-    pub fn vectorized_within(&self, file: &str, first: u32, last: u32) -> bool {
-        self.vectorized
-            .iter()
-            .any(|v| (first..=last).contains(&v.line) && same_file(&v.file, file))
-    }
-
-    /// Whether a complete unroll is reported at `file:line`.
-    pub fn is_unrolled(&self, file: &str, line: u32) -> bool {
-        self.unrolled
-            .iter()
-            .any(|u| u.line == line && same_file(&u.file, file))
-    }
-
-    /// Whether a complete unroll is reported anywhere in `file:first..=last`.
-    pub fn unrolled_within(&self, file: &str, first: u32, last: u32) -> bool {
-        self.unrolled
-            .iter()
-            .any(|u| (first..=last).contains(&u.line) && same_file(&u.file, file))
-    }
-
-    /// How many inlined call sites are reported in `file:first..=last`.
-    pub fn inlined_within(&self, file: &str, first: u32, last: u32) -> usize {
-        self.inlined
-            .iter()
-            .filter(|c| (first..=last).contains(&c.line) && same_file(&c.file, file))
-            .count()
-    }
-
-    /// Whether the code of `file:line` selects without a conditional jump.
-    pub fn is_branchless(&self, file: &str, line: u32) -> bool {
-        self.branchless
-            .iter()
-            .any(|b| b.line == line && same_file(&b.file, file))
-    }
-
-    /// Whether the code of `file:line` holds a conditional jump.
-    pub fn is_branching(&self, file: &str, line: u32) -> bool {
-        self.branching
-            .iter()
-            .any(|b| b.line == line && same_file(&b.file, file))
-    }
-
-    /// Whether this report is for `compiler` with `fflags` (the flags compared as given).
-    pub fn matches(&self, compiler: &str, fflags: &[String]) -> bool {
-        same_compiler(&self.compiler, compiler) && self.fflags == fflags
-    }
-}
-
-/// Compiler names compared by their command's base name, so `/usr/bin/gfortran` and
-/// `gfortran` are the same, and `flang-19` is `flang-new-19`.
-pub fn same_compiler(a: &str, b: &str) -> bool {
-    let norm = |s: &str| {
-        let base = Path::new(s)
-            .file_name()
-            .map(|f| f.to_string_lossy().to_string())
-            .unwrap_or_else(|| s.to_string());
-        base.replace("flang-new", "flang")
-    };
-    norm(a) == norm(b)
-}
-
-/// Whether two names of a source file name the same file (the report names files as
-/// given to the compiler, the profile as given to augur: compared by file name).
-pub fn same_file(a: &str, b: &str) -> bool {
-    a == b || Path::new(a).file_name() == Path::new(b).file_name()
-}
-
 /// The flags that make `tc` print its vectorization and inlining decisions, or `None`
 /// when augur does not know how to ask this compiler.
 pub fn report_flags(tc: &Toolchain) -> Option<Vec<String>> {
@@ -601,12 +450,5 @@ work/corpus/heat3d.f90:0:0: remark: 'f1_' inlined into '_QQmain' with (cost=5, t
         assert_eq!(i.len(), 1, "line 0 (no location) is dropped");
         assert_eq!(i[0].callee, "half");
         assert_eq!(i[0].caller, "fs");
-    }
-
-    #[test]
-    fn compilers_compare_by_base_name() {
-        assert!(same_compiler("/usr/bin/gfortran", "gfortran"));
-        assert!(same_compiler("flang-19", "flang-new-19"));
-        assert!(!same_compiler("gfortran", "flang-new-19"));
     }
 }

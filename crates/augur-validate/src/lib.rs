@@ -2,8 +2,8 @@
 //! prediction; the error statistics of the accuracy benchmark (Saavedra's form: the
 //! share of programs within 5, 10, 15, 20 and 30%, the mean and the RMS error).
 
-use augur_machine::profile::Provenance;
-use augur_program::toolchain::{self, BuildInput, RunSpec, Toolchain};
+use augur_machine_profile::Provenance;
+use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};
 use serde::Serialize;
 use std::path::Path;
 
@@ -238,7 +238,7 @@ pub fn setup_differences(machine: &Provenance, tc: &Toolchain) -> Vec<String> {
     }
     out.extend(host_differences(
         machine,
-        &augur_machine::profile::host_provenance(),
+        &augur_toolchain::os::host_provenance(),
     ));
     out
 }

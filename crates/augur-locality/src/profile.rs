@@ -1,0 +1,266 @@
+//! The misses of a program profile's locality on a cache of a given geometry: the
+//! geometry-dependent half of the memory term. The histograms come from the program
+//! profile (machine-independent); the geometry from a machine profile.
+
+use crate::cache::CacheGeometry;
+use crate::reuse::{bin_range, miss_probability, Histogram};
+use augur_program_profile::locality::{CompactHistogram, LocalityProfile, PAGE_BYTES};
+use serde::{Deserialize, Serialize};
+
+/// The dense histogram of a profile's sparse one, and back.
+pub trait CompactHistogramExt {
+    /// The dense form.
+    fn to_histogram(&self) -> Histogram;
+    /// Accesses with a reuse distance below `lines` (bins entirely below).
+    fn below(&self, lines: u64) -> u64;
+}
+
+impl CompactHistogramExt for CompactHistogram {
+    fn to_histogram(&self) -> Histogram {
+        let mut h = Histogram {
+            bins: Vec::new(),
+            cold: self.cold,
+        };
+        for &[i, w] in &self.bins {
+            let i = i as usize;
+            if i >= h.bins.len() {
+                h.bins.resize(i + 1, 0);
+            }
+            h.bins[i] += w;
+        }
+        h
+    }
+
+    fn below(&self, lines: u64) -> u64 {
+        self.bins
+            .iter()
+            .filter(|b| bin_range(b[0] as usize).1 <= lines)
+            .map(|b| b[1])
+            .sum()
+    }
+}
+
+impl Histogram {
+    /// The sparse form a program profile stores.
+    pub fn to_compact(&self) -> CompactHistogram {
+        CompactHistogram {
+            cold: self.cold,
+            bins: self
+                .bins
+                .iter()
+                .enumerate()
+                .filter(|(_, &w)| w > 0)
+                .map(|(i, &w)| [i as u64, w])
+                .collect(),
+        }
+    }
+}
+
+/// Predicted misses of one array in one nest, over all its executions.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ArrayMisses {
+    /// Array name.
+    pub name: String,
+    /// Accesses over all executions.
+    pub accesses: f64,
+    /// Misses of the first execution.
+    pub first: f64,
+    /// Misses of each later execution.
+    pub repeat: f64,
+    /// Misses over all executions: `first + (executions − 1)·repeat`.
+    pub misses: f64,
+    /// Dirty lines written back to the level below over all executions: those
+    /// of the first execution from the write-back histogram, each later one's
+    /// in the proportion its misses bear to the first's (0 for page granules).
+    #[serde(default)]
+    pub writebacks: f64,
+    /// Stores that missed over all executions, in the same proportion (0 for page
+    /// granules).
+    #[serde(default)]
+    pub store_misses: f64,
+}
+
+/// Predicted misses of one nest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NestMisses {
+    /// Program unit.
+    pub unit: String,
+    /// Loop id of the outermost loop.
+    pub loop_id: u32,
+    /// Line of the outermost DO.
+    pub line: u32,
+    /// Times the nest ran.
+    pub executions: f64,
+    /// Misses over all executions, all arrays.
+    pub misses: f64,
+    /// Per array.
+    pub arrays: Vec<ArrayMisses>,
+}
+
+/// Misses of a histogram on a cache: exact fully associative LRU from the
+/// histogram (at bin boundaries), Smith's model for set-associative caches.
+pub fn histogram_misses(h: &Histogram, g: &CacheGeometry) -> f64 {
+    if g.fully_associative() {
+        h.misses_fully_associative(g.lines())
+    } else {
+        h.misses_set_associative(g.sets(), g.ways)
+    }
+}
+
+/// The probability that a reuse at distance `d` lines misses in `g`.
+fn miss_at(d: u64, g: &CacheGeometry) -> f64 {
+    if g.fully_associative() {
+        if d >= g.lines() {
+            1.0
+        } else {
+            0.0
+        }
+    } else {
+        miss_probability(d as f64, g.sets(), g.ways)
+    }
+}
+
+/// Predicted misses per nest and array of `loc` on a cache of geometry `g`
+/// (its line size should be the histograms' 64 bytes; other line sizes are
+/// not rescaled). An array swept at a stride of a multiple of lines competes
+/// only for the sets such a stride reaches (`CacheGeometry::reachable`, with
+/// [`PAGE_BYTES`] pages on random frames).
+///
+/// The first execution of a nest misses as its histogram says. Each later
+/// one misses as the reuse inside one execution says (`histogram −
+/// entering`), and its entering lines were last used one execution before,
+/// at a distance of about the nest's footprint: they miss when the footprint
+/// does not fit (`P(miss | footprint − 1)`). Code that runs between two
+/// executions is not seen, so the repeat misses are a lower bound.
+pub fn misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<NestMisses> {
+    misses_of(loc, g, Granule::Line)
+}
+
+/// Predicted misses per nest and array of a fully associative TLB of
+/// `entries` entries of [`PAGE_BYTES`] pages, from the page histograms, with
+/// the same first and repeated executions as [`misses`]. Nests of profiles
+/// made before page histograms have none.
+pub fn tlb_misses(loc: &LocalityProfile, entries: u64) -> Vec<NestMisses> {
+    let g = CacheGeometry {
+        size_bytes: entries.max(1) * PAGE_BYTES,
+        line_bytes: PAGE_BYTES,
+        ways: entries.max(1).min(u64::from(u32::MAX)) as u32,
+    };
+    misses_of(loc, &g, Granule::Page)
+}
+
+/// Which histograms of an array a miss count reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Granule {
+    Line,
+    Page,
+}
+
+fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<NestMisses> {
+    loc.nests
+        .iter()
+        .map(|n| {
+            let footprint = match granule {
+                Granule::Line => n.footprint_lines,
+                Granule::Page => n.footprint_pages,
+            };
+            let arrays: Vec<ArrayMisses> = n
+                .arrays
+                .iter()
+                .map(|a| {
+                    let (h, e, fp, g) = match granule {
+                        Granule::Line => (
+                            &a.histogram,
+                            &a.entering,
+                            a.footprint_lines,
+                            g.reachable(a.inner_stride_bytes, PAGE_BYTES),
+                        ),
+                        Granule::Page => (&a.pages, &a.entering_pages, a.footprint_pages, *g),
+                    };
+                    let g = &g;
+                    let again = miss_at(footprint.saturating_sub(1), g);
+                    let (h, e) = (h.to_histogram(), e.to_histogram());
+                    let first = histogram_misses(&h, g);
+                    let inside = first - histogram_misses(&e, g);
+                    let repeat = inside.max(0.0) + fp as f64 * again;
+                    let later = (n.executions - 1.0).max(0.0);
+                    // Over all executions, from the first's histogram, later ones in
+                    // the proportion their misses bear to the first's.
+                    let all_executions = |part: &CompactHistogram| match granule {
+                        Granule::Line if !part.is_empty() => {
+                            let w = histogram_misses(&part.to_histogram(), g);
+                            let w_repeat = if first > 0.0 { w * repeat / first } else { 0.0 };
+                            w + later * w_repeat
+                        }
+                        _ => 0.0,
+                    };
+                    let writebacks = all_executions(&a.writebacks);
+                    let store_misses = all_executions(&a.stores);
+                    ArrayMisses {
+                        name: a.name.clone(),
+                        accesses: a.accesses as f64 * n.executions,
+                        first,
+                        repeat,
+                        misses: first + later * repeat,
+                        writebacks,
+                        store_misses,
+                    }
+                })
+                .collect();
+            NestMisses {
+                unit: n.unit.clone(),
+                loop_id: n.loop_id,
+                line: n.line,
+                executions: n.executions,
+                misses: arrays.iter().map(|a| a.misses).sum(),
+                arrays,
+            }
+        })
+        .collect()
+}
+
+/// Misses of every sampled reference on a cache of geometry `g`, in the
+/// order of [`LocalityProfile::sampled_refs`].
+pub fn sampled_misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<f64> {
+    loc.sampled_refs
+        .iter()
+        .map(|r| histogram_misses(&r.histogram.to_histogram(), g))
+        .collect()
+}
+
+/// Estimated misses of every sampled reference on a fully associative TLB of
+/// `entries` entries of [`PAGE_BYTES`] pages, in the order of
+/// [`LocalityProfile::sampled_refs`]. The samples keep lines, not pages, so a
+/// reuse at a distance of `d` lines is taken to span `P·(1 − e^(−d/P))`
+/// pages, the expected number of distinct pages `d` lines scattered over the
+/// `P` pages of the reference's region fall in (`P` from the sampled address
+/// range, at most its distinct lines); first touches of lines miss when the
+/// region does not fit, else once per page.
+pub fn sampled_tlb_misses(loc: &LocalityProfile, entries: u64) -> Vec<f64> {
+    loc.sampled_refs
+        .iter()
+        .map(|r| {
+            let h = r.histogram.to_histogram();
+            let lines = h.cold.max(1) as f64;
+            let span_pages = (r.span_bytes / PAGE_BYTES).max(1) as f64;
+            let pages = span_pages.min(lines);
+            let e = entries as f64;
+            let mut m = if pages >= e {
+                h.cold as f64
+            } else {
+                pages.min(h.cold as f64)
+            };
+            for (i, &w) in h.bins.iter().enumerate() {
+                if w == 0 {
+                    continue;
+                }
+                let (lo, hi) = bin_range(i);
+                let d = (lo + hi) as f64 / 2.0;
+                if pages * (1.0 - (-d / pages).exp()) >= e {
+                    m += w as f64;
+                }
+            }
+            m
+        })
+        .collect()
+}

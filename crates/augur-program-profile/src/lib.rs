@@ -1,0 +1,461 @@
+//! The program profile: static counts S, block executions μ, the dynamic AbOp
+//! vector C = Σ μ·S, and its breakdowns by line, procedure, loop and region.
+//!
+//! Profiles are machine-independent (they depend only on the source and the
+//! input), versioned (`schema`) and documented in `docs/FORMATS.md`.
+
+pub mod locality;
+pub mod optreport;
+
+use augur_ir::{AbOpCounts, BlockKind, LoopKind, UnitKind};
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the program-profile format.
+pub const PROFILE_SCHEMA: u32 = 1;
+/// The `kind` of a program profile document.
+pub const PROFILE_KIND: &str = "augur-program-profile";
+
+/// A program profile.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ProgramProfile {
+    /// Format version ([`PROFILE_SCHEMA`]).
+    pub schema: u32,
+    /// Always [`PROFILE_KIND`].
+    pub kind: String,
+    /// augur version that wrote it.
+    pub augur_version: String,
+    /// Every source file read, with its content hash.
+    pub sources: Vec<SourceEntry>,
+    /// How the counting run was built and run.
+    pub run: RunEntry,
+    /// True when the counts are incomplete (written only with `--keep-partial`).
+    pub partial: bool,
+    /// Why the profile is partial, or notes on approximations.
+    pub notes: Vec<String>,
+    /// The dynamic AbOp vector C of the whole program.
+    pub totals: AbOpCounts,
+    /// Total number of abstract operations executed.
+    pub operations: f64,
+    /// Per program unit: its blocks (S and μ), loops and totals.
+    pub units: Vec<UnitProfile>,
+    /// Per source line with operations: the AbOps executed there.
+    pub lines: Vec<LineProfile>,
+    /// Per region (`!augur region NAME` ... `!augur end region`).
+    pub regions: Vec<RegionProfile>,
+    /// Locality of the affine loop nests: reuse-distance histograms per nest
+    /// and array at 64-byte lines, from which the misses of any cache follow
+    /// ([`crate::locality`]); absent when not analyzed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locality: Option<locality::LocalityProfile>,
+    /// The compiler's optimization report for the counting run's compiler and flags:
+    /// vectorized loops and inlined calls by line ([`crate::optreport`]); absent when
+    /// it could not be made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimization: Option<optreport::OptReport>,
+    /// Branch mispredictions simulated from the outcome sequences of a second run
+    /// (`augur_program::branches`); when present, the blocks' `BRMP`/`BRMC` counts are these,
+    /// otherwise the bound from the block counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branches: Option<BranchProfile>,
+}
+
+/// The branch run's summary: simulated mispredictions against the bound.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BranchProfile {
+    /// The reference predictors simulated; a branch's mispredictions are the fewest of any.
+    pub predictors: Vec<String>,
+    /// Simulated mispredictions of the run (conditions and loop exits).
+    pub mispredictions: f64,
+    /// The part of them at DO loop exits.
+    #[serde(default)]
+    pub loop_exit_mispredictions: f64,
+    /// The bound from the block counts over the same branches (every outcome against
+    /// the most frequent direction).
+    pub bound: f64,
+    /// Recorded conditions that ran, most mispredicted first (at most 200).
+    pub conditions: Vec<BranchRow>,
+    /// Counted DO loops that ran, most mispredicted exits first (at most 200).
+    pub loop_exits: Vec<LoopExitRow>,
+}
+
+/// One simulated condition.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BranchRow {
+    /// Source file.
+    pub file: String,
+    /// Line of the IF, ELSE IF or DO WHILE.
+    pub line: u32,
+    /// What it is.
+    pub kind: BranchKind,
+    /// Executions.
+    pub executions: u64,
+    /// Executions with the condition true.
+    pub taken: u64,
+    /// Fewest mispredictions of any predictor.
+    pub mispredictions: u64,
+    /// The predictor that had them.
+    pub predictor: String,
+}
+
+/// One simulated loop exit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LoopExitRow {
+    /// Source file.
+    pub file: String,
+    /// Line of the DO statement.
+    pub line: u32,
+    /// Entries of the loop.
+    pub entries: u64,
+    /// Entries whose trip count differed from the previous entry's (exits mispredicted).
+    pub mispredictions: u64,
+}
+
+/// One source file of the program.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SourceEntry {
+    /// Path as given (or as an include resolved it).
+    pub path: String,
+    /// Hex SHA-256 of its bytes.
+    pub sha256: String,
+    /// Number of lines.
+    pub lines: u32,
+}
+
+/// The counting run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct RunEntry {
+    /// Compiler used for the instrumented build.
+    pub compiler: String,
+    /// Its version line.
+    pub compiler_version: String,
+    /// Flags of the build.
+    pub fflags: Vec<String>,
+    /// Program arguments.
+    pub args: Vec<String>,
+    /// Standard input file, if any.
+    pub stdin: Option<String>,
+    /// Exit status of the run.
+    pub exit_code: Option<i32>,
+    /// Wall time of the instrumented run, seconds.
+    pub wall_seconds: f64,
+    /// Number of counters the instrumented program carried.
+    pub counters: usize,
+    /// Pages the program touched for the first time (minor page faults of the counting
+    /// run from its start to its end, less those of augur's own sample buffers): what
+    /// the operating system zeroes and maps, at a cost per page the machine profile
+    /// measures. Base pages of the run's machine (4 KiB here). Absent in older profiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_touch_pages: Option<u64>,
+}
+
+/// One program unit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct UnitProfile {
+    /// Lower-case name.
+    pub name: String,
+    /// `program`, `subroutine`, `function`, `module`, `block_data`.
+    pub unit_kind: UnitKind,
+    /// Its file.
+    pub file: String,
+    /// First line.
+    pub first_line: u32,
+    /// Last line.
+    pub last_line: u32,
+    /// Host unit of an internal or module procedure.
+    pub host: Option<String>,
+    /// Times the unit was entered (executions of its entry block), when measured.
+    pub calls: Option<f64>,
+    /// AbOps executed in the unit.
+    pub totals: AbOpCounts,
+    /// Its basic blocks.
+    pub blocks: Vec<BlockProfile>,
+    /// Its loops.
+    pub loops: Vec<LoopProfile>,
+}
+
+/// One basic block: a column of S and its μ.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BlockProfile {
+    /// Block id within the unit.
+    pub id: u32,
+    /// `entry`, `straight`, `loop_header`, `elements`.
+    pub block_kind: BlockKind,
+    /// First and last line.
+    pub first_line: u32,
+    /// Last line.
+    pub last_line: u32,
+    /// Innermost loop.
+    pub in_loop: Option<u32>,
+    /// Static AbOp counts of one execution (S).
+    pub counts: AbOpCounts,
+    /// Of those, the AbOps on a recurrence (a scalar assigned from itself, e.g.
+    /// `s = s + a(i)*b(i)`), whose latency bounds a loop's iteration time
+    /// (`augur_ir::chain`); empty when the block has none.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub chain: AbOpCounts,
+    /// Of `counts`, the stores and scalar copies into local scalar variables
+    /// (`augur_ir::count::register_write`): memory stores without optimization,
+    /// register writes with it. Empty when the block has none, and in profiles made
+    /// before the field.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub register_writes: AbOpCounts,
+    /// Executions (μ); `null` for blocks without operations, whose count is not needed.
+    pub executions: Option<f64>,
+    /// How μ was obtained (`counter`, `same_as`, `difference`, `while_tests`, `not_needed`).
+    pub how: String,
+}
+
+/// One loop.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LoopProfile {
+    /// Loop id within the unit.
+    pub id: u32,
+    /// `counted`, `while`, `forever`, `concurrent`, `array_elements`.
+    pub loop_kind: LoopKind,
+    /// Line of the DO (or array) statement.
+    pub line: u32,
+    /// Nesting depth.
+    pub depth: u32,
+    /// Enclosing loop.
+    pub parent: Option<u32>,
+    /// Times the loop was entered.
+    pub entries: Option<f64>,
+    /// Iterations (elements, for whole-array statements) over all entries.
+    pub iterations: Option<f64>,
+    /// Mean iterations per entry.
+    pub mean_trips: Option<f64>,
+    /// AbOps executed inside the loop, nested loops included.
+    pub totals: AbOpCounts,
+    /// For an innermost loop whose body spans several blocks (IF arms, CASE arms), the
+    /// expected AbOps of one iteration on its longest loop-carried recurrence across
+    /// them, each statement weighted by the share of iterations that run it
+    /// (`augur_ir::chain::weighted_chain_counts`): `lo`/`hi` of a bisection, `n` of a
+    /// Collatz step (scalar variables only: components of derived types are left out).
+    /// Empty for other loops and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub chain: AbOpCounts,
+    /// For an innermost loop that iterated: the expected AbOps of one iteration's calls
+    /// that wait for a recurrence (`augur_ir::chain::serial_calls`: their arguments read
+    /// a scalar carried across iterations), empty when there are none; `None` for other
+    /// loops and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial_calls: Option<AbOpCounts>,
+}
+
+/// AbOps executed on one source line.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct LineProfile {
+    /// File.
+    pub file: String,
+    /// Line.
+    pub line: u32,
+    /// AbOps executed there.
+    pub abops: AbOpCounts,
+}
+
+/// A region marked in the source.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RegionProfile {
+    /// Its name.
+    pub name: String,
+    /// File.
+    pub file: String,
+    /// Line of `!augur region`.
+    pub first_line: u32,
+    /// Line of `!augur end region`.
+    pub last_line: u32,
+    /// AbOps executed inside: its own lines' and, for each call made from them, the
+    /// callee's share of its inclusive operations (its own and its callees', split
+    /// among its call sites by their executions).
+    pub abops: AbOpCounts,
+    /// The procedures called from inside whose operations `abops` includes (absent in
+    /// profiles made before regions included their callees).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callees: Vec<String>,
+}
+
+/// What one recorded branch is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BranchKind {
+    /// Block IF.
+    If,
+    /// ELSE IF.
+    ElseIf,
+    /// Logical IF (`IF (c) stmt`, also the test of a GOTO loop).
+    LogicalIf,
+    /// The test of a DO WHILE.
+    DoWhile,
+    /// A SELECT CASE (outcome: the arm taken).
+    SelectCase,
+    /// A computed GOTO (outcome: the selector's value).
+    ComputedGoto,
+    /// An arithmetic IF (outcome: 1, 2 or 3 for a negative, zero or positive value).
+    ArithmeticIf,
+    /// The first operand of an `.OR.`/`.AND.` in a logical assignment (`h = (c == 3)
+    /// .or. (g(i) .and. c == 2)`) or an IF condition, when a later operand loads from
+    /// memory or calls a user function: the compiler branches on it to skip the rest
+    /// (gfortran -O2). Recorded beside the whole condition of an IF.
+    ShortCircuit,
+    /// The mask of a WHERE statement or construct, or of a masked ELSEWHERE: one
+    /// outcome per element, in array element order. gfortran stores the mask in a
+    /// temporary and each masked assignment's element loop branches on it.
+    WhereMask,
+}
+
+impl BranchKind {
+    /// Whether the outcome is one of several (SELECT CASE, computed GOTO).
+    pub fn multiway(self) -> bool {
+        matches!(
+            self,
+            BranchKind::SelectCase | BranchKind::ComputedGoto | BranchKind::ArithmeticIf
+        )
+    }
+
+    /// Its name in reports (as in the profile).
+    pub fn name(self) -> &'static str {
+        match self {
+            BranchKind::If => "if",
+            BranchKind::ElseIf => "else_if",
+            BranchKind::LogicalIf => "logical_if",
+            BranchKind::DoWhile => "do_while",
+            BranchKind::SelectCase => "select_case",
+            BranchKind::ComputedGoto => "computed_goto",
+            BranchKind::ArithmeticIf => "arithmetic_if",
+            BranchKind::ShortCircuit => "short_circuit",
+            BranchKind::WhereMask => "where_mask",
+        }
+    }
+}
+
+/// Why a program profile could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileReadError {
+    /// The file could not be read.
+    #[error("cannot read the program profile {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON or not a program profile.
+    #[error("{path}:{line}:{column}: not a valid augur program profile: {message}; re-create it with `augur analyze ... -o {path}`")]
+    Malformed {
+        /// The file.
+        path: String,
+        /// Line of the problem (1-based; 0 when unknown).
+        line: usize,
+        /// Column of the problem.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A profile of another kind or a newer/older schema.
+    #[error("{path}: {message}")]
+    Mismatch {
+        /// The file.
+        path: String,
+        /// What does not match.
+        message: String,
+    },
+}
+
+/// A source file whose content changed since the profile was made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceChange {
+    /// Path as recorded in the profile.
+    pub path: String,
+    /// What changed: `"modified"` (hash differs) or `"missing"`.
+    pub what: &'static str,
+}
+
+impl ProgramProfile {
+    /// Parses a profile from JSON text; `path` names the file in errors.
+    pub fn from_json(text: &str, path: &str) -> Result<ProgramProfile, ProfileReadError> {
+        // Check the kind and schema first, so that another document gets a clear message
+        // instead of a complaint about a missing field.
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
+                path: path.to_string(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        if kind != PROFILE_KIND {
+            let hint = if kind == "augur-static-analysis" {
+                "it is a static analysis (`augur analyze --static --json`); a program profile comes from `augur analyze` without --static".to_string()
+            } else if kind.is_empty() {
+                "it has no `kind`; is it an augur program profile? create one with `augur analyze`"
+                    .to_string()
+            } else {
+                format!("its kind is `{kind}`, not `{PROFILE_KIND}`")
+            };
+            return Err(ProfileReadError::Mismatch {
+                path: path.to_string(),
+                message: format!("not a program profile: {hint}"),
+            });
+        }
+        let schema = value.get("schema").and_then(|s| s.as_u64()).unwrap_or(0);
+        if schema != PROFILE_SCHEMA as u64 {
+            return Err(ProfileReadError::Mismatch {
+                path: path.to_string(),
+                message: format!(
+                    "program profile schema {schema}, this augur reads schema {PROFILE_SCHEMA}; re-create it with this version's `augur analyze`"
+                ),
+            });
+        }
+        serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
+            path: path.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Reads a profile written by `augur analyze`.
+    pub fn read(path: &std::path::Path) -> Result<ProgramProfile, ProfileReadError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileReadError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        ProgramProfile::from_json(&text, &shown)
+    }
+
+    /// Compares the recorded source hashes with the files as they are now; relative paths
+    /// are taken from `base`. Returns the files that changed or disappeared.
+    pub fn source_changes(&self, base: &std::path::Path) -> Vec<SourceChange> {
+        let mut changes = vec![];
+        for s in &self.sources {
+            let p = base.join(&s.path);
+            match std::fs::read(&p) {
+                Ok(bytes) => {
+                    if sha256_hex(&bytes) != s.sha256 {
+                        changes.push(SourceChange {
+                            path: s.path.clone(),
+                            what: "modified",
+                        });
+                    }
+                }
+                Err(_) => changes.push(SourceChange {
+                    path: s.path.clone(),
+                    what: "missing",
+                }),
+            }
+        }
+        changes
+    }
+}
+
+/// The SHA-256 of `bytes` in lower-case hex, as `augur-source` records every file it reads.
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

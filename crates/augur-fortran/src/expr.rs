@@ -78,158 +78,35 @@ impl Lowerer<'_> {
             }
             "string_literal" => Expr::constant(Type::CHARACTER, text(node, src), None),
             "boolean_literal" => Expr::constant(Type::LOGICAL, text(node, src), None),
-            "complex_literal" => {
-                let parts: Vec<Expr> = named_children(node)
-                    .into_iter()
-                    .map(|n| self.expr(n))
-                    .collect();
-                let dbl = parts
-                    .iter()
-                    .any(|p| p.ty.kind >= 8 && p.ty.base == BaseType::Real);
-                let ty = if dbl {
-                    Type::DOUBLE_COMPLEX
-                } else {
-                    Type::COMPLEX
-                };
-                Expr::constant(ty, text(node, src), None)
-            }
+            "complex_literal" => self.complex_literal(node),
             "null_literal" | "nil_literal" => Expr::constant(Type::UNKNOWN, "null()", None),
             "identifier" => self.name_ref(&text(node, src).to_ascii_lowercase()),
             "parenthesized_expression" => match node.named_child(0) {
                 Some(inner) => self.expr(inner),
                 None => opaque(),
             },
-            "math_expression" => {
-                let op = field(node, "operator")
-                    .map(|o| text(o, src).trim().to_string())
-                    .unwrap_or_default();
-                let l = self.field_expr(node, "left");
-                let r = self.field_expr(node, "right");
-                let bop = match op.as_str() {
-                    "+" => BinOp::Add,
-                    "-" => BinOp::Sub,
-                    "*" => BinOp::Mul,
-                    "/" => BinOp::Div,
-                    "**" => BinOp::Pow,
-                    _ => BinOp::User,
-                };
-                let ty = if bop == BinOp::Pow
-                    && Class::of(l.ty) != Class::of(r.ty)
-                    && Class::of(r.ty) == Class::IntS
-                {
-                    l.ty
-                } else {
-                    type_of_class(promote(Class::of(l.ty), Class::of(r.ty)))
-                };
-                binary(bop, l, r, ty)
-            }
+            "math_expression" => self.math_expression(node),
             "relational_expression" => {
                 let l = self.field_expr(node, "left");
                 let r = self.field_expr(node, "right");
                 binary(BinOp::Compare, l, r, Type::LOGICAL)
             }
-            "logical_expression" => {
-                if let Some(arg) = field(node, "argument") {
-                    let a = self.expr(arg);
-                    let array = a.array;
-                    return Expr {
-                        kind: ExprKind::Unary(UnOp::Not, Box::new(a)),
-                        ty: Type::LOGICAL,
-                        array,
-                    };
-                }
-                let l = self.field_expr(node, "left");
-                let r = self.field_expr(node, "right");
-                binary(BinOp::Logical, l, r, Type::LOGICAL)
-            }
+            "logical_expression" => self.logical_expression(node),
             "concatenation_expression" => {
                 let l = self.field_expr(node, "left");
                 let r = self.field_expr(node, "right");
                 binary(BinOp::Concat, l, r, Type::CHARACTER)
             }
-            "unary_expression" => {
-                let op = field(node, "operator")
-                    .map(|o| text(o, src).trim().to_string())
-                    .unwrap_or_default();
-                let arg = field(node, "argument")
-                    .or_else(|| node.named_children(&mut node.walk()).last());
-                let a = arg.map(|a| self.expr(a)).unwrap_or_else(opaque);
-                let uop = match op.as_str() {
-                    "-" => UnOp::Neg,
-                    "+" => UnOp::Plus,
-                    _ => {
-                        return Expr {
-                            ty: a.ty,
-                            array: a.array,
-                            kind: ExprKind::Call(CallTarget::User(squeeze_lower(&op)), vec![a]),
-                        }
-                    }
-                };
-                Expr {
-                    ty: a.ty,
-                    array: a.array,
-                    kind: ExprKind::Unary(uop, Box::new(a)),
-                }
-            }
+            "unary_expression" => self.unary_expression(node),
             "call_expression" => self.call_expression(node),
             "derived_type_member_expression" => self.component(node),
-            "array_literal" => {
-                let mut items = vec![];
-                // A type-spec (`[real(8) :: ...]`) gives the type of the elements.
-                let mut spec = None;
-                for c in named_children(node) {
-                    match kind_of(c) {
-                        "comment" => {}
-                        "intrinsic_type" => {
-                            spec = Some(crate::scope::parse_intrinsic_type(c, src, &self.scope))
-                        }
-                        "derived_type" | "declared_type" => spec = Some(Type::DERIVED),
-                        _ => items.push(self.expr(c)),
-                    }
-                }
-                let ty = spec
-                    .or_else(|| items.first().map(|i| i.ty))
-                    .unwrap_or(Type::UNKNOWN);
-                Expr {
-                    kind: ExprKind::ArrayCtor(items),
-                    ty,
-                    array: true,
-                }
-            }
-            "implied_do_loop_expression" => {
-                // (item, i = a, b): the items, counted once (their trip count is not modelled).
-                let mut items = vec![];
-                let mut control = String::new();
-                for c in named_children(node) {
-                    if kind_of(c) == "loop_control_expression" {
-                        control = text(c, self.src)
-                            .split_whitespace()
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                    } else {
-                        items.push(self.expr(c));
-                    }
-                }
-                Expr {
-                    kind: ExprKind::ImpliedDo(items, control),
-                    ty: Type::UNKNOWN,
-                    array: true,
-                }
-            }
+            "array_literal" => self.array_constructor(node),
+            "implied_do_loop_expression" => self.implied_do(node),
             "keyword_argument" => match field(node, "value") {
                 Some(v) => self.expr(v),
                 None => opaque(),
             },
-            "conditional_expression" => {
-                let kids = named_children(node);
-                let parts: Vec<Expr> = kids.into_iter().map(|k| self.expr(k)).collect();
-                let ty = parts.get(1).map(|p| p.ty).unwrap_or(Type::UNKNOWN);
-                Expr {
-                    kind: ExprKind::Call(CallTarget::Intrinsic("merge".into()), parts),
-                    ty,
-                    array: false,
-                }
-            }
+            "conditional_expression" => self.conditional_expression(node),
             "extent_specifier" | "assumed_size" | "format_identifier" | "unit_identifier" => {
                 opaque()
             }
@@ -238,6 +115,149 @@ impl Lowerer<'_> {
                 self.unsupported_expr(node);
                 opaque()
             }
+        }
+    }
+
+    /// `(re, im)`: double complex when a part is a double precision real.
+    fn complex_literal(&mut self, node: Node<'_>) -> Expr {
+        let parts: Vec<Expr> = named_children(node)
+            .into_iter()
+            .map(|n| self.expr(n))
+            .collect();
+        let dbl = parts
+            .iter()
+            .any(|p| p.ty.kind >= 8 && p.ty.base == BaseType::Real);
+        let ty = if dbl {
+            Type::DOUBLE_COMPLEX
+        } else {
+            Type::COMPLEX
+        };
+        Expr::constant(ty, text(node, self.src), None)
+    }
+
+    /// `+`, `-`, `*`, `/`, `**` (or a user operator): the operands' types promoted.
+    fn math_expression(&mut self, node: Node<'_>) -> Expr {
+        let op = field(node, "operator")
+            .map(|o| text(o, self.src).trim().to_string())
+            .unwrap_or_default();
+        let l = self.field_expr(node, "left");
+        let r = self.field_expr(node, "right");
+        let bop = match op.as_str() {
+            "+" => BinOp::Add,
+            "-" => BinOp::Sub,
+            "*" => BinOp::Mul,
+            "/" => BinOp::Div,
+            "**" => BinOp::Pow,
+            _ => BinOp::User,
+        };
+        let ty = if bop == BinOp::Pow
+            && Class::of(l.ty) != Class::of(r.ty)
+            && Class::of(r.ty) == Class::IntS
+        {
+            l.ty
+        } else {
+            type_of_class(promote(Class::of(l.ty), Class::of(r.ty)))
+        };
+        binary(bop, l, r, ty)
+    }
+
+    /// `.NOT.` of one operand, or `.AND.`/`.OR.`/`.EQV.`/`.NEQV.` of two.
+    fn logical_expression(&mut self, node: Node<'_>) -> Expr {
+        if let Some(arg) = field(node, "argument") {
+            let a = self.expr(arg);
+            let array = a.array;
+            return Expr {
+                kind: ExprKind::Unary(UnOp::Not, Box::new(a)),
+                ty: Type::LOGICAL,
+                array,
+            };
+        }
+        let l = self.field_expr(node, "left");
+        let r = self.field_expr(node, "right");
+        binary(BinOp::Logical, l, r, Type::LOGICAL)
+    }
+
+    /// Unary `-` or `+`; another operator is a user-defined one, a call.
+    fn unary_expression(&mut self, node: Node<'_>) -> Expr {
+        let op = field(node, "operator")
+            .map(|o| text(o, self.src).trim().to_string())
+            .unwrap_or_default();
+        let arg = field(node, "argument").or_else(|| node.named_children(&mut node.walk()).last());
+        let a = arg.map(|a| self.expr(a)).unwrap_or_else(opaque);
+        let uop = match op.as_str() {
+            "-" => UnOp::Neg,
+            "+" => UnOp::Plus,
+            _ => {
+                return Expr {
+                    ty: a.ty,
+                    array: a.array,
+                    kind: ExprKind::Call(CallTarget::User(squeeze_lower(&op)), vec![a]),
+                }
+            }
+        };
+        Expr {
+            ty: a.ty,
+            array: a.array,
+            kind: ExprKind::Unary(uop, Box::new(a)),
+        }
+    }
+
+    /// An array constructor `[a, b, c]` or `(/ a, b, c /)`.
+    fn array_constructor(&mut self, node: Node<'_>) -> Expr {
+        let mut items = vec![];
+        // A type-spec (`[real(8) :: ...]`) gives the type of the elements.
+        let mut spec = None;
+        for c in named_children(node) {
+            match kind_of(c) {
+                "comment" => {}
+                "intrinsic_type" => {
+                    spec = Some(crate::scope::parse_intrinsic_type(c, self.src, &self.scope))
+                }
+                "derived_type" | "declared_type" => spec = Some(Type::DERIVED),
+                _ => items.push(self.expr(c)),
+            }
+        }
+        let ty = spec
+            .or_else(|| items.first().map(|i| i.ty))
+            .unwrap_or(Type::UNKNOWN);
+        Expr {
+            kind: ExprKind::ArrayCtor(items),
+            ty,
+            array: true,
+        }
+    }
+
+    /// An implied DO, in an array constructor or an I/O list.
+    fn implied_do(&mut self, node: Node<'_>) -> Expr {
+        // (item, i = a, b): the items, counted once (their trip count is not modelled).
+        let mut items = vec![];
+        let mut control = String::new();
+        for c in named_children(node) {
+            if kind_of(c) == "loop_control_expression" {
+                control = text(c, self.src)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+            } else {
+                items.push(self.expr(c));
+            }
+        }
+        Expr {
+            kind: ExprKind::ImpliedDo(items, control),
+            ty: Type::UNKNOWN,
+            array: true,
+        }
+    }
+
+    /// `(cond ? a : b)`: counted as a MERGE of its parts.
+    fn conditional_expression(&mut self, node: Node<'_>) -> Expr {
+        let kids = named_children(node);
+        let parts: Vec<Expr> = kids.into_iter().map(|k| self.expr(k)).collect();
+        let ty = parts.get(1).map(|p| p.ty).unwrap_or(Type::UNKNOWN);
+        Expr {
+            kind: ExprKind::Call(CallTarget::Intrinsic("merge".into()), parts),
+            ty,
+            array: false,
         }
     }
 

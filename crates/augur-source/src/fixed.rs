@@ -115,14 +115,37 @@ impl OutLine {
 /// DEC tab-format lines are expanded so that the statement starts in column 7.
 /// Never panics.
 pub fn normalize_fixed(text: &str) -> Normalized {
-    let mut out: Vec<OutLine> = Vec::new();
-    // Index of the last statement line and the lexical state at its end.
-    let mut last_code: Option<usize> = None;
-    let mut lex = Lex::Normal;
-    // Index of the last directive line.
-    let mut last_dir: Option<usize> = None;
-
+    let mut lines = LineConverter::new();
     for raw in split_lines(text) {
+        lines.push(raw);
+    }
+    lines.finish()
+}
+
+/// The fixed-form lines converted so far, and what a continuation line needs
+/// to know of the lines before it.
+struct LineConverter {
+    out: Vec<OutLine>,
+    /// Index of the last statement line.
+    last_code: Option<usize>,
+    /// The lexical state at the end of the last statement line.
+    lex: Lex,
+    /// Index of the last directive line.
+    last_dir: Option<usize>,
+}
+
+impl LineConverter {
+    fn new() -> LineConverter {
+        LineConverter {
+            out: Vec::new(),
+            last_code: None,
+            lex: Lex::Normal,
+            last_dir: None,
+        }
+    }
+
+    /// Converts the next input line.
+    fn push(&mut self, raw: &str) {
         let raw_chars: Vec<char> = raw.chars().collect();
         let (chars, offset) = expand_tabs(&raw_chars);
         let n = chars.len();
@@ -130,72 +153,89 @@ pub fn normalize_fixed(text: &str) -> Normalized {
 
         // Preprocessor lines left in the text: pass through untouched.
         if first == '#' {
-            out.push(OutLine::other(raw.to_string(), 0));
-            continue;
+            self.out.push(OutLine::other(raw.to_string(), 0));
+            return;
         }
 
         // Comment lines by column 1.
         if matches!(first, 'C' | 'c' | '*' | '!' | 'D' | 'd') {
-            let sentinel: String = chars.iter().skip(1).take(4).collect();
-            let up = sentinel.to_ascii_uppercase();
-            let is_dir = n >= 5 && matches!(up.as_str(), "$OMP" | "$ACC" | "HPF$");
-            if is_dir && !matches!(first, 'D' | 'd') {
-                let col6 = chars.get(5).copied().unwrap_or(' ');
-                let is_cont = !matches!(col6, ' ' | '0');
-                let body_end = n.min(LAST_COL);
-                let body: &[char] = if n > 6 {
-                    &chars[6..body_end.max(6)]
-                } else {
-                    &[]
-                };
-                let (code_len, _) = scan(body, Lex::Normal);
-                let mut code = String::from("!");
-                code.push_str(&sentinel);
-                code.push(if is_cont { '&' } else { ' ' });
-                code.extend(&body[..code_len]);
-                let comment: String = body[code_len..].iter().collect();
-                if is_cont {
-                    if let Some(i) = last_dir {
-                        out[i].append_amp();
-                    }
-                }
-                last_dir = Some(out.len());
-                out.push(OutLine {
-                    code,
-                    comment,
-                    offset: 0,
-                    kind: Kind::Directive,
-                    open: false,
-                });
-                continue;
-            }
-            let mut s = String::from("!");
-            s.extend(&chars[1..]);
-            out.push(OutLine::other(s, offset));
-            continue;
+            self.column_one_comment(&chars, offset);
+            return;
         }
 
         // Blank through column 72 (anything after 72 is a sequence number).
         let upto72 = &chars[..n.min(LAST_COL)];
         if upto72.iter().all(|c| c.is_whitespace()) {
-            out.push(OutLine::other(String::new(), 0));
-            continue;
+            self.out.push(OutLine::other(String::new(), 0));
+            return;
         }
 
         // `!` as the first non-blank character of columns 1-5: a comment line.
         let first_nb = upto72.iter().position(|c| !c.is_whitespace());
         if let Some(p) = first_nb {
             if p < 5 && upto72[p] == '!' {
-                out.push(OutLine::other(raw.to_string(), 0));
-                continue;
+                self.out.push(OutLine::other(raw.to_string(), 0));
+                return;
             }
         }
 
-        // A statement line: label (1-5), continuation mark (6), text (7-72).
+        self.statement_line(upto72, first_nb, offset);
+    }
+
+    /// A line with a comment character in column 1: a directive, or a comment.
+    fn column_one_comment(&mut self, chars: &[char], offset: i32) {
+        let first = chars[0];
+        let sentinel: String = chars.iter().skip(1).take(4).collect();
+        let up = sentinel.to_ascii_uppercase();
+        let is_dir = chars.len() >= 5 && matches!(up.as_str(), "$OMP" | "$ACC" | "HPF$");
+        if is_dir && !matches!(first, 'D' | 'd') {
+            self.directive_line(chars, &sentinel);
+            return;
+        }
+        let mut s = String::from("!");
+        s.extend(&chars[1..]);
+        self.out.push(OutLine::other(s, offset));
+    }
+
+    /// A directive line (`C$OMP`, `*$ACC`, `!HPF$`, ...), initial or continuation.
+    fn directive_line(&mut self, chars: &[char], sentinel: &str) {
+        let n = chars.len();
+        let col6 = chars.get(5).copied().unwrap_or(' ');
+        let is_cont = !matches!(col6, ' ' | '0');
+        let body_end = n.min(LAST_COL);
+        let body: &[char] = if n > 6 {
+            &chars[6..body_end.max(6)]
+        } else {
+            &[]
+        };
+        let (code_len, _) = scan(body, Lex::Normal);
+        let mut code = String::from("!");
+        code.push_str(sentinel);
+        code.push(if is_cont { '&' } else { ' ' });
+        code.extend(&body[..code_len]);
+        let comment: String = body[code_len..].iter().collect();
+        if is_cont {
+            if let Some(i) = self.last_dir {
+                self.out[i].append_amp();
+            }
+        }
+        self.last_dir = Some(self.out.len());
+        self.out.push(OutLine {
+            code,
+            comment,
+            offset: 0,
+            kind: Kind::Directive,
+            open: false,
+        });
+    }
+
+    /// A statement line: label (1-5), continuation mark (6), text (7-72).
+    /// `first_nb` is the index of its first non-blank character.
+    fn statement_line(&mut self, upto72: &[char], first_nb: Option<usize>, offset: i32) {
         let col6 = upto72.get(5).copied().unwrap_or(' ');
         let is_cont = !col6.is_whitespace() && col6 != '0';
         let body: &[char] = if upto72.len() > 6 { &upto72[6..] } else { &[] };
-        let start = if is_cont { lex } else { Lex::Normal };
+        let start = if is_cont { self.lex } else { Lex::Normal };
         let (code_len, end) = scan(body, start);
         let body_code = &body[..code_len];
         let comment: String = body[code_len..].iter().collect();
@@ -205,26 +245,27 @@ pub fn normalize_fixed(text: &str) -> Normalized {
             && body_code.iter().all(|c| c.is_whitespace())
         {
             // Only an inline comment: a comment line.
-            out.push(OutLine::other(upto72.iter().collect(), offset));
-            continue;
+            self.out
+                .push(OutLine::other(upto72.iter().collect(), offset));
+            return;
         }
         if is_cont
-            && last_code.is_some()
+            && self.last_code.is_some()
             && start == Lex::Normal
             && body_code.iter().all(|c| c.is_whitespace())
         {
             // An empty continuation line outside a character context adds nothing.
             let mut s: String = " ".repeat(6.min(upto72.len()));
             s.push_str(&comment);
-            out.push(OutLine::other(s, offset));
-            continue;
+            self.out.push(OutLine::other(s, offset));
+            return;
         }
 
         let mut code = String::new();
         if is_cont {
-            match last_code {
+            match self.last_code {
                 Some(i) => {
-                    out[i].append_amp();
+                    self.out[i].append_amp();
                     code.push_str("     &");
                 }
                 None => code.push_str("      "),
@@ -243,7 +284,7 @@ pub fn normalize_fixed(text: &str) -> Normalized {
                 code.push_str(&" ".repeat(LAST_COL - have));
             }
         }
-        lex = match end {
+        self.lex = match end {
             // Blanks up to column 72 count towards a continued Hollerith constant.
             Lex::Hollerith(k) => {
                 let pad = LAST_COL.saturating_sub(6 + body.len());
@@ -255,8 +296,8 @@ pub fn normalize_fixed(text: &str) -> Normalized {
             }
             other => other,
         };
-        last_code = Some(out.len());
-        out.push(OutLine {
+        self.last_code = Some(self.out.len());
+        self.out.push(OutLine {
             code,
             comment,
             offset,
@@ -265,16 +306,19 @@ pub fn normalize_fixed(text: &str) -> Normalized {
         });
     }
 
-    let mut text = String::new();
-    let mut col_offsets = Vec::with_capacity(out.len());
-    for l in &out {
-        debug_assert!(l.kind == Kind::Other || !l.code.contains('\n'));
-        text.push_str(&l.code);
-        text.push_str(&l.comment);
-        text.push('\n');
-        col_offsets.push(l.offset);
+    /// The converted text and its column offsets.
+    fn finish(self) -> Normalized {
+        let mut text = String::new();
+        let mut col_offsets = Vec::with_capacity(self.out.len());
+        for l in &self.out {
+            debug_assert!(l.kind == Kind::Other || !l.code.contains('\n'));
+            text.push_str(&l.code);
+            text.push_str(&l.comment);
+            text.push('\n');
+            col_offsets.push(l.offset);
+        }
+        Normalized { text, col_offsets }
     }
-    Normalized { text, col_offsets }
 }
 
 /// Expands a DEC tab-format line: a tab in columns 1-6 (after an optional

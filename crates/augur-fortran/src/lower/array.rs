@@ -1,0 +1,133 @@
+//! Array statements: WHERE constructs with their masks, and FORALL.
+
+use super::{is_statement_like, Lowerer};
+use crate::syntax::{kind_of, named_children, text};
+use augur_ir::count::count_stmt;
+use augur_ir::{AbOp, LoopKind, StmtKind};
+use tree_sitter::Node;
+
+impl Lowerer<'_> {
+    /// A WHERE statement or construct: its mask, then the statements of each part
+    /// (a masked ELSEWHERE evaluates its own mask).
+    pub(super) fn where_statement(&mut self, node: Node<'_>) {
+        self.leave_spec();
+        let kids = named_children(node);
+        let mask_node = kids
+            .iter()
+            .find(|k| kind_of(k) == "parenthesized_expression")
+            .copied();
+        if let Some(m) = mask_node {
+            self.where_mask(node, m);
+        }
+        for k in kids {
+            match kind_of(k) {
+                "elsewhere_clause" => {
+                    self.coverage.statements += 1;
+                    self.coverage.lowered += 1;
+                    // A masked ELSEWHERE evaluates its mask like the WHERE does.
+                    if let Some(m) = named_children(k)
+                        .into_iter()
+                        .find(|c| kind_of(c) == "parenthesized_expression")
+                    {
+                        self.where_mask(k, m);
+                    }
+                    self.nested_statements(k);
+                }
+                "end_where_statement" => {}
+                other if Some(k) != mask_node && is_statement_like(other) => self.statement(k),
+                _ => {}
+            }
+        }
+    }
+
+    /// The mask `m` of a WHERE statement or masked ELSEWHERE `node`: a statement whose
+    /// operations run once per element of the mask's shape.
+    fn where_mask(&mut self, node: Node<'_>, m: Node<'_>) {
+        let mask = self.expr(m);
+        let lhs_like = mask.clone();
+        let kind = StmtKind::Where { mask };
+        let mut counts = count_stmt(&kind);
+        if lhs_like.array {
+            let per = std::mem::take(&mut counts.once);
+            counts.once.inc(AbOp::ALIN);
+            let mut per = per;
+            per.inc(AbOp::ALOV);
+            counts.groups.insert(
+                0,
+                augur_ir::count::ElementGroup {
+                    elements: format!(
+                        "size({})",
+                        augur_ir::count::conformable_reference(&lhs_like)
+                    ),
+                    constant_elements: None,
+                    counts: per,
+                    chain: Default::default(),
+                },
+            );
+        }
+        // The statement spans its mask, not the whole construct or clause.
+        let span = self.header_span(node, Some(m));
+        let text = self.text_pos(node, Some(m));
+        let idx = self.push_stmt_spanned(span, text, kind);
+        let b = self.current(span);
+        self.attach(b, idx, counts);
+    }
+
+    /// FORALL (statement or construct): a concurrent loop over its triplets.
+    pub(super) fn forall(&mut self, node: Node<'_>) {
+        self.leave_spec();
+        let src = self.src;
+        let kids = named_children(node);
+        let mut exprs = vec![];
+        let mut var = None;
+        for t in kids.iter().filter(|k| kind_of(k) == "triplet_spec") {
+            let parts = named_children(*t);
+            if var.is_none() {
+                var = parts
+                    .first()
+                    .map(|v| text(*v, src).trim().to_ascii_lowercase());
+            }
+            for p in parts.iter().skip(1) {
+                exprs.push(self.expr(*p));
+            }
+        }
+        // The header: triplets and the optional mask, before the first statement.
+        let header: Vec<Node<'_>> = kids
+            .iter()
+            .copied()
+            .take_while(|k| !is_statement_like(kind_of(k)))
+            .collect();
+        for m in header
+            .iter()
+            .filter(|k| kind_of(k) != "triplet_spec" && kind_of(k) != "comment")
+        {
+            // A mask: evaluated per iteration; approximated as once per entry (as DO CONCURRENT).
+            exprs.push(self.expr(*m));
+        }
+        let span = self.header_span(node, header.last().copied());
+        let text = self.text_pos(node, header.last().copied());
+        self.open_loop(
+            LoopKind::Concurrent,
+            var,
+            None,
+            true,
+            exprs,
+            None,
+            None,
+            None,
+            span,
+            text,
+        );
+        let mut end_span = self.span(node);
+        let mut end_text = self.text_pos(node, None);
+        for k in kids.iter() {
+            if kind_of(k) == "end_forall_statement" {
+                end_span = self.span(*k);
+                end_text = self.text_pos(*k, None);
+            } else if kind_of(k) != "triplet_spec" && is_statement_like(kind_of(k)) {
+                self.statement(*k);
+            }
+        }
+        self.close_loop(end_span, end_text);
+    }
+}

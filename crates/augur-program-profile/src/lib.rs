@@ -353,6 +353,14 @@ pub enum ProfileReadError {
         /// What is wrong.
         message: String,
     },
+    /// A well-formed profile whose parts contradict each other (edited or corrupted).
+    #[error("{path}: not a consistent augur program profile: {message}; re-create it with `augur analyze ... -o {path}`")]
+    Inconsistent {
+        /// The file.
+        path: String,
+        /// The first inconsistency found.
+        message: String,
+    },
     /// A profile of another kind or a newer/older schema.
     #[error("{path}: {message}")]
     Mismatch {
@@ -408,11 +416,79 @@ impl ProgramProfile {
                 ),
             });
         }
-        serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
-            path: path.to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
+        let profile: ProgramProfile =
+            serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
+                path: path.to_string(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        profile.inconsistency().map_or(Ok(profile), |message| {
+            Err(ProfileReadError::Inconsistent {
+                path: path.to_string(),
+                message,
+            })
+        })
+    }
+
+    /// The first internal inconsistency of the profile, if any: block and loop ids that
+    /// are not their positions, a block in a loop the unit does not have, a loop whose
+    /// parent does not come before it,
+    /// a count or execution that is negative or not finite. A profile `augur analyze`
+    /// wrote never has one; an edited or corrupted one would otherwise mislead (or stop)
+    /// the predictor.
+    pub fn inconsistency(&self) -> Option<String> {
+        let bad = |x: f64| !x.is_finite() || x < 0.0;
+        let bad_counts = |c: &AbOpCounts| c.iter().find(|(_, n)| bad(*n)).map(|(op, _)| op);
+        if let Some(op) = bad_counts(&self.totals) {
+            return Some(format!(
+                "the program's count of {op:?} is negative or not finite"
+            ));
+        }
+        self.units.iter().find_map(|u| {
+            let loops = u.loops.len() as u32;
+            let names_loop = |l: Option<u32>| l.map_or(true, |l| l < loops);
+            let blocks = u.blocks.iter().enumerate().find_map(|(i, b)| {
+                let at = format!("unit `{}` block {i}", u.name);
+                if b.id as usize != i {
+                    Some(format!("{at} has id {}", b.id))
+                } else if !names_loop(b.in_loop) {
+                    Some(format!(
+                        "{at} is in loop {:?}, which the unit does not have",
+                        b.in_loop
+                    ))
+                } else if b.executions.is_some_and(bad) {
+                    Some(format!("{at} ran a negative or infinite number of times"))
+                } else {
+                    [&b.counts, &b.chain, &b.register_writes]
+                        .into_iter()
+                        .find_map(bad_counts)
+                        .map(|op| format!("{at}: its count of {op:?} is negative or not finite"))
+                }
+            });
+            blocks.or_else(|| {
+                u.loops.iter().enumerate().find_map(|(i, l)| {
+                    let at = format!("unit `{}` loop {i}", u.name);
+                    if l.id as usize != i {
+                        Some(format!("{at} has id {}", l.id))
+                    } else if l.parent.is_some_and(|p| p >= l.id) {
+                        Some(format!(
+                            "{at} names parent loop {:?}, which the unit does not have",
+                            l.parent
+                        ))
+                    } else if [l.entries, l.iterations, l.mean_trips]
+                        .into_iter()
+                        .flatten()
+                        .any(bad)
+                    {
+                        Some(format!(
+                            "{at} has a negative or infinite entry or iteration count"
+                        ))
+                    } else {
+                        None
+                    }
+                })
+            })
         })
     }
 
@@ -458,4 +534,85 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small profile as `augur analyze` writes it: one unit, one loop, two blocks.
+    fn profile_json(edit: impl FnOnce(&mut serde_json::Value)) -> String {
+        let mut v = serde_json::json!({
+            "schema": PROFILE_SCHEMA, "kind": PROFILE_KIND, "augur_version": "0.1.0",
+            "sources": [], "partial": false, "notes": [],
+            "run": {"compiler": "gfortran", "compiler_version": "12", "fflags": ["-O2"],
+                    "args": [], "stdin": null, "exit_code": 0, "wall_seconds": 0.1,
+                    "counters": 2, "first_touch_pages": 10},
+            "totals": {"ARDL": 100.0}, "operations": 100.0, "lines": [], "regions": [],
+            "units": [{
+                "name": "p", "unit_kind": "program", "file": "p.f90", "first_line": 1,
+                "last_line": 5, "host": null, "calls": 1.0, "totals": {"ARDL": 100.0},
+                "blocks": [
+                    {"id": 0, "block_kind": "entry", "first_line": 1, "last_line": 2,
+                     "in_loop": null, "counts": {"LOIN": 1.0}, "executions": 1.0, "how": "counter"},
+                    {"id": 1, "block_kind": "straight", "first_line": 3, "last_line": 3,
+                     "in_loop": 0, "counts": {"ARDL": 1.0}, "executions": 100.0, "how": "counter"}
+                ],
+                "loops": [{"id": 0, "loop_kind": "counted", "line": 2, "depth": 1,
+                           "parent": null, "entries": 1.0, "iterations": 100.0,
+                           "mean_trips": 100.0, "totals": {"ARDL": 100.0}}]
+            }]
+        });
+        edit(&mut v);
+        v.to_string()
+    }
+
+    fn read(edit: impl FnOnce(&mut serde_json::Value)) -> Result<ProgramProfile, String> {
+        ProgramProfile::from_json(&profile_json(edit), "p.json").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_consistent_profile_reads() {
+        let p = read(|_| {}).unwrap();
+        assert_eq!(p.units[0].blocks.len(), 2);
+        assert_eq!(p.inconsistency(), None);
+    }
+
+    #[test]
+    fn inconsistent_profiles_are_refused_with_the_file_and_the_part() {
+        type Edit = fn(&mut serde_json::Value);
+        let cases: [(&str, Edit); 5] = [
+            ("block 1 has id 7", |v| {
+                v["units"][0]["blocks"][1]["id"] = 7.into()
+            }),
+            ("block 1 is in loop Some(3)", |v| {
+                v["units"][0]["blocks"][1]["in_loop"] = 3.into()
+            }),
+            ("loop 0 names parent loop Some(0)", |v| {
+                v["units"][0]["loops"][0]["parent"] = 0.into()
+            }),
+            ("block 0 ran a negative", |v| {
+                v["units"][0]["blocks"][0]["executions"] = (-1.0).into()
+            }),
+            ("block 1: its count of ARDL", |v| {
+                v["units"][0]["blocks"][1]["counts"]["ARDL"] = (-2.0).into()
+            }),
+        ];
+        for (want, edit) in cases {
+            let err = read(edit).unwrap_err();
+            assert!(err.starts_with("p.json: not a consistent"), "{err}");
+            assert!(err.contains(want), "{want}: {err}");
+            assert!(err.contains("augur analyze"), "a fix hint: {err}");
+        }
+    }
+
+    #[test]
+    fn other_documents_and_schemas_are_named() {
+        let err = read(|v| v["kind"] = "augur-static-analysis".into()).unwrap_err();
+        assert!(err.contains("static analysis"), "{err}");
+        let err = read(|v| v["schema"] = 99.into()).unwrap_err();
+        assert!(err.contains("schema 99"), "{err}");
+        let err = ProgramProfile::from_json("{\"kind\": ", "p.json").unwrap_err();
+        assert!(err.to_string().starts_with("p.json:1:"), "{err}");
+    }
 }

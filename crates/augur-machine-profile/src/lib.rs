@@ -250,15 +250,51 @@ impl MachineProfile {
             None => return Err(invalid("no `schema` number".to_string())),
         }
         let p: MachineProfile = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
-        for (op, e) in &p.abop {
-            if !e.status_is_valid() {
-                return Err(invalid(format!(
-                    "[abop.{op}] has an invalid status `{}`",
-                    e.status
-                )));
-            }
+        match p.inconsistency() {
+            Some(message) => Err(invalid(format!(
+                "{message}; re-measure it with `augur characterize` (or `--only` that AbOp)"
+            ))),
+            None => Ok(p),
         }
-        Ok(p)
+    }
+
+    /// The first entry that cannot be priced with, if any: an invalid status, a measured
+    /// cost that is negative, a deviation or interval that is negative, or a number that
+    /// is not finite. (A `not detected` mean may be slightly negative: it is noise around
+    /// zero and kept as measured.)
+    pub fn inconsistency(&self) -> Option<String> {
+        let bad = |x: Option<f64>| x.is_some_and(|x| !x.is_finite() || x < 0.0);
+        let sections = [
+            ("abop", &self.abop),
+            ("stream", &self.stream),
+            ("stream_vector", &self.stream_vector),
+        ];
+        let entry_problem = |(section, entries): (&str, &BTreeMap<AbOp, AbOpEntry>)| {
+            entries.iter().find_map(|(op, e)| {
+                if !e.status_is_valid() {
+                    Some(format!(
+                        "[{section}.{op}] has an invalid status `{}`",
+                        e.status
+                    ))
+                } else if e.status == MEASURED && e.mean_ns.is_none() {
+                    Some(format!("[{section}.{op}] is measured but has no mean_ns"))
+                } else if e.mean_ns.is_some_and(|m| !m.is_finite())
+                    || (e.status == MEASURED && bad(e.mean_ns))
+                    || bad(e.sd_ns)
+                    || bad(e.ci90_ns)
+                {
+                    Some(format!(
+                        "[{section}.{op}] has a negative or infinite mean_ns, sd_ns or ci90_ns"
+                    ))
+                } else {
+                    None
+                }
+            })
+        };
+        sections.into_iter().find_map(entry_problem).or_else(|| {
+            (bad(self.stream_floor_ns) || bad(self.stream_vector_floor_ns))
+                .then(|| "a stream floor is negative or not finite".to_string())
+        })
     }
 
     /// Reads a profile file.
@@ -389,6 +425,34 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         let missing = MachineProfile::read(&dir.path().join("none.toml")).unwrap_err();
         assert!(missing.to_string().contains("none.toml"));
+    }
+
+    #[test]
+    fn costs_that_cannot_be_priced_with_are_refused() {
+        let text = sample().to_toml();
+        let e = MachineProfile::from_toml(&text.replace("0.75", "-0.75"), "n.toml").unwrap_err();
+        assert!(e.to_string().contains("[abop.ARDL] has a negative"), "{e}");
+        assert!(
+            e.to_string().contains("augur characterize"),
+            "a fix hint: {e}"
+        );
+        let e =
+            MachineProfile::from_toml(&text.replace("mean_ns = 0.75\n", ""), "m.toml").unwrap_err();
+        assert!(e.to_string().contains("measured but has no mean_ns"), "{e}");
+    }
+
+    #[test]
+    fn every_library_profile_reads() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../machines");
+        let mut read = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                MachineProfile::read(&path).unwrap_or_else(|e| panic!("{e}"));
+                read += 1;
+            }
+        }
+        assert!(read >= 5, "only {read} profiles in {}", dir.display());
     }
 
     #[test]

@@ -106,6 +106,26 @@ pub enum AnalyzeError {
     Io(String),
 }
 
+/// The message of a failed counting run ([`AnalyzeError::Failed`]) as the commands show
+/// it, with a hint of what to do: raise the time limit, give the program its input, or fix
+/// the run (or keep the counts so far).
+pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool) -> String {
+    let how = if how.starts_with("killed") {
+        format!("was {how}")
+    } else {
+        how
+    };
+    let stderr = String::from_utf8_lossy(&run.stderr).to_ascii_lowercase();
+    let hint = if run.timed_out {
+        "raise --timeout if the run is just long"
+    } else if stderr.contains("end of file") && !stdin_given {
+        "it reached the end of its input: give the input it reads with --stdin FILE"
+    } else {
+        "fix the run (its output is above), or use --keep-partial to keep the counts so far"
+    };
+    format!("the program {how}; no profile was written: {hint}")
+}
+
 /// Analyzes a program dynamically: front end, instrumentation, build, run, profile.
 pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, AnalyzeError> {
     let (program, loaded) = augur_fortran::analyze_with_sources(sources, &opts.front);

@@ -493,66 +493,9 @@ struct AnalyzeArgs {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => analyze(*a),
-        Command::Predict(p) => crate::predict::run(&crate::predict::PredictArgs {
-            machines: p.machines,
-            profiles: p.profiles,
-            weights: p.weights,
-            by: p.by,
-            top: p.top.max(1),
-            region: p.region,
-            json: p.json,
-            overlap: p.overlap.model(),
-            branches: p.branches,
-        }),
-        Command::Validate(v) => crate::validate::run(
-            &v.source,
-            &crate::validate::ValidateArgs {
-                machine: v.machine,
-                fc: v.fc,
-                fflags: v.fflags,
-                runs: v.runs.max(1),
-                args: v.args,
-                stdin: v.stdin,
-                timeout: v.timeout,
-                libs: v.libs,
-                lib_dirs: v.lib_dirs,
-                profile_out: v.profile_out,
-                json: v.json,
-                by: v.by,
-                top: v.top.max(1),
-                overlap: v.overlap.model(),
-                branches: v.branches,
-            },
-        ),
-        Command::Machines => {
-            // Written with `writeln!` so a closed pipe (`augur machines | head`) ends
-            // the listing quietly instead of panicking.
-            let mut out = std::io::stdout().lock();
-            let all = augur_machine_profile::library::list();
-            if all.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "no machine profiles found (searched: machines/, $AUGUR_MACHINES)"
-                );
-            }
-            for (name, path) in all {
-                let line = match augur_machine_profile::MachineProfile::read(&path) {
-                    Ok(m) => format!(
-                        "{name:<32} {} {} on {} ({}), measured {}",
-                        m.provenance.compiler,
-                        m.provenance.fflags,
-                        m.provenance.cpu_model,
-                        m.provenance.mode,
-                        m.provenance.date
-                    ),
-                    Err(e) => format!("{name:<32} unreadable: {e}"),
-                };
-                if writeln!(out, "{line}").is_err() {
-                    break;
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Predict(p) => predict(*p),
+        Command::Validate(v) => validate(*v),
+        Command::Machines => Ok(machines()),
         Command::Abops { markdown } => {
             print!("{}", crate::static_report::catalogue(markdown));
             Ok(ExitCode::SUCCESS)
@@ -591,72 +534,162 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             keep_build,
             prior,
         ),
-        Command::Bench { what } => match what {
-            BenchCommand::Overhead {
-                fflags,
-                fc,
-                runs,
-                only,
-                manifest,
-            } => crate::bench_overhead::run(&manifest, &fc, &fflags, runs.max(1), &only),
-            BenchCommand::Accuracy {
-                machine,
-                fc,
-                fflags,
-                runs,
-                only,
-                manifest,
-                markdown,
-                overlap,
-                branches,
-                save,
-                replay,
-                recount,
-            } => crate::bench_accuracy::run(&crate::bench_accuracy::AccuracyArgs {
-                manifest: &manifest,
-                machine: &machine,
-                fc: fc.as_deref(),
-                fflags: fflags.as_deref(),
-                runs: runs.max(1),
-                only: &only,
-                markdown,
-                overlap: overlap.model(),
-                branches,
-                save: save.as_deref(),
-                replay: replay.as_deref(),
-                recount,
-            }),
-            BenchCommand::Misses {
-                fc,
-                fflags,
-                machine,
-                only,
-                all,
-                manifest,
-                markdown,
-                json,
-                timeout,
-            } => crate::bench_misses::run(&crate::bench_misses::MissesArgs {
-                manifest: &manifest,
-                fc: &fc,
-                fflags: &fflags,
-                machine: machine.as_deref(),
-                only: &only,
-                all,
-                markdown,
-                json,
-                timeout: std::time::Duration::from_secs_f64(timeout.clamp(1.0, 1e6)),
-            }),
-            BenchCommand::Counts { only, manifest } => crate::bench_counts::run(&manifest, &only),
-            BenchCommand::FrontEnd {
-                lines,
-                from,
-                repeat,
-            } => {
-                crate::bench::front_end(lines, &from, repeat.max(1))?;
-                Ok(ExitCode::SUCCESS)
-            }
+        Command::Bench { what } => bench(what),
+    }
+}
+
+/// `augur predict`.
+fn predict(p: PredictCmd) -> Result<ExitCode> {
+    crate::predict::run(&crate::predict::PredictArgs {
+        machines: p.machines,
+        profiles: p.profiles,
+        weights: p.weights,
+        by: p.by,
+        top: p.top.max(1),
+        region: p.region,
+        json: p.json,
+        overlap: p.overlap.model(),
+        branches: p.branches,
+    })
+}
+
+/// `augur validate`.
+fn validate(v: ValidateCmd) -> Result<ExitCode> {
+    crate::validate::run(
+        &v.source,
+        &crate::validate::ValidateArgs {
+            machine: v.machine,
+            fc: v.fc,
+            fflags: v.fflags,
+            runs: v.runs.max(1),
+            args: v.args,
+            stdin: v.stdin,
+            timeout: v.timeout,
+            libs: v.libs,
+            lib_dirs: v.lib_dirs,
+            profile_out: v.profile_out,
+            json: v.json,
+            by: v.by,
+            top: v.top.max(1),
+            overlap: v.overlap.model(),
+            branches: v.branches,
         },
+    )
+}
+
+/// `augur machines`: the library's profiles, one line each.
+fn machines() -> ExitCode {
+    // Written with `writeln!` so a closed pipe (`augur machines | head`) ends
+    // the listing quietly instead of panicking.
+    let mut out = std::io::stdout().lock();
+    let all = augur_machine_profile::library::list();
+    if all.is_empty() {
+        let _ = writeln!(
+            out,
+            "no machine profiles found (searched: machines/, $AUGUR_MACHINES)"
+        );
+    }
+    for (name, path) in all {
+        let line = match augur_machine_profile::MachineProfile::read(&path) {
+            Ok(m) => format!(
+                "{name:<32} {} {} on {} ({}), measured {}",
+                m.provenance.compiler,
+                m.provenance.fflags,
+                m.provenance.cpu_model,
+                m.provenance.mode,
+                m.provenance.date
+            ),
+            Err(e) => format!("{name:<32} unreadable: {e}"),
+        };
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The exit status of a benchmark's verdict: 1 when some program failed.
+fn exit_code(verdict: augur_bench::Verdict) -> ExitCode {
+    match verdict {
+        augur_bench::Verdict::Passed => ExitCode::SUCCESS,
+        augur_bench::Verdict::Failed => ExitCode::from(1),
+    }
+}
+
+/// `augur bench ...`: the benchmarks of `augur_bench`.
+fn bench(what: BenchCommand) -> Result<ExitCode> {
+    match what {
+        BenchCommand::Overhead {
+            fflags,
+            fc,
+            runs,
+            only,
+            manifest,
+        } => {
+            augur_bench::overhead::run(&manifest, &fc, &fflags, runs.max(1), &only)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Accuracy {
+            machine,
+            fc,
+            fflags,
+            runs,
+            only,
+            manifest,
+            markdown,
+            overlap,
+            branches,
+            save,
+            replay,
+            recount,
+        } => augur_bench::accuracy::run(&augur_bench::accuracy::AccuracyArgs {
+            manifest: &manifest,
+            machine: &machine,
+            fc: fc.as_deref(),
+            fflags: fflags.as_deref(),
+            runs: runs.max(1),
+            only: &only,
+            markdown,
+            overlap: overlap.model(),
+            branches,
+            save: save.as_deref(),
+            replay: replay.as_deref(),
+            recount,
+        })
+        .map(exit_code),
+        BenchCommand::Misses {
+            fc,
+            fflags,
+            machine,
+            only,
+            all,
+            manifest,
+            markdown,
+            json,
+            timeout,
+        } => augur_bench::misses::run(&augur_bench::misses::MissesArgs {
+            manifest: &manifest,
+            fc: &fc,
+            fflags: &fflags,
+            machine: machine.as_deref(),
+            only: &only,
+            all,
+            markdown,
+            json,
+            timeout: std::time::Duration::from_secs_f64(timeout.clamp(1.0, 1e6)),
+        })
+        .map(exit_code),
+        BenchCommand::Counts { only, manifest } => {
+            augur_bench::counts::run(&manifest, &only).map(exit_code)
+        }
+        BenchCommand::FrontEnd {
+            lines,
+            from,
+            repeat,
+        } => {
+            augur_bench::front_end::run(lines, &from, repeat.max(1))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

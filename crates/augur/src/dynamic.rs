@@ -3,6 +3,7 @@
 use crate::cli::{write_atomically, SourceArgs};
 use crate::static_report::counts_inline;
 use anyhow::{bail, Context, Result};
+use augur_program::analyze::failed_run_message;
 use augur_program::{AnalyzeError, AnalyzeOptions, ProgramProfile};
 use augur_toolchain::Toolchain;
 use std::io::Write;
@@ -103,28 +104,6 @@ pub fn analyze_options(
     Ok((fortran, opts))
 }
 
-/// The error of a failed counting run, with a hint of what to do.
-pub fn failed_run_error(
-    how: String,
-    run: &augur_toolchain::RunResult,
-    stdin_given: bool,
-) -> anyhow::Error {
-    let how = if how.starts_with("killed") {
-        format!("was {how}")
-    } else {
-        how
-    };
-    let stderr = String::from_utf8_lossy(&run.stderr).to_ascii_lowercase();
-    let hint = if run.timed_out {
-        "raise --timeout if the run is just long"
-    } else if stderr.contains("end of file") && !stdin_given {
-        "it reached the end of its input: give the input it reads with --stdin FILE"
-    } else {
-        "fix the run (its output is above), or use --keep-partial to keep the counts so far"
-    };
-    anyhow::anyhow!("the program {how}; no profile was written: {hint}")
-}
-
 /// Runs the dynamic analysis and prints its summary.
 pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
     let (fortran, opts) = analyze_options(src, d)?;
@@ -137,7 +116,11 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         Ok(a) => a,
         Err(AnalyzeError::Failed { how, run }) => {
             show_program_output(&run.stdout, &run.stderr, d.program_output.as_deref())?;
-            return Err(failed_run_error(how, &run, d.stdin.is_some()));
+            return Err(anyhow::anyhow!(failed_run_message(
+                how,
+                &run,
+                d.stdin.is_some()
+            )));
         }
         Err(e) => return Err(e.into()),
     };

@@ -1,13 +1,7 @@
 //! `augur`: predict how long a Fortran program runs on a machine, and explain why.
 
-mod bench;
-mod bench_accuracy;
-mod bench_counts;
-mod bench_misses;
-mod bench_overhead;
 mod characterize;
 mod cli;
-mod corpus;
 mod dynamic;
 mod plot;
 mod predict;

@@ -3,10 +3,9 @@
 
 use anyhow::{bail, Result};
 use augur_machine_profile::library;
-use augur_machine_profile::MachineProfile;
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
-use augur_model::{CostTable, Estimate, Prediction};
+use augur_model::{Estimate, LoadedMachine, Prediction};
 use augur_program_profile::ProgramProfile;
 use clap::ValueEnum;
 use serde::Serialize;
@@ -29,51 +28,6 @@ pub enum By {
     Block,
     /// Per region (`!augur region NAME` ... `!augur end region`).
     Region,
-}
-
-/// A machine as loaded for prediction.
-#[derive(Clone)]
-pub struct LoadedMachine {
-    /// Name shown (file stem).
-    pub name: String,
-    /// Its file.
-    pub path: PathBuf,
-    /// The profile.
-    pub profile: MachineProfile,
-    /// Its cost table.
-    pub table: CostTable,
-}
-
-impl LoadedMachine {
-    /// Loads a machine given by path or library name.
-    pub fn load(spec: &str) -> Result<LoadedMachine> {
-        let (name, path, profile) = library::load(spec)?;
-        let table = CostTable::from_profile(&profile);
-        Ok(LoadedMachine {
-            name,
-            path,
-            profile,
-            table,
-        })
-    }
-
-    /// [`LoadedMachine::load`], pricing estimated branch mispredictions when `branches`.
-    pub fn load_with(spec: &str, branches: bool) -> Result<LoadedMachine> {
-        let mut m = LoadedMachine::load(spec)?;
-        m.table.branches = branches;
-        Ok(m)
-    }
-
-    /// `compiler flags` of the profile, for headings.
-    pub fn setup(&self) -> String {
-        let p = &self.profile.provenance;
-        format!("{} {}", p.compiler, p.fflags).trim().to_string()
-    }
-
-    /// Predicts one program with a chosen overlap of operation and memory time.
-    pub fn predict_overlap(&self, program: &ProgramProfile, overlap: Overlap) -> Prediction {
-        augur_model::predict::predict_overlap(program, &self.table, &self.profile, overlap)
-    }
 }
 
 #[derive(Serialize)]
@@ -170,7 +124,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         .machines
         .iter()
         .map(|m| LoadedMachine::load_with(m, a.branches))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>, _>>()?;
     let mut programs = vec![];
     for p in &a.profiles {
         let profile = ProgramProfile::read(p)?;

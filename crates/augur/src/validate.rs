@@ -2,108 +2,13 @@
 //! program and print predicted against measured.
 
 use crate::cli::SourceArgs;
-use crate::dynamic::{analyze_options, failed_run_error, DynamicArgs};
-use crate::predict::{fmt_seconds, By, LoadedMachine, PredictArgs};
+use crate::dynamic::{analyze_options, DynamicArgs};
+use crate::predict::{fmt_seconds, By, PredictArgs};
 use anyhow::Result;
-use augur_model::{Estimate, Prediction};
-use augur_program::{AnalyzeError, AnalyzeOptions, ProgramProfile};
-use augur_toolchain::{BuildInput, RunSpec};
-use augur_validate::{relative_error, setup_differences, time_program, Timing};
-use serde::Serialize;
+use augur_bench::validation::{build_setup, validate_one, Validation};
+use augur_model::LoadedMachine;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// The result of validating one program on one machine.
-#[derive(Debug, Serialize)]
-pub struct Validation {
-    /// The program (its first source file).
-    pub program: String,
-    /// The machine's name.
-    pub machine: String,
-    /// Compiler and flags of the timed build.
-    pub build: String,
-    /// How the timed build differs from the machine profile's (empty when it agrees).
-    pub setup_differences: Vec<String>,
-    /// Predicted time.
-    pub predicted: Estimate,
-    /// Measured CPU times (user + system) of the normal build.
-    pub measured: Timing,
-    /// Their wall-clock times.
-    pub measured_wall: Timing,
-    /// `(predicted - measured) / measured` of the median.
-    pub error: f64,
-    /// Warnings (uncosted AbOps, differing output...).
-    pub warnings: Vec<String>,
-    /// The full prediction.
-    pub prediction: Prediction,
-    /// The program profile (not in JSON output; written with -o).
-    #[serde(skip)]
-    pub profile: ProgramProfile,
-}
-
-/// Analyzes, predicts and times one program.
-pub fn validate_one(
-    machine: &LoadedMachine,
-    fortran: &[PathBuf],
-    opts: &AnalyzeOptions,
-    extra_fflags: Vec<String>,
-    runs: usize,
-    overlap: augur_model::memory::Overlap,
-) -> Result<Validation> {
-    let analysis = match augur_program::analyze(fortran, opts) {
-        Ok(a) => a,
-        Err(AnalyzeError::Failed { how, run }) => {
-            return Err(failed_run_error(how, &run, opts.stdin.is_some()))
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let prediction = machine.predict_overlap(&analysis.profile, overlap);
-    let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
-    let input = BuildInput {
-        fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
-        extra_fflags,
-        c_sources: opts.c_sources.clone(),
-        objects: opts.objects.clone(),
-        link_args: opts.link_args.clone(),
-    };
-    let spec = RunSpec {
-        args: opts.args.clone(),
-        stdin: opts.stdin.clone(),
-        timeout: opts.timeout,
-        env: vec![],
-        cwd: opts.cwd.clone(),
-        capture: true,
-        fixed_addresses: false,
-    };
-    let timed = time_program(&opts.toolchain, &input, &spec, runs)?;
-    let mut warnings = prediction.warnings.clone();
-    if timed.stdout != analysis.run.stdout {
-        warnings.push(
-            "the normally built program printed something else than the instrumented one (nondeterministic output, or a difference in floating-point results); the counts may not describe the timed runs"
-                .to_string(),
-        );
-    }
-    let tc = &opts.toolchain;
-    let error = relative_error(prediction.total.seconds, timed.timing.median);
-    Ok(Validation {
-        program: fortran
-            .first()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default(),
-        machine: machine.name.clone(),
-        build: format!("{} {}", tc.fc, tc.fflags.join(" "))
-            .trim()
-            .to_string(),
-        setup_differences: setup_differences(&machine.profile.provenance, tc),
-        predicted: prediction.total,
-        measured: timed.timing,
-        measured_wall: timed.wall,
-        error,
-        warnings,
-        prediction,
-        profile: analysis.profile,
-    })
-}
 
 /// Preprocessing flags the normal build needs to see what the analysis saw.
 pub fn preprocessing_flags(src: &SourceArgs) -> Vec<String> {
@@ -114,23 +19,6 @@ pub fn preprocessing_flags(src: &SourceArgs) -> Vec<String> {
     f.extend(src.defines.iter().map(|d| format!("-D{d}")));
     f.extend(src.include.iter().map(|d| format!("-I{}", d.display())));
     f
-}
-
-/// The compiler and flags to build with: those given, else the machine profile's.
-pub fn build_setup(
-    machine: &LoadedMachine,
-    fc: Option<&str>,
-    fflags: Option<&str>,
-) -> (String, String) {
-    let p = &machine.profile.provenance;
-    let fc = fc
-        .map(str::to_string)
-        .or_else(|| (!p.compiler.is_empty()).then(|| p.compiler.clone()))
-        .unwrap_or_else(|| "gfortran".to_string());
-    let fflags = fflags
-        .map(str::to_string)
-        .unwrap_or_else(|| p.fflags.clone());
-    (fc, fflags)
 }
 
 /// Options of `augur validate` beyond the sources.

@@ -21,6 +21,7 @@
 //! and the benchmark says so once.
 
 use crate::corpus;
+use crate::Verdict;
 use anyhow::{anyhow, bail, Context, Result};
 use augur_ir::{Program, StmtKind};
 use augur_machine_profile::memory::{CacheLevel, MainMemory, MemoryProfile};
@@ -29,7 +30,6 @@ use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// The corpus programs of the default set: memory-bound, with affine loop nests that
@@ -142,7 +142,7 @@ pub struct Geometry {
 fn geometry(machine: Option<&str>) -> Result<Geometry> {
     let (caches, source) = match machine {
         Some(spec) => {
-            let m = crate::predict::LoadedMachine::load(spec)?;
+            let m = augur_model::LoadedMachine::load(spec)?;
             let Some(mem) = &m.profile.memory else {
                 bail!(
                     "the machine profile {} has no [memory] section (augur characterize --memory)",
@@ -977,8 +977,9 @@ fn chosen(a: &MissesArgs) -> Result<(PathBuf, Vec<corpus::CorpusProgram>)> {
     Ok((root, programs))
 }
 
-/// Runs the benchmark and prints its table.
-pub fn run(a: &MissesArgs) -> Result<ExitCode> {
+/// Runs the benchmark and prints its table (or JSON); [`Verdict::Failed`] when some
+/// program failed.
+pub fn run(a: &MissesArgs) -> Result<Verdict> {
     let (root, programs) = chosen(a)?;
     let Some(valgrind) = which("valgrind") else {
         bail!(
@@ -1098,9 +1099,9 @@ pub fn run(a: &MissesArgs) -> Result<ExitCode> {
         }
     }
     Ok(if report.failed.is_empty() {
-        ExitCode::SUCCESS
+        Verdict::Passed
     } else {
-        ExitCode::from(1)
+        Verdict::Failed
     })
 }
 

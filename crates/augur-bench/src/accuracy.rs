@@ -2,10 +2,11 @@
 //! then the summary in Saavedra's form (share within 5/10/15/20/30%, mean and RMS error).
 
 use crate::corpus;
-use crate::predict::LoadedMachine;
-use crate::validate::{build_setup, validate_one};
+use crate::validation::{build_setup, validate_one};
+use crate::Verdict;
 use anyhow::{Context, Result};
 use augur_model::memory::Overlap;
+use augur_model::LoadedMachine;
 use augur_validate::{relative_error, summarize, THRESHOLDS};
 
 /// The overlap rules compared by the benchmark.
@@ -18,7 +19,6 @@ const OVERLAPS: [Overlap; 5] = [
 ];
 use augur_toolchain::Toolchain;
 use std::path::Path;
-use std::process::ExitCode;
 
 /// Options of the accuracy benchmark.
 pub struct AccuracyArgs<'a> {
@@ -131,8 +131,8 @@ fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
     Ok(())
 }
 
-/// Runs the benchmark and prints its table.
-pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
+/// Runs the benchmark and prints its table; [`Verdict::Failed`] when some program failed.
+pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
     let (root, programs) = corpus::load(a.manifest, a.only)?;
     let machine = LoadedMachine::load_with(a.machine, a.branches)?;
     // The same machine with branch mispredictions priced the other way, for the summary.
@@ -346,8 +346,8 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
         );
     }
     Ok(if failed.is_empty() {
-        ExitCode::SUCCESS
+        Verdict::Passed
     } else {
-        ExitCode::from(1)
+        Verdict::Failed
     })
 }

@@ -6,20 +6,21 @@
 //! [`augur_program::gcov::compare`]) the two must be equal.
 
 use crate::corpus;
+use crate::Verdict;
 use anyhow::{Context, Result};
 use augur_program::gcov::{self, Exclusion, Mismatch};
 use augur_program::AnalyzeOptions;
 use augur_toolchain::{RunSpec, Toolchain};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::ExitCode;
 use std::time::Duration;
 
 /// Mismatches printed per program.
 const SHOWN: usize = 5;
 
-/// Runs the comparison over the corpus and prints the table.
-pub fn run(manifest: &Path, only: &[String]) -> Result<ExitCode> {
+/// Runs the comparison over the corpus and prints the table; [`Verdict::Failed`] when
+/// some line count differs.
+pub fn run(manifest: &Path, only: &[String]) -> Result<Verdict> {
     let (root, programs) = corpus::load(manifest, only)?;
     if programs.is_empty() {
         anyhow::bail!("no corpus program matches {}", only.join(", "));
@@ -113,8 +114,8 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<ExitCode> {
         }
     }
     Ok(if total_mismatches > 0 {
-        ExitCode::from(1)
+        Verdict::Failed
     } else {
-        ExitCode::SUCCESS
+        Verdict::Passed
     })
 }

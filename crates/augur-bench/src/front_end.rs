@@ -62,7 +62,7 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 /// Runs the benchmark and prints its table.
-pub fn front_end(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
+pub fn run(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
     let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
     let mut text = String::new();
     let (name, path) = if from.is_empty() {

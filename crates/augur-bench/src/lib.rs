@@ -1,0 +1,31 @@
+//! Benchmarks of augur itself, behind `augur bench ...`, and the validation of one
+//! program they share with `augur validate`.
+//!
+//! * [`accuracy`]: `validate` over the corpus on one machine profile, and the error summary.
+//! * [`overhead`]: run time of the instrumented program over the plain one.
+//! * [`counts`]: augur's block counts against gcov's line counts.
+//! * [`misses`]: predicted cache misses against valgrind's cache simulation.
+//! * [`front_end`]: throughput and peak memory of the front end.
+//! * [`corpus`]: the corpus manifest the benchmarks read.
+//! * [`validation`]: analyze, predict and time one program (`augur validate`, [`accuracy`]).
+//!
+//! The benchmarks print their tables to standard output. This is application-level
+//! code: errors are `anyhow` errors with context, returned to the binary, which prints
+//! them and chooses the exit status (see [`Verdict`]).
+
+pub mod accuracy;
+pub mod corpus;
+pub mod counts;
+pub mod front_end;
+pub mod misses;
+pub mod overhead;
+pub mod validation;
+
+/// How a benchmark that checks something came out, for the command's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Every program ran and passed its check.
+    Passed,
+    /// Some program failed or did not pass (the command exits with status 1).
+    Failed,
+}

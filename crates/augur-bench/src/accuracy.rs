@@ -7,7 +7,10 @@ use crate::Verdict;
 use anyhow::{Context, Result};
 use augur_model::memory::Overlap;
 use augur_model::LoadedMachine;
-use augur_validate::{relative_error, summarize, THRESHOLDS};
+use augur_program::AnalyzeOptions;
+use augur_toolchain::Toolchain;
+use augur_validate::{relative_error, summarize, ErrorSummary, THRESHOLDS};
+use std::path::{Path, PathBuf};
 
 /// The overlap rules compared by the benchmark.
 const OVERLAPS: [Overlap; 5] = [
@@ -17,8 +20,6 @@ const OVERLAPS: [Overlap; 5] = [
     Overlap::Ecm,
     Overlap::None,
 ];
-use augur_toolchain::Toolchain;
-use std::path::Path;
 
 /// Options of the accuracy benchmark.
 pub struct AccuracyArgs<'a> {
@@ -72,7 +73,7 @@ struct SavedTiming {
     wall: Vec<f64>,
 }
 
-fn saved_paths(dir: &Path, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+fn saved_paths(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     (
         dir.join(format!("{name}.profile.json")),
         dir.join(format!("{name}.timing.json")),
@@ -85,7 +86,7 @@ fn replay_one(
     name: &str,
     machine: &LoadedMachine,
     overlap: Overlap,
-    recount: Option<(&[std::path::PathBuf], &augur_program::AnalyzeOptions)>,
+    recount: Option<(&[PathBuf], &AnalyzeOptions)>,
 ) -> Result<Outcome> {
     let (pp, tp) = saved_paths(dir, name);
     let profile = match recount {
@@ -139,8 +140,53 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
     let mut flipped = machine.clone();
     flipped.table.branches = false;
     flipped.table.simulated_branches = false;
-    let mut by_branches: Vec<f64> = vec![];
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
+    check_save_with_replay(a)?;
+    let tc = if a.replay.is_some() && !a.recount {
+        None
+    } else {
+        let tc = Toolchain::detect(&fc, &fflags)?;
+        tc.check_flags()?;
+        Some(tc)
+    };
+    print_heading(a, &machine, tc.as_ref(), programs.len());
+    println!(
+        "{:<14} {:>11} {:>10} {:>10} {:>7} {:>8}  largest AbOp share of time",
+        "program", "operations", "predicted", "measured", "spread", "error"
+    );
+    let mut tally = Tally::default();
+    for p in &programs {
+        // Sources and options to analyze the program with, unless only replaying.
+        let analysis = match &tc {
+            Some(tc) => Some(p.analyze_options(&root, tc)?),
+            None => None,
+        };
+        let analysis = analysis.as_ref().map(|(f, o)| (f.as_slice(), o));
+        match measure(a, &p.name, &machine, analysis) {
+            Ok(v) => {
+                print_row(&p.name, &v);
+                tally.add(&p.name, v, &machine, &flipped, a.overlap);
+            }
+            Err(e) => {
+                println!("{:<14} failed: {e:#}", p.name);
+                tally.failed.push(p.name.clone());
+            }
+        }
+    }
+    let s = summarize(&tally.errors);
+    print_summaries(&tally, &s, a.overlap);
+    if a.markdown {
+        print_markdown(&tally.rows, &s);
+    }
+    Ok(if tally.failed.is_empty() {
+        Verdict::Passed
+    } else {
+        Verdict::Failed
+    })
+}
+
+/// `--save` with `--replay` needs `--recount` and another directory.
+fn check_save_with_replay(a: &AccuracyArgs) -> Result<()> {
     if let (Some(from), Some(to)) = (a.replay, a.save) {
         anyhow::ensure!(
             a.recount,
@@ -152,20 +198,17 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
             to.display()
         );
     }
-    let tc = if a.replay.is_some() && !a.recount {
-        None
-    } else {
-        let tc = Toolchain::detect(&fc, &fflags)?;
-        tc.check_flags()?;
-        Some(tc)
-    };
-    match (&tc, a.replay) {
+    Ok(())
+}
+
+/// The benchmark's first lines: what runs on which machine, how built or replayed.
+fn print_heading(a: &AccuracyArgs, machine: &LoadedMachine, tc: Option<&Toolchain>, n: usize) {
+    match (tc, a.replay) {
         (Some(tc), None) => {
-            let diffs =
-                augur_validate::setup_differences(&machine.profile.provenance, tc);
+            let diffs = augur_validate::setup_differences(&machine.profile.provenance, tc);
             println!(
                 "augur accuracy benchmark: {} corpus programs on {} ({}), built with {} {}, median of {} run(s)",
-                programs.len(),
+                n,
                 machine.name,
                 machine.profile.provenance.cpu_model,
                 tc.fc,
@@ -178,7 +221,7 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
         }
         (_, Some(dir)) => println!(
             "augur accuracy benchmark: {} corpus programs on {} ({}), replayed from the {} times kept in {}",
-            programs.len(),
+            n,
             machine.name,
             machine.profile.provenance.cpu_model,
             if a.recount {
@@ -190,95 +233,120 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
         ),
         (None, None) => {}
     }
-    println!(
-        "{:<14} {:>11} {:>10} {:>10} {:>7} {:>8}  largest AbOp share of time",
-        "program", "operations", "predicted", "measured", "spread", "error"
-    );
-    let mut errors = vec![];
-    let mut rows = vec![];
-    let mut failed = vec![];
-    let mut by_overlap: Vec<Vec<f64>> = vec![vec![]; OVERLAPS.len()];
-    for p in &programs {
-        let outcome = match (&tc, a.replay) {
-            (None, Some(dir)) => replay_one(dir, &p.name, &machine, a.overlap, None),
-            (Some(tc), Some(dir)) => {
-                let (fortran, opts) = p.analyze_options(&root, tc)?;
-                replay_one(dir, &p.name, &machine, a.overlap, Some((&fortran, &opts))).and_then(
-                    |o| {
-                        if let Some(to) = a.save {
-                            let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
-                            save_one(to, &p.name, &build, &o)?;
-                        }
-                        Ok(o)
-                    },
-                )
+}
+
+/// One program's outcome: replayed from the kept runs (analyzed again first when
+/// `analysis` gives its sources and options), or, without `--replay`, analyzed,
+/// predicted and timed; kept for `--replay` with `--save`.
+fn measure(
+    a: &AccuracyArgs,
+    name: &str,
+    machine: &LoadedMachine,
+    analysis: Option<(&[PathBuf], &AnalyzeOptions)>,
+) -> Result<Outcome> {
+    match (analysis, a.replay) {
+        (None, Some(dir)) => replay_one(dir, name, machine, a.overlap, None),
+        (Some(analysis), Some(dir)) => {
+            let o = replay_one(dir, name, machine, a.overlap, Some(analysis))?;
+            if let Some(to) = a.save {
+                let tc = &analysis.1.toolchain;
+                let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
+                save_one(to, name, &build, &o)?;
             }
-            (Some(tc), None) => {
-                let (fortran, opts) = p.analyze_options(&root, tc)?;
-                validate_one(&machine, &fortran, &opts, vec![], a.runs, a.overlap).and_then(|v| {
-                    let o = Outcome {
-                        profile: v.profile,
-                        prediction: v.prediction,
-                        measured: v.measured,
-                        wall: v.measured_wall.runs.clone(),
-                        error: v.error,
-                    };
-                    if let Some(dir) = a.save {
-                        save_one(dir, &p.name, &v.build, &o)?;
-                    }
-                    Ok(o)
-                })
-            }
-            (None, None) => unreachable!("a toolchain is detected unless replaying"),
-        };
-        match outcome {
-            Ok(v) => {
-                let top = v
-                    .prediction
-                    .abops
-                    .first()
-                    .map(|r| format!("{} {:.0}%", r.abop.mnemonic(), 100.0 * r.time_share))
-                    .unwrap_or_default();
-                let uncosted: f64 = v
-                    .prediction
-                    .uncosted
-                    .iter()
-                    .map(|u| u.operation_share)
-                    .sum();
-                let note = if uncosted > 0.001 {
-                    format!("; {:.1}% of ops uncosted", 100.0 * uncosted)
-                } else {
-                    String::new()
-                };
-                println!(
-                    "{:<14} {:>11.3e} {:>9.3}s {:>9.3}s {:>6.1}% {:>+7.1}%  {top}{note}",
-                    p.name,
-                    v.prediction.operations,
-                    v.prediction.total.seconds,
-                    v.measured.median,
-                    100.0 * v.measured.spread(),
-                    100.0 * v.error
-                );
-                errors.push(v.error);
-                let t = flipped.predict_overlap(&v.profile, a.overlap).total.seconds;
-                by_branches.push(relative_error(t, v.measured.median));
-                for (k, o) in OVERLAPS.iter().enumerate() {
-                    let t = machine.predict_overlap(&v.profile, *o).total.seconds;
-                    by_overlap[k].push(relative_error(t, v.measured.median));
-                }
-                rows.push((p.name.clone(), v));
-            }
-            Err(e) => {
-                println!("{:<14} failed: {e:#}", p.name);
-                failed.push(p.name.clone());
-            }
+            Ok(o)
         }
+        (Some((fortran, opts)), None) => {
+            let v = validate_one(machine, fortran, opts, vec![], a.runs, a.overlap)?;
+            let o = Outcome {
+                profile: v.profile,
+                prediction: v.prediction,
+                measured: v.measured,
+                wall: v.measured_wall.runs.clone(),
+                error: v.error,
+            };
+            if let Some(dir) = a.save {
+                save_one(dir, name, &v.build, &o)?;
+            }
+            Ok(o)
+        }
+        (None, None) => unreachable!("a toolchain is detected unless replaying"),
     }
-    let s = summarize(&errors);
+}
+
+/// A program's line of the main table.
+fn print_row(name: &str, v: &Outcome) {
+    let top = v
+        .prediction
+        .abops
+        .first()
+        .map(|r| format!("{} {:.0}%", r.abop.mnemonic(), 100.0 * r.time_share))
+        .unwrap_or_default();
+    let uncosted: f64 = v
+        .prediction
+        .uncosted
+        .iter()
+        .map(|u| u.operation_share)
+        .sum();
+    let note = if uncosted > 0.001 {
+        format!("; {:.1}% of ops uncosted", 100.0 * uncosted)
+    } else {
+        String::new()
+    };
+    println!(
+        "{:<14} {:>11.3e} {:>9.3}s {:>9.3}s {:>6.1}% {:>+7.1}%  {top}{note}",
+        name,
+        v.prediction.operations,
+        v.prediction.total.seconds,
+        v.measured.median,
+        100.0 * v.measured.spread(),
+        100.0 * v.error
+    );
+}
+
+/// The errors gathered over the programs, for the summaries.
+#[derive(Default)]
+struct Tally {
+    /// Errors of the main table (its overlap rule and branch pricing).
+    errors: Vec<f64>,
+    /// Errors with branch mispredictions priced the other way.
+    by_branches: Vec<f64>,
+    /// Errors under each rule of [`OVERLAPS`], in that order.
+    by_overlap: [Vec<f64>; OVERLAPS.len()],
+    /// Every program measured, with its outcome.
+    rows: Vec<(String, Outcome)>,
+    /// The programs that failed.
+    failed: Vec<String>,
+}
+
+impl Tally {
+    /// Adds a measured program: its error, and those of the same runs predicted with
+    /// branches priced the other way (`flipped`) and under every overlap rule.
+    fn add(
+        &mut self,
+        name: &str,
+        v: Outcome,
+        machine: &LoadedMachine,
+        flipped: &LoadedMachine,
+        overlap: Overlap,
+    ) {
+        self.errors.push(v.error);
+        let t = flipped.predict_overlap(&v.profile, overlap).total.seconds;
+        self.by_branches.push(relative_error(t, v.measured.median));
+        for (k, o) in OVERLAPS.iter().enumerate() {
+            let t = machine.predict_overlap(&v.profile, *o).total.seconds;
+            self.by_overlap[k].push(relative_error(t, v.measured.median));
+        }
+        self.rows.push((name.to_string(), v));
+    }
+}
+
+/// The summary of the main table (`s`), then the same runs under each overlap rule and
+/// with branch mispredictions priced the other way.
+fn print_summaries(tally: &Tally, s: &ErrorSummary, overlap: Overlap) {
     println!(
         "\nsummary over {} programs ({} failed): {}",
         s.programs,
-        failed.len(),
+        tally.failed.len(),
         s.within
             .iter()
             .map(|(t, share)| format!("within {:.0}%: {:.0}%", 100.0 * t, 100.0 * share))
@@ -293,61 +361,58 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
         100.0 * s.max_abs_error
     );
     println!("the same runs under each way of combining operation and memory time:");
-    for (o, errs) in OVERLAPS.iter().zip(&by_overlap) {
-        let s = summarize(errs);
-        println!(
-            "  overlap {:<5} within 10%: {:>3.0}%, within 20%: {:>3.0}%, within 30%: {:>3.0}%, mean {:+.1}%, RMS {:.1}%",
-            format!("{o:?}").to_lowercase(),
-            100.0 * s.within[1].1,
-            100.0 * s.within[3].1,
-            100.0 * s.within[4].1,
-            100.0 * s.mean_error,
-            100.0 * s.rms_error
-        );
+    for (o, errs) in OVERLAPS.iter().zip(&tally.by_overlap) {
+        println!("{}", overlap_summary(*o, errs));
     }
-    let b = summarize(&by_branches);
     println!(
-        "  overlap {:<5} within 10%: {:>3.0}%, within 20%: {:>3.0}%, within 30%: {:>3.0}%, mean {:+.1}%, RMS {:.1}% with branch mispredictions left out",
-        format!("{:?}", a.overlap).to_lowercase(),
-        100.0 * b.within[1].1,
-        100.0 * b.within[3].1,
-        100.0 * b.within[4].1,
-        100.0 * b.mean_error,
-        100.0 * b.rms_error,
+        "{} with branch mispredictions left out",
+        overlap_summary(overlap, &tally.by_branches)
     );
-    if a.markdown {
-        println!("\n| program | operations | predicted s | measured s | error |");
-        println!("|---|---:|---:|---:|---:|");
-        for (name, v) in &rows {
-            println!(
-                "| {name} | {:.3e} | {:.3} | {:.3} | {:+.1}% |",
-                v.prediction.operations,
-                v.prediction.total.seconds,
-                v.measured.median,
-                100.0 * v.error
-            );
-        }
-        let heads: Vec<String> = THRESHOLDS
-            .iter()
-            .map(|t| format!("≤{:.0}%", 100.0 * t))
-            .collect();
-        println!("\n| programs | {} | mean | RMS |", heads.join(" | "));
-        println!("|---:|{}---:|---:|", "---:|".repeat(THRESHOLDS.len()));
+}
+
+/// One line of the comparison of ways to combine operation and memory time: the
+/// `errors` of the same runs under `overlap`, summarized.
+fn overlap_summary(overlap: Overlap, errors: &[f64]) -> String {
+    let s = summarize(errors);
+    format!(
+        "  overlap {:<5} within 10%: {:>3.0}%, within 20%: {:>3.0}%, within 30%: {:>3.0}%, mean {:+.1}%, RMS {:.1}%",
+        format!("{overlap:?}").to_lowercase(),
+        100.0 * s.within[1].1,
+        100.0 * s.within[3].1,
+        100.0 * s.within[4].1,
+        100.0 * s.mean_error,
+        100.0 * s.rms_error
+    )
+}
+
+/// The per-program table and the summary `s` as Markdown (for docs/ACCURACY.md).
+fn print_markdown(rows: &[(String, Outcome)], s: &ErrorSummary) {
+    println!("\n| program | operations | predicted s | measured s | error |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, v) in rows {
         println!(
-            "| {} | {} | {:+.1}% | {:.1}% |",
-            s.programs,
-            s.within
-                .iter()
-                .map(|(_, w)| format!("{:.0}%", 100.0 * w))
-                .collect::<Vec<_>>()
-                .join(" | "),
-            100.0 * s.mean_error,
-            100.0 * s.rms_error
+            "| {name} | {:.3e} | {:.3} | {:.3} | {:+.1}% |",
+            v.prediction.operations,
+            v.prediction.total.seconds,
+            v.measured.median,
+            100.0 * v.error
         );
     }
-    Ok(if failed.is_empty() {
-        Verdict::Passed
-    } else {
-        Verdict::Failed
-    })
+    let heads: Vec<String> = THRESHOLDS
+        .iter()
+        .map(|t| format!("≤{:.0}%", 100.0 * t))
+        .collect();
+    println!("\n| programs | {} | mean | RMS |", heads.join(" | "));
+    println!("|---:|{}---:|---:|", "---:|".repeat(THRESHOLDS.len()));
+    println!(
+        "| {} | {} | {:+.1}% | {:.1}% |",
+        s.programs,
+        s.within
+            .iter()
+            .map(|(_, w)| format!("{:.0}%", 100.0 * w))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        100.0 * s.mean_error,
+        100.0 * s.rms_error
+    );
 }

@@ -6,6 +6,7 @@ use crate::predict::LoadedMachine;
 use crate::validate::{build_setup, validate_one};
 use anyhow::{Context, Result};
 use augur_model::memory::Overlap;
+use augur_model::PredictOptions;
 use augur_validate::{relative_error, summarize, THRESHOLDS};
 
 /// The overlap rules compared by the benchmark.
@@ -84,7 +85,7 @@ fn replay_one(
     dir: &Path,
     name: &str,
     machine: &LoadedMachine,
-    overlap: Overlap,
+    options: PredictOptions,
     recount: Option<(&[std::path::PathBuf], &augur_program::AnalyzeOptions)>,
 ) -> Result<Outcome> {
     let (pp, tp) = saved_paths(dir, name);
@@ -99,7 +100,7 @@ fn replay_one(
     anyhow::ensure!(!t.runs.is_empty(), "{}: no runs", tp.display());
     let wall = t.wall;
     let measured = augur_validate::Timing::from_runs(t.runs);
-    let prediction = machine.predict_overlap(&profile, overlap);
+    let prediction = machine.predict(&profile, options);
     let error = relative_error(prediction.total.seconds, measured.median);
     Ok(Outcome {
         profile,
@@ -134,11 +135,18 @@ fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
 /// Runs the benchmark and prints its table.
 pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     let (root, programs) = corpus::load(a.manifest, a.only)?;
-    let machine = LoadedMachine::load_with(a.machine, a.branches)?;
-    // The same machine with branch mispredictions priced the other way, for the summary.
-    let mut flipped = machine.clone();
-    flipped.table.branches = false;
-    flipped.table.simulated_branches = false;
+    let machine = LoadedMachine::load(a.machine)?;
+    let options = PredictOptions {
+        branches: a.branches,
+        overlap: a.overlap,
+        ..PredictOptions::default()
+    };
+    // The same options with branch mispredictions priced the other way, for the summary.
+    let flipped = PredictOptions {
+        branches: false,
+        simulated_branches: false,
+        ..options
+    };
     let mut by_branches: Vec<f64> = vec![];
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
     if let (Some(from), Some(to)) = (a.replay, a.save) {
@@ -200,22 +208,20 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
     let mut by_overlap: Vec<Vec<f64>> = vec![vec![]; OVERLAPS.len()];
     for p in &programs {
         let outcome = match (&tc, a.replay) {
-            (None, Some(dir)) => replay_one(dir, &p.name, &machine, a.overlap, None),
+            (None, Some(dir)) => replay_one(dir, &p.name, &machine, options, None),
             (Some(tc), Some(dir)) => {
                 let (fortran, opts) = p.analyze_options(&root, tc)?;
-                replay_one(dir, &p.name, &machine, a.overlap, Some((&fortran, &opts))).and_then(
-                    |o| {
-                        if let Some(to) = a.save {
-                            let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
-                            save_one(to, &p.name, &build, &o)?;
-                        }
-                        Ok(o)
-                    },
-                )
+                replay_one(dir, &p.name, &machine, options, Some((&fortran, &opts))).and_then(|o| {
+                    if let Some(to) = a.save {
+                        let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
+                        save_one(to, &p.name, &build, &o)?;
+                    }
+                    Ok(o)
+                })
             }
             (Some(tc), None) => {
                 let (fortran, opts) = p.analyze_options(&root, tc)?;
-                validate_one(&machine, &fortran, &opts, vec![], a.runs, a.overlap).and_then(|v| {
+                validate_one(&machine, &fortran, &opts, vec![], a.runs, options).and_then(|v| {
                     let o = Outcome {
                         profile: v.profile,
                         prediction: v.prediction,
@@ -260,10 +266,14 @@ pub fn run(a: &AccuracyArgs) -> Result<ExitCode> {
                     100.0 * v.error
                 );
                 errors.push(v.error);
-                let t = flipped.predict_overlap(&v.profile, a.overlap).total.seconds;
+                let t = machine.predict(&v.profile, flipped).total.seconds;
                 by_branches.push(relative_error(t, v.measured.median));
                 for (k, o) in OVERLAPS.iter().enumerate() {
-                    let t = machine.predict_overlap(&v.profile, *o).total.seconds;
+                    let with_overlap = PredictOptions {
+                        overlap: *o,
+                        ..options
+                    };
+                    let t = machine.predict(&v.profile, with_overlap).total.seconds;
                     by_overlap[k].push(relative_error(t, v.measured.median));
                 }
                 rows.push((p.name.clone(), v));

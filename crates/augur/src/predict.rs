@@ -6,7 +6,7 @@ use augur_machine_profile::library;
 use augur_machine_profile::MachineProfile;
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
-use augur_model::{CostTable, Estimate, Prediction};
+use augur_model::{CostTable, Estimate, PredictOptions, Prediction};
 use augur_program_profile::ProgramProfile;
 use clap::ValueEnum;
 use serde::Serialize;
@@ -57,22 +57,15 @@ impl LoadedMachine {
         })
     }
 
-    /// [`LoadedMachine::load`], pricing estimated branch mispredictions when `branches`.
-    pub fn load_with(spec: &str, branches: bool) -> Result<LoadedMachine> {
-        let mut m = LoadedMachine::load(spec)?;
-        m.table.branches = branches;
-        Ok(m)
-    }
-
     /// `compiler flags` of the profile, for headings.
     pub fn setup(&self) -> String {
         let p = &self.profile.provenance;
         format!("{} {}", p.compiler, p.fflags).trim().to_string()
     }
 
-    /// Predicts one program with a chosen overlap of operation and memory time.
-    pub fn predict_overlap(&self, program: &ProgramProfile, overlap: Overlap) -> Prediction {
-        augur_model::predict::predict_overlap(program, &self.table, &self.profile, overlap)
+    /// Predicts one program with the caller's options.
+    pub fn predict(&self, program: &ProgramProfile, options: PredictOptions) -> Prediction {
+        augur_model::predict::predict_with(program, &self.table, &self.profile, options)
     }
 }
 
@@ -169,15 +162,20 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     let machines = a
         .machines
         .iter()
-        .map(|m| LoadedMachine::load_with(m, a.branches))
+        .map(|m| LoadedMachine::load(m))
         .collect::<Result<Vec<_>>>()?;
+    let options = PredictOptions {
+        branches: a.branches,
+        overlap: a.overlap,
+        ..PredictOptions::default()
+    };
     let mut programs = vec![];
     for p in &a.profiles {
         let profile = ProgramProfile::read(p)?;
         let mut warnings = source_warnings(&profile, p);
         let preds: Vec<Prediction> = machines
             .iter()
-            .map(|m| m.predict_overlap(&profile, a.overlap))
+            .map(|m| m.predict(&profile, options))
             .collect();
         if let Some(r) = &a.region {
             if !profile.regions.iter().any(|x| &x.name == r) {

@@ -48,7 +48,7 @@ pub fn validate_one(
     opts: &AnalyzeOptions,
     extra_fflags: Vec<String>,
     runs: usize,
-    overlap: augur_model::memory::Overlap,
+    options: augur_model::PredictOptions,
 ) -> Result<Validation> {
     let analysis = match augur_program::analyze(fortran, opts) {
         Ok(a) => a,
@@ -57,7 +57,7 @@ pub fn validate_one(
         }
         Err(e) => return Err(e.into()),
     };
-    let prediction = machine.predict_overlap(&analysis.profile, overlap);
+    let prediction = machine.predict(&analysis.profile, options);
     let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
     let input = BuildInput {
         fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
@@ -169,7 +169,7 @@ pub struct ValidateArgs {
 
 /// Runs `augur validate`.
 pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
-    let machine = LoadedMachine::load_with(&v.machine, v.branches)?;
+    let machine = LoadedMachine::load(&v.machine)?;
     let (fc, fflags) = build_setup(&machine, v.fc.as_deref(), v.fflags.as_deref());
     let d = DynamicArgs {
         output_file: None,
@@ -198,7 +198,11 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         &opts,
         preprocessing_flags(src),
         v.runs,
-        v.overlap,
+        augur_model::PredictOptions {
+            branches: v.branches,
+            overlap: v.overlap,
+            ..augur_model::PredictOptions::default()
+        },
     )?;
     if let Some(p) = &v.profile_out {
         let json = serde_json::to_string_pretty(&val.profile)?;

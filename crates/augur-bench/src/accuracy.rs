@@ -7,6 +7,7 @@ use crate::Verdict;
 use anyhow::{Context, Result};
 use augur_model::memory::Overlap;
 use augur_model::LoadedMachine;
+use augur_model::PredictOptions;
 use augur_program::AnalyzeOptions;
 use augur_toolchain::Toolchain;
 use augur_validate::{relative_error, summarize, ErrorSummary, THRESHOLDS};
@@ -85,7 +86,7 @@ fn replay_one(
     dir: &Path,
     name: &str,
     machine: &LoadedMachine,
-    overlap: Overlap,
+    options: PredictOptions,
     recount: Option<(&[PathBuf], &AnalyzeOptions)>,
 ) -> Result<Outcome> {
     let (pp, tp) = saved_paths(dir, name);
@@ -100,7 +101,7 @@ fn replay_one(
     anyhow::ensure!(!t.runs.is_empty(), "{}: no runs", tp.display());
     let wall = t.wall;
     let measured = augur_validate::Timing::from_runs(t.runs);
-    let prediction = machine.predict_overlap(&profile, overlap);
+    let prediction = machine.predict(&profile, options);
     let error = relative_error(prediction.total.seconds, measured.median);
     Ok(Outcome {
         profile,
@@ -132,14 +133,21 @@ fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
     Ok(())
 }
 
+impl AccuracyArgs<'_> {
+    /// The prediction options of the main table.
+    fn options(&self) -> PredictOptions {
+        PredictOptions {
+            branches: self.branches,
+            overlap: self.overlap,
+            ..PredictOptions::default()
+        }
+    }
+}
+
 /// Runs the benchmark and prints its table; [`Verdict::Failed`] when some program failed.
 pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
     let (root, programs) = corpus::load(a.manifest, a.only)?;
-    let machine = LoadedMachine::load_with(a.machine, a.branches)?;
-    // The same machine with branch mispredictions priced the other way, for the summary.
-    let mut flipped = machine.clone();
-    flipped.table.branches = false;
-    flipped.table.simulated_branches = false;
+    let machine = LoadedMachine::load(a.machine)?;
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
     check_save_with_replay(a)?;
     let tc = if a.replay.is_some() && !a.recount {
@@ -165,7 +173,7 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
         match measure(a, &p.name, &machine, analysis) {
             Ok(v) => {
                 print_row(&p.name, &v);
-                tally.add(&p.name, v, &machine, &flipped, a.overlap);
+                tally.add(&p.name, v, &machine, a.options());
             }
             Err(e) => {
                 println!("{:<14} failed: {e:#}", p.name);
@@ -245,9 +253,9 @@ fn measure(
     analysis: Option<(&[PathBuf], &AnalyzeOptions)>,
 ) -> Result<Outcome> {
     match (analysis, a.replay) {
-        (None, Some(dir)) => replay_one(dir, name, machine, a.overlap, None),
+        (None, Some(dir)) => replay_one(dir, name, machine, a.options(), None),
         (Some(analysis), Some(dir)) => {
-            let o = replay_one(dir, name, machine, a.overlap, Some(analysis))?;
+            let o = replay_one(dir, name, machine, a.options(), Some(analysis))?;
             if let Some(to) = a.save {
                 let tc = &analysis.1.toolchain;
                 let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
@@ -256,7 +264,7 @@ fn measure(
             Ok(o)
         }
         (Some((fortran, opts)), None) => {
-            let v = validate_one(machine, fortran, opts, vec![], a.runs, a.overlap)?;
+            let v = validate_one(machine, fortran, opts, vec![], a.runs, a.options())?;
             let o = Outcome {
                 profile: v.profile,
                 prediction: v.prediction,
@@ -320,20 +328,22 @@ struct Tally {
 
 impl Tally {
     /// Adds a measured program: its error, and those of the same runs predicted with
-    /// branches priced the other way (`flipped`) and under every overlap rule.
-    fn add(
-        &mut self,
-        name: &str,
-        v: Outcome,
-        machine: &LoadedMachine,
-        flipped: &LoadedMachine,
-        overlap: Overlap,
-    ) {
+    /// branch mispredictions left out and under every overlap rule.
+    fn add(&mut self, name: &str, v: Outcome, machine: &LoadedMachine, options: PredictOptions) {
         self.errors.push(v.error);
-        let t = flipped.predict_overlap(&v.profile, overlap).total.seconds;
+        let without_branches = PredictOptions {
+            branches: false,
+            simulated_branches: false,
+            ..options
+        };
+        let t = machine.predict(&v.profile, without_branches).total.seconds;
         self.by_branches.push(relative_error(t, v.measured.median));
         for (k, o) in OVERLAPS.iter().enumerate() {
-            let t = machine.predict_overlap(&v.profile, *o).total.seconds;
+            let with_overlap = PredictOptions {
+                overlap: *o,
+                ..options
+            };
+            let t = machine.predict(&v.profile, with_overlap).total.seconds;
             self.by_overlap[k].push(relative_error(t, v.measured.median));
         }
         self.rows.push((name.to_string(), v));

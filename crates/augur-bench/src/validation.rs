@@ -47,7 +47,7 @@ pub fn validate_one(
     opts: &AnalyzeOptions,
     extra_fflags: Vec<String>,
     runs: usize,
-    overlap: augur_model::memory::Overlap,
+    options: augur_model::PredictOptions,
 ) -> Result<Validation> {
     let analysis = match augur_program::analyze(fortran, opts) {
         Ok(a) => a,
@@ -60,7 +60,7 @@ pub fn validate_one(
         }
         Err(e) => return Err(e.into()),
     };
-    let prediction = machine.predict_overlap(&analysis.profile, overlap);
+    let prediction = machine.predict(&analysis.profile, options);
     let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
     let input = BuildInput {
         fortran: order.iter().map(|&i| fortran[i].clone()).collect(),

@@ -1,8 +1,7 @@
 //! A machine as the commands load it for prediction: its profile (by path or library
 //! name) with the cost table built once.
 
-use crate::memory::Overlap;
-use crate::{CostTable, Prediction};
+use crate::{CostTable, PredictOptions, Prediction};
 use augur_machine_profile::library::{self, LibraryError};
 use augur_machine_profile::MachineProfile;
 use augur_program_profile::ProgramProfile;
@@ -34,21 +33,14 @@ impl LoadedMachine {
         })
     }
 
-    /// [`LoadedMachine::load`], pricing estimated branch mispredictions when `branches`.
-    pub fn load_with(spec: &str, branches: bool) -> Result<LoadedMachine, LibraryError> {
-        let mut m = LoadedMachine::load(spec)?;
-        m.table.branches = branches;
-        Ok(m)
-    }
-
     /// `compiler flags` of the profile, for headings.
     pub fn setup(&self) -> String {
         let p = &self.profile.provenance;
         format!("{} {}", p.compiler, p.fflags).trim().to_string()
     }
 
-    /// Predicts one program with a chosen overlap of operation and memory time.
-    pub fn predict_overlap(&self, program: &ProgramProfile, overlap: Overlap) -> Prediction {
-        crate::predict::predict_overlap(program, &self.table, &self.profile, overlap)
+    /// Predicts one program with the caller's options.
+    pub fn predict(&self, program: &ProgramProfile, options: PredictOptions) -> Prediction {
+        crate::predict::predict_with(program, &self.table, &self.profile, options)
     }
 }

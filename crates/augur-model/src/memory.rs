@@ -294,8 +294,47 @@ fn sequential_share(a: &augur_program_profile::locality::ArrayLocality, line: u6
 /// The memory time of every analyzed nest of a program on a machine.
 pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
-    // (level name, geometry, seconds to bring one line from the level that supplies its
-    // misses)
+    let levels = supplied_levels(mem, line);
+    // A store that finds its line absent from the first level holds the in-order
+    // commit of the stores behind it for about one round trip to the second level.
+    let commit_wait = mem.levels.get(1).map_or(0.0, |l| l.latency_ns * 1e-9);
+    let rows = nest_rows(loc);
+    let mut out = analyzed_nests(loc, line);
+    let sampled_row = add_sampled_refs(&mut out, loc);
+    // Sampled references are random accesses: with the machine's gather curve they are
+    // priced by it (below), and their misses per level are only reported.
+    let gather = gather_steps(mem);
+    let sampled = SampledRefs {
+        at: &sampled_row,
+        priced_by_levels: gather.is_empty(),
+    };
+    for (k, level) in levels.iter().enumerate() {
+        add_cache_level(&mut out, loc, level, k == 0, commit_wait, &sampled);
+    }
+    add_translation(&mut out, loc, mem, &sampled);
+    if !gather.is_empty() {
+        add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
+    }
+    merge_rows(out, &rows)
+}
+
+/// A cache level as the memory term prices its misses.
+struct SuppliedLevel {
+    /// Its name (`L1d`, `L2`, `L3`).
+    name: String,
+    /// Its geometry.
+    geometry: CacheGeometry,
+    /// Seconds to bring one line from the level that supplies its misses.
+    line_seconds: f64,
+    /// Whether main memory supplies it.
+    last: bool,
+}
+
+/// The machine's cache levels whose misses the term prices, each with the time the
+/// level below takes to supply a line: the smaller of the line at its bandwidth and
+/// the stride sweep's time ([`sweep_line_seconds`]). Levels without a supplier's
+/// bandwidth, or smaller than one line per way, are left out.
+fn supplied_levels(mem: &MemoryProfile, line: u64) -> Vec<SuppliedLevel> {
     let mut levels = vec![];
     for (i, l) in mem.levels.iter().enumerate() {
         let size = l.os_size_bytes.unwrap_or(l.size_bytes);
@@ -316,23 +355,23 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
         let lines_per_counted = if last { TRIAD_LINES_PER_COUNTED } else { 1.0 };
         let by_bandwidth = line as f64 / (bw * lines_per_counted * 1e9);
         let by_sweep = sweep_line_seconds(mem, 2 * size, line);
-        levels.push((
-            l.name.clone(),
-            CacheGeometry {
+        levels.push(SuppliedLevel {
+            name: l.name.clone(),
+            geometry: CacheGeometry {
                 size_bytes: size,
                 line_bytes: line,
                 ways,
             },
-            by_sweep.map_or(by_bandwidth, |t| t.min(by_bandwidth)),
+            line_seconds: by_sweep.map_or(by_bandwidth, |t| t.min(by_bandwidth)),
             last,
-        ));
+        });
     }
-    // A store that finds its line absent from the first level holds the in-order
-    // commit of the stores behind it for about one round trip to the second level.
-    let commit_wait = mem.levels.get(1).map_or(0.0, |l| l.latency_ns * 1e-9);
-    let rows = nest_rows(loc);
-    let mut out: Vec<NestMemory> = loc
-        .nests
+    levels
+}
+
+/// A row per analyzed nest (one per value set), its arrays without traffic yet.
+fn analyzed_nests(loc: &LocalityProfile, line: u64) -> Vec<NestMemory> {
+    loc.nests
         .iter()
         .map(|n| NestMemory {
             unit: n.unit.clone(),
@@ -356,8 +395,12 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
                 })
                 .collect(),
         })
-        .collect();
-    // Sampled references join the row of their loop, or make one.
+        .collect()
+}
+
+/// Adds the sampled references to the rows: each joins the row of its loop, or makes
+/// one. Returns where each went: (row, array index in the row).
+fn add_sampled_refs(out: &mut Vec<NestMemory>, loc: &LocalityProfile) -> Vec<(usize, usize)> {
     let mut sampled_row = Vec::with_capacity(loc.sampled_refs.len());
     for r in &loc.sampled_refs {
         let at = match out
@@ -390,209 +433,243 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
         });
         sampled_row.push((at, out[at].arrays.len() - 1));
     }
-    // Sampled references are random accesses: with the machine's gather curve they are
-    // priced by it (below), and their misses per level are only reported.
-    let gather = gather_steps(mem);
-    let sampled_priced_by_levels = gather.is_empty();
-    for (k, (name, g, per_line, last)) in levels.iter().enumerate() {
-        let secs = |m: f64| m * per_line;
-        // Write-backs into an inner level travel beside its fills (the blocked and
-        // strided-row sweeps of the corpus run as fast as their fills alone); those
-        // into main memory share its bandwidth with them.
-        let wb_secs = |w: f64| if *last { w * per_line } else { 0.0 };
-        let mut level_misses = vec![0.0; out.len()];
-        let mut level_seconds = vec![0.0; out.len()];
-        let mut level_writebacks = vec![0.0; out.len()];
-        let first_level = k == 0;
-        for (i, m) in misses(loc, g).into_iter().enumerate() {
-            if let Some(n) = out.get_mut(i) {
-                if first_level {
-                    let one_set = loc.nests.get(i).map_or(vec![], |nl| {
-                        nl.arrays
-                            .iter()
-                            .map(|a| g.reachable(a.inner_stride_bytes, PAGE_BYTES).sets() == 1)
-                            .collect()
-                    });
-                    add_store_stalls(n, &m.arrays, &one_set, commit_wait);
-                }
-                for (a, am) in n.arrays.iter_mut().zip(&m.arrays) {
-                    level_misses[i] += am.misses;
-                    level_writebacks[i] += am.writebacks;
-                    let seconds = secs(am.misses) + wb_secs(am.writebacks);
-                    level_seconds[i] += seconds;
-                    a.levels.push(LevelTraffic {
-                        level: name.clone(),
-                        misses: am.misses,
-                        writebacks: am.writebacks,
-                        seconds,
-                    });
-                }
+    sampled_row
+}
+
+/// Where the sampled references are in the rows, and whether their misses per level
+/// are priced (else the machine's gather curve prices them).
+struct SampledRefs<'a> {
+    /// (row, array index in the row) of each sampled reference.
+    at: &'a [(usize, usize)],
+    /// Whether their misses per level cost the level's line time.
+    priced_by_levels: bool,
+}
+
+/// Adds one cache level's misses and write-backs, and their time, to every row and
+/// array; at the `first_level`, the stalls of stores that miss it ([`add_store_stalls`],
+/// each waiting `commit_wait`).
+fn add_cache_level(
+    out: &mut [NestMemory],
+    loc: &LocalityProfile,
+    level: &SuppliedLevel,
+    first_level: bool,
+    commit_wait: f64,
+    sampled: &SampledRefs,
+) {
+    let (name, g, per_line, last) = (&level.name, &level.geometry, level.line_seconds, level.last);
+    let secs = |m: f64| m * per_line;
+    // Write-backs into an inner level travel beside its fills (the blocked and
+    // strided-row sweeps of the corpus run as fast as their fills alone); those
+    // into main memory share its bandwidth with them.
+    let wb_secs = |w: f64| if last { w * per_line } else { 0.0 };
+    let mut level_misses = vec![0.0; out.len()];
+    let mut level_seconds = vec![0.0; out.len()];
+    let mut level_writebacks = vec![0.0; out.len()];
+    for (i, m) in misses(loc, g).into_iter().enumerate() {
+        if let Some(n) = out.get_mut(i) {
+            if first_level {
+                let one_set = loc.nests.get(i).map_or(vec![], |nl| {
+                    nl.arrays
+                        .iter()
+                        .map(|a| g.reachable(a.inner_stride_bytes, PAGE_BYTES).sets() == 1)
+                        .collect()
+                });
+                add_store_stalls(n, &m.arrays, &one_set, commit_wait);
             }
-        }
-        for (k, m) in sampled_misses(loc, g).into_iter().enumerate() {
-            let Some(&(row, a)) = sampled_row.get(k) else {
-                continue;
-            };
-            let seconds = if sampled_priced_by_levels {
-                secs(m)
-            } else {
-                0.0
-            };
-            level_misses[row] += m;
-            level_seconds[row] += seconds;
-            out[row].arrays[a].levels.push(LevelTraffic {
-                level: name.clone(),
-                misses: m,
-                writebacks: 0.0,
-                seconds,
-            });
-        }
-        for (((n, m), w), seconds) in out
-            .iter_mut()
-            .zip(level_misses)
-            .zip(level_writebacks)
-            .zip(level_seconds)
-        {
-            n.seconds += seconds;
-            n.levels.push(LevelTraffic {
-                level: name.clone(),
-                misses: m,
-                writebacks: w,
-                seconds,
-            });
-        }
-    }
-    // Address translation: the machine's translation cost against the pages a cyclic
-    // random chase cycles over ([`translation_steps`]) is a staircase of virtual TLB
-    // levels; an access whose page was last used `d` pages before pays the cost at `d`.
-    // Each step is a fully associative TLB of `count` entries whose misses (from the
-    // page histograms; for sampled references estimated from their line histograms and
-    // the region they range over) pay the step's rise.
-    let steps = translation_steps(mem);
-    if !steps.is_empty() {
-        let name = "TLB".to_string();
-        let mut level_misses = vec![0.0; out.len()];
-        let mut level_seconds = vec![0.0; out.len()];
-        let mut array_cost: Vec<Vec<(f64, f64)>> = out
-            .iter()
-            .map(|n| vec![(0.0, 0.0); n.arrays.len()])
-            .collect();
-        for (k, &(entries, rise_s)) in steps.iter().enumerate() {
-            for (i, m) in tlb_misses(loc, entries).into_iter().enumerate() {
-                for (j, am) in m.arrays.iter().enumerate() {
-                    if let Some(c) = array_cost.get_mut(i).and_then(|a| a.get_mut(j)) {
-                        if k == 0 {
-                            c.0 += am.misses;
-                        }
-                        c.1 += am.misses * rise_s;
-                    }
-                }
-                if k == 0 {
-                    level_misses[i] += m.misses;
-                }
-                level_seconds[i] += m.misses * rise_s;
-            }
-            let sampled = if sampled_priced_by_levels {
-                sampled_tlb_misses(loc, entries)
-            } else {
-                vec![]
-            };
-            for (r, m) in sampled.into_iter().enumerate() {
-                let Some(&(row, a)) = sampled_row.get(r) else {
-                    continue;
-                };
-                let c = &mut array_cost[row][a];
-                if k == 0 {
-                    c.0 += m;
-                    level_misses[row] += m;
-                }
-                c.1 += m * rise_s;
-                level_seconds[row] += m * rise_s;
-            }
-        }
-        for (i, n) in out.iter_mut().enumerate() {
-            for (a, &(m, sec)) in n.arrays.iter_mut().zip(&array_cost[i]) {
+            for (a, am) in n.arrays.iter_mut().zip(&m.arrays) {
+                level_misses[i] += am.misses;
+                level_writebacks[i] += am.writebacks;
+                let seconds = secs(am.misses) + wb_secs(am.writebacks);
+                level_seconds[i] += seconds;
                 a.levels.push(LevelTraffic {
                     level: name.clone(),
-                    misses: m,
-                    writebacks: 0.0,
-                    seconds: sec,
+                    misses: am.misses,
+                    writebacks: am.writebacks,
+                    seconds,
                 });
             }
-            n.seconds += level_seconds[i];
-            n.levels.push(LevelTraffic {
-                level: name.clone(),
-                misses: level_misses[i],
-                writebacks: 0.0,
-                seconds: level_seconds[i],
-            });
         }
     }
-    // Random accesses (sampled references) at the gather curve: an access whose line was
-    // last used `d` lines before costs what an independent random read over `d` lines
-    // costs beyond one in the first level (first touches: over the region the reference
-    // ranges over); the curve includes the translation and the overlap of misses an
-    // out-of-order core achieves.
-    // A pointer chase (the address waits for the previous load) pays the dependent
-    // random chase's latency instead.
-    let chase = curve_steps(mem, "random");
-    if !gather.is_empty() {
-        for (k, r) in loc.sampled_refs.iter().enumerate() {
-            let Some(&(row, a)) = sampled_row.get(k) else {
+    for (k, m) in sampled_misses(loc, g).into_iter().enumerate() {
+        let Some(&(row, a)) = sampled.at.get(k) else {
+            continue;
+        };
+        let seconds = if sampled.priced_by_levels {
+            secs(m)
+        } else {
+            0.0
+        };
+        level_misses[row] += m;
+        level_seconds[row] += seconds;
+        out[row].arrays[a].levels.push(LevelTraffic {
+            level: name.clone(),
+            misses: m,
+            writebacks: 0.0,
+            seconds,
+        });
+    }
+    for (((n, m), w), seconds) in out
+        .iter_mut()
+        .zip(level_misses)
+        .zip(level_writebacks)
+        .zip(level_seconds)
+    {
+        n.seconds += seconds;
+        n.levels.push(LevelTraffic {
+            level: name.clone(),
+            misses: m,
+            writebacks: w,
+            seconds,
+        });
+    }
+}
+
+/// Address translation: the machine's translation cost against the pages a cyclic
+/// random chase cycles over ([`translation_steps`]) is a staircase of virtual TLB
+/// levels; an access whose page was last used `d` pages before pays the cost at `d`.
+/// Each step is a fully associative TLB of `count` entries whose misses (from the
+/// page histograms; for sampled references estimated from their line histograms and
+/// the region they range over) pay the step's rise. Adds a `TLB` level to every row
+/// and array when the machine has the curves.
+fn add_translation(
+    out: &mut [NestMemory],
+    loc: &LocalityProfile,
+    mem: &MemoryProfile,
+    sampled: &SampledRefs,
+) {
+    let steps = translation_steps(mem);
+    if steps.is_empty() {
+        return;
+    }
+    let name = "TLB".to_string();
+    let mut level_misses = vec![0.0; out.len()];
+    let mut level_seconds = vec![0.0; out.len()];
+    let mut array_cost: Vec<Vec<(f64, f64)>> = out
+        .iter()
+        .map(|n| vec![(0.0, 0.0); n.arrays.len()])
+        .collect();
+    for (k, &(entries, rise_s)) in steps.iter().enumerate() {
+        for (i, m) in tlb_misses(loc, entries).into_iter().enumerate() {
+            for (j, am) in m.arrays.iter().enumerate() {
+                if let Some(c) = array_cost.get_mut(i).and_then(|a| a.get_mut(j)) {
+                    if k == 0 {
+                        c.0 += am.misses;
+                    }
+                    c.1 += am.misses * rise_s;
+                }
+            }
+            if k == 0 {
+                level_misses[i] += m.misses;
+            }
+            level_seconds[i] += m.misses * rise_s;
+        }
+        let sampled_tlb = if sampled.priced_by_levels {
+            sampled_tlb_misses(loc, entries)
+        } else {
+            vec![]
+        };
+        for (r, m) in sampled_tlb.into_iter().enumerate() {
+            let Some(&(row, a)) = sampled.at.get(r) else {
                 continue;
             };
-            let (name, curve) = if r.dependent && !chase.is_empty() {
-                ("chase".to_string(), &chase)
-            } else {
-                ("random".to_string(), &gather)
-            };
-            let cost_at = |bytes: f64| -> f64 {
-                curve
-                    .iter()
-                    .filter(|(b, _)| (*b as f64) <= bytes)
-                    .map(|(_, rise)| rise)
-                    .sum()
-            };
-            let h = r.histogram.to_histogram();
-            let region = (r.span_bytes as f64).max(h.cold as f64 * line as f64);
-            let mut seconds = h.cold as f64 * cost_at(region);
-            let mut beyond = 0.0;
-            for (i, &w) in h.bins.iter().enumerate() {
-                if w == 0 {
-                    continue;
-                }
-                let (lo, hi) = augur_locality::reuse::bin_range(i);
-                let c = cost_at((lo + hi) as f64 / 2.0 * line as f64);
-                seconds += w as f64 * c;
-                if c > 0.0 {
-                    beyond += w as f64;
-                }
+            let c = &mut array_cost[row][a];
+            if k == 0 {
+                c.0 += m;
+                level_misses[row] += m;
             }
-            if cost_at(region) > 0.0 {
-                beyond += h.cold as f64;
+            c.1 += m * rise_s;
+            level_seconds[row] += m * rise_s;
+        }
+    }
+    for (i, n) in out.iter_mut().enumerate() {
+        for (a, &(m, sec)) in n.arrays.iter_mut().zip(&array_cost[i]) {
+            a.levels.push(LevelTraffic {
+                level: name.clone(),
+                misses: m,
+                writebacks: 0.0,
+                seconds: sec,
+            });
+        }
+        n.seconds += level_seconds[i];
+        n.levels.push(LevelTraffic {
+            level: name.clone(),
+            misses: level_misses[i],
+            writebacks: 0.0,
+            seconds: level_seconds[i],
+        });
+    }
+}
+
+/// Random accesses (sampled references) at the `gather` curve: an access whose line was
+/// last used `d` lines before costs what an independent random read over `d` lines
+/// costs beyond one in the first level (first touches: over the region the reference
+/// ranges over); the curve includes the translation and the overlap of misses an
+/// out-of-order core achieves. A pointer chase (the address waits for the previous
+/// load) pays the dependent random chase's latency instead. `sampled_row` says where
+/// each reference is in the rows.
+fn add_random_accesses(
+    out: &mut [NestMemory],
+    loc: &LocalityProfile,
+    mem: &MemoryProfile,
+    gather: &[(u64, f64)],
+    sampled_row: &[(usize, usize)],
+    line: u64,
+) {
+    let chase = curve_steps(mem, "random");
+    for (k, r) in loc.sampled_refs.iter().enumerate() {
+        let Some(&(row, a)) = sampled_row.get(k) else {
+            continue;
+        };
+        let (name, curve) = if r.dependent && !chase.is_empty() {
+            ("chase".to_string(), &chase[..])
+        } else {
+            ("random".to_string(), gather)
+        };
+        let cost_at = |bytes: f64| -> f64 {
+            curve
+                .iter()
+                .filter(|(b, _)| (*b as f64) <= bytes)
+                .map(|(_, rise)| rise)
+                .sum()
+        };
+        let h = r.histogram.to_histogram();
+        let region = (r.span_bytes as f64).max(h.cold as f64 * line as f64);
+        let mut seconds = h.cold as f64 * cost_at(region);
+        let mut beyond = 0.0;
+        for (i, &w) in h.bins.iter().enumerate() {
+            if w == 0 {
+                continue;
             }
-            out[row].arrays[a].levels.push(LevelTraffic {
+            let (lo, hi) = augur_locality::reuse::bin_range(i);
+            let c = cost_at((lo + hi) as f64 / 2.0 * line as f64);
+            seconds += w as f64 * c;
+            if c > 0.0 {
+                beyond += w as f64;
+            }
+        }
+        if cost_at(region) > 0.0 {
+            beyond += h.cold as f64;
+        }
+        out[row].arrays[a].levels.push(LevelTraffic {
+            level: name.clone(),
+            misses: beyond,
+            writebacks: 0.0,
+            seconds,
+        });
+        out[row].seconds += seconds;
+        match out[row].levels.iter_mut().find(|l| l.level == name) {
+            Some(l) => {
+                l.misses += beyond;
+                l.seconds += seconds;
+            }
+            None => out[row].levels.push(LevelTraffic {
                 level: name.clone(),
                 misses: beyond,
                 writebacks: 0.0,
                 seconds,
-            });
-            out[row].seconds += seconds;
-            match out[row].levels.iter_mut().find(|l| l.level == name) {
-                Some(l) => {
-                    l.misses += beyond;
-                    l.seconds += seconds;
-                }
-                None => out[row].levels.push(LevelTraffic {
-                    level: name.clone(),
-                    misses: beyond,
-                    writebacks: 0.0,
-                    seconds,
-                }),
-            }
+            }),
         }
     }
-    merge_rows(out, &rows)
 }
 
 /// For each nest of `loc`, the index of the first nest with the same unit and root loop:

@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 use augur_machine_profile::library;
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
-use augur_model::{Estimate, LoadedMachine, Prediction};
+use augur_model::{Estimate, LoadedMachine, PredictOptions, Prediction};
 use augur_program_profile::ProgramProfile;
 use clap::ValueEnum;
 use serde::Serialize;
@@ -123,15 +123,20 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     let machines = a
         .machines
         .iter()
-        .map(|m| LoadedMachine::load_with(m, a.branches))
+        .map(|m| LoadedMachine::load(m))
         .collect::<Result<Vec<_>, _>>()?;
+    let options = PredictOptions {
+        branches: a.branches,
+        overlap: a.overlap,
+        ..PredictOptions::default()
+    };
     let mut programs = vec![];
     for p in &a.profiles {
         let profile = ProgramProfile::read(p)?;
         let mut warnings = source_warnings(&profile, p);
         let preds: Vec<Prediction> = machines
             .iter()
-            .map(|m| m.predict_overlap(&profile, a.overlap))
+            .map(|m| m.predict(&profile, options))
             .collect();
         if let Some(r) = &a.region {
             if !profile.regions.iter().any(|x| &x.name == r) {

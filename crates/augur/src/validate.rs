@@ -57,7 +57,7 @@ pub struct ValidateArgs {
 
 /// Runs `augur validate`.
 pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
-    let machine = LoadedMachine::load_with(&v.machine, v.branches)?;
+    let machine = LoadedMachine::load(&v.machine)?;
     let (fc, fflags) = build_setup(&machine, v.fc.as_deref(), v.fflags.as_deref());
     let d = DynamicArgs {
         output_file: None,
@@ -86,7 +86,11 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         &opts,
         preprocessing_flags(src),
         v.runs,
-        v.overlap,
+        augur_model::PredictOptions {
+            branches: v.branches,
+            overlap: v.overlap,
+            ..augur_model::PredictOptions::default()
+        },
     )?;
     if let Some(p) = &v.profile_out {
         let json = serde_json::to_string_pretty(&val.profile)?;

@@ -1,0 +1,654 @@
+//! The cost table: what each AbOp costs on one machine in each context (chain,
+//! scalar stream, vectorized stream, issue floor), with the standard errors recovered
+//! from the machine profile's intervals, and the price of [`Coefficients`] (a part of
+//! the program's executions in those contexts).
+
+use augur_ir::{AbOp, AbOpCounts};
+use augur_machine_profile::MachineProfile;
+use augur_machine_profile::{AbOpEntry, MEASURED, NOT_DETECTED};
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// z value of a two-sided 90% interval of a normal distribution.
+pub const Z90: f64 = 1.644_853_626_951_472_2;
+
+/// How the cost of one AbOp is known on a machine.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CostStatus {
+    /// Measured: the mean and its standard error are used.
+    Measured,
+    /// Below the machine's noise floor: costs 0, with the measurement's uncertainty.
+    NotDetected,
+    /// The machine profile has no usable cost (not measured, failed, or absent): costs 0
+    /// and the prediction warns.
+    Missing,
+    /// A stream cost the loop kernels did not give (the AbOp was in too few of them):
+    /// its chain cost times the median stream/chain ratio of its family (or of all
+    /// inline AbOps), with the spread of those ratios in its uncertainty.
+    Scaled,
+}
+
+/// The cost of one AbOp as the predictor uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Parameter {
+    /// Cost per execution, seconds (0 when not detected or missing).
+    pub seconds: f64,
+    /// Standard error of that cost, seconds.
+    pub se_seconds: f64,
+    /// How it is known.
+    pub status: CostStatus,
+}
+
+/// A time with its standard deviation.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Estimate {
+    /// Seconds.
+    pub seconds: f64,
+    /// Standard deviation, seconds.
+    pub sd_seconds: f64,
+}
+
+impl Estimate {
+    /// The 90% confidence interval: the normal approximation while it stays above zero;
+    /// when the parameters are so uncertain that it would reach below zero (a time never
+    /// is), the interval of a log-normal time with the same mean and standard deviation,
+    /// which is positive and skewed upwards instead of cut at 0.
+    pub fn ci90(&self) -> (f64, f64) {
+        let (t, sd) = (self.seconds, self.sd_seconds);
+        if t - Z90 * sd > 0.0 || t <= 0.0 {
+            return ((t - Z90 * sd).max(0.0), t + Z90 * sd);
+        }
+        let s2 = (1.0 + (sd / t).powi(2)).ln();
+        let (mu, s) = (t.ln() - s2 / 2.0, s2.sqrt());
+        ((mu - Z90 * s).exp(), (mu + Z90 * s).exp())
+    }
+
+    /// Half-width of the 90% interval.
+    pub fn half_width90(&self) -> f64 {
+        Z90 * self.sd_seconds
+    }
+
+    /// `w·self + other`, with independent errors.
+    pub fn add_weighted(&self, other: &Estimate, w: f64) -> Estimate {
+        Estimate {
+            seconds: other.seconds + w * self.seconds,
+            sd_seconds: (other.sd_seconds.powi(2) + (w * self.sd_seconds).powi(2)).sqrt(),
+        }
+    }
+}
+
+/// The costs of every AbOp on one machine, indexed densely by AbOp: the chain (latency)
+/// costs of the narrow-spectrum experiments and, when the machine profile has them, the
+/// stream (throughput) costs of the indirect loop-kernel measurement.
+#[derive(Debug, Clone)]
+pub struct CostTable {
+    chain: Vec<Parameter>,
+    stream: Vec<Option<Parameter>>,
+    vector: Vec<Option<Parameter>>,
+    /// Whether the machine's compiler flags optimize (an `-O` level other than `-O0`):
+    /// then local scalars live in registers and the stores and copies into them (a
+    /// block's `register_writes`) cost nothing. Saavedra's rules charge every
+    /// assignment as a store, right without optimization, and the loop kernels that
+    /// measure the stream costs store only into arrays.
+    pub register_scalars: bool,
+    /// The issue floor of scalar loops, seconds per abstract operation
+    /// (`MachineProfile::stream_floor_ns`; 0 when not measured).
+    pub floor: f64,
+    /// The same for vectorized loops.
+    pub vector_floor: f64,
+    /// What a floating-point value carried around a call pays per iteration: on
+    /// x86-64 (System V) no vector register survives a call, so the value is stored
+    /// before it and reloaded after, a round trip through the first cache level (its
+    /// latency from the memory characterization; 0 without one).
+    pub call_spill: f64,
+    /// Whether the compiler keeps floating-point reductions in source order (it may not
+    /// reassociate: no `-ffast-math`, `-Ofast`, `-fassociative-math`): then a vectorized
+    /// loop still adds its sum one element after another, and the reduction's chain
+    /// bounds it (gfortran 12 -O2 vectorizes `s = s + a(i,k)*b(k,j)` as a vector multiply
+    /// and two scalar adds in turn: measured 0.54 ns an element on a Zen 5, the add's
+    /// latency, where the vector costs say 0.11).
+    pub ordered_reductions: bool,
+}
+
+/// so vectorize a reduction as partial sums).
+pub fn reassociating(fflags: &str) -> bool {
+    fflags.split_whitespace().any(|f| {
+        matches!(
+            f,
+            "-Ofast" | "-ffast-math" | "-fassociative-math" | "-funsafe-math-optimizations"
+        )
+    })
+}
+
+/// Whether compiler flags ask for optimization: the last `-O` option is not `-O0`
+/// (compilers do not optimize by default).
+pub fn optimizing(fflags: &str) -> bool {
+    fflags
+        .split_whitespace()
+        .rfind(|f| f.starts_with("-O"))
+        .is_some_and(|f| f != "-O0")
+}
+
+/// Standard error of a mean from its 90% half-width and observation count.
+fn standard_error(ci90: f64, observations: u32) -> f64 {
+    if observations >= 2 {
+        let t = StudentsT::new(0.0, 1.0, (observations - 1) as f64)
+            .map(|d| d.inverse_cdf(0.95))
+            .unwrap_or(Z90);
+        ci90 / t
+    } else {
+        ci90 / Z90
+    }
+}
+
+/// The parameter of a machine-profile entry (`None` when it has no usable cost).
+fn parameter(e: &AbOpEntry) -> Option<Parameter> {
+    let se = standard_error(e.ci90_ns.unwrap_or(0.0), e.observations) * 1e-9;
+    match (e.status.as_str(), e.mean_ns) {
+        (MEASURED, Some(m)) => Some(Parameter {
+            seconds: m.max(0.0) * 1e-9,
+            se_seconds: se,
+            status: CostStatus::Measured,
+        }),
+        (NOT_DETECTED, _) => Some(Parameter {
+            seconds: 0.0,
+            se_seconds: se,
+            status: CostStatus::NotDetected,
+        }),
+        _ => None,
+    }
+}
+
+/// The parameter of a stream-context entry: a least-squares estimate, so its fitted
+/// (non-negative) mean is the best value even when its interval includes zero ("not
+/// detected" there means *uncertain*, not *too small to see* as in a chain experiment).
+fn fitted_parameter(e: &AbOpEntry) -> Option<Parameter> {
+    let mut p = parameter(e)?;
+    if p.status == CostStatus::NotDetected {
+        p.seconds = e.mean_ns.unwrap_or(0.0).max(0.0) * 1e-9;
+    }
+    Some(p)
+}
+
+/// Families of AbOps (the catalogue group before its comma) that compile to inline
+/// instructions: without kernels of their own they borrow the ratio of all such AbOps.
+/// Library calls, characters, input/output and call overhead do not, because
+/// independent iterations overlap them far less.
+const INLINE_FAMILIES: [&str; 9] = [
+    "integer",
+    "integer*8",
+    "real single",
+    "real double",
+    "complex single",
+    "complex double",
+    "logical",
+    "conversions",
+    "complex coercion",
+];
+
+/// AbOps that compile to calls of the compiler's mathematical library (elementary
+/// functions of reals and complexes, the modulus of a complex, real and complex powers
+/// `X**Y`). In a loop of
+/// independent iterations a call overlaps with its neighbours only in part, so a stream
+/// cost the loop kernels fitted as indistinguishable from zero ("not detected") is not
+/// believed: such an AbOp takes its chain cost scaled like the calls the kernels did
+/// measure ([`scale_missing_stream`]).
+pub(crate) const LIBRARY_CALLS: [AbOp; 25] = [
+    AbOp::ABSC,
+    AbOp::LOGS,
+    AbOp::EXPS,
+    AbOp::SINS,
+    AbOp::TANS,
+    AbOp::LOGD,
+    AbOp::EXPD,
+    AbOp::SIND,
+    AbOp::TAND,
+    AbOp::LOGC,
+    AbOp::EXPC,
+    AbOp::SINC,
+    AbOp::SQRC,
+    AbOp::ATNS,
+    AbOp::ATND,
+    AbOp::HYPS,
+    AbOp::HYPD,
+    AbOp::XRSL,
+    AbOp::XCSL,
+    AbOp::XRDL,
+    AbOp::XRSG,
+    AbOp::XCSG,
+    AbOp::XRDG,
+    AbOp::XCDL,
+    AbOp::XCDG,
+];
+
+/// The family of an AbOp: its catalogue group up to the comma (`intrinsics`, `integer`),
+/// except the complex intrinsics, a family of their own: they are long library routines
+/// (`cexp`, `clog`, `csqrt`, `cabs` with its scaling) that independent iterations
+/// overlap far less than the real ones (the call kernels of `augur stream` on a Zen 5 at
+/// -O2: stream/chain 0.74 for `cexp`, 0.11 for `exp`; docs/ACCURACY.md), so they do not
+/// borrow the real intrinsics' stream/chain ratio.
+fn family(op: AbOp) -> &'static str {
+    let g = op.info().group;
+    if g == "intrinsics, complex" {
+        return g;
+    }
+    g.split(',').next().unwrap_or(g)
+}
+
+/// Median and half the interquartile range of some ratios (sorted in place).
+fn median_and_spread(ratios: &mut [f64]) -> (f64, f64) {
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), (at(0.75) - at(0.25)) / 2.0)
+}
+
+/// Fills the stream costs the kernels did not give with scaled chain costs: an AbOp in
+/// too few generated kernels (or added to the catalogue after the machine's stream
+/// measurement) would otherwise be priced at its latency in loops whose iterations are
+/// independent, several times too dear. The scale is the median stream/chain ratio of
+/// the AbOps of its family measured in both contexts (at least 2 of them), else, for an
+/// inline family ([`INLINE_FAMILIES`]), that of all inline AbOps (at least 3); other
+/// AbOps keep their chain cost. Half the interquartile range of the ratios used goes
+/// into the standard error.
+fn scale_missing_stream(stream: &mut [Option<Parameter>], chain: &[Parameter]) {
+    let mut by_family: std::collections::BTreeMap<&str, Vec<f64>> = Default::default();
+    let mut inline = vec![];
+    for (op, (s, c)) in augur_ir::abop::ALL.iter().zip(stream.iter().zip(chain)) {
+        let Some(s) = s else { continue };
+        if s.status == CostStatus::Measured
+            && c.status == CostStatus::Measured
+            && s.seconds > 0.0
+            && c.seconds > 0.0
+        {
+            let r = s.seconds / c.seconds;
+            by_family.entry(family(*op)).or_default().push(r);
+            if INLINE_FAMILIES.contains(&family(*op)) {
+                inline.push(r);
+            }
+        }
+    }
+    let inline = (inline.len() >= 3).then(|| median_and_spread(&mut inline));
+    let scales: std::collections::BTreeMap<&str, (f64, f64)> = by_family
+        .into_iter()
+        .filter(|(_, r)| r.len() >= 2)
+        .map(|(f, mut r)| (f, median_and_spread(&mut r)))
+        .collect();
+    for (op, (s, c)) in augur_ir::abop::ALL.iter().zip(stream.iter_mut().zip(chain)) {
+        if s.is_some() || c.status != CostStatus::Measured {
+            continue;
+        }
+        let f = family(*op);
+        let scale = scales
+            .get(f)
+            .copied()
+            .or(inline.filter(|_| INLINE_FAMILIES.contains(&f)));
+        if let Some((median, spread)) = scale {
+            *s = Some(Parameter {
+                seconds: c.seconds * median,
+                se_seconds: ((c.se_seconds * median).powi(2) + (c.seconds * spread).powi(2)).sqrt(),
+                status: CostStatus::Scaled,
+            });
+        }
+    }
+}
+
+/// Seconds costed at stream and at chain prices: the coefficients of a part of the
+/// program (executions of each AbOp in each context).
+#[derive(Debug, Clone, Default)]
+pub struct Coefficients {
+    /// Executions costed at the stream (throughput) price of scalar loops.
+    pub stream: AbOpCounts,
+    /// Executions costed at the stream price of vectorized loops.
+    pub vector: AbOpCounts,
+    /// Executions costed at the chain (latency) price.
+    pub chain: AbOpCounts,
+    /// Executions costed at the issue floor of scalar loops (a block whose operations
+    /// the stream costs price below it): one issue slot each, exact.
+    pub issue: AbOpCounts,
+    /// The same at the issue floor of vectorized loops.
+    pub vector_issue: AbOpCounts,
+    /// The abstract operations the part executes (the contexts may hold fewer, when a
+    /// recurrence bounds a block, or more, when a loop's operations are scaled to its
+    /// recurrence).
+    pub executed: f64,
+}
+
+impl Coefficients {
+    /// Adds another part's coefficients.
+    pub fn add(&mut self, other: &Coefficients) {
+        self.add_scaled(other, 1.0);
+    }
+
+    /// Adds another part's coefficients times `w`.
+    pub fn add_scaled(&mut self, other: &Coefficients, w: f64) {
+        self.stream.add_scaled(&other.stream, w);
+        self.vector.add_scaled(&other.vector, w);
+        self.chain.add_scaled(&other.chain, w);
+        self.issue.add_scaled(&other.issue, w);
+        self.vector_issue.add_scaled(&other.vector_issue, w);
+        self.executed += w * other.executed;
+    }
+
+    /// The abstract operations executed.
+    pub fn operations(&self) -> f64 {
+        self.executed
+    }
+
+    /// `f` applied to the executions of every context (the operations executed kept).
+    pub(crate) fn each_context(&self, f: impl Fn(&AbOpCounts) -> AbOpCounts) -> Coefficients {
+        Coefficients {
+            stream: f(&self.stream),
+            vector: f(&self.vector),
+            chain: f(&self.chain),
+            issue: f(&self.issue),
+            vector_issue: f(&self.vector_issue),
+            executed: self.executed,
+        }
+    }
+}
+
+/// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
+/// profile measured before `new` existed prices it at `old`'s cost (real items in text
+/// were `IOIT`, measured with integers; a `MATMUL` multiply-add was a multiply and an
+/// add, and takes the multiply's cost).
+const SPLIT_FROM: [(AbOp, AbOp); 2] = [(AbOp::IORF, AbOp::IOIT), (AbOp::MMUL, AbOp::MRDL)];
+
+impl CostTable {
+    /// The cost table of a machine profile.
+    pub fn from_profile(machine: &MachineProfile) -> CostTable {
+        let missing = Parameter {
+            seconds: 0.0,
+            se_seconds: 0.0,
+            status: CostStatus::Missing,
+        };
+        let mut chain: Vec<Parameter> = augur_ir::abop::ALL
+            .iter()
+            .map(|op| machine.abop.get(op).and_then(parameter).unwrap_or(missing))
+            .collect();
+        // AbOps split from an older one after a profile was measured cost what the older
+        // one cost there (its value is then a lower bound).
+        for (new, old) in SPLIT_FROM {
+            if chain[new.index()].status == CostStatus::Missing {
+                chain[new.index()] = chain[old.index()];
+            }
+        }
+        let mut stream: Vec<Option<Parameter>> = augur_ir::abop::ALL
+            .iter()
+            .map(|op| machine.stream.get(op).and_then(fitted_parameter))
+            .collect();
+        for (op, s) in augur_ir::abop::ALL.iter().zip(stream.iter_mut()) {
+            if LIBRARY_CALLS.contains(op) && s.is_some_and(|p| p.status != CostStatus::Measured) {
+                // A call whose cost the kernels could not tell from zero: its scaled chain
+                // cost below is the better estimate (a call is never nearly free).
+                *s = None;
+            }
+        }
+        scale_missing_stream(&mut stream, &chain);
+        let vector = augur_ir::abop::ALL
+            .iter()
+            .map(|op| machine.stream_vector.get(op).and_then(fitted_parameter))
+            .collect();
+        CostTable {
+            chain,
+            stream,
+            vector,
+            register_scalars: optimizing(&machine.provenance.fflags),
+            floor: machine.stream_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
+            vector_floor: machine.stream_vector_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
+            ordered_reductions: !reassociating(&machine.provenance.fflags),
+            call_spill: machine
+                .memory
+                .as_ref()
+                .and_then(|m| m.levels.first())
+                .map_or(0.0, |l| l.latency_ns.max(0.0) * 1e-9),
+        }
+    }
+
+    /// Whether the machine has stream costs of vectorized loops.
+    pub fn has_vector(&self) -> bool {
+        self.vector.iter().any(|p| p.is_some())
+    }
+
+    /// The vectorized-loop parameter of one AbOp, falling back to the scalar stream
+    /// parameter and then to the chain parameter.
+    pub fn vector(&self, op: AbOp) -> Parameter {
+        self.vector[op.index()].unwrap_or_else(|| self.stream(op))
+    }
+
+    /// Whether the machine has stream costs (else the model is chain costs only).
+    pub fn has_stream(&self) -> bool {
+        self.stream.iter().any(|p| p.is_some())
+    }
+
+    /// The stream parameter of one AbOp as the machine profile gave it (or as scaled
+    /// from its chain cost), without falling back to the chain parameter.
+    pub(crate) fn own_stream(&self, op: AbOp) -> Option<Parameter> {
+        self.stream[op.index()]
+    }
+
+    /// The chain (latency) parameter of one AbOp.
+    pub fn get(&self, op: AbOp) -> Parameter {
+        self.chain[op.index()]
+    }
+
+    /// The stream parameter of one AbOp, falling back to the chain parameter.
+    pub fn stream(&self, op: AbOp) -> Parameter {
+        self.stream[op.index()].unwrap_or(self.chain[op.index()])
+    }
+
+    /// `Σ C_i · P_i` at chain costs with its standard deviation `sqrt(Σ C_i² σ_i²)`.
+    pub fn cost(&self, counts: &AbOpCounts) -> Estimate {
+        self.cost_of(&Coefficients {
+            chain: counts.clone(),
+            executed: counts.total(),
+            ..Coefficients::default()
+        })
+    }
+
+    /// The three contexts' (executions, parameter) pairs of coefficients.
+    fn priced<'a>(
+        &'a self,
+        c: &'a Coefficients,
+    ) -> impl Iterator<Item = (AbOp, f64, Parameter)> + 'a {
+        c.stream
+            .iter()
+            .map(|(op, n)| (op, n, self.stream(op)))
+            .chain(c.vector.iter().map(|(op, n)| (op, n, self.vector(op))))
+            .chain(c.chain.iter().map(|(op, n)| (op, n, self.get(op))))
+            .chain(
+                c.issue
+                    .iter()
+                    .map(|(op, n)| (op, n, self.issue_slot(self.floor))),
+            )
+            .chain(
+                c.vector_issue
+                    .iter()
+                    .map(|(op, n)| (op, n, self.issue_slot(self.vector_floor))),
+            )
+    }
+
+    /// The price of one issue slot at `floor` seconds: exact (its spread is the
+    /// spread of the kernels' times, not of this block's operations).
+    fn issue_slot(&self, floor: f64) -> Parameter {
+        Parameter {
+            seconds: floor,
+            se_seconds: 0.0,
+            status: CostStatus::Measured,
+        }
+    }
+
+    /// The cost of coefficients in both contexts; the errors of one parameter in the two
+    /// contexts are independent measurements, those of one parameter across blocks add
+    /// linearly (they are the same number).
+    pub fn cost_of(&self, c: &Coefficients) -> Estimate {
+        let mut t = 0.0;
+        let mut var = 0.0;
+        for (_, n, p) in self.priced(c) {
+            t += n * p.seconds;
+            var += (n * p.se_seconds).powi(2);
+        }
+        Estimate {
+            seconds: t,
+            sd_seconds: var.sqrt(),
+        }
+    }
+
+    /// Seconds per AbOp of coefficients.
+    pub fn seconds_by_abop(&self, c: &Coefficients) -> AbOpCounts {
+        let mut out = AbOpCounts::new();
+        for (op, n, p) in self.priced(c) {
+            out.add(op, n * p.seconds);
+        }
+        out
+    }
+
+    /// Variance of the seconds of one AbOp in coefficients.
+    pub(crate) fn variance_of(&self, c: &Coefficients, op: AbOp) -> f64 {
+        // The issue contexts are exact: no term.
+        (c.stream.get(op) * self.stream(op).se_seconds).powi(2)
+            + (c.vector.get(op) * self.vector(op).se_seconds).powi(2)
+            + (c.chain.get(op) * self.get(op).se_seconds).powi(2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{machine, Entry};
+
+    #[test]
+    fn cost_is_the_dot_product_and_variance_adds_in_squares() {
+        let m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(0.0), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        let mut c = AbOpCounts::new();
+        c.add(AbOp::ARDL, 1e9);
+        c.add(AbOp::MRDL, 2e9);
+        let e = t.cost(&c);
+        assert!((e.seconds - 8.0).abs() < 1e-9, "{}", e.seconds);
+        assert_eq!(e.sd_seconds, 0.0);
+
+        // With uncertainty: se = ci / t(0.95, n-1); sd = sqrt(Σ (C σ)^2).
+        let m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(0.1), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.2), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        let e = t.cost(&c);
+        let tq = 1.833_112_9; // t(0.95, 9)
+        let want = ((0.1 / tq) * 1.0f64).hypot((0.2 / tq) * 2.0);
+        assert!(
+            (e.sd_seconds - want).abs() < 1e-6,
+            "{} vs {want}",
+            e.sd_seconds
+        );
+    }
+
+    #[test]
+    fn undetected_costs_nothing_and_missing_is_reported() {
+        let m = machine(&[
+            (AbOp::ARDL, NOT_DETECTED, Some(-0.01), Some(0.05), 10),
+            (AbOp::MRDL, "not yet measured", None, None, 0),
+        ]);
+        let t = CostTable::from_profile(&m);
+        assert_eq!(t.get(AbOp::ARDL).status, CostStatus::NotDetected);
+        assert_eq!(t.get(AbOp::ARDL).seconds, 0.0);
+        assert!(t.get(AbOp::ARDL).se_seconds > 0.0);
+        assert_eq!(t.get(AbOp::MRDL).status, CostStatus::Missing);
+        assert_eq!(t.get(AbOp::DRDL).status, CostStatus::Missing);
+    }
+
+    #[test]
+    fn a_split_abop_costs_its_origin_on_profiles_measured_before_it() {
+        let m = machine(&[(AbOp::IOIT, MEASURED, Some(25.0), Some(0.3), 10)]);
+        let t = CostTable::from_profile(&m);
+        assert_eq!(t.get(AbOp::IORF).seconds, t.get(AbOp::IOIT).seconds);
+        assert_eq!(t.get(AbOp::IORF).status, CostStatus::Measured);
+        let m = machine(&[
+            (AbOp::IOIT, MEASURED, Some(25.0), Some(0.3), 10),
+            (AbOp::IORF, MEASURED, Some(140.0), Some(1.0), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        assert!((t.get(AbOp::IORF).seconds - 140e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn stream_costs_the_kernels_missed_are_scaled_chain_costs() {
+        // AbOps measured in both contexts at stream/chain ratios 0.2, 0.3, 0.25 (real
+        // double) and 0.5 (real single); MOCN (integer), XRDL (real double) and IOST
+        // (input/output) have only a chain cost.
+        let both = [
+            (AbOp::ARDL, 2.0, 0.4),
+            (AbOp::MRDL, 4.0, 1.2),
+            (AbOp::DRDL, 8.0, 2.0),
+            (AbOp::ARSL, 2.0, 1.0),
+        ];
+        let mut entries: Vec<Entry> = both
+            .iter()
+            .map(|&(op, chain, _)| (op, MEASURED, Some(chain), Some(0.0), 10))
+            .collect();
+        for (op, chain) in [(AbOp::MOCN, 3.2), (AbOp::XRDL, 10.0), (AbOp::IOST, 500.0)] {
+            entries.push((op, MEASURED, Some(chain), Some(0.0), 10));
+        }
+        let mut m = machine(&entries);
+        let stream_entry = |ns: f64| {
+            let mut e = AbOpEntry::status(MEASURED);
+            e.mean_ns = Some(ns);
+            e.ci90_ns = Some(0.0);
+            e.observations = 10;
+            e
+        };
+        // Two inline ratios are too few for an AbOp of another family: MOCN keeps its
+        // chain cost; XRDL's own family has two.
+        for &(op, _, stream) in &both[..2] {
+            m.stream.insert(op, stream_entry(stream));
+        }
+        let t = CostTable::from_profile(&m);
+        assert!((t.stream(AbOp::MOCN).seconds - 3.2e-9).abs() < 1e-18);
+        assert_eq!(t.stream(AbOp::MOCN).status, CostStatus::Measured);
+        assert_eq!(t.stream(AbOp::XRDL).status, CostStatus::Scaled);
+
+        for &(op, _, stream) in &both[2..] {
+            m.stream.insert(op, stream_entry(stream));
+        }
+        let t = CostTable::from_profile(&m);
+        // MOCN: all four inline ratios 0.2, 0.25, 0.3, 0.5, median (index 2) 0.3; half
+        // the interquartile range (0.3 - 0.25) / 2 of its cost is its standard error.
+        let p = t.stream(AbOp::MOCN);
+        assert_eq!(p.status, CostStatus::Scaled);
+        assert!((p.seconds - 0.96e-9).abs() < 1e-15, "{}", p.seconds);
+        assert!((p.se_seconds - 0.08e-9).abs() < 1e-15, "{}", p.se_seconds);
+        // XRDL: its family's 0.2, 0.3, 0.25, median 0.25.
+        assert!((t.stream(AbOp::XRDL).seconds - 2.5e-9).abs() < 1e-15);
+        // Input/output keeps its chain cost; measured stream costs and AbOps without a
+        // chain cost are left alone.
+        assert!((t.stream(AbOp::IOST).seconds - 500e-9).abs() < 1e-15);
+        assert!((t.stream(AbOp::ARDL).seconds - 0.4e-9).abs() < 1e-18);
+        assert_eq!(t.stream(AbOp::SQRD).status, CostStatus::Missing);
+    }
+
+    #[test]
+    fn interval_is_symmetric_and_weighted_sums_add_variances() {
+        let a = Estimate {
+            seconds: 1.0,
+            sd_seconds: 0.1,
+        };
+        let (lo, hi) = a.ci90();
+        assert!((hi - lo - 2.0 * Z90 * 0.1).abs() < 1e-12);
+        // Too uncertain for a normal interval above zero: a positive, upward-skewed one.
+        let wide = Estimate {
+            seconds: 1.0,
+            sd_seconds: 1.0,
+        };
+        let (lo, hi) = wide.ci90();
+        assert!(lo > 0.1 && lo < 0.5, "{lo}");
+        assert!(hi > 2.0 && hi < 3.0, "{hi}");
+        assert_eq!(Estimate::default().ci90(), (0.0, 0.0));
+        let b = a.add_weighted(&a, 2.0);
+        assert!((b.seconds - 3.0).abs() < 1e-12);
+        assert!((b.sd_seconds - (0.01f64 + 0.04).sqrt()).abs() < 1e-12);
+    }
+}

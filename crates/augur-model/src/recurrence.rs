@@ -1,0 +1,465 @@
+//! Loop bodies priced as one: an innermost loop's iteration runs at its throughput or
+//! at the pace of its recurrence, whichever is slower, with the procedures the compiler
+//! inlined into it as part of its body.
+
+use crate::block::{only, priced_chain, split_ops, without_branches};
+use crate::cost::{Coefficients, CostTable, LIBRARY_CALLS};
+use augur_ir::{AbOp, AbOpCounts};
+use augur_program_profile::optreport::OptReport;
+use augur_program_profile::UnitProfile;
+
+/// The share of an inlined procedure's work that belongs to one loop of its caller
+/// ([`inlined_shares`]): its blocks' coefficients, at throughput, and their
+/// recurrences, each times the share of the procedure's calls made there.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InlinedShare {
+    /// The caller's loop (id in its unit).
+    loop_id: u32,
+    /// The callee (index in the program's units).
+    callee: usize,
+    /// Share of the callee's calls made from the loop (0-1).
+    share: f64,
+    /// The callee's blocks as priced, times `share`.
+    work: Coefficients,
+    /// The same at throughput.
+    throughput: Coefficients,
+    /// Their recurrences at chain cost, times `share`.
+    chains: Coefficients,
+}
+
+/// For each unit, the work of the procedures the compiler inlined into its innermost
+/// loops: an inlined procedure's code is part of the loop body, so its throughput
+/// joins the body's and its recurrences (`state = mod(a*state + c, m)` of a random
+/// number generator) join the body's recurrences, instead of adding to them. Only
+/// procedures without loops of their own, called from a block of the loop.
+pub(crate) fn inlined_shares(
+    units: &[UnitProfile],
+    table: &CostTable,
+    report: Option<&OptReport>,
+    blocks_c: &[Vec<Coefficients>],
+    throughput_c: &[Vec<Coefficients>],
+) -> Vec<Vec<InlinedShare>> {
+    let mut out: Vec<Vec<InlinedShare>> = vec![vec![]; units.len()];
+    let Some(r) = report else {
+        return out;
+    };
+    let index = |name: &str| units.iter().position(|u| u.name.eq_ignore_ascii_case(name));
+    for call in &r.inlined {
+        let (Some(ui), Some(vi)) = (index(&call.caller), index(&call.callee)) else {
+            continue;
+        };
+        let (u, v) = (&units[ui], &units[vi]);
+        if ui == vi
+            || !v.loops.is_empty()
+            || !augur_program_profile::optreport::same_file(&u.file, &call.file)
+        {
+            continue;
+        }
+        let Some(calls) = v.calls.filter(|c| *c > 0.0) else {
+            continue;
+        };
+        // The block of the caller holding the call, in an innermost loop.
+        let Some(b) = u
+            .blocks
+            .iter()
+            .find(|b| b.first_line <= call.line && call.line <= b.last_line && b.in_loop.is_some())
+        else {
+            continue;
+        };
+        let Some(loop_id) = b.in_loop else { continue };
+        if u.loops.iter().any(|o| o.parent == Some(loop_id)) {
+            continue;
+        }
+        let share = (b.executions.unwrap_or(0.0) / calls).clamp(0.0, 1.0);
+        if share <= 0.0 {
+            continue;
+        }
+        let mut s = InlinedShare {
+            loop_id,
+            callee: vi,
+            share,
+            ..InlinedShare::default()
+        };
+        for (bi, vb) in v.blocks.iter().enumerate() {
+            if let Some(c) = blocks_c[vi].get(bi) {
+                s.work.add_scaled(&without_branches(c), share);
+            }
+            if let Some(c) = throughput_c[vi].get(bi) {
+                s.throughput.add_scaled(&without_branches(c), share);
+            }
+            s.chains.chain.add_scaled(
+                priced_chain(table, vb),
+                share * vb.executions.unwrap_or(0.0),
+            );
+        }
+        out[ui].push(s);
+    }
+    out
+}
+
+/// The loop-level recurrence rule. The operations of an innermost loop's iteration run
+/// on an out-of-order core either at their throughput (stream costs) or at the pace of
+/// the recurrence that carries a value from one iteration to the next (chain costs),
+/// whichever is slower: the recurrence across the body's blocks
+/// (`LoopProfile::chain`, the expected one of an iteration) or the ones inside its
+/// blocks (a reduction's add). Priced one by one, each block takes the slower of its
+/// own two and the blocks add up; the body's operations are scaled to the slowest of
+/// the whole body's throughput (`unit_thru`, every block at stream cost) and its
+/// recurrences, plus its library calls, which do not overlap a recurrence
+/// (mispredictions apart, which come on top), so every breakdown still adds up.
+/// Vectorized loops carry no recurrence across blocks (an in-order reduction inside a
+/// block still binds it, [`CostTable::ordered_reductions`]).
+///
+/// The shares of the procedures inlined into the unit's loops (`inlined`, from
+/// [`inlined_shares`]) join the loops' bodies. Returns, for each share whose loop was scaled, the
+/// callee, its share and the factor `k` the loop's work takes (the caller scales the
+/// callee's blocks by `1 + share·(k − 1)`).
+pub(crate) fn loop_recurrences(
+    table: &CostTable,
+    report: Option<&OptReport>,
+    u: &UnitProfile,
+    unit_c: &mut [Coefficients],
+    unit_thru: &[Coefficients],
+    inlined: &[InlinedShare],
+) -> Vec<(usize, f64, f64)> {
+    let mut scaled = vec![];
+    for l in &u.loops {
+        let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
+            continue;
+        };
+        let innermost = !u.loops.iter().any(|o| o.parent == Some(l.id));
+        if !innermost || report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
+            continue;
+        }
+        let body: Vec<usize> = u
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.in_loop == Some(l.id))
+            .map(|(i, _)| i)
+            .collect();
+        let mut work = Coefficients::default();
+        let mut throughput = Coefficients::default();
+        for &i in &body {
+            if let Some(c) = unit_c.get(i) {
+                work.add(&without_branches(c));
+            }
+            if let Some(c) = unit_thru.get(i) {
+                throughput.add(&without_branches(c));
+            }
+        }
+        let here: Vec<&InlinedShare> = inlined.iter().filter(|s| s.loop_id == l.id).collect();
+        for s in &here {
+            work.add(&s.work);
+            throughput.add(&s.throughput);
+        }
+        let t_body = table.cost_of(&work).seconds;
+        if t_body <= 0.0 {
+            continue;
+        }
+        let t_loop_chain: f64 = n * l
+            .chain
+            .iter()
+            .map(|(op, k)| k * table.get(op).seconds)
+            .sum::<f64>();
+        // The blocks' own recurrences, whether or not they bound their blocks.
+        let mut block_chains = Coefficients::default();
+        for &i in &body {
+            let b = &u.blocks[i];
+            block_chains
+                .chain
+                .add_scaled(priced_chain(table, b), b.executions.unwrap_or(0.0));
+        }
+        for s in &here {
+            block_chains.add(&s.chains);
+        }
+        let t_block_chains = table.cost_of(&block_chains).seconds;
+        // Library calls do not overlap the recurrence: they come on top of it (on a Zen 5,
+        // `z = z*z + c` takes 2.3 ns an iteration, 7.2 ns with `abs(z)` beside it, whose
+        // calls alone take 3 ns each).
+        let calls = only(&throughput, &LIBRARY_CALLS);
+        let t_calls = table.cost_of(&calls).seconds;
+        let t_throughput = table.cost_of(&throughput).seconds;
+        // A floating-point recurrence around a call (library or user) is stored before
+        // the call and reloaded after it, each iteration (`CostTable::call_spill`).
+        let calls_inside = body.iter().any(|&i| {
+            let c = &u.blocks[i].counts;
+            c.get(AbOp::PROC) > 0.0 || LIBRARY_CALLS.iter().any(|&op| c.get(op) > 0.0)
+        });
+        let floating = |c: &AbOpCounts| {
+            c.iter().any(|(op, k)| {
+                let g = op.info().group;
+                k > 0.0 && (g.contains("real") || g.contains("complex"))
+            })
+        };
+        // (Without optimization every value goes through memory anyway: the chain costs
+        // measured at -O0 include the store and reload.)
+        let spilled = table.register_scalars
+            && calls_inside
+            && (floating(&l.chain)
+                || body
+                    .iter()
+                    .any(|&i| floating(priced_chain(table, &u.blocks[i]))));
+        let t_spill = if spilled { n * table.call_spill } else { 0.0 };
+        let t_chain = t_loop_chain.max(t_block_chains) + t_spill;
+        let t = match &l.serial_calls {
+            // The calls that wait for the recurrence add to it; the others run ahead of
+            // it and only count in the throughput (a Zen 5: `s = s*0.999 + exp(x(i))`
+            // 3.5 ns an iteration, its chain alone 1.4 ns, its calls alone 3.1 ns).
+            Some(serial) => {
+                let mut waiting = Coefficients::default();
+                waiting
+                    .stream
+                    .add_scaled(&split_ops(serial, &LIBRARY_CALLS).0, n);
+                t_throughput.max(t_chain + table.cost_of(&waiting).seconds)
+            }
+            // Profiles made before the field: every call on top of the recurrence.
+            None => (t_throughput - t_calls).max(t_chain) + t_calls,
+        };
+        let k = t / t_body;
+        if (k - 1.0).abs() < 1e-12 {
+            continue;
+        }
+        for s in &here {
+            scaled.push((s.callee, s.share, k));
+        }
+        for &i in &body {
+            if let Some(c) = unit_c.get_mut(i) {
+                scale_work(c, k);
+            }
+        }
+    }
+    scaled
+}
+
+/// `c + (k − 1)·work`: the work of `c` scaled by `k`, its mispredictions kept (and the
+/// operations executed as they were).
+pub(crate) fn scale_work(c: &mut Coefficients, k: f64) {
+    let mut work = without_branches(c);
+    work.executed = 0.0;
+    c.add_scaled(&work, k - 1.0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::{without_chain, BlockContext};
+    use crate::test_support::{add_mul_machine, block_profile, entry, pricing, unit_with_one_loop};
+    use augur_program_profile::BlockProfile;
+
+    #[test]
+    fn an_inlined_procedure_joins_its_callers_loop() {
+        // `x = rand(state)` inlined into a loop of 100 iterations: the generator's
+        // `state = a*state + c` is a 6 ns recurrence (two chained 3 ns operations),
+        // the loop body 2 ns of independent work. Priced apart, 6 + 2 ns an
+        // iteration; as one body, the recurrence hides the work: max(6, 2 + 1) ns.
+        let t = CostTable::from_profile(&add_mul_machine());
+        let mut ops = AbOpCounts::new();
+        ops.add(AbOp::ARDL, 1.0);
+        ops.add(AbOp::MRDL, 1.0);
+        let mut body_ops = AbOpCounts::new();
+        body_ops.add(AbOp::MRDL, 4.0);
+        let caller = unit_with_one_loop(
+            "main",
+            vec![BlockProfile {
+                first_line: 3,
+                last_line: 4,
+                executions: Some(100.0),
+                ..block_profile(augur_ir::BlockKind::Straight, body_ops, AbOpCounts::new())
+            }],
+        );
+        let callee = UnitProfile {
+            name: "rand".into(),
+            unit_kind: augur_ir::UnitKind::Function,
+            first_line: 11,
+            last_line: 14,
+            calls: Some(100.0),
+            blocks: vec![BlockProfile {
+                first_line: 12,
+                last_line: 13,
+                in_loop: None,
+                executions: Some(100.0),
+                ..block_profile(augur_ir::BlockKind::Entry, ops.clone(), ops)
+            }],
+            loops: vec![],
+            ..caller.clone()
+        };
+        let units = vec![caller, callee];
+        let ctx = BlockContext::default();
+        let price = |units: &[UnitProfile]| -> Vec<Vec<Coefficients>> {
+            units
+                .iter()
+                .map(|u| u.blocks.iter().map(|b| pricing(&t).total(b, ctx)).collect())
+                .collect()
+        };
+        let thru: Vec<Vec<Coefficients>> = units
+            .iter()
+            .map(|u| {
+                u.blocks
+                    .iter()
+                    .map(|b| pricing(&t).total(&without_chain(b), ctx))
+                    .collect()
+            })
+            .collect();
+        let total = |c: &[Vec<Coefficients>]| {
+            c.iter()
+                .flatten()
+                .map(|c| t.cost_of(c).seconds)
+                .sum::<f64>()
+        };
+        let report = |line: u32| augur_program_profile::optreport::OptReport {
+            inlined: vec![augur_program_profile::optreport::InlinedCall {
+                file: "t.f90".into(),
+                line,
+                callee: "rand".into(),
+                caller: "main".into(),
+            }],
+            ..Default::default()
+        };
+        let run = |r: &augur_program_profile::optreport::OptReport| -> f64 {
+            let mut c = price(&units);
+            let shares = inlined_shares(&units, &t, Some(r), &c, &thru);
+            let (head, tail) = c.split_at_mut(1);
+            let scales =
+                loop_recurrences(&t, Some(r), &units[0], &mut head[0], &thru[0], &shares[0]);
+            for (vi, share, k) in scales {
+                assert_eq!(vi, 1);
+                for c in &mut tail[0] {
+                    scale_work(c, 1.0 + share * (k - 1.0));
+                }
+            }
+            total(&c)
+        };
+        // Not inlined (the report names no call in the loop): 600 + 200 ns.
+        assert!((total(&price(&units)) - 800e-9).abs() < 1e-15);
+        assert!(
+            (run(&report(20)) - 800e-9).abs() < 1e-15,
+            "{}",
+            run(&report(20))
+        );
+        // Inlined at line 3: the 6 ns recurrence bounds the merged body.
+        assert!(
+            (run(&report(3)) - 600e-9).abs() < 1e-15,
+            "{}",
+            run(&report(3))
+        );
+    }
+
+    #[test]
+    fn a_loop_body_runs_at_its_throughput_or_its_recurrence_whichever_is_slower() {
+        let mut m = add_mul_machine();
+        let t = CostTable::from_profile(&m);
+        let ops = |pairs: &[(AbOp, f64)]| {
+            let mut c = AbOpCounts::new();
+            for &(op, n) in pairs {
+                c.add(op, n);
+            }
+            c
+        };
+        let block = |id: u32, counts: AbOpCounts, chain: AbOpCounts| BlockProfile {
+            id,
+            first_line: id + 1,
+            last_line: id + 1,
+            executions: Some(100.0),
+            ..block_profile(augur_ir::BlockKind::Straight, counts, chain)
+        };
+        // Two blocks of one innermost loop, 100 iterations: a reduction `s = s + x*y`
+        // (its 3 ns add chain beats its 1 ns of throughput) and `a(i) = x*y*z + w`
+        // (2 ns of throughput, no recurrence). One by one: 3 + 2 ns; together the
+        // reduction's add overlaps the other block: max(1 + 2, 3) = 3 ns.
+        let u = unit_with_one_loop(
+            "t",
+            vec![
+                block(
+                    0,
+                    ops(&[(AbOp::ARDL, 1.0), (AbOp::MRDL, 1.0)]),
+                    ops(&[(AbOp::ARDL, 1.0)]),
+                ),
+                block(
+                    1,
+                    ops(&[(AbOp::ARDL, 1.0), (AbOp::MRDL, 3.0)]),
+                    AbOpCounts::new(),
+                ),
+            ],
+        );
+        let ctx = BlockContext::default();
+        let mut c: Vec<Coefficients> = u.blocks.iter().map(|b| pricing(&t).total(b, ctx)).collect();
+        let thru: Vec<Coefficients> = u
+            .blocks
+            .iter()
+            .map(|b| pricing(&t).total(&without_chain(b), ctx))
+            .collect();
+        let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
+        assert!((total(&c) - 500e-9).abs() < 1e-15, "{}", total(&c));
+        loop_recurrences(&t, None, &u, &mut c, &thru, &[]);
+        assert!((total(&c) - 300e-9).abs() < 1e-15, "{}", total(&c));
+        // A recurrence across the blocks longer than both (two chained adds per
+        // iteration, 6 ns) stretches the body to it.
+        let mut u2 = u.clone();
+        u2.loops[0].chain = ops(&[(AbOp::ARDL, 2.0)]);
+        let mut c: Vec<Coefficients> = u2
+            .blocks
+            .iter()
+            .map(|b| pricing(&t).total(b, ctx))
+            .collect();
+        loop_recurrences(&t, None, &u2, &mut c, &thru, &[]);
+        assert!((total(&c) - 600e-9).abs() < 1e-15, "{}", total(&c));
+
+        // A library call beside the recurrence comes on top of it: `s = s*r + exp(x)`,
+        // a 6 ns chain (multiply, add) and a 2 ns call: 8 ns, not max(6, 3).
+        m.abop.insert(AbOp::EXPD, entry(5.0, 0.0));
+        m.stream.insert(AbOp::EXPD, entry(2.0, 0.0));
+        let t = CostTable::from_profile(&m);
+        let mut u3 = u.clone();
+        u3.blocks = vec![block(
+            0,
+            ops(&[(AbOp::ARDL, 1.0), (AbOp::MRDL, 1.0), (AbOp::EXPD, 1.0)]),
+            ops(&[(AbOp::ARDL, 1.0), (AbOp::MRDL, 1.0)]),
+        )];
+        let mut c: Vec<Coefficients> = u3
+            .blocks
+            .iter()
+            .map(|b| pricing(&t).total(b, ctx))
+            .collect();
+        let thru: Vec<Coefficients> = u3
+            .blocks
+            .iter()
+            .map(|b| pricing(&t).total(&without_chain(b), ctx))
+            .collect();
+        loop_recurrences(&t, None, &u3, &mut c, &thru, &[]);
+        let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
+        assert!((total(&c) - 800e-9).abs() < 1e-15, "{}", total(&c));
+
+        // With optimizing flags, the floating-point `s` is stored before the call and
+        // reloaded after it: one round trip through L1 (1 ns here) more per iteration.
+        let mut ts = CostTable::from_profile(&m);
+        ts.register_scalars = true;
+        ts.call_spill = 1e-9;
+        let spilled = |u: &UnitProfile| {
+            let mut c: Vec<Coefficients> = u
+                .blocks
+                .iter()
+                .map(|b| pricing(&ts).total(b, ctx))
+                .collect();
+            let thru: Vec<Coefficients> = u
+                .blocks
+                .iter()
+                .map(|b| pricing(&ts).total(&without_chain(b), ctx))
+                .collect();
+            loop_recurrences(&ts, None, u, &mut c, &thru, &[]);
+            c.iter().map(|c| ts.cost_of(c).seconds).sum::<f64>()
+        };
+        assert!((spilled(&u3) - 900e-9).abs() < 1e-15, "{}", spilled(&u3));
+        // Without a call in the body nothing is spilled.
+        assert!((spilled(&u) - 300e-9).abs() < 1e-15, "{}", spilled(&u));
+        // A profile that says which calls wait for the recurrence: here none (the
+        // `exp` reads `x`, off the chain), so the calls run ahead of it and the
+        // iteration takes its 6 ns chain and the 1 ns spill.
+        let mut u4 = u3.clone();
+        u4.loops[0].serial_calls = Some(AbOpCounts::new());
+        assert!((spilled(&u4) - 700e-9).abs() < 1e-15, "{}", spilled(&u4));
+        // The call waits (its argument reads the carried scalar): on top again.
+        u4.loops[0].serial_calls = Some(ops(&[(AbOp::EXPD, 1.0)]));
+        assert!((spilled(&u4) - 900e-9).abs() < 1e-15, "{}", spilled(&u4));
+    }
+}

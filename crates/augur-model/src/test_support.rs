@@ -1,0 +1,102 @@
+//! Machine and program profiles the unit tests of the predictor's modules share.
+
+use crate::block::BlockPricing;
+use crate::cost::CostTable;
+use augur_ir::{AbOp, AbOpCounts};
+use augur_machine_profile::{AbOpEntry, MachineProfile, Provenance, MEASURED};
+use augur_program_profile::{BlockProfile, LoopProfile, UnitProfile};
+
+/// (AbOp, status, mean ns, 90% half-width ns, observations)
+pub(crate) type Entry<'a> = (AbOp, &'a str, Option<f64>, Option<f64>, u32);
+
+/// A measured entry of `mean` ns with a 90% half-width of `ci` ns.
+pub(crate) fn entry(mean: f64, ci: f64) -> AbOpEntry {
+    let mut e = AbOpEntry::status(MEASURED);
+    e.mean_ns = Some(mean);
+    e.ci90_ns = Some(ci);
+    e.observations = 10;
+    e
+}
+
+/// A machine profile of these chain-cost entries.
+pub(crate) fn machine(entries: &[Entry]) -> MachineProfile {
+    let mut m = MachineProfile::new(Provenance::default());
+    for &(op, status, mean, ci, n) in entries {
+        let mut e = AbOpEntry::status(status);
+        e.mean_ns = mean;
+        e.ci90_ns = ci;
+        e.observations = n;
+        m.abop.insert(op, e);
+    }
+    m
+}
+
+/// A block of loop 0 on line 1, run 10 times, with these counts and chain.
+pub(crate) fn block_profile(
+    block_kind: augur_ir::BlockKind,
+    counts: AbOpCounts,
+    chain: AbOpCounts,
+) -> BlockProfile {
+    BlockProfile {
+        id: 0,
+        block_kind,
+        first_line: 1,
+        last_line: 1,
+        in_loop: Some(0),
+        counts,
+        chain,
+        register_writes: AbOpCounts::new(),
+        executions: Some(10.0),
+        how: "counter".into(),
+    }
+}
+
+/// A machine whose double adds and multiplies cost 3 ns in a chain, 0.5 ns in a
+/// stream.
+pub(crate) fn add_mul_machine() -> MachineProfile {
+    let mut m = machine(&[
+        (AbOp::ARDL, MEASURED, Some(3.0), Some(0.0), 10),
+        (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
+    ]);
+    m.stream.insert(AbOp::ARDL, entry(0.5, 0.0));
+    m.stream.insert(AbOp::MRDL, entry(0.5, 0.0));
+    m
+}
+
+/// A program unit `t.f90` of these blocks with one innermost loop (id 0, line 1)
+/// of 100 iterations.
+pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitProfile {
+    UnitProfile {
+        name: name.into(),
+        unit_kind: augur_ir::UnitKind::Program,
+        file: "t.f90".into(),
+        first_line: 1,
+        last_line: 9,
+        host: None,
+        calls: Some(1.0),
+        totals: AbOpCounts::new(),
+        blocks,
+        loops: vec![LoopProfile {
+            id: 0,
+            loop_kind: augur_ir::LoopKind::Counted,
+            line: 1,
+            depth: 1,
+            parent: None,
+            entries: Some(1.0),
+            iterations: Some(100.0),
+            mean_trips: Some(100.0),
+            totals: AbOpCounts::new(),
+            chain: AbOpCounts::new(),
+            serial_calls: None,
+        }],
+    }
+}
+
+/// Block pricing on `table` that leaves branch mispredictions out (a program
+/// without a branch run, predicted with the default options).
+pub(crate) fn pricing(table: &CostTable) -> BlockPricing<'_> {
+    BlockPricing {
+        table,
+        branches_priced: false,
+    }
+}

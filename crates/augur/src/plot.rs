@@ -1,8 +1,7 @@
 //! `augur plot`: the memory sweep of a machine profile as an SVG figure.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use augur_machine_profile::MachineProfile;
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -25,17 +24,7 @@ pub fn run(profile: &Path, output: &Path) -> Result<ExitCode> {
         .filter_map(|l| Some((l.name.clone(), l.os_size_bytes?)))
         .collect();
     let svg = augur_memory::svg::sweep_figure(m, &caches).map_err(anyhow::Error::msg)?;
-    let dir = match output.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write {}", output.display()))?;
-    tmp.write_all(svg.as_bytes())
-        .and_then(|_| tmp.flush())
-        .with_context(|| format!("cannot write {}", output.display()))?;
-    tmp.persist(output)
-        .with_context(|| format!("cannot write {}", output.display()))?;
+    crate::cli::write_atomically(output, svg.as_bytes())?;
     println!(
         "{}: {} curves, written to {}",
         profile.display(),

@@ -522,7 +522,16 @@ fn custom(
     }
 }
 
+/// Control: DO loops, calls, IF, branch mispredictions, SELECT CASE, array elements.
 fn control(out: &mut Vec<Experiment>) {
+    loops(out);
+    calls(out);
+    branches(out);
+    array_elements(out);
+}
+
+/// DO loops, measured indirectly.
+fn loops(out: &mut Vec<Experiment>) {
     let ardl = ab("ARDL");
     // DO loops: indirect (least squares). One loop entry of m iterations around
     // x = x + a costs LOIN + m (LOOV + ARDL); six trip counts give the line.
@@ -554,7 +563,11 @@ fn control(out: &mut Vec<Experiment>) {
             },
         );
     }
-    // Calls.
+}
+
+/// Calls (without and with arguments) and the logical IF.
+fn calls(out: &mut Vec<Experiment>) {
+    let ardl = ab("ARDL");
     out.push(custom(
         ab("PROC"),
         "",
@@ -588,6 +601,11 @@ fn control(out: &mut Vec<Experiment>) {
         vec![(ardl, 1.0)],
         "logical IF (volatile, always true) guarding x = x + a, minus one ARDL",
     ));
+}
+
+/// Branch mispredictions and SELECT CASE.
+fn branches(out: &mut Vec<Experiment>) {
+    let ardl = ab("ARDL");
     // Branch mispredictions: the same unit branching on the sign of a xorshift generator
     // (unpredictable, taken half the time) and on the parity of a counter (alternating,
     // which predictors learn). The arms update different volatile variables, so the
@@ -644,6 +662,11 @@ fn control(out: &mut Vec<Experiment>) {
         vec![(ardl, 1.0)],
         "SELECT CASE on a volatile integer (3 cases, the second taken) whose case is x = x + a, minus one ARDL",
     ));
+}
+
+/// Array elements at volatile subscripts.
+fn array_elements(out: &mut Vec<Experiment>) {
+    let ardl = ab("ARDL");
     // Arrays: element of a separately filled array at volatile subscripts.
     let arr =
         "real(8) :: v1(64), v2(8,8), v3(4,4,4), v4(4,4,2,2)\ninteger, volatile :: i1, i2, i3\n";
@@ -695,107 +718,116 @@ fn control(out: &mut Vec<Experiment>) {
     }
 }
 
+/// Intrinsic functions: the real ones, then the integer ones.
 fn intrinsics(out: &mut Vec<Experiment>) {
-    // (single mnemonic, double mnemonic, unit, a, b, context)
-    let real: &[(&str, &str, &str, f64, f64, &str)] = &[
-        (
-            "LOGS",
-            "LOGD",
-            "{x} = log({x} + {a})",
-            2.0,
-            0.0,
-            "x = log(x + a), a = 2",
-        ),
-        (
-            "EXPS",
-            "EXPD",
-            "{x} = exp({x} - {a})",
-            1.0,
-            0.0,
-            "x = exp(x - a), a = 1",
-        ),
-        (
-            "SINS",
-            "SIND",
-            "{x} = sin({x} + {a})",
-            0.5,
-            0.0,
-            "x = sin(x + a), a = 0.5",
-        ),
-        (
-            "TANS",
-            "TAND",
-            "{x} = tan({a} - {x})",
-            1.0,
-            0.0,
-            "x = tan(a - x), a = 1",
-        ),
-        (
-            "SQRS",
-            "SQRD",
-            "{x} = sqrt({x} + {a})",
-            2.0,
-            0.0,
-            "x = sqrt(x + a), a = 2",
-        ),
-        (
-            "ABSS",
-            "ABSD",
-            "{x} = abs({a} - {x})",
-            1.0,
-            0.0,
-            "x = abs(a - x), a = 1",
-        ),
-        (
-            "MODS",
-            "MODD",
-            "{x} = mod({x} + {a}, {b})",
-            1.3,
-            7.0,
-            "x = mod(x + a, b), a = 1.3, b = 7",
-        ),
-        (
-            "MAXS",
-            "MAXD",
-            "{x} = max({x} - {a}, {b})",
-            0.5,
-            -1.0,
-            "x = max(x - a, b)",
-        ),
-        (
-            "ATNS",
-            "ATND",
-            "{x} = atan({x} + {a})",
-            0.5,
-            0.0,
-            "x = atan(x + a), a = 0.5",
-        ),
-        (
-            "HYPS",
-            "HYPD",
-            "{x} = tanh({x} + {a})",
-            0.5,
-            0.0,
-            "x = tanh(x + a), a = 0.5",
-        ),
-        (
-            "SGNS",
-            "SGND",
-            "{x} = sign({a} - {x}, {b})",
-            1.0,
-            -1.0,
-            "x = sign(a - x, b)",
-        ),
-        (
-            "ANIS",
-            "ANID",
-            "{x} = aint({a} - {x})",
-            2.5,
-            0.0,
-            "x = aint(a - x), a = 2.5",
-        ),
-    ];
-    for &(s, d, unit, a, b, ctx) in real {
+    real_intrinsics(out);
+    integer_intrinsics(out);
+}
+
+/// The real intrinsics, single and double precision: `(single mnemonic, double mnemonic,
+/// unit, a, b, context)`.
+const REAL_INTRINSICS: &[(&str, &str, &str, f64, f64, &str)] = &[
+    (
+        "LOGS",
+        "LOGD",
+        "{x} = log({x} + {a})",
+        2.0,
+        0.0,
+        "x = log(x + a), a = 2",
+    ),
+    (
+        "EXPS",
+        "EXPD",
+        "{x} = exp({x} - {a})",
+        1.0,
+        0.0,
+        "x = exp(x - a), a = 1",
+    ),
+    (
+        "SINS",
+        "SIND",
+        "{x} = sin({x} + {a})",
+        0.5,
+        0.0,
+        "x = sin(x + a), a = 0.5",
+    ),
+    (
+        "TANS",
+        "TAND",
+        "{x} = tan({a} - {x})",
+        1.0,
+        0.0,
+        "x = tan(a - x), a = 1",
+    ),
+    (
+        "SQRS",
+        "SQRD",
+        "{x} = sqrt({x} + {a})",
+        2.0,
+        0.0,
+        "x = sqrt(x + a), a = 2",
+    ),
+    (
+        "ABSS",
+        "ABSD",
+        "{x} = abs({a} - {x})",
+        1.0,
+        0.0,
+        "x = abs(a - x), a = 1",
+    ),
+    (
+        "MODS",
+        "MODD",
+        "{x} = mod({x} + {a}, {b})",
+        1.3,
+        7.0,
+        "x = mod(x + a, b), a = 1.3, b = 7",
+    ),
+    (
+        "MAXS",
+        "MAXD",
+        "{x} = max({x} - {a}, {b})",
+        0.5,
+        -1.0,
+        "x = max(x - a, b)",
+    ),
+    (
+        "ATNS",
+        "ATND",
+        "{x} = atan({x} + {a})",
+        0.5,
+        0.0,
+        "x = atan(x + a), a = 0.5",
+    ),
+    (
+        "HYPS",
+        "HYPD",
+        "{x} = tanh({x} + {a})",
+        0.5,
+        0.0,
+        "x = tanh(x + a), a = 0.5",
+    ),
+    (
+        "SGNS",
+        "SGND",
+        "{x} = sign({a} - {x}, {b})",
+        1.0,
+        -1.0,
+        "x = sign(a - x, b)",
+    ),
+    (
+        "ANIS",
+        "ANID",
+        "{x} = aint({a} - {x})",
+        2.5,
+        0.0,
+        "x = aint(a - x), a = 2.5",
+    ),
+];
+
+/// Chains of the real intrinsics in both kinds, minus one add each.
+fn real_intrinsics(out: &mut Vec<Experiment>) {
+    for &(s, d, unit, a, b, ctx) in REAL_INTRINSICS {
         for (m, ty) in [(s, R4), (d, R8)] {
             out.push(chain(
                 ab(m),
@@ -809,83 +841,90 @@ fn intrinsics(out: &mut Vec<Experiment>) {
             ));
         }
     }
-    let int: &[(&str, &str, f64, f64, bool, &str)] = &[
-        (
-            "ABSI",
-            "{x} = abs({a} - {x})",
-            5.0,
-            0.0,
-            true,
-            "x = abs(a - x)",
-        ),
-        (
-            "MODI",
-            "{x} = mod({x} + {a}, {b})",
-            13.0,
-            1000.0,
-            true,
-            "x = mod(x + a, b)",
-        ),
-        (
-            "MAXI",
-            "{x} = max({x} - {a}, {b})",
-            1.0,
-            -5.0,
-            true,
-            "x = max(x - a, b)",
-        ),
-        (
-            "SGNI",
-            "{x} = sign({a} - {x}, {b})",
-            5.0,
-            -1.0,
-            true,
-            "x = sign(a - x, b)",
-        ),
-        (
-            "BITI",
-            "{x} = ieor({x}, {a})",
-            5.0,
-            0.0,
-            false,
-            "x = ieor(x, a)",
-        ),
-        // Constant operands: the compiler sees the literal and strength-reduces.
-        (
-            "DIC2",
-            "{x} = {x} / 2 + {a}",
-            8.0,
-            0.0,
-            true,
-            "x = x / 2 + a (divisor a literal power of two)",
-        ),
-        (
-            "DICN",
-            "{x} = {x} / 3 + {a}",
-            6.0,
-            0.0,
-            true,
-            "x = x / 3 + a (divisor a literal)",
-        ),
-        (
-            "MOC2",
-            "{x} = mod({x} + {a}, 8)",
-            3.0,
-            0.0,
-            true,
-            "x = mod(x + a, 8) (literal power of two)",
-        ),
-        (
-            "MOCN",
-            "{x} = mod({x} + {a}, 7)",
-            3.0,
-            0.0,
-            true,
-            "x = mod(x + a, 7) (literal)",
-        ),
-        ("PW2I", "{x} = 2**{x} - {a}", 2.0, 0.0, true, "x = 2**x - a"),
-    ];
-    for &(m, unit, a, b, minus_add, ctx) in int {
+}
+
+/// The integer intrinsics and operations with literal operands: `(mnemonic, unit, a, b,
+/// whether one add is subtracted, context)`.
+const INTEGER_INTRINSICS: &[(&str, &str, f64, f64, bool, &str)] = &[
+    (
+        "ABSI",
+        "{x} = abs({a} - {x})",
+        5.0,
+        0.0,
+        true,
+        "x = abs(a - x)",
+    ),
+    (
+        "MODI",
+        "{x} = mod({x} + {a}, {b})",
+        13.0,
+        1000.0,
+        true,
+        "x = mod(x + a, b)",
+    ),
+    (
+        "MAXI",
+        "{x} = max({x} - {a}, {b})",
+        1.0,
+        -5.0,
+        true,
+        "x = max(x - a, b)",
+    ),
+    (
+        "SGNI",
+        "{x} = sign({a} - {x}, {b})",
+        5.0,
+        -1.0,
+        true,
+        "x = sign(a - x, b)",
+    ),
+    (
+        "BITI",
+        "{x} = ieor({x}, {a})",
+        5.0,
+        0.0,
+        false,
+        "x = ieor(x, a)",
+    ),
+    // Constant operands: the compiler sees the literal and strength-reduces.
+    (
+        "DIC2",
+        "{x} = {x} / 2 + {a}",
+        8.0,
+        0.0,
+        true,
+        "x = x / 2 + a (divisor a literal power of two)",
+    ),
+    (
+        "DICN",
+        "{x} = {x} / 3 + {a}",
+        6.0,
+        0.0,
+        true,
+        "x = x / 3 + a (divisor a literal)",
+    ),
+    (
+        "MOC2",
+        "{x} = mod({x} + {a}, 8)",
+        3.0,
+        0.0,
+        true,
+        "x = mod(x + a, 8) (literal power of two)",
+    ),
+    (
+        "MOCN",
+        "{x} = mod({x} + {a}, 7)",
+        3.0,
+        0.0,
+        true,
+        "x = mod(x + a, 7) (literal)",
+    ),
+    ("PW2I", "{x} = 2**{x} - {a}", 2.0, 0.0, true, "x = 2**x - a"),
+];
+
+/// Chains of the integer intrinsics.
+fn integer_intrinsics(out: &mut Vec<Experiment>) {
+    for &(m, unit, a, b, minus_add, ctx) in INTEGER_INTRINSICS {
         let sub = if minus_add {
             vec![(ab("AISL"), 1.0)]
         } else {

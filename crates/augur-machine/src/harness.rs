@@ -1,5 +1,9 @@
 //! One Fortran program for all experiments, its build and its runs.
 //!
+//! Building (with experiments that do not compile left out) and running go through the
+//! toolchain's shared harness, [`augur_toolchain::experiment`]; the generator, the run's
+//! arguments and the meaning of the output are this family's own.
+//!
 //! [`generate`] writes two free-form files: the program (`augchar.f90`: one routine per
 //! experiment, a dispatcher and a main program that calibrates and observes) and the
 //! separately compiled support file (`augsupport.f90`: the `augglob` module, identity
@@ -23,10 +27,13 @@
 //! ```
 
 use crate::experiments::{Experiment, TAGS};
-use augur_toolchain::{self as toolchain, BuildInput, Toolchain};
+use augur_toolchain::experiment::{
+    self, output_lines, BuildFailure, ExperimentBuild, ProgramSources, RunFailure,
+};
+use augur_toolchain::{RunError, RunResult, Toolchain};
 use std::fmt::Write as _;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The generated sources.
@@ -39,6 +46,21 @@ pub struct Generated {
     /// For each experiment (by index), the lines (1-based, end exclusive) of its routine in
     /// `program`, to blame compile errors.
     pub lines: Vec<Range<u32>>,
+}
+
+impl Generated {
+    /// The sources to build: the support file, then the program (which holds the
+    /// experiments).
+    pub fn into_sources(self) -> ProgramSources {
+        ProgramSources {
+            files: vec![
+                ("augsupport.f90", self.support),
+                ("augchar.f90", self.program),
+            ],
+            experiments_file: 1,
+            lines: self.lines,
+        }
+    }
 }
 
 fn indent(code: &str, pad: &str) -> String {
@@ -232,27 +254,17 @@ pub struct Output {
 /// Parses the program's output; other lines are ignored, malformed `AUG` lines are errors.
 pub fn parse_output(text: &str) -> Result<Output, String> {
     let mut out = Output::default();
-    for (no, line) in text.lines().enumerate() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let bad = || format!("line {}: malformed `{}`", no + 1, line.trim());
-        match words.first().copied() {
-            Some("AUGRATE") => {
-                out.rate = Some(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?)
-            }
-            Some("AUGRES") => {
-                out.resolution = Some(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?)
-            }
-            Some("AUGGONE") => out
-                .gone
-                .push(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?),
-            Some("AUGSTART") => out
-                .started
-                .push(words.get(1).and_then(|w| w.parse().ok()).ok_or_else(bad)?),
+    for line in output_lines(text) {
+        match line.keyword() {
+            Some("AUGRATE") => out.rate = Some(line.field(1)?),
+            Some("AUGRES") => out.resolution = Some(line.field(1)?),
+            Some("AUGGONE") => out.gone.push(line.field(1)?),
+            Some("AUGSTART") => out.started.push(line.field(1)?),
             Some("AUGOBS") => {
-                if words.len() != 7 {
-                    return Err(bad());
+                if line.words.len() != 7 {
+                    return Err(line.malformed());
                 }
-                let num = |i: usize| words[i].parse::<i64>().map_err(|_| bad());
+                let num = |i: usize| line.field::<i64>(i);
                 out.obs.push(Obs {
                     id: num(1)? as usize,
                     k: num(2)? as u32,
@@ -373,64 +385,10 @@ pub fn measure(
 ) -> Result<Measured, String> {
     let mut outcomes: Vec<Option<Outcome>> = vec![None; exps.len()];
     // Build, dropping experiments that do not compile.
-    let mut active: Vec<usize> = (0..exps.len()).collect();
-    let exe = loop {
-        let subset: Vec<Experiment> = active.iter().map(|&i| exps[i].clone()).collect();
-        let g = generate(&subset);
-        let prog = dir.join("augchar.f90");
-        let sup = dir.join("augsupport.f90");
-        std::fs::write(&prog, &g.program)
-            .map_err(|e| format!("cannot write {}: {e}", prog.display()))?;
-        std::fs::write(&sup, &g.support)
-            .map_err(|e| format!("cannot write {}: {e}", sup.display()))?;
-        let input = BuildInput {
-            fortran: vec![sup.clone(), prog.clone()],
-            ..Default::default()
-        };
-        let built = toolchain::build(tc, &input, dir, "augchar");
-        crate::check_cancel()?;
-        match built {
-            Ok(exe) => break exe,
-            Err(toolchain::BuildError::Compile {
-                file,
-                messages,
-                stderr,
-            }) if file == prog => {
-                let mut blamed: Vec<usize> = Vec::new();
-                for m in messages
-                    .iter()
-                    .filter(|m| m.severity.to_ascii_lowercase().contains("error"))
-                {
-                    if let Some(j) = g.lines.iter().position(|r| r.contains(&m.line)) {
-                        if !blamed.contains(&j) {
-                            blamed.push(j);
-                            let i = active[j];
-                            progress
-                                .note(&format!("{} does not compile: {}", exps[i].abop, m.message));
-                            outcomes[i] =
-                                Some(Outcome::Failed(format!("does not compile: {}", m.message)));
-                        }
-                    }
-                }
-                if blamed.is_empty() {
-                    return Err(format!(
-                        "the generated program does not compile: {}",
-                        stderr.lines().take(5).collect::<Vec<_>>().join("; ")
-                    ));
-                }
-                active = active
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| !blamed.contains(j))
-                    .map(|(_, &i)| i)
-                    .collect();
-                if active.is_empty() {
-                    return Err("no experiment compiles".to_string());
-                }
-            }
-            Err(e) => return Err(format!("cannot build the experiments: {e}")),
-        }
-    };
+    let (exe, active) = build_program(tc, exps, dir, &mut |i, message| {
+        progress.note(&format!("{} does not compile: {message}", exps[i].abop));
+        outcomes[i] = Some(Outcome::Failed(format!("does not compile: {message}")));
+    })?;
     // First pass: every experiment, in chunks so that progress shows and a crash loses
     // little.
     let total = exps.len();
@@ -438,7 +396,7 @@ pub fn measure(
     let probe = run_program(
         &exe,
         dir,
-        &["0".to_string(), "0".to_string()],
+        vec!["0".to_string(), "0".to_string()],
         Duration::from_secs(30),
     )?;
     let out = parse_output(&probe.stdout)?;
@@ -565,7 +523,7 @@ fn run_pass(
         let res = run_program(
             exe,
             dir,
-            &args,
+            args,
             per_exp * chunk.len() as u32 + Duration::from_secs(20),
         )?;
         let out = parse_output(&res.stdout)?;
@@ -614,15 +572,27 @@ fn run_pass(
     Ok(())
 }
 
-/// Reads a pipe to its end on a thread.
-fn slurp<R: std::io::Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut v = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut v);
-        }
-        v
-    })
+/// Builds the program of `exps` in `dir`, leaving out the experiments that do not
+/// compile (`dropped` gets each with its first error); returns the executable and the
+/// experiments in it (experiment `active[j]` has program id `j + 1`). A build error outside
+/// every experiment is an error.
+fn build_program(
+    tc: &Toolchain,
+    exps: &[Experiment],
+    dir: &Path,
+    dropped: &mut dyn FnMut(usize, &str),
+) -> Result<(PathBuf, Vec<usize>), String> {
+    let build = ExperimentBuild::new(tc, dir, "augchar");
+    let mut generate = |active: &[usize]| {
+        let subset: Vec<Experiment> = active.iter().map(|&i| exps[i].clone()).collect();
+        (generate(&subset).into_sources(), ())
+    };
+    // Each build drops at least one experiment: as many attempts as it takes.
+    match build.build_dropping(exps.len(), usize::MAX, &mut generate, dropped) {
+        Ok(built) => Ok((built.exe, built.active)),
+        Err(BuildFailure::Build(e)) => Err(format!("cannot build the experiments: {e}")),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// What one run of the experiment program printed, and why it failed, if it did.
@@ -631,67 +601,55 @@ struct Ran {
     failure: Option<String>,
 }
 
-/// Runs the experiment program with `args` in `dir`, killing it at `timeout` or when the
-/// characterization is cancelled ([`crate::cancel`]; the error is then
-/// [`augur_toolchain::interrupt::CANCELLED`]).
-fn run_program(exe: &Path, dir: &Path, args: &[String], timeout: Duration) -> Result<Ran, String> {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
-    use std::process::{Command, Stdio};
-    crate::check_cancel()?;
-    let mut child = Command::new(exe)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot run the experiments ({}): {e}", exe.display()))?;
-    let out_reader = slurp(child.stdout.take());
-    let err_reader = slurp(child.stderr.take());
-    let start = std::time::Instant::now();
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) => {}
-            Err(e) => return Err(format!("cannot wait for the experiments: {e}")),
+/// Runs the experiment program with `args` in `dir`, killing it at `timeout`; a cancelled
+/// characterization ([`augur_toolchain::interrupt::cancel`]) gives the error
+/// [`augur_toolchain::interrupt::CANCELLED`].
+fn run_program(
+    exe: &Path,
+    dir: &Path,
+    args: Vec<String>,
+    timeout: Duration,
+) -> Result<Ran, String> {
+    let ran = experiment::run(exe, dir, args, timeout).map_err(|e| match e {
+        RunFailure::Run(RunError::Spawn { source, .. }) => {
+            format!("cannot run the experiments ({}): {source}", exe.display())
         }
-        if augur_toolchain::interrupt::cancelled() || start.elapsed() > timeout {
-            timed_out = !augur_toolchain::interrupt::cancelled();
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
+        RunFailure::Run(RunError::Wait { source, .. }) => {
+            format!("cannot wait for the experiments: {source}")
         }
-        std::thread::sleep(Duration::from_millis(20));
+        e => e.to_string(),
+    })?;
+    Ok(Ran {
+        stdout: String::from_utf8_lossy(&ran.stdout).to_string(),
+        failure: failure(&ran, timeout),
+    })
+}
+
+/// Why a run failed: `timed out after 30 s`, `the program exited with status 2: <the last
+/// line of its stderr>`; `None` when it exited with status 0.
+fn failure(ran: &RunResult, timeout: Duration) -> Option<String> {
+    if ran.timed_out {
+        return Some(format!("timed out after {:.0} s", timeout.as_secs_f64()));
+    }
+    if ran.exit_code == Some(0) {
+        return None;
+    }
+    let how = match (ran.exit_code, ran.signal) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(sig)) => format!("was killed by signal {sig}"),
+        _ => "failed".to_string(),
     };
-    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap_or_default()).to_string();
-    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap_or_default()).to_string();
-    crate::check_cancel()?;
+    let stderr = String::from_utf8_lossy(&ran.stderr);
     let last = stderr
         .lines()
         .map(str::trim)
         .rfind(|l| !l.is_empty())
-        .unwrap_or("")
-        .to_string();
-    let failure = match status {
-        None if timed_out => Some(format!("timed out after {:.0} s", timeout.as_secs_f64())),
-        None => None,
-        Some(st) if st.success() => None,
-        Some(st) => {
-            let how = match (st.code(), st.signal()) {
-                (Some(c), _) => format!("exited with status {c}"),
-                (None, Some(sig)) => format!("was killed by signal {sig}"),
-                _ => "failed".to_string(),
-            };
-            Some(if last.is_empty() {
-                format!("the program {how}")
-            } else {
-                format!("the program {how}: {last}")
-            })
-        }
-    };
-    Ok(Ran { stdout, failure })
+        .unwrap_or("");
+    Some(if last.is_empty() {
+        format!("the program {how}")
+    } else {
+        format!("the program {how}: {last}")
+    })
 }
 
 #[cfg(test)]

@@ -24,8 +24,6 @@ use harness::{Outcome, Progress, Settings};
 use stats::Estimate;
 use std::collections::HashMap;
 
-use augur_toolchain::interrupt::check_cancel;
-
 /// The environment variable of the test hook: `MNEM` or `MNEM:compile` makes that AbOp's
 /// experiment fail to compile, `MNEM:crash` makes it stop with an error at run time,
 /// `MNEM:noisy` discards its observations' window check as if the machine were too noisy.
@@ -216,7 +214,23 @@ enum Rule {
 /// of the experiments.
 pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Resolved> {
     let res_ns = if rate > 0 { 1e9 / rate as f64 } else { 1.0 };
-    // Per-experiment raw estimates (per unit) and noise floors (per operation).
+    let (raw, floors) = raw_estimates(exps, outcomes, res_ns);
+    let rules = rules_of(exps);
+    let done = solve(exps, &rules, &raw, &floors);
+    entries_of(exps, &rules, &done)
+}
+
+/// A parameter's estimate (or why there is none) and its noise floor per operation.
+type Solved = (Result<Estimate, String>, f64);
+
+/// Per experiment, the raw estimate per unit (body minus reference, the undisturbed
+/// observations) or why there is none, and the noise floor per operation: the timer's
+/// share of one operation, two clock reads of resolution `res_ns` per loop.
+fn raw_estimates(
+    exps: &[Experiment],
+    outcomes: &[Outcome],
+    res_ns: f64,
+) -> (Vec<Result<Estimate, String>>, Vec<f64>) {
     let mut raw: Vec<Result<Estimate, String>> = Vec::new();
     let mut floors: Vec<f64> = Vec::new();
     for (e, o) in exps.iter().zip(outcomes) {
@@ -253,7 +267,12 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Reso
         raw.push(r);
         floors.push(floor);
     }
-    // The parameters and their rules, in experiment order.
+    (raw, floors)
+}
+
+/// The parameters and their rules, in experiment order: the points of an indirect
+/// measurement share one rule (their AbOp is the intercept's).
+fn rules_of(exps: &[Experiment]) -> Vec<(AbOp, Rule)> {
     let mut rules: Vec<(AbOp, Rule)> = Vec::new();
     for (i, e) in exps.iter().enumerate() {
         if e.fit.is_some() {
@@ -266,34 +285,48 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Reso
             rules.push((e.abop, Rule::Direct(i)));
         }
     }
-    let mut done: HashMap<AbOp, (Result<Estimate, String>, f64)> = HashMap::new();
-    let lookup = |done: &HashMap<AbOp, (Result<Estimate, String>, f64)>,
-                  deps: &[(AbOp, f64)]|
-     -> Option<Result<Vec<(f64, Estimate)>, String>> {
-        let mut terms = Vec::new();
-        for (d, c) in deps {
-            match done.get(d)?.0 {
-                Ok(p) => terms.push((*c, p)),
-                Err(ref why) => {
-                    let what = why.split(':').next().unwrap_or("failed");
-                    return Some(Err(format!("failed: depends on {d}, which is {what}")));
-                }
+    rules
+}
+
+/// The terms `(count, estimate)` of the parameters `deps` once all are solved (`None`
+/// before), or the failure of the first that failed.
+fn dependency_terms(
+    done: &HashMap<AbOp, Solved>,
+    deps: &[(AbOp, f64)],
+) -> Option<Result<Vec<(f64, Estimate)>, String>> {
+    let mut terms = Vec::new();
+    for (d, c) in deps {
+        match done.get(d)?.0 {
+            Ok(p) => terms.push((*c, p)),
+            Err(ref why) => {
+                let what = why.split(':').next().unwrap_or("failed");
+                return Some(Err(format!("failed: depends on {d}, which is {what}")));
             }
         }
-        Some(Ok(terms))
-    };
-    // Composite subtraction, in dependency order.
+    }
+    Some(Ok(terms))
+}
+
+/// Applies the rules in dependency order (composite subtraction), until no rule can be
+/// applied; a parameter left out is in a circular dependency.
+fn solve(
+    exps: &[Experiment],
+    rules: &[(AbOp, Rule)],
+    raw: &[Result<Estimate, String>],
+    floors: &[f64],
+) -> HashMap<AbOp, Solved> {
+    let mut done: HashMap<AbOp, Solved> = HashMap::new();
     let mut progress = true;
     while progress {
         progress = false;
-        for (op, rule) in &rules {
+        for (op, rule) in rules {
             if done.contains_key(op) {
                 continue;
             }
             match rule {
                 Rule::Direct(i) => {
                     let e = &exps[*i];
-                    let Some(terms) = lookup(&done, &e.subtract) else {
+                    let Some(terms) = dependency_terms(&done, &e.subtract) else {
                         continue;
                     };
                     let r = match (&raw[*i], terms) {
@@ -309,8 +342,8 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Reso
                         continue;
                     };
                     let (Some(t0), Some(t1)) = (
-                        lookup(&done, &first.subtract),
-                        lookup(&done, &f.slope_subtract),
+                        dependency_terms(&done, &first.subtract),
+                        dependency_terms(&done, &f.slope_subtract),
                     ) else {
                         continue;
                     };
@@ -319,7 +352,7 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Reso
                         .iter()
                         .filter_map(|&i| exps[i].fit.as_ref().map(|f| f.x))
                         .fold(1.0, f64::max);
-                    let (r0, r1) = match indirect(exps, &raw, pts, t0, t1) {
+                    let (r0, r1) = match indirect(exps, raw, pts, t0, t1) {
                         Ok((a, b)) => (Ok(a), Ok(b)),
                         Err(why) => (Err(why.clone()), Err(why)),
                     };
@@ -330,8 +363,18 @@ pub fn resolve(exps: &[Experiment], outcomes: &[Outcome], rate: u64) -> Vec<Reso
             progress = true;
         }
     }
+    done
+}
+
+/// The profile entries of the rules' parameters (an indirect measurement gives its
+/// intercept and its slope), in rule order.
+fn entries_of(
+    exps: &[Experiment],
+    rules: &[(AbOp, Rule)],
+    done: &HashMap<AbOp, Solved>,
+) -> Vec<Resolved> {
     let mut out = Vec::new();
-    for (op, rule) in &rules {
+    for (op, rule) in rules {
         let sources = match rule {
             Rule::Direct(i) => vec![*i],
             Rule::Fit(p) => p.clone(),

@@ -283,32 +283,122 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
     let line_os = os.line();
     let page = if os.page > 0 { os.page } else { 4096 };
     m.os_tlb_entries = os.tlb_entries;
+    let (x, raw) = random_chase(m);
+    let jump = tlb_jump(envelope(&raw).first().copied().unwrap_or(1.0));
+    let (clean, trans, tlb_levels) = separate_translation(m, &x, &raw, page, line_os, jump);
+    // Bands: a level's loads take at least twice the previous level's.
+    let bands = levels(&x, &clean, &bands(&clean), os.caches.len());
+    let r = Reading {
+        x,
+        clean,
+        bands,
+        trans,
+        page,
+        line_os,
+    };
+    let (found, past) = r.boundaries();
+    let mem_latency = r.memory_latency();
+    let (mut levels, beyond, picks) = match_caches(os, &r, &found, &past, &mut notes);
+    // The coherence line of the core-private levels (false sharing, blind to
+    // prefetching).
+    let coherence = m
+        .chase
+        .iter()
+        .find(|c| c.order == crate::coherence::ORDER)
+        .and_then(crate::coherence::line);
+    let private: Vec<bool> = (0..levels.len())
+        .map(|k| match os.caches.get(k).and_then(|c| c.shared_cpus) {
+            Some(n) => n == 1,
+            // Unknown: every level but the last (shared on current multicore parts).
+            None => k + 1 < levels.len(),
+        })
+        .collect();
+    let lines = Lines { coherence, private };
+    fit_capacities(&r, &mut levels, &picks, &found, &lines, &mut notes);
+    // Miss penalties.
+    for k in 0..levels.len() {
+        let next = levels
+            .get(k + 1)
+            .map(|l| l.latency_ns)
+            .unwrap_or(mem_latency);
+        levels[k].miss_penalty_ns = round4(next - levels[k].latency_ns);
+    }
+    read_line_sizes(m, &r, &mut levels, &beyond, &lines, &mut notes);
+    l1_associativity(m, &mut levels, &mut notes);
+    bandwidths(m, os, &mut levels, mem_latency);
+    m.tlb = tlb_reading(m, &r, &tlb_levels, jump, &mut notes);
+    m.prefetch = prefetch(m, levels.first().map(|l| l.line_bytes).unwrap_or(line_os));
+    m.levels = levels;
+    m.notes = notes;
+}
+
+/// The translation cost against the pages touched: `(pages, ns)`.
+type Translation = (Vec<u64>, Vec<f64>);
+
+/// What the stages of [`infer`] read: the random chase relieved of its translation cost
+/// and cut into bands, the translation cost, and the OS's page and line.
+struct Reading {
+    /// The random chase's working sets, bytes.
+    x: Vec<u64>,
+    /// Its latencies without the translation cost (lower monotone envelope).
+    clean: Vec<f64>,
+    /// Its bands ([`levels`]); the last one is main memory.
+    bands: Vec<(usize, usize)>,
+    /// The translation cost against the pages touched ([`translation`]).
+    trans: Translation,
+    /// The page (the OS's, 4 KiB when unknown).
+    page: u64,
+    /// The OS's line.
+    line_os: u64,
+}
+
+/// The line facts the readings of the levels share.
+struct Lines {
+    /// The coherence line (false sharing), if measured.
+    coherence: Option<u64>,
+    /// Per level, whether it is private to a core.
+    private: Vec<bool>,
+}
+
+/// The random chase: its working sets and latencies ([`monotone`]).
+fn random_chase(m: &MemoryProfile) -> (Vec<u64>, Vec<f64>) {
     let empty = ChaseCurve::default();
     let rand = m
         .chase
         .iter()
         .find(|c| c.order == "random")
-        .unwrap_or(&empty)
-        .clone();
+        .unwrap_or(&empty);
     let n_rand = rand.size_bytes.len().min(rand.ns.len());
-    let rand_x: Vec<u64> = rand.size_bytes[..n_rand].to_vec();
-    let rand_raw = monotone(&rand.ns[..n_rand]);
-    // Calibrator's separation. The TLB levels first: the TLB chase (one line per page,
-    // a cyclic random order) minus the chase over as many lines packed together; then
-    // the chase without its translation cost; once more with the cleaner cache part.
-    let jump = tlb_jump(envelope(&rand_raw).first().copied().unwrap_or(1.0));
-    let mut clean = envelope(&rand_raw);
+    (
+        rand.size_bytes[..n_rand].to_vec(),
+        monotone(&rand.ns[..n_rand]),
+    )
+}
+
+/// Calibrator's separation. The TLB levels first: the TLB chase (one line per page, a
+/// cyclic random order) minus the chase over as many lines packed together; then the
+/// chase without its translation cost; once more with the cleaner cache part. Returns the
+/// clean chase (envelope), the translation cost and the TLB levels `(entries, penalty)`.
+fn separate_translation(
+    m: &MemoryProfile,
+    rand_x: &[u64],
+    rand_raw: &[f64],
+    page: u64,
+    line_os: u64,
+    jump: f64,
+) -> (Vec<f64>, Translation, Vec<(u64, f64)>) {
+    let mut clean = envelope(rand_raw);
     let mut trans = (vec![], vec![]);
     let mut tlb_levels: Vec<(u64, f64)> = Vec::new();
     for _ in 0..2 {
-        let cache = |count: u64| interp(&rand_x, &clean, count * line_os);
+        let cache = |count: u64| interp(rand_x, &clean, count * line_os);
         trans = translation(m, page, &cache);
         tlb_levels = tlb_steps(&trans, jump);
         // A random chase over W bytes touches its W/page pages in random order: a TLB of
         // E entries (LRU) holds the page of the next load with probability E/pages.
         let corrected: Vec<f64> = rand_x
             .iter()
-            .zip(&rand_raw)
+            .zip(rand_raw)
             .map(|(&w, &t)| {
                 let pages = (w / page).max(1) as f64;
                 t - tlb_levels
@@ -319,31 +409,51 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             .collect();
         clean = envelope(&corrected);
     }
-    // Bands: a level's loads take at least twice the previous level's.
-    let bands = levels(&rand_x, &clean, &bands(&clean), os.caches.len());
-    let band_latency = |k: usize| plateau_latency(&rand_x, &clean, bands[k]);
-    // (size, latency) per boundary; the last band is memory.
-    let mut found: Vec<(u64, f64)> = Vec::new();
-    // The latency just past each boundary (the next band's first point).
-    let mut past: Vec<f64> = Vec::new();
-    for k in 0..bands.len().saturating_sub(1) {
-        let h = band_latency(k);
+    (clean, trans, tlb_levels)
+}
 
-        let (from, to) = bands[k];
-        let next = clean[bands[k + 1].0];
-        let held = h + HELD * (next - h);
-        let at = (from..=to).rfind(|&i| clean[i] <= held).unwrap_or(to);
-        let size = rand_x[at];
-        found.push((size, h));
-        past.push(next);
+impl Reading {
+    /// Per boundary between bands, `(size, latency)`: the band's latency on its plateau
+    /// and the largest working set whose latency stays below [`HELD`] of the way to the
+    /// next band's first point; and that next latency (just past the boundary).
+    fn boundaries(&self) -> (Vec<(u64, f64)>, Vec<f64>) {
+        let (x, clean, bands) = (&self.x, &self.clean, &self.bands);
+        let mut found: Vec<(u64, f64)> = Vec::new();
+        let mut past: Vec<f64> = Vec::new();
+        for k in 0..bands.len().saturating_sub(1) {
+            let h = plateau_latency(x, clean, bands[k]);
+            let (from, to) = bands[k];
+            let next = clean[bands[k + 1].0];
+            let held = h + HELD * (next - h);
+            let at = (from..=to).rfind(|&i| clean[i] <= held).unwrap_or(to);
+            found.push((x[at], h));
+            past.push(next);
+        }
+        (found, past)
     }
-    let mem_latency = match bands.last() {
-        Some(&(from, to)) if !bands.is_empty() => median(&clean[from..=to]),
-        _ => f64::NAN,
-    };
-    // Match with the OS's caches.
+
+    /// Main memory's latency: the median of the last band.
+    fn memory_latency(&self) -> f64 {
+        match self.bands.last() {
+            Some(&(from, to)) if !self.bands.is_empty() => median(&self.clean[from..=to]),
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// The cache levels (the OS's, or one per boundary without them) matched with the
+/// boundaries ([`assign`]): a matched level takes the boundary's size and latency, one
+/// without keeps the OS size (with a note); boundaries without a level get a note.
+/// Returns the levels, per level the latency just past its boundary (NaN without) and
+/// the boundary each one took.
+fn match_caches(
+    os: &OsInfo,
+    r: &Reading,
+    found: &[(u64, f64)],
+    past: &[f64],
+    notes: &mut Vec<String>,
+) -> (Vec<CacheLevel>, Vec<f64>, Vec<Option<usize>>) {
     let mut levels: Vec<CacheLevel> = Vec::new();
-    // Per level: the latency just past its boundary.
     let mut beyond: Vec<f64> = Vec::new();
     let wanted: Vec<Wanted> = if os.caches.is_empty() {
         (0..found.len())
@@ -370,14 +480,14 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
                 "{name}: no latency step near the OS size {}; size from OS",
                 human(sz)
             ));
-            (sz, FROM_OS, interp(&rand_x, &clean, sz / 2))
+            (sz, FROM_OS, interp(&r.x, &r.clean, sz / 2))
         };
         levels.push(CacheLevel {
             name: name.clone(),
             level: *level,
             size_bytes: size,
             size_source: size_source.into(),
-            line_bytes: os_line.unwrap_or(line_os),
+            line_bytes: os_line.unwrap_or(r.line_os),
             line_source: FROM_OS.into(),
             ways: *os_ways,
             ways_source: FROM_OS.into(),
@@ -396,37 +506,35 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             ));
         }
     }
-    // The coherence line of the core-private levels (false sharing, blind to
-    // prefetching).
-    let coherence = m
-        .chase
-        .iter()
-        .find(|c| c.order == crate::coherence::ORDER)
-        .and_then(crate::coherence::line);
-    let private: Vec<bool> = (0..levels.len())
-        .map(|k| match os.caches.get(k).and_then(|c| c.shared_cpus) {
-            Some(n) => n == 1,
-            // Unknown: every level but the last (shared on current multicore parts).
-            None => k + 1 < levels.len(),
-        })
-        .collect();
-    // Capacities: the hit-ratio model fitted to each measured level's transition, rounded
-    // to ways x line x a power of two.
+    (levels, beyond, picks)
+}
+
+/// Capacities: the hit-ratio model fitted to each measured level's transition, rounded
+/// to ways x line x a power of two (the continuous fit in a note).
+fn fit_capacities(
+    r: &Reading,
+    levels: &mut [CacheLevel],
+    picks: &[Option<usize>],
+    found: &[(u64, f64)],
+    lines: &Lines,
+    notes: &mut Vec<String>,
+) {
     for (i, l) in levels.iter_mut().enumerate() {
         let Some(k) = picks[i].filter(|_| l.size_source == MEASURED) else {
             continue;
         };
-        let Some(points) = transition(&rand_x, &clean, &bands, k, found[k].1) else {
+        let Some(points) = transition(&r.x, &r.clean, &r.bands, k, found[k].1) else {
             continue;
         };
         let ways = l.ways.unwrap_or(8) as u64;
-        let line = coherence
-            .filter(|_| private[i])
+        let line = lines
+            .coherence
+            .filter(|_| lines.private[i])
             .or(l.os_line_bytes)
-            .unwrap_or(line_os);
+            .unwrap_or(r.line_os);
         let lo = points.iter().map(|p| p.0).fold(f64::INFINITY, f64::min) / 2.0;
         let hi = 2.0 * points.iter().map(|p| p.0).fold(0.0, f64::max);
-        let (w, pg) = (ways as f64, page as f64);
+        let (w, pg) = (ways as f64, r.page as f64);
         // The size: the best-fitting size a cache can be built in; the continuous fit
         // for the report.
         let built = fit_capacity(&points, w, pg, &buildable(lo, hi, ways * line));
@@ -451,15 +559,19 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             l.size_bytes = size;
         }
     }
-    // Miss penalties.
-    for k in 0..levels.len() {
-        let next = levels
-            .get(k + 1)
-            .map(|l| l.latency_ns)
-            .unwrap_or(mem_latency);
-        levels[k].miss_penalty_ns = round4(next - levels[k].latency_ns);
-    }
-    // Line sizes: the slot chases' capacity test, else the sweep's plateau.
+}
+
+/// Line sizes: the slot chases' capacity test, else the sweep's plateau; the coherence
+/// line wins for the core-private levels (with a note where the others read more). The
+/// sweep's excess at the line is the strided miss cost.
+fn read_line_sizes(
+    m: &MemoryProfile,
+    r: &Reading,
+    levels: &mut [CacheLevel],
+    beyond: &[f64],
+    lines: &Lines,
+    notes: &mut Vec<String>,
+) {
     let sizes: Vec<u64> = levels.iter().map(|l| l.size_bytes).collect();
     for k in 0..levels.len() {
         let lo = sizes[k];
@@ -472,8 +584,8 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             levels[k].size_bytes,
             levels[k].latency_ns,
             next,
-            page,
-            &|p| translation_at(&trans, p),
+            r.page,
+            &|p| translation_at(&r.trans, p),
         );
         let read = match slot {
             Some(b) => Some(b),
@@ -490,7 +602,7 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
         let inner =
             (k > 0 && levels[k - 1].line_source == MEASURED).then(|| levels[k - 1].line_bytes);
         let read = read.filter(|&b| inner.map_or(true, |i| b >= i));
-        let read = match (coherence.filter(|_| private[k]), read) {
+        let read = match (lines.coherence.filter(|_| lines.private[k]), read) {
             (Some(c), Some(b)) if b != c => {
                 notes.push(format!(
                     "{}: the stride sweep or capacity test reads {} (lines fetched together, e.g. an adjacent-line prefetcher's pairs); the coherence line is {}",
@@ -501,7 +613,7 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
                 Some(c)
             }
             (Some(c), _) => Some(c),
-            (None, r) => r,
+            (None, reading) => reading,
         };
         match read {
             Some(b) => {
@@ -516,7 +628,11 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             )),
         }
     }
-    // Associativity of the first level.
+}
+
+/// Associativity of the first level from the sweep ([`l1_ways`]); the others' are the
+/// OS's (with a note).
+fn l1_associativity(m: &MemoryProfile, levels: &mut [CacheLevel], notes: &mut Vec<String>) {
     if let Some(l1) = levels.first_mut() {
         match l1_ways(&m.sweep, l1.size_bytes, l1.line_bytes) {
             Some(w) => {
@@ -534,7 +650,11 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             "ways of the levels beyond the first are from the OS: they are physically indexed and the first level holds the small line sets that would show them".into(),
         );
     }
-    // Bandwidths.
+}
+
+/// Bandwidths: each level's triad with arrays of a quarter of the OS's size; main
+/// memory's with the largest arrays (and its latency).
+fn bandwidths(m: &mut MemoryProfile, os: &OsInfo, levels: &mut [CacheLevel], mem_latency: f64) {
     let triad = |bytes: u64| {
         m.streams
             .iter()
@@ -556,10 +676,21 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
         bandwidth_gbs: triad(big).unwrap_or(0.0),
         page_fault_ns: m.memory.page_fault_ns,
     };
-    // TLB.
+}
+
+/// The TLB levels with the page size: from the slot chases, else from the sweep, else
+/// the OS's (with notes).
+fn tlb_reading(
+    m: &MemoryProfile,
+    r: &Reading,
+    tlb_levels: &[(u64, f64)],
+    jump: f64,
+    notes: &mut Vec<String>,
+) -> Vec<TlbLevel> {
+    let page = r.page;
     let (page_bytes, page_source) = match slot_page(&m.slot_chase, jump) {
         Some(p) => (p, MEASURED),
-        None => match sweep_page(m, &rand_x, &clean, line_os, jump) {
+        None => match sweep_page(m, &r.x, &r.clean, r.line_os, jump) {
             Some(p) => (p, MEASURED),
             None => {
                 notes.push(
@@ -589,13 +720,10 @@ pub fn infer(m: &mut MemoryProfile, os: &OsInfo) {
             miss_penalty_ns: round4(pen),
         })
         .collect();
-    if tlb.is_empty() && !trans.0.is_empty() {
+    if tlb.is_empty() && !r.trans.0.is_empty() {
         notes.push("TLB: no step in the translation cost up to the largest count".into());
     }
-    m.tlb = tlb;
-    m.prefetch = prefetch(m, levels.first().map(|l| l.line_bytes).unwrap_or(line_os));
-    m.levels = levels;
-    m.notes = notes;
+    tlb
 }
 
 /// Matches levels (the OS's sizes, in order) with boundaries (measured sizes, in order):

@@ -3,8 +3,10 @@
 
 use crate::gen;
 use augur_machine_profile::memory::{ChaseCurve, SlotCurve, StreamPoint, SweepCurve, TlbCurve};
+use augur_toolchain::experiment::{self, output_lines, ExperimentBuild};
+use augur_toolchain::interrupt::check_cancel;
 use augur_toolchain::os::OsInfo;
-use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};
+use augur_toolchain::Toolchain;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -239,15 +241,6 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
 /// threshold (32 MiB), so that each ALLOCATE maps fresh pages.
 pub const FAULT_BYTES: u64 = 64 << 20;
 
-/// `Err(CANCELLED)` after Ctrl-C.
-fn check_cancel() -> Result<(), String> {
-    if augur_toolchain::interrupt::cancelled() {
-        Err(augur_toolchain::interrupt::CANCELLED.to_string())
-    } else {
-        Ok(())
-    }
-}
-
 /// The STREAM kernels' names and bytes moved per element.
 pub const KERNELS: [(&str, u64); 4] = [("copy", 16), ("scale", 16), ("add", 24), ("triad", 24)];
 
@@ -289,16 +282,15 @@ type Points = Vec<((u64, u64), Vec<Obs>)>;
 pub fn parse(text: &str) -> Result<(u64, Points), String> {
     let mut rate = 0u64;
     let mut pts: Points = Vec::new();
-    for (no, line) in text.lines().enumerate() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        let bad = || format!("line {}: malformed `{}`", no + 1, line.trim());
-        match w.first().copied() {
-            Some("AUGRATE") => rate = w.get(1).and_then(|v| v.parse().ok()).ok_or_else(bad)?,
+    for line in output_lines(text) {
+        let w = &line.words;
+        match line.keyword() {
+            Some("AUGRATE") => rate = line.field(1)?,
             Some("AUGM") => {
                 if !(5..=7).contains(&w.len()) {
-                    return Err(bad());
+                    return Err(line.malformed());
                 }
-                let num = |i: usize| w[i].parse::<i64>().map_err(|_| bad());
+                let num = |i: usize| line.field::<i64>(i);
                 let key = (num(1)?.max(0) as u64, num(2)?.max(0) as u64);
                 let obs = Obs {
                     work: num(3)?.max(1) as u64,
@@ -383,38 +375,72 @@ pub fn measure(
     dir: &Path,
     note: &mut dyn FnMut(&str),
 ) -> Result<Curves, String> {
-    let prog = dir.join("augmem.f90");
-    let sup = dir.join("augmemsup.f90");
-    std::fs::write(&prog, gen::PROGRAM)
-        .map_err(|e| format!("cannot write {}: {e}", prog.display()))?;
-    std::fs::write(&sup, gen::SUPPORT)
-        .map_err(|e| format!("cannot write {}: {e}", sup.display()))?;
-    let input = BuildInput {
-        fortran: vec![sup, prog],
-        ..Default::default()
-    };
-    let exe = toolchain::build(tc, &input, dir, "augmem").map_err(|e| e.to_string())?;
+    let build = ExperimentBuild::new(tc, dir, "augmem");
+    let files = [
+        ("augmemsup.f90", gen::SUPPORT.to_string()),
+        ("augmem.f90", gen::PROGRAM.to_string()),
+    ];
+    let exe = build.write_and_build(&files).map_err(|e| e.to_string())?;
     let line = os.line();
     let page = os.page.max(line);
     let mut out = Curves::default();
-    // (name, program mode, huge pages, points).
-    type Mode<'a> = (&'a str, &'a str, bool, &'a [(u64, u64)]);
-    let modes: [Mode; 7] = [
-        ("sweep", "sweep", false, &plan.sweep),
-        ("chase", "chase", false, &plan.chase),
-        ("line", "slot", true, &plan.line),
-        ("tlb", "tlb", false, &plan.tlb),
-        ("page", "slot", false, &plan.page),
-        ("stream", "stream", false, &plan.stream),
-        ("fault", "fault", false, &plan.fault),
-    ];
-    for (mode, prog_mode, huge, points) in modes {
-        if points.is_empty() {
+    for mode in modes(plan) {
+        if mode.points.is_empty() {
             continue;
         }
         check_cancel()?;
-        note(&format!("{mode}: {} points", points.len()));
-        let max = match mode {
+        note(&format!("{}: {} points", mode.name, mode.points.len()));
+        let program = ModeRun {
+            exe: &exe,
+            dir,
+            mode: &mode,
+            window_ns: s.window_ns,
+            line,
+            page,
+            max: mode.extent(page),
+        };
+        let (rate, pts) = program.observe(s)?;
+        store_curves(&mut out, mode.name, rate, &pts);
+    }
+    Ok(out)
+}
+
+/// One mode of the program over its points.
+struct Mode<'a> {
+    /// Its name in the notes and curves.
+    name: &'static str,
+    /// The program's mode argument.
+    program_mode: &'static str,
+    /// Whether its buffer is on huge pages.
+    huge: bool,
+    /// The points, `(a, b)` pairs of the program's arguments.
+    points: &'a [(u64, u64)],
+}
+
+/// The modes of the plan, in the order they are measured.
+fn modes<'a>(plan: &'a Plan) -> [Mode<'a>; 7] {
+    let mode = |name, program_mode, huge, points: &'a [(u64, u64)]| Mode {
+        name,
+        program_mode,
+        huge,
+        points,
+    };
+    [
+        mode("sweep", "sweep", false, &plan.sweep),
+        mode("chase", "chase", false, &plan.chase),
+        mode("line", "slot", true, &plan.line),
+        mode("tlb", "tlb", false, &plan.tlb),
+        mode("page", "slot", false, &plan.page),
+        mode("stream", "stream", false, &plan.stream),
+        mode("fault", "fault", false, &plan.fault),
+    ]
+}
+
+impl Mode<'_> {
+    /// The buffer the program allocates for the mode's points, bytes.
+    fn extent(&self, page: u64) -> u64 {
+        let points = self.points;
+        match self.name {
             "sweep" => points.iter().map(|p| p.0).max().unwrap_or(0),
             "chase" => points.iter().map(|p| p.1).max().unwrap_or(0),
             "tlb" => points.iter().map(|p| p.0 * p.1).max().unwrap_or(0) + page,
@@ -422,48 +448,69 @@ pub fn measure(
             // No buffer: each timing allocates its own arrays.
             "fault" => page,
             _ => points.iter().map(|p| p.1).max().unwrap_or(0),
-        };
-        // One run of the program over `pts` (with the repetitions of a calibrated run).
-        let run = |pts: &[((u64, u64), u64)], reps: u32| -> Result<(u64, Points), String> {
-            let mut spec = RunSpec::new(dir, Duration::from_secs(900));
-            spec.args = vec![
-                prog_mode.to_string(),
-                s.window_ns.to_string(),
-                reps.to_string(),
-                line.to_string(),
-                page.to_string(),
-                max.to_string(),
-                u8::from(huge).to_string(),
-            ];
-            spec.args.extend(pts.iter().map(|((a, b), w)| {
-                if *w > 0 {
-                    format!("{a}:{b}:{w}")
-                } else {
-                    format!("{a}:{b}")
-                }
-            }));
-            let r = toolchain::run(&exe, &spec).map_err(|e| e.to_string())?;
-            check_cancel()?;
-            if !r.success() {
-                return Err(format!(
-                    "the memory experiments ({mode}) {}: {}",
-                    r.describe(),
-                    String::from_utf8_lossy(&r.stderr).trim()
-                ));
+        }
+    }
+}
+
+/// The runs of the program for one mode.
+struct ModeRun<'a> {
+    exe: &'a Path,
+    dir: &'a Path,
+    mode: &'a Mode<'a>,
+    window_ns: u64,
+    line: u64,
+    page: u64,
+    /// The buffer, bytes ([`Mode::extent`]).
+    max: u64,
+}
+
+impl ModeRun<'_> {
+    /// One run of the program over `pts` (with the repetitions of a calibrated run, 0 to
+    /// calibrate), `reps` observations each.
+    fn run(&self, pts: &[((u64, u64), u64)], reps: u32) -> Result<(u64, Points), String> {
+        let mut args = vec![
+            self.mode.program_mode.to_string(),
+            self.window_ns.to_string(),
+            reps.to_string(),
+            self.line.to_string(),
+            self.page.to_string(),
+            self.max.to_string(),
+            u8::from(self.mode.huge).to_string(),
+        ];
+        args.extend(pts.iter().map(|((a, b), w)| {
+            if *w > 0 {
+                format!("{a}:{b}:{w}")
+            } else {
+                format!("{a}:{b}")
             }
-            parse(&String::from_utf8_lossy(&r.stdout))
-        };
-        let first: Vec<((u64, u64), u64)> = points.iter().map(|&p| (p, 0)).collect();
-        // The latency curves are measured in passes spread over the whole mode, so that a
-        // disturbed stretch of time (a busy sibling core, another process's cache
-        // footprint) spoils one pass of a point rather than all its observations.
-        let passes = if matches!(mode, "sweep" | "stream" | "fault") {
+        }));
+        let r = experiment::run(self.exe, self.dir, args, Duration::from_secs(900))
+            .map_err(|e| e.to_string())?;
+        if !r.success() {
+            return Err(format!(
+                "the memory experiments ({}) {}: {}",
+                self.mode.name,
+                r.describe(),
+                String::from_utf8_lossy(&r.stderr).trim()
+            ));
+        }
+        parse(&String::from_utf8_lossy(&r.stdout))
+    }
+
+    /// Every point's observations. The latency curves are measured in passes spread over
+    /// the whole mode, so that a disturbed stretch of time (a busy sibling core, another
+    /// process's cache footprint) spoils one pass of a point rather than all its
+    /// observations; later passes reuse the first pass's calibrated repetitions, in
+    /// alternating order.
+    fn observe(&self, s: &Settings) -> Result<(u64, Points), String> {
+        let first: Vec<((u64, u64), u64)> = self.mode.points.iter().map(|&p| (p, 0)).collect();
+        let passes = if matches!(self.mode.name, "sweep" | "stream" | "fault") {
             1
         } else {
             s.passes.max(1)
         };
         let per_pass = s.reps.div_ceil(passes).max(1);
-        let (rate, mut pts) = run(&first, if passes == 1 { s.reps } else { per_pass })?;
+        let (rate, mut pts) = self.run(&first, if passes == 1 { s.reps } else { per_pass })?;
         for pass in 1..passes {
             let mut again: Vec<((u64, u64), u64)> = pts
                 .iter()
@@ -472,94 +519,120 @@ pub fn measure(
             if pass % 2 == 1 {
                 again.reverse();
             }
-            let (_, more) = run(&again, per_pass)?;
+            let (_, more) = self.run(&again, per_pass)?;
             for (k, obs) in more {
                 if let Some(p) = pts.iter_mut().find(|p| p.0 == k) {
                     p.1.extend(obs);
                 }
             }
         }
-        match mode {
-            "sweep" => {
-                let mut by: BTreeMap<u64, SweepCurve> = BTreeMap::new();
-                for ((n, st), obs) in &pts {
-                    let c = by.entry(*n).or_insert_with(|| SweepCurve {
-                        size_bytes: *n,
-                        ..Default::default()
-                    });
-                    c.stride_bytes.push(*st);
-                    c.ns.push(ns_per(rate, obs));
-                }
-                out.sweep = by.into_values().collect();
-            }
-            "chase" => {
-                for (order, name) in [(0, "random"), (1, "sequential"), (2, "gather")] {
-                    let mut c = ChaseCurve {
-                        order: name.to_string(),
-                        ..Default::default()
-                    };
-                    for ((o, n), obs) in &pts {
-                        if *o == order {
-                            c.size_bytes.push(*n);
-                            c.ns.push(ns_per(rate, obs));
-                        }
-                    }
-                    if !c.size_bytes.is_empty() {
-                        out.chase.push(c);
+        Ok((rate, pts))
+    }
+}
+
+/// Turns one mode's points into its curves in `out`.
+fn store_curves(out: &mut Curves, mode: &str, rate: u64, pts: &Points) {
+    match mode {
+        "sweep" => {
+            out.sweep = grouped(rate, pts, |n| SweepCurve {
+                size_bytes: n,
+                ..Default::default()
+            });
+        }
+        "chase" => {
+            for (order, name) in [(0, "random"), (1, "sequential"), (2, "gather")] {
+                let mut c = ChaseCurve {
+                    order: name.to_string(),
+                    ..Default::default()
+                };
+                for ((o, n), obs) in pts {
+                    if *o == order {
+                        c.size_bytes.push(*n);
+                        c.ns.push(ns_per(rate, obs));
                     }
                 }
-            }
-            "tlb" => {
-                let mut by: BTreeMap<u64, TlbCurve> = BTreeMap::new();
-                for ((st, c), obs) in &pts {
-                    let t = by.entry(*st).or_insert_with(|| TlbCurve {
-                        stride_bytes: *st,
-                        ..Default::default()
-                    });
-                    t.count.push(*c);
-                    t.ns.push(ns_per(rate, obs));
-                }
-                out.tlb = by.into_values().collect();
-            }
-            "line" | "page" => {
-                let pages = if mode == "line" { "huge" } else { "base" };
-                let mut by: BTreeMap<u64, SlotCurve> = BTreeMap::new();
-                for ((n, slot), obs) in &pts {
-                    let c = by.entry(*n).or_insert_with(|| SlotCurve {
-                        pages: pages.to_string(),
-                        count: *n,
-                        ..Default::default()
-                    });
-                    c.slot_bytes.push(*slot);
-                    c.ns.push(ns_per(rate, obs));
-                }
-                out.slot.extend(by.into_values());
-            }
-            "fault" => {
-                out.fault_ns = pts
-                    .iter()
-                    .map(|(_, obs)| ns_per(rate, obs))
-                    .filter(|ns| ns.is_finite() && *ns > 0.0)
-                    .min_by(f64::total_cmp)
-                    .map(round4);
-            }
-            _ => {
-                for ((k, bytes), obs) in &pts {
-                    let Some(&(name, per)) = KERNELS.get((*k as usize).wrapping_sub(1)) else {
-                        continue;
-                    };
-                    // Bytes per ns of the fastest undisturbed call.
-                    let ns = ns_per(rate, obs);
-                    out.streams.push(StreamPoint {
-                        kernel: name.to_string(),
-                        array_bytes: *bytes,
-                        gbs: round4(per as f64 / ns.max(1e-9)),
-                    });
+                if !c.size_bytes.is_empty() {
+                    out.chase.push(c);
                 }
             }
         }
+        "tlb" => {
+            out.tlb = grouped(rate, pts, |st| TlbCurve {
+                stride_bytes: st,
+                ..Default::default()
+            });
+        }
+        "line" | "page" => {
+            let pages = if mode == "line" { "huge" } else { "base" };
+            out.slot.extend(grouped(rate, pts, |n| SlotCurve {
+                pages: pages.to_string(),
+                count: n,
+                ..Default::default()
+            }));
+        }
+        "fault" => {
+            out.fault_ns = pts
+                .iter()
+                .map(|(_, obs)| ns_per(rate, obs))
+                .filter(|ns| ns.is_finite() && *ns > 0.0)
+                .min_by(f64::total_cmp)
+                .map(round4);
+        }
+        _ => {
+            for ((k, bytes), obs) in pts {
+                let Some(&(name, per)) = KERNELS.get((*k as usize).wrapping_sub(1)) else {
+                    continue;
+                };
+                // Bytes per ns of the fastest undisturbed call.
+                let ns = ns_per(rate, obs);
+                out.streams.push(StreamPoint {
+                    kernel: name.to_string(),
+                    array_bytes: *bytes,
+                    gbs: round4(per as f64 / ns.max(1e-9)),
+                });
+            }
+        }
     }
-    Ok(out)
+}
+
+/// A curve of points `(a, b)` with one `a`: the `b`s and their times.
+trait Curve {
+    /// Appends the point at `b` taking `ns`.
+    fn push(&mut self, b: u64, ns: f64);
+}
+
+impl Curve for SweepCurve {
+    fn push(&mut self, stride: u64, ns: f64) {
+        self.stride_bytes.push(stride);
+        self.ns.push(ns);
+    }
+}
+
+impl Curve for TlbCurve {
+    fn push(&mut self, count: u64, ns: f64) {
+        self.count.push(count);
+        self.ns.push(ns);
+    }
+}
+
+impl Curve for SlotCurve {
+    fn push(&mut self, slot: u64, ns: f64) {
+        self.slot_bytes.push(slot);
+        self.ns.push(ns);
+    }
+}
+
+/// The points grouped by their first coordinate `a` into the curves `new(a)`, in
+/// increasing `a`; each curve gets its points' second coordinates and times ([`ns_per`])
+/// in the order measured.
+fn grouped<C: Curve>(rate: u64, pts: &Points, new: impl Fn(u64) -> C) -> Vec<C> {
+    let mut by: BTreeMap<u64, C> = BTreeMap::new();
+    for ((a, b), obs) in pts {
+        by.entry(*a)
+            .or_insert_with(|| new(*a))
+            .push(*b, ns_per(rate, obs));
+    }
+    by.into_values().collect()
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 use crate::nnls::{nnls, spd_inverse};
 use augur_ir::{AbOp, AbOpCounts};
 use statrs::distribution::{ContinuousCDF, StudentsT};
+use std::collections::BTreeMap;
 
 /// The result of [`fit`].
 #[derive(Debug, Clone, PartialEq)]
@@ -101,145 +102,30 @@ pub fn fit_with_prior(
             ok
         })
         .collect();
-    let present = |c: &AbOpCounts, op: AbOp| c.get(op).abs() > 1e-12;
-    // Rare AbOps cannot be told apart: leave out the kernels containing them when they
-    // are few (at most a sixth of the kernels), else leave the rare AbOps unfitted.
-    let mut appear: std::collections::BTreeMap<AbOp, usize> = Default::default();
-    for &k in &used {
-        for (op, v) in counts[k].iter() {
-            if v.abs() > 1e-12 {
-                *appear.entry(op).or_default() += 1;
-            }
-        }
-    }
-    let rare: Vec<AbOp> = appear
-        .iter()
-        .filter(|(_, &n)| n < min_kernels)
-        .map(|(&op, _)| op)
-        .collect();
-    let with_rare: Vec<usize> = used
-        .iter()
-        .copied()
-        .filter(|&k| rare.iter().any(|&op| present(&counts[k], op)))
-        .collect();
     let mut unfitted: Vec<(AbOp, String)> = vec![];
-    if with_rare.len() * 6 <= used.len() {
-        for &k in &with_rare {
-            let bad: Vec<String> = rare
-                .iter()
-                .filter(|&&op| present(&counts[k], op))
-                .map(|op| op.to_string())
-                .collect();
-            dropped.push((
-                k,
-                format!(
-                    "contains {} (in fewer than {min_kernels} kernels)",
-                    bad.join(", ")
-                ),
-            ));
-        }
-        used.retain(|k| !with_rare.contains(k));
-    }
-    for &op in &rare {
-        unfitted.push((op, format!("in fewer than {min_kernels} kernels")));
-    }
+    let rare = leave_out_rare(counts, &mut used, min_kernels, &mut dropped, &mut unfitted);
     let k_used = used.len();
     if k_used < 6 {
         return Err(format!(
             "only {k_used} usable kernels; at least 6 are needed for a fit"
         ));
     }
-    // Candidate columns by appearances (descending), then code.
-    let mut appear: std::collections::BTreeMap<AbOp, usize> = Default::default();
-    for &k in &used {
-        for (op, v) in counts[k].iter() {
-            if v.abs() > 1e-12 {
-                *appear.entry(op).or_default() += 1;
-            }
-        }
-    }
-    let mut cands: Vec<(AbOp, usize)> = vec![];
-    for (op, n) in appear {
-        if rare.contains(&op) {
-            continue;
-        }
-        if n < min_kernels {
-            unfitted.push((
-                op,
-                format!(
-                    "in fewer than {min_kernels} kernels once rarer AbOps' kernels are left out"
-                ),
-            ));
-        } else {
-            cands.push((op, n));
-        }
-    }
-    cands.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    // Weighted rows: c_k / t_k, right-hand side 1.
-    let wcol =
-        |op: AbOp| -> Vec<f64> { used.iter().map(|&k| counts[k].get(op) / times[k]).collect() };
-    let max_p = k_used - (k_used / 8).max(3);
-    let mut basis: Vec<Vec<f64>> = vec![]; // orthonormal basis of kept columns
-    let mut kept: Vec<(AbOp, usize)> = vec![];
-    for (op, n) in cands {
-        let col = wcol(op);
-        let norm0 = col.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let mut r = col.clone();
-        for q in &basis {
-            let d: f64 = q.iter().zip(&r).map(|(a, b)| a * b).sum();
-            for (ri, qi) in r.iter_mut().zip(q) {
-                *ri -= d * qi;
-            }
-        }
-        // Twice, for numerical orthogonality.
-        for q in &basis {
-            let d: f64 = q.iter().zip(&r).map(|(a, b)| a * b).sum();
-            for (ri, qi) in r.iter_mut().zip(q) {
-                *ri -= d * qi;
-            }
-        }
-        let norm = r.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if norm <= 1e-6 * norm0 {
-            unfitted.push((
-                op,
-                "collinear with other AbOps in these kernels".to_string(),
-            ));
-            continue;
-        }
-        if kept.len() >= max_p {
-            unfitted.push((op, "too many parameters for the kernels".to_string()));
-            continue;
-        }
-        basis.push(r.iter().map(|v| v / norm).collect());
-        kept.push((op, n));
-    }
-    kept.sort_by_key(|(op, _)| *op);
+    let kept = choose_columns(counts, times, &used, &rare, min_kernels, &mut unfitted);
     let columns: Vec<AbOp> = kept.iter().map(|(op, _)| *op).collect();
     let appearances: Vec<usize> = kept.iter().map(|(_, n)| *n).collect();
     let p = columns.len();
-    let rows = |ks: &[usize]| -> Vec<Vec<f64>> {
-        ks.iter()
-            .map(|&k| {
-                columns
-                    .iter()
-                    .map(|&op| counts[k].get(op) / times[k])
-                    .collect()
-            })
-            .collect()
-    };
-    // Pseudo-observations of the prior: row e_j / prior_j, right-hand side 1.
-    let prior_rows: Vec<Vec<f64>> = columns
+    // Weighted rows c_k / t_k, then the prior's pseudo-observations: row e_j / prior_j;
+    // right-hand side 1.
+    let mut a: Vec<Vec<f64>> = used
         .iter()
-        .enumerate()
-        .filter_map(|(j, &op)| {
-            let p0 = prior(op).filter(|v| v.is_finite() && *v > 0.0)?;
-            let mut r = vec![0.0; columns.len()];
-            r[j] = 1.0 / p0;
-            Some(r)
+        .map(|&k| {
+            columns
+                .iter()
+                .map(|&op| counts[k].get(op) / times[k])
+                .collect()
         })
         .collect();
-    let mut a = rows(&used);
-    a.extend(prior_rows);
+    a.extend(prior_rows(&columns, prior));
     let ones = vec![1.0; a.len()];
     let params = nnls(&a, &ones);
     let predict = |k: usize, x: &[f64]| -> f64 {
@@ -258,28 +144,14 @@ pub fn fit_with_prior(
     }
     let dof = k_used - p;
     let sigma2 = rss / dof.max(1) as f64;
-    let mut ata = vec![vec![0.0; p]; p];
-    for row in &a {
-        for i in 0..p {
-            for j in 0..p {
-                ata[i][j] += row[i] * row[j];
-            }
-        }
-    }
-    let inv = spd_inverse(&ata);
+    let se = standard_errors(&a, p, sigma2);
     let t = t95(dof);
-    let se: Vec<f64> = (0..p)
-        .map(|i| match &inv {
-            Some(inv) => (sigma2 * inv[i][i]).max(0.0).sqrt(),
-            None => f64::NAN,
-        })
-        .collect();
     let ci90: Vec<f64> = se.iter().map(|s| t * s).collect();
-    // Leave-one-out.
+    // Leave-one-out: each kernel's row left out; the prior's rows (after the kernels')
+    // stay.
     let mut loo = vec![f64::NAN; n_in];
     let mut loo_err = vec![];
     for (j, &k) in used.iter().enumerate() {
-        // The kernel's row left out; the prior's rows (after the kernels') stay.
         let others: Vec<Vec<f64>> = a
             .iter()
             .enumerate()
@@ -318,6 +190,174 @@ pub fn fit_with_prior(
         fit_median: quantile(&fit_err, 0.5),
         dof,
     })
+}
+
+/// Whether `op` is in the counts `c`.
+fn present(c: &AbOpCounts, op: AbOp) -> bool {
+    c.get(op).abs() > 1e-12
+}
+
+/// In how many of the kernels `used` each AbOp appears.
+fn appearances(counts: &[AbOpCounts], used: &[usize]) -> BTreeMap<AbOp, usize> {
+    let mut appear: BTreeMap<AbOp, usize> = BTreeMap::new();
+    for &k in used {
+        for (op, v) in counts[k].iter() {
+            if v.abs() > 1e-12 {
+                *appear.entry(op).or_default() += 1;
+            }
+        }
+    }
+    appear
+}
+
+/// The rare AbOps (in fewer than `min_kernels` of the kernels `used`), which cannot be
+/// told apart: the kernels containing them are left out of `used` (to `dropped`) when
+/// they are few (at most a sixth of the kernels); either way the rare AbOps are unfitted.
+fn leave_out_rare(
+    counts: &[AbOpCounts],
+    used: &mut Vec<usize>,
+    min_kernels: usize,
+    dropped: &mut Vec<(usize, String)>,
+    unfitted: &mut Vec<(AbOp, String)>,
+) -> Vec<AbOp> {
+    let rare: Vec<AbOp> = appearances(counts, used)
+        .iter()
+        .filter(|(_, &n)| n < min_kernels)
+        .map(|(&op, _)| op)
+        .collect();
+    let with_rare: Vec<usize> = used
+        .iter()
+        .copied()
+        .filter(|&k| rare.iter().any(|&op| present(&counts[k], op)))
+        .collect();
+    if with_rare.len() * 6 <= used.len() {
+        for &k in &with_rare {
+            let bad: Vec<String> = rare
+                .iter()
+                .filter(|&&op| present(&counts[k], op))
+                .map(|op| op.to_string())
+                .collect();
+            dropped.push((
+                k,
+                format!(
+                    "contains {} (in fewer than {min_kernels} kernels)",
+                    bad.join(", ")
+                ),
+            ));
+        }
+        used.retain(|k| !with_rare.contains(k));
+    }
+    for &op in &rare {
+        unfitted.push((op, format!("in fewer than {min_kernels} kernels")));
+    }
+    rare
+}
+
+/// The columns of the fit with their appearances, in code order: the candidates (AbOps of
+/// the kernels `used`, not `rare`, in at least `min_kernels` of them) by appearances
+/// (descending), then code, each kept unless its weighted column is a linear combination
+/// of those kept before it (collinear) or K - max(3, K/8) columns are kept already. The
+/// others go to `unfitted` with the reason.
+fn choose_columns(
+    counts: &[AbOpCounts],
+    times: &[f64],
+    used: &[usize],
+    rare: &[AbOp],
+    min_kernels: usize,
+    unfitted: &mut Vec<(AbOp, String)>,
+) -> Vec<(AbOp, usize)> {
+    let mut cands: Vec<(AbOp, usize)> = vec![];
+    for (op, n) in appearances(counts, used) {
+        if rare.contains(&op) {
+            continue;
+        }
+        if n < min_kernels {
+            unfitted.push((
+                op,
+                format!(
+                    "in fewer than {min_kernels} kernels once rarer AbOps' kernels are left out"
+                ),
+            ));
+        } else {
+            cands.push((op, n));
+        }
+    }
+    cands.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let k_used = used.len();
+    let max_p = k_used - (k_used / 8).max(3);
+    let mut basis: Vec<Vec<f64>> = vec![]; // orthonormal basis of kept columns
+    let mut kept: Vec<(AbOp, usize)> = vec![];
+    for (op, n) in cands {
+        // Weighted column: c_k / t_k.
+        let col: Vec<f64> = used.iter().map(|&k| counts[k].get(op) / times[k]).collect();
+        let norm0 = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let mut r = col;
+        // Twice, for numerical orthogonality.
+        project_out(&mut r, &basis);
+        project_out(&mut r, &basis);
+        let norm = r.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if norm <= 1e-6 * norm0 {
+            unfitted.push((
+                op,
+                "collinear with other AbOps in these kernels".to_string(),
+            ));
+            continue;
+        }
+        if kept.len() >= max_p {
+            unfitted.push((op, "too many parameters for the kernels".to_string()));
+            continue;
+        }
+        basis.push(r.iter().map(|v| v / norm).collect());
+        kept.push((op, n));
+    }
+    kept.sort_by_key(|(op, _)| *op);
+    kept
+}
+
+/// Removes from `r` its components along the orthonormal vectors `basis` (one pass of
+/// Gram-Schmidt).
+fn project_out(r: &mut [f64], basis: &[Vec<f64>]) {
+    for q in basis {
+        let d: f64 = q.iter().zip(r.iter()).map(|(a, b)| a * b).sum();
+        for (ri, qi) in r.iter_mut().zip(q) {
+            *ri -= d * qi;
+        }
+    }
+}
+
+/// The prior's pseudo-observations: for each column with a finite positive prior, the row
+/// e_j / prior_j.
+fn prior_rows(columns: &[AbOp], prior: &dyn Fn(AbOp) -> Option<f64>) -> Vec<Vec<f64>> {
+    columns
+        .iter()
+        .enumerate()
+        .filter_map(|(j, &op)| {
+            let p0 = prior(op).filter(|v| v.is_finite() && *v > 0.0)?;
+            let mut r = vec![0.0; columns.len()];
+            r[j] = 1.0 / p0;
+            Some(r)
+        })
+        .collect()
+}
+
+/// The parameters' standard errors: sqrt(σ² (AᵀA)⁻¹_ii) of the `p` columns of the rows
+/// `a` (NaN when AᵀA is singular).
+fn standard_errors(a: &[Vec<f64>], p: usize, sigma2: f64) -> Vec<f64> {
+    let mut ata = vec![vec![0.0; p]; p];
+    for row in a {
+        for i in 0..p {
+            for j in 0..p {
+                ata[i][j] += row[i] * row[j];
+            }
+        }
+    }
+    let inv = spd_inverse(&ata);
+    (0..p)
+        .map(|i| match &inv {
+            Some(inv) => (sigma2 * inv[i][i]).max(0.0).sqrt(),
+            None => f64::NAN,
+        })
+        .collect()
 }
 
 #[cfg(test)]

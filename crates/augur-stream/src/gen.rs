@@ -893,71 +893,11 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     };
     let max_stmts = if cfg.ty == Ty::C8 { 2 } else { 3 };
     let nstmts = cx.rng.range(1, max_stmts);
-    let max_ops = if cfg.ty == Ty::C8 { 5 } else { 7 };
     let mut results = vec![];
     for k in 1..=nstmts {
         results.push(cx.result_array(k)?);
     }
-    let sub = if cx.two_d() || cx.stencil() {
-        "(i,j)"
-    } else {
-        "(i)"
-    };
-    let mut body: Vec<String> = vec![];
-    let mut then_lines = 0..0;
-    let mut else_lines = 0..0;
-    let mut then_fraction = None;
-    let pad = if cx.two_d() || cx.stencil() {
-        "      "
-    } else {
-        "    "
-    };
-    let stmt = |cx: &mut Ctx<'_>, y: &str, ind: &str| {
-        let ops = cx.rng.range(1, max_ops);
-        let e = cx.expr(ops);
-        let e = if e.constant { cx.leaf(false) } else { e };
-        format!("{pad}{ind}{y}{sub} = {}", e.text)
-    };
-    if cfg.shape == Shape::If {
-        // Unconditional statements first, then the IF on a fixed random pattern.
-        let before = cx.rng.range(0, nstmts - 1);
-        for y in &results[..before] {
-            body.push(stmt(&mut cx, y, ""));
-        }
-        let kx = cx.rng.range(1, NX);
-        let cond = format!("xr8{kx}");
-        let bytes = (N + 1) * 8;
-        if !cx.take(cond.clone(), Ty::R8, format!("({})", N + 1), bytes) {
-            return None;
-        }
-        let kt = cx.rng.range(1, 3);
-        let th = THRESHOLDS[kt - 1];
-        if !cx.scalars.iter().any(|(n, _)| *n == format!("th{kt}")) {
-            cx.scalars.push((format!("th{kt}"), Ty::R8));
-        }
-        let seed = seed_of(&cond);
-        let above = (1..=N).filter(|&i| init_value_r8(seed, i) > th).count();
-        then_fraction = Some(above as f64 / N as f64);
-        body.push(format!("{pad}if ({cond}(i) > th{kt}) then"));
-        let start = body.len();
-        for y in &results[before..] {
-            body.push(stmt(&mut cx, y, "  "));
-        }
-        body.push(format!("{pad}else"));
-        then_lines = start..body.len();
-        let start = body.len();
-        for y in &results[before..] {
-            if cx.rng.chance(0.7) || y == &results[before] {
-                body.push(stmt(&mut cx, y, "  "));
-            }
-        }
-        else_lines = start..body.len();
-        body.push(format!("{pad}end if"));
-    } else {
-        for y in &results {
-            body.push(stmt(&mut cx, y, ""));
-        }
-    }
+    let mut body = cx.body(&results)?;
     if cfg.shape.gathers() && cx.gathers == 0 {
         return None;
     }
@@ -965,103 +905,220 @@ fn one_kernel(rng: &mut Rng, cfg: Config, id: usize) -> Option<Kernel> {
     // through an opaque function), as most loops of real programs do: compilers treat
     // the two differently (at -O2 gfortran vectorizes only loops that need no remainder).
     let runtime_trips = id % 2 == 0 && !cx.two_d() && !cx.stencil();
-    let last = if runtime_trips {
-        "augn".to_string()
-    } else {
-        N.to_string()
-    };
     if cfg.shape.array_syntax() {
-        // The same statements over whole sections: `(i)` is the section `(1:N)`,
-        // `(i+1)` the shifted one; the vector subscript `idx1(i)` becomes `idx1(1:N)`.
-        let whole = format!("(1:{last})");
-        let shifted = if runtime_trips {
-            "(2:augn+1)".to_string()
-        } else {
-            format!("(2:{})", N + 1)
-        };
-        for l in &mut body {
-            *l = l.replace("(i+1)", &shifted).replace("(i)", &whole);
-        }
+        body.rewrite_as_sections(runtime_trips);
     }
-    // Assemble the subroutine.
-    let mut arrays = cx.arrays.clone();
-    arrays.sort_by(|a, b| a.name.cmp(&b.name));
-    let mut scalars = cx.scalars.clone();
-    scalars.sort();
-    let mut args: Vec<String> = vec![];
-    let mut s = String::new();
-    let mut description = describe(cfg, nstmts, then_fraction);
+    let mut description = describe(cfg, nstmts, body.then_fraction);
     if runtime_trips {
         description.push_str(", n at run time");
     }
-    let _ = writeln!(s, "! kernel {id}: {description}");
-    if cfg.global {
-        let _ = writeln!(s, "subroutine aug_k{id}(reps)");
-        s.push_str("  use augsg\n  implicit none\n");
-    } else {
-        args.extend(arrays.iter().map(|a| a.name.clone()));
-        args.extend(scalars.iter().map(|(n, _)| n.clone()));
-        let _ = writeln!(s, "subroutine aug_k{id}(reps, {})", args.join(", "));
-        if runtime_trips {
-            s.push_str("  use augsg, only: augn\n");
-        } else if cx.stencil() {
-            s.push_str("  use augsg, only: augm\n");
-        }
-        s.push_str("  implicit none\n");
-        for a in &arrays {
-            let _ = writeln!(s, "  {} :: {}{}", a.ty.decl(), a.name, a.decl_dims);
-        }
-        for (n, ty) in &scalars {
-            let _ = writeln!(s, "  {} :: {n}", ty.decl());
-        }
-    }
-    s.push_str("  integer(8), intent(in) :: reps\n  integer(8) :: r\n  integer :: i");
-    s.push_str(if cx.two_d() || cx.stencil() {
-        ", j\n"
-    } else {
-        "\n"
-    });
-    s.push_str("  do r = 1, reps\n");
-    if cx.stencil() {
-        let _ = writeln!(s, "    do j = 1, {STENCIL_COLS}\n    do i = 1, augm");
-    } else if cx.two_d() {
-        s.push_str("    do j = 1, 8\n    do i = 1, 64\n");
-    } else if !cfg.shape.array_syntax() {
-        let _ = writeln!(s, "    do i = 1, {last}");
-    }
-    let offset = s.lines().count();
-    for l in &body {
-        s.push_str(l);
-        s.push('\n');
-    }
-    if cx.two_d() || cx.stencil() {
-        s.push_str("    end do\n    end do\n");
-    } else if !cfg.shape.array_syntax() {
-        s.push_str("    end do\n");
-    }
-    let ty = cfg.ty;
-    let _ = writeln!(s, "    call augt_{}({})", ty.tag(), results[0]);
-    s.push_str("  end do\n");
-    for y in &results[1..] {
-        let _ = writeln!(s, "  call augt_{}({y})", ty.tag());
-    }
-    let _ = writeln!(s, "end subroutine aug_k{id}");
+    let (source, args, offset) =
+        cx.subroutine(id, &description, &results, &body.lines, runtime_trips);
     let array_lines = cfg
         .shape
         .array_syntax()
-        .then(|| offset..offset + body.len());
+        .then(|| offset..offset + body.lines.len());
     Some(Kernel {
         id,
         array_lines,
         description,
         global: cfg.global,
-        source: s,
+        source,
         args,
-        then_lines: then_lines.start + offset..then_lines.end + offset,
-        else_lines: else_lines.start + offset..else_lines.end + offset,
-        then_fraction,
+        then_lines: body.then_lines.start + offset..body.then_lines.end + offset,
+        else_lines: body.else_lines.start + offset..body.else_lines.end + offset,
+        then_fraction: body.then_fraction,
         bytes: cx.bytes,
     })
+}
+
+/// The element loop's trip count: `augn` (a module variable set to N through an opaque
+/// function) when known only at run time, else N.
+fn trip_count(runtime_trips: bool) -> String {
+    if runtime_trips {
+        "augn".to_string()
+    } else {
+        N.to_string()
+    }
+}
+
+/// The statements of a kernel's loop body.
+struct Body {
+    /// The lines, indented.
+    lines: Vec<String>,
+    /// The THEN branch's statements (indices into `lines`), empty without an IF.
+    then_lines: Range<usize>,
+    /// The ELSE branch's statements.
+    else_lines: Range<usize>,
+    /// The share of iterations that take the THEN branch, for IF kernels.
+    then_fraction: Option<f64>,
+}
+
+impl Body {
+    /// The same statements over whole sections: `(i)` is the section `(1:N)`, `(i+1)`
+    /// the shifted one; the vector subscript `idx1(i)` becomes `idx1(1:N)` (`augn` for
+    /// `N` when the trip count is known only at run time).
+    fn rewrite_as_sections(&mut self, runtime_trips: bool) {
+        let whole = format!("(1:{})", trip_count(runtime_trips));
+        let shifted = if runtime_trips {
+            "(2:augn+1)".to_string()
+        } else {
+            format!("(2:{})", N + 1)
+        };
+        for l in &mut self.lines {
+            *l = l.replace("(i+1)", &shifted).replace("(i)", &whole);
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// The loop body assigning `results` (one statement each, random expressions); for
+    /// IF kernels, unconditional statements first, then an IF on a fixed random pattern
+    /// whose branches assign the rest. `None` when the pattern's array cannot be taken.
+    fn body(&mut self, results: &[String]) -> Option<Body> {
+        let cfg = self.cfg;
+        let nstmts = results.len();
+        let max_ops = if cfg.ty == Ty::C8 { 5 } else { 7 };
+        let sub = if self.two_d() || self.stencil() {
+            "(i,j)"
+        } else {
+            "(i)"
+        };
+        let pad = if self.two_d() || self.stencil() {
+            "      "
+        } else {
+            "    "
+        };
+        let stmt = |cx: &mut Ctx<'_>, y: &str, ind: &str| {
+            let ops = cx.rng.range(1, max_ops);
+            let e = cx.expr(ops);
+            let e = if e.constant { cx.leaf(false) } else { e };
+            format!("{pad}{ind}{y}{sub} = {}", e.text)
+        };
+        let mut body = Body {
+            lines: vec![],
+            then_lines: 0..0,
+            else_lines: 0..0,
+            then_fraction: None,
+        };
+        if cfg.shape != Shape::If {
+            for y in results {
+                body.lines.push(stmt(self, y, ""));
+            }
+            return Some(body);
+        }
+        let lines = &mut body.lines;
+        let before = self.rng.range(0, nstmts - 1);
+        for y in &results[..before] {
+            lines.push(stmt(self, y, ""));
+        }
+        let kx = self.rng.range(1, NX);
+        let cond = format!("xr8{kx}");
+        let bytes = (N + 1) * 8;
+        if !self.take(cond.clone(), Ty::R8, format!("({})", N + 1), bytes) {
+            return None;
+        }
+        let kt = self.rng.range(1, 3);
+        let th = THRESHOLDS[kt - 1];
+        if !self.scalars.iter().any(|(n, _)| *n == format!("th{kt}")) {
+            self.scalars.push((format!("th{kt}"), Ty::R8));
+        }
+        let seed = seed_of(&cond);
+        let above = (1..=N).filter(|&i| init_value_r8(seed, i) > th).count();
+        body.then_fraction = Some(above as f64 / N as f64);
+        lines.push(format!("{pad}if ({cond}(i) > th{kt}) then"));
+        let start = lines.len();
+        for y in &results[before..] {
+            lines.push(stmt(self, y, "  "));
+        }
+        lines.push(format!("{pad}else"));
+        body.then_lines = start..lines.len();
+        let start = lines.len();
+        for y in &results[before..] {
+            if self.rng.chance(0.7) || y == &results[before] {
+                lines.push(stmt(self, y, "  "));
+            }
+        }
+        body.else_lines = start..lines.len();
+        lines.push(format!("{pad}end if"));
+        Some(body)
+    }
+
+    /// The kernel's subroutine `aug_k{id}`: declarations (the module's arrays, or its
+    /// arrays and scalars as dummy arguments), the repetition loop around the element
+    /// loop(s) around `body` (to a trip count known only at run time with
+    /// `runtime_trips`), and the results handed to the opaque result routine. Returns the
+    /// text, the dummy arguments and the line (0-based) of the body's first statement.
+    fn subroutine(
+        &self,
+        id: usize,
+        description: &str,
+        results: &[String],
+        body: &[String],
+        runtime_trips: bool,
+    ) -> (String, Vec<String>, usize) {
+        let cfg = self.cfg;
+        let last = trip_count(runtime_trips);
+        let mut arrays = self.arrays.clone();
+        arrays.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut scalars = self.scalars.clone();
+        scalars.sort();
+        let mut args: Vec<String> = vec![];
+        let mut s = String::new();
+        let _ = writeln!(s, "! kernel {id}: {description}");
+        if cfg.global {
+            let _ = writeln!(s, "subroutine aug_k{id}(reps)");
+            s.push_str("  use augsg\n  implicit none\n");
+        } else {
+            args.extend(arrays.iter().map(|a| a.name.clone()));
+            args.extend(scalars.iter().map(|(n, _)| n.clone()));
+            let _ = writeln!(s, "subroutine aug_k{id}(reps, {})", args.join(", "));
+            if runtime_trips {
+                s.push_str("  use augsg, only: augn\n");
+            } else if self.stencil() {
+                s.push_str("  use augsg, only: augm\n");
+            }
+            s.push_str("  implicit none\n");
+            for a in &arrays {
+                let _ = writeln!(s, "  {} :: {}{}", a.ty.decl(), a.name, a.decl_dims);
+            }
+            for (n, ty) in &scalars {
+                let _ = writeln!(s, "  {} :: {n}", ty.decl());
+            }
+        }
+        s.push_str("  integer(8), intent(in) :: reps\n  integer(8) :: r\n  integer :: i");
+        s.push_str(if self.two_d() || self.stencil() {
+            ", j\n"
+        } else {
+            "\n"
+        });
+        s.push_str("  do r = 1, reps\n");
+        if self.stencil() {
+            let _ = writeln!(s, "    do j = 1, {STENCIL_COLS}\n    do i = 1, augm");
+        } else if self.two_d() {
+            s.push_str("    do j = 1, 8\n    do i = 1, 64\n");
+        } else if !cfg.shape.array_syntax() {
+            let _ = writeln!(s, "    do i = 1, {last}");
+        }
+        let offset = s.lines().count();
+        for l in body {
+            s.push_str(l);
+            s.push('\n');
+        }
+        if self.two_d() || self.stencil() {
+            s.push_str("    end do\n    end do\n");
+        } else if !cfg.shape.array_syntax() {
+            s.push_str("    end do\n");
+        }
+        let tag = cfg.ty.tag();
+        let _ = writeln!(s, "    call augt_{tag}({})", results[0]);
+        s.push_str("  end do\n");
+        for y in &results[1..] {
+            let _ = writeln!(s, "  call augt_{tag}({y})");
+        }
+        let _ = writeln!(s, "end subroutine aug_k{id}");
+        (s, args, offset)
+    }
 }
 
 fn describe(cfg: Config, nstmts: usize, frac: Option<f64>) -> String {

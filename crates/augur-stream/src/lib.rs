@@ -57,13 +57,15 @@ pub mod counts;
 pub mod fit;
 pub mod gen;
 pub mod nnls;
+mod timing;
 
 use augur_ir::{AbOp, AbOpCounts};
 use augur_machine_profile::{AbOpEntry, MachineProfile, MEASURED, NOT_DETECTED};
-use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain, ToolchainError};
+use augur_toolchain::{self as toolchain, Toolchain, ToolchainError};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// How much to measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,43 +245,9 @@ pub fn characterize_stream(
     progress: &mut dyn FnMut(&str),
 ) -> Result<StreamResult, StreamError> {
     let start = Instant::now();
-    tc.check_flags().map_err(|e| match e {
-        ToolchainError::CompilerNotFound { .. } | ToolchainError::CompilerFailed { .. } => {
-            StreamError::NoCompiler(e.to_string())
-        }
-        ToolchainError::FlagsRejected { .. } | ToolchainError::BadFlagSyntax { .. } => {
-            StreamError::FlagsRejected(e.to_string())
-        }
-        ToolchainError::Io { .. } => StreamError::Io(e.to_string()),
-    })?;
-    let tmp;
-    let dir: PathBuf = match &settings.keep_dir {
-        Some(d) => {
-            std::fs::create_dir_all(d)
-                .map_err(|e| StreamError::Io(format!("cannot create {}: {e}", d.display())))?;
-            d.clone()
-        }
-        None => {
-            tmp = tempfile::Builder::new()
-                .prefix("augur-stream-")
-                .tempdir()
-                .map_err(|e| {
-                    StreamError::Io(format!("cannot create a temporary directory: {e}"))
-                })?;
-            tmp.path().to_path_buf()
-        }
-    };
-    let mut kernels = gen::generate_kernels(settings.kernels, settings.seed);
-    // Stencils (scalar multi-dimensional loops), one for every nine kernels.
-    let first_stencil = kernels.len() + 1;
-    kernels.extend(gen::stencil_kernels(
-        settings.kernels.div_ceil(9),
-        settings.seed,
-        first_stencil,
-    ));
-    // The library calls' own kernels come last; they are not in the least squares.
-    let first_call = kernels.len();
-    kernels.extend(gen::call_kernels(first_call + 1));
+    check_toolchain(tc)?;
+    let (dir, _tmp) = work_dir(&settings)?;
+    let (kernels, first_call) = all_kernels(&settings);
     let mut notes: Vec<String> = vec![];
     let mut failed: BTreeMap<usize, String> = BTreeMap::new();
     progress(&format!(
@@ -289,11 +257,97 @@ pub fn characterize_stream(
         tc.fflags.join(" ")
     ));
     // Build, leaving out kernels that do not compile.
-    let (exe, active, act, sources) = build_all(tc, &kernels, &dir, &mut failed, progress)?;
-    // Counts.
+    let (exe, active, act, lines) = timing::build_all(tc, &kernels, &dir, &mut failed, progress)?;
+    let counts = count_kernels(&dir, &active, &act, &lines, kernels.len(), &mut failed);
+    // Which kernels the compiler vectorized, from its own report.
+    let vectorized = vectorized_kernels(tc, &dir, &active, kernels.len(), &lines, &mut notes);
+    let obs = timing::time_kernels(&exe, &dir, &settings, &active, &mut failed, start, progress)?;
+    let times: Vec<f64> = (0..kernels.len())
+        .map(|i| obs.get(&i).map_or(f64::NAN, |v| lower_half_mean(v)))
+        .collect();
+    for (i, why) in &failed {
+        notes.push(format!("{}: dropped: {why}", kernels[*i].name()));
+    }
+    progress(&format!("stream: {} kernels timed; fitting", obs.len()));
+    let m = Measurements {
+        kernels: &kernels,
+        first_call,
+        counts,
+        vectorized,
+        obs,
+        failed,
+        times,
+    };
+    let fits = fit_sets(&m, &settings, &mut notes)?;
+    Ok(result_of(&m, &fits, start.elapsed().as_secs_f64(), notes))
+}
+
+/// `tc.check_flags()`, its errors as stream errors.
+fn check_toolchain(tc: &Toolchain) -> Result<(), StreamError> {
+    tc.check_flags().map_err(|e| match e {
+        ToolchainError::CompilerNotFound { .. } | ToolchainError::CompilerFailed { .. } => {
+            StreamError::NoCompiler(e.to_string())
+        }
+        ToolchainError::FlagsRejected { .. } | ToolchainError::BadFlagSyntax { .. } => {
+            StreamError::FlagsRejected(e.to_string())
+        }
+        ToolchainError::Io { .. } => StreamError::Io(e.to_string()),
+    })
+}
+
+/// The directory to build in: `keep_dir` (created), else a new temporary directory,
+/// returned beside it so that it lives as long as it is used.
+fn work_dir(
+    settings: &StreamSettings,
+) -> Result<(PathBuf, Option<tempfile::TempDir>), StreamError> {
+    match &settings.keep_dir {
+        Some(d) => {
+            std::fs::create_dir_all(d)
+                .map_err(|e| StreamError::Io(format!("cannot create {}: {e}", d.display())))?;
+            Ok((d.clone(), None))
+        }
+        None => {
+            let tmp = tempfile::Builder::new()
+                .prefix("augur-stream-")
+                .tempdir()
+                .map_err(|e| {
+                    StreamError::Io(format!("cannot create a temporary directory: {e}"))
+                })?;
+            Ok((tmp.path().to_path_buf(), Some(tmp)))
+        }
+    }
+}
+
+/// Every kernel: the random ones, the stencils (scalar multi-dimensional loops, one for
+/// every nine kernels), then the library calls' own kernels, which are not in the least
+/// squares; with the index of the first call kernel.
+fn all_kernels(settings: &StreamSettings) -> (Vec<gen::Kernel>, usize) {
+    let mut kernels = gen::generate_kernels(settings.kernels, settings.seed);
+    let first_stencil = kernels.len() + 1;
+    kernels.extend(gen::stencil_kernels(
+        settings.kernels.div_ceil(9),
+        settings.seed,
+        first_stencil,
+    ));
+    let first_call = kernels.len();
+    kernels.extend(gen::call_kernels(first_call + 1));
+    (kernels, first_call)
+}
+
+/// The AbOp counts of every kernel (empty for those not built); kernels the front end
+/// cannot count go to `failed`. `act` are the built kernels as numbered in the program,
+/// `lines` their lines in the kernel file.
+fn count_kernels(
+    dir: &Path,
+    active: &[usize],
+    act: &[gen::Kernel],
+    lines: &[Range<u32>],
+    n: usize,
+    failed: &mut BTreeMap<usize, String>,
+) -> Vec<AbOpCounts> {
     let kpath = dir.join("augkern.f90");
-    let counted = counts::kernel_counts(&kpath, &act, &sources.lines);
-    let mut kcounts: Vec<AbOpCounts> = vec![AbOpCounts::new(); kernels.len()];
+    let counted = counts::kernel_counts(&kpath, act, lines);
+    let mut kcounts: Vec<AbOpCounts> = vec![AbOpCounts::new(); n];
     for (j, c) in counted.into_iter().enumerate() {
         match c {
             Ok(c) => kcounts[active[j]] = c,
@@ -302,104 +356,58 @@ pub fn characterize_stream(
             }
         }
     }
-    // Which kernels the compiler vectorized, from its own report.
-    let vectorized = vectorized_kernels(tc, &dir, &active, kernels.len(), &sources, &mut notes);
-    // Timing: `observations` passes over all kernels, one observation each, a chunk of
-    // kernels per run, so a kernel's observations are spread over the whole measurement
-    // and a busy spell of other processes touches few of them.
-    let to_time: Vec<usize> = active
-        .iter()
-        .copied()
-        .filter(|i| !failed.contains_key(i))
-        .collect();
-    let mut obs: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
-    let mut why_none: BTreeMap<usize, String> = BTreeMap::new();
-    let chunk = 30;
-    let per_kernel = settings.window_ms * 4.0 / 1000.0;
-    // Program ids are 1-based positions among the active kernels.
-    let pos = |i: usize| active.iter().position(|&a| a == i).unwrap_or(0) + 1;
-    for pass in 1..=settings.observations.max(1) {
-        let ids_all: Vec<usize> = to_time
-            .iter()
-            .copied()
-            .filter(|i| !failed.contains_key(i))
-            .collect();
-        progress(&format!(
-            "stream: observation {pass} of {} of {} kernels ({:.0} s elapsed)",
-            settings.observations.max(1),
-            ids_all.len(),
-            start.elapsed().as_secs_f64()
-        ));
-        for ids in ids_all.chunks(chunk) {
-            let mut spec = RunSpec::new(
-                &dir,
-                Duration::from_secs_f64(60.0 + 20.0 * per_kernel * ids.len() as f64),
-            );
-            spec.args = vec![format!("{}", settings.window_ms * 1e6), "1".to_string()];
-            spec.args.extend(ids.iter().map(|&i| pos(i).to_string()));
-            let ran = toolchain::run(&exe, &spec).map_err(|e| StreamError::Run(e.to_string()))?;
-            let text = String::from_utf8_lossy(&ran.stdout);
-            let out = parse_output(&text);
-            let Some(rate) = out.rate.filter(|&r| r > 0) else {
-                return Err(StreamError::Run(format!(
-                    "the timing program printed no clock rate ({})",
-                    ran.describe()
-                )));
-            };
-            for &i in ids {
-                let p = pos(i);
-                if out.bad.contains(&p) {
-                    failed.insert(i, "non-finite or denormal results".to_string());
-                } else if out.gone.contains(&p) {
-                    failed.insert(i, "the compiler removed the loop".to_string());
-                } else {
-                    let v: Vec<f64> = out
-                        .obs
-                        .iter()
-                        .filter(|o| o.0 == p)
-                        .map(|o| o.2 as f64 * 1e9 / rate as f64 / (o.1 as f64 * gen::N as f64))
-                        .filter(|t| t.is_finite() && *t > 0.0)
-                        .collect();
-                    if v.is_empty() {
-                        why_none.insert(
-                            i,
-                            if ran.success() {
-                                "no observations".to_string()
-                            } else {
-                                format!("the run ended early: {}", ran.describe())
-                            },
-                        );
-                    } else {
-                        obs.entry(i).or_default().extend(v);
-                    }
-                }
-            }
+    kcounts
+}
+
+/// The kernels with what was measured of them, by index into the generated list.
+struct Measurements<'a> {
+    /// Every generated kernel.
+    kernels: &'a [gen::Kernel],
+    /// The index of the first library-call kernel.
+    first_call: usize,
+    /// AbOps per element iteration.
+    counts: Vec<AbOpCounts>,
+    /// Whether the compiler reported the kernel's loop vectorized.
+    vectorized: Vec<bool>,
+    /// The observations of the timed kernels, ns per element iteration.
+    obs: BTreeMap<usize, Vec<f64>>,
+    /// The kernels dropped, with why.
+    failed: BTreeMap<usize, String>,
+    /// The kernel's time: the lower-half mean of its observations (NaN without).
+    times: Vec<f64>,
+}
+
+/// The fit of the kernels the compiler did not vectorize (of all, without a split) and,
+/// with enough vectorized kernels, the fit of those.
+struct Fits {
+    scalar: fit::Fit,
+    vector: Option<fit::Fit>,
+    /// Whether the kernels are split into the two sets.
+    split: bool,
+}
+
+impl Fits {
+    /// The fit a kernel belongs to.
+    fn of(&self, vectorized: bool) -> &fit::Fit {
+        match &self.vector {
+            Some(v) if vectorized => v,
+            _ => &self.scalar,
         }
     }
-    for i in to_time {
-        if !obs.contains_key(&i) && !failed.contains_key(&i) {
-            let why = why_none
-                .remove(&i)
-                .unwrap_or_else(|| "no observations".into());
-            failed.insert(i, why);
-        }
-        if failed.contains_key(&i) {
-            obs.remove(&i);
-        }
-    }
-    // Fit.
-    let times: Vec<f64> = (0..kernels.len())
-        .map(|i| obs.get(&i).map_or(f64::NAN, |v| lower_half_mean(v)))
-        .collect();
-    for (i, why) in &failed {
-        notes.push(format!("{}: dropped: {why}", kernels[*i].name()));
-    }
-    progress(&format!("stream: {} kernels timed; fitting", obs.len()));
-    let n_vector = (0..kernels.len())
+}
+
+/// The fits: with at least [`MIN_VECTOR_KERNELS`] vectorized kernels timed, the scalar fit
+/// leaves them out and a second fit takes only them; otherwise one fit over all kernels,
+/// as without a report. The library calls' kernels are in neither.
+fn fit_sets(
+    m: &Measurements,
+    settings: &StreamSettings,
+    notes: &mut Vec<String>,
+) -> Result<Fits, StreamError> {
+    let (times, vectorized, first_call) = (&m.times, &m.vectorized, m.first_call);
+    let n_vector = (0..m.kernels.len())
         .filter(|&i| vectorized[i] && times[i].is_finite())
         .count();
-    // With enough vectorized kernels, the scalar fit leaves them out and a second fit
-    // takes only them; otherwise one fit over all kernels, as without a report.
     let split = n_vector >= MIN_VECTOR_KERNELS;
     if !split && n_vector > 0 {
         notes.push(format!(
@@ -427,9 +435,9 @@ pub fn characterize_stream(
         t
     };
     let fit_set =
-        |t: &[f64]| fit_toward_chain(&kcounts, t, settings.min_kernels, &settings.chain_costs);
-    let f = fit_set(&scalar_times).map_err(StreamError::Fit)?;
-    let vf = if split {
+        |t: &[f64]| fit_toward_chain(&m.counts, t, settings.min_kernels, &settings.chain_costs);
+    let scalar = fit_set(&scalar_times).map_err(StreamError::Fit)?;
+    let vector = if split {
         match fit_set(&only(true)) {
             Ok(v) => Some(v),
             Err(e) => {
@@ -440,16 +448,30 @@ pub fn characterize_stream(
     } else {
         None
     };
-    for fit in std::iter::once(&f).chain(vf.as_ref()) {
+    for fit in std::iter::once(&scalar).chain(vector.as_ref()) {
         for (i, why) in &fit.dropped {
-            if !failed.contains_key(i) && why != fit::NO_TIME {
-                notes.push(format!("{}: not in the fit: {why}", kernels[*i].name()));
+            if !m.failed.contains_key(i) && why != fit::NO_TIME {
+                notes.push(format!("{}: not in the fit: {why}", m.kernels[*i].name()));
             }
         }
     }
-    let elapsed_s = start.elapsed().as_secs_f64();
+    Ok(Fits {
+        scalar,
+        vector,
+        split,
+    })
+}
+
+/// The result: the fits' entries with the calls' direct costs, the kernel table, the
+/// statistics and the issue floors.
+fn result_of(
+    m: &Measurements,
+    fits: &Fits,
+    elapsed_s: f64,
+    mut notes: Vec<String>,
+) -> StreamResult {
     let stats_of = |f: &fit::Fit| FitStats {
-        generated: kernels.len(),
+        generated: m.kernels.len(),
         kernels: f.used.len(),
         parameters: f.columns.len(),
         r2: f.r2,
@@ -459,70 +481,39 @@ pub fn characterize_stream(
         elapsed_s,
         unfitted: f.unfitted.clone(),
     };
-    let stats = stats_of(&f);
-    let scalar_what = if split {
+    let stats = stats_of(&fits.scalar);
+    let scalar_what = if fits.split {
         "loop kernels the compiler did not vectorize"
     } else {
         "loop kernels"
     };
-    let mut entries = entries_of(&f, &stats, scalar_what);
-    let vector_stats = vf.as_ref().map(stats_of);
-    let mut vector_entries = match (&vf, &vector_stats) {
+    let mut entries = entries_of(&fits.scalar, &stats, scalar_what);
+    let vector_stats = fits.vector.as_ref().map(stats_of);
+    let mut vector_entries = match (&fits.vector, &vector_stats) {
         (Some(v), Some(st)) => entries_of(v, st, "loop kernels the compiler vectorized"),
         _ => BTreeMap::new(),
     };
     // The calls' direct costs replace what the least squares made of them.
-    for i in first_call..kernels.len() {
-        let own = match &vf {
-            Some(v) if vectorized[i] => v,
-            _ => &f,
-        };
-        let Some(v) = obs.get(&i) else {
+    for i in m.first_call..m.kernels.len() {
+        let Some(v) = m.obs.get(&i) else {
             continue;
         };
-        let call = gen::CALLS[(i - first_call) % gen::CALLS.len()];
-        match call_entry(call.3, &kernels[i], &kcounts[i], times[i], v, own) {
-            Ok((op, e)) if vectorized[i] && vf.is_some() => {
+        let own = fits.of(m.vectorized[i]);
+        let call = gen::CALLS[(i - m.first_call) % gen::CALLS.len()];
+        match call_entry(call.3, &m.kernels[i], &m.counts[i], m.times[i], v, own) {
+            Ok((op, e)) if m.vectorized[i] && fits.vector.is_some() => {
                 vector_entries.insert(op, e);
             }
             Ok((op, e)) => {
                 entries.insert(op, e);
             }
-            Err(why) => notes.push(format!("{}: {why}", kernels[i].name())),
+            Err(why) => notes.push(format!("{}: {why}", m.kernels[i].name())),
         }
     }
-    let rows: Vec<KernelRow> = kernels
-        .iter()
-        .enumerate()
-        .map(|(i, k)| {
-            let v = obs.get(&i);
-            let own = match &vf {
-                Some(v) if vectorized[i] => v,
-                _ => &f,
-            };
-            let note = failed.get(&i).cloned().or_else(|| {
-                own.dropped
-                    .iter()
-                    .find(|(j, _)| *j == i)
-                    .map(|(_, w)| w.clone())
-            });
-            KernelRow {
-                name: k.name(),
-                description: k.description.clone(),
-                counts: kcounts[i].clone(),
-                measured_ns: times[i],
-                sd_ns: v.map_or(f64::NAN, |v| sd(v)),
-                observations: v.map_or(0, Vec::len),
-                fitted_ns: own.fitted[i],
-                loo_ns: own.loo[i],
-                note,
-                vectorized: vectorized[i],
-            }
-        })
-        .collect();
-    let floor_ns = issue_floor(&rows, first_call, false);
-    let vector_floor_ns = issue_floor(&rows, first_call, true);
-    Ok(StreamResult {
+    let rows = kernel_rows(m, fits);
+    let floor_ns = issue_floor(&rows, m.first_call, false);
+    let vector_floor_ns = issue_floor(&rows, m.first_call, true);
+    StreamResult {
         entries,
         vector_entries,
         vector_stats,
@@ -531,7 +522,37 @@ pub fn characterize_stream(
         notes,
         floor_ns,
         vector_floor_ns,
-    })
+    }
+}
+
+/// The table of every generated kernel.
+fn kernel_rows(m: &Measurements, fits: &Fits) -> Vec<KernelRow> {
+    m.kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let v = m.obs.get(&i);
+            let own = fits.of(m.vectorized[i]);
+            let note = m.failed.get(&i).cloned().or_else(|| {
+                own.dropped
+                    .iter()
+                    .find(|(j, _)| *j == i)
+                    .map(|(_, w)| w.clone())
+            });
+            KernelRow {
+                name: k.name(),
+                description: k.description.clone(),
+                counts: m.counts[i].clone(),
+                measured_ns: m.times[i],
+                sd_ns: v.map_or(f64::NAN, |v| sd(v)),
+                observations: v.map_or(0, Vec::len),
+                fitted_ns: own.fitted[i],
+                loo_ns: own.loo[i],
+                note,
+                vectorized: m.vectorized[i],
+            }
+        })
+        .collect()
 }
 
 /// The direct stream cost of the library call (AbOp `mnemonic`) a call kernel measures:
@@ -643,14 +664,14 @@ pub const MIN_VECTOR_KERNELS: usize = 16;
 
 /// For each kernel (by index into the generated list), whether the compiler reported its
 /// loop vectorized. The kernel file is compiled once more, without linking, with the
-/// report flags ([`augur_program_profile::optreport`]); a compiler without a report, or a failed
+/// report flags ([`augur_toolchain::optreport`]); a compiler without a report, or a failed
 /// compile, leaves every kernel scalar with a note.
 fn vectorized_kernels(
     tc: &Toolchain,
     dir: &Path,
     active: &[usize],
     n: usize,
-    sources: &gen::Sources,
+    lines: &[Range<u32>],
     notes: &mut Vec<String>,
 ) -> Vec<bool> {
     let mut out = vec![false; n];
@@ -672,7 +693,7 @@ fn vectorized_kernels(
         Ok(printed) => {
             let parsed = augur_toolchain::optreport::parse(&printed.join("\n"), &names);
             for v in parsed.vectorized {
-                if let Some(j) = sources.lines.iter().position(|r| r.contains(&v.line)) {
+                if let Some(j) = lines.iter().position(|r| r.contains(&v.line)) {
                     if let Some(&i) = active.get(j) {
                         out[i] = true;
                     }
@@ -733,161 +754,6 @@ fn sd(v: &[f64]) -> f64 {
     (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
 }
 
-/// Builds the program for the kernels not in `failed`, dropping kernels that do not
-/// compile (recorded in `failed`). Returns the executable, the indices of the kernels in
-/// it (kernel `active[j]` has program id `j + 1`), those kernels renumbered so, and the
-/// sources.
-fn build_all(
-    tc: &Toolchain,
-    kernels: &[gen::Kernel],
-    dir: &Path,
-    failed: &mut BTreeMap<usize, String>,
-    progress: &mut dyn FnMut(&str),
-) -> Result<(PathBuf, Vec<usize>, Vec<gen::Kernel>, gen::Sources), StreamError> {
-    let mut active: Vec<usize> = (0..kernels.len()).collect();
-    for _attempt in 0..6 {
-        // Renumber the active kernels 1..: the program ids.
-        let act: Vec<gen::Kernel> = active
-            .iter()
-            .enumerate()
-            .map(|(j, &i)| {
-                let mut k = kernels[i].clone();
-                renumber(&mut k, j + 1);
-                k
-            })
-            .collect();
-        let src = gen::program(&act);
-        let files = [
-            ("augsup.f90", &src.support),
-            ("augkern.f90", &src.kernels),
-            ("augmain.f90", &src.main),
-        ];
-        let mut paths = vec![];
-        for (name, text) in files {
-            let p = dir.join(name);
-            std::fs::write(&p, text)
-                .map_err(|e| StreamError::Io(format!("cannot write {}: {e}", p.display())))?;
-            paths.push(p);
-        }
-        let input = BuildInput {
-            fortran: paths.clone(),
-            extra_fflags: vec!["-ffree-line-length-none".to_string()]
-                .into_iter()
-                .filter(|_| tc.is_gfortran())
-                .collect(),
-            ..Default::default()
-        };
-        match toolchain::build(tc, &input, dir, "augstream") {
-            Ok(exe) => return Ok((exe, active, act, src)),
-            Err(toolchain::BuildError::Compile {
-                file,
-                messages,
-                stderr,
-            }) if file == paths[1] => {
-                let mut blamed = vec![];
-                for m in messages
-                    .iter()
-                    .filter(|m| m.severity.to_ascii_lowercase().contains("error"))
-                {
-                    if let Some(j) = src.lines.iter().position(|r| r.contains(&m.line)) {
-                        if !blamed.contains(&j) {
-                            blamed.push(j);
-                            let i = active[j];
-                            progress(&format!(
-                                "stream: {} does not compile: {}",
-                                kernels[i].name(),
-                                m.message
-                            ));
-                            failed.insert(i, format!("does not compile: {}", m.message));
-                        }
-                    }
-                }
-                if blamed.is_empty() {
-                    return Err(StreamError::Build(first_lines(&stderr)));
-                }
-                active = active
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| !blamed.contains(j))
-                    .map(|(_, &i)| i)
-                    .collect();
-                if active.is_empty() {
-                    return Err(StreamError::Build("no kernel compiles".to_string()));
-                }
-            }
-            Err(toolchain::BuildError::Io { what, source })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
-                return Err(StreamError::NoCompiler(format!("{what}: {source}")));
-            }
-            Err(e) => return Err(StreamError::Build(e.to_string())),
-        }
-    }
-    Err(StreamError::Build(
-        "kernels kept failing to compile after six attempts".to_string(),
-    ))
-}
-
-/// Gives a kernel program id `id` (its subroutine name and comment follow).
-fn renumber(k: &mut gen::Kernel, id: usize) {
-    let old = k.id;
-    if old == id {
-        return;
-    }
-    k.source = k
-        .source
-        .replace(&format!("aug_k{old}("), &format!("aug_k{id}("))
-        .replace(
-            &format!("end subroutine aug_k{old}\n"),
-            &format!("end subroutine aug_k{id}\n"),
-        )
-        .replacen(&format!("! kernel {old}:"), &format!("! kernel {id}:"), 1);
-    k.id = id;
-}
-
-fn first_lines(s: &str) -> String {
-    let msgs = toolchain::parse_compiler_messages(s);
-    if let Some(m) = msgs.first() {
-        return format!(
-            "{}:{}: {}: {}",
-            m.file.display(),
-            m.line,
-            m.severity,
-            m.message
-        );
-    }
-    s.lines().take(5).collect::<Vec<_>>().join("; ")
-}
-
-/// What the timing program printed.
-#[derive(Debug, Default)]
-struct Output {
-    rate: Option<u64>,
-    bad: Vec<usize>,
-    gone: Vec<usize>,
-    /// (id, reps, counts)
-    obs: Vec<(usize, u64, i64)>,
-}
-
-fn parse_output(text: &str) -> Output {
-    let mut out = Output::default();
-    for line in text.lines() {
-        let w: Vec<&str> = line.split_whitespace().collect();
-        match w.as_slice() {
-            ["AUGRATE", r] => out.rate = r.parse().ok(),
-            ["AUGBAD", id] => out.bad.extend(id.parse::<usize>().ok()),
-            ["AUGGONE", id] => out.gone.extend(id.parse::<usize>().ok()),
-            ["AUGK", id, _k, reps, t] => {
-                if let (Ok(id), Ok(reps), Ok(t)) = (id.parse(), reps.parse(), t.parse()) {
-                    out.obs.push((id, reps, t));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod floor_tests {
     use super::*;
@@ -928,28 +794,5 @@ mod floor_tests {
         assert!((f - 0.10).abs() < 1e-12, "{f}");
         assert_eq!(issue_floor(&rows, calls_from, true), Some(0.005));
         assert_eq!(issue_floor(&rows[..0], 0, false), None);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_output() {
-        let o = parse_output("AUGRATE 1000000000\nAUGK 3 1 100 51200\nAUGBAD 4\nAUGGONE 5\njunk\n");
-        assert_eq!(o.rate, Some(1_000_000_000));
-        assert_eq!(o.obs, vec![(3, 100, 51200)]);
-        assert_eq!(o.bad, vec![4]);
-        assert_eq!(o.gone, vec![5]);
-    }
-
-    #[test]
-    fn renumbers_kernels() {
-        let mut k = gen::generate_kernels(3, 1)[2].clone();
-        renumber(&mut k, 1);
-        assert!(k.source.contains("subroutine aug_k1(reps"));
-        assert!(k.source.contains("end subroutine aug_k1\n"));
-        assert!(!k.source.contains("aug_k3"));
     }
 }

@@ -16,6 +16,7 @@
 //!
 //! Architecture invariant: this is the only crate of augur that starts processes.
 
+pub mod experiment;
 pub mod interrupt;
 pub mod optreport;
 pub mod os;

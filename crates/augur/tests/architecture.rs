@@ -43,12 +43,11 @@ const LAYERS: &[(&str, &[&str])] = &[
             "augur-fortran",
             "augur-machine-profile",
             "augur-toolchain",
-            "augur-machine",
         ],
     ),
     (
         "augur-memory",
-        &["augur-machine-profile", "augur-toolchain", "augur-machine"],
+        &["augur-machine-profile", "augur-toolchain"],
     ),
     // The predictor reads two files.
     (

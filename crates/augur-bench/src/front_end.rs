@@ -63,7 +63,8 @@ fn peak_rss_kib() -> Option<u64> {
 
 /// Runs the benchmark and prints its table.
 pub fn run(lines: usize, from: &[PathBuf], repeat: usize) -> Result<()> {
-    let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
+    let dir = augur_toolchain::interrupt::temp_dir(".tmp")
+        .context("cannot create a temporary directory")?;
     let mut text = String::new();
     let (name, path) = if from.is_empty() {
         let (mut i, mut n) = (0, 0);

@@ -693,7 +693,7 @@ fn one(p: &corpus::CorpusProgram, cx: &Ctx, perf: &mut PerfState) -> Result<Prog
         .iter()
         .map(|f| f.canonicalize().unwrap_or_else(|_| f.clone()))
         .collect();
-    let work = tempfile::Builder::new().prefix("augur-misses-").tempdir()?;
+    let work = augur_toolchain::interrupt::temp_dir("augur-misses-")?;
     let input = BuildInput {
         fortran: fortran.clone(),
         extra_fflags: vec!["-g".into()],

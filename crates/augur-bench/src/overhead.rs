@@ -38,7 +38,7 @@ pub fn run(manifest: &Path, fc: &str, fflags: &str, runs: usize, only: &[String]
     let cwd = std::env::current_dir()?;
     for p in &programs {
         let (fortran, c_sources) = p.sources(&root);
-        let work = tempfile::tempdir()?;
+        let work = augur_toolchain::interrupt::temp_dir("augur-overhead-")?;
         // Plain build with the same flags.
         let input = BuildInput {
             fortran: fortran.clone(),

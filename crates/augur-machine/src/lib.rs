@@ -65,9 +65,7 @@ pub fn characterize(
         }
     }
     let exps = &exps[..];
-    let dir = tempfile::Builder::new()
-        .prefix("augur-machine-")
-        .tempdir()
+    let dir = augur_toolchain::interrupt::temp_dir("augur-machine-")
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     // Re-observation spends at most one and a half first passes' worth of observations.
     let mut budget = exps.len() as u64 * u64::from(settings.reps) * 3 / 2;

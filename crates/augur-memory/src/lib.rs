@@ -40,9 +40,7 @@ pub fn characterize(
     let start = std::time::Instant::now();
     let os = augur_toolchain::os::detect();
     let plan = run::plan(&os, settings);
-    let dir = tempfile::Builder::new()
-        .prefix("augur-memory-")
-        .tempdir()
+    let dir = augur_toolchain::interrupt::temp_dir("augur-memory-")
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let mut curves = run::measure(tc, &os, &plan, settings, dir.path(), note)?;
     drop(dir);

@@ -5,7 +5,9 @@ use crate::profile::build_profile;
 use augur_fortran::FrontEndOptions;
 use augur_ir::{Pos, Program, Severity};
 use augur_program_profile::{ProgramProfile, RunEntry};
-use augur_toolchain::{self as toolchain, BuildError, BuildInput, RunResult, RunSpec, Toolchain};
+use augur_toolchain::{
+    self as toolchain, interrupt, BuildError, BuildInput, RunError, RunResult, RunSpec, Toolchain,
+};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -104,6 +106,27 @@ pub enum AnalyzeError {
     /// Files could not be written or read.
     #[error("{0}")]
     Io(String),
+    /// Ctrl-C or SIGTERM stopped the analysis ([`augur_toolchain::interrupt`]).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl From<RunError> for AnalyzeError {
+    fn from(e: RunError) -> AnalyzeError {
+        match e {
+            RunError::Interrupted => AnalyzeError::Interrupted,
+            other => AnalyzeError::Run(other.to_string()),
+        }
+    }
+}
+
+/// `Err(Interrupted)` once Ctrl-C or SIGTERM came: checked between the steps.
+fn stop_if_interrupted() -> Result<(), AnalyzeError> {
+    if interrupt::cancelled() {
+        Err(AnalyzeError::Interrupted)
+    } else {
+        Ok(())
+    }
 }
 
 /// The message of a failed counting run ([`AnalyzeError::Failed`]) as the commands show
@@ -135,6 +158,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         .filter(|d| d.severity == Severity::Error)
         .map(|d| d.render(&program.files))
         .collect();
+    stop_if_interrupted()?;
     if !errors.is_empty() && !opts.keep_partial {
         return Err(AnalyzeError::Sources(errors.join("")));
     }
@@ -144,9 +168,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         .collect();
     let plan = instrument::plan(&program, &texts);
 
-    let tmp = tempfile::Builder::new()
-        .prefix("augur-build-")
-        .tempdir()
+    let tmp = interrupt::temp_dir("augur-build-")
         .map_err(|e| AnalyzeError::Io(format!("cannot create a build directory: {e}")))?;
     let work: PathBuf = match &opts.keep_build {
         Some(d) => {
@@ -186,7 +208,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         capture: true,
         fixed_addresses: true,
     };
-    let run = toolchain::run(&exe, &spec).map_err(|e| AnalyzeError::Run(e.to_string()))?;
+    let run = toolchain::run(&exe, &spec)?;
     let counters = read_counts(&counts_file, plan.counters);
     let mut notes = plan.notes.clone();
     let mut partial = false;
@@ -211,6 +233,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     let counters = counters.unwrap_or_else(|| vec![0; plan.counters]);
     let mu = instrument::block_counts(&program, &plan, &counters);
     let report = optimization_report(&program, sources, &order, opts);
+    stop_if_interrupted()?;
     let branch_run = if opts.branch_run && !partial {
         match branch_run(&ctx, &texts, report.as_ref().ok(), &work.join("branches")) {
             Ok(b) => Some(b),
@@ -222,6 +245,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     } else {
         None
     };
+    stop_if_interrupted()?;
     let simulated = branch_run
         .as_ref()
         .map(|(bp, r)| crate::branches::per_block(&program, bp, r));
@@ -249,6 +273,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         profile.branches = Some(branch_summary(&program, &mu, bp, r, sim));
     }
     crate::locality::attach_run(&program, &plan, &counts_file, &mut profile);
+    stop_if_interrupted()?;
     match report {
         Ok(r) => profile.optimization = Some(r),
         Err(e) => profile.notes.push(format!("no optimization report: {e}")),
@@ -354,6 +379,7 @@ impl BuildContext<'_> {
                 }
             }
             BuildError::Link { .. } => AnalyzeError::Link(e.to_string()),
+            BuildError::Interrupted => AnalyzeError::Interrupted,
             other => AnalyzeError::Io(other.to_string()),
         })
     }

@@ -11,7 +11,7 @@ use augur_program_profile::ProgramProfile;
 use augur_toolchain::{self as toolchain, BuildError, BuildInput, RunError, RunSpec, Toolchain};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// gcov's line counts of one run of the coverage build.
 #[derive(Debug, Clone, Default)]
@@ -83,13 +83,8 @@ fn gcov_command(fc: &str) -> String {
             }
             _ => format!("gcov-{v}"),
         };
-        let works = Command::new(&candidate)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
+        let works = toolchain::tool_output(Command::new(&candidate).arg("--version"))
+            .map(|o| o.status.success())
             .unwrap_or(false);
         if works {
             return candidate;
@@ -113,9 +108,7 @@ pub fn gcov_line_counts(
     if !tc.is_gfortran() {
         return Err(GcovError::NotGfortran(tc.fc.clone()));
     }
-    let dir = tempfile::Builder::new()
-        .prefix("augur-gcov-")
-        .tempdir()
+    let dir = toolchain::interrupt::temp_dir("augur-gcov-")
         .map_err(|e| GcovError::Io(format!("cannot create a build directory: {e}")))?;
     let input = BuildInput {
         fortran: fortran.to_vec(),
@@ -143,14 +136,13 @@ pub fn gcov_line_counts(
     let gcov = gcov_command(&tc.fc);
     let mut lines: HashMap<(String, u32), u64> = HashMap::new();
     for gcda in &gcdas {
-        let out = Command::new(&gcov)
-            .arg("--json-format")
+        let mut cmd = Command::new(&gcov);
+        cmd.arg("--json-format")
             .arg("--stdout")
             .arg(gcda)
             .current_dir(dir.path())
-            .env("LC_ALL", "C")
-            .stdin(Stdio::null())
-            .output()
+            .env("LC_ALL", "C");
+        let out = toolchain::tool_output(&mut cmd)
             .map_err(|e| GcovError::Gcov(format!("cannot run `{gcov}`: {e}")))?;
         if !out.status.success() {
             return Err(GcovError::Gcov(format!(

@@ -532,12 +532,16 @@ fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(u
     }
 }
 
-/// Streams every access of `nest` into the line and the page analyzers.
+/// Streams every access of `nest` into the line and the page analyzers; nothing once
+/// Ctrl-C or SIGTERM came (the analysis is abandoned: `analyze` returns `Interrupted`).
 fn run_both(
     lines: &mut ReuseAnalyzer,
     pages: &mut ReuseAnalyzer,
     nest: &augur_locality::Nest,
 ) -> Result<u64, augur_locality::nest::NestError> {
+    if augur_toolchain::interrupt::cancelled() {
+        return Ok(0);
+    }
     nest.for_each_access(|a| {
         lines.access(a);
         pages.access(a);

@@ -299,7 +299,7 @@ fn check_toolchain(tc: &Toolchain) -> Result<(), StreamError> {
 /// returned beside it so that it lives as long as it is used.
 fn work_dir(
     settings: &StreamSettings,
-) -> Result<(PathBuf, Option<tempfile::TempDir>), StreamError> {
+) -> Result<(PathBuf, Option<augur_toolchain::interrupt::TempDir>), StreamError> {
     match &settings.keep_dir {
         Some(d) => {
             std::fs::create_dir_all(d)
@@ -307,12 +307,9 @@ fn work_dir(
             Ok((d.clone(), None))
         }
         None => {
-            let tmp = tempfile::Builder::new()
-                .prefix("augur-stream-")
-                .tempdir()
-                .map_err(|e| {
-                    StreamError::Io(format!("cannot create a temporary directory: {e}"))
-                })?;
+            let tmp = augur_toolchain::interrupt::temp_dir("augur-stream-").map_err(|e| {
+                StreamError::Io(format!("cannot create a temporary directory: {e}"))
+            })?;
             Ok((tmp.path().to_path_buf(), Some(tmp)))
         }
     }

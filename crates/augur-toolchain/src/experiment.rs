@@ -11,7 +11,6 @@
 use crate::{BuildError, BuildInput, RunError, RunResult, RunSpec, Toolchain};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// The generated sources of one experiment program.
@@ -233,54 +232,15 @@ pub fn run(
     }
     let mut spec = RunSpec::new(dir, timeout);
     spec.args = args;
-    let (ended, watch) = mpsc::channel::<()>();
-    let ran = std::thread::scope(|scope| {
-        scope.spawn(move || kill_on_cancel(&watch));
-        let ran = crate::run(exe, &spec);
-        drop(ended);
-        ran
-    })
-    .map_err(RunFailure::Run)?;
+    // `run` registers the program's process group, which the interrupt handler kills.
+    let ran = crate::run(exe, &spec).map_err(|e| match e {
+        crate::RunError::Interrupted => RunFailure::Cancelled,
+        e => RunFailure::Run(e),
+    })?;
     if crate::interrupt::cancelled() {
         return Err(RunFailure::Cancelled);
     }
     Ok(ran)
-}
-
-/// How often a run polls for cancellation.
-const CANCEL_POLL: Duration = Duration::from_millis(20);
-
-/// Until the run ends (its sender is dropped), polls for cancellation and once cancelled
-/// kills the process groups [`crate::run`] started: every child of this process that
-/// leads a group of its own (Linux: the children are found in `/proc`).
-fn kill_on_cancel(ended: &mpsc::Receiver<()>) {
-    while let Err(mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(CANCEL_POLL) {
-        if crate::interrupt::cancelled() {
-            for pid in children_leading_groups() {
-                crate::kill_group(pid);
-            }
-        }
-    }
-}
-
-/// The children of this process that lead their own process group.
-fn children_leading_groups() -> Vec<u32> {
-    let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| {
-            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            // `pid (command) state ppid pgrp ...`; the command may hold blanks.
-            let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(1);
-            let ppid: u32 = fields.next()?.parse().ok()?;
-            let pgrp: u32 = fields.next()?.parse().ok()?;
-            (ppid == me && pgrp == pid).then_some(pid)
-        })
-        .collect()
 }
 
 /// One line of an experiment program's output split into words: the keyword and its

@@ -12,7 +12,11 @@
 //! * [`parse_compiler_messages`] turns gfortran's and flang/clang's diagnostics into
 //!   [`CompilerMessage`]s; [`optreport`] reads the compiler's optimization report.
 //! * [`os`]: what the operating system says of the caches, TLBs and CPUs.
-//! * [`interrupt`]: the cancellation flag every long piece of work polls.
+//! * [`interrupt`]: Ctrl-C and SIGTERM for every command: the cancel flag every long piece
+//!   of work polls and the registry of live child process groups the handler kills. Every
+//!   child started here ([`run`], and the compilers of [`build`], [`compile_only`] and
+//!   [`Toolchain`] through [`tool_output`]) runs in a registered group of its own and an
+//!   interrupted wait gives an `Interrupted` error.
 //!
 //! Architecture invariant: this is the only crate of augur that starts processes.
 
@@ -26,7 +30,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -84,7 +88,8 @@ pub enum ToolchainError {
         /// The compiler's stderr.
         message: String,
     },
-    /// A file-system error while checking (e.g. the temporary directory).
+    /// A file-system error while checking (e.g. the temporary directory), or an interrupt
+    /// (`source` of kind `Interrupted`, see [`interrupt`]).
     #[error("{what}: {source}")]
     Io {
         /// What was being done.
@@ -115,12 +120,15 @@ impl Toolchain {
         let given = fc;
         let resolved = resolve_compiler(fc);
         let fc = resolved.as_str();
-        let output = compiler_command(fc)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .output();
+        let output = tool_output(compiler_command(fc).arg("--version"));
         let output = match output {
             Ok(o) => o,
+            Err(source) if source.kind() == io::ErrorKind::Interrupted => {
+                return Err(ToolchainError::Io {
+                    what: format!("`{fc} --version`"),
+                    source,
+                })
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(ToolchainError::CompilerNotFound {
                     fc: given.to_string(),
@@ -176,13 +184,10 @@ impl Toolchain {
     /// do not matter. A rejected flag gives [`ToolchainError::FlagsRejected`] with the
     /// compiler's stderr.
     pub fn check_flags(&self) -> Result<(), ToolchainError> {
-        let dir = tempfile::Builder::new()
-            .prefix("augur-flags-")
-            .tempdir()
-            .map_err(|source| ToolchainError::Io {
-                what: "cannot create a temporary directory to check the flags".to_string(),
-                source,
-            })?;
+        let dir = interrupt::temp_dir("augur-flags-").map_err(|source| ToolchainError::Io {
+            what: "cannot create a temporary directory to check the flags".to_string(),
+            source,
+        })?;
         let src = dir.path().join("augurchk.f90");
         // Statements start in column 7: valid fixed form and free form.
         std::fs::write(
@@ -193,16 +198,21 @@ impl Toolchain {
             what: format!("cannot write {}", src.display()),
             source,
         })?;
-        let output = compiler_command(&self.fc)
-            .args(&self.fflags)
+        let mut cmd = compiler_command(&self.fc);
+        cmd.args(&self.fflags)
             .arg(&src)
             .arg("-o")
             .arg(dir.path().join("augurchk"))
-            .current_dir(dir.path())
-            .stdin(Stdio::null())
-            .output();
-        let output = match output {
+            .current_dir(dir.path());
+        scratch_in(&mut cmd, dir.path());
+        let output = match tool_output(&mut cmd) {
             Ok(o) => o,
+            Err(source) if source.kind() == io::ErrorKind::Interrupted => {
+                return Err(ToolchainError::Io {
+                    what: "checking the flags".to_string(),
+                    source,
+                })
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Err(ToolchainError::CompilerNotFound {
                     fc: self.fc.clone(),
@@ -419,6 +429,45 @@ fn compiler_command(program: &str) -> Command {
     cmd
 }
 
+/// Points the compiler's own scratch files (gcc's `ccXXXXXX.s` and the like, made in
+/// `TMPDIR`) into the build directory `dir`: a compiler killed by an interrupt cannot
+/// clean them up, and the build directory goes as the work unwinds.
+fn scratch_in(cmd: &mut Command, dir: &Path) {
+    cmd.env(
+        "TMPDIR",
+        std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()),
+    );
+}
+
+/// Runs a tool (a compiler, the linker, `gcov`) to its end and returns what it printed, as
+/// `Command::output` does, with stdin from `/dev/null`, in a process group of its own that
+/// an interrupt kills. An interrupt gives an error of kind `Interrupted`
+/// ([`interrupt::interrupted_error`]), and so does a call once the work was cancelled.
+pub fn tool_output(cmd: &mut Command) -> io::Result<Output> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let (mut child, group) = interrupt::spawn_in_group(cmd)?;
+    let stdout_reader = child.stdout.take().map(Reader::start);
+    let stderr_reader = child.stderr.take().map(Reader::start);
+    let waited = child.wait();
+    if waited.is_err() {
+        group.kill();
+    }
+    let status = waited?;
+    let stdout = stdout_reader.map(|r| r.finish(None)).unwrap_or_default();
+    let stderr = stderr_reader.map(|r| r.finish(None)).unwrap_or_default();
+    drop(group);
+    if interrupt::cancelled() {
+        return Err(interrupt::interrupted_error());
+    }
+    Ok(Output {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
 /// The files to build and link.
 #[derive(Debug, Clone, Default)]
 pub struct BuildInput {
@@ -463,6 +512,9 @@ pub enum BuildError {
         #[source]
         source: io::Error,
     },
+    /// Ctrl-C or SIGTERM stopped the build ([`interrupt`]).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// The first error of a failed compile, or the whole output if none could be parsed.
@@ -536,6 +588,7 @@ pub fn build(
         let obj = workdir.join(object_name(src, &mut taken));
         let mut cmd = compiler_command(&tc.cc);
         cmd.arg("-O2").arg("-c").arg(src).arg("-o").arg(&obj);
+        scratch_in(&mut cmd, workdir);
         compile_one(cmd, &tc.cc, src)?;
         objects.push(obj);
     }
@@ -547,12 +600,10 @@ pub fn build(
         .args(&input.objects)
         .args(&input.link_args)
         .arg("-o")
-        .arg(&exe)
-        .stdin(Stdio::null());
-    let output = cmd.output().map_err(|source| BuildError::Io {
-        what: format!("cannot run `{}` to link", tc.fc),
-        source,
-    })?;
+        .arg(&exe);
+    scratch_in(&mut cmd, workdir);
+    let output = tool_output(&mut cmd)
+        .map_err(|source| build_io_error(source, || format!("cannot run `{}` to link", tc.fc)))?;
     if !output.status.success() {
         return Err(BuildError::Link {
             stderr: combined_output(&output.stdout, &output.stderr),
@@ -579,10 +630,10 @@ pub fn compile_only(
     for src in fortran {
         let obj = workdir.join(object_name(src, &mut taken));
         let mut cmd = fortran_compile(tc, extra_fflags, workdir, src, &obj);
-        cmd.stdin(Stdio::null());
-        let output = cmd.output().map_err(|source| BuildError::Io {
-            what: format!("cannot run the compiler `{}` for {}", tc.fc, src.display()),
-            source,
+        let output = tool_output(&mut cmd).map_err(|source| {
+            build_io_error(source, || {
+                format!("cannot run the compiler `{}` for {}", tc.fc, src.display())
+            })
         })?;
         let text = combined_output(&output.stdout, &output.stderr);
         if !output.status.success() {
@@ -618,16 +669,16 @@ fn fortran_compile(
         .arg(src)
         .arg("-o")
         .arg(obj);
+    scratch_in(&mut cmd, workdir);
     cmd
 }
 
 /// Runs one compile command; a failure becomes [`BuildError::Compile`].
 fn compile_one(mut cmd: Command, compiler: &str, src: &Path) -> Result<(), BuildError> {
-    let output = cmd
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|source| BuildError::Io {
-            what: if source.kind() == io::ErrorKind::NotFound {
+    let output = tool_output(&mut cmd).map_err(|source| {
+        let not_found = source.kind() == io::ErrorKind::NotFound;
+        build_io_error(source, || {
+            if not_found {
                 format!(
                     "cannot run the compiler `{compiler}` for {} (not found; install it or set CC for C sources)",
                     src.display()
@@ -637,9 +688,9 @@ fn compile_one(mut cmd: Command, compiler: &str, src: &Path) -> Result<(), Build
                     "cannot run the compiler `{compiler}` for {}",
                     src.display()
                 )
-            },
-            source,
-        })?;
+            }
+        })
+    })?;
     if output.status.success() {
         return Ok(());
     }
@@ -650,6 +701,19 @@ fn compile_one(mut cmd: Command, compiler: &str, src: &Path) -> Result<(), Build
         stderr,
         messages,
     })
+}
+
+/// The build error of a tool that could not be run: [`BuildError::Interrupted`] after an
+/// interrupt, else [`BuildError::Io`] saying `what` was being done.
+fn build_io_error(source: io::Error, what: impl FnOnce() -> String) -> BuildError {
+    if source.kind() == io::ErrorKind::Interrupted {
+        BuildError::Interrupted
+    } else {
+        BuildError::Io {
+            what: what(),
+            source,
+        }
+    }
 }
 
 /// stderr, preceded by stdout when the tool wrote there too.
@@ -1011,6 +1075,9 @@ pub enum RunError {
         #[source]
         source: io::Error,
     },
+    /// Ctrl-C or SIGTERM stopped the run, killing the program's group ([`interrupt`]).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// How long to keep reading output after the program ended (a background process that
@@ -1025,7 +1092,13 @@ const DRAIN_GRACE: Duration = Duration::from_secs(2);
 /// result has `timed_out` set. Output is read on separate threads, so a program that writes
 /// a lot cannot block on a full pipe. A program that fails is not an error: see
 /// [`RunResult::success`] and [`RunResult::describe`].
+///
+/// The group is registered with [`interrupt`]: Ctrl-C or SIGTERM kills it and the run
+/// returns [`RunError::Interrupted`] (so does a call once the work was cancelled).
 pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
+    if interrupt::cancelled() {
+        return Err(RunError::Interrupted);
+    }
     // A relative program path with a different working directory is ambiguous: make it
     // relative to our own working directory.
     let exe_abs = if exe.is_absolute() {
@@ -1084,6 +1157,7 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         source,
     })?;
     let pid = child.id();
+    let group = interrupt::register_group(pid);
 
     let stdout_reader = child.stdout.take().map(Reader::start);
     let stderr_reader = child.stderr.take().map(Reader::start);
@@ -1097,7 +1171,7 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         thread::spawn(move || {
             if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(timeout) {
                 timed_out.store(true, Ordering::SeqCst);
-                kill_group(pid);
+                interrupt::kill_group(pid);
             }
         })
     };
@@ -1111,7 +1185,7 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         Ok(s) => s,
         Err(source) => {
             let _ = child.kill();
-            kill_group(pid);
+            group.kill();
             return Err(RunError::Wait {
                 exe: exe.to_path_buf(),
                 source,
@@ -1121,11 +1195,15 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
 
     let deadline = Instant::now() + DRAIN_GRACE;
     let stdout = stdout_reader
-        .map(|r| r.finish(deadline))
+        .map(|r| r.finish(Some(deadline)))
         .unwrap_or_default();
     let stderr = stderr_reader
-        .map(|r| r.finish(deadline))
+        .map(|r| r.finish(Some(deadline)))
         .unwrap_or_default();
+    drop(group);
+    if interrupt::cancelled() {
+        return Err(RunError::Interrupted);
+    }
     Ok(RunResult {
         exit_code: status.code(),
         signal: status.signal(),
@@ -1151,25 +1229,6 @@ fn children_cpu() -> Duration {
         Duration::from_secs(t.tv_sec.max(0) as u64) + Duration::from_micros(t.tv_usec.max(0) as u64)
     };
     tv(u.ru_utime) + tv(u.ru_stime)
-}
-
-/// Sends `SIGKILL` to the process group `pgid` (whose leader is the child), with the `kill`
-/// command, or the shell's `kill` if there is no such command.
-fn kill_group(pgid: u32) {
-    let group = format!("-{pgid}");
-    let quiet = |cmd: &mut Command| {
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false)
-    };
-    if quiet(Command::new("kill").args(["-KILL", "--", &group])) {
-        return;
-    }
-    let script = format!("kill -KILL -- {group} || kill -9 {pgid}");
-    quiet(Command::new("/bin/sh").args(["-c", &script]));
 }
 
 /// A thread that reads a pipe to its end into a shared buffer.
@@ -1203,10 +1262,18 @@ impl Reader {
         Reader { buf, done }
     }
 
-    /// Waits for the end of the pipe until `deadline`, then returns what was read.
-    fn finish(self, deadline: Instant) -> Vec<u8> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let _ = self.done.recv_timeout(left);
+    /// Waits for the end of the pipe until `deadline` (`None`: however long it takes) or
+    /// an interrupt, then returns what was read.
+    fn finish(self, deadline: Option<Instant>) -> Vec<u8> {
+        const POLL: Duration = Duration::from_millis(50);
+        loop {
+            let left = deadline.map_or(POLL, |d| d.saturating_duration_since(Instant::now()));
+            match self.done.recv_timeout(left.min(POLL)) {
+                Err(mpsc::RecvTimeoutError::Timeout)
+                    if !interrupt::cancelled() && left > Duration::ZERO => {}
+                _ => break,
+            }
+        }
         match self.buf.lock() {
             Ok(mut b) => std::mem::take(&mut *b),
             Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),

@@ -57,9 +57,7 @@ pub fn report(
         ));
         return Ok(out);
     };
-    let dir = tempfile::Builder::new()
-        .prefix("augur-optreport-")
-        .tempdir()
+    let dir = crate::interrupt::temp_dir("augur-optreport-")
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let mut all = flags;
     // Assembly with line information instead of objects (`-g` does not change the code

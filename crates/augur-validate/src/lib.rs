@@ -93,9 +93,7 @@ pub fn time_program(
     spec: &RunSpec,
     runs: usize,
 ) -> Result<Timed, TimingError> {
-    let work = tempfile::Builder::new()
-        .prefix("augur-validate")
-        .tempdir()?;
+    let work = augur_toolchain::interrupt::temp_dir("augur-validate")?;
     let exe = toolchain::build(tc, input, work.path(), "augur_plain")?;
     time_executable(&exe, spec, runs)
 }

@@ -66,8 +66,11 @@ impl Drop for Bar {
     }
 }
 
-/// Exit code after Ctrl-C (128 + SIGINT).
-const INTERRUPTED: u8 = 130;
+/// `Err(interrupted)` once Ctrl-C or SIGTERM came (`main` then says so and exits with
+/// 130; see [`augur_toolchain::interrupt`]).
+fn stop_if_interrupted() -> Result<()> {
+    augur_toolchain::interrupt::check_cancel().map_err(anyhow::Error::msg)
+}
 
 /// `--only` with an existing profile as output: the named AbOps' entries replace theirs
 /// in it and everything else is kept, so a profile can be completed or re-measured one
@@ -113,18 +116,9 @@ pub fn characterize(
     output: &Path,
 ) -> Result<ExitCode> {
     let start = Instant::now();
-    // Ctrl-C asks the characterizer to stop; it cleans up and we exit with 130. (A second
-    // handler cannot be installed; then Ctrl-C keeps its default action.)
-    let _ = ctrlc::set_handler(augur_toolchain::interrupt::cancel);
-    let interrupted = || {
-        eprintln!("characterize: interrupted; no profile written");
-        Ok(ExitCode::from(INTERRUPTED))
-    };
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
-    if augur_toolchain::interrupt::cancelled() {
-        return interrupted();
-    }
+    stop_if_interrupted()?;
     let all = experiments::catalogue();
     let exps = if only.is_empty() {
         all
@@ -159,20 +153,15 @@ pub fn characterize(
     };
     let result = augur_machine::characterize(&tc, &exps, settings, mode, progress.as_mut());
     drop(progress);
-    if augur_toolchain::interrupt::cancelled() {
-        return interrupted();
-    }
+    stop_if_interrupted()?;
     let mut profile = result.map_err(anyhow::Error::msg)?;
     if !only.is_empty() && output.exists() {
         profile = merge_into_existing(output, profile, only)?;
     }
     if only.is_empty() {
-        match measure_memory(&tc, quick) {
-            Ok(m) => profile.memory = Some(m),
-            Err(_) if augur_toolchain::interrupt::cancelled() => return interrupted(),
-            Err(e) => return Err(e),
-        }
+        profile.memory = Some(measure_memory(&tc, quick)?);
     }
+    stop_if_interrupted()?;
     profile
         .write(output)
         .with_context(|| format!("cannot write the machine profile {}", output.display()))?;
@@ -268,7 +257,6 @@ fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryPro
 /// is replaced atomically). Ctrl-C writes nothing and exits with 130.
 pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<ExitCode> {
     let start = Instant::now();
-    let _ = ctrlc::set_handler(augur_toolchain::interrupt::cancel);
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
     // Read an existing profile first, so that a bad file fails before the measurement.
@@ -277,14 +265,7 @@ pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<Exit
     } else {
         None
     };
-    let m = match measure_memory(&tc, quick) {
-        Ok(m) => m,
-        Err(_) if augur_toolchain::interrupt::cancelled() => {
-            eprintln!("characterize: interrupted; no profile written");
-            return Ok(ExitCode::from(INTERRUPTED));
-        }
-        Err(e) => return Err(e),
-    };
+    let m = measure_memory(&tc, quick)?;
     let mut profile = existing.unwrap_or_else(|| {
         let mut prov = augur_toolchain::os::host_provenance();
         prov.compiler = tc.fc.clone();
@@ -295,6 +276,7 @@ pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<Exit
         MachineProfile::new(prov)
     });
     profile.memory = Some(m);
+    stop_if_interrupted()?;
     profile
         .write(output)
         .with_context(|| format!("cannot write the machine profile {}", output.display()))?;

@@ -761,16 +761,20 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
 }
 
 /// Writes a file through a temporary file in the same directory and a rename,
-/// so an interrupted run never leaves a partial file.
+/// so an interrupted run never leaves a partial file; once interrupted, writes nothing
+/// (the file keeps its previous contents).
 pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
+    augur_toolchain::interrupt::check_cancel().map_err(anyhow::Error::msg)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
+    // The last moment to give up: the temporary file goes when `tmp` drops.
+    augur_toolchain::interrupt::check_cancel().map_err(anyhow::Error::msg)?;
     tmp.persist(path)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())

@@ -9,6 +9,7 @@ mod static_report;
 mod stream;
 mod validate;
 
+use augur_toolchain::interrupt;
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -31,10 +32,21 @@ fn quiet_broken_pipe() {
     }));
 }
 
+/// Every command runs under the interrupt handler ([`augur_toolchain::interrupt`]):
+/// Ctrl-C, SIGTERM or SIGHUP kill the children, the work unwinds (temporary directories
+/// go, no output is written) and augur says `interrupted` and exits with 130.
 fn main() -> ExitCode {
     quiet_broken_pipe();
+    if let Err(e) = interrupt::install() {
+        eprintln!("augur: warning: {e}");
+    }
     let cli = cli::Cli::parse();
-    match cli::run(cli) {
+    let result = cli::run(cli);
+    if interrupt::cancelled() {
+        interrupt::announce();
+        return ExitCode::from(interrupt::EXIT_STATUS);
+    }
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -46,134 +46,11 @@ pub fn build_profile(
     let mut totals = AbOpCounts::new();
     let mut lines: BTreeMap<(u32, u32), AbOpCounts> = BTreeMap::new();
     let mut units = vec![];
-    for (ui, u) in program.units.iter().enumerate() {
-        let mut unit_totals = AbOpCounts::new();
-        let mut blocks = vec![];
-        let mut mispredicted = branch_mispredictions(u, &mu[ui]);
-        if let Some(sim) = simulated.and_then(|s| s.get(ui)) {
-            for (bi, m) in mispredicted.iter_mut().enumerate() {
-                m.0 = sim.get(bi).copied().flatten().unwrap_or(0.0);
-            }
-        }
-        // Each block's counts per execution, with its branch's mispredictions spread over
-        // its executions.
-        let block_counts: Vec<AbOpCounts> = u
-            .blocks
-            .iter()
-            .enumerate()
-            .map(|(bi, b)| {
-                let mut c = b.counts.clone();
-                if let (Some(m), (miss, simple)) = (mu[ui][bi], mispredicted[bi]) {
-                    if m > 0.0 && miss > 0.0 {
-                        c.add(branch_abop(simple), miss / m);
-                    }
-                }
-                c
-            })
-            .collect();
-        for (bi, b) in u.blocks.iter().enumerate() {
-            let m = mu[ui][bi];
-            if let Some(m) = m {
-                unit_totals.add_scaled(&block_counts[bi], m);
-                attribute_lines(u, bi, m, &mut lines);
-                let (miss, simple) = mispredicted[bi];
-                if miss > 0.0 {
-                    if let Some(last) = b.stmts.last().and_then(|&s| u.stmts.get(s as usize)) {
-                        lines
-                            .entry((last.span.start.file.0, last.span.start.line))
-                            .or_default()
-                            .add(branch_abop(simple), miss);
-                    }
-                }
-            }
-            blocks.push(BlockProfile {
-                id: b.id.0,
-                block_kind: b.kind,
-                first_line: b.span.start.line,
-                last_line: b.span.end_line,
-                in_loop: b.in_loop.map(|l| l.0),
-                counts: block_counts[bi].clone(),
-                chain: block_chain(u, bi),
-                register_writes: block_register_writes(u, bi),
-                executions: m,
-                how: rule_name(&rules[ui][bi]).to_string(),
-            });
-        }
-        let loops = u
-            .loops
-            .iter()
-            .map(|l| {
-                let li = l.id.0 as usize;
-                let mut t = AbOpCounts::new();
-                for (bi, b) in u.blocks.iter().enumerate() {
-                    let mut lp = b.in_loop;
-                    let mut inside = false;
-                    while let Some(x) = lp {
-                        if x.0 as usize == li {
-                            inside = true;
-                            break;
-                        }
-                        lp = u.loops[x.0 as usize].parent;
-                    }
-                    if inside {
-                        if let Some(m) = mu[ui][bi] {
-                            t.add_scaled(&block_counts[bi], m);
-                        }
-                    }
-                }
-                let entries = match l.kind {
-                    // Each pass through the header is an entry or a jump back.
-                    LoopKind::Goto => mu[ui][l.header_block.0 as usize].and_then(|passes| {
-                        l.back_edges
-                            .iter()
-                            .try_fold(passes, |left, b| Some(left - mu[ui][b.0 as usize]?))
-                    }),
-                    _ => mu[ui][l.entry_block.0 as usize],
-                }
-                .map(|e| e.max(0.0));
-                let iterations = match l.kind {
-                    LoopKind::While => mu[ui][l.body_block.0 as usize],
-                    _ => mu[ui][l.header_block.0 as usize],
-                };
-                LoopProfile {
-                    id: l.id.0,
-                    loop_kind: l.kind.clone(),
-                    line: l.span.start.line,
-                    depth: l.depth,
-                    parent: l.parent.map(|p| p.0),
-                    entries,
-                    iterations,
-                    mean_trips: match (entries, iterations) {
-                        (Some(e), Some(i)) if e > 0.0 => Some(i / e),
-                        _ => None,
-                    },
-                    totals: t,
-                    chain: iterations
-                        .map(|n| loop_chain(u, l, n, &mu[ui]))
-                        .unwrap_or_default(),
-                    serial_calls: iterations
-                        .filter(|&n| n > 0.0)
-                        .filter(|_| !u.loops.iter().any(|o| o.parent == Some(l.id)))
-                        .map(|n| loop_serial_calls(u, l, n, &mu[ui])),
-                }
-            })
-            .collect();
-        totals.add_scaled(&unit_totals, 1.0);
-        units.push(UnitProfile {
-            name: u.name.clone(),
-            unit_kind: u.kind,
-            file: path_of(files, u.span.start.file),
-            first_line: u.span.start.line,
-            last_line: u.span.end_line,
-            host: u
-                .host
-                .and_then(|h| program.units.get(h))
-                .map(|h| h.name.clone()),
-            calls: mu[ui].first().copied().flatten(),
-            totals: unit_totals,
-            blocks,
-            loops,
-        });
+    for ui in 0..program.units.len() {
+        let sim = simulated.and_then(|s| s.get(ui));
+        let unit = unit_profile(program, ui, &rules[ui], &mu[ui], sim, &mut lines);
+        totals.add_scaled(&unit.totals, 1.0);
+        units.push(unit);
     }
     let unit_totals: Vec<AbOpCounts> = units.iter().map(|u| u.totals.clone()).collect();
     let regions = regions(program, &lines, mu, &unit_totals);
@@ -210,6 +87,154 @@ pub fn build_profile(
         locality: None,
         optimization: None,
         branches: None,
+    }
+}
+
+/// The profile of unit `ui` (its `rules`, block counts `mu` and simulated
+/// mispredictions `simulated`); its operations are also attributed to `lines`.
+fn unit_profile(
+    program: &Program,
+    ui: usize,
+    rules: &[Rule],
+    mu: &[Option<f64>],
+    simulated: Option<&Vec<Option<f64>>>,
+    lines: &mut BTreeMap<(u32, u32), AbOpCounts>,
+) -> UnitProfile {
+    let u = &program.units[ui];
+    let mut unit_totals = AbOpCounts::new();
+    let mut blocks = vec![];
+    let mut mispredicted = branch_mispredictions(u, mu);
+    if let Some(sim) = simulated {
+        for (bi, m) in mispredicted.iter_mut().enumerate() {
+            m.0 = sim.get(bi).copied().flatten().unwrap_or(0.0);
+        }
+    }
+    // Each block's counts per execution, with its branch's mispredictions spread over
+    // its executions.
+    let block_counts: Vec<AbOpCounts> = u
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(bi, b)| {
+            let mut c = b.counts.clone();
+            if let (Some(m), (miss, simple)) = (mu[bi], mispredicted[bi]) {
+                if m > 0.0 && miss > 0.0 {
+                    c.add(branch_abop(simple), miss / m);
+                }
+            }
+            c
+        })
+        .collect();
+    for (bi, b) in u.blocks.iter().enumerate() {
+        let m = mu[bi];
+        if let Some(m) = m {
+            unit_totals.add_scaled(&block_counts[bi], m);
+            attribute_lines(u, bi, m, lines);
+            let (miss, simple) = mispredicted[bi];
+            if miss > 0.0 {
+                if let Some(last) = b.stmts.last().and_then(|&s| u.stmts.get(s as usize)) {
+                    lines
+                        .entry((last.span.start.file.0, last.span.start.line))
+                        .or_default()
+                        .add(branch_abop(simple), miss);
+                }
+            }
+        }
+        blocks.push(BlockProfile {
+            id: b.id.0,
+            block_kind: b.kind,
+            first_line: b.span.start.line,
+            last_line: b.span.end_line,
+            in_loop: b.in_loop.map(|l| l.0),
+            counts: block_counts[bi].clone(),
+            chain: block_chain(u, bi),
+            register_writes: block_register_writes(u, bi),
+            executions: m,
+            how: rule_name(&rules[bi]).to_string(),
+        });
+    }
+    let loops = u
+        .loops
+        .iter()
+        .map(|l| loop_profile(u, l, &block_counts, mu))
+        .collect();
+    UnitProfile {
+        name: u.name.clone(),
+        unit_kind: u.kind,
+        file: path_of(&program.files, u.span.start.file),
+        first_line: u.span.start.line,
+        last_line: u.span.end_line,
+        host: u
+            .host
+            .and_then(|h| program.units.get(h))
+            .map(|h| h.name.clone()),
+        calls: mu.first().copied().flatten(),
+        totals: unit_totals,
+        blocks,
+        loops,
+    }
+}
+
+/// The profile of loop `l` of unit `u`, from the unit's per-execution block counts
+/// (`block_counts`) and block executions (`mu`).
+fn loop_profile(
+    u: &augur_ir::Unit,
+    l: &augur_ir::Loop,
+    block_counts: &[AbOpCounts],
+    mu: &[Option<f64>],
+) -> LoopProfile {
+    let li = l.id.0 as usize;
+    let mut t = AbOpCounts::new();
+    for (bi, b) in u.blocks.iter().enumerate() {
+        let mut lp = b.in_loop;
+        let mut inside = false;
+        while let Some(x) = lp {
+            if x.0 as usize == li {
+                inside = true;
+                break;
+            }
+            lp = u.loops[x.0 as usize].parent;
+        }
+        if inside {
+            if let Some(m) = mu[bi] {
+                t.add_scaled(&block_counts[bi], m);
+            }
+        }
+    }
+    let entries = match l.kind {
+        // Each pass through the header is an entry or a jump back.
+        LoopKind::Goto => mu[l.header_block.0 as usize].and_then(|passes| {
+            l.back_edges
+                .iter()
+                .try_fold(passes, |left, b| Some(left - mu[b.0 as usize]?))
+        }),
+        _ => mu[l.entry_block.0 as usize],
+    }
+    .map(|e| e.max(0.0));
+    let iterations = match l.kind {
+        LoopKind::While => mu[l.body_block.0 as usize],
+        _ => mu[l.header_block.0 as usize],
+    };
+    LoopProfile {
+        id: l.id.0,
+        loop_kind: l.kind.clone(),
+        line: l.span.start.line,
+        depth: l.depth,
+        parent: l.parent.map(|p| p.0),
+        entries,
+        iterations,
+        mean_trips: match (entries, iterations) {
+            (Some(e), Some(i)) if e > 0.0 => Some(i / e),
+            _ => None,
+        },
+        totals: t,
+        chain: iterations
+            .map(|n| loop_chain(u, l, n, mu))
+            .unwrap_or_default(),
+        serial_calls: iterations
+            .filter(|&n| n > 0.0)
+            .filter(|_| !u.loops.iter().any(|o| o.parent == Some(l.id)))
+            .map(|n| loop_serial_calls(u, l, n, mu)),
     }
 }
 

@@ -43,7 +43,13 @@
 //! histogram per reference, scaled to its exact executions
 //! ([`LocalityProfile::sampled_refs`]).
 
-use crate::instrument::{Plan, Probe, PROBE_MAX_SAMPLES};
+mod run_records;
+mod sampled;
+
+pub use run_records::{read_nest_values, read_shape_slots, runtime_shapes};
+pub use sampled::{add_sampled, read_samples, sampled_histograms, AddressSamples};
+
+use crate::instrument::Plan;
 use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
 use augur_locality::extract::{extract_unit, ExtractOptions, ExtractedNest};
 use augur_locality::{Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
@@ -64,82 +70,6 @@ pub const SAMPLE_TARGET: u64 = STREAM_BUDGET / 2;
 /// frequent ones a pseudo-random choice); the others' entries are shared among them in
 /// proportion, and the sets share one nest's streaming budget.
 pub const MAX_VALUE_SETS: usize = 16;
-
-/// The value sets of the recorded nests from the counts file (`augur-env` section:
-/// `probe count values...` lines, then `augur-env-other` and `probe count` lines, then
-/// `end`), per unit index and root loop.
-pub fn read_nest_values(counts_text: &str, plan: &Plan) -> Vec<(usize, NestValues)> {
-    let mut out: Vec<(usize, NestValues)> = plan
-        .env_probes
-        .iter()
-        .map(|e| {
-            (
-                e.unit,
-                NestValues {
-                    unit: String::new(),
-                    loop_id: e.root,
-                    vars: e.vars.clone(),
-                    sets: vec![],
-                    other: 0,
-                },
-            )
-        })
-        .collect();
-    let mut lines = counts_text.lines();
-    if lines
-        .by_ref()
-        .find(|l| l.starts_with("augur-env "))
-        .is_none()
-    {
-        return vec![];
-    }
-    let mut in_other = false;
-    for l in lines {
-        if l == "end" {
-            break;
-        }
-        if l == "augur-env-other" {
-            in_other = true;
-            continue;
-        }
-        let nums: Vec<i64> = l
-            .split_whitespace()
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        let (Some(&id), Some(&count)) = (nums.first(), nums.get(1)) else {
-            continue;
-        };
-        let Some((_, nv)) = usize::try_from(id).ok().and_then(|i| out.get_mut(i)) else {
-            continue;
-        };
-        let count = count.max(0) as u64;
-        if in_other {
-            nv.other += count;
-        } else if nums.len() == 2 + nv.vars.len() {
-            nv.sets.push(ValueSet {
-                count,
-                values: nums[2..].to_vec(),
-            });
-        }
-    }
-    // Most frequent first; among equally frequent sets a pseudo-random order (a hash of
-    // the values), so that keeping the first [`MAX_VALUE_SETS`] does not keep a regular
-    // slice of a regular grid of sizes.
-    let key = |v: &[i64]| {
-        v.iter().fold(0x9e37_79b9_7f4a_7c15u64, |h, &x| {
-            augur_locality::hash::mix64(h ^ x as u64)
-        })
-    };
-    for (_, nv) in &mut out {
-        nv.sets.sort_by(|a, b| {
-            b.count
-                .cmp(&a.count)
-                .then(key(&a.values).cmp(&key(&b.values)))
-        });
-    }
-    out.retain(|(_, nv)| !nv.sets.is_empty());
-    out
-}
 
 /// The runtime shape of one array of one unit.
 #[derive(Debug, Clone)]
@@ -566,6 +496,21 @@ pub fn analyze_locality_with(
         line_bytes: LINE_BYTES,
         ..Default::default()
     };
+    record_run_inputs(&mut out, profile, shapes, values);
+    for un in extract_nests_with(program, profile, shapes, values) {
+        analyze_unit(&mut out, profile, &un);
+    }
+    out.seconds = t0.elapsed().as_secs_f64();
+    out
+}
+
+/// The runtime shapes and the nest values the analysis used, by unit name.
+fn record_run_inputs(
+    out: &mut LocalityProfile,
+    profile: &ProgramProfile,
+    shapes: &[HashMap<String, Vec<(i64, i64)>>],
+    values: &[(usize, NestValues)],
+) {
     for (ui, sh) in shapes.iter().enumerate() {
         let Some(up) = profile.units.get(ui) else {
             continue;
@@ -587,191 +532,242 @@ pub fn analyze_locality_with(
             out.nest_values.push(nv);
         }
     }
-    for un in extract_nests_with(program, profile, shapes, values) {
-        let up = &profile.units[un.unit];
-        let (uname, file) = (up.name.clone(), up.file.clone());
-        for (name, value, line) in &un.assumed {
-            out.assumed_values.push(AssumedValue {
+}
+
+/// The analyzers of one unit's address stream.
+struct UnitStream {
+    /// Reuse at line granularity.
+    lines: ReuseAnalyzer,
+    /// The same stream at page granularity, for the TLB term.
+    pages: ReuseAnalyzer,
+    /// Nest ids from `scratch` on hold the later outer iterations of a nest analyzed
+    /// by prefix, before they are scaled and merged.
+    scratch: u32,
+    /// The scale of each nest analyzed by prefix, by nest index.
+    scale: Vec<(usize, f64)>,
+}
+
+impl UnitStream {
+    /// Streams nest `k` (`total` accesses) within `budget`: whole, or by a prefix of
+    /// its outermost loop, sampled spatially when it still streams too much. Returns
+    /// the accesses streamed and whether the nest could be enumerated.
+    fn stream(
+        &mut self,
+        k: usize,
+        nest: &augur_locality::Nest,
+        total: u64,
+        budget: u64,
+    ) -> (u64, Result<u64, augur_locality::nest::NestError>) {
+        let (an, pn) = (&mut self.lines, &mut self.pages);
+        let scratch = self.scratch;
+        let plan = plan_prefix(nest, total, budget);
+        let streamed = plan.as_ref().map_or(total, |p| p.first + p.rest_streamed);
+        if streamed > budget * (SAMPLE_ABOVE / STREAM_BUDGET) {
+            let target = budget * SAMPLE_TARGET / STREAM_BUDGET;
+            let shift = (streamed / target.max(1)).max(1).ilog2() + 1;
+            an.sample_at_most(shift);
+            pn.sample_at_most(shift.saturating_sub(3));
+        }
+        an.set_nest(k as u32);
+        pn.set_nest(k as u32);
+        let ran = match &plan {
+            None => run_both(an, pn, nest),
+            Some(p) => run_both(an, pn, &p.first_nest).and_then(|_| {
+                an.attribute_to(scratch + k as u32);
+                pn.attribute_to(scratch + k as u32);
+                run_both(an, pn, &p.rest_nest)
+            }),
+        };
+        if let Some(p) = &plan {
+            let f = p.rest_total as f64 / p.rest_streamed.max(1) as f64;
+            self.scale.push((k, f));
+            // The lines still dirty at the end of the prefix would sit under
+            // the lines of the outer iterations left out before the next use.
+            let rest = an.entering_lines(scratch + k as u32) as f64;
+            let extra = ((f - 1.0).max(0.0) * rest) as u64;
+            an.close_dirty(&[k as u32, scratch + k as u32], extra);
+        }
+        (streamed, ran)
+    }
+}
+
+/// Streams the nests of one unit, in program order, through one line and one page
+/// analyzer, and adds them with their histograms to `out`.
+fn analyze_unit(out: &mut LocalityProfile, profile: &ProgramProfile, un: &UnitNests) {
+    let up = &profile.units[un.unit];
+    let (uname, file) = (up.name.clone(), up.file.clone());
+    for (name, value, line) in &un.assumed {
+        out.assumed_values.push(AssumedValue {
+            unit: uname.clone(),
+            name: name.clone(),
+            value: *value,
+            line: *line,
+        });
+    }
+    for s in &un.skipped {
+        out.skipped_loops.push(SkippedLoop {
+            unit: uname.clone(),
+            file: file.clone(),
+            line: s.line,
+            reason: s.reason.clone(),
+        });
+    }
+    if un.nests.is_empty() {
+        return;
+    }
+    let mut stream = UnitStream {
+        lines: ReuseAnalyzer::new(ReuseConfig {
+            line_bytes: LINE_BYTES,
+            ..Default::default()
+        }),
+        // Sampled 8 times less (a page holds 64 lines, so far fewer distinct pages
+        // are tracked).
+        pages: ReuseAnalyzer::new(ReuseConfig {
+            line_bytes: PAGE_BYTES,
+            ..Default::default()
+        }),
+        scratch: un.nests.len() as u32,
+        scale: Vec::new(),
+    };
+    let base = out.nests.len();
+    let mut pos: Vec<Option<usize>> = vec![None; un.nests.len()];
+    for (k, (n, &e)) in un.nests.iter().zip(&un.executions).enumerate() {
+        // A nest analyzed once per value set shares one nest's budget among them.
+        let copies = un.nests.iter().filter(|m| m.root == n.root).count().max(1) as u64;
+        let budget = (STREAM_BUDGET / copies).max(STREAM_BUDGET / 16);
+        let first_copy = un.nests.iter().position(|m| m.root == n.root) == Some(k);
+        for r in n.non_affine.iter().filter(|_| first_copy) {
+            out.non_affine.push(NonAffineRef {
                 unit: uname.clone(),
-                name: name.clone(),
-                value: *value,
-                line: *line,
+                file: file.clone(),
+                line: r.line,
+                array: r.array.clone(),
+                reason: r.reason.clone(),
             });
         }
-        for s in &un.skipped {
+        let mut per_array = vec![AccessCount::default(); n.nest.arrays.len()];
+        count_accesses(&n.nest, &n.nest.body, &mut per_array);
+        let total: u64 = per_array.iter().map(|c| c.0).sum();
+        if total == 0 {
+            continue;
+        }
+        let (streamed, ran) = stream.stream(k, &n.nest, total, budget);
+        if let Err(err) = ran {
             out.skipped_loops.push(SkippedLoop {
                 unit: uname.clone(),
                 file: file.clone(),
-                line: s.line,
-                reason: s.reason.clone(),
+                line: n.line,
+                reason: err.to_string(),
             });
-        }
-        if un.nests.is_empty() {
             continue;
         }
-        let mut an = ReuseAnalyzer::new(ReuseConfig {
-            line_bytes: LINE_BYTES,
-            ..Default::default()
+        out.accesses += total;
+        pos[k] = Some(out.nests.len());
+        out.nests.push(NestLocality {
+            unit: uname.clone(),
+            loop_id: n.root,
+            file: file.clone(),
+            line: n.line,
+            executions: e,
+            approximate: !n.approximate_loops.is_empty(),
+            accesses: total,
+            streamed_accesses: streamed,
+            footprint_lines: 0,
+            footprint_pages: 0,
+            sample_rate: stream.lines.sample_rate(),
+            kind: if n.array_syntax {
+                "array_syntax".into()
+            } else {
+                affine_kind()
+            },
+            arrays: array_rows(&n.nest, &per_array),
         });
-        // The same stream at page granularity, for the TLB term; sampled 8 times less
-        // (a page holds 64 lines, so far fewer distinct pages are tracked).
-        let mut pn = ReuseAnalyzer::new(ReuseConfig {
-            line_bytes: PAGE_BYTES,
-            ..Default::default()
-        });
-        let base = out.nests.len();
-        // Nest ids from `scratch` on hold the later outer iterations of a
-        // nest analyzed by prefix, before they are scaled and merged.
-        let scratch = un.nests.len() as u32;
-        let mut scale: Vec<(usize, f64)> = Vec::new();
-        let mut pos: Vec<Option<usize>> = vec![None; un.nests.len()];
-        for (k, (n, &e)) in un.nests.iter().zip(&un.executions).enumerate() {
-            // A nest analyzed once per value set shares one nest's budget among them.
-            let copies = un.nests.iter().filter(|m| m.root == n.root).count().max(1) as u64;
-            let budget = (STREAM_BUDGET / copies).max(STREAM_BUDGET / 16);
-            let first_copy = un.nests.iter().position(|m| m.root == n.root) == Some(k);
-            for r in n.non_affine.iter().filter(|_| first_copy) {
-                out.non_affine.push(NonAffineRef {
-                    unit: uname.clone(),
-                    file: file.clone(),
-                    line: r.line,
-                    array: r.array.clone(),
-                    reason: r.reason.clone(),
-                });
-            }
-            let mut per_array = vec![AccessCount::default(); n.nest.arrays.len()];
-            count_accesses(&n.nest, &n.nest.body, &mut per_array);
-            let total: u64 = per_array.iter().map(|c| c.0).sum();
-            if total == 0 {
-                continue;
-            }
-            let plan = plan_prefix(&n.nest, total, budget);
-            let streamed = plan.as_ref().map_or(total, |p| p.first + p.rest_streamed);
-            if streamed > budget * (SAMPLE_ABOVE / STREAM_BUDGET) {
-                let target = budget * SAMPLE_TARGET / STREAM_BUDGET;
-                let shift = (streamed / target.max(1)).max(1).ilog2() + 1;
-                an.sample_at_most(shift);
-                pn.sample_at_most(shift.saturating_sub(3));
-            }
-            an.set_nest(k as u32);
-            pn.set_nest(k as u32);
-            let ran = match &plan {
-                None => run_both(&mut an, &mut pn, &n.nest),
-                Some(p) => run_both(&mut an, &mut pn, &p.first_nest).and_then(|_| {
-                    an.attribute_to(scratch + k as u32);
-                    pn.attribute_to(scratch + k as u32);
-                    run_both(&mut an, &mut pn, &p.rest_nest)
-                }),
-            };
-            if let Some(p) = &plan {
-                let f = p.rest_total as f64 / p.rest_streamed.max(1) as f64;
-                scale.push((k, f));
-                // The lines still dirty at the end of the prefix would sit under
-                // the lines of the outer iterations left out before the next use.
-                let rest = an.entering_lines(scratch + k as u32) as f64;
-                let extra = ((f - 1.0).max(0.0) * rest) as u64;
-                an.close_dirty(&[k as u32, scratch + k as u32], extra);
-            }
-            if let Err(err) = ran {
-                out.skipped_loops.push(SkippedLoop {
-                    unit: uname.clone(),
-                    file: file.clone(),
-                    line: n.line,
-                    reason: err.to_string(),
-                });
-                continue;
-            }
-            out.accesses += total;
-            let rate = an.sample_rate();
-            let strides = n.nest.inner_strides().unwrap_or_default();
-            pos[k] = Some(out.nests.len());
-            out.nests.push(NestLocality {
-                unit: uname.clone(),
-                loop_id: n.root,
-                file: file.clone(),
-                line: n.line,
-                executions: e,
-                approximate: !n.approximate_loops.is_empty(),
-                accesses: total,
-                streamed_accesses: streamed,
-                footprint_lines: 0,
-                footprint_pages: 0,
-                sample_rate: rate,
-                kind: if n.array_syntax {
-                    "array_syntax".into()
-                } else {
-                    affine_kind()
-                },
-                arrays: n
-                    .nest
-                    .arrays
-                    .iter()
-                    .zip(&per_array)
-                    .zip(
-                        strides
-                            .iter()
-                            .chain(std::iter::repeat(&InnerStride::default())),
-                    )
-                    .map(|((a, &c), s)| ArrayLocality {
-                        name: a.name.clone(),
-                        elem_bytes: a.elem_bytes,
-                        accesses: c.0,
-                        sequential_accesses: Some(c.1),
-                        footprint_lines: 0,
-                        histogram: CompactHistogram::default(),
-                        entering: CompactHistogram::default(),
-                        pages: CompactHistogram::default(),
-                        entering_pages: CompactHistogram::default(),
-                        footprint_pages: 0,
-                        inner_stride_bytes: s.stride_bytes,
-                        written: s.written,
-                        writebacks: CompactHistogram::default(),
-                        stores: CompactHistogram::default(),
-                    })
-                    .collect(),
-            });
-        }
-        // Fill in the histograms of this unit's nests.
-        let mut rep = an.report();
-        merge_scaled(&mut rep, scratch, &scale);
-        out.sampled |= rep.sampled
-            || out.nests[base..]
+    }
+    fill_histograms(out, base, &pos, stream);
+}
+
+/// The rows of a nest's arrays, with their access counts and inner strides; the
+/// histograms are filled in after the unit's stream.
+fn array_rows(nest: &augur_locality::Nest, per_array: &[AccessCount]) -> Vec<ArrayLocality> {
+    let strides = nest.inner_strides().unwrap_or_default();
+    nest.arrays
+        .iter()
+        .zip(per_array)
+        .zip(
+            strides
                 .iter()
-                .any(|n| n.streamed_accesses < n.accesses);
-        out.peak_bytes = out.peak_bytes.max(rep.peak_bytes as u64);
-        for h in &rep.histograms {
-            let Some(&Some(at)) = pos.get(h.nest as usize) else {
-                continue;
-            };
-            let nl = &mut out.nests[at];
-            if let Some(a) = nl.arrays.get_mut(h.array as usize) {
-                a.histogram = h.histogram.to_compact();
-                a.entering = h.entering.to_compact();
-                a.footprint_lines = h.entering.total();
-                a.writebacks = h.writebacks.to_compact();
-                a.stores = h.stores.to_compact();
-            }
-        }
-        let mut prep = pn.report();
-        merge_scaled(&mut prep, scratch, &scale);
-        out.peak_bytes = out.peak_bytes.max(prep.peak_bytes as u64);
-        for h in &prep.histograms {
-            let Some(&Some(at)) = pos.get(h.nest as usize) else {
-                continue;
-            };
-            if let Some(a) = out.nests[at].arrays.get_mut(h.array as usize) {
-                a.pages = h.histogram.to_compact();
-                a.entering_pages = h.entering.to_compact();
-                a.footprint_pages = h.entering.total();
-            }
-        }
-        for nl in &mut out.nests[base..] {
-            nl.footprint_lines = nl.arrays.iter().map(|a| a.footprint_lines).sum();
-            nl.footprint_pages = nl.arrays.iter().map(|a| a.footprint_pages).sum();
+                .chain(std::iter::repeat(&InnerStride::default())),
+        )
+        .map(|((a, &c), s)| ArrayLocality {
+            name: a.name.clone(),
+            elem_bytes: a.elem_bytes,
+            accesses: c.0,
+            sequential_accesses: Some(c.1),
+            footprint_lines: 0,
+            histogram: CompactHistogram::default(),
+            entering: CompactHistogram::default(),
+            pages: CompactHistogram::default(),
+            entering_pages: CompactHistogram::default(),
+            footprint_pages: 0,
+            inner_stride_bytes: s.stride_bytes,
+            written: s.written,
+            writebacks: CompactHistogram::default(),
+            stores: CompactHistogram::default(),
+        })
+        .collect()
+}
+
+/// Fills in the histograms and footprints of the unit's nests (`out.nests[base..]`;
+/// `pos`: the row of each nest of the stream) from its analyzers.
+fn fill_histograms(
+    out: &mut LocalityProfile,
+    base: usize,
+    pos: &[Option<usize>],
+    stream: UnitStream,
+) {
+    let UnitStream {
+        lines: an,
+        pages: pn,
+        scratch,
+        scale,
+    } = stream;
+    let mut rep = an.report();
+    merge_scaled(&mut rep, scratch, &scale);
+    out.sampled |= rep.sampled
+        || out.nests[base..]
+            .iter()
+            .any(|n| n.streamed_accesses < n.accesses);
+    out.peak_bytes = out.peak_bytes.max(rep.peak_bytes as u64);
+    for h in &rep.histograms {
+        let Some(&Some(at)) = pos.get(h.nest as usize) else {
+            continue;
+        };
+        let nl = &mut out.nests[at];
+        if let Some(a) = nl.arrays.get_mut(h.array as usize) {
+            a.histogram = h.histogram.to_compact();
+            a.entering = h.entering.to_compact();
+            a.footprint_lines = h.entering.total();
+            a.writebacks = h.writebacks.to_compact();
+            a.stores = h.stores.to_compact();
         }
     }
-    out.seconds = t0.elapsed().as_secs_f64();
-    out
+    let mut prep = pn.report();
+    merge_scaled(&mut prep, scratch, &scale);
+    out.peak_bytes = out.peak_bytes.max(prep.peak_bytes as u64);
+    for h in &prep.histograms {
+        let Some(&Some(at)) = pos.get(h.nest as usize) else {
+            continue;
+        };
+        if let Some(a) = out.nests[at].arrays.get_mut(h.array as usize) {
+            a.pages = h.histogram.to_compact();
+            a.entering_pages = h.entering.to_compact();
+            a.footprint_pages = h.entering.total();
+        }
+    }
+    for nl in &mut out.nests[base..] {
+        nl.footprint_lines = nl.arrays.iter().map(|a| a.footprint_lines).sum();
+        nl.footprint_pages = nl.arrays.iter().map(|a| a.footprint_pages).sum();
+    }
 }
 
 /// Runs [`analyze_locality`] and stores it in the profile; when the analysis
@@ -796,306 +792,6 @@ pub fn attach(program: &Program, profile: &mut ProgramProfile) {
     }
 }
 
-/// Largest recorded extent believed (a larger value is taken for garbage,
-/// for example the shape of an array that was no longer allocated).
-const MAX_EXTENT: i64 = 1 << 31;
-/// Largest recorded array believed, bytes.
-const MAX_ARRAY_BYTES: f64 = (1u64 << 40) as f64;
-
-/// The shape slots the run wrote after its counters (`augur-shapes M`, M
-/// values, `end`), or `None` when absent or malformed.
-pub fn read_shape_slots(counts_text: &str) -> Option<Vec<i64>> {
-    let mut lines = counts_text.lines();
-    lines.by_ref().find(|l| l.starts_with("augur-shapes "))?;
-    let mut v = Vec::new();
-    for l in lines {
-        if l == "end" {
-            return Some(v);
-        }
-        v.push(l.trim().parse().ok()?);
-    }
-    None
-}
-
-/// Runtime shapes per unit from the recorded slots: only arrays whose every
-/// slot was written with a plausible value (extent in `0..2^31`, at most
-/// 1 TiB).
-pub fn runtime_shapes(
-    program: &Program,
-    plan: &Plan,
-    slots: &[i64],
-) -> Vec<HashMap<String, Vec<(i64, i64)>>> {
-    let mut out: Vec<HashMap<String, Vec<(i64, i64)>>> = vec![HashMap::new(); program.units.len()];
-    for s in &plan.shapes {
-        let Some(unit) = program.units.get(s.unit) else {
-            continue;
-        };
-        let elem = unit
-            .symbol(&s.array)
-            .map_or(8.0, |sym| f64::from(sym.ty.kind.max(1)));
-        let mut dims = Vec::with_capacity(s.rank);
-        for d in 0..s.rank {
-            let (Some(&lo), Some(&ext)) =
-                (slots.get(s.first + 2 * d), slots.get(s.first + 2 * d + 1))
-            else {
-                break;
-            };
-            dims.push((lo, ext));
-        }
-        let bytes: f64 = elem * dims.iter().map(|d| d.1.max(0) as f64).product::<f64>();
-        let plausible = dims.len() == s.rank
-            && dims
-                .iter()
-                .all(|&(lo, e)| (1..MAX_EXTENT).contains(&e) && lo.abs() < MAX_EXTENT)
-            && bytes <= MAX_ARRAY_BYTES;
-        if plausible {
-            out[s.unit].insert(s.array.clone(), dims);
-        }
-    }
-    out
-}
-
-/// The sampled addresses of the probed references, as the run wrote them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AddressSamples {
-    /// Executions per probe.
-    pub calls: Vec<u64>,
-    /// Final sampling shift (rate `2^-shift`).
-    pub shift: u32,
-    /// `(probe, byte address)` in execution order.
-    pub samples: Vec<(u32, u64)>,
-    /// Per sample, how many times the same probe touched the same line
-    /// right after it (reuse distance 0; empty = none).
-    pub repeats: Vec<u32>,
-    /// Whether the run's sampler failed (no memory for its buffer).
-    pub failed: bool,
-}
-
-/// Reads the samples file (`augur-samples P SHIFT N FAILED`, P call counts,
-/// then N probe ids as `u32`, N addresses as `u64` and N repeat counts as
-/// `u32`, native endian).
-pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
-    let mut pos = 0usize;
-    let mut line = || -> Option<&str> {
-        let rest = bytes.get(pos..)?;
-        let end = rest.iter().position(|&b| b == b'\n')?;
-        let l = std::str::from_utf8(&rest[..end]).ok()?;
-        pos += end + 1;
-        Some(l)
-    };
-    let head: Vec<&str> = line()?.split_whitespace().collect();
-    if head.len() != 5 || head[0] != "augur-samples" {
-        return None;
-    }
-    let probes: usize = head[1].parse().ok()?;
-    let shift: u32 = head[2].parse().ok()?;
-    let n: usize = head[3].parse().ok()?;
-    let failed = head[4] != "0";
-    let mut calls = Vec::with_capacity(probes.min(1 << 20));
-    for _ in 0..probes {
-        calls.push(line()?.trim().parse().ok()?);
-    }
-    let ids = bytes.get(pos..pos.checked_add(n.checked_mul(4)?)?)?;
-    let at = pos + 4 * n;
-    let addrs = bytes.get(at..at.checked_add(n.checked_mul(8)?)?)?;
-    let at = at + 8 * n;
-    let reps = bytes.get(at..at.checked_add(n.checked_mul(4)?)?)?;
-    let repeats = reps
-        .chunks_exact(4)
-        .map(|r| u32::from_ne_bytes(r.try_into().unwrap_or([0; 4])))
-        .collect();
-    let samples = ids
-        .chunks_exact(4)
-        .zip(addrs.chunks_exact(8))
-        .map(|(i, a)| {
-            (
-                u32::from_ne_bytes(i.try_into().unwrap_or([0; 4])),
-                u64::from_ne_bytes(a.try_into().unwrap_or([0; 8])),
-            )
-        })
-        .collect();
-    Some(AddressSamples {
-        calls,
-        shift,
-        samples,
-        repeats,
-        failed,
-    })
-}
-
-/// Reuse histograms of the probed references from the run's samples: the
-/// samples are replayed through one reuse analyzer in execution order at
-/// the run's sampling rate (so each sampled distance and access stands for
-/// `2^shift`), and each probe's histogram is scaled to its executions.
-pub fn sampled_histograms(s: &AddressSamples, probes: usize) -> (Vec<Histogram>, u64) {
-    let mut an = ReuseAnalyzer::new(ReuseConfig {
-        line_bytes: LINE_BYTES,
-        ..Default::default()
-    });
-    an.sample_at_most(s.shift);
-    for &(id, addr) in &s.samples {
-        if (id as usize) < probes {
-            an.access(augur_locality::Access::read(addr, id));
-        }
-    }
-    let rep = an.report();
-    let mut out = vec![Histogram::default(); probes];
-    for h in rep.histograms {
-        if let Some(o) = out.get_mut(h.array as usize) {
-            o.merge(&h.histogram);
-        }
-    }
-    // Repeats of the same line by the same probe: distance 0, each standing
-    // for 2^shift accesses like the samples.
-    for (&(id, _), &r) in s.samples.iter().zip(&s.repeats) {
-        if let Some(o) = out.get_mut(id as usize) {
-            o.add(Some(0), u64::from(r) << s.shift.min(63));
-        }
-    }
-    for (k, h) in out.iter_mut().enumerate() {
-        let total = h.total();
-        let calls = s.calls.get(k).copied().unwrap_or(0);
-        if total > 0 && calls > 0 {
-            let f = calls as f64 / total as f64;
-            for w in &mut h.bins {
-                *w = (*w as f64 * f).round() as u64;
-            }
-            h.cold = (h.cold as f64 * f).round() as u64;
-        }
-    }
-    (out, rep.peak_bytes as u64)
-}
-
-/// The loop whose memory row a probed reference joins: the nest root
-/// holding it, else the outermost enclosing loop that holds no nest (none
-/// when every enclosing loop holds a nest, so that rows never overlap).
-fn row_loop(unit: &Unit, chain: &[u32], roots: &[u32]) -> Option<u32> {
-    let is_ancestor = |a: u32, mut b: u32| loop {
-        if a == b {
-            return true;
-        }
-        match unit.loops.get(b as usize).and_then(|l| l.parent) {
-            Some(p) => b = p.0,
-            None => return false,
-        }
-    };
-    chain
-        .iter()
-        .find(|&&l| roots.contains(&l) || !roots.iter().any(|&r| is_ancestor(l, r)))
-        .copied()
-}
-
-/// Whether a probed reference such as `q(j)` is a pointer chase: one of the scalars its
-/// subscripts read is assigned, in a block of its innermost loop, from an array element
-/// subscripted by that scalar itself (`j = q(j)`, `p = next(p)`), so each address waits
-/// for the load before it.
-fn chases(unit: &Unit, p: &Probe) -> bool {
-    let Some(&inner) = p.loops.last() else {
-        return false;
-    };
-    // Whether `e` holds an element whose subscripts read scalar `name`.
-    fn indexed_by(e: &Expr, name: &str) -> bool {
-        let here = match &e.kind {
-            ExprKind::Elem(_, subs) => subs.iter().any(|s| match s {
-                augur_ir::Subscript::Index(x) => {
-                    let mut vars = vec![];
-                    augur_ir::chain::scalars_read(x, &mut vars);
-                    vars.contains(&name)
-                }
-                _ => false,
-            }),
-            _ => false,
-        };
-        here || e.operands().into_iter().any(|o| indexed_by(o, name))
-    }
-    unit.blocks
-        .iter()
-        .filter(|b| b.in_loop.map(|l| l.0) == Some(inner))
-        .flat_map(|b| b.stmts.iter())
-        .filter_map(|&k| unit.stmts.get(k as usize))
-        .any(|st| match &st.kind {
-            StmtKind::Assign { lhs, rhs } => match &lhs.kind {
-                ExprKind::Var(v) => p.subscript_vars.contains(&v.name) && indexed_by(rhs, &v.name),
-                _ => false,
-            },
-            _ => false,
-        })
-}
-
-/// Adds the sampled references to `loc` (see [`sampled_histograms`]).
-pub fn add_sampled(
-    loc: &mut LocalityProfile,
-    program: &Program,
-    profile: &ProgramProfile,
-    plan: &Plan,
-    s: &AddressSamples,
-) {
-    let t0 = Instant::now();
-    let (hists, peak) = sampled_histograms(s, plan.probes.len());
-    let rate = 1.0 / (1u64 << s.shift.min(63)) as f64;
-    for (k, (p, h)) in plan.probes.iter().zip(&hists).enumerate() {
-        let calls = s.calls.get(k).copied().unwrap_or(0);
-        let (Some(unit), Some(up)) = (program.units.get(p.unit), profile.units.get(p.unit)) else {
-            continue;
-        };
-        if calls == 0 {
-            continue;
-        }
-        let roots: Vec<u32> = loc
-            .nests
-            .iter()
-            .filter(|n| n.unit == up.name)
-            .map(|n| n.loop_id)
-            .collect();
-        let Some(loop_id) = row_loop(unit, &p.loops, &roots) else {
-            continue;
-        };
-        let elem_bytes = unit.symbol(&p.array).map_or(0, |sym| match sym.ty.base {
-            augur_ir::BaseType::Complex => 2 * u64::from(sym.ty.kind),
-            _ => u64::from(sym.ty.kind),
-        });
-        let mine = s.samples.iter().filter(|x| x.0 as usize == k);
-        let samples = mine.clone().count() as u64;
-        let span_bytes = match (mine.clone().map(|x| x.1).min(), mine.map(|x| x.1).max()) {
-            (Some(lo), Some(hi)) => hi - lo + elem_bytes.max(1),
-            _ => 0,
-        };
-        loc.sampled_refs.push(SampledRef {
-            unit: up.name.clone(),
-            file: up.file.clone(),
-            line: p.line,
-            array: p.array.clone(),
-            reference: p.text.clone(),
-            reason: p.reason.clone(),
-            loop_id,
-            executions: calls,
-            samples,
-            sample_rate: rate,
-            elem_bytes,
-            histogram: h.to_compact(),
-            dependent: chases(unit, p),
-            span_bytes,
-        });
-    }
-    loc.address_sampling = Some(AddressSampling {
-        probes: plan.probes.len(),
-        executions: s.calls.iter().sum(),
-        samples: s.samples.len() as u64,
-        sample_rate: rate,
-        buffer_bytes: (PROBE_MAX_SAMPLES * 16) as u64,
-        seconds: t0.elapsed().as_secs_f64(),
-        peak_bytes: peak,
-        note: if s.failed {
-            Some("the run's sampler could not allocate its buffer".to_string())
-        } else if s.samples.is_empty() && s.calls.iter().any(|&c| c > 0) {
-            // The buffer filled with repeated uses of few lines and the rate
-            // dropped below one line: a small, hot working set.
-            Some("no sample kept: the probed references reuse a few lines (the rate fell below one of them); their misses count as none".to_string())
-        } else {
-            None
-        },
-    });
-}
 /// The locality analysis of an instrumented run: reads the shapes the run
 /// recorded after its counters in `counts_file` and the address samples in
 /// `counts_file` + `.samples`, then runs [`analyze_locality_with`] and adds

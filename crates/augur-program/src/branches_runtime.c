@@ -1,0 +1,126 @@
+/* augur branch runtime: reference branch predictors fed with the program's outcomes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+extern int64_t augur_nbranches;
+extern int64_t augur_nloops;
+#define AUGUR_BR_BITS 16
+#define AUGUR_BR_MASK ((1u << AUGUR_BR_BITS) - 1)
+#define AUGUR_BR_NP 6
+typedef struct { uint64_t n, taken, miss[AUGUR_BR_NP]; uint64_t local; } augur_branch_t;
+typedef struct { uint64_t entries, changes; int64_t last; } augur_loopx_t;
+static augur_branch_t *augur_brs;
+static augur_loopx_t *augur_lps;
+static uint8_t *augur_tab[AUGUR_BR_NP];
+static uint64_t augur_ghist; /* directions of the two-way branches */
+static uint64_t augur_phist; /* path: directions and multiway outcomes */
+static int augur_br_failed;
+static inline uint32_t augur_brmix(uint64_t x) {
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return (uint32_t)x & AUGUR_BR_MASK;
+}
+/* The table slot of each predictor: the branch alone, hashed with 8, 16, 32 and 64
+   outcomes of global history `g`, and with the branch's own 16 outcomes. */
+static void augur_br_index(int32_t id, uint64_t g, uint64_t local, uint32_t *idx) {
+    uint64_t key = ((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL;
+    idx[0] = augur_brmix(key);
+    idx[1] = augur_brmix(key ^ ((g & 0xffULL) * 0xD6E8FEB86659FD93ULL) ^ 1);
+    idx[2] = augur_brmix(key ^ ((g & 0xffffULL) * 0xD6E8FEB86659FD93ULL) ^ 2);
+    idx[3] = augur_brmix(key ^ ((g & 0xffffffffULL) * 0xD6E8FEB86659FD93ULL) ^ 3);
+    idx[4] = augur_brmix(key ^ (g * 0xD6E8FEB86659FD93ULL) ^ (g >> 32) ^ 4);
+    idx[5] = augur_brmix(key ^ ((local & 0xffffULL) * 0xA0761D6478BD642FULL) ^ 5);
+}
+static int augur_br_init(void) {
+    if (augur_br_failed) return 0;
+    augur_brs = calloc((size_t)(augur_nbranches > 0 ? augur_nbranches : 1), sizeof(augur_branch_t));
+    augur_lps = calloc((size_t)(augur_nloops > 0 ? augur_nloops : 1), sizeof(augur_loopx_t));
+    if (!augur_brs || !augur_lps) { augur_br_failed = 1; return 0; }
+    for (int p = 0; p < AUGUR_BR_NP; p++) {
+        augur_tab[p] = malloc((size_t)AUGUR_BR_MASK + 1);
+        if (!augur_tab[p]) { augur_br_failed = 1; return 0; }
+        for (size_t i = 0; i <= AUGUR_BR_MASK; i++) augur_tab[p][i] = 2; /* weakly taken */
+    }
+    return 1;
+}
+void augur_br(int32_t id, int32_t c) {
+    if (id < 0 || id >= augur_nbranches) return;
+    if (!augur_brs && !augur_br_init()) return;
+    augur_branch_t *b = &augur_brs[id];
+    uint64_t g = augur_ghist;
+    uint32_t idx[AUGUR_BR_NP];
+    augur_br_index(id, g, b->local, idx);
+    int t = c != 0;
+    for (int p = 0; p < AUGUR_BR_NP; p++) {
+        uint8_t *ctr = &augur_tab[p][idx[p]];
+        if ((*ctr >= 2) != t) b->miss[p]++;
+        if (t) { if (*ctr < 3) (*ctr)++; } else { if (*ctr > 0) (*ctr)--; }
+    }
+    b->n++;
+    b->taken += (uint64_t)t;
+    b->local = (b->local << 1) | (uint64_t)t;
+    augur_ghist = (g << 1) | (uint64_t)t;
+    augur_phist = (augur_phist << 1) | (uint64_t)t;
+}
+/* Multiway branches (SELECT CASE arms, computed GOTO values): each predictor remembers
+   the last outcome seen in its context (the branch alone, global histories, the
+   branch's last four outcomes) and misses when the next one differs. */
+static uint16_t *augur_mtab[AUGUR_BR_NP];
+void augur_brk(int32_t id, int32_t k) {
+    if (id < 0 || id >= augur_nbranches) return;
+    if (!augur_brs && !augur_br_init()) return;
+    if (!augur_mtab[0]) {
+        for (int p = 0; p < AUGUR_BR_NP; p++) {
+            augur_mtab[p] = calloc((size_t)AUGUR_BR_MASK + 1, sizeof(uint16_t));
+            if (!augur_mtab[p]) { augur_br_failed = 1; return; }
+        }
+    }
+    augur_branch_t *b = &augur_brs[id];
+    uint32_t idx[AUGUR_BR_NP];
+    augur_br_index(id, augur_phist, b->local, idx);
+    uint16_t v = (uint16_t)(k + 1);
+    for (int p = 0; p < AUGUR_BR_NP; p++) {
+        uint16_t *slot = &augur_mtab[p][idx[p]];
+        if (*slot != v) b->miss[p]++;
+        *slot = v;
+    }
+    b->n++;
+    /* As in CPUs whose indirect-target predictor is indexed by a path history and whose
+       direction predictor by the directions: a multiway outcome goes into the path
+       history (and its own local one), not into the two-way branches' history. */
+    b->local = (b->local << 4) | (uint64_t)(k & 15);
+    augur_phist = (augur_phist << 3) | (uint64_t)(k & 7);
+}
+void augur_brloop(int32_t id, int64_t trips) {
+    if (id < 0 || id >= augur_nloops) return;
+    if (!augur_lps && !augur_br_init()) return;
+    augur_loopx_t *l = &augur_lps[id];
+    if (l->entries == 0 || trips != l->last) l->changes++;
+    l->entries++;
+    l->last = trips;
+}
+static void augur_br_dump(void) {
+    const char *path = getenv("AUGUR_BRANCH_FILE");
+    if (!path) return;
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "augur-branches %lld %lld %d\n", (long long)augur_nbranches, (long long)augur_nloops, augur_br_failed);
+    for (int64_t i = 0; i < augur_nbranches; i++) {
+        augur_branch_t z = {0};
+        augur_branch_t *b = augur_brs ? &augur_brs[i] : &z;
+        fprintf(f, "%llu %llu", (unsigned long long)b->n, (unsigned long long)b->taken);
+        for (int p = 0; p < AUGUR_BR_NP; p++) fprintf(f, " %llu", (unsigned long long)b->miss[p]);
+        fprintf(f, "\n");
+    }
+    for (int64_t i = 0; i < augur_nloops; i++) {
+        augur_loopx_t z = {0};
+        augur_loopx_t *l = augur_lps ? &augur_lps[i] : &z;
+        fprintf(f, "%llu %llu\n", (unsigned long long)l->entries, (unsigned long long)l->changes);
+    }
+    fprintf(f, "end\n");
+    fclose(f);
+}
+__attribute__((constructor)) static void augur_br_start(void) {
+    atexit(augur_br_dump);
+}

@@ -1,0 +1,174 @@
+/* augur runtime: dumps the block counters, the recorded array shapes and the
+   program's minor page faults at program exit, and samples the addresses of probed references (SHARDS:
+   a line is kept when the top `shift` bits of its hash are zero; the rate
+   halves whenever more than the buffer's samples qualify). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+extern int64_t augur_counts[];
+extern int64_t augur_ncounts;
+extern int64_t augur_shapes[];
+extern int64_t augur_nshapes;
+extern int64_t augur_nprobes;
+#define AUGUR_MAX_SAMPLES (1u << 22)
+static uint64_t *augur_addr;
+static uint32_t *augur_id;
+static uint32_t *augur_reps;
+static uint64_t *augur_calls;
+static size_t augur_ns_kept;
+static size_t augur_ns_peak;
+static long augur_flt0;
+static unsigned augur_shift;
+static int augur_failed;
+static inline uint64_t augur_mix(uint64_t x) {
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+static inline int augur_keep(uint64_t addr, unsigned shift) {
+    return shift == 0 || (augur_mix((addr >> 6) ^ 0x5851f42d4c957f2dULL) >> (64 - shift)) == 0;
+}
+void augur_probe(int32_t id, int64_t addr) {
+    if (augur_failed || id < 0 || id >= augur_nprobes) return;
+    if (!augur_calls) {
+        augur_calls = calloc((size_t)augur_nprobes, sizeof(uint64_t));
+        augur_addr = malloc(AUGUR_MAX_SAMPLES * sizeof(uint64_t));
+        augur_id = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
+        augur_reps = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
+        if (!augur_calls || !augur_addr || !augur_id || !augur_reps) { augur_failed = 1; return; }
+    }
+    augur_calls[id]++;
+    if (!augur_keep((uint64_t)addr, augur_shift)) return;
+    /* The same probe on the same line as the sample before: distance 0,
+       kept as a repeat count (dropping it changes no other distance). */
+    if (augur_ns_kept > 0 && augur_id[augur_ns_kept - 1] == (uint32_t)id
+        && (augur_addr[augur_ns_kept - 1] >> 6) == ((uint64_t)addr >> 6)
+        && augur_reps[augur_ns_kept - 1] < UINT32_MAX) {
+        augur_reps[augur_ns_kept - 1]++;
+        return;
+    }
+    while (augur_ns_kept == AUGUR_MAX_SAMPLES) {
+        size_t j = 0;
+        augur_shift++;
+        if (augur_shift >= 63) { augur_failed = 1; return; }
+        for (size_t i = 0; i < augur_ns_kept; i++)
+            if (augur_keep(augur_addr[i], augur_shift)) {
+                augur_addr[j] = augur_addr[i]; augur_id[j] = augur_id[i];
+                augur_reps[j] = augur_reps[i]; j++;
+            }
+        augur_ns_kept = j;
+        if (!augur_keep((uint64_t)addr, augur_shift)) return;
+    }
+    augur_addr[augur_ns_kept] = (uint64_t)addr;
+    augur_id[augur_ns_kept] = (uint32_t)id;
+    augur_reps[augur_ns_kept] = 0;
+    augur_ns_kept++;
+    if (augur_ns_kept > augur_ns_peak) augur_ns_peak = augur_ns_kept;
+}
+/* The integer values a loop nest depends on at each entry: distinct tuples per nest
+   with their counts, in an open-addressing table; a nest's tuples beyond
+   AUGUR_ENV_PER or beyond the table's three quarters are only counted. */
+extern int64_t augur_nenv;
+#define AUGUR_ENV_VARS 6
+#define AUGUR_ENV_SLOTS (1u << 14)
+#define AUGUR_ENV_PER 64
+typedef struct { int32_t id, n; int64_t v[AUGUR_ENV_VARS]; uint64_t count; } augur_env_t;
+static augur_env_t *augur_envs;
+static uint64_t *augur_env_other;
+static uint32_t *augur_env_distinct;
+static size_t augur_env_used;
+static int augur_env_failed;
+void augur_env(int32_t id, int32_t n, const int64_t *v) {
+    if (augur_env_failed || id < 0 || id >= augur_nenv || n < 0 || n > AUGUR_ENV_VARS) return;
+    if (!augur_envs) {
+        augur_envs = calloc(AUGUR_ENV_SLOTS, sizeof(augur_env_t));
+        augur_env_other = calloc((size_t)augur_nenv, sizeof(uint64_t));
+        augur_env_distinct = calloc((size_t)augur_nenv, sizeof(uint32_t));
+        if (!augur_envs || !augur_env_other || !augur_env_distinct) { augur_env_failed = 1; return; }
+    }
+    uint64_t h = augur_mix((uint64_t)id + 1);
+    for (int32_t i = 0; i < n; i++) h = augur_mix(h ^ (uint64_t)v[i]);
+    size_t s = (size_t)(h & (AUGUR_ENV_SLOTS - 1));
+    for (;;) {
+        augur_env_t *e = &augur_envs[s];
+        if (e->count == 0) {
+            if (augur_env_used >= AUGUR_ENV_SLOTS / 4 * 3 || augur_env_distinct[id] >= AUGUR_ENV_PER) {
+                augur_env_other[id]++;
+                return;
+            }
+            e->id = id; e->n = n;
+            for (int32_t i = 0; i < n; i++) e->v[i] = v[i];
+            e->count = 1;
+            augur_env_used++;
+            augur_env_distinct[id]++;
+            return;
+        }
+        if (e->id == id && e->n == n && memcmp(e->v, v, (size_t)n * sizeof(int64_t)) == 0) {
+            e->count++;
+            return;
+        }
+        s = (s + 1) & (AUGUR_ENV_SLOTS - 1);
+    }
+}
+static long augur_minflt(void) {
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_minflt : -1;
+}
+static void augur_dump(void) {
+    long flt = augur_minflt();
+    const char *path = getenv("AUGUR_COUNTS_FILE");
+    if (!path) return;
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "augur-counts %lld\n", (long long)augur_ncounts);
+    for (int64_t i = 0; i < augur_ncounts; i++) fprintf(f, "%lld\n", (long long)augur_counts[i]);
+    fprintf(f, "end\n");
+    fprintf(f, "augur-shapes %lld\n", (long long)augur_nshapes);
+    for (int64_t i = 0; i < augur_nshapes; i++) fprintf(f, "%lld\n", (long long)augur_shapes[i]);
+    fprintf(f, "end\n");
+    /* Minor page faults from the start of the program to its end (first touches of its
+       memory), and the pages the sample buffers above took of them. */
+    if (augur_flt0 >= 0 && flt >= 0)
+        fprintf(f, "augur-faults %ld %lu\n", flt - augur_flt0,
+                (unsigned long)((augur_ns_peak * 16 + 4095) / 4096));
+    if (augur_envs) {
+        fprintf(f, "augur-env %lu\n", (unsigned long)augur_env_used);
+        for (size_t i = 0; i < AUGUR_ENV_SLOTS; i++) {
+            augur_env_t *e = &augur_envs[i];
+            if (e->count == 0) continue;
+            fprintf(f, "%d %llu", e->id, (unsigned long long)e->count);
+            for (int32_t k = 0; k < e->n; k++) fprintf(f, " %lld", (long long)e->v[k]);
+            fprintf(f, "\n");
+        }
+        fprintf(f, "augur-env-other\n");
+        for (int64_t i = 0; i < augur_nenv; i++)
+            if (augur_env_other[i]) fprintf(f, "%lld %llu\n", (long long)i, (unsigned long long)augur_env_other[i]);
+        fprintf(f, "end\n");
+    }
+    fclose(f);
+    if (augur_nprobes <= 0) return;
+    size_t n = strlen(path);
+    char *sp = malloc(n + 9);
+    if (!sp) return;
+    memcpy(sp, path, n);
+    memcpy(sp + n, ".samples", 9);
+    FILE *g = fopen(sp, "wb");
+    free(sp);
+    if (!g) return;
+    fprintf(g, "augur-samples %lld %u %llu %d\n", (long long)augur_nprobes, augur_shift,
+            (unsigned long long)augur_ns_kept, augur_failed);
+    for (int64_t i = 0; i < augur_nprobes; i++)
+        fprintf(g, "%llu\n", (unsigned long long)(augur_calls ? augur_calls[i] : 0));
+    if (augur_ns_kept) {
+        fwrite(augur_id, sizeof(uint32_t), augur_ns_kept, g);
+        fwrite(augur_addr, sizeof(uint64_t), augur_ns_kept, g);
+        fwrite(augur_reps, sizeof(uint32_t), augur_ns_kept, g);
+    }
+    fclose(g);
+}
+__attribute__((constructor)) static void augur_init(void) {
+    augur_flt0 = augur_minflt();
+    atexit(augur_dump);
+}

@@ -5,7 +5,8 @@
 #   scripts/compare-predictions.sh OLD_AUGUR NEW_AUGUR [WORK_DIR]
 #
 # The shipped examples are analyzed once by each binary (one at a time; profiles compared
-# without the fields that time augur itself), then every profile (the examples' and, when
+# without the fields that time augur itself and the page faults the OS counted, which
+# differ between two runs of the same binary: 642 and 640 seen), then every profile (the examples' and, when
 # ../shared/measurements/zen3 exists, the saved corpus runs) is predicted with both on
 # every machine of machines/ and the Zen 3 profiles (`--json`, each overlap rule,
 # `--branches`, every text breakdown), and `augur bench accuracy --replay` is run on the
@@ -18,7 +19,7 @@ old=$(realpath "$1"); new=$(realpath "$2")
 work=${3:-$(mktemp -d -t augur-compare-XXXXXX)}
 mkdir -p "$work"
 zen3=../shared/measurements/zen3
-timing='del(.locality.seconds, .locality.peak_bytes, .locality.address_sampling.seconds, .locality.address_sampling.peak_bytes, .run.wall_seconds)'
+timing='del(.run.first_touch_pages, .locality.seconds, .locality.peak_bytes, .locality.address_sampling.seconds, .locality.address_sampling.peak_bytes, .run.wall_seconds)'
 
 analyze() { # BIN OUT
   mkdir -p "$2"

@@ -32,6 +32,7 @@
 //! one observation of the parameter, `ci90_ns` the half-width of its 90% confidence
 //! interval (Student t), both in nanoseconds per operation.
 
+pub mod flags;
 pub mod library;
 pub mod memory;
 

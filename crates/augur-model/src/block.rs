@@ -5,8 +5,9 @@
 
 use crate::cost::{Coefficients, CostTable};
 use augur_ir::{AbOp, AbOpCounts};
+use augur_machine_profile::flags::same_code_generation;
 use augur_machine_profile::MachineProfile;
-use augur_program_profile::optreport::OptReport;
+use augur_program_profile::optreport::{same_compiler, OptReport};
 use augur_program_profile::ProgramProfile;
 use augur_program_profile::{BlockProfile, UnitProfile};
 
@@ -240,19 +241,18 @@ pub(crate) fn without_branches(c: &Coefficients) -> Coefficients {
     c.each_context(|counts| split_ops(counts, &BRANCH_ABOPS).1)
 }
 
-/// The program's optimization report when it is for the machine's compiler and flags.
+/// The program's optimization report when it is for the machine's compiler and its
+/// code-generation flags (flags of source form, line length, standard, warnings, paths
+/// and preprocessing do not change the code: `augur_machine_profile::flags`).
 pub(crate) fn report_for<'a>(
     program: &'a ProgramProfile,
     machine: &MachineProfile,
 ) -> Option<&'a OptReport> {
     let r = program.optimization.as_ref()?;
-    let flags: Vec<String> = machine
-        .provenance
-        .fflags
-        .split_whitespace()
-        .map(str::to_string)
-        .collect();
-    r.matches(&machine.provenance.compiler, &flags).then_some(r)
+    let flags: Vec<&str> = machine.provenance.fflags.split_whitespace().collect();
+    (same_compiler(&r.compiler, &machine.provenance.compiler)
+        && same_code_generation(&r.fflags, &flags))
+    .then_some(r)
 }
 
 /// What the compiler did to block `b` of unit `u`, by the report.

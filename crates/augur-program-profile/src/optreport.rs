@@ -134,11 +134,6 @@ impl OptReport {
             .iter()
             .any(|b| b.line == line && same_file(&b.file, file))
     }
-
-    /// Whether this report is for `compiler` with `fflags` (the flags compared as given).
-    pub fn matches(&self, compiler: &str, fflags: &[String]) -> bool {
-        same_compiler(&self.compiler, compiler) && self.fflags == fflags
-    }
 }
 
 /// Compiler names compared by their command's base name, so `/usr/bin/gfortran` and

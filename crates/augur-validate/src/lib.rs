@@ -2,6 +2,7 @@
 //! prediction; the error statistics of the accuracy benchmark (Saavedra's form: the
 //! share of programs within 5, 10, 15, 20 and 30%, the mean and the RMS error).
 
+use augur_machine_profile::flags::{code_generation_differences, same_code_generation};
 use augur_machine_profile::Provenance;
 use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};
 use serde::Serialize;
@@ -225,13 +226,16 @@ pub fn setup_differences(machine: &Provenance, tc: &Toolchain) -> Vec<String> {
             first_line(&tc.version)
         ));
     }
+    // Flags of source form, line length, standard, warnings, paths and preprocessing do
+    // not change the code, so they do not make another machine.
     let want = machine.fflags.split_whitespace().collect::<Vec<_>>();
-    let have = tc.fflags.iter().map(|s| s.as_str()).collect::<Vec<_>>();
-    if want != have {
+    let (only_machine, only_build) = code_generation_differences(&want, &tc.fflags);
+    if !same_code_generation(&want, &tc.fflags) {
         out.push(format!(
-            "the machine profile was measured with flags `{}`, the program is built with `{}`",
+            "the machine profile was measured with flags `{}`, the program is built with `{}`: they generate different code ({})",
             machine.fflags,
-            tc.fflags.join(" ")
+            tc.fflags.join(" "),
+            flag_change(&only_machine, &only_build)
         ));
     }
     out.extend(host_differences(
@@ -239,6 +243,21 @@ pub fn setup_differences(machine: &Provenance, tc: &Toolchain) -> Vec<String> {
         &augur_toolchain::os::host_provenance(),
     ));
     out
+}
+
+/// `-O2 -> -O3 -march=native`, or the order when the same flags are given in another.
+fn flag_change(only_machine: &[String], only_build: &[String]) -> String {
+    if only_machine.is_empty() && only_build.is_empty() {
+        return "the same code-generation flags in another order".to_string();
+    }
+    let words = |f: &[String]| {
+        if f.is_empty() {
+            "nothing".to_string()
+        } else {
+            f.join(" ")
+        }
+    };
+    format!("{} -> {}", words(only_machine), words(only_build))
 }
 
 /// How the machine a profile was measured on differs from `host` in what the OS
@@ -292,6 +311,31 @@ mod tests {
         let d = host_differences(&there, &here);
         assert_eq!(d.len(), 1);
         assert!(d[0].contains("L1d 32K there, 48K here"), "{d:?}");
+    }
+
+    #[test]
+    fn only_code_generation_flags_make_another_machine() {
+        let machine = Provenance {
+            compiler: "gfortran".into(),
+            fflags: "-O2".into(),
+            ..Default::default()
+        };
+        let build = |flags: &[&str]| Toolchain {
+            fc: "gfortran".into(),
+            fflags: flags.iter().map(|f| f.to_string()).collect(),
+            cc: "gcc".into(),
+            version: String::new(),
+        };
+        let flag_notes = |flags: &[&str]| -> Vec<String> {
+            setup_differences(&machine, &build(flags))
+                .into_iter()
+                .filter(|d| d.contains("flags"))
+                .collect()
+        };
+        assert!(flag_notes(&["-O2", "-ffree-line-length-none", "-std=legacy"]).is_empty());
+        let d = flag_notes(&["-O3", "-march=native", "-Wall"]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].ends_with("(-O2 -> -O3 -march=native)"), "{d:?}");
     }
 
     #[test]

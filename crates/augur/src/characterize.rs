@@ -160,6 +160,8 @@ pub fn characterize(
     }
     if only.is_empty() {
         profile.memory = Some(measure_memory(&tc, quick)?);
+        stop_if_interrupted()?;
+        measure_stream(&tc, quick, &mut profile)?;
     }
     stop_if_interrupted()?;
     profile
@@ -225,6 +227,35 @@ pub fn characterize(
         output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The stream costs (independent iterations, scalar and vectorized), with progress lines
+/// on stderr, added to `profile`: the complete characterization needs no separate
+/// `augur stream` (which re-measures them alone).
+fn measure_stream(tc: &Toolchain, quick: bool, profile: &mut MachineProfile) -> Result<()> {
+    let settings = if quick {
+        augur_stream::StreamSettings::quick()
+    } else {
+        augur_stream::StreamSettings::default()
+    };
+    eprintln!(
+        "characterize: stream costs, {} kernels with {} {}",
+        settings.kernels,
+        tc.fc,
+        tc.fflags.join(" ")
+    );
+    let start = Instant::now();
+    let result = augur_stream::characterize_stream(tc, settings, &mut |line| {
+        eprintln!(
+            "characterize: {line} ({:.0} s elapsed)",
+            start.elapsed().as_secs_f64()
+        )
+    })?;
+    for n in &result.notes {
+        eprintln!("characterize: stream: {n}");
+    }
+    augur_stream::apply(profile, &result);
+    Ok(())
 }
 
 /// The memory characterization with progress lines on stderr.

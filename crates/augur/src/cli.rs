@@ -52,8 +52,10 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
-    /// Measure this machine: the cost of each abstract operation with your compiler and
-    /// flags (narrow-spectrum experiments), written as a machine profile (TOML).
+    /// Measure this machine completely: the cost of each abstract operation with your
+    /// compiler and flags (narrow-spectrum experiments), then the memory hierarchy, then
+    /// the stream costs of loops with independent iterations, written as a machine
+    /// profile (TOML). About five minutes on a 2-core guest; `--quick` about a tenth.
     Characterize {
         /// Fortran compiler.
         #[arg(long, default_value = "gfortran")]

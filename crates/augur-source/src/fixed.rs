@@ -534,16 +534,17 @@ fn dotted_token_end(code: &[char], normal: &[bool], start: usize) -> Option<usiz
 /// Names that F77 programs use for variables but that the parser reads as
 /// Fortran 90+ keywords, and the same-length stand-ins they get. Each
 /// stand-in starts with the same letter, so implicit typing is unchanged.
-const RENAMED_WORDS: [(&str, &str); 1] = [("class", "cls_")];
+const RENAMED_WORDS: [(&str, &str); 2] = [("class", "cls_"), ("enum", "en_")];
 
 /// Where in the normalized statement lines a renamed word occurs, and whether
 /// one of them is a global name (a procedure, program, or common block),
-/// which cannot be renamed without breaking the link with other files.
+/// which cannot be renamed without breaking the link with other files, or the
+/// Fortran 2003 keyword itself (`CLASS(T) :: X`, `CLASS IS`, `ENUM, BIND(C)`).
 #[derive(Debug, Default)]
 struct Renames {
     /// Output line, character index in its code part, index into [`RENAMED_WORDS`].
     hits: Vec<(usize, usize, usize)>,
-    /// Words of [`RENAMED_WORDS`] seen as global names.
+    /// Words of [`RENAMED_WORDS`] seen as global names or as keywords.
     global: Vec<usize>,
     /// Lower-case names seen in the code (to pick stand-ins that do not collide).
     names: std::collections::HashSet<String>,
@@ -566,7 +567,7 @@ impl Renames {
             }
             let word: String = code[i..j].iter().collect::<String>().to_ascii_lowercase();
             if let Some(w) = RENAMED_WORDS.iter().position(|r| r.0 == word) {
-                if is_global_name(code, i, j) {
+                if is_global_name(code, i, j) || is_keyword_use(code, i, j) {
                     self.global.push(w);
                 }
                 self.hits.push((line, prefix + i, w));
@@ -598,6 +599,45 @@ impl Renames {
             }
         }
     }
+}
+
+/// Whether the word at `code[i..j]` starts a Fortran 2003 statement: it
+/// opens the statement and is followed by `IS`, `DEFAULT`, `,` or `::`, or
+/// by a parenthesized list and then a name, `,` or `::` (`CLASS(T) X`).
+/// It is also a keyword after `END` (`END ENUM`).
+fn is_keyword_use(code: &[char], i: usize, j: usize) -> bool {
+    let before: String = code[..i].iter().collect::<String>().to_ascii_lowercase();
+    let before = before.trim_end();
+    if before.ends_with("end") {
+        return true;
+    }
+    if !(before.is_empty() || before.ends_with(';')) {
+        return false;
+    }
+    let rest: String = code[j..].iter().collect::<String>().to_ascii_lowercase();
+    let mut rest = rest.trim_start();
+    if rest.starts_with('(') {
+        let mut depth = 0;
+        let Some(close) = rest.char_indices().find_map(|(k, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(k)
+        }) else {
+            return false;
+        };
+        rest = rest[close + 1..].trim_start();
+        if rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return true;
+        }
+    }
+    let next_word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    rest.starts_with(',') || rest.starts_with("::") || next_word == "is" || next_word == "default"
 }
 
 /// Whether the name at `code[i..j]` is a global name: it follows `CALL`,
@@ -954,6 +994,12 @@ mod tests {
         // A stand-in the file already uses is skipped.
         let out = norm("      CLS_0 = 1\n      CLASS = 2\n");
         assert_eq!(out, vec!["      CLS_0 = 1", "      cls_1 = 2"]);
+        // An array, a statement after `;`, and a variable ENUM.
+        let out = norm("      CLASS(2) = 1; CLASS(1) = ENUM\n      Enum=2\n");
+        assert_eq!(
+            out,
+            vec!["      cls_0(2) = 1; cls_0(1) = en_0", "      en_0=2"]
+        );
     }
 
     #[test]
@@ -964,6 +1010,10 @@ mod tests {
             "      REAL FUNCTION CLASS(X)\n",
             "      COMMON /CLASS/ A\n      CLASS = 1\n",
             "      EXTERNAL F, CLASS\n",
+            "      CLASS = 1\n      CLASS(T), INTENT(IN) :: X\n",
+            "      CLASS(T) X\n      Y = CLASS\n",
+            "      SELECT TYPE (X)\n      CLASS IS (T)\n      CLASS DEFAULT\n",
+            "      ENUM, BIND(C)\n      END ENUM\n      ENUM = 1\n",
         ] {
             let want: Vec<String> = src.lines().map(str::to_string).collect();
             assert_eq!(norm(src), want, "{src}");

@@ -11,7 +11,6 @@ use augur_ir::Severity;
 use augur_program::AnalyzeOptions;
 use augur_toolchain::Toolchain;
 use std::process::Command;
-use std::time::Duration;
 
 const SOURCE: &str = "      PROGRAM FB
       CHARACTER*1 CLASS
@@ -76,20 +75,7 @@ fn blank_spellings_and_class_variable_compile_and_run_alike() {
     assert!(text.contains("CLASS S"), "{text}");
 
     // The instrumented build compiles and prints the same.
-    let opts = AnalyzeOptions {
-        front: Default::default(),
-        toolchain: tc,
-        c_sources: vec![],
-        objects: vec![],
-        link_args: vec![],
-        args: vec![],
-        stdin: None,
-        timeout: Duration::from_secs(600),
-        cwd: dir.path().to_path_buf(),
-        keep_partial: false,
-        keep_build: None,
-        branch_run: false,
-    };
+    let opts = AnalyzeOptions::new(tc, dir.path());
     let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
         .unwrap_or_else(|e| panic!("analyze failed: {e}"));
     assert_eq!(

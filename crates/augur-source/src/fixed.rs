@@ -642,10 +642,14 @@ fn is_keyword_use(code: &[char], i: usize, j: usize) -> bool {
 
 /// Whether the name at `code[i..j]` is a global name: it follows `CALL`,
 /// `SUBROUTINE`, `FUNCTION`, `ENTRY`, `EXTERNAL`, `INTRINSIC` or `PROGRAM`,
-/// or stands between slashes (a common block).
+/// or stands between slashes (a common block); or a name that a program's
+/// input or output may spell, in a `NAMELIST` statement.
 fn is_global_name(code: &[char], i: usize, j: usize) -> bool {
     let before: String = code[..i].iter().collect::<String>().to_ascii_lowercase();
     let before = before.trim_end();
+    if before.trim_start().starts_with("namelist") {
+        return true;
+    }
     let after = code[j..].iter().find(|c| !c.is_whitespace());
     if before.ends_with('/') && after == Some(&'/') {
         return true;
@@ -1010,6 +1014,7 @@ mod tests {
             "      REAL FUNCTION CLASS(X)\n",
             "      COMMON /CLASS/ A\n      CLASS = 1\n",
             "      EXTERNAL F, CLASS\n",
+            "      NAMELIST /G/ X, CLASS\n      CLASS = 1\n",
             "      CLASS = 1\n      CLASS(T), INTENT(IN) :: X\n",
             "      CLASS(T) X\n      Y = CLASS\n",
             "      SELECT TYPE (X)\n      CLASS IS (T)\n      CLASS DEFAULT\n",

@@ -112,8 +112,12 @@ impl OutLine {
 /// become free-form directives; columns after 72 are dropped; continuation
 /// lines get `&` in column 6 and the previous statement line a trailing `&`
 /// (after padding to column 72 when a string or Hollerith constant continues);
-/// DEC tab-format lines are expanded so that the statement starts in column 7.
-/// Never panics.
+/// DEC tab-format lines are expanded so that the statement starts in column 7;
+/// dotted operators and logical literals written with blanks inside
+/// (`. EQ .`) are squeezed, their blanks moved after them; and variables
+/// named `CLASS` or `ENUM`, which the parser takes for keywords, get a
+/// same-length stand-in (`cls_0`, `en_0`) throughout the file unless the word
+/// is a global name or a keyword there. Never panics.
 pub fn normalize_fixed(text: &str) -> Normalized {
     let mut lines = LineConverter::new();
     for raw in split_lines(text) {

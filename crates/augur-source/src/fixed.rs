@@ -112,8 +112,12 @@ impl OutLine {
 /// become free-form directives; columns after 72 are dropped; continuation
 /// lines get `&` in column 6 and the previous statement line a trailing `&`
 /// (after padding to column 72 when a string or Hollerith constant continues);
-/// DEC tab-format lines are expanded so that the statement starts in column 7.
-/// Never panics.
+/// DEC tab-format lines are expanded so that the statement starts in column 7;
+/// dotted operators and logical literals written with blanks inside
+/// (`. EQ .`) are squeezed, their blanks moved after them; and variables
+/// named `CLASS` or `ENUM`, which the parser takes for keywords, get a
+/// same-length stand-in (`cls_0`, `en_0`) throughout the file unless the word
+/// is a global name or a keyword there. Never panics.
 pub fn normalize_fixed(text: &str) -> Normalized {
     let mut lines = LineConverter::new();
     for raw in split_lines(text) {
@@ -132,6 +136,8 @@ struct LineConverter {
     lex: Lex,
     /// Index of the last directive line.
     last_dir: Option<usize>,
+    /// Names that F77 allows as variables but the parser takes for keywords.
+    renames: Renames,
 }
 
 impl LineConverter {
@@ -141,6 +147,7 @@ impl LineConverter {
             last_code: None,
             lex: Lex::Normal,
             last_dir: None,
+            renames: Renames::default(),
         }
     }
 
@@ -236,8 +243,10 @@ impl LineConverter {
         let is_cont = !col6.is_whitespace() && col6 != '0';
         let body: &[char] = if upto72.len() > 6 { &upto72[6..] } else { &[] };
         let start = if is_cont { self.lex } else { Lex::Normal };
-        let (code_len, end) = scan(body, start);
-        let body_code = &body[..code_len];
+        let (code_len, end, normal) = scan_marks(body, start);
+        let mut squeezed = body[..code_len].to_vec();
+        squeeze_operators(&mut squeezed, &normal);
+        let body_code = &squeezed[..];
         let comment: String = body[code_len..].iter().collect();
 
         if !is_cont
@@ -276,6 +285,9 @@ impl LineConverter {
                 code.push(' ');
             }
         }
+        let prefix = code.chars().count();
+        self.renames
+            .record(self.out.len(), prefix, body_code, &normal);
         code.extend(body_code);
         let open = end != Lex::Normal;
         if open {
@@ -307,7 +319,8 @@ impl LineConverter {
     }
 
     /// The converted text and its column offsets.
-    fn finish(self) -> Normalized {
+    fn finish(mut self) -> Normalized {
+        self.renames.apply(&mut self.out);
         let mut text = String::new();
         let mut col_offsets = Vec::with_capacity(self.out.len());
         for l in &self.out {
@@ -362,10 +375,22 @@ fn expand_tabs(line: &[char]) -> (Vec<char>, i32) {
 /// of the code part (the index of an inline `!` comment, or the whole length)
 /// and the lexical state at the end of the code part.
 fn scan(body: &[char], start: Lex) -> (usize, Lex) {
+    let (len, end, _) = scan_marks(body, start);
+    (len, end)
+}
+
+/// [`scan`], also marking which characters of the code part are outside any
+/// character context (`true`): not in a string or Hollerith constant, nor one
+/// of their delimiters or `H` markers.
+fn scan_marks(body: &[char], start: Lex) -> (usize, Lex, Vec<bool>) {
     let mut state = start;
+    let mut marks = vec![false; body.len()];
     let mut i = 0;
     while i < body.len() {
         let c = body[i];
+        if state == Lex::Normal && c != '\'' && c != '"' {
+            marks[i] = true;
+        }
         match state {
             Lex::Quote(q) => {
                 if c == q {
@@ -385,7 +410,8 @@ fn scan(body: &[char], start: Lex) -> (usize, Lex) {
             }
             Lex::Normal => {
                 if c == '!' {
-                    return (i, Lex::Normal);
+                    marks.truncate(i);
+                    return (i, Lex::Normal, marks);
                 } else if c == '\'' || c == '"' {
                     state = Lex::Quote(c);
                 } else if c.is_ascii_digit() && hollerith_may_start(body, i) {
@@ -393,6 +419,7 @@ fn scan(body: &[char], start: Lex) -> (usize, Lex) {
                     while j < body.len() && body[j].is_ascii_digit() {
                         j += 1;
                     }
+                    marks[i..j].fill(true);
                     if matches!(body.get(j), Some('H' | 'h')) {
                         let count: usize =
                             body[i..j].iter().collect::<String>().parse().unwrap_or(0);
@@ -409,7 +436,7 @@ fn scan(body: &[char], start: Lex) -> (usize, Lex) {
         }
         i += 1;
     }
-    (body.len(), state)
+    (body.len(), state, marks)
 }
 
 /// Whether a digit string at `i` can be the count of a Hollerith constant,
@@ -436,6 +463,213 @@ fn hollerith_may_start(body: &[char], i: usize) -> bool {
         }
         _ => false,
     }
+}
+
+/// The dotted operators and logical literals whose blanks [`squeeze_operators`] removes.
+const DOTTED_WORDS: [&str; 13] = [
+    "eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "eqv", "neqv", "true", "false",
+];
+
+/// Squeezes the blanks out of dotted operators and logical literals spelled
+/// with blanks inside (`. EQ .`, `.and .`, `. true._ 8`), which fixed form
+/// allows and free form does not, and puts the removed blanks right after
+/// the token so that every later column stays put. Only characters marked
+/// `normal` (outside strings and Hollerith constants) are touched.
+fn squeeze_operators(code: &mut [char], normal: &[bool]) {
+    let mut i = 0;
+    while i < code.len() {
+        if code[i] == '.' && normal[i] {
+            if let Some(end) = dotted_token_end(code, normal, i) {
+                let token: Vec<char> = code[i..end]
+                    .iter()
+                    .copied()
+                    .filter(|c| !c.is_whitespace())
+                    .collect();
+                let (kept, blanks) = code[i..end].split_at_mut(token.len());
+                kept.copy_from_slice(&token);
+                blanks.fill(' ');
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+}
+
+/// If a dotted operator or logical literal starts at the `.` at `start`,
+/// possibly with blanks inside, the index just past it (past a `_kind` suffix
+/// on a logical literal).
+fn dotted_token_end(code: &[char], normal: &[bool], start: usize) -> Option<usize> {
+    let usable = |k: usize| k < code.len() && normal[k];
+    let mut word = String::new();
+    let mut k = start + 1;
+    while usable(k) && (code[k].is_whitespace() || code[k].is_ascii_alphabetic()) {
+        if !code[k].is_whitespace() {
+            word.push(code[k].to_ascii_lowercase());
+        }
+        k += 1;
+    }
+    if !usable(k) || code[k] != '.' || !DOTTED_WORDS.contains(&word.as_str()) {
+        return None;
+    }
+    let end = k + 1;
+    if word != "true" && word != "false" {
+        return Some(end);
+    }
+    // A kind suffix: `_` and a kind parameter, blanks allowed before each.
+    let skip_blanks = |mut k: usize| {
+        while usable(k) && code[k].is_whitespace() {
+            k += 1;
+        }
+        k
+    };
+    let u = skip_blanks(end);
+    if !usable(u) || code[u] != '_' {
+        return Some(end);
+    }
+    let mut k = skip_blanks(u + 1);
+    let kind_start = k;
+    while usable(k) && (code[k].is_ascii_alphanumeric() || code[k] == '_') {
+        k += 1;
+    }
+    Some(if k > kind_start { k } else { end })
+}
+
+/// Names that F77 programs use for variables but that the parser reads as
+/// Fortran 90+ keywords, and the same-length stand-ins they get. Each
+/// stand-in starts with the same letter, so implicit typing is unchanged.
+const RENAMED_WORDS: [(&str, &str); 2] = [("class", "cls_"), ("enum", "en_")];
+
+/// Where in the normalized statement lines a renamed word occurs, and whether
+/// one of them is a global name (a procedure, program, or common block),
+/// which cannot be renamed without breaking the link with other files, or the
+/// Fortran 2003 keyword itself (`CLASS(T) :: X`, `CLASS IS`, `ENUM, BIND(C)`).
+#[derive(Debug, Default)]
+struct Renames {
+    /// Output line, character index in its code part, index into [`RENAMED_WORDS`].
+    hits: Vec<(usize, usize, usize)>,
+    /// Words of [`RENAMED_WORDS`] seen as global names or as keywords.
+    global: Vec<usize>,
+    /// Lower-case names seen in the code (to pick stand-ins that do not collide).
+    names: std::collections::HashSet<String>,
+}
+
+impl Renames {
+    /// Records the names in the statement text `code` of output line `line`,
+    /// whose first character is at character `prefix` of the line's code part.
+    fn record(&mut self, line: usize, prefix: usize, code: &[char], normal: &[bool]) {
+        let is_name = |k: usize| normal[k] && (code[k].is_ascii_alphanumeric() || code[k] == '_');
+        let mut i = 0;
+        while i < code.len() {
+            if !is_name(i) {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < code.len() && is_name(j) {
+                j += 1;
+            }
+            let word: String = code[i..j].iter().collect::<String>().to_ascii_lowercase();
+            if let Some(w) = RENAMED_WORDS.iter().position(|r| r.0 == word) {
+                if is_global_name(code, i, j) || is_keyword_use(code, i, j) {
+                    self.global.push(w);
+                }
+                self.hits.push((line, prefix + i, w));
+            }
+            self.names.insert(word);
+            i = j;
+        }
+    }
+
+    /// Replaces the recorded words in `out` by their stand-ins, except words
+    /// used as a global name anywhere in the file.
+    fn apply(&self, out: &mut [OutLine]) {
+        for (w, (_, stem)) in RENAMED_WORDS.iter().enumerate() {
+            if self.global.contains(&w) || !self.hits.iter().any(|h| h.2 == w) {
+                continue;
+            }
+            let Some(stand_in) = (0..10)
+                .map(|d| format!("{stem}{d}"))
+                .find(|n| !self.names.contains(n))
+            else {
+                continue;
+            };
+            for &(line, at, _) in self.hits.iter().filter(|h| h.2 == w) {
+                let mut chars: Vec<char> = out[line].code.chars().collect();
+                for (k, c) in stand_in.chars().enumerate() {
+                    chars[at + k] = c;
+                }
+                out[line].code = chars.into_iter().collect();
+            }
+        }
+    }
+}
+
+/// Whether the word at `code[i..j]` starts a Fortran 2003 statement: it
+/// opens the statement and is followed by `IS`, `DEFAULT`, `,` or `::`, or
+/// by a parenthesized list and then a name, `,` or `::` (`CLASS(T) X`).
+/// It is also a keyword after `END` (`END ENUM`).
+fn is_keyword_use(code: &[char], i: usize, j: usize) -> bool {
+    let before: String = code[..i].iter().collect::<String>().to_ascii_lowercase();
+    let before = before.trim_end();
+    if before.ends_with("end") {
+        return true;
+    }
+    if !(before.is_empty() || before.ends_with(';')) {
+        return false;
+    }
+    let rest: String = code[j..].iter().collect::<String>().to_ascii_lowercase();
+    let mut rest = rest.trim_start();
+    if rest.starts_with('(') {
+        let mut depth = 0;
+        let Some(close) = rest.char_indices().find_map(|(k, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(k)
+        }) else {
+            return false;
+        };
+        rest = rest[close + 1..].trim_start();
+        if rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return true;
+        }
+    }
+    let next_word: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    rest.starts_with(',') || rest.starts_with("::") || next_word == "is" || next_word == "default"
+}
+
+/// Whether the name at `code[i..j]` is a global name: it follows `CALL`,
+/// `SUBROUTINE`, `FUNCTION`, `ENTRY`, `EXTERNAL`, `INTRINSIC` or `PROGRAM`,
+/// or stands between slashes (a common block); or a name that a program's
+/// input or output may spell, in a `NAMELIST` statement.
+fn is_global_name(code: &[char], i: usize, j: usize) -> bool {
+    let before: String = code[..i].iter().collect::<String>().to_ascii_lowercase();
+    let before = before.trim_end();
+    if before.trim_start().starts_with("namelist") {
+        return true;
+    }
+    let after = code[j..].iter().find(|c| !c.is_whitespace());
+    if before.ends_with('/') && after == Some(&'/') {
+        return true;
+    }
+    let prev_word: String = before
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect::<Vec<char>>()
+        .into_iter()
+        .rev()
+        .collect();
+    matches!(
+        prev_word.as_str(),
+        "call" | "subroutine" | "function" | "entry" | "external" | "intrinsic" | "program"
+    ) || (before.ends_with(',') && before.contains("external"))
 }
 
 #[cfg(test)]
@@ -713,6 +947,86 @@ mod tests {
     fn unicode_in_comments_and_strings() {
         let out = norm("C héllo wörld\n      S = 'é'\n");
         assert_eq!(out, vec!["! héllo wörld", "      S = 'é'"]);
+    }
+
+    #[test]
+    fn dotted_operators_with_blanks_are_squeezed() {
+        let src = "      IF (N . EQ. 250) THEN\n      L = (A .and . B) .OR.. NOT. C\n      L = X . GT .Y .NEQV. . true.\n      L = . FALSE . _ 4 .eqv.M\n";
+        let out = norm(src);
+        assert_eq!(
+            out,
+            vec![
+                "      IF (N .EQ.  250) THEN",
+                "      L = (A .and.  B) .OR..NOT.  C",
+                "      L = X .GT.  Y .NEQV. .true. ",
+                "      L = .FALSE._4     .eqv.M",
+            ]
+        );
+        // Every line keeps its length, so later columns stay where they were.
+        for (o, i) in out.iter().zip(src.lines()) {
+            assert_eq!(o.chars().count(), i.chars().count(), "{i}");
+        }
+        assert_eq!(normalize_fixed(src).col_offsets, vec![0; 4]);
+    }
+
+    #[test]
+    fn dotted_lookalikes_and_character_contexts_are_kept() {
+        let src = "      S = '. EQ .' // \". and .\"\n  100 FORMAT(6H. EQ .)\n      X = 1 . 5 + 2. E 1\n      L = A . FOO . B ! . eq .\n      DATA R/1., 2./\n";
+        let out = norm(src);
+        let want: Vec<String> = src.lines().map(str::to_string).collect();
+        assert_eq!(out, want);
+    }
+
+    #[test]
+    fn dotted_operator_in_a_continued_string_is_kept() {
+        let out = norm("      S = 'AB\n     &. EQ .'\n      L = X .  EQ. Y\n");
+        assert_eq!(out[1], "     &. EQ .'");
+        assert_eq!(out[2], "      L = X .EQ.   Y");
+    }
+
+    #[test]
+    fn class_variable_is_renamed_in_place() {
+        let src = "      CHARACTER*1 CLASS, CLASSX\n      class = 'U'\n      IF (CLASS.EQ.'S') PRINT *, 'class', Class\n     &  , 5HCLASS\n";
+        let n = normalize_fixed(src);
+        let out: Vec<&str> = n.text.lines().collect();
+        assert_eq!(
+            out,
+            vec![
+                "      CHARACTER*1 cls_0, CLASSX",
+                "      cls_0 = 'U'",
+                "      IF (cls_0.EQ.'S') PRINT *, 'class', cls_0 &",
+                "     &  , 5HCLASS",
+            ]
+        );
+        assert_eq!(n.col_offsets, vec![0; 4]);
+        // A stand-in the file already uses is skipped.
+        let out = norm("      CLS_0 = 1\n      CLASS = 2\n");
+        assert_eq!(out, vec!["      CLS_0 = 1", "      cls_1 = 2"]);
+        // An array, a statement after `;`, and a variable ENUM.
+        let out = norm("      CLASS(2) = 1; CLASS(1) = ENUM\n      Enum=2\n");
+        assert_eq!(
+            out,
+            vec!["      cls_0(2) = 1; cls_0(1) = en_0", "      en_0=2"]
+        );
+    }
+
+    #[test]
+    fn class_as_a_global_name_is_kept() {
+        for src in [
+            "      CLASS = 1\n      CALL CLASS(X)\n",
+            "      SUBROUTINE CLASS\n      CLASS = 1\n",
+            "      REAL FUNCTION CLASS(X)\n",
+            "      COMMON /CLASS/ A\n      CLASS = 1\n",
+            "      EXTERNAL F, CLASS\n",
+            "      NAMELIST /G/ X, CLASS\n      CLASS = 1\n",
+            "      CLASS = 1\n      CLASS(T), INTENT(IN) :: X\n",
+            "      CLASS(T) X\n      Y = CLASS\n",
+            "      SELECT TYPE (X)\n      CLASS IS (T)\n      CLASS DEFAULT\n",
+            "      ENUM, BIND(C)\n      END ENUM\n      ENUM = 1\n",
+        ] {
+            let want: Vec<String> = src.lines().map(str::to_string).collect();
+            assert_eq!(norm(src), want, "{src}");
+        }
     }
 
     proptest::proptest! {

@@ -233,11 +233,7 @@ pub fn characterize(
 /// on stderr, added to `profile`: the complete characterization needs no separate
 /// `augur stream` (which re-measures them alone).
 fn measure_stream(tc: &Toolchain, quick: bool, profile: &mut MachineProfile) -> Result<()> {
-    let settings = if quick {
-        augur_stream::StreamSettings::quick()
-    } else {
-        augur_stream::StreamSettings::default()
-    };
+    let settings = crate::stream::settings_for(quick);
     eprintln!(
         "characterize: stream costs, {} kernels with {} {}",
         settings.kernels,
@@ -245,16 +241,12 @@ fn measure_stream(tc: &Toolchain, quick: bool, profile: &mut MachineProfile) -> 
         tc.fflags.join(" ")
     );
     let start = Instant::now();
-    let result = augur_stream::characterize_stream(tc, settings, &mut |line| {
+    crate::stream::measure_into(tc, settings, profile, "characterize: stream", &mut |line| {
         eprintln!(
             "characterize: {line} ({:.0} s elapsed)",
             start.elapsed().as_secs_f64()
         )
     })?;
-    for n in &result.notes {
-        eprintln!("characterize: stream: {n}");
-    }
-    augur_stream::apply(profile, &result);
     Ok(())
 }
 

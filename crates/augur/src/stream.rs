@@ -28,11 +28,7 @@ pub fn run(
         fc
     };
     let tc = Toolchain::detect(&fc, &fflags)?;
-    let mut settings = if quick {
-        StreamSettings::quick()
-    } else {
-        StreamSettings::default()
-    };
+    let mut settings = settings_for(quick);
     settings.keep_dir = keep_build;
     if prior {
         settings.chain_costs = profile
@@ -50,11 +46,9 @@ pub fn run(
         settings.observations,
         settings.window_ms
     );
-    let result = augur_stream::characterize_stream(&tc, settings, &mut |l| eprintln!("{l}"))?;
-    for n in &result.notes {
-        eprintln!("stream: {n}");
-    }
-    augur_stream::apply(&mut profile, &result);
+    let result = measure_into(&tc, settings, &mut profile, "stream", &mut |l| {
+        eprintln!("{l}")
+    })?;
     profile
         .write(machine)
         .with_context(|| format!("cannot write the machine profile {}", machine.display()))?;
@@ -63,6 +57,33 @@ pub fn run(
     }
     print_costs(&profile, &result);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The stream settings of the default or the quick mode.
+pub fn settings_for(quick: bool) -> StreamSettings {
+    if quick {
+        StreamSettings::quick()
+    } else {
+        StreamSettings::default()
+    }
+}
+
+/// Measures the stream costs with `settings`, prints the fit's notes on stderr after
+/// `who: `, and adds the costs to `profile` (used by `augur stream` and
+/// by the complete `augur characterize`).
+pub fn measure_into(
+    tc: &Toolchain,
+    settings: StreamSettings,
+    profile: &mut MachineProfile,
+    who: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<StreamResult> {
+    let result = augur_stream::characterize_stream(tc, settings, progress)?;
+    for n in &result.notes {
+        eprintln!("{who}: {n}");
+    }
+    augur_stream::apply(profile, &result);
+    Ok(result)
 }
 
 fn print_kernels(r: &StreamResult) {

@@ -1,7 +1,8 @@
 //! `augur bench accuracy`: `validate` over the whole corpus on one machine profile,
 //! then the summary in Saavedra's form (share within 5/10/15/20/30%, mean and RMS error).
 
-use crate::corpus;
+use crate::corpus::{self, CorpusProgram};
+use crate::suite::{self, PartChoice};
 use crate::validation::{build_setup, validate_one};
 use crate::Verdict;
 use anyhow::{Context, Result};
@@ -22,10 +23,26 @@ const OVERLAPS: [Overlap; 5] = [
     Overlap::None,
 ];
 
+/// Which programs the benchmark takes.
+pub enum ProgramSet<'a> {
+    /// The programs of a corpus manifest (`corpus/corpus.toml`).
+    Corpus(&'a Path),
+    /// A suite of real programs: its manifests' directory, where their sources are, and
+    /// which part.
+    Suite {
+        /// The directory of the manifests (`bench/real`).
+        manifests: &'a Path,
+        /// The directory holding each program's sources in `NAME/`.
+        sources: &'a Path,
+        /// The part taken.
+        part: PartChoice,
+    },
+}
+
 /// Options of the accuracy benchmark.
 pub struct AccuracyArgs<'a> {
-    /// The corpus manifest.
-    pub manifest: &'a Path,
+    /// The programs.
+    pub programs: ProgramSet<'a>,
     /// Machine (path or library name).
     pub machine: &'a str,
     /// Compiler override (default: the machine profile's).
@@ -144,9 +161,35 @@ impl AccuracyArgs<'_> {
     }
 }
 
+/// The programs to measure, and the names of those only replayed (sources missing but
+/// kept runs present); prints the missing ones.
+fn programs(a: &AccuracyArgs) -> Result<(Vec<CorpusProgram>, Vec<String>)> {
+    match a.programs {
+        ProgramSet::Corpus(manifest) => Ok((corpus::load(manifest, a.only)?.1, vec![])),
+        ProgramSet::Suite {
+            manifests,
+            sources,
+            part,
+        } => {
+            let s = suite::load(manifests, sources, part, a.only)?;
+            let replay_only = a.replay.is_some() && !a.recount;
+            if !replay_only {
+                for m in &s.missing {
+                    println!("missing: {m}");
+                }
+            }
+            let names = if replay_only {
+                s.missing.into_iter().map(|m| m.name).collect()
+            } else {
+                vec![]
+            };
+            Ok((s.programs, names))
+        }
+    }
+}
+
 /// Runs the benchmark and prints its table; [`Verdict::Failed`] when some program failed.
 pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
-    let (root, programs) = corpus::load(a.manifest, a.only)?;
     let machine = LoadedMachine::load(a.machine)?;
     let (fc, fflags) = build_setup(&machine, a.fc, a.fflags);
     check_save_with_replay(a)?;
@@ -157,27 +200,23 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
         tc.check_flags()?;
         Some(tc)
     };
-    print_heading(a, &machine, tc.as_ref(), programs.len());
+    let (programs, replayed) = programs(a)?;
+    print_heading(a, &machine, tc.as_ref(), programs.len() + replayed.len());
     println!(
         "{:<14} {:>11} {:>10} {:>10} {:>7} {:>8}  largest AbOp share of time",
         "program", "operations", "predicted", "measured", "spread", "error"
     );
     let mut tally = Tally::default();
-    for p in &programs {
-        // Sources and options to analyze the program with, unless only replaying.
-        let analysis = match &tc {
-            Some(tc) => Some(p.analyze_options(&root, tc)?),
-            None => None,
-        };
-        let analysis = analysis.as_ref().map(|(f, o)| (f.as_slice(), o));
-        match measure(a, &p.name, &machine, analysis) {
+    let names = programs.iter().map(|p| (p.name.clone(), Some(p)));
+    for (name, p) in names.chain(replayed.into_iter().map(|n| (n, None))) {
+        match measure_program(a, &name, p, &machine, tc.as_ref()) {
             Ok(v) => {
-                print_row(&p.name, &v);
-                tally.add(&p.name, v, &machine, a.options());
+                print_row(&name, &v);
+                tally.add(&name, v, &machine, a.options());
             }
             Err(e) => {
-                println!("{:<14} failed: {e:#}", p.name);
-                tally.failed.push(p.name.clone());
+                println!("{name:<14} failed: {e:#}");
+                tally.failed.push(name);
             }
         }
     }
@@ -191,6 +230,28 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
     } else {
         Verdict::Failed
     })
+}
+
+/// One program measured: its inputs written, then [`measure`] with its sources and
+/// options when a toolchain builds it.
+fn measure_program(
+    a: &AccuracyArgs,
+    name: &str,
+    p: Option<&CorpusProgram>,
+    machine: &LoadedMachine,
+    tc: Option<&Toolchain>,
+) -> Result<Outcome> {
+    let (Some(p), Some(tc)) = (p, tc) else {
+        return measure(a, name, machine, None);
+    };
+    p.write_inputs()?;
+    let (fortran, opts) = p.analyze_options(&p.root, tc)?;
+    let expect = (!p.expect.is_empty()).then_some(p.expect.as_str());
+    let timed = Timed {
+        extra_fflags: p.preprocessing_flags(&p.root),
+        expect,
+    };
+    measure_built(a, name, machine, (&fortran, &opts), timed)
 }
 
 /// `--save` with `--replay` needs `--recount` and another directory.
@@ -215,7 +276,7 @@ fn print_heading(a: &AccuracyArgs, machine: &LoadedMachine, tc: Option<&Toolchai
         (Some(tc), None) => {
             let diffs = augur_validate::setup_differences(&machine.profile.provenance, tc);
             println!(
-                "augur accuracy benchmark: {} corpus programs on {} ({}), built with {} {}, median of {} run(s)",
+                "augur accuracy benchmark: {} programs on {} ({}), built with {} {}, median of {} run(s)",
                 n,
                 machine.name,
                 machine.profile.provenance.cpu_model,
@@ -228,7 +289,7 @@ fn print_heading(a: &AccuracyArgs, machine: &LoadedMachine, tc: Option<&Toolchai
             }
         }
         (_, Some(dir)) => println!(
-            "augur accuracy benchmark: {} corpus programs on {} ({}), replayed from the {} times kept in {}",
+            "augur accuracy benchmark: {} programs on {} ({}), replayed from the {} times kept in {}",
             n,
             machine.name,
             machine.profile.provenance.cpu_model,
@@ -243,42 +304,71 @@ fn print_heading(a: &AccuracyArgs, machine: &LoadedMachine, tc: Option<&Toolchai
     }
 }
 
-/// One program's outcome: replayed from the kept runs (analyzed again first when
-/// `analysis` gives its sources and options), or, without `--replay`, analyzed,
-/// predicted and timed; kept for `--replay` with `--save`.
+/// How a program's timed build differs from the counting build, and what it must print.
+struct Timed<'a> {
+    /// Preprocessing flags of the normal build.
+    extra_fflags: Vec<String>,
+    /// Text the program prints when it ran correctly.
+    expect: Option<&'a str>,
+}
+
+/// A program's outcome replayed from the kept runs, without its sources.
 fn measure(
     a: &AccuracyArgs,
     name: &str,
     machine: &LoadedMachine,
     analysis: Option<(&[PathBuf], &AnalyzeOptions)>,
 ) -> Result<Outcome> {
-    match (analysis, a.replay) {
-        (None, Some(dir)) => replay_one(dir, name, machine, a.options(), None),
-        (Some(analysis), Some(dir)) => {
-            let o = replay_one(dir, name, machine, a.options(), Some(analysis))?;
-            if let Some(to) = a.save {
-                let tc = &analysis.1.toolchain;
-                let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
-                save_one(to, name, &build, &o)?;
-            }
-            Ok(o)
+    let dir = a
+        .replay
+        .context("the program's sources are needed unless replaying (--replay DIR)")?;
+    replay_one(dir, name, machine, a.options(), analysis)
+}
+
+/// A program's outcome from its sources: replayed from the kept runs after analyzing it
+/// again (`--replay --recount`), or analyzed, predicted and timed; kept for `--replay`
+/// with `--save`.
+fn measure_built(
+    a: &AccuracyArgs,
+    name: &str,
+    machine: &LoadedMachine,
+    (fortran, opts): (&[PathBuf], &AnalyzeOptions),
+    timed: Timed,
+) -> Result<Outcome> {
+    if a.replay.is_some() {
+        let o = measure(a, name, machine, Some((fortran, opts)))?;
+        if let Some(to) = a.save {
+            let tc = &opts.toolchain;
+            let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
+            save_one(to, name, &build, &o)?;
         }
-        (Some((fortran, opts)), None) => {
-            let v = validate_one(machine, fortran, opts, vec![], a.runs, a.options())?;
-            let o = Outcome {
-                profile: v.profile,
-                prediction: v.prediction,
-                measured: v.measured,
-                wall: v.measured_wall.runs.clone(),
-                error: v.error,
-            };
-            if let Some(dir) = a.save {
-                save_one(dir, name, &v.build, &o)?;
-            }
-            Ok(o)
-        }
-        (None, None) => unreachable!("a toolchain is detected unless replaying"),
+        return Ok(o);
     }
+    let v = validate_one(
+        machine,
+        fortran,
+        opts,
+        timed.extra_fflags,
+        a.runs,
+        a.options(),
+    )?;
+    if let Some(expect) = timed.expect {
+        anyhow::ensure!(
+            String::from_utf8_lossy(&v.stdout).contains(expect),
+            "the timed run did not print {expect:?}, which the manifest says it prints on success; check its arguments, input and data files"
+        );
+    }
+    let o = Outcome {
+        profile: v.profile,
+        prediction: v.prediction,
+        measured: v.measured,
+        wall: v.measured_wall.runs.clone(),
+        error: v.error,
+    };
+    if let Some(dir) = a.save {
+        save_one(dir, name, &v.build, &o)?;
+    }
+    Ok(o)
 }
 
 /// A program's line of the main table.

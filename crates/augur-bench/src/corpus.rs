@@ -1,22 +1,49 @@
-//! The corpus manifest (`corpus/corpus.toml`), read for the benchmarks.
+//! The corpus manifest (`corpus/corpus.toml`), read for the benchmarks; the programs of
+//! a suite of real programs (`bench/real`, see [`crate::suite`]) take the same form.
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// One program of the corpus.
+/// One program of the corpus or of a suite.
 #[derive(Debug, Clone, Deserialize)]
 pub struct CorpusProgram {
     /// Its name.
     pub name: String,
-    /// Files in compile order, relative to the manifest's directory.
+    /// Files in compile order, relative to [`CorpusProgram::root`].
     pub files: Vec<String>,
-    /// Standard input file, relative to the manifest's directory.
+    /// Standard input file, relative to the root.
     #[serde(default)]
     pub stdin: String,
     /// Program arguments.
     #[serde(default)]
     pub args: Vec<String>,
+    /// Compiler flags the program needs besides the machine profile's (line length,
+    /// standard conformance...), for both the counting and the timed build.
+    #[serde(default)]
+    pub fflags: Vec<String>,
+    /// Preprocess the sources.
+    #[serde(default)]
+    pub cpp: bool,
+    /// Preprocessor definitions (`NAME` or `NAME=VALUE`).
+    #[serde(default)]
+    pub defines: Vec<String>,
+    /// Include directories, relative to the root.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Files written into the run directory before the runs: name and text.
+    #[serde(default)]
+    pub inputs: BTreeMap<String, String>,
+    /// Text the program prints when it ran correctly (empty: not checked).
+    #[serde(default)]
+    pub expect: String,
+    /// Where its files are (the manifest's directory for the corpus).
+    #[serde(skip)]
+    pub root: PathBuf,
+    /// Where it runs: the current directory when `None` (the corpus), else there.
+    #[serde(skip)]
+    pub run_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -37,29 +64,78 @@ impl CorpusProgram {
             .partition(|f| f.extension().and_then(|e| e.to_str()) != Some("c"))
     }
 
-    /// Its Fortran sources and the options to analyze it with `tc` (no partial profile,
-    /// no kept build, 300 s limit, run in the current directory).
+    /// Its Fortran sources and the options to analyze it with `tc` plus its own flags (no
+    /// partial profile, no kept build, 300 s limit, run in its run directory).
     pub fn analyze_options(
         &self,
         root: &Path,
         tc: &augur_toolchain::Toolchain,
     ) -> Result<(Vec<PathBuf>, augur_program::AnalyzeOptions)> {
         let (fortran, c_sources) = self.sources(root);
+        let mut toolchain = tc.clone();
+        toolchain.fflags.extend(self.fflags.iter().cloned());
+        let cwd = match &self.run_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir()?,
+        };
         let opts = augur_program::AnalyzeOptions {
-            front: Default::default(),
-            toolchain: tc.clone(),
+            front: self.front_end(root),
+            toolchain,
             c_sources,
             objects: vec![],
             link_args: vec![],
             args: self.args.clone(),
             stdin: self.stdin_path(root),
             timeout: std::time::Duration::from_secs(300),
-            cwd: std::env::current_dir()?,
+            cwd,
             keep_partial: false,
             keep_build: None,
             branch_run: true,
         };
         Ok((fortran, opts))
+    }
+
+    /// How the front end loads its sources (preprocessing, definitions, include paths).
+    fn front_end(&self, root: &Path) -> augur_fortran::FrontEndOptions {
+        augur_fortran::FrontEndOptions {
+            load: augur_fortran::LoadOptions {
+                form: None,
+                cpp: self.cpp,
+                defines: self.defines.clone(),
+                include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
+            },
+            max_syntax_errors: 0,
+        }
+    }
+
+    /// The flags the normal (timed) build needs to see what the analysis saw.
+    pub fn preprocessing_flags(&self, root: &Path) -> Vec<String> {
+        let mut f: Vec<String> = self.cpp.then(|| "-cpp".to_string()).into_iter().collect();
+        f.extend(self.defines.iter().map(|d| format!("-D{d}")));
+        f.extend(
+            self.include
+                .iter()
+                .map(|d| format!("-I{}", root.join(d).display())),
+        );
+        f
+    }
+
+    /// Writes its input files into its run directory (only those whose text differs).
+    pub fn write_inputs(&self) -> Result<()> {
+        let Some(dir) = &self.run_dir else {
+            return Ok(());
+        };
+        for (name, text) in &self.inputs {
+            let path = dir.join(name);
+            if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+                continue;
+            }
+            let tmp = dir.join(format!(".{name}.augur-tmp"));
+            std::fs::write(&tmp, text)
+                .and_then(|_| std::fs::rename(&tmp, &path))
+                .with_context(|| format!("{}: cannot write the input file", path.display()))?;
+        }
+        Ok(())
     }
 
     /// Path of its stdin file, if any.
@@ -83,6 +159,10 @@ pub fn load(manifest: &Path, only: &[String]) -> Result<(PathBuf, Vec<CorpusProg
         .program
         .into_iter()
         .filter(|p| only.is_empty() || only.contains(&p.name))
+        .map(|p| CorpusProgram {
+            root: root.clone(),
+            ..p
+        })
         .collect();
     Ok((root, programs))
 }

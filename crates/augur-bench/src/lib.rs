@@ -7,6 +7,7 @@
 //! * [`misses`]: predicted cache misses against valgrind's cache simulation.
 //! * [`front_end`]: throughput and peak memory of the front end.
 //! * [`corpus`]: the corpus manifest the benchmarks read.
+//! * [`suite`]: a suite of real programs (one manifest each, sources kept outside).
 //! * [`validation`]: analyze, predict and time one program (`augur validate`, [`accuracy`]).
 //!
 //! The benchmarks print their tables to standard output. This is application-level
@@ -19,6 +20,7 @@ pub mod counts;
 pub mod front_end;
 pub mod misses;
 pub mod overhead;
+pub mod suite;
 pub mod validation;
 
 /// How a benchmark that checks something came out, for the command's exit status.

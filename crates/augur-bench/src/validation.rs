@@ -38,6 +38,9 @@ pub struct Validation {
     /// The program profile (not in JSON output; written with -o).
     #[serde(skip)]
     pub profile: ProgramProfile,
+    /// What the last timed run printed (not in JSON output).
+    #[serde(skip)]
+    pub stdout: Vec<u8>,
 }
 
 /// Analyzes, predicts and times one program.
@@ -80,14 +83,14 @@ pub fn validate_one(
     };
     let timed = time_program(&opts.toolchain, &input, &spec, runs)?;
     let mut warnings = prediction.warnings.clone();
+    let tc = &opts.toolchain;
+    let error = relative_error(prediction.total.seconds, timed.timing.median);
     if timed.stdout != analysis.run.stdout {
         warnings.push(
             "the normally built program printed something else than the instrumented one (nondeterministic output, or a difference in floating-point results); the counts may not describe the timed runs"
                 .to_string(),
         );
     }
-    let tc = &opts.toolchain;
-    let error = relative_error(prediction.total.seconds, timed.timing.median);
     Ok(Validation {
         program: fortran
             .first()
@@ -105,6 +108,7 @@ pub fn validate_one(
         warnings,
         prediction,
         profile: analysis.profile,
+        stdout: timed.stdout,
     })
 }
 

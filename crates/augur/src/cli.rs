@@ -237,9 +237,9 @@ struct ValidateCmd {
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
-    /// Prediction accuracy: `validate` over the whole corpus on one machine profile,
-    /// per program predicted, measured and error, then the share of programs within
-    /// 5/10/15/20/30%, the mean and the RMS error.
+    /// Prediction accuracy: `validate` over the whole corpus (or a suite of real
+    /// programs, --suite) on one machine profile, per program predicted, measured and
+    /// error, then the share of programs within 5/10/15/20/30%, the mean and the RMS error.
     Accuracy {
         /// Machine profile (library name or file); its compiler and flags build the programs.
         #[arg(short, long)]
@@ -257,8 +257,19 @@ enum BenchCommand {
         #[arg(long, num_args = 1..)]
         only: Vec<String>,
         /// The corpus manifest.
-        #[arg(long, default_value = "corpus/corpus.toml")]
+        #[arg(long, default_value = "corpus/corpus.toml", conflicts_with = "suite")]
         manifest: PathBuf,
+        /// A suite of real programs instead of the corpus: the directory of their
+        /// manifests (bench/real); programs whose sources are absent are listed as missing.
+        #[arg(long, value_name = "DIR")]
+        suite: Option<PathBuf>,
+        /// With --suite: the directory holding each program's sources in NAME/
+        /// (default: $AUGUR_REAL_SOURCES, else ~/.cache/augur/real).
+        #[arg(long, value_name = "DIR", requires = "suite")]
+        sources: Option<PathBuf>,
+        /// With --suite: the part taken (dev while developing; aside for the final figure).
+        #[arg(long, value_enum, default_value = "all", requires = "suite")]
+        part: PartArg,
         /// Also print the tables as Markdown (for docs/ACCURACY.md).
         #[arg(long)]
         markdown: bool,
@@ -359,6 +370,40 @@ enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         repeat: usize,
     },
+}
+
+/// Which part of a suite of real programs a benchmark takes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PartArg {
+    /// The development part.
+    Dev,
+    /// The part set aside for the final figure.
+    Aside,
+    /// Both.
+    All,
+}
+
+impl PartArg {
+    fn choice(self) -> augur_bench::suite::PartChoice {
+        match self {
+            PartArg::Dev => augur_bench::suite::PartChoice::Dev,
+            PartArg::Aside => augur_bench::suite::PartChoice::Aside,
+            PartArg::All => augur_bench::suite::PartChoice::All,
+        }
+    }
+}
+
+/// Where the sources of a suite's programs are: `--sources`, else `$AUGUR_REAL_SOURCES`,
+/// else `~/.cache/augur/real`.
+fn real_sources(given: Option<PathBuf>) -> PathBuf {
+    given
+        .or_else(|| std::env::var_os("AUGUR_REAL_SOURCES").map(PathBuf::from))
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .unwrap_or_default();
+            home.join(".cache/augur/real")
+        })
 }
 
 /// How operation time and memory-hierarchy time combine in a loop nest.
@@ -638,27 +683,41 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             runs,
             only,
             manifest,
+            suite,
+            sources,
+            part,
             markdown,
             overlap,
             branches,
             save,
             replay,
             recount,
-        } => augur_bench::accuracy::run(&augur_bench::accuracy::AccuracyArgs {
-            manifest: &manifest,
-            machine: &machine,
-            fc: fc.as_deref(),
-            fflags: fflags.as_deref(),
-            runs: runs.max(1),
-            only: &only,
-            markdown,
-            overlap: overlap.model(),
-            branches,
-            save: save.as_deref(),
-            replay: replay.as_deref(),
-            recount,
-        })
-        .map(exit_code),
+        } => {
+            let sources = real_sources(sources);
+            let programs = match &suite {
+                Some(dir) => augur_bench::accuracy::ProgramSet::Suite {
+                    manifests: dir,
+                    sources: &sources,
+                    part: part.choice(),
+                },
+                None => augur_bench::accuracy::ProgramSet::Corpus(&manifest),
+            };
+            augur_bench::accuracy::run(&augur_bench::accuracy::AccuracyArgs {
+                programs,
+                machine: &machine,
+                fc: fc.as_deref(),
+                fflags: fflags.as_deref(),
+                runs: runs.max(1),
+                only: &only,
+                markdown,
+                overlap: overlap.model(),
+                branches,
+                save: save.as_deref(),
+                replay: replay.as_deref(),
+                recount,
+            })
+            .map(exit_code)
+        }
         BenchCommand::Misses {
             fc,
             fflags,

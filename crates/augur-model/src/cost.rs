@@ -293,6 +293,27 @@ fn scale_missing_stream(stream: &mut [Option<Parameter>], chain: &[Parameter]) {
     }
 }
 
+/// The address computations of array elements by rank, lowest first.
+const ADDRESS_RANKS: [AbOp; 4] = [AbOp::ARR1, AbOp::ARR2, AbOp::ARR3, AbOp::ARR4];
+
+/// Gives an address computation of a higher rank that the loop kernels did not measure
+/// the stream cost of the next lower rank that they did. An optimizing compiler
+/// strength-reduces the address of an element whose subscripts are affine in the loop
+/// (a pointer stepped by a constant stride) and hoists the terms of the outer
+/// subscripts, so in a loop a 3-D reference costs what a 1-D or 2-D one does. The chain
+/// experiment measures the unreduced multiply-adds (its subscripts are volatile), which
+/// only references outside loops pay; some hosts cannot tell them from zero (Zen 4 and
+/// 5), others measure 0.37 ns for ARR3 (a Zen 3), and without this rule that latency
+/// priced every 3-D element of a stencil.
+fn strength_reduced_addresses(stream: &mut [Option<Parameter>]) {
+    for k in 1..ADDRESS_RANKS.len() {
+        let (lower, higher) = stream.split_at_mut(ADDRESS_RANKS[k].index());
+        if higher[0].is_none() {
+            higher[0] = lower[ADDRESS_RANKS[k - 1].index()];
+        }
+    }
+}
+
 /// Seconds costed at stream and at chain prices: the coefficients of a part of the
 /// program (executions of each AbOp in each context).
 #[derive(Debug, Clone, Default)]
@@ -384,6 +405,10 @@ impl CostTable {
                 *s = None;
             }
         }
+        let register_scalars = optimizing(&machine.provenance.fflags);
+        if register_scalars {
+            strength_reduced_addresses(&mut stream);
+        }
         scale_missing_stream(&mut stream, &chain);
         let vector = augur_ir::abop::ALL
             .iter()
@@ -393,7 +418,7 @@ impl CostTable {
             chain,
             stream,
             vector,
-            register_scalars: optimizing(&machine.provenance.fflags),
+            register_scalars,
             floor: machine.stream_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
             vector_floor: machine.stream_vector_floor_ns.unwrap_or(0.0).max(0.0) * 1e-9,
             ordered_reductions: !reassociating(&machine.provenance.fflags),
@@ -628,6 +653,37 @@ mod tests {
         assert!((t.stream(AbOp::IOST).seconds - 500e-9).abs() < 1e-15);
         assert!((t.stream(AbOp::ARDL).seconds - 0.4e-9).abs() < 1e-18);
         assert_eq!(t.stream(AbOp::SQRD).status, CostStatus::Missing);
+    }
+
+    #[test]
+    fn optimized_addresses_of_higher_rank_cost_the_stream_cost_of_a_lower_one() {
+        // A host whose chain experiment measured 3-D and 4-D address arithmetic, whose
+        // loop kernels measured only 1-D and 2-D references.
+        let mut m = machine(&[
+            (AbOp::ARR3, MEASURED, Some(0.37), Some(0.05), 9),
+            (AbOp::ARR4, MEASURED, Some(1.2), Some(0.05), 9),
+        ]);
+        m.stream.insert(AbOp::ARR1, crate::test_support::entry(0.08, 0.06));
+        m.stream.insert(AbOp::ARR2, crate::test_support::entry(0.09, 0.08));
+        for (flags, optimized) in [("-O2", true), ("-O0", false)] {
+            m.provenance.fflags = flags.to_string();
+            let t = CostTable::from_profile(&m);
+            let (arr2, arr3, arr4) = (
+                t.stream(AbOp::ARR2).seconds,
+                t.stream(AbOp::ARR3).seconds,
+                t.stream(AbOp::ARR4).seconds,
+            );
+            assert!((arr2 - 0.09e-9).abs() < 1e-18);
+            if optimized {
+                assert_eq!((arr3, arr4), (arr2, arr2), "{flags}");
+            } else {
+                // No strength reduction at -O0: the chain costs stand.
+                assert!((arr3 - 0.37e-9).abs() < 1e-18, "{flags}: {arr3}");
+                assert!((arr4 - 1.2e-9).abs() < 1e-18, "{flags}: {arr4}");
+            }
+            // Outside loops (chain context) the unreduced arithmetic is paid.
+            assert!((t.get(AbOp::ARR3).seconds - 0.37e-9).abs() < 1e-18);
+        }
     }
 
     #[test]

@@ -258,13 +258,25 @@ mod tests {
         let p = &s.programs[0];
         assert_eq!(p.run_dir.as_deref(), Some(sources.join("here").as_path()));
         p.write_inputs().unwrap();
-        assert_eq!(std::fs::read_to_string(sources.join("here/in.dat")).unwrap(), "3\n");
+        assert_eq!(
+            std::fs::read_to_string(sources.join("here/in.dat")).unwrap(),
+            "3\n"
+        );
         assert_eq!(s.missing.len(), 1);
         let said = s.missing[0].to_string();
-        assert!(said.contains("github:someone/gone") && said.contains(COMMIT), "{said}");
+        assert!(
+            said.contains("github:someone/gone") && said.contains(COMMIT),
+            "{said}"
+        );
         let aside = load(&manifests, &sources, PartChoice::Aside, &[]).unwrap();
         assert_eq!(aside.missing[0].name, "later");
-        assert_eq!(load(&manifests, &sources, PartChoice::All, &[]).unwrap().missing.len(), 2);
+        assert_eq!(
+            load(&manifests, &sources, PartChoice::All, &[])
+                .unwrap()
+                .missing
+                .len(),
+            2
+        );
     }
 
     #[test]
@@ -272,9 +284,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cases = [
             ("a.toml", manifest("b", "dev", ""), "name the file b.toml"),
-            ("c.toml", manifest("c", "dev", "colour = 1\n"), "not a valid program manifest"),
-            ("d.toml", manifest("d", "dev", "").replace(COMMIT, "HEAD"), "40-hex"),
-            ("e.toml", manifest("e", "sometimes", ""), "not a valid program manifest"),
+            (
+                "c.toml",
+                manifest("c", "dev", "colour = 1\n"),
+                "not a valid program manifest",
+            ),
+            (
+                "d.toml",
+                manifest("d", "dev", "").replace(COMMIT, "HEAD"),
+                "40-hex",
+            ),
+            (
+                "e.toml",
+                manifest("e", "sometimes", ""),
+                "not a valid program manifest",
+            ),
         ];
         for (file, text, says) in cases {
             let m = dir.path().join(file);

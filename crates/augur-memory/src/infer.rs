@@ -38,7 +38,9 @@
 //!   the sizes a cache is built in, ways × line × a power of two ([`buildable`]); the best
 //!   size on a fine grid is reported beside it. Random replacement (Zen 5's L2) keeps a
 //!   share of a working set beyond the capacity, which made the midpoint rule read 1.5
-//!   to 2 times the capacity.
+//!   to 2 times the capacity. The OS's size is kept when it fits the transition within
+//!   [`OS_SIZE_TOLERANCE`] of the best: on a shared host the curve overrides the OS only
+//!   where it clearly contradicts it.
 //! * **Matching with the OS** ([`assign`]): the OS's caches take the boundaries in order,
 //!   within a factor of 16, as many as possible and then the nearest; a cache without one
 //!   keeps the OS size (`from OS`, with a note), boundaries without a cache are reported
@@ -557,8 +559,40 @@ fn fit_capacities(
                 f.mse.sqrt()
             ));
             l.size_bytes = size;
+            let os = l.os_size_bytes.filter(|&os| os != size);
+            if let Some((os, rms)) = os_size_fits(os, &points, w, pg, b.mse.sqrt()) {
+                notes.push(format!(
+                    "{}: the OS's {} fits the curve about as well (rms {:.3}); the OS size is used",
+                    l.name,
+                    human(os),
+                    rms
+                ));
+                l.size_bytes = os;
+            }
         }
     }
+}
+
+/// How much worse (root mean squared error in hit ratio) the OS's size may fit a level's
+/// transition than the best buildable size and still be the size used. A curve on a
+/// shared, noisy host is ambiguous over a factor of two (a neighbour's working set, a
+/// random-replacement tail), so the measurement overrides the OS only when it clearly
+/// contradicts it.
+pub const OS_SIZE_TOLERANCE: f64 = 0.05;
+
+/// The OS's size of a level and its fit's rms, when it differs from the best fit and
+/// fits the transition `points` within [`OS_SIZE_TOLERANCE`] of `best_rms`.
+fn os_size_fits(
+    os: Option<u64>,
+    points: &[(f64, f64)],
+    ways: f64,
+    page: f64,
+    best_rms: f64,
+) -> Option<(u64, f64)> {
+    let os = os.filter(|&s| s > 0)?;
+    let fit = fit_capacity(points, ways, page, &[os as f64])?;
+    let rms = fit.mse.sqrt();
+    (rms <= best_rms + OS_SIZE_TOLERANCE).then_some((os, rms))
 }
 
 /// Line sizes: the slot chases' capacity test, else the sweep's plateau; the coherence
@@ -1350,6 +1384,36 @@ pub fn transition(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_os_size_stands_unless_the_curve_clearly_contradicts_it() {
+        // A transition read off a 512 KiB, 8-way LRU cache, and the same with a
+        // neighbour's noise of 0.1 in hit ratio on alternate points.
+        let (k, page) = (1024.0, 4096.0);
+        let sizes: Vec<f64> = (0..12)
+            .map(|i| 256.0 * k * 2f64.powf(i as f64 / 4.0))
+            .collect();
+        let clean: Vec<(f64, f64)> = sizes
+            .iter()
+            .map(|&f| (f, hit_ratio(f, 512.0 * k, 8.0, page, Policy::Lru)))
+            .collect();
+        assert_eq!(
+            os_size_fits(Some(524288), &clean, 8.0, page, 0.0).map(|f| f.0),
+            Some(524288)
+        );
+        // Four times the capacity: the curve says no.
+        assert_eq!(os_size_fits(Some(2097152), &clean, 8.0, page, 0.0), None);
+        let noisy: Vec<(f64, f64)> = clean
+            .iter()
+            .enumerate()
+            .map(|(i, &(f, h))| (f, (h - 0.1 * (i % 2) as f64).max(0.0)))
+            .collect();
+        let best = fit_capacity(&noisy, 8.0, page, &buildable(128.0 * k, 4096.0 * k, 512))
+            .map(|b| b.mse.sqrt())
+            .unwrap();
+        assert!(os_size_fits(Some(524288), &noisy, 8.0, page, best).is_some());
+        assert_eq!(os_size_fits(None, &clean, 8.0, page, 0.0), None);
+    }
 
     #[test]
     fn a_set_hits_by_its_policy() {

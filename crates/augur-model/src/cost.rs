@@ -663,8 +663,10 @@ mod tests {
             (AbOp::ARR3, MEASURED, Some(0.37), Some(0.05), 9),
             (AbOp::ARR4, MEASURED, Some(1.2), Some(0.05), 9),
         ]);
-        m.stream.insert(AbOp::ARR1, crate::test_support::entry(0.08, 0.06));
-        m.stream.insert(AbOp::ARR2, crate::test_support::entry(0.09, 0.08));
+        m.stream
+            .insert(AbOp::ARR1, crate::test_support::entry(0.08, 0.06));
+        m.stream
+            .insert(AbOp::ARR2, crate::test_support::entry(0.09, 0.08));
         for (flags, optimized) in [("-O2", true), ("-O0", false)] {
             m.provenance.fflags = flags.to_string();
             let t = CostTable::from_profile(&m);

@@ -103,9 +103,11 @@ impl RealManifest {
         }
     }
 
-    /// The files that must be present under `root`.
+    /// The files that must be present under `root` (the inputs it writes itself aside).
     fn needed(&self, root: &Path) -> Vec<PathBuf> {
-        let stdin = (!self.stdin.is_empty()).then_some(&self.stdin);
+        // A standard input written by `[inputs]` is not fetched.
+        let fetched = !self.stdin.is_empty() && !self.inputs.contains_key(&self.stdin);
+        let stdin = fetched.then_some(&self.stdin);
         self.files
             .iter()
             .chain(&self.data)

@@ -316,6 +316,20 @@ pub fn kind_function_value(s: &str) -> Option<i64> {
     }
 }
 
+/// The other named integer constants of ISO_FORTRAN_ENV, with gfortran's values: units,
+/// I/O status codes and storage sizes.
+pub const ISO_ENV_CONSTANTS: &[(&str, i64)] = &[
+    ("input_unit", 5),
+    ("output_unit", 6),
+    ("error_unit", 0),
+    ("iostat_end", -1),
+    ("iostat_eor", -2),
+    ("iostat_inquire_internal_unit", 99),
+    ("character_storage_size", 8),
+    ("numeric_storage_size", 32),
+    ("file_storage_size", 8),
+];
+
 /// The kind constants of ISO_FORTRAN_ENV and ISO_C_BINDING that [`kind_function_value`] knows.
 pub const ISO_KIND_NAMES: &[&str] = &[
     "real32",

@@ -1,7 +1,8 @@
 //! Fixed-form F77 spellings that free form rejects, through a real instrumented run:
 //! dotted operators and logical literals with blanks inside (`N . EQ. 250`,
 //! `.and .`, `. true.`), variables named `CLASS` and `ENUM`, and other blank-insensitive
-//! spellings (`GO TO`, `END DO`, `DOUBLE PRECISION` written together).
+//! spellings (`GO TO`, `END DO`, `DOUBLE PRECISION` written together, `END FILE`, the
+//! power operator as `* *`, also split over a continuation line).
 //! The front end must lower the program without errors, and the instrumented build
 //! must print what the plain build prints.
 //!
@@ -37,6 +38,14 @@ const SOURCE: &str = "      PROGRAM FB
       DO J = 1, 3
          IF (CLASS . NE . 'S' .OR. J .GE. 2) S = S + 0.5D0
       END DO
+      S = S + DBLE(K) *
+     &      * 2 + DBLE(N) * * 2
+      OPEN(17, STATUS='SCRATCH')
+      WRITE(17,*) S
+      END FILE 17
+      REWIND 17
+      READ(17,*) S
+      CLOSE(17)
       PRINT *, 'CLASS ', CLASS, ' N . EQ. 250 ', N, K, ENUM, S
       END
 ";

@@ -270,6 +270,13 @@ impl LineConverter {
             return;
         }
 
+        if is_cont && start == Lex::Normal {
+            self.join_split_power(&mut squeezed, &normal);
+        }
+        if !is_cont {
+            squeeze_end_file(&mut squeezed, &normal);
+        }
+        let body_code = &squeezed[..];
         let mut code = String::new();
         if is_cont {
             match self.last_code {
@@ -316,6 +323,25 @@ impl LineConverter {
             kind: Kind::Code,
             open,
         });
+    }
+
+    /// A power operator split over a continuation (`... *` then `*  (x)` on the next
+    /// line: blanks are insignificant in fixed form, so it is `**`): the continuation's
+    /// `*` moves to the end of the line before.
+    fn join_split_power(&mut self, body: &mut [char], normal: &[bool]) {
+        let Some(prev) = self.last_code.map(|i| &mut self.out[i]) else {
+            return;
+        };
+        let Some(p) = body.iter().position(|c| !c.is_whitespace()) else {
+            return;
+        };
+        if body[p] != '*' || !normal[p] || !prev.code.trim_end().ends_with('*') || prev.open {
+            return;
+        }
+        let kept = prev.code.trim_end().len();
+        prev.code.truncate(kept);
+        prev.code.push('*');
+        body[p] = ' ';
     }
 
     /// The converted text and its column offsets.
@@ -478,6 +504,16 @@ const DOTTED_WORDS: [&str; 13] = [
 fn squeeze_operators(code: &mut [char], normal: &[bool]) {
     let mut i = 0;
     while i < code.len() {
+        if code[i] == '*' && normal[i] {
+            // `* *`: the power operator written with blanks inside.
+            let j = (i + 1..code.len()).find(|&j| !code[j].is_whitespace());
+            if let Some(j) = j.filter(|&j| j > i + 1 && code[j] == '*' && normal[j]) {
+                code[i + 1] = '*';
+                code[j] = ' ';
+                i = j + 1;
+                continue;
+            }
+        }
         if code[i] == '.' && normal[i] {
             if let Some(end) = dotted_token_end(code, normal, i) {
                 let token: Vec<char> = code[i..end]
@@ -494,6 +530,42 @@ fn squeeze_operators(code: &mut [char], normal: &[bool]) {
         }
         i += 1;
     }
+}
+
+/// `END FILE u` (legal fixed form, blanks being insignificant) as `ENDFILE u`, the
+/// removed blanks put after the keyword so that later columns stay put. A statement
+/// with `=` outside parentheses is an assignment (to a variable `ENDFILEX`) and is left.
+fn squeeze_end_file(code: &mut [char], normal: &[bool]) {
+    let letters: Vec<usize> = code
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.is_whitespace())
+        .take(7)
+        .map(|(k, _)| k)
+        .collect();
+    let word: String = letters
+        .iter()
+        .map(|&k| code[k].to_ascii_lowercase())
+        .collect();
+    if word != "endfile" || letters.iter().any(|&k| !normal[k]) {
+        return;
+    }
+    let (first, last) = (letters[0], letters[6]);
+    if last - first == 6 {
+        return;
+    }
+    let mut depth = 0i32;
+    for (c, &n) in code[last + 1..].iter().zip(&normal[last + 1..]) {
+        match (c, n) {
+            ('(', true) => depth += 1,
+            (')', true) => depth -= 1,
+            ('=', true) if depth == 0 => return,
+            _ => {}
+        }
+    }
+    let kept: Vec<char> = letters.iter().map(|&k| code[k]).collect();
+    code[first..first + 7].copy_from_slice(&kept);
+    code[first + 7..=last].fill(' ');
 }
 
 /// If a dotted operator or logical literal starts at the `.` at `start`,

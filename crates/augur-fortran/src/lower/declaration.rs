@@ -156,7 +156,8 @@ impl Lowerer<'_> {
                 }
             }
             None if name == "iso_fortran_env" || name == "iso_c_binding" => {
-                // Their kind constants are named integer constants.
+                // Their kind constants and ISO_FORTRAN_ENV's units and I/O status values
+                // are named integer constants.
                 let only: Option<Vec<String>> =
                     child_of_kind(node, "included_items").map(|items| {
                         named_children(items)
@@ -164,7 +165,16 @@ impl Lowerer<'_> {
                             .map(|c| squeeze_lower(text(c, src)))
                             .collect()
                     });
-                for &k in crate::scope::ISO_KIND_NAMES {
+                let kinds = crate::scope::ISO_KIND_NAMES
+                    .iter()
+                    .map(|&k| (k, crate::scope::kind_function_value(k)));
+                let env = if name == "iso_fortran_env" {
+                    crate::scope::ISO_ENV_CONSTANTS
+                } else {
+                    &[]
+                };
+                let others = env.iter().map(|&(k, v)| (k, Some(v)));
+                for (k, value) in kinds.chain(others) {
                     let wanted = only.as_ref().map_or(true, |o| {
                         o.iter().any(|i| i == k || i.ends_with(&format!("=>{k}")))
                     });
@@ -184,7 +194,7 @@ impl Lowerer<'_> {
                             implicit: false,
                             dims: vec![],
                             storage: Storage::Parameter,
-                            value: crate::scope::kind_function_value(k),
+                            value,
                             procedure: false,
                         },
                     );

@@ -777,8 +777,34 @@ fn accumulate_locally(
     if squeezed_code(end_line) != "enddo" {
         return false;
     }
+    let body = text
+        .lines()
+        .skip(ds.text.line as usize)
+        .take((l.end_text.end_line - ds.text.line) as usize + 1);
+    if body.into_iter().any(|line| calls_typed_procedure(u, line)) {
+        return false;
+    }
     let (ends, leaves) = loop_exits(info, li, stoppers);
     !ends && leaves.iter().all(|&b| b == l.after_block.0 as usize)
+}
+
+/// Whether a line of source references a procedure whose type the unit declares
+/// (`real(kind=rk) ggl` and later `ggl(seed)`). gfortran 12 refuses such a reference
+/// inside a BLOCK ("'ggl' at (1) is not a function") unless the name is also EXTERNAL,
+/// so loops holding one keep their counters in the global array.
+fn calls_typed_procedure(u: &Unit, line: &str) -> bool {
+    let line = line.to_ascii_lowercase();
+    u.symbols
+        .iter()
+        .filter(|s| s.procedure && !s.implicit && s.dims.is_empty())
+        .any(|s| {
+            line.match_indices(s.name.as_str()).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + s.name.len()..].trim_start();
+                !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && after.starts_with('(')
+            })
+        })
 }
 
 /// The Fortran module declaring the counters, shared with the C runtime.

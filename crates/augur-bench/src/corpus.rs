@@ -23,6 +23,10 @@ pub struct CorpusProgram {
     /// standard conformance...), for both the counting and the timed build.
     #[serde(default)]
     pub fflags: Vec<String>,
+    /// Source form of every Fortran file: `fixed` or `free`; otherwise (`mixed`, empty)
+    /// each file's extension decides.
+    #[serde(default)]
+    pub form: String,
     /// Preprocess the sources.
     #[serde(default)]
     pub cpp: bool,
@@ -99,7 +103,11 @@ impl CorpusProgram {
     fn front_end(&self, root: &Path) -> augur_fortran::FrontEndOptions {
         augur_fortran::FrontEndOptions {
             load: augur_fortran::LoadOptions {
-                form: None,
+                form: match self.form.as_str() {
+                    "fixed" => Some(augur_fortran::SourceForm::Fixed),
+                    "free" => Some(augur_fortran::SourceForm::Free),
+                    _ => None,
+                },
                 cpp: self.cpp,
                 defines: self.defines.clone(),
                 include_dirs: self.include.iter().map(|d| root.join(d)).collect(),

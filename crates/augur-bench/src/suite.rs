@@ -53,6 +53,8 @@ struct RealManifest {
     #[serde(default)]
     fflags: Vec<String>,
     #[serde(default)]
+    form: String,
+    #[serde(default)]
     cpp: bool,
     #[serde(default)]
     defines: Vec<String>,
@@ -74,8 +76,6 @@ struct RealManifest {
     // For the reader of the manifest; augur does not use them.
     #[serde(default, rename = "license")]
     _license: String,
-    #[serde(default, rename = "form")]
-    _form: String,
     #[serde(default, rename = "kind")]
     _kind: String,
     #[serde(default, rename = "seconds")]
@@ -93,6 +93,7 @@ impl RealManifest {
             stdin: self.stdin,
             args: self.args,
             fflags: self.fflags,
+            form: self.form,
             cpp: self.cpp,
             defines: self.defines,
             include: self.include,
@@ -208,6 +209,13 @@ fn read_manifest(path: &Path) -> Result<RealManifest> {
         bail!(
             "{}: `files` is empty; list the program's sources in compile order",
             path.display()
+        );
+    }
+    if !matches!(m.form.as_str(), "" | "fixed" | "free" | "mixed") {
+        bail!(
+            "{}: `form` is {:?}; write \"fixed\", \"free\" or \"mixed\" (each file by its extension)",
+            path.display(),
+            m.form
         );
     }
     if m.commit.len() != 40 || !m.commit.chars().all(|c| c.is_ascii_hexdigit()) {

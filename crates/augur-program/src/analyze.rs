@@ -331,11 +331,20 @@ impl BuildContext<'_> {
         }
         let mut c_sources = opts.c_sources.clone();
         c_sources.push(write("augur_rt.c", runtime_c)?);
-        let extra = if opts.toolchain.is_gfortran() {
+        let mut extra: Vec<String> = if opts.toolchain.is_gfortran() {
             vec!["-ffree-form".into(), "-ffree-line-length-none".into()]
         } else {
             vec!["-ffree-form".into()]
         };
+        // The definitions and include paths, for the program's C files (the Fortran
+        // sources are preprocessed already).
+        let load = &opts.front.load;
+        extra.extend(load.defines.iter().map(|d| format!("-D{d}")));
+        extra.extend(
+            load.include_dirs
+                .iter()
+                .map(|d| format!("-I{}", d.display())),
+        );
         let input = BuildInput {
             fortran,
             extra_fflags: extra,

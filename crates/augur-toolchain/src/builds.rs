@@ -14,7 +14,8 @@ pub struct BuildInput {
     /// Added after the user flags for the Fortran sources, e.g. `-ffree-form`,
     /// `-ffree-line-length-none`; not used at link time.
     pub extra_fflags: Vec<String>,
-    /// C sources, compiled with `cc -O2 -c`.
+    /// C sources, compiled with `cc -O2 -c` (and the preprocessing flags of
+    /// `extra_fflags`).
     pub c_sources: Vec<PathBuf>,
     /// `.o` / `.a` files, linked as given.
     pub objects: Vec<PathBuf>,
@@ -101,7 +102,8 @@ fn compile_summary(messages: &[CompilerMessage], stderr: &str) -> String {
 /// Fortran sources get the user flags, then `extra_fflags`, then the module directory
 /// (gfortran `-J workdir`, flang `-module-dir workdir`; left out if the user flags already
 /// choose one) and `-I workdir`, so later units find the `.mod` files of earlier ones.
-/// C sources are compiled with `cc -O2 -c`. Objects are named after their sources
+/// C sources are compiled with `cc -O2 -c` and the preprocessing flags among
+/// `extra_fflags` (`-D`, `-U`, `-I`): a program's C files see its definitions. Objects are named after their sources
 /// (`a.f90` -> `workdir/a.o`, with a suffix when two sources share a name).
 pub fn build(
     tc: &Toolchain,
@@ -125,7 +127,8 @@ pub fn build(
     for src in &input.c_sources {
         let obj = workdir.join(object_name(src, &mut taken));
         let mut cmd = compiler_command(&tc.cc);
-        cmd.arg("-O2").arg("-c").arg(src).arg("-o").arg(&obj);
+        cmd.arg("-O2").args(preprocessing(&input.extra_fflags));
+        cmd.arg("-c").arg(src).arg("-o").arg(&obj);
         scratch_in(&mut cmd, workdir);
         compile_one(cmd, &tc.cc, src)?;
         objects.push(obj);
@@ -185,6 +188,13 @@ pub fn compile_only(
         printed.push(text);
     }
     Ok(printed)
+}
+
+/// The preprocessing flags (`-D`, `-U`, `-I`) among `flags`.
+fn preprocessing(flags: &[String]) -> impl Iterator<Item = &String> {
+    flags
+        .iter()
+        .filter(|f| ["-D", "-U", "-I"].iter().any(|p| f.starts_with(p)) && f.len() > 2)
 }
 
 /// The command compiling Fortran source `src` to `obj`: the user flags, then `extra`,

@@ -436,6 +436,12 @@ impl UnitProbes<'_, '_> {
         let (ui, info, wheres) = (self.ui, self.info, self.wheres);
         let (p, new_edits) = (&mut *self.p, &mut self.new_edits);
         let u = info.unit;
+        if u.symbol("loc").is_some() {
+            // The probes take addresses with the LOC intrinsic, which a variable named
+            // `loc` hides (CloverLeaf's hydro has one): such a unit's references stay
+            // unsampled.
+            return;
+        }
         let owner = statement_owners(u);
         for (si, st) in u.stmts.iter().enumerate() {
             if p.probes.len() >= MAX_PROBES {

@@ -236,10 +236,9 @@ impl Rewriter<'_> {
         for (col, _, take_label, t) in bs {
             let col = shifted(shifts, col);
             let prefix = line.get(..col as usize).unwrap_or("");
-            let only_label = prefix.trim().chars().all(|c| c.is_ascii_digit());
-            if only_label {
-                // Insert whole lines before this one, moving the label if asked.
-                let label = prefix.trim();
+            if let Some(label) = label_and_construct_name(prefix) {
+                // Insert whole lines before this one, moving the label if asked (a
+                // construct name `outer: DO` stays with its statement).
                 if take_label && !label.is_empty() && !label_taken {
                     self.out.push_line(&format!("{label} {t}"), i);
                     label_taken = true;
@@ -280,6 +279,28 @@ impl Rewriter<'_> {
             self.out.push_line(&p, i);
         }
     }
+}
+
+/// The label of a line's text before a statement when that text holds only a label
+/// and a construct name (`10`, `outer:`, `10 outer :`, nothing); `None` when the
+/// statement follows other code on the line.
+fn label_and_construct_name(prefix: &str) -> Option<&str> {
+    let t = prefix.trim();
+    let t = match t.strip_suffix(':') {
+        Some(named) => {
+            let named = named.trim_end();
+            let name_start = named
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(0, |k| k + 1);
+            let name = &named[name_start..];
+            if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                return None;
+            }
+            named[..name_start].trim()
+        }
+        None => t,
+    };
+    t.chars().all(|c| c.is_ascii_digit()).then_some(t)
 }
 
 pub(crate) fn replace_word(line: &str, from: &str, to: &str) -> String {

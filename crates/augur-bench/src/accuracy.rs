@@ -247,9 +247,15 @@ fn measure_program(
     p.write_inputs()?;
     let (fortran, opts) = p.analyze_options(&p.root, tc)?;
     let expect = (!p.expect.is_empty()).then_some(p.expect.as_str());
+    let expect_in = (!p.expect_in.is_empty()).then(|| opts.cwd.join(&p.expect_in));
+    if let Some(f) = &expect_in {
+        // An old copy must not pass for this run's.
+        let _ = std::fs::remove_file(f);
+    }
     let timed = Timed {
         extra_fflags: p.preprocessing_flags(&p.root),
         expect,
+        expect_in,
     };
     measure_built(a, name, machine, (&fortran, &opts), timed)
 }
@@ -310,6 +316,8 @@ struct Timed<'a> {
     extra_fflags: Vec<String>,
     /// Text the program prints when it ran correctly.
     expect: Option<&'a str>,
+    /// The file it prints that text into, when not its standard output.
+    expect_in: Option<PathBuf>,
 }
 
 /// A program's outcome replayed from the kept runs, without its sources.
@@ -352,11 +360,23 @@ fn measure_built(
         a.runs,
         a.options(),
     )?;
-    if let Some(expect) = timed.expect {
+    if let (Some(expect), Some(file)) = (timed.expect, &timed.expect_in) {
+        let text = std::fs::read(file).unwrap_or_default();
         anyhow::ensure!(
-            String::from_utf8_lossy(&v.stdout).contains(expect),
-            "the timed run did not print {expect:?}, which the manifest says it prints on success; check its arguments, input and data files"
+            String::from_utf8_lossy(&text).contains(expect),
+            "{} does not hold {expect:?} after the runs, which the manifest says the program writes there on success; check its arguments, input and data files",
+            file.display()
         );
+    } else if let Some(expect) = timed.expect {
+        for (run, out) in [
+            ("instrumented (counting)", &v.counted_stdout),
+            ("timed", &v.stdout),
+        ] {
+            anyhow::ensure!(
+                String::from_utf8_lossy(out).contains(expect),
+                "the {run} run did not print {expect:?}, which the manifest says it prints on success; check its arguments, input and data files"
+            );
+        }
     }
     let o = Outcome {
         profile: v.profile,
@@ -459,6 +479,28 @@ fn print_summaries(tally: &Tally, s: &ErrorSummary, overlap: Overlap) {
         100.0 * s.mean_abs_error,
         100.0 * s.rms_error,
         100.0 * s.max_abs_error
+    );
+    let inside = tally
+        .rows
+        .iter()
+        .filter(|(_, v)| v.prediction.interval.contains(v.measured.median))
+        .count();
+    let log_errors: Vec<f64> = tally
+        .rows
+        .iter()
+        .map(|(_, v)| (v.prediction.total.seconds / v.measured.median).ln())
+        .filter(|e| e.is_finite())
+        .collect();
+    let log_rms =
+        (log_errors.iter().map(|e| e * e).sum::<f64>() / log_errors.len().max(1) as f64).sqrt();
+    println!(
+        "measured inside the predicted 90% interval: {inside} of {} ({:.0}%); RMS of ln(predicted/measured) {log_rms:.3} (the model error the interval takes: {:.3})",
+        tally.rows.len(),
+        100.0 * inside as f64 / tally.rows.len().max(1) as f64,
+        tally
+            .rows
+            .first()
+            .map_or(0.0, |(_, v)| v.prediction.interval.model_log_sd)
     );
     println!("the same runs under each way of combining operation and memory time:");
     for (o, errs) in OVERLAPS.iter().zip(&tally.by_overlap) {

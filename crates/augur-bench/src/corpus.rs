@@ -42,6 +42,10 @@ pub struct CorpusProgram {
     /// Text the program prints when it ran correctly (empty: not checked).
     #[serde(default)]
     pub expect: String,
+    /// The file, relative to the run directory, where the program writes `expect`
+    /// (empty: its standard output).
+    #[serde(default)]
+    pub expect_in: String,
     /// Where its files are (the manifest's directory for the corpus).
     #[serde(skip)]
     pub root: PathBuf,

@@ -72,6 +72,8 @@ struct RealManifest {
     #[serde(default)]
     expect: String,
     #[serde(default)]
+    expect_in: String,
+    #[serde(default)]
     part: Part,
     // For the reader of the manifest; augur does not use them.
     #[serde(default, rename = "license")]
@@ -99,6 +101,7 @@ impl RealManifest {
             include: self.include,
             inputs: self.inputs,
             expect: self.expect,
+            expect_in: self.expect_in,
             run_dir: Some(root.clone()),
             root,
         }

@@ -41,6 +41,9 @@ pub struct Validation {
     /// What the last timed run printed (not in JSON output).
     #[serde(skip)]
     pub stdout: Vec<u8>,
+    /// What the instrumented (counting) run printed (not in JSON output).
+    #[serde(skip)]
+    pub counted_stdout: Vec<u8>,
 }
 
 /// Analyzes, predicts and times one program.
@@ -109,6 +112,7 @@ pub fn validate_one(
         prediction,
         profile: analysis.profile,
         stdout: timed.stdout,
+        counted_stdout: analysis.run.stdout,
     })
 }
 

@@ -407,3 +407,29 @@ end program t
     let u = a.unit("t");
     assert_eq!(stmt_ops(u, 16), "SRDL 1, PROC 1, ARGL 1");
 }
+
+/// `USE m, ONLY: ...` imports only the names listed (renamed as `local => remote`); a
+/// local name the module also has (ConMan's scalar `diff` beside `materials`' pointer
+/// array `diff`) keeps its own implicit type.
+#[test]
+fn use_only_imports_only_the_names_listed() {
+    let src = "module materials
+  implicit double precision (a-h,o-z)
+  pointer :: dens(:), diff(:), tref(:)
+end module materials
+subroutine geoid(n)
+  use materials, only: dens, t0 => tref
+  integer :: n
+  diff = 1.0e-6
+  dens(1) = diff * n
+  t0(1) = 2.0 * diff
+end subroutine geoid
+";
+    let a = analyze_ok(src);
+    let u = a.unit("geoid");
+    let diff = u.symbol("diff").expect("diff is a local scalar");
+    assert!(diff.dims.is_empty() && diff.implicit, "{diff:?}");
+    assert_eq!(u.symbol("dens").map(|s| s.dims.len()), Some(1));
+    assert_eq!(u.symbol("t0").map(|s| s.dims.len()), Some(1));
+    assert!(u.symbol("tref").is_none(), "tref is known as t0 here");
+}

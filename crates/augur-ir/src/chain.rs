@@ -54,6 +54,16 @@ fn placeholder(e: &Expr) -> Expr {
     }
 }
 
+/// The assignment `lhs = v` of a value `v` off every chain: prepended to a block, it
+/// says that `lhs` (a scalar) was already given this iteration's value by an earlier
+/// block, so the block's reads of it carry nothing from the previous iteration.
+pub fn fresh_definition(lhs: &Expr) -> StmtKind {
+    StmtKind::Assign {
+        lhs: lhs.clone(),
+        rhs: placeholder(lhs),
+    }
+}
+
 /// `e` with every subexpression that does not read `name` replaced by a placeholder.
 /// Literals and named constants stay: an operation by a constant is counted as one
 /// (`s / 8` is a shift, `DIC2`, not a division).

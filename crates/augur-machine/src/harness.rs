@@ -295,12 +295,13 @@ impl Settings {
         window_ns: 5_000_000,
         reps: 5,
     };
-    /// Default: 40 ms windows, 10 observations.
+    /// Default: 30 ms windows, 10 observations (the whole characterization in about
+    /// five minutes on a 2-vCPU guest).
     pub const DEFAULT: Settings = Settings {
-        window_ns: 40_000_000,
+        window_ns: 30_000_000,
         reps: 10,
     };
-    /// `--precise`: 80 ms windows, 20 observations (about four times the default's time).
+    /// `--precise`: 80 ms windows, 20 observations (about five times the default's time).
     pub const PRECISE: Settings = Settings {
         window_ns: 80_000_000,
         reps: 20,

@@ -18,6 +18,7 @@
 pub mod block;
 pub mod breakdown;
 pub mod cost;
+pub mod interval;
 pub mod machine;
 pub mod memory;
 pub mod nest_time;
@@ -27,5 +28,6 @@ mod recurrence;
 #[cfg(test)]
 mod test_support;
 
+pub use interval::Interval;
 pub use machine::LoadedMachine;
 pub use predict::{predict, CostTable, Estimate, PredictOptions, Prediction};

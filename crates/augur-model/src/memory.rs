@@ -307,6 +307,11 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
     let sampled = SampledRefs {
         at: &sampled_row,
         priced_by_levels: gather.is_empty(),
+        strided: loc
+            .sampled_refs
+            .iter()
+            .map(|r| r.strided_share.clamp(0.0, 1.0))
+            .collect(),
     };
     for (k, level) in levels.iter().enumerate() {
         add_cache_level(&mut out, loc, level, k == 0, commit_wait, &sampled);
@@ -441,8 +446,11 @@ fn add_sampled_refs(out: &mut Vec<NestMemory>, loc: &LocalityProfile) -> Vec<(us
 struct SampledRefs<'a> {
     /// (row, array index in the row) of each sampled reference.
     at: &'a [(usize, usize)],
-    /// Whether their misses per level cost the level's line time.
+    /// Whether their misses per level cost the level's line time (else only the
+    /// misses of their strided share do, the rest being random accesses).
     priced_by_levels: bool,
+    /// Each reference's strided share (`SampledRef::strided_share`).
+    strided: Vec<f64>,
 }
 
 /// Adds one cache level's misses and write-backs, and their time, to every row and
@@ -497,7 +505,7 @@ fn add_cache_level(
         let seconds = if sampled.priced_by_levels {
             secs(m)
         } else {
-            0.0
+            secs(m) * sampled.strided.get(k).copied().unwrap_or(0.0)
         };
         level_misses[row] += m;
         level_seconds[row] += seconds;
@@ -600,7 +608,8 @@ fn add_translation(
     }
 }
 
-/// Random accesses (sampled references) at the `gather` curve: an access whose line was
+/// Random accesses (sampled references, but for their strided share) at the `gather`
+/// curve: an access whose line was
 /// last used `d` lines before costs what an independent random read over `d` lines
 /// costs beyond one in the first level (first touches: over the region the reference
 /// ranges over); the curve includes the translation and the overlap of misses an
@@ -632,6 +641,8 @@ fn add_random_accesses(
                 .map(|(_, rise)| rise)
                 .sum()
         };
+        // Its strided share streams (priced by the cache levels); the rest is random.
+        let random = 1.0 - r.strided_share.clamp(0.0, 1.0);
         let h = r.histogram.to_histogram();
         let region = (r.span_bytes as f64).max(h.cold as f64 * line as f64);
         let mut seconds = h.cold as f64 * cost_at(region);
@@ -650,6 +661,7 @@ fn add_random_accesses(
         if cost_at(region) > 0.0 {
             beyond += h.cold as f64;
         }
+        let (seconds, beyond) = (seconds * random, beyond * random);
         out[row].arrays[a].levels.push(LevelTraffic {
             level: name.clone(),
             misses: beyond,

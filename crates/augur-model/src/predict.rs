@@ -17,6 +17,7 @@
 
 use crate::block::{report_for, BlockPricing};
 use crate::breakdown::{abop_rows, uncosted, PartRows};
+use crate::interval::{model_error_sd, Interval};
 use crate::memory::Overlap;
 use crate::nest_time::{first_touches, memory_term};
 use crate::price::price_blocks;
@@ -90,8 +91,12 @@ pub struct Prediction {
     pub branches_priced: bool,
     /// Their time at the machine's misprediction costs.
     pub branch_seconds: f64,
-    /// Predicted time of the whole program (operations and memory term).
+    /// Predicted time of the whole program (operations and memory term), with the
+    /// standard deviation from the machine parameters' uncertainty alone.
     pub total: Estimate,
+    /// The 90% interval of the total with the model's own error on real programs
+    /// ([`crate::interval`]).
+    pub interval: Interval,
     /// Operations executed.
     pub operations: f64,
     /// Per AbOp executed, largest time first.
@@ -162,6 +167,7 @@ pub fn predict_with(
         branches_simulated,
         branches_priced: pricing.branches_priced,
         branch_seconds: priced.branch_seconds,
+        interval: Interval::new(&total, model_error_sd(&machine.provenance.fflags)),
         model: if table.has_stream() {
             "stream+chain"
         } else {

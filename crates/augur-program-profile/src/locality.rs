@@ -131,6 +131,12 @@ pub struct SampledRef {
     /// (0 in profiles made before it).
     #[serde(default)]
     pub span_bytes: u64,
+    /// The share of its executions that moved to a new address by the same step as the
+    /// execution before (at most a page), among those that moved: a stream a hardware
+    /// prefetcher follows, priced at the levels' line rate instead of as random
+    /// accesses (0 in profiles made before it was recorded).
+    #[serde(default)]
+    pub strided_share: f64,
 }
 
 /// The address sampling of the instrumented run.

@@ -23,8 +23,10 @@
 //!
 //! A branch's mispredictions are the fewest of any predictor: an ideal chooser, the
 //! way a TAGE predictor picks the history length that predicts a branch best. A DO
-//! loop's exit is mispredicted at an entry whose trip count differs from the
-//! previous entry's (a constant trip count is learned). What is simulated is a
+//! loop's exit is mispredicted at an entry whose trip count differs from the one that
+//! followed the same two previous trip counts (else the previous one): a constant trip
+//! count is learned, and so is a repeating sequence (a triangular nest's inner loop),
+//! which a predictor with global history learns from the path into the loop. What is simulated is a
 //! property of the program's outcome sequence, not of one machine; the machine
 //! profile prices each misprediction (`BRMP`, `BRMC`).
 
@@ -334,7 +336,7 @@ fn plan_unit(
             col: ds.text.col,
             take_label: true,
             text: format!(
-                "call augur_brloop({id}, max(0_8, (int({e}, 8) - int({s}, 8) + int({st}, 8)) / int({st}, 8)))",
+                "call augur_brloop(int({id}, 4), max(0_8, (int({e}, 8) - int({s}, 8) + int({st}, 8)) / int({st}, 8)))",
                 e = bnd.end,
                 s = bnd.start,
                 st = step
@@ -523,7 +525,7 @@ fn plan_multiway(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits
                 for (k, case) in cases.iter().enumerate() {
                     edits.push(Edit::After {
                         line: case.text.line,
-                        text: format!("call augur_brk({id}, {})", k + 1),
+                        text: format!("call augur_brk(int({id}, 4), int({}, 4))", k + 1),
                         order: 0,
                     });
                 }
@@ -578,7 +580,7 @@ fn outcome_before(st: &Stmt, id: usize, outcome: &str) -> Edit {
         line: st.text.line,
         col: st.text.col,
         take_label: true,
-        text: format!("call augur_brk({id}, {outcome})"),
+        text: format!("call augur_brk(int({id}, 4), int({outcome}, 4))"),
         order: 2,
     }
 }

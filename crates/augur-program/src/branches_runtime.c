@@ -8,7 +8,13 @@ extern int64_t augur_nloops;
 #define AUGUR_BR_MASK ((1u << AUGUR_BR_BITS) - 1)
 #define AUGUR_BR_NP 6
 typedef struct { uint64_t n, taken, miss[AUGUR_BR_NP]; uint64_t local; } augur_branch_t;
-typedef struct { uint64_t entries, changes; int64_t last; } augur_loopx_t;
+typedef struct { uint64_t entries, changes; int64_t last, last2; } augur_loopx_t;
+/* Trip counts that followed a loop's last two trip counts: a repeating sequence of
+   trip counts (the inner loop of a triangular nest: n-1, n-2, ..., 0, n-1, ...) is
+   learned, the way a predictor with global history learns the exit from the path that
+   led to the loop. */
+typedef struct { uint64_t key; int64_t trips; } augur_tripx_t;
+static augur_tripx_t *augur_trips;
 static augur_branch_t *augur_brs;
 static augur_loopx_t *augur_lps;
 static uint8_t *augur_tab[AUGUR_BR_NP];
@@ -96,8 +102,19 @@ void augur_brloop(int32_t id, int64_t trips) {
     if (id < 0 || id >= augur_nloops) return;
     if (!augur_lps && !augur_br_init()) return;
     augur_loopx_t *l = &augur_lps[id];
-    if (l->entries == 0 || trips != l->last) l->changes++;
+    if (!augur_trips) {
+        augur_trips = calloc((size_t)AUGUR_BR_MASK + 1, sizeof(augur_tripx_t));
+        if (!augur_trips) { augur_br_failed = 1; return; }
+    }
+    uint64_t key = (((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL)
+        ^ ((uint64_t)l->last * 0xD6E8FEB86659FD93ULL) ^ ((uint64_t)l->last2 * 0xA0761D6478BD642FULL);
+    augur_tripx_t *e = &augur_trips[augur_brmix(key)];
+    int64_t expected = (l->entries >= 2 && e->key == key) ? e->trips : l->last;
+    if (l->entries == 0 || trips != expected) l->changes++;
+    e->key = key;
+    e->trips = trips;
     l->entries++;
+    l->last2 = l->last;
     l->last = trips;
 }
 static void augur_br_dump(void) {

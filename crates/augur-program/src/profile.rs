@@ -147,7 +147,7 @@ fn unit_profile(
             last_line: b.span.end_line,
             in_loop: b.in_loop.map(|l| l.0),
             counts: block_counts[bi].clone(),
-            chain: block_chain(u, bi),
+            chain: block_chain(u, bi, mu),
             register_writes: block_register_writes(u, bi),
             executions: m,
             how: rule_name(&rules[bi]).to_string(),
@@ -476,24 +476,72 @@ fn loop_index(u: &augur_ir::Unit, id: augur_ir::LoopId) -> Option<augur_ir::chai
     Some(augur_ir::chain::LoopIndex { var, descending })
 }
 
-/// The recurrence AbOps of one execution of a block.
-fn block_chain(u: &augur_ir::Unit, bi: usize) -> AbOpCounts {
+/// The recurrence AbOps of one execution of a block. Scalars an earlier block of the
+/// same loop gives a fresh value on every iteration ([`fresh_scalars`]) carry nothing
+/// into it: `t = b(i) - 2*x(i)`, then under an IF `t = t + x(i-1)`, is no recurrence.
+fn block_chain(u: &augur_ir::Unit, bi: usize, mu: &[Option<f64>]) -> AbOpCounts {
     let b = &u.blocks[bi];
     // An array statement's per-element block: its reduction's recurrence, if any.
     if b.kind == BlockKind::Elements {
         return b.element_chain.clone();
     }
-    let stmts = b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize));
+    let fresh: Vec<augur_ir::StmtKind> = fresh_scalars(u, bi, mu)
+        .iter()
+        .map(|lhs| augur_ir::chain::fresh_definition(lhs))
+        .collect();
+    let own = b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize));
+    let stmts = fresh.iter().chain(own.map(|st| &st.kind));
     // In a counted loop of unit step, array elements that carry a value from one
     // iteration to the next are recurrences too ([`loop_index`]).
     let index = b.in_loop.and_then(|l| loop_index(u, l));
     match index {
         Some(index) => {
-            let kinds = augur_ir::chain::as_scalar_recurrences(stmts.map(|st| &st.kind), index);
+            let kinds = augur_ir::chain::as_scalar_recurrences(stmts, index);
             augur_ir::chain::block_chain_counts(kinds.iter())
         }
-        None => augur_ir::chain::block_chain_counts(stmts.map(|st| &st.kind)),
+        None => augur_ir::chain::block_chain_counts(stmts),
     }
+}
+
+/// The scalars (as their assignments' left-hand sides) that a block of the same loop
+/// before block `bi` assigns from values that do not read them, where that block runs
+/// on every iteration of the loop (as often as the loop's body): their value in `bi` is
+/// this iteration's.
+fn fresh_scalars<'u>(
+    u: &'u augur_ir::Unit,
+    bi: usize,
+    mu: &[Option<f64>],
+) -> Vec<&'u augur_ir::Expr> {
+    let Some(lid) = u.blocks[bi].in_loop else {
+        return vec![];
+    };
+    let Some(l) = u.loops.get(lid.0 as usize) else {
+        return vec![];
+    };
+    let every = mu.get(l.body_block.0 as usize).copied().flatten();
+    let mut out = vec![];
+    for (ai, a) in u.blocks.iter().enumerate().take(bi) {
+        let runs = mu.get(ai).copied().flatten();
+        if a.in_loop != Some(lid)
+            || a.kind != BlockKind::Straight
+            || every.is_none()
+            || runs != every
+        {
+            continue;
+        }
+        for st in a.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
+            if let augur_ir::StmtKind::Assign { lhs, rhs } = &st.kind {
+                if let augur_ir::ExprKind::Var(v) = &lhs.kind {
+                    let mut read = vec![];
+                    augur_ir::chain::scalars_read(rhs, &mut read);
+                    if v.rank == 0 && !lhs.array && !read.contains(&v.name.as_str()) {
+                        out.push(lhs);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Splits a block's operations over the lines of its statements.

@@ -386,3 +386,34 @@ fn where_masks_are_recorded_element_by_element() {
     assert_eq!(alternating.executions, 300000);
     assert!(alternating.mispredictions < 3000, "{alternating:?}");
 }
+
+const TRIANGLE: &str = "program tri
+  implicit none
+  integer :: r, i, j, n, m
+  n = 5
+  m = 0
+  do r = 1, 2000
+    do i = 1, n
+      do j = i + 1, n
+        m = m + i * j
+      end do
+    end do
+  end do
+  print *, m
+end program tri
+";
+
+#[test]
+fn repeating_trip_counts_of_a_triangular_nest_are_learned() {
+    let a = analyze("tri.f90", TRIANGLE);
+    let b = simulated(&a);
+    // The inner loop's trip counts run 4, 3, 2, 1, 0, 4, 3, ...: each follows from
+    // the two before it, so only the first few entries mispredict its exit.
+    let l = b
+        .loop_exits
+        .iter()
+        .find(|l| l.line == 8)
+        .expect("the inner DO loop is recorded");
+    assert_eq!(l.entries, 10000);
+    assert!(l.mispredictions <= 10, "{l:?}");
+}

@@ -822,6 +822,51 @@ end program
     assert!(outer.chain.is_empty(), "holds a loop: {:?}", outer.chain);
 }
 
+/// A scalar an earlier block of the loop sets every iteration carries nothing into a
+/// later block that updates it under an IF (Burkardt's Jacobi residual: `t = b(i) -
+/// 2*x(i)`, then `t = t + x(i-1)` for `i > 1`): only the sum `r = r + t*t` is a
+/// recurrence.
+#[test]
+fn a_scalar_set_earlier_in_the_iteration_is_no_recurrence() {
+    let c = case(
+        "residual.f90",
+        "program residual
+  implicit none
+  integer, parameter :: n = 1000
+  integer :: i
+  real(8) :: x(n), b(n), t, r
+  do i = 1, n
+    x(i) = dble(i)
+    b(i) = 1.0d0
+  end do
+  r = 0.0d0
+  do i = 1, n
+    t = b(i) - 2.0d0 * x(i)
+    if (1 < i) then
+      t = t + x(i-1)
+    end if
+    if (i < n) then
+      t = t + x(i+1)
+    end if
+    r = r + t * t
+  end do
+  print *, r
+end program
+",
+    );
+    let u = &c.analysis.profile.units[0];
+    let chain_at = |line: u32| -> f64 {
+        u.blocks
+            .iter()
+            .filter(|b| b.first_line == line)
+            .map(|b| b.chain.get(AbOp::ARDL))
+            .sum()
+    };
+    assert_eq!(chain_at(14), 0.0, "t was set this iteration");
+    assert_eq!(chain_at(17), 0.0, "t was set this iteration");
+    assert_eq!(chain_at(19), 1.0, "r carries its sum");
+}
+
 /// A region includes what the calls made inside it execute: `kernel` (which calls
 /// `inner`) is called twice inside the region and once outside, so the region holds its
 /// own lines and two thirds of `kernel`'s and `inner`'s operations (gprof's rule: a

@@ -2,7 +2,8 @@
 //! dotted operators and logical literals with blanks inside (`N . EQ. 250`,
 //! `.and .`, `. true.`), variables named `CLASS` and `ENUM`, and other blank-insensitive
 //! spellings (`GO TO`, `END DO`, `DOUBLE PRECISION` written together, `END FILE`, the
-//! power operator as `* *`, also split over a continuation line).
+//! power operator as `* *`, also split over a continuation line, `DO50I=1,10` and
+//! `DOJ=1,3` beside the assignment `DO60X = 1.5`).
 //! The front end must lower the program without errors, and the instrumented build
 //! must print what the plain build prints.
 //!
@@ -40,6 +41,14 @@ const SOURCE: &str = "      PROGRAM FB
       END DO
       S = S + DBLE(K) *
      &      * 2 + DBLE(N) * * 2
+      DO50I=1,10
+         S = S + 1.0D0
+   50 CONTINUE
+      DOJ=1,3
+         S = S + 0.25D0
+      ENDDO
+      DO60X = 1.5
+      S = S + DO60X
       OPEN(17, STATUS='SCRATCH')
       WRITE(17,*) S
       END FILE 17

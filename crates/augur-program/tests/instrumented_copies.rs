@@ -6,7 +6,9 @@
 //! * named DO constructs (`sweep: do`) whose nest gets a probe statement before it: the
 //!   probe goes before the name (`snap`, `bookleaf`);
 //! * a variable named `loc` in a unit with indirect references, which augur samples
-//!   with the LOC intrinsic (`cloverleaf`).
+//!   with the LOC intrinsic (`cloverleaf`);
+//! * a build with `-fdefault-integer-8`: the probes and the branch run pass 32-bit
+//!   arguments to the C runtime whatever the default kind (`conman`).
 //!
 //! Needs gfortran and gcc; without them it fails saying so.
 
@@ -125,4 +127,51 @@ fn a_variable_named_loc_does_not_break_the_address_probes() {
     let expected: u64 = (1..=100u64).map(|i| ((7 * i) % 100 + 1) * i).sum();
     let printed = String::from_utf8_lossy(&analysis.run.stdout);
     assert_eq!(printed.trim(), format!("{expected}.0"));
+}
+
+const WIDE: &str = "program wide
+  implicit none
+  integer :: idx(200), i, n, k, m
+  real(8) :: a(200), s
+  n = 200
+  m = 0
+  do i = 1, n
+    idx(i) = mod(13 * i, n) + 1
+    a(i) = dble(i)
+  end do
+  s = 0.0d0
+  do i = 1, n
+    s = s + a(idx(i))
+    select case (mod(i, 3))
+    case (0)
+      m = m + 1
+    case default
+      k = i
+    end select
+    if (a(i) > 100.0d0) m = m + 2
+  end do
+  print '(f12.1, i8)', s, m
+end program wide
+";
+
+#[test]
+fn probes_pass_32_bit_arguments_whatever_the_default_integer_kind() {
+    let tc = Toolchain::detect("gfortran", "-O2 -fdefault-integer-8")
+        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("wide.f90");
+    std::fs::write(&src, WIDE).unwrap();
+    let opts = AnalyzeOptions {
+        branch_run: true,
+        ..AnalyzeOptions::new(tc, dir.path())
+    };
+    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
+        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let printed = String::from_utf8_lossy(&analysis.run.stdout);
+    // Σ a = 20100; 66 multiples of 3; 100 elements above 100, two each.
+    assert_eq!(
+        printed.split_whitespace().collect::<Vec<_>>(),
+        ["20100.0", "266"]
+    );
+    assert!(analysis.profile.branches.is_some(), "the branch run ran");
 }

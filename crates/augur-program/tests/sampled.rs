@@ -33,6 +33,7 @@ fn samples_of(perm: &[u64], base: u64, shift: u32) -> AddressSamples {
             .collect(),
         repeats: vec![],
         failed: false,
+        strides: vec![],
     }
 }
 

@@ -273,8 +273,17 @@ impl LineConverter {
         if is_cont && start == Lex::Normal {
             self.join_split_power(&mut squeezed, &normal);
         }
+        let mut normal = normal;
         if !is_cont {
             squeeze_end_file(&mut squeezed, &normal);
+            if let Some((spaced, old_eq, new_eq)) = space_do_head(&squeezed, &normal) {
+                // Blanks added after `DO` and its label: the later columns of this
+                // line move right by as many (their diagnostics with them).
+                let mut marks = vec![true; new_eq];
+                marks.extend_from_slice(&normal[old_eq..]);
+                normal = marks;
+                squeezed = spaced;
+            }
         }
         let body_code = &squeezed[..];
         let mut code = String::new();
@@ -566,6 +575,52 @@ fn squeeze_end_file(code: &mut [char], normal: &[bool]) {
     let kept: Vec<char> = letters.iter().map(|&k| code[k]).collect();
     code[first..first + 7].copy_from_slice(&kept);
     code[first + 7..=last].fill(' ');
+}
+
+/// `DO10I=1,10` and `DOI=1,N` (legal fixed form: blanks are insignificant) as
+/// `DO 10 I=1,10` and `DO I=1,N`; `None` when the statement is not such a DO (an
+/// assignment `DO10I=1.10` has no comma after `=` outside parentheses) or already has a
+/// blank after `DO`. Also returns where the `=` was and where it is now.
+fn space_do_head(code: &[char], normal: &[bool]) -> Option<(Vec<char>, usize, usize)> {
+    let start = code.iter().position(|c| !c.is_whitespace())?;
+    let head: String = code.get(start..start + 2)?.iter().collect();
+    let after = *code.get(start + 2)?;
+    if !head.eq_ignore_ascii_case("do") || !after.is_ascii_alphanumeric() {
+        return None;
+    }
+    let eq = (start..code.len()).find(|&k| code[k] == '=' && normal[k])?;
+    let mut depth = 0i32;
+    let comma = code[eq + 1..].iter().zip(&normal[eq + 1..]).any(|(c, &n)| {
+        match (c, n) {
+            ('(', true) => depth += 1,
+            (')', true) => depth -= 1,
+            _ => {}
+        }
+        *c == ',' && n && depth == 0
+    });
+    let between: Vec<char> = code[start + 2..eq]
+        .iter()
+        .copied()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let digits = between.iter().take_while(|c| c.is_ascii_digit()).count();
+    let var = &between[digits..];
+    let var = var.strip_prefix(&[',']).unwrap_or(var);
+    let name_ok = var.first().is_some_and(|c| c.is_ascii_alphabetic())
+        && var.iter().all(|c| c.is_ascii_alphanumeric() || *c == '_');
+    if !comma || !name_ok || !code[start..eq].iter().all(|&c| c != '(' && c != '\'') {
+        return None;
+    }
+    let mut out: Vec<char> = code[..start + 2].to_vec();
+    out.push(' ');
+    if digits > 0 {
+        out.extend(&between[..digits]);
+        out.push(' ');
+    }
+    out.extend(var);
+    let new_eq = out.len();
+    out.extend(&code[eq..]);
+    Some((out, eq, new_eq))
 }
 
 /// If a dotted operator or logical literal starts at the `.` at `start`,

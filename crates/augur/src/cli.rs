@@ -36,7 +36,8 @@ enum Command {
     ///
     /// T = Σ C·P: the program's AbOp counts (C, from `augur analyze`) times the
     /// machine's AbOp costs (P, from `augur characterize` or the machines/ library),
-    /// with a 90% interval from the parameters' uncertainty, and where the time goes:
+    /// with a 90% interval (the model's error on real programs and the parameters'
+    /// uncertainty), and where the time goes:
     /// per AbOp (executions, share of operations, time, share of time), procedure,
     /// loop, line, block and region. Several profiles form a workload (optionally
     /// weighted); several machines are shown side by side.
@@ -63,13 +64,13 @@ enum Command {
         /// Compiler flags.
         #[arg(long, default_value = "-O2", allow_hyphen_values = true)]
         fflags: String,
-        /// Short observations (5 x 5 ms instead of 10 x 40 ms): about 10 times faster,
+        /// Short observations (5 x 5 ms instead of 10 x 30 ms): about 10 times faster,
         /// less precise.
         #[arg(long, conflicts_with = "precise")]
         quick: bool,
-        /// Longer and more observations (20 x 80 ms instead of 10 x 40 ms): narrower
-        /// intervals, at the cost of about 4 times the default's wall time (twice the
-        /// observations, each twice as long).
+        /// Longer and more observations (20 x 80 ms instead of 10 x 30 ms): narrower
+        /// intervals, at the cost of about 5 times the default's wall time (twice the
+        /// observations, each 2.7 times as long).
         #[arg(long)]
         precise: bool,
         /// Measure only these AbOps (and those their experiments subtract), e.g. ARDL,SIND.

@@ -3,6 +3,7 @@
 
 use anyhow::{bail, Result};
 use augur_machine_profile::library;
+use augur_model::cost::Z90;
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
 use augur_model::{Estimate, LoadedMachine, PredictOptions, Prediction};
@@ -354,13 +355,14 @@ pub fn report(
             &prov.cpu_model
         }
     );
-    let (lo, hi) = pred.total.ci90();
+    let i = &pred.interval;
     let _ = writeln!(
         s,
-        "predicted time {}   90% interval {} .. {} (from the machine parameters' uncertainty)",
+        "predicted time {}   90% interval {} .. {} (a factor of {:.2} either way: the model's error on real programs and the machine parameters' uncertainty)",
         fmt_seconds(pred.total.seconds),
-        fmt_seconds(lo),
-        fmt_seconds(hi)
+        fmt_seconds(i.low),
+        fmt_seconds(i.high),
+        (Z90 * (i.model_log_sd.powi(2) + i.parameter_log_sd.powi(2)).sqrt()).exp()
     );
     let _ = writeln!(
         s,
@@ -409,7 +411,8 @@ pub fn report(
     }
     if let Some(r) = &a.region {
         if let Some(row) = pred.regions.iter().find(|x| &x.name == r) {
-            let (lo, hi) = row.estimate.ci90();
+            let i = augur_model::Interval::new(&row.estimate, pred.interval.model_log_sd);
+            let (lo, hi) = (i.low, i.high);
             let _ = writeln!(
                 s,
                 "region {r} ({}:{}-{}): {}   90% interval {} .. {}   {:.1}% of the program",

@@ -130,7 +130,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
 
 /// Predicted against measured, as text.
 pub fn comparison(v: &Validation) -> String {
-    let (lo, hi) = v.predicted.ci90();
+    let (lo, hi) = (v.prediction.interval.low, v.prediction.interval.high);
     let t = &v.measured;
     format!(
         "predicted vs measured on {} (built with {}):\n  predicted  {:>12}   (90% interval {} .. {})\n  measured   {:>12}   (CPU time, median of {} run(s), {} .. {}, spread {:.1}%; wall clock {})\n  error      {:>+11.1}%   (predicted - measured) / measured",

@@ -144,11 +144,35 @@ impl Lowerer<'_> {
         if !self.unit.uses.contains(&name) {
             self.unit.uses.push(name.clone());
         }
+        // `USE m, ONLY: a, b => c`: only those names, `b` standing for the module's `c`.
+        let only: Option<Vec<(String, String)>> =
+            child_of_kind(node, "included_items").map(|items| {
+                named_children(items)
+                    .into_iter()
+                    .map(|c| squeeze_lower(text(c, src)))
+                    .map(|i| match i.split_once("=>") {
+                        Some((local, remote)) => (local.to_string(), remote.to_string()),
+                        None => (i.clone(), i),
+                    })
+                    .collect()
+            });
         match self.globals.modules.get(&name) {
             Some(ms) => {
                 for (n, s) in &ms.symbols {
-                    if !self.scope.own.contains(n) {
-                        self.scope.symbols.insert(n.clone(), s.clone());
+                    let locals: Vec<String> = match &only {
+                        None => vec![n.clone()],
+                        Some(o) => o
+                            .iter()
+                            .filter(|(_, remote)| remote == n)
+                            .map(|(local, _)| local.clone())
+                            .collect(),
+                    };
+                    for local in locals {
+                        if !self.scope.own.contains(&local) {
+                            let mut s = s.clone();
+                            s.name = local.clone();
+                            self.scope.symbols.insert(local, s);
+                        }
                     }
                 }
                 for (n, t) in &ms.derived {

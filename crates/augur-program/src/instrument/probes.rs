@@ -416,7 +416,7 @@ impl UnitProbes<'_, '_> {
                 col: ds.text.col,
                 take_label: true,
                 text: format!(
-                    "call augur_env({id}, {}, [ &\n{} ])",
+                    "call augur_env(int({id}, 4), int({}, 4), [ &\n{} ])",
                     vars.len(),
                     values.join(", &\n")
                 ),
@@ -537,7 +537,7 @@ fn probe_references(
             reason,
             subscript_vars: vars.into_iter().map(str::to_string).collect(),
         });
-        text_out.push(format!("call augur_probe({id}, loc({r}))"));
+        text_out.push(format!("call augur_probe(int({id}, 4), int(loc({r}), 8))"));
     }
     text_out
 }

@@ -23,6 +23,9 @@ pub struct AddressSamples {
     pub repeats: Vec<u32>,
     /// Whether the run's sampler failed (no memory for its buffer).
     pub failed: bool,
+    /// Per probe: executions that moved by the same step (at most a page) as the
+    /// execution before, and executions that moved at all (empty from older runtimes).
+    pub strides: Vec<(u64, u64)>,
 }
 
 /// Reads the samples file (`augur-samples P SHIFT N FAILED`, P call counts,
@@ -46,8 +49,17 @@ pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
     let n: usize = head[3].parse().ok()?;
     let failed = head[4] != "0";
     let mut calls = Vec::with_capacity(probes.min(1 << 20));
+    let mut strides = Vec::with_capacity(probes.min(1 << 20));
     for _ in 0..probes {
-        calls.push(line()?.trim().parse().ok()?);
+        let fields: Vec<u64> = line()?
+            .split_whitespace()
+            .map(|f| f.parse().ok())
+            .collect::<Option<_>>()?;
+        calls.push(*fields.first()?);
+        strides.push((
+            fields.get(1).copied().unwrap_or(0),
+            fields.get(2).copied().unwrap_or(0),
+        ));
     }
     let ids = bytes.get(pos..pos.checked_add(n.checked_mul(4)?)?)?;
     let at = pos + 4 * n;
@@ -74,6 +86,7 @@ pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
         samples,
         repeats,
         failed,
+        strides,
     })
 }
 
@@ -229,6 +242,10 @@ pub fn add_sampled(
             histogram: h.to_compact(),
             dependent: chases(unit, p),
             span_bytes,
+            strided_share: match s.strides.get(k) {
+                Some(&(strided, moved)) if moved > 0 => strided as f64 / moved as f64,
+                _ => 0.0,
+            },
         });
     }
     loc.address_sampling = Some(AddressSampling {

@@ -822,6 +822,41 @@ end program
     assert!(outer.chain.is_empty(), "holds a loop: {:?}", outer.chain);
 }
 
+/// A block IF right after the END IF of another (no ELSE) runs as often as the first
+/// IF, not only when the first was false: it is reached from the first IF's arm too,
+/// so it is no ELSE IF (miniGhost's flux accumulation counted -400 there).
+#[test]
+fn an_if_after_an_end_if_is_no_else_if() {
+    let c = case(
+        "ifs.f90",
+        "program ifs
+  implicit none
+  integer :: i, a, b
+  a = 0
+  b = 0
+  do i = 1, 10
+    if (i > 3) then
+      a = a + 1
+    end if
+    if (i > 5) then
+      b = b + 1
+    end if
+  end do
+  print *, a, b
+end program
+",
+    );
+    assert_eq!(c.at(7), 10.0);
+    assert_eq!(c.at(8), 7.0);
+    assert_eq!(c.at(10), 10.0, "the second IF runs every iteration");
+    assert_eq!(c.at(11), 5.0);
+    assert!(
+        c.stdout().split_whitespace().eq(["7", "5"]),
+        "{}",
+        c.stdout()
+    );
+}
+
 /// A scalar an earlier block of the loop sets every iteration carries nothing into a
 /// later block that updates it under an IF (Burkardt's Jacobi residual: `t = b(i) -
 /// 2*x(i)`, then `t = t + x(i-1)` for `i > 1`): only the sum `r = r + t*t` is a

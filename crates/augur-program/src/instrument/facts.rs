@@ -203,7 +203,14 @@ pub(crate) fn else_if_parents(u: &Unit, bi: usize) -> Option<(u32, u32)> {
                 .last()
                 .is_some_and(|&s| matches!(u.stmts[s as usize].kind, StmtKind::If { .. }))
     })?;
-    Some((prev.id.0, control_succs(u, prev)[0].0))
+    // An ELSE IF test is reached only from the test before it; a new IF right after
+    // END IF is also reached from the arm before it (and counts both).
+    let other_preds = u
+        .blocks
+        .iter()
+        .filter(|p| p.id != prev.id && control_succs(u, p).contains(&me))
+        .count();
+    (other_preds == 0).then(|| (prev.id.0, control_succs(u, prev)[0].0))
 }
 
 /// The DO statement of loop `li` (in its entry block), if any.

@@ -509,3 +509,74 @@ fn stores_and_write_backs_of_a_transpose() {
     let expected = 32768.0 - 4096.0;
     assert!((lb.writebacks - expected).abs() < 0.05 * expected, "{lb:?}");
 }
+
+const BINDINGS: &str = "\
+program binds
+  implicit none
+  integer, parameter :: n = 20000
+  real(8) :: a(n), b(n), c(n), d(n), s
+  integer :: step
+  a = 1; b = 2; c = 3; d = 4
+  s = 0
+  do step = 1, 5
+    call add(n, a, s)
+    call add(n, b, s)
+    call add(n, c, s)
+    call add(n, d, s)
+    call add2(n, a, s)
+  end do
+  print *, s
+end program binds
+subroutine add(n, g, s)
+  integer :: n, i
+  real(8) :: g(n), s
+  do i = 1, n
+    s = s + g(i)
+  end do
+end subroutine add
+subroutine add2(n, g, s)
+  integer :: n, i
+  real(8) :: g(n), s
+  do i = 1, n
+    s = s + 2 * g(i)
+  end do
+end subroutine add2
+";
+
+/// A nest run in turn on four actual arrays (miniGhost's stencil over its variables)
+/// records four bindings, and a later execution finds its lines only after the other
+/// three arrays passed: on a cache holding one array but not four, every execution
+/// misses; a nest always run on the same array records one binding.
+#[test]
+fn nests_record_the_actual_arrays_their_dummies_were_bound_to() {
+    let (a, _dir) = analyze("binds.f90", BINDINGS);
+    let loc = a.profile.locality.as_ref().expect("a locality profile");
+    let bound = |unit: &str| {
+        loc.nest_values
+            .iter()
+            .find(|v| v.unit == unit)
+            .map(|v| v.bindings)
+            .unwrap_or_else(|| panic!("no value record of {unit}: {:#?}", loc.nest_values))
+    };
+    assert_eq!(bound("add"), 4);
+    assert_eq!(bound("add2"), 1);
+    // 160 KB per array: a 256 KiB cache holds one, not four.
+    let g = CacheGeometry {
+        size_bytes: 256 * 1024,
+        line_bytes: 64,
+        ways: 8,
+    };
+    let m = misses(loc, &g);
+    let lines = 20000.0 * 8.0 / 64.0;
+    let of = |unit: &str| m.iter().find(|n| n.unit == unit).map(|n| n.misses).unwrap();
+    assert!(
+        of("add") > 0.9 * 20.0 * lines,
+        "every execution misses: {}",
+        of("add")
+    );
+    assert!(
+        of("add2") < 1.5 * lines,
+        "only the first execution misses: {}",
+        of("add2")
+    );
+}

@@ -4,9 +4,7 @@
 
 use crate::cache::CacheGeometry;
 use crate::reuse::{bin_range, miss_probability, Histogram};
-use augur_program_profile::locality::{
-    CompactHistogram, LocalityProfile, NestLocality, PAGE_BYTES,
-};
+use augur_program_profile::locality::{CompactHistogram, LocalityProfile, PAGE_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// The dense histogram of a profile's sparse one, and back.
@@ -162,10 +160,7 @@ fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<
     loc.nests
         .iter()
         .map(|n| {
-            // A nest run in turn on `k` actual arrays meets its data again after the
-            // other `k - 1` footprints.
-            let k = bindings(loc, n);
-            let footprint = k * match granule {
+            let footprint = match granule {
                 Granule::Line => n.footprint_lines,
                 Granule::Page => n.footprint_pages,
             };
@@ -222,14 +217,6 @@ fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<
             }
         })
         .collect()
-}
-
-/// The distinct actual arrays nest `n`'s dummy arrays were bound to (at least 1).
-fn bindings(loc: &LocalityProfile, n: &NestLocality) -> u64 {
-    loc.nest_values
-        .iter()
-        .find(|v| v.unit == n.unit && v.loop_id == n.loop_id)
-        .map_or(1, |v| u64::from(v.bindings.max(1)))
 }
 
 /// Misses of every sampled reference on a cache of geometry `g`, in the

@@ -69,12 +69,6 @@ pub struct NestValues {
     pub sets: Vec<ValueSet>,
     /// Entries with value sets the run could not keep (too many distinct ones).
     pub other: u64,
-    /// Distinct actual arrays its dummy array arguments were bound to over its entries
-    /// (as tuples of base addresses, up to 64; 0 when not recorded): a nest run in turn
-    /// on `k` different arrays finds its data again only after the other `k - 1`
-    /// passed through the caches.
-    #[serde(default)]
-    pub bindings: u32,
 }
 
 /// One set of values and how often the nest ran with it.

@@ -26,9 +26,6 @@ pub struct EnvProbe {
     pub root: u32,
     /// The scalars recorded (lower case), in the order of the values.
     pub vars: Vec<String>,
-    /// The dummy arrays of the unit the nest references, whose base addresses are
-    /// recorded (`augur_bind`): which actual arrays each entry worked on.
-    pub arrays: Vec<String>,
 }
 
 /// Scalars recorded per nest at most.
@@ -414,33 +411,21 @@ impl UnitProbes<'_, '_> {
             }
             let id = p.env_probes.len();
             let values: Vec<String> = vars.iter().map(|v| format!("int({v}, 8)")).collect();
-            let mut text = format!(
-                "call augur_env(int({id}, 4), int({}, 4), [ &\n{} ])",
-                vars.len(),
-                values.join(", &\n")
-            );
-            let arrays = nest_dummy_arrays(u, info, li);
-            if !arrays.is_empty() {
-                let bases: Vec<String> =
-                    arrays.iter().map(|a| format!("int(loc({a}), 8)")).collect();
-                text.push_str(&format!(
-                    "\ncall augur_bind(int({id}, 4), int({}, 4), [ &\n{} ])",
-                    arrays.len(),
-                    bases.join(", &\n")
-                ));
-            }
             new_edits.push(Edit::Before {
                 line: ds.text.line,
                 col: ds.text.col,
                 take_label: true,
-                text,
+                text: format!(
+                    "call augur_env(int({id}, 4), int({}, 4), [ &\n{} ])",
+                    vars.len(),
+                    values.join(", &\n")
+                ),
                 order: 1,
             });
             p.env_probes.push(EnvProbe {
                 unit: ui,
                 root: li as u32,
                 vars,
-                arrays,
             });
         }
     }
@@ -703,35 +688,6 @@ fn nest_env_vars(u: &Unit, info: &UnitInfo<'_>, root: usize) -> Vec<String> {
     vars.dedup();
     vars.truncate(ENV_MAX_VARS);
     vars
-}
-
-/// The dummy arrays of unit `u` referenced in the nest of loop `root` (at most
-/// [`ENV_MAX_VARS`]); none in a unit where a variable named `loc` hides the intrinsic
-/// that takes their addresses.
-fn nest_dummy_arrays(u: &Unit, info: &UnitInfo<'_>, root: usize) -> Vec<String> {
-    if u.symbol("loc").is_some() {
-        return vec![];
-    }
-    let mut arrays = vec![];
-    for (bi, b) in u.blocks.iter().enumerate() {
-        if !info.in_loop(bi, root) {
-            continue;
-        }
-        for &si in &b.stmts {
-            for e in stmt_exprs(&u.stmts[si as usize]) {
-                array_names(e, &mut arrays);
-            }
-        }
-    }
-    arrays.sort();
-    arrays.dedup();
-    arrays.retain(|a| {
-        u.dummies.contains(a)
-            && u.symbol(a)
-                .is_some_and(|s| !s.dims.is_empty() && !s.procedure)
-    });
-    arrays.truncate(ENV_MAX_VARS);
-    arrays
 }
 
 /// Names of the arrays referenced in `e`.

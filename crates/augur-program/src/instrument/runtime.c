@@ -132,25 +132,6 @@ void augur_env(int32_t id, int32_t n, const int64_t *v) {
         s = (s + 1) & (AUGUR_ENV_SLOTS - 1);
     }
 }
-/* The actual arrays a nest's dummy arrays were bound to: per nest, the distinct tuples
-   of their base addresses (as hashes), up to AUGUR_BIND_MAX. */
-#define AUGUR_BIND_MAX 64
-static uint64_t *augur_binds;
-static uint32_t *augur_nbinds;
-void augur_bind(int32_t id, int32_t n, const int64_t *v) {
-    if (augur_env_failed || id < 0 || id >= augur_nenv || n < 0) return;
-    if (!augur_binds) {
-        augur_binds = calloc((size_t)augur_nenv * AUGUR_BIND_MAX, sizeof(uint64_t));
-        augur_nbinds = calloc((size_t)augur_nenv, sizeof(uint32_t));
-        if (!augur_binds || !augur_nbinds) { augur_env_failed = 1; return; }
-    }
-    uint64_t h = augur_mix((uint64_t)id + 7);
-    for (int32_t i = 0; i < n; i++) h = augur_mix(h ^ (uint64_t)v[i]);
-    uint64_t *seen = &augur_binds[(size_t)id * AUGUR_BIND_MAX];
-    uint32_t k = augur_nbinds[id];
-    for (uint32_t i = 0; i < k; i++) if (seen[i] == h) return;
-    if (k < AUGUR_BIND_MAX) { seen[k] = h; augur_nbinds[id] = k + 1; }
-}
 static long augur_minflt(void) {
     struct rusage u;
     return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_minflt : -1;
@@ -184,12 +165,6 @@ static void augur_dump(void) {
         fprintf(f, "augur-env-other\n");
         for (int64_t i = 0; i < augur_nenv; i++)
             if (augur_env_other[i]) fprintf(f, "%lld %llu\n", (long long)i, (unsigned long long)augur_env_other[i]);
-        fprintf(f, "end\n");
-    }
-    if (augur_nbinds) {
-        fprintf(f, "augur-bind\n");
-        for (int64_t i = 0; i < augur_nenv; i++)
-            if (augur_nbinds[i]) fprintf(f, "%lld %u\n", (long long)i, augur_nbinds[i]);
         fprintf(f, "end\n");
     }
     fclose(f);

@@ -7,26 +7,6 @@ use augur_ir::Program;
 use augur_program_profile::locality::{NestValues, ValueSet};
 use std::collections::HashMap;
 
-/// The distinct bindings of the nests' dummy arrays (`augur-bind` section: `probe
-/// count` lines, then `end`).
-fn read_bindings(counts_text: &str, out: &mut [(usize, NestValues)]) {
-    let mut lines = counts_text.lines();
-    if lines.by_ref().find(|l| *l == "augur-bind").is_none() {
-        return;
-    }
-    for l in lines.take_while(|l| *l != "end") {
-        let nums: Vec<u64> = l
-            .split_whitespace()
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        if let [id, count] = nums[..] {
-            if let Some((_, nv)) = usize::try_from(id).ok().and_then(|i| out.get_mut(i)) {
-                nv.bindings = u32::try_from(count).unwrap_or(u32::MAX);
-            }
-        }
-    }
-}
-
 /// The value sets of the recorded nests from the counts file (`augur-env` section:
 /// `probe count values...` lines, then `augur-env-other` and `probe count` lines, then
 /// `end`), per unit index and root loop.
@@ -43,12 +23,10 @@ pub fn read_nest_values(counts_text: &str, plan: &Plan) -> Vec<(usize, NestValue
                     vars: e.vars.clone(),
                     sets: vec![],
                     other: 0,
-                    bindings: 0,
                 },
             )
         })
         .collect();
-    read_bindings(counts_text, &mut out);
     let mut lines = counts_text.lines();
     if lines
         .by_ref()

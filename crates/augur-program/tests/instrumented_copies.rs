@@ -8,7 +8,9 @@
 //! * a variable named `loc` in a unit with indirect references, which augur samples
 //!   with the LOC intrinsic (`cloverleaf`);
 //! * a build with `-fdefault-integer-8`: the probes and the branch run pass 32-bit
-//!   arguments to the C runtime whatever the default kind (`conman`).
+//!   arguments to the C runtime whatever the default kind (`conman`);
+//! * a logical IF whose action, an array assignment, is on a continuation line: its
+//!   block and element counters share the IF-THEN it becomes (`snap`).
 //!
 //! Needs gfortran and gcc; without them it fails saying so.
 
@@ -174,4 +176,50 @@ fn probes_pass_32_bit_arguments_whatever_the_default_integer_kind() {
         ["20100.0", "266"]
     );
     assert!(analysis.profile.branches.is_some(), "the branch run ran");
+}
+
+const CONTINUED_IF: &str = "program lif
+  implicit none
+  integer :: i
+  real(8) :: a(10, 4), b(10), s
+  logical :: upd
+  a = 1.0d0
+  b = 2.0d0
+  upd = .true.
+  s = 0.0d0
+  do i = 1, 4
+    if (i > 1 .and. upd)                                     &
+      a(:, i) = 2.0d0 * b - a(:, i - 1)
+    if (i > 2) b = b + a(:, i)
+    s = s + sum(a(:, i))
+  end do
+  print '(f10.2)', s
+end program lif
+";
+
+#[test]
+fn a_logical_if_with_its_array_action_on_a_continuation_line() {
+    let tc = Toolchain::detect("gfortran", "-O2")
+        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("lif.f90");
+    std::fs::write(&src, CONTINUED_IF).unwrap();
+    let opts = AnalyzeOptions::new(tc, dir.path());
+    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
+        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    assert_eq!(
+        String::from_utf8_lossy(&analysis.run.stdout).trim(),
+        "100.00"
+    );
+    // The guarded assignment ran for i = 2, 3, 4: 3 times, 30 elements.
+    let on_line = |kind: augur_ir::BlockKind| -> f64 {
+        analysis.profile.units[0]
+            .blocks
+            .iter()
+            .filter(|b| b.first_line == 12 && b.block_kind == kind)
+            .filter_map(|b| b.executions)
+            .sum()
+    };
+    assert_eq!(on_line(augur_ir::BlockKind::Straight), 3.0);
+    assert_eq!(on_line(augur_ir::BlockKind::Elements), 30.0);
 }

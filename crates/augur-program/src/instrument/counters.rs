@@ -332,6 +332,16 @@ impl<'u> UnitCounters<'_, 'u> {
             self.rules[bi] = Rule::Counter { k };
             return;
         }
+        if is_guarded(u, l.entry_block.0 as usize) && !self.wheres.covers(stmt) {
+            // The action of a logical IF (perhaps on a continuation line): inside the
+            // IF-THEN the guard becomes.
+            self.edits().push(Edit::LogicalIf {
+                guard: stmt.text,
+                text: incr_by(k, &amount),
+            });
+            self.rules[bi] = Rule::Counter { k };
+            return;
+        }
         // Inside a WHERE construct the count goes before the WHERE statement.
         let (line, col) = self
             .wheres

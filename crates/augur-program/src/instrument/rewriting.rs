@@ -161,8 +161,18 @@ impl Rewriter<'_> {
         // Logical IFs whose guarded statement starts on this line.
         let mut cut_points: Vec<(u32, String)> = vec![];
         if let Some(gs) = self.edits.guards.get(&i) {
+            // Several counters of one guarded statement (its block and its array
+            // elements) share one IF-THEN.
+            let mut merged: Vec<(TextPos, Vec<&str>)> = vec![];
             for (g, t) in gs {
-                cut_points.push((shifted(&shifts, g.col), format!("THEN\n{t}\n")));
+                match merged.iter_mut().find(|(m, _)| m == g) {
+                    Some((_, texts)) => texts.push(t),
+                    None => merged.push((*g, vec![t])),
+                }
+            }
+            for (g, texts) in merged {
+                let body = texts.join("\n");
+                cut_points.push((shifted(&shifts, g.col), format!("THEN\n{body}\n")));
                 self.pending_endif.push((g.end_line, g.end_col));
             }
         }

@@ -10,7 +10,8 @@
 //! * a build with `-fdefault-integer-8`: the probes and the branch run pass 32-bit
 //!   arguments to the C runtime whatever the default kind (`conman`);
 //! * a logical IF whose action, an array assignment, is on a continuation line: its
-//!   block and element counters share the IF-THEN it becomes (`snap`).
+//!   block and element counters share the IF-THEN it becomes, and the shapes its
+//!   condition's arrays are recorded with go after its action (`snap`).
 //!
 //! Needs gfortran and gcc; without them it fails saying so.
 
@@ -222,4 +223,38 @@ fn a_logical_if_with_its_array_action_on_a_continuation_line() {
     };
     assert_eq!(on_line(augur_ir::BlockKind::Straight), 3.0);
     assert_eq!(on_line(augur_ir::BlockKind::Elements), 30.0);
+}
+
+const CONTINUED_CONDITION: &str = "program lif2
+  implicit none
+  logical, allocatable :: done(:)
+  real(8) :: d
+  logical :: fin
+  integer :: it
+  allocate(done(8))
+  done = .false.
+  fin = .false.
+  d = 1.0d0
+  do it = 1, 5
+    done(it) = .true.
+    d = d / 2
+    if (d <= 0.1d0 .and. any(done) .and. it /= 1)          &
+      fin = .true.
+  end do
+  print *, fin, count(done)
+end program lif2
+";
+
+#[test]
+fn shapes_of_a_continued_logical_if_are_recorded_after_its_action() {
+    let tc = Toolchain::detect("gfortran", "-O2")
+        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("lif2.f90");
+    std::fs::write(&src, CONTINUED_CONDITION).unwrap();
+    let opts = AnalyzeOptions::new(tc, dir.path());
+    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
+        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let printed = String::from_utf8_lossy(&analysis.run.stdout);
+    assert_eq!(printed.split_whitespace().collect::<Vec<_>>(), ["T", "5"]);
 }

@@ -335,7 +335,15 @@ fn shape_record_points(
         for e in stmt_exprs(st) {
             array_names(e, &mut names);
         }
-        wanted.push((st.text.end_line, names));
+        // After a logical IF's whole statement: its action may be on a continuation line.
+        let end = match st.kind {
+            StmtKind::LogicalIf { .. } => u
+                .stmts
+                .get(si as usize + 1)
+                .map_or(st.text.end_line, |a| a.text.end_line.max(st.text.end_line)),
+            _ => st.text.end_line,
+        };
+        wanted.push((end, names));
     }
     // Shapes after the outermost DO loops that reference such arrays.
     let mut stack: Vec<usize> = info.outermost_loops();

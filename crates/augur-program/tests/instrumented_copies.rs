@@ -18,6 +18,27 @@
 use augur_program::AnalyzeOptions;
 use augur_toolchain::Toolchain;
 
+/// Analyzes `text` (written as `name`) with gfortran and `flags`: the instrumented copy
+/// must compile and run (with the branch run when `branch_run`).
+fn instrumented_run(
+    name: &str,
+    text: &str,
+    flags: &str,
+    branch_run: bool,
+) -> augur_program::analyze::Analysis {
+    let tc = Toolchain::detect("gfortran", flags)
+        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, text).unwrap();
+    let opts = AnalyzeOptions {
+        branch_run,
+        ..AnalyzeOptions::new(tc, dir.path())
+    };
+    augur_program::analyze(std::slice::from_ref(&src), &opts)
+        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"))
+}
+
 const SOURCE: &str = "program t
   implicit none
   real(8) ggl, s, seed
@@ -44,14 +65,7 @@ end function ggl
 
 #[test]
 fn typed_external_functions_in_counted_loops_compile() {
-    let tc = Toolchain::detect("gfortran", "-O2")
-        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("t.f90");
-    std::fs::write(&src, SOURCE).unwrap();
-    let opts = AnalyzeOptions::new(tc, dir.path());
-    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
-        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let analysis = instrumented_run("t.f90", SOURCE, "-O2", false);
     let printed = String::from_utf8_lossy(&analysis.run.stdout);
     assert!(printed.trim().parse::<f64>().is_ok(), "{printed}");
     let calls: f64 = analysis
@@ -87,14 +101,7 @@ end program named
 
 #[test]
 fn named_do_constructs_keep_their_names() {
-    let tc = Toolchain::detect("gfortran", "-O2")
-        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("n.f90");
-    std::fs::write(&src, NAMED).unwrap();
-    let opts = AnalyzeOptions::new(tc, dir.path());
-    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
-        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let analysis = instrumented_run("n.f90", NAMED, "-O2", false);
     let printed = String::from_utf8_lossy(&analysis.run.stdout);
     // Σ over j = 1..40 and i = 1..49 of i + j (row 50 is cycled past).
     assert_eq!(printed.trim(), "89180.0");
@@ -119,14 +126,7 @@ end program hidden
 
 #[test]
 fn a_variable_named_loc_does_not_break_the_address_probes() {
-    let tc = Toolchain::detect("gfortran", "-O2")
-        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("hidden.f90");
-    std::fs::write(&src, LOC).unwrap();
-    let opts = AnalyzeOptions::new(tc, dir.path());
-    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
-        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let analysis = instrumented_run("hidden.f90", LOC, "-O2", false);
     let expected: u64 = (1..=100u64).map(|i| ((7 * i) % 100 + 1) * i).sum();
     let printed = String::from_utf8_lossy(&analysis.run.stdout);
     assert_eq!(printed.trim(), format!("{expected}.0"));
@@ -159,17 +159,7 @@ end program wide
 
 #[test]
 fn probes_pass_32_bit_arguments_whatever_the_default_integer_kind() {
-    let tc = Toolchain::detect("gfortran", "-O2 -fdefault-integer-8")
-        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("wide.f90");
-    std::fs::write(&src, WIDE).unwrap();
-    let opts = AnalyzeOptions {
-        branch_run: true,
-        ..AnalyzeOptions::new(tc, dir.path())
-    };
-    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
-        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let analysis = instrumented_run("wide.f90", WIDE, "-O2 -fdefault-integer-8", true);
     let printed = String::from_utf8_lossy(&analysis.run.stdout);
     // Σ a = 20100; 66 multiples of 3; 100 elements above 100, two each.
     assert_eq!(
@@ -200,14 +190,7 @@ end program lif
 
 #[test]
 fn a_logical_if_with_its_array_action_on_a_continuation_line() {
-    let tc = Toolchain::detect("gfortran", "-O2")
-        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("lif.f90");
-    std::fs::write(&src, CONTINUED_IF).unwrap();
-    let opts = AnalyzeOptions::new(tc, dir.path());
-    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
-        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let analysis = instrumented_run("lif.f90", CONTINUED_IF, "-O2", false);
     assert_eq!(
         String::from_utf8_lossy(&analysis.run.stdout).trim(),
         "100.00"
@@ -247,14 +230,7 @@ end program lif2
 
 #[test]
 fn shapes_of_a_continued_logical_if_are_recorded_after_its_action() {
-    let tc = Toolchain::detect("gfortran", "-O2")
-        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("lif2.f90");
-    std::fs::write(&src, CONTINUED_CONDITION).unwrap();
-    let opts = AnalyzeOptions::new(tc, dir.path());
-    let analysis = augur_program::analyze(std::slice::from_ref(&src), &opts)
-        .unwrap_or_else(|e| panic!("the instrumented copy must compile and run: {e}"));
+    let analysis = instrumented_run("lif2.f90", CONTINUED_CONDITION, "-O2", false);
     let printed = String::from_utf8_lossy(&analysis.run.stdout);
     assert_eq!(printed.split_whitespace().collect::<Vec<_>>(), ["T", "5"]);
 }

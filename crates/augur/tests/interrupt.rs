@@ -492,8 +492,10 @@ interrupt_tests! {
     validate_stops_during_the_normal_build_on_sigterm:
         &["validate", "slow.f90", "--fflags", "-O0", "--runs", "1", "-m", MACHINE],
         Stage::Compiling(&["augur-validate", "slow.f90"]), Signal::Term;
+    // --precise: 20 observations of 80 ms, so that the experiment still runs when the
+    // signal comes (the default's 10 x 30 ms could end within the settling time).
     characterize_stops_during_the_experiments_on_ctrl_c:
-        &["characterize", "--only", "ARDL", "-o", "previous.out"],
+        &["characterize", "--only", "ARDL", "--precise", "-o", "previous.out"],
         Stage::Running("augchar", SHORT), Signal::CtrlC;
     characterize_stops_during_the_build_on_sigterm:
         &["characterize", "--only", "ARDL", "-o", "previous.out"],

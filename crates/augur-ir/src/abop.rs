@@ -228,6 +228,8 @@ abops! {
     173 BRMC "branches" "The same for a branch whose arms hold at most two scalar assignments and one operation in all, without calls (copies, an increment, min/max), which compilers may turn into conditional moves.";
     174 IORF "input/output" "One real or complex item converted to or from decimal text by a formatted or list-directed READ, WRITE or PRINT (instead of IOIT).";
     175 MMUL "array library" "One multiply-add of the MATMUL intrinsic on real operands (a blocked, vectorized library routine; instead of a multiply and an add per element).";
+    176 RNGN "random numbers" "One number made by RANDOM_NUMBER (per element of its argument; the call is a PROC).";
+    177 RSED "random numbers" "RANDOM_SEED with an array argument (PUT= or GET=): the generator's state reseeded or copied (the call is a PROC).";
 }
 
 /// Number of AbOps in the catalogue.

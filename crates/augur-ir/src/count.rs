@@ -234,6 +234,42 @@ struct Counter<'a> {
 }
 
 impl Counter<'_> {
+    /// CALL: its arguments, the call, and the work of the intrinsic subroutines that do
+    /// work of their own: RANDOM_NUMBER makes one number per element of its argument,
+    /// RANDOM_SEED with an array argument reseeds the generator (`PUT=`) or copies its
+    /// state (`GET=`; the two are not told apart: the keyword is not kept), and with a
+    /// scalar (`SIZE=`) only answers.
+    fn call_statement(&mut self, name: &str, args: &[Expr]) {
+        for a in args {
+            self.count(a);
+        }
+        self.add(AbOp::PROC);
+        self.add_n(AbOp::ARGL, args.len() as f64);
+        match name {
+            "random_number" => args.iter().for_each(|a| self.random_numbers(a)),
+            "random_seed" if args.iter().any(|a| a.array) => self.add(AbOp::RSED),
+            _ => {}
+        }
+    }
+
+    /// The numbers RANDOM_NUMBER makes into `target`: one, or one per element of an array
+    /// (a loop inside the library, counted as an element group without ALIN or ALOV).
+    fn random_numbers(&mut self, target: &Expr) {
+        if !target.array {
+            self.add(AbOp::RNGN);
+            return;
+        }
+        let (elements, constant_elements) = elements_of(target);
+        let mut counts = AbOpCounts::new();
+        counts.add(AbOp::RNGN, 1.0);
+        self.out.groups.push(ElementGroup {
+            elements,
+            constant_elements,
+            counts,
+            chain: AbOpCounts::new(),
+        });
+    }
+
     fn add(&mut self, op: AbOp) {
         self.add_n(op, 1.0);
     }
@@ -946,13 +982,7 @@ pub fn count_stmt(kind: &StmtKind) -> StmtCounts {
     };
     match kind {
         StmtKind::Assign { lhs, rhs } => c.assignment(lhs, rhs),
-        StmtKind::Call { args, .. } => {
-            for a in args {
-                c.count(a);
-            }
-            c.add(AbOp::PROC);
-            c.add_n(AbOp::ARGL, args.len() as f64);
-        }
+        StmtKind::Call { name, args } => c.call_statement(name, args),
         StmtKind::If { cond } | StmtKind::LogicalIf { cond } => {
             c.count(cond);
             c.add(AbOp::GOTO);

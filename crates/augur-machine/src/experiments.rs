@@ -1270,6 +1270,28 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         vec![(ab("IOST"), 2.0)],
         "8 VOLATILE real(8) items written to an internal file and read back with formats F12.4 and ES14.6, time per item less one IOST per statement",
     ));
+    // The random number generator: a number made (an array of 64 per call, less the
+    // call) and the state reseeded from an array (less the call).
+    out.push(direct(
+        ab("RNGN"),
+        "real(8) :: v(64)\n",
+        "v = 0\n",
+        "call random_number(v)",
+        "call augsr8(v(64))\n",
+        64.0,
+        vec![(ab("PROC"), 1.0), (ab("ARGL"), 1.0)],
+        "RANDOM_NUMBER of a real(8) array of 64 elements, time per number less the call",
+    ));
+    out.push(direct(
+        ab("RSED"),
+        "integer :: n\ninteger, allocatable :: seed(:)\n",
+        "call random_seed(size=n)\nallocate (seed(n))\nseed = 12345\n",
+        "call random_seed(put=seed)",
+        "call augsi4(n)\n",
+        1.0,
+        vec![(ab("PROC"), 1.0), (ab("ARGL"), 1.0)],
+        "RANDOM_SEED(PUT=) of the generator's whole seed array, less the call",
+    ));
     // MATMUL: the library routine's rate per multiply-add on 100 x 100 real(8)
     // matrices (L2-resident, above gfortran's inline limit of 30).
     out.push(direct(

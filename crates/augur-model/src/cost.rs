@@ -372,8 +372,13 @@ impl Coefficients {
 /// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
 /// profile measured before `new` existed prices it at `old`'s cost (real items in text
 /// were `IOIT`, measured with integers; a `MATMUL` multiply-add was a multiply and an
-/// add, and takes the multiply's cost).
-const SPLIT_FROM: [(AbOp, AbOp); 2] = [(AbOp::IORF, AbOp::IOIT), (AbOp::MMUL, AbOp::MRDL)];
+/// add, and takes the multiply's cost; a random number or a reseeding was a call).
+const SPLIT_FROM: [(AbOp, AbOp); 4] = [
+    (AbOp::IORF, AbOp::IOIT),
+    (AbOp::MMUL, AbOp::MRDL),
+    (AbOp::RNGN, AbOp::PROC),
+    (AbOp::RSED, AbOp::PROC),
+];
 
 impl CostTable {
     /// The cost table of a machine profile.

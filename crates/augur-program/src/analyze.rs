@@ -151,17 +151,7 @@ pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool) -> St
 
 /// Analyzes a program dynamically: front end, instrumentation, build, run, profile.
 pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, AnalyzeError> {
-    let (program, loaded) = augur_fortran::analyze_with_sources(sources, &opts.front);
-    let errors: Vec<String> = program
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .map(|d| d.render(&program.files))
-        .collect();
-    stop_if_interrupted()?;
-    if !errors.is_empty() && !opts.keep_partial {
-        return Err(AnalyzeError::Sources(errors.join("")));
-    }
+    let (program, loaded) = front_end(sources, opts)?;
     let texts: Vec<Option<&str>> = loaded
         .iter()
         .map(|l| l.as_ref().map(|l| l.text.as_str()))
@@ -287,6 +277,57 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
 }
 
 /// What an instrumented build needs besides its plan.
+/// The front end over `sources`: the program and its loaded texts, or its errors (unless
+/// a partial profile is allowed).
+fn front_end(
+    sources: &[PathBuf],
+    opts: &AnalyzeOptions,
+) -> Result<(Program, Vec<Option<augur_source::LoadedSource>>), AnalyzeError> {
+    let (program, loaded) = augur_fortran::analyze_with_sources(sources, &opts.front);
+    let errors: Vec<String> = program
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.render(&program.files))
+        .collect();
+    stop_if_interrupted()?;
+    if !errors.is_empty() && !opts.keep_partial {
+        return Err(AnalyzeError::Sources(errors.join("")));
+    }
+    Ok((program, loaded))
+}
+
+/// Builds the instrumented copy of `sources` in `work` as [`analyze`] does, without
+/// running it: its executable, or why the front end or the build failed. Wherever the
+/// original compiles, this must too (the guarantee the fixed-form tests check).
+pub fn build_instrumented(
+    sources: &[PathBuf],
+    opts: &AnalyzeOptions,
+    work: &Path,
+) -> Result<PathBuf, AnalyzeError> {
+    let (program, loaded) = front_end(sources, opts)?;
+    let texts: Vec<Option<&str>> = loaded
+        .iter()
+        .map(|l| l.as_ref().map(|l| l.text.as_str()))
+        .collect();
+    let plan = instrument::plan(&program, &texts);
+    let order = compile_order(&program, loaded.len());
+    let ctx = BuildContext {
+        program: &program,
+        loaded: &loaded,
+        sources,
+        order: &order,
+        opts,
+    };
+    ctx.build(
+        &plan,
+        ("augur_counts_mod.f90", &instrument::module_for(&plan)),
+        instrument::RUNTIME_C,
+        work,
+        "augur_instrumented",
+    )
+}
+
 struct BuildContext<'a> {
     program: &'a Program,
     loaded: &'a [Option<augur_source::LoadedSource>],

@@ -18,5 +18,5 @@ pub mod instrument;
 pub mod locality;
 pub mod profile;
 
-pub use analyze::{analyze, AnalyzeError, AnalyzeOptions};
+pub use analyze::{analyze, build_instrumented, AnalyzeError, AnalyzeOptions};
 pub use augur_program_profile::ProgramProfile;

@@ -117,6 +117,7 @@ impl CorpusProgram {
                 include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
             },
             max_syntax_errors: 0,
+            default_kinds: Default::default(),
         }
     }
 

@@ -24,11 +24,11 @@ fn literal_type(t: &str, lw: &Lowerer<'_>) -> (Type, Option<i64>) {
         body.contains('.') || body.contains('e') || body.contains('d') || body.contains('q');
     if is_real && !body.starts_with('b') && !body.starts_with('z') && !body.starts_with('o') {
         let kind = if body.contains('d') {
-            8
+            crate::kinds::current().double
         } else if body.contains('q') {
             16
         } else {
-            suffix_kind.unwrap_or(4)
+            suffix_kind.unwrap_or(crate::kinds::current().real)
         };
         (
             Type {
@@ -42,7 +42,7 @@ fn literal_type(t: &str, lw: &Lowerer<'_>) -> (Type, Option<i64>) {
         (
             Type {
                 base: BaseType::Integer,
-                kind: suffix_kind.unwrap_or(4),
+                kind: suffix_kind.unwrap_or(crate::kinds::current().integer),
             },
             v,
         )
@@ -557,7 +557,11 @@ fn elemental_result(name: &str) -> bool {
 
 /// Result type of an intrinsic from its name and arguments.
 fn intrinsic_result(name: &str, args: &[Expr]) -> Type {
-    let first = args.first().map(|a| a.ty).unwrap_or(Type::REAL);
+    let first = args
+        .first()
+        .map(|a| a.ty)
+        .unwrap_or_else(crate::kinds::real);
+    let kinds = crate::kinds::current();
     let kind_arg = |i: usize| -> Option<u8> {
         args.get(i)
             .and_then(|a| a.int_value())
@@ -570,7 +574,7 @@ fn intrinsic_result(name: &str, args: &[Expr]) -> Type {
         | "max0" | "min0" | "iabs" | "isign" | "idim" | "popcnt" | "leadz" | "trailz"
         | "bit_size" | "digits" | "precision" | "range" | "exponent" | "storage_size" => Type {
             base: BaseType::Integer,
-            kind: kind_arg(1).unwrap_or(4),
+            kind: kind_arg(1).unwrap_or(kinds.integer),
         },
         "int8" => Type {
             base: BaseType::Integer,
@@ -580,14 +584,14 @@ fn intrinsic_result(name: &str, args: &[Expr]) -> Type {
             let k = kind_arg(1).unwrap_or(if first.base == BaseType::Complex && name != "float" {
                 first.kind
             } else {
-                4
+                kinds.real
             });
             Type {
                 base: BaseType::Real,
                 kind: k,
             }
         }
-        "dble" | "dfloat" | "dreal" | "dimag" | "dprod" => Type::DOUBLE,
+        "dble" | "dfloat" | "dreal" | "dimag" | "dprod" => crate::kinds::double(),
         "cmplx" => {
             let k = args
                 .iter()
@@ -614,8 +618,8 @@ fn intrinsic_result(name: &str, args: &[Expr]) -> Type {
         },
         "dsqrt" | "dexp" | "dlog" | "dlog10" | "dsin" | "dcos" | "dtan" | "datan" | "datan2"
         | "dasin" | "dacos" | "dsinh" | "dcosh" | "dtanh" | "dabs" | "dmod" | "dsign" | "ddim"
-        | "dint" | "dnint" | "dmax1" | "dmin1" => Type::DOUBLE,
-        "alog" | "alog10" | "amod" | "amax1" | "amin1" => Type::REAL,
+        | "dint" | "dnint" | "dmax1" | "dmin1" => crate::kinds::double(),
+        "alog" | "alog10" | "amod" | "amax1" | "amin1" => crate::kinds::real(),
         "char" | "achar" | "trim" | "adjustl" | "adjustr" | "repeat" => Type::CHARACTER,
         "any" | "all" | "btest" | "lge" | "lgt" | "lle" | "llt" | "allocated" | "associated"
         | "present" | "is_iostat_end" => Type::LOGICAL,

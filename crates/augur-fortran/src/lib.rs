@@ -12,11 +12,13 @@
 
 mod chunk;
 mod expr;
+mod kinds;
 mod lower;
 mod scope;
 mod syntax;
 
 pub use augur_source::{LoadOptions, SourceForm};
+pub use kinds::DefaultKinds;
 
 use augur_ir::{Coverage, Diagnostic, Program, Type};
 use augur_source::LoadedSource;
@@ -33,6 +35,8 @@ pub struct FrontEndOptions {
     pub load: LoadOptions,
     /// At most this many syntax errors are reported per file (0 = 20).
     pub max_syntax_errors: usize,
+    /// The default kinds of the build (`-fdefault-real-8`, ...): what `REAL` means.
+    pub default_kinds: DefaultKinds,
 }
 
 /// One loaded file and how it is split for parsing.
@@ -78,6 +82,7 @@ pub fn analyze_with_sources(
     paths: &[PathBuf],
     opts: &FrontEndOptions,
 ) -> (Program, Vec<Option<LoadedSource>>) {
+    let _kinds = kinds::Scoped::set(opts.default_kinds);
     let mut program = Program::default();
     let mut parser = Parser::new();
     if let Err(e) = parser.set_language(&tree_sitter_fortran::LANGUAGE.into()) {

@@ -81,13 +81,13 @@ pub struct Scope {
 
 impl Default for Scope {
     fn default() -> Self {
-        let mut implicit = [Some(Type::REAL); 26];
+        let mut implicit = [Some(crate::kinds::real()); 26];
         for slot in implicit
             .iter_mut()
             .take((b'n' - b'a' + 1) as usize)
             .skip((b'i' - b'a') as usize)
         {
-            *slot = Some(Type::INTEGER);
+            *slot = Some(crate::kinds::integer());
         }
         Scope {
             symbols: HashMap::new(),
@@ -105,7 +105,7 @@ impl Scope {
         if c.is_ascii_lowercase() {
             self.implicit[(c - b'a') as usize]
         } else {
-            Some(Type::REAL)
+            Some(crate::kinds::real())
         }
     }
 
@@ -218,18 +218,21 @@ pub fn parse_intrinsic_type(node: Node<'_>, src: &str, scope: &Scope) -> Type {
         Some(k) => squeeze_lower(&src[node.start_byte()..k.start_byte()]),
         None => full.clone(),
     };
+    let kinds = crate::kinds::current();
     let (base, default_kind) = if base_text.starts_with("doubleprecision") {
-        (BaseType::Real, 8)
+        (BaseType::Real, kinds.double)
     } else if base_text.starts_with("doublecomplex") {
-        (BaseType::Complex, 8)
-    } else if base_text.starts_with("integer") || base_text.starts_with("byte") {
-        (BaseType::Integer, 4)
+        (BaseType::Complex, kinds.double)
+    } else if base_text.starts_with("byte") {
+        (BaseType::Integer, 1)
+    } else if base_text.starts_with("integer") {
+        (BaseType::Integer, kinds.integer)
     } else if base_text.starts_with("real") {
-        (BaseType::Real, 4)
+        (BaseType::Real, kinds.real)
     } else if base_text.starts_with("complex") {
-        (BaseType::Complex, 4)
+        (BaseType::Complex, kinds.real)
     } else if base_text.starts_with("logical") {
-        (BaseType::Logical, 4)
+        (BaseType::Logical, kinds.integer)
     } else if base_text.starts_with("character") {
         (BaseType::Character, 1)
     } else {

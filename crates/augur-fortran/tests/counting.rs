@@ -120,7 +120,18 @@ fn arithmetic_by_type() {
             ("i = i / 10", "SISL 1, DICN 1"),
             ("i = mod(i, 2)", "SISL 1, MOC2 1"),
             ("i = modulo(i, 7)", "SISL 1, MOCN 1"),
-            ("x = x / 2.0", "SRSL 1, DRSL 1"),
+            // Real division by a literal power of two: a multiply by the exact
+            // reciprocal when the compiler optimizes; by another literal, a divide.
+            ("x = x / 2.0", "SRSL 1, DRC2 1"),
+            ("d = d / 2.0D+00", "SRDL 1, DRC2 1"),
+            ("d = d / 0.25d0", "SRDL 1, DRC2 1"),
+            ("d = d / (-4)", "SRDL 1, DRC2 1"),
+            ("x = x / 3.0", "SRSL 1, DRSL 1"),
+            ("d = d / 0.1d0", "SRDL 1, DRDL 1"),
+            // X**2.0 is squared by a multiply; X**3.0 stays a call of pow.
+            ("d = d**2.0d0", "SRDL 1, XRE2 1"),
+            ("x = x**2.", "SRSL 1, XRE2 1"),
+            ("d = d**3.0d0", "SRDL 1, XRDL 1"),
             ("i8 = i8 + j8", "SIDL 1, AIDL 1"),
             ("i8 = i8 * j8", "SIDL 1, MIDL 1"),
             ("i8 = i8 / j8", "SIDL 1, DIDL 1"),

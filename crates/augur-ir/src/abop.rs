@@ -230,6 +230,8 @@ abops! {
     175 MMUL "array library" "One multiply-add of the MATMUL intrinsic on real operands (a blocked, vectorized library routine; instead of a multiply and an add per element).";
     176 RNGN "random numbers" "One number made by RANDOM_NUMBER (per element of its argument; the call is a PROC).";
     177 RSED "random numbers" "RANDOM_SEED with an array argument (PUT= or GET=): the generator's state reseeded or copied (the call is a PROC).";
+    178 DRC2 "real double, constant operand" "Divide, real (any kind), by a literal power of two (2.0, 0.5, 4): compilers that optimize multiply by its exact reciprocal.";
+    179 XRE2 "real double, constant operand" "Exponent X**2.0 (a real literal two), real (any kind): compilers that optimize square by a multiply, others call pow.";
 }
 
 /// Number of AbOps in the catalogue.

@@ -16,7 +16,9 @@
 //!   shift (`PW2I`).
 //! * Integer division and `MOD`/`MODULO` by a constant are `DIC2`/`MOC2` (a power of
 //!   two) or `DICN`/`MOCN` (another constant): compilers shift or multiply by the
-//!   reciprocal instead of dividing.
+//!   reciprocal instead of dividing. Real division by a literal power of two is
+//!   `DRC2` (an optimizing compiler multiplies by the exact reciprocal), and `x**2.0`
+//!   is `XRE2` (it squares by a multiply).
 //! * Unary minus is an add; `.AND. .OR. .NOT. .EQV. .NEQV.` are `AND*`; relational
 //!   operators are compares (`C***`) of the promoted operand type.
 //! * An array element costs `ARR1..ARR4` by its rank (4 and more dimensions:
@@ -497,6 +499,14 @@ impl Counter<'_> {
                 return result;
             }
         }
+        // Real division by a literal power of two: an optimizing compiler multiplies by
+        // the exact reciprocal (no -ffast-math needed); its own AbOp, which the machine
+        // prices (a multiply at -O2, a divide at -O0).
+        if op == BinOp::Div && class.is_real() && is_power_of_two_literal(b) {
+            self.convert(oa, class);
+            self.add(AbOp::DRC2);
+            return result;
+        }
         // 2**J with an integer J: a shift.
         if op == BinOp::Pow && class.is_int() && a.int_value() == Some(2) && !ob.constant {
             self.add(AbOp::PW2I);
@@ -514,6 +524,13 @@ impl Counter<'_> {
                 if let Some(ab) = arith(kind, class, global) {
                     self.add(ab);
                 }
+            }
+            BinOp::Pow
+                if class.is_real() && ob.class.is_real() && literal_value(b) == Some(2.0) =>
+            {
+                // X**2.0: squared by a multiply when the compiler optimizes.
+                self.convert(oa, class);
+                self.add(AbOp::XRE2);
             }
             BinOp::Pow => {
                 self.convert(oa, class);
@@ -803,6 +820,31 @@ pub fn promote(a: Class, b: Class) -> Class {
         (Class::RealD, Class::CplxS) | (Class::CplxS, Class::RealD) => Class::CplxD,
         _ if rank(a) >= rank(b) => a,
         _ => b,
+    }
+}
+
+/// Whether `e` is a literal (integer or real, signed or not) whose value is a power of
+/// two, such as `2`, `2.0D+00`, `0.5_dp` or `-4.`: its reciprocal is exact.
+fn is_power_of_two_literal(e: &Expr) -> bool {
+    literal_value(e).is_some_and(|v| v.is_normal() && v.to_bits() & ((1u64 << 52) - 1) == 0)
+}
+
+/// The value of a numeric literal (integer or real, with a sign, a kind suffix or a
+/// `D` exponent), or `None` for anything else.
+fn literal_value(e: &Expr) -> Option<f64> {
+    match &e.kind {
+        ExprKind::Unary(UnOp::Neg, a) => literal_value(a).map(|v| -v),
+        ExprKind::Unary(UnOp::Plus, a) => literal_value(a),
+        ExprKind::Const { value: Some(v), .. } => Some(*v as f64),
+        ExprKind::Const { text, value: None } => {
+            let number = text.split('_').next().unwrap_or("");
+            number
+                .to_ascii_lowercase()
+                .replace(['d', 'q'], "e")
+                .parse::<f64>()
+                .ok()
+        }
+        _ => None,
     }
 }
 

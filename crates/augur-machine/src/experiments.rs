@@ -922,6 +922,34 @@ const INTEGER_INTRINSICS: &[(&str, &str, f64, f64, bool, &str)] = &[
     ("PW2I", "{x} = 2**{x} - {a}", 2.0, 0.0, true, "x = 2**x - a"),
 ];
 
+/// A real division by a literal power of two and a square by the real literal 2.0,
+/// which optimizing compilers turn into multiplies.
+fn real_literal_operands(out: &mut Vec<Experiment>) {
+    out.push(chain(
+        ab("DRC2"),
+        R8,
+        Storage::Local,
+        [(0.0, 0.0), (1.0, 0.0), (0.0, 0.0)],
+        "{x} = {x} / 2.0d0 + {a}",
+        1.0,
+        vec![(add_of(R8, Storage::Local), 1.0)],
+        "dependent chain x = x / 2.0d0 + a (divisor a literal power of two), minus one add",
+    ));
+    out.push(chain(
+        ab("XRE2"),
+        R8,
+        Storage::Local,
+        [(0.0, 0.0), (0.25, 0.0), (0.5, 0.0)],
+        "{x} = {x}**2.0d0 * {a} + {b}",
+        1.0,
+        vec![
+            (ab("MRDL"), 1.0),
+            (add_of(R8, Storage::Local), 1.0),
+        ],
+        "dependent chain x = x**2.0d0 * a + b (exponent the real literal 2), minus a multiply and an add",
+    ));
+}
+
 /// Chains of the integer intrinsics.
 fn integer_intrinsics(out: &mut Vec<Experiment>) {
     for &(m, unit, a, b, minus_add, ctx) in INTEGER_INTRINSICS {
@@ -1284,10 +1312,10 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
     ));
     out.push(direct(
         ab("RSED"),
-        "integer :: n\ninteger, allocatable :: seed(:)\n",
-        "call random_seed(size=n)\nallocate (seed(n))\nseed = 12345\n",
+        "integer :: nseed\ninteger, allocatable :: seed(:)\n",
+        "call random_seed(size=nseed)\nallocate (seed(nseed))\nseed = 12345\n",
         "call random_seed(put=seed)",
-        "call augsi4(n)\n",
+        "call augsi4(nseed)\n",
         1.0,
         vec![(ab("PROC"), 1.0), (ab("ARGL"), 1.0)],
         "RANDOM_SEED(PUT=) of the generator's whole seed array, less the call",
@@ -1317,6 +1345,7 @@ pub fn catalogue() -> Vec<Experiment> {
     stores(&mut out);
     complex_and_conversions(&mut out);
     characters_memory_io(&mut out);
+    real_literal_operands(&mut out);
     out
 }
 

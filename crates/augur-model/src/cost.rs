@@ -372,12 +372,15 @@ impl Coefficients {
 /// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
 /// profile measured before `new` existed prices it at `old`'s cost (real items in text
 /// were `IOIT`, measured with integers; a `MATMUL` multiply-add was a multiply and an
-/// add, and takes the multiply's cost; a random number or a reseeding was a call).
-const SPLIT_FROM: [(AbOp, AbOp); 4] = [
+/// add, and takes the multiply's cost; a random number or a reseeding was a call, a division by a power of two a
+/// division, a square by a literal 2.0 a power).
+const SPLIT_FROM: [(AbOp, AbOp); 6] = [
     (AbOp::IORF, AbOp::IOIT),
     (AbOp::MMUL, AbOp::MRDL),
     (AbOp::RNGN, AbOp::PROC),
     (AbOp::RSED, AbOp::PROC),
+    (AbOp::DRC2, AbOp::DRDL),
+    (AbOp::XRE2, AbOp::XRDL),
 ];
 
 impl CostTable {

@@ -283,7 +283,11 @@ fn front_end(
     sources: &[PathBuf],
     opts: &AnalyzeOptions,
 ) -> Result<(Program, Vec<Option<augur_source::LoadedSource>>), AnalyzeError> {
-    let (program, loaded) = augur_fortran::analyze_with_sources(sources, &opts.front);
+    let front = augur_fortran::FrontEndOptions {
+        default_kinds: augur_fortran::DefaultKinds::from_flags(&opts.toolchain.fflags),
+        ..opts.front.clone()
+    };
+    let (program, loaded) = augur_fortran::analyze_with_sources(sources, &front);
     let errors: Vec<String> = program
         .diagnostics
         .iter()

@@ -480,6 +480,7 @@ impl SourceArgs {
                 include_dirs: self.include.clone(),
             },
             max_syntax_errors: 0,
+            default_kinds: Default::default(),
         }
     }
 }

@@ -152,10 +152,7 @@ pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool) -> St
 /// Analyzes a program dynamically: front end, instrumentation, build, run, profile.
 pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, AnalyzeError> {
     let (program, loaded) = front_end(sources, opts)?;
-    let texts: Vec<Option<&str>> = loaded
-        .iter()
-        .map(|l| l.as_ref().map(|l| l.text.as_str()))
-        .collect();
+    let texts = loaded_texts(&loaded);
     let plan = instrument::plan(&program, &texts);
 
     let tmp = interrupt::temp_dir("augur-build-")
@@ -176,13 +173,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         order: &order,
         opts,
     };
-    let exe = ctx.build(
-        &plan,
-        ("augur_counts_mod.f90", &instrument::module_for(&plan)),
-        instrument::RUNTIME_C,
-        &work,
-        "augur_instrumented",
-    )?;
+    let exe = ctx.build_counting_copy(&plan, &work)?;
 
     let counts_file = work.join("augur-counts.txt");
     let _ = std::fs::remove_file(&counts_file);
@@ -310,11 +301,7 @@ pub fn build_instrumented(
     work: &Path,
 ) -> Result<PathBuf, AnalyzeError> {
     let (program, loaded) = front_end(sources, opts)?;
-    let texts: Vec<Option<&str>> = loaded
-        .iter()
-        .map(|l| l.as_ref().map(|l| l.text.as_str()))
-        .collect();
-    let plan = instrument::plan(&program, &texts);
+    let plan = instrument::plan(&program, &loaded_texts(&loaded));
     let order = compile_order(&program, loaded.len());
     let ctx = BuildContext {
         program: &program,
@@ -323,13 +310,15 @@ pub fn build_instrumented(
         order: &order,
         opts,
     };
-    ctx.build(
-        &plan,
-        ("augur_counts_mod.f90", &instrument::module_for(&plan)),
-        instrument::RUNTIME_C,
-        work,
-        "augur_instrumented",
-    )
+    ctx.build_counting_copy(&plan, work)
+}
+
+/// The texts of the loaded sources (`None` where a file could not be read).
+fn loaded_texts(loaded: &[Option<augur_source::LoadedSource>]) -> Vec<Option<&str>> {
+    loaded
+        .iter()
+        .map(|l| l.as_ref().map(|l| l.text.as_str()))
+        .collect()
 }
 
 struct BuildContext<'a> {
@@ -341,6 +330,18 @@ struct BuildContext<'a> {
 }
 
 impl BuildContext<'_> {
+    /// Builds the counting copy `plan` describes (rewritten sources, the counters'
+    /// module, the C runtime) into `work`: its executable.
+    fn build_counting_copy(&self, plan: &Plan, work: &Path) -> Result<PathBuf, AnalyzeError> {
+        self.build(
+            plan,
+            ("augur_counts_mod.f90", &instrument::module_for(plan)),
+            instrument::RUNTIME_C,
+            work,
+            "augur_instrumented",
+        )
+    }
+
     /// Writes the rewritten sources, the module and the C runtime into `work` and
     /// builds them; compiler messages are mapped back to the original lines.
     fn build(
@@ -615,11 +616,7 @@ fn optimization_report(
 
 /// The plan alone (for tests and for inspecting where counters go).
 pub fn plan_for(program: &Program, loaded: &[Option<augur_source::LoadedSource>]) -> Plan {
-    let texts: Vec<Option<&str>> = loaded
-        .iter()
-        .map(|l| l.as_ref().map(|l| l.text.as_str()))
-        .collect();
-    instrument::plan(program, &texts)
+    instrument::plan(program, &loaded_texts(loaded))
 }
 
 fn paths_match(a: &Path, b: &Path) -> bool {

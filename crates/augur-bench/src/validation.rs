@@ -6,6 +6,7 @@
 use anyhow::Result;
 use augur_model::{Estimate, LoadedMachine, Prediction};
 use augur_program::analyze::failed_run_message;
+use augur_program::scaling::ScaleSpec;
 use augur_program::{AnalyzeError, AnalyzeOptions, ProgramProfile};
 use augur_toolchain::{BuildInput, RunSpec};
 use augur_validate::{relative_error, setup_differences, time_program, Timing};
@@ -66,8 +67,67 @@ pub fn validate_one(
         }
         Err(e) => return Err(e.into()),
     };
-    let prediction = machine.predict(&analysis.profile, options);
-    let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
+    let counted = Counted {
+        program: analysis.program,
+        profile: analysis.profile,
+        stdout: Some(analysis.run.stdout),
+    };
+    time_and_compare(machine, counted, fortran, opts, extra_fflags, runs, options)
+}
+
+/// Analyzes a program at small sizes (`augur analyze --scale`), predicts it at `x`, then
+/// builds and times it at `x`: how well a size never counted is predicted.
+#[allow(clippy::too_many_arguments)]
+pub fn validate_scaled(
+    machine: &LoadedMachine,
+    fortran: &[PathBuf],
+    opts: &AnalyzeOptions,
+    extra_fflags: Vec<String>,
+    spec: &ScaleSpec,
+    x: i64,
+    runs: usize,
+    options: augur_model::PredictOptions,
+) -> Result<Validation> {
+    let analysis = augur_program::scaling::analyze_scaled(fortran, opts, spec, |v| {
+        eprintln!("augur: counting run at {}={v}", spec.symbol)
+    })
+    .map_err(|e| match e {
+        AnalyzeError::Failed { how, run } => {
+            anyhow::anyhow!(failed_run_message(how, &run, opts.stdin.is_some()))
+        }
+        e => e.into(),
+    })?;
+    let profile = augur_program::scaling::profile_at(&analysis.profile, x)?;
+    let counted = Counted {
+        program: analysis.program,
+        profile,
+        stdout: None,
+    };
+    let at_x = augur_program::scaling::options_at(opts, spec, x);
+    let flags = extra_fflags.iter().map(|f| spec.substitute(f, x)).collect();
+    time_and_compare(machine, counted, fortran, &at_x, flags, runs, options)
+}
+
+/// What a counting run (or an extrapolation) gave: the program, its profile and, for a
+/// real run, what it printed.
+struct Counted {
+    program: augur_ir::Program,
+    profile: ProgramProfile,
+    stdout: Option<Vec<u8>>,
+}
+
+/// Predicts the counted profile, builds the program normally and times it.
+fn time_and_compare(
+    machine: &LoadedMachine,
+    counted: Counted,
+    fortran: &[PathBuf],
+    opts: &AnalyzeOptions,
+    extra_fflags: Vec<String>,
+    runs: usize,
+    options: augur_model::PredictOptions,
+) -> Result<Validation> {
+    let prediction = machine.predict(&counted.profile, options);
+    let order = augur_program::analyze::compile_order(&counted.program, fortran.len());
     let input = BuildInput {
         fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
         extra_fflags,
@@ -88,7 +148,7 @@ pub fn validate_one(
     let mut warnings = prediction.warnings.clone();
     let tc = &opts.toolchain;
     let error = relative_error(prediction.total.seconds, timed.timing.median);
-    if timed.stdout != analysis.run.stdout {
+    if counted.stdout.as_ref().is_some_and(|s| *s != timed.stdout) {
         warnings.push(
             "the normally built program printed something else than the instrumented one (nondeterministic output, or a difference in floating-point results); the counts may not describe the timed runs"
                 .to_string(),
@@ -110,9 +170,9 @@ pub fn validate_one(
         error,
         warnings,
         prediction,
-        profile: analysis.profile,
+        profile: counted.profile,
         stdout: timed.stdout,
-        counted_stdout: analysis.run.stdout,
+        counted_stdout: counted.stdout.unwrap_or_default(),
     })
 }
 

@@ -6,6 +6,7 @@
 
 pub mod locality;
 pub mod optreport;
+pub mod scaling;
 
 use augur_ir::{AbOpCounts, BlockKind, LoopKind, UnitKind};
 
@@ -58,6 +59,10 @@ pub struct ProgramProfile {
     /// otherwise the bound from the block counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branches: Option<BranchProfile>,
+    /// Counting runs at several problem sizes and each block's executions as a function
+    /// of the size ([`crate::scaling`]); absent for a profile of one run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<scaling::ScalingProfile>,
 }
 
 /// The branch run's summary: simulated mispredictions against the bound.

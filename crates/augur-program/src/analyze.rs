@@ -106,6 +106,10 @@ pub enum AnalyzeError {
     /// Files could not be written or read.
     #[error("{0}")]
     Io(String),
+    /// A scalable analysis (`--scale`) cannot model the program: its structure or path
+    /// changes with the size, or the size is not used.
+    #[error("{0}")]
+    Scale(String),
     /// Ctrl-C or SIGTERM stopped the analysis ([`augur_toolchain::interrupt`]).
     #[error("interrupted")]
     Interrupted,

@@ -17,6 +17,7 @@ pub mod gcov;
 pub mod instrument;
 pub mod locality;
 pub mod profile;
+pub mod scaling;
 
 pub use analyze::{analyze, build_instrumented, AnalyzeError, AnalyzeOptions};
 pub use augur_program_profile::ProgramProfile;

@@ -87,6 +87,7 @@ pub fn build_profile(
         locality: None,
         optimization: None,
         branches: None,
+        scaling: None,
     }
 }
 

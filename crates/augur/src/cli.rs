@@ -181,6 +181,14 @@ struct PredictCmd {
     /// direction), several times too high for patterned branches; it is always reported.
     #[arg(long)]
     branches: bool,
+    /// Predict at a size never run: NAME=VALUE (n=1024), or NAME=FROM..TO (n=64..4096) for
+    /// a table over the range. The profile must come from `augur analyze --scale`, and
+    /// its sources must be where they were analyzed.
+    #[arg(long, value_name = "NAME=VALUE|NAME=FROM..TO")]
+    at: Option<String>,
+    /// With --at NAME=FROM..TO: draw the predicted time against the size as SVG.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -234,6 +242,13 @@ struct ValidateCmd {
     /// direction), several times too high for patterned branches; it is always reported.
     #[arg(long)]
     branches: bool,
+    /// Count at these sizes only (NAME=V1,V2,V3, `{NAME}` in -D, --args or --stdin), then
+    /// predict and time the program at --at: how well a size never counted is predicted.
+    #[arg(long, value_name = "NAME=V1,V2,V3", requires = "at")]
+    scale: Option<String>,
+    /// With --scale: the size to predict and time (NAME=VALUE).
+    #[arg(long, value_name = "NAME=VALUE", requires = "scale")]
+    at: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -536,6 +551,14 @@ struct AnalyzeArgs {
     /// Show every block, including blocks without operations.
     #[arg(long)]
     all_blocks: bool,
+    /// Count at several sizes for predictions at sizes never run: NAME=V1,V2,V3 (at
+    /// least three), with `{NAME}` where the size goes in -D, --args or --stdin
+    /// (`--scale n=32,48,64 -D N={n}`). Predict with `augur predict --at n=VALUE`.
+    #[arg(long, value_name = "NAME=V1,V2,V3")]
+    scale: Option<String>,
+    /// With --scale: model blocks that run at some sizes only by fits instead of refusing.
+    #[arg(long, requires = "scale")]
+    allow_path_changes: bool,
 }
 
 /// Runs a parsed command line.
@@ -599,11 +622,34 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
         json: p.json,
         overlap: p.overlap.model(),
         branches: p.branches,
+        at: p.at.as_deref().map(crate::scale::At::parse).transpose()?,
+        plot: p.plot,
     })
+}
+
+/// `--scale` and `--at` of `augur validate`, checked against each other.
+fn validate_scale(
+    scale: Option<&str>,
+    at: Option<&str>,
+) -> Result<Option<(augur_program::scaling::ScaleSpec, i64)>> {
+    let (Some(scale), Some(at)) = (scale, at) else {
+        return Ok(None);
+    };
+    let spec = scale_spec(Some(scale), false)?.expect("given");
+    let at = crate::scale::At::parse(at)?;
+    if at.symbol != spec.symbol || at.to.is_some() {
+        bail!(
+            "--at {}: give one value of the scaled variable, --at {}=VALUE",
+            at.symbol,
+            spec.symbol
+        );
+    }
+    Ok(Some((spec, at.from)))
 }
 
 /// `augur validate`.
 fn validate(v: ValidateCmd) -> Result<ExitCode> {
+    let scale = validate_scale(v.scale.as_deref(), v.at.as_deref())?;
     crate::validate::run(
         &v.source,
         &crate::validate::ValidateArgs {
@@ -622,6 +668,7 @@ fn validate(v: ValidateCmd) -> Result<ExitCode> {
             top: v.top.max(1),
             overlap: v.overlap.model(),
             branches: v.branches,
+            scale,
         },
     )
 }
@@ -773,6 +820,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
                 keep_partial: a.keep_partial,
                 keep_build: a.keep_build.clone(),
                 branch_run: !a.no_branch_run,
+                scale: scale_spec(a.scale.as_deref(), a.allow_path_changes)?,
             },
         );
     }
@@ -821,6 +869,22 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The `--scale` option parsed.
+fn scale_spec(
+    text: Option<&str>,
+    allow_path_changes: bool,
+) -> Result<Option<augur_program::scaling::ScaleSpec>> {
+    text.map(|t| {
+        augur_program::scaling::ScaleSpec::parse(t)
+            .map(|s| augur_program::scaling::ScaleSpec {
+                allow_path_changes,
+                ..s
+            })
+            .map_err(anyhow::Error::msg)
+    })
+    .transpose()
 }
 
 /// Writes a file through a temporary file in the same directory and a rename,

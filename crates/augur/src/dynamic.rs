@@ -38,6 +38,8 @@ pub struct DynamicArgs {
     pub keep_build: Option<PathBuf>,
     /// Run the program a second time to simulate branch prediction.
     pub branch_run: bool,
+    /// Counting runs at several sizes (`--scale n=32,48,64`): one scalable profile.
+    pub scale: Option<augur_program::scaling::ScaleSpec>,
 }
 
 /// Whether a path is a C source, an object or an archive (linked, not analyzed).
@@ -112,7 +114,13 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         opts.toolchain.fc,
         opts.toolchain.fflags.join(" ")
     );
-    let analysis = match augur_program::analyze(&fortran, &opts) {
+    let result = match &d.scale {
+        Some(spec) => augur_program::scaling::analyze_scaled(&fortran, &opts, spec, |v| {
+            eprintln!("augur: counting run at {}={v}", spec.symbol)
+        }),
+        None => augur_program::analyze(&fortran, &opts),
+    };
+    let analysis = match result {
         Ok(a) => a,
         Err(AnalyzeError::Failed { how, run }) => {
             show_program_output(&run.stdout, &run.stderr, d.program_output.as_deref())?;
@@ -141,6 +149,9 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot write the profile {}", path.display()))?;
     let mut out = std::io::stdout().lock();
     out.write_all(summary(&analysis.profile).as_bytes())?;
+    if let Some(sc) = &analysis.profile.scaling {
+        out.write_all(scaling_summary(&analysis.profile, sc).as_bytes())?;
+    }
     writeln!(out, "profile written to {}", path.display())?;
     for d in &analysis.program.diagnostics {
         eprint!("{}", d.render(&analysis.program.files));
@@ -302,6 +313,59 @@ pub fn summary(p: &ProgramProfile) -> String {
     }
     for n in &p.notes {
         let _ = writeln!(s, "note: {n}");
+    }
+    s
+}
+
+/// How a scalable profile's blocks scale: the models by kind, and the busiest blocks'.
+fn scaling_summary(
+    p: &ProgramProfile,
+    sc: &augur_program_profile::scaling::ScalingProfile,
+) -> String {
+    use augur_program_profile::scaling::CountModel;
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let values: Vec<String> = sc.values.iter().map(|v| v.to_string()).collect();
+    let _ = writeln!(
+        s,
+        "\nscaling with {} (counting runs at {}): {}",
+        sc.symbol,
+        values.join(", "),
+        crate::scale::models_line(p)
+    );
+    let ops = |b: &augur_program_profile::scaling::BlockScaling| {
+        p.units
+            .get(b.unit)
+            .and_then(|u| u.blocks.get(b.block as usize))
+            .map_or(0.0, |bp| bp.counts.total() * bp.executions.unwrap_or(0.0))
+    };
+    let mut busiest: Vec<_> = sc.blocks.iter().collect();
+    busiest.sort_by(|a, b| ops(b).total_cmp(&ops(a)));
+    for b in busiest.iter().take(6) {
+        let Some(u) = p.units.get(b.unit) else {
+            continue;
+        };
+        let line = u.blocks.get(b.block as usize).map_or(0, |bp| bp.first_line);
+        let how = match &b.model {
+            CountModel::Exact {
+                closed_form,
+                per_entry,
+                symbols,
+                ..
+            } => format!(
+                "exact: {} per entry; {}",
+                closed_form.as_deref().unwrap_or(per_entry),
+                symbols.join(", ")
+            ),
+            CountModel::Constant { value } => format!("constant {value}"),
+            CountModel::Polynomial { form, .. } => format!("polynomial {form}"),
+            CountModel::Fitted(m) => format!(
+                "fitted {} (cross-validation error {:.1}%)",
+                m.describe(&sc.symbol),
+                m.cv_error * 100.0
+            ),
+        };
+        let _ = writeln!(s, "  {}:{:<5} {how}", u.file, line);
     }
     s
 }

@@ -5,6 +5,7 @@ mod cli;
 mod dynamic;
 mod plot;
 mod predict;
+mod scale;
 mod static_report;
 mod stream;
 mod validate;

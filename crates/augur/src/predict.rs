@@ -78,6 +78,10 @@ pub struct PredictArgs {
     pub overlap: Overlap,
     /// Price estimated branch mispredictions into the total.
     pub branches: bool,
+    /// Predict at a size never run (a profile from `augur analyze --scale`).
+    pub at: Option<crate::scale::At>,
+    /// With a range of sizes: the figure's file.
+    pub plot: Option<PathBuf>,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -131,9 +135,35 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         overlap: a.overlap,
         ..PredictOptions::default()
     };
+    if let Some(at) = a.at.as_ref().filter(|at| at.to.is_some()) {
+        if a.profiles.len() != 1 {
+            bail!(
+                "--at {}=FROM..TO sweeps one profile; give exactly one",
+                at.symbol
+            );
+        }
+        print!(
+            "{}",
+            crate::scale::sweep(&a.profiles[0], &machines, options, at, a.plot.as_deref())?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.plot.is_some() {
+        bail!("--plot draws a sweep: give --at NAME=FROM..TO (e.g. --at n=64..4096)");
+    }
     let mut programs = vec![];
     for p in &a.profiles {
-        let profile = ProgramProfile::read(p)?;
+        let mut profile = ProgramProfile::read(p)?;
+        if let Some(at) = &a.at {
+            profile = crate::scale::profile_at_size(&profile, p, at, at.from)?;
+            eprintln!(
+                "augur: {} at {}={}: {}",
+                p.display(),
+                at.symbol,
+                at.from,
+                crate::scale::models_line(&profile)
+            );
+        }
         let mut warnings = source_warnings(&profile, p);
         let preds: Vec<Prediction> = machines
             .iter()
@@ -286,7 +316,7 @@ fn workload_table(
     s
 }
 
-fn truncate(s: &str, n: usize) -> String {
+pub(crate) fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
         s.to_string()
     } else {

@@ -5,7 +5,7 @@ use crate::cli::SourceArgs;
 use crate::dynamic::{analyze_options, DynamicArgs};
 use crate::predict::{fmt_seconds, By, PredictArgs};
 use anyhow::Result;
-use augur_bench::validation::{build_setup, validate_one, Validation};
+use augur_bench::validation::{build_setup, validate_one, validate_scaled, Validation};
 use augur_model::LoadedMachine;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,6 +53,8 @@ pub struct ValidateArgs {
     pub overlap: augur_model::memory::Overlap,
     /// Price estimated branch mispredictions into the total.
     pub branches: bool,
+    /// Analyze at these sizes and validate at `at` (never counted).
+    pub scale: Option<(augur_program::scaling::ScaleSpec, i64)>,
 }
 
 /// Runs `augur validate`.
@@ -72,6 +74,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         keep_partial: false,
         keep_build: None,
         branch_run: true,
+        scale: None,
     };
     let (fortran, opts) = analyze_options(src, &d)?;
     eprintln!(
@@ -80,18 +83,18 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         opts.toolchain.fflags.join(" "),
         v.runs.max(1)
     );
-    let val = validate_one(
-        &machine,
-        &fortran,
-        &opts,
-        preprocessing_flags(src),
-        v.runs,
-        augur_model::PredictOptions {
-            branches: v.branches,
-            overlap: v.overlap,
-            ..augur_model::PredictOptions::default()
-        },
-    )?;
+    let options = augur_model::PredictOptions {
+        branches: v.branches,
+        overlap: v.overlap,
+        ..augur_model::PredictOptions::default()
+    };
+    let flags = preprocessing_flags(src);
+    let val = match &v.scale {
+        Some((spec, x)) => {
+            validate_scaled(&machine, &fortran, &opts, flags, spec, *x, v.runs, options)?
+        }
+        None => validate_one(&machine, &fortran, &opts, flags, v.runs, options)?,
+    };
     if let Some(p) = &v.profile_out {
         let json = serde_json::to_string_pretty(&val.profile)?;
         crate::cli::write_atomically(p, json.as_bytes())?;
@@ -115,6 +118,8 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         json: false,
         overlap: v.overlap,
         branches: v.branches,
+        at: None,
+        plot: None,
     };
     let shown = Path::new(&val.program);
     print!(

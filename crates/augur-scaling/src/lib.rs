@@ -1,0 +1,356 @@
+//! Block executions as functions of the problem size, from counting runs at a few
+//! sizes: P^3T+'s symbolic counting where a block's DO nest has bounds the sums can
+//! follow (exact, checked against every run), otherwise the least model that explains
+//! the runs — a constant, a polynomial checked on a spare run, or Extra-P's normal form
+//! `c0 + c1 · n^i · log2(n)^j` chosen by leave-one-out cross-validation.
+//!
+//! [`block_models`] builds the models from the runs; [`counts_at`] evaluates them at a
+//! size never run, with the program as it is built at that size (its named constants
+//! may depend on the size through `-D`).
+
+pub mod fit;
+pub mod nest;
+pub mod poly;
+pub mod sets;
+
+use augur_ir::Program;
+use augur_program_profile::locality::NestValues;
+use augur_program_profile::scaling::{BlockScaling, CountModel};
+use nest::{Count, Env, OverBudget};
+use num_traits::ToPrimitive;
+use poly::q;
+
+/// Outer iterations an exact count may enumerate at most per loop before it uses its
+/// closed form (or, without one, the fitted model).
+pub const ENUMERATION_BUDGET: u64 = 20_000_000;
+
+/// One counting run at one value of the scale variable.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    /// The scale variable's value.
+    pub value: i64,
+    /// The program as built for this run.
+    pub program: &'a Program,
+    /// Executions per unit and block.
+    pub counts: &'a [Vec<Option<f64>>],
+    /// The values the recorded nests ran with.
+    pub nest_values: &'a [NestValues],
+}
+
+/// The exact count of a nest's loop at one run, given its nest's symbolic iterations.
+struct NestAt<'a> {
+    program: &'a Program,
+    unit: usize,
+    sets: Option<Vec<(Env, i128)>>,
+    entries: Option<f64>,
+}
+
+impl NestAt<'_> {
+    /// Executions of the loop whose iterations per entry `count` gives (`None`: a name
+    /// has no value, or too many iterations to enumerate and no closed form).
+    fn total(&self, count: &Count, closed: Option<&poly::Poly>) -> Option<f64> {
+        let params = nest::parameters(self.program, self.unit);
+        let per = |vars: &Env| -> Option<i128> {
+            let mut env = params.clone();
+            env.extend(vars.iter().map(|(k, v)| (k.clone(), *v)));
+            let mut budget = ENUMERATION_BUDGET;
+            match count.enumerate(&mut env, &mut budget) {
+                Ok(v) => v,
+                Err(OverBudget) => {
+                    let env_q = env.iter().map(|(k, v)| (k.clone(), q(*v as i64))).collect();
+                    let v = closed?.eval(&env_q)?;
+                    v.is_integer().then(|| v.to_integer().to_i128()).flatten()
+                }
+            }
+        };
+        match &self.sets {
+            Some(sets) => {
+                let mut total = 0.0;
+                for (vars, times) in sets {
+                    total += per(vars)? as f64 * *times as f64;
+                }
+                Some(total)
+            }
+            None => Some(per(&Env::new())? as f64 * self.entries?),
+        }
+    }
+}
+
+/// The recorded values of nest `root` of unit `unit` in a run.
+fn nest_values<'a>(
+    program: &Program,
+    values: &'a [NestValues],
+    unit: usize,
+    root: u32,
+) -> Option<&'a NestValues> {
+    let name = &program.units.get(unit)?.name;
+    values.iter().find(|v| &v.unit == name && v.loop_id == root)
+}
+
+/// Whether an observed count equals an exact one.
+fn same_count(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 0.5
+}
+
+/// The exact model of block `bi` of unit `ui`, when its nest's symbolic count equals its
+/// executions in every run and its nest's values extrapolate.
+fn exact_model(runs: &[Run<'_>], ui: usize, bi: usize, symbol: &str) -> Option<CountModel> {
+    let last = runs.last()?;
+    let unit = last.program.units.get(ui)?;
+    let loop_id = unit.blocks.get(bi)?.in_loop?.0;
+    let chain = nest::counted_chain(unit, loop_id);
+    let root = *chain.last()?;
+    let root_entry = unit.loops.get(root as usize)?.entry_block.0 as usize;
+    let xs: Vec<i64> = runs.iter().map(|r| r.value).collect();
+    let per_run: Vec<Option<&NestValues>> = runs
+        .iter()
+        .map(|r| nest_values(r.program, r.nest_values, ui, root))
+        .collect();
+    if per_run.iter().any(|v| v.is_some()) {
+        // The values must extrapolate, or the model could not be used beyond the runs.
+        let recorded: Option<Vec<&NestValues>> = per_run.iter().copied().collect();
+        sets::extrapolate(&xs, &recorded?, xs.last()? + 1)?;
+    }
+    let mut closed_ok = true;
+    let mut closed_last = None;
+    for (r, values) in runs.iter().zip(&per_run) {
+        let u = r.program.units.get(ui)?;
+        let params = nest::parameters(r.program, ui);
+        let count = nest::iterations(u, loop_id, &params)?;
+        let at = NestAt {
+            program: r.program,
+            unit: ui,
+            sets: values.map(sets::as_env),
+            entries: r.counts.get(ui)?.get(root_entry).copied().flatten(),
+        };
+        let observed = r.counts.get(ui)?.get(bi).copied().flatten()?;
+        if !same_count(at.total(&count, None)?, observed) {
+            return None;
+        }
+        let closed = count.closed();
+        closed_ok &= closed
+            .as_ref()
+            .is_some_and(|c| at.total(&count, Some(c)).is_some() && closed_matches(&at, &count, c));
+        closed_last = closed;
+    }
+    let u = last.program.units.get(ui)?;
+    let count = nest::iterations(u, loop_id, &nest::parameters(last.program, ui))?;
+    let symbols = match &per_run.last().copied().flatten() {
+        Some(_) => {
+            let recorded: Vec<&NestValues> = per_run.iter().map(|v| v.unwrap()).collect();
+            sets::describe(&xs, &recorded, symbol)
+        }
+        None => vec![],
+    };
+    Some(CountModel::Exact {
+        loop_id,
+        root,
+        per_entry: count.to_string(),
+        closed_form: closed_last.filter(|_| closed_ok).map(|c| c.to_string()),
+        symbols,
+    })
+}
+
+/// Whether the closed form gives what enumeration gives at this run.
+fn closed_matches(at: &NestAt<'_>, count: &Count, closed: &poly::Poly) -> bool {
+    let params = nest::parameters(at.program, at.unit);
+    let check = |vars: &Env| {
+        let mut env = params.clone();
+        env.extend(vars.iter().map(|(k, v)| (k.clone(), *v)));
+        let mut budget = ENUMERATION_BUDGET;
+        let Ok(Some(e)) = count.enumerate(&mut env, &mut budget) else {
+            return false;
+        };
+        let env_q = env.iter().map(|(k, v)| (k.clone(), q(*v as i64))).collect();
+        closed.eval(&env_q) == Some(q(e as i64))
+    };
+    match &at.sets {
+        Some(sets) => sets.iter().all(|(v, _)| check(v)),
+        None => check(&Env::new()),
+    }
+}
+
+/// The model of a block observed `ys` at `xs` without its nest: constant, polynomial
+/// (checked on a spare run) or fitted.
+fn observed_model(xs: &[i64], ys: &[f64], symbol: &str) -> CountModel {
+    if ys.iter().all(|y| same_count(*y, ys[0])) {
+        return CountModel::Constant { value: ys[0] };
+    }
+    let yq: Vec<poly::Q> = ys.iter().map(|y| q(y.round() as i64)).collect();
+    if let Some(p) = fit::exact_polynomial(xs, &yq, symbol) {
+        let coefficients = p
+            .coefficients_in(symbol)
+            .iter()
+            .map(|c| c.as_constant().unwrap_or_default().to_string())
+            .collect();
+        return CountModel::Polynomial {
+            coefficients,
+            form: p.to_string(),
+        };
+    }
+    let xf: Vec<f64> = xs.iter().map(|x| *x as f64).collect();
+    match fit::fit_power_law(&xf, ys) {
+        Some(m) => CountModel::Fitted(m),
+        None => CountModel::Constant {
+            value: *ys.last().unwrap_or(&0.0),
+        },
+    }
+}
+
+/// The model of every block counted in every run (runs ascending by value, same program
+/// structure): exact where the nest allows, otherwise from the observations.
+pub fn block_models(runs: &[Run<'_>], symbol: &str) -> Vec<BlockScaling> {
+    let Some(last) = runs.last() else {
+        return vec![];
+    };
+    let xs: Vec<i64> = runs.iter().map(|r| r.value).collect();
+    let xf: Vec<f64> = xs.iter().map(|x| *x as f64).collect();
+    let mut out = vec![];
+    for (ui, unit) in last.program.units.iter().enumerate() {
+        for bi in 0..unit.blocks.len() {
+            let observed: Option<Vec<f64>> = runs
+                .iter()
+                .map(|r| r.counts.get(ui)?.get(bi).copied().flatten())
+                .collect();
+            let Some(observed) = observed else { continue };
+            if observed.iter().all(|v| *v == 0.0) {
+                continue;
+            }
+            let fallback = observed_model(&xs, &observed, symbol);
+            let model = exact_model(runs, ui, bi, symbol).unwrap_or_else(|| fallback.clone());
+            let fit = match (&model, &fallback) {
+                (CountModel::Exact { .. }, CountModel::Fitted(m)) => Some(m.clone()),
+                (CountModel::Exact { .. }, _) => fit::fit_power_law(&xf, &observed),
+                _ => None,
+            };
+            out.push(BlockScaling {
+                unit: ui,
+                block: bi as u32,
+                observed,
+                model,
+                fit,
+            });
+        }
+    }
+    out
+}
+
+/// Block executions at a size never run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CountsAt {
+    /// Executions per unit and block (blocks never executed: 0; not counted: `None`).
+    pub counts: Vec<Vec<Option<f64>>>,
+    /// Blocks with an exact model that had to use their fitted one instead.
+    pub fell_back: usize,
+}
+
+/// The value of a model that does not need the nest, at `x`.
+fn observed_value(model: &CountModel, fit: Option<&fit::PowerLaw>, symbol: &str, x: i64) -> f64 {
+    match model {
+        CountModel::Constant { value } => *value,
+        CountModel::Polynomial { coefficients, .. } => {
+            let p = coefficients
+                .iter()
+                .enumerate()
+                .fold(poly::Poly::zero(), |acc, (d, c)| {
+                    let c: poly::Q = c.parse().unwrap_or_default();
+                    acc.add(&poly::Poly::var(symbol).pow(d as u32).scale(&c))
+                });
+            fit::poly_at(&p, symbol, x).unwrap_or(0.0).max(0.0)
+        }
+        CountModel::Fitted(m) => m.eval(x as f64),
+        CountModel::Exact { .. } => fit.map_or(0.0, |m| m.eval(x as f64)),
+    }
+}
+
+/// Every block's executions at `x`, with `program` as built at `x` and the runs'
+/// recorded nest values (`(value, values)` ascending) to extrapolate the scalars from.
+pub fn counts_at(
+    models: &[BlockScaling],
+    program: &Program,
+    runs: &[(i64, &[NestValues])],
+    symbol: &str,
+    x: i64,
+) -> CountsAt {
+    let mut counts: Vec<Vec<Option<f64>>> = program
+        .units
+        .iter()
+        .map(|u| vec![Some(0.0); u.blocks.len()])
+        .collect();
+    // Models that do not need a nest first: an exact model multiplies its nest's entries.
+    for m in models {
+        if let Some(slot) = counts
+            .get_mut(m.unit)
+            .and_then(|u| u.get_mut(m.block as usize))
+        {
+            *slot = Some(observed_value(&m.model, m.fit.as_ref(), symbol, x));
+        }
+    }
+    let xs: Vec<i64> = runs.iter().map(|r| r.0).collect();
+    let mut fell_back = 0;
+    for m in models {
+        let CountModel::Exact {
+            loop_id,
+            root,
+            closed_form,
+            ..
+        } = &m.model
+        else {
+            continue;
+        };
+        let nest = NestRef {
+            unit: m.unit,
+            loop_id: *loop_id,
+            root: *root,
+            closed: closed_form.is_some(),
+        };
+        let value = exact_at(program, runs, &xs, &nest, &counts, x);
+        match value {
+            Some(v) => counts[m.unit][m.block as usize] = Some(v),
+            None => fell_back += 1,
+        }
+    }
+    CountsAt { counts, fell_back }
+}
+
+/// A loop of an exact model: where it is, and whether its closed form was checked.
+struct NestRef {
+    unit: usize,
+    loop_id: u32,
+    root: u32,
+    closed: bool,
+}
+
+/// The exact count of a loop at `x`, or `None` when it cannot be evaluated.
+fn exact_at(
+    program: &Program,
+    runs: &[(i64, &[NestValues])],
+    xs: &[i64],
+    nest: &NestRef,
+    counts: &[Vec<Option<f64>>],
+    x: i64,
+) -> Option<f64> {
+    let (ui, loop_id, root) = (nest.unit, nest.loop_id, nest.root);
+    let unit = program.units.get(ui)?;
+    let count = nest::iterations(unit, loop_id, &nest::parameters(program, ui))?;
+    let recorded: Vec<Option<&NestValues>> = runs
+        .iter()
+        .map(|(_, v)| nest_values(program, v, ui, root))
+        .collect();
+    let sets = match recorded.iter().all(|r| r.is_some()) && !recorded.is_empty() {
+        true => {
+            let r: Vec<&NestValues> = recorded.into_iter().flatten().collect();
+            Some(sets::extrapolate(xs, &r, x)?)
+        }
+        false => None,
+    };
+    let entry = unit.loops.get(root as usize)?.entry_block.0 as usize;
+    let at = NestAt {
+        program,
+        unit: ui,
+        sets,
+        entries: counts.get(ui)?.get(entry).copied().flatten(),
+    };
+    let closed = count.closed().filter(|_| nest.closed);
+    at.total(&count, closed.as_ref())
+}

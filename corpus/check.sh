@@ -16,19 +16,20 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/augur-corpus.XXXXXX")
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$WORK"' EXIT
 
-# name<TAB>files (space separated)<TAB>stdin<TAB>args
+# name|files (space separated)|stdin|args|preprocessing flags
 python3 - "$HERE/corpus.toml" > "$WORK/list.tsv" <<'PY'
 import sys, tomllib
 with open(sys.argv[1], "rb") as f:
     m = tomllib.load(f)
 for p in m["program"]:
-    print("\t".join([p["name"], " ".join(p["files"]), p.get("stdin", ""),
-                     " ".join(p.get("args", []))]))
+    pre = (["-cpp"] if p.get("cpp") else []) + ["-D" + d for d in p.get("defines", [])]
+    print("|".join([p["name"], " ".join(p["files"]), p.get("stdin", ""),
+                     " ".join(p.get("args", [])), " ".join(pre)]))
 PY
 
 printf '%-14s %8s %5s  %s\n' name seconds exit "$OPT $EXTRA"
 nfail=0
-while IFS="$(printf '\t')" read -r name files stdin args; do
+while IFS='|' read -r name files stdin args pre; do
     if [ -n "${ONLY:-}" ]; then
         case " $ONLY " in *" $name "*) ;; *) continue ;; esac
     fi
@@ -43,7 +44,7 @@ while IFS="$(printf '\t')" read -r name files stdin args; do
         obj="$bdir/$n.o"
         case "$f" in
             *.c) $CC $OPT -c "$src" -o "$obj" 2>>"$bdir/build.log" || ok=0 ;;
-            *)   $FC $OPT $EXTRA -J "$bdir" -I "$(dirname "$src")" -c "$src" \
+            *)   $FC $OPT $EXTRA $pre -J "$bdir" -I "$(dirname "$src")" -c "$src" \
                      -o "$obj" 2>>"$bdir/build.log" || ok=0 ;;
         esac
         objs="$objs $obj"

@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 680
+#endif
 !=====================================================================
 ! dense.f90 - Single-precision and double-precision dense linear
 ! algebra in modern syntax: matrix multiply by explicit loops (ikj
@@ -12,7 +15,7 @@
 program dense
   implicit none
   integer, parameter :: dp = kind(1.0d0)
-  integer, parameter :: n = 680, npow = 200
+  integer, parameter :: n = NSIZE, npow = 200
   real, allocatable :: as(:,:), bs(:,:), cs(:,:)
   real(dp), allocatable :: a(:,:), b(:,:), c1(:,:), c2(:,:), c3(:,:), at(:,:)
   real(dp), allocatable :: v(:), w(:)

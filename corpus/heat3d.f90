@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 96
+#endif
 !=====================================================================
 ! heat3d.f90 - Explicit 7-point 3-D heat-equation stencil on a
 ! 96^3 grid in real(kind=dp), written both with explicit triple
@@ -11,7 +14,7 @@
 module heat_cfg
   implicit none
   integer, parameter :: dp = kind(1.0d0)
-  integer, parameter :: n = 96, nsteps = 340
+  integer, parameter :: n = NSIZE, nsteps = 340
   real(dp), parameter :: alpha = 0.1_dp
 end module heat_cfg
 

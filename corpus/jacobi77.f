@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 384
+#endif
 C=====================================================================
 C     JACOBI77 - Jacobi relaxation for the 2-D Poisson equation on a
 C     square grid in single precision, grids kept in COMMON, with a
@@ -10,7 +13,7 @@ C     Runtime class: compute/array-bound (2 x 1 MB, cache resident).
 C=====================================================================
       PROGRAM JACOB7
       INTEGER N, MAXIT
-      PARAMETER (N = 384, MAXIT = 1900)
+      PARAMETER (N = NSIZE, MAXIT = 1900)
       REAL U(N,N), V(N,N), F(N,N)
       COMMON /GRID/ U, V, F
       INTEGER I, J, IT

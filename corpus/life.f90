@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 512
+#endif
 !=====================================================================
 ! life.f90 - Conway's Game of Life on a 512 x 512 torus stored as a
 ! logical array, neighbour counts with explicit periodic indices
@@ -10,7 +13,7 @@
 !=====================================================================
 program life
   implicit none
-  integer, parameter :: n = 512, ngen = 400
+  integer, parameter :: n = NSIZE, ngen = 400
   logical, allocatable :: g(:,:), h(:,:)
   integer, allocatable :: ig(:,:), nb(:,:)
   integer :: i, j, gen, c, im, ip, jm, jp, mism, pop

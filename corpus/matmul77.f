@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 560
+#endif
 C=====================================================================
 C     MATMUL77 - Dense matrix multiply C = A*B in three loop orders
 C     (IJK dot-product form, JKI axpy column form, KIJ row form), all
@@ -10,7 +13,7 @@ C     Runtime class: compute-bound (L3 resident, 3 x 2.5 MB).
 C=====================================================================
       PROGRAM MATM77
       INTEGER N
-      PARAMETER (N = 560)
+      PARAMETER (N = NSIZE)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       DOUBLE PRECISION S1, S2, S3, TRACE
@@ -28,7 +31,7 @@ C=====================================================================
 C
       SUBROUTINE INITM
       INTEGER N
-      PARAMETER (N = 560)
+      PARAMETER (N = NSIZE)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J
@@ -42,7 +45,7 @@ C
 C
       SUBROUTINE MULIJK
       INTEGER N
-      PARAMETER (N = 560)
+      PARAMETER (N = NSIZE)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J, K
@@ -60,7 +63,7 @@ C
 C
       SUBROUTINE MULJKI
       INTEGER N
-      PARAMETER (N = 560)
+      PARAMETER (N = NSIZE)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J, K
@@ -79,7 +82,7 @@ C
 C
       SUBROUTINE MULKIJ
       INTEGER N
-      PARAMETER (N = 560)
+      PARAMETER (N = NSIZE)
       DOUBLE PRECISION A(N,N), B(N,N), C(N,N)
       COMMON /MATS/ A, B, C
       INTEGER I, J, K

@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 460
+#endif
 !=====================================================================
 ! mm6.f90 - Dense matrix multiply C = C + A*B in all six loop orders
 ! (ijk, jik, ikj, kij, jki, kji), one subroutine per order, each
@@ -135,7 +138,7 @@ end module mm6_kernels
 program mm6
   use mm6_kernels
   implicit none
-  integer, parameter :: n = 460
+  integer, parameter :: n = NSIZE
   real(dp), allocatable :: a(:, :), b(:, :), c(:, :)
   real(dp) :: t(6)
   integer :: i, j

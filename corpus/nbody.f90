@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 256
+#endif
 !=====================================================================
 ! nbody.f90 - Gravitational N-body simulation (softened forces,
 ! all pairs i<j, leapfrog integration) using a derived type for the
@@ -54,7 +57,7 @@ end module bodies
 program nbody
   use bodies
   implicit none
-  integer, parameter :: n = 256, nsteps = 2600
+  integer, parameter :: n = NSIZE, nsteps = 2600
   type(body), allocatable :: b(:)
   real(dp) :: dt, eps2, e0, e1, phi, r
   integer :: i, s

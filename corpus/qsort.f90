@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 2000000
+#endif
 !=====================================================================
 ! qsort.f90 - Recursive quicksort (median of three, insertion sort
 ! for short ranges) and recursive merge sort of integer(8) keys from
@@ -132,7 +135,7 @@ end module sorting
 program qsort_prog
   use sorting
   implicit none
-  integer, parameter :: n = 2000000
+  integer, parameter :: n = NSIZE
   integer(i8), allocatable :: a(:), b(:), w(:)
   integer(i8) :: s, chk
   integer :: i, d

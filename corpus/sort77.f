@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 1000000
+#endif
 C=====================================================================
 C     SORT77 - Integer sorting: Shell sort (gap sequence 3h+1) and
 C     heapsort of pseudo-random keys, insertion sort of short runs,
@@ -10,7 +13,7 @@ C     Runtime class: integer, branchy.
 C=====================================================================
       PROGRAM SORT77
       INTEGER N, NSRCH
-      PARAMETER (N = 1000000, NSRCH = 3000000)
+      PARAMETER (N = NSIZE, NSRCH = 3000000)
       INTEGER KEY(N), WRK(N)
       INTEGER I, ISEED, NBAD, NFOUND, IPOS, IBSRCH, ICHK
       EXTERNAL IBSRCH

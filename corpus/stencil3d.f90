@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 210
+#endif
 !=====================================================================
 ! stencil3d.f90 - 3-D 7-point Jacobi diffusion on a 210^3 grid with
 ! fixed hot/cold faces: two 212^3 real(8) arrays (76 MB each, 152 MB
@@ -55,7 +58,7 @@ end module stencil_mod
 program stencil3d
   use stencil_mod
   implicit none
-  integer, parameter :: n = 210, nsweep = 20
+  integer, parameter :: n = NSIZE, nsweep = 20
   real(dp), allocatable :: a(:, :, :), b(:, :, :)
   real(dp) :: c0, c1, r, rsum, tot
   integer :: s, i, j

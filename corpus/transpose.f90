@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 4096
+#endif
 !=====================================================================
 ! transpose.f90 - Out-of-place matrix transpose of a 4096 x 4096
 ! real(8) matrix (128 MB per matrix) done three ways: naive
@@ -12,7 +15,7 @@
 program transp
   implicit none
   integer, parameter :: dp = kind(1.0d0)
-  integer, parameter :: n = 4096, bs = 32, m = 512
+  integer, parameter :: n = NSIZE, bs = 32, m = 512
   real(dp), allocatable :: a(:,:), b(:,:), c(:,:), d(:,:)
   integer :: i, j, ii, jj
   real(dp) :: s1, s2, s3, s4

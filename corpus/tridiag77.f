@@ -1,3 +1,6 @@
+#ifndef NSIZE
+#define NSIZE 1000
+#endif
 C=====================================================================
 C     TRIDIAG77 - Implicit (backward Euler) time stepping of the 1-D
 C     heat equation; each step solves a tridiagonal system with the
@@ -11,7 +14,7 @@ C     Runtime class: call-bound / compute (small arrays, many calls).
 C=====================================================================
       PROGRAM TRID77
       INTEGER N, NSTEP
-      PARAMETER (N = 1000, NSTEP = 56000)
+      PARAMETER (N = NSIZE, NSTEP = 56000)
       DOUBLE PRECISION A(N), B(N), C(N), D(N), U(N), W(N)
       DOUBLE PRECISION R, DT, DX, SODD, SEVEN, S3
       INTEGER I, IS

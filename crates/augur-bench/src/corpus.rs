@@ -46,12 +46,45 @@ pub struct CorpusProgram {
     /// (empty: its standard output).
     #[serde(default)]
     pub expect_in: String,
+    /// How to run it at other sizes (`augur bench scaling`).
+    #[serde(default)]
+    pub scale: Option<ScaleEntry>,
     /// Where its files are (the manifest's directory for the corpus).
     #[serde(skip)]
     pub root: PathBuf,
     /// Where it runs: the current directory when `None` (the corpus), else there.
     #[serde(skip)]
     pub run_dir: Option<PathBuf>,
+}
+
+/// A program's `[scale]` table: the sizes analyzed, the size predicted and timed, and
+/// where the size goes (`{n}` in these, which replace the program's own when given).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleEntry {
+    /// The scale variable's name.
+    #[serde(default = "default_symbol")]
+    pub symbol: String,
+    /// Values analyzed (counting runs), at least three.
+    pub values: Vec<i64>,
+    /// The value predicted from them and timed.
+    pub target: i64,
+    /// Program arguments with `{n}`.
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    /// Preprocessor definitions with `{n}`.
+    #[serde(default)]
+    pub defines: Option<Vec<String>>,
+    /// Input files with `{n}` in their text (written before each run).
+    #[serde(default)]
+    pub inputs: BTreeMap<String, String>,
+    /// Model blocks that run at some sizes only by fits.
+    #[serde(default)]
+    pub allow_path_changes: bool,
+}
+
+fn default_symbol() -> String {
+    "n".to_string()
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,6 +132,7 @@ impl CorpusProgram {
             keep_partial: false,
             keep_build: None,
             branch_run: true,
+            optimization_report: true,
         };
         Ok((fortran, opts))
     }
@@ -149,6 +183,31 @@ impl CorpusProgram {
                 .with_context(|| format!("{}: cannot write the input file", path.display()))?;
         }
         Ok(())
+    }
+
+    /// The program with its `[scale]` templates in place of its arguments, definitions
+    /// and inputs (`{n}` left in them); itself without a `[scale]` table.
+    pub fn with_scale_templates(&self) -> CorpusProgram {
+        let mut p = self.clone();
+        if let Some(s) = &self.scale {
+            if let Some(a) = &s.args {
+                p.args = a.clone();
+            }
+            if let Some(d) = &s.defines {
+                p.defines = d.clone();
+            }
+            p.inputs.extend(s.inputs.clone());
+        }
+        p
+    }
+
+    /// Writes its input files with `{symbol}` = `value` in their text.
+    pub fn write_inputs_at(&self, symbol: &str, value: i64) -> Result<()> {
+        let mut p = self.clone();
+        for text in p.inputs.values_mut() {
+            *text = augur_program_profile::scaling::ScaledInputs::substitute(text, symbol, value);
+        }
+        p.write_inputs()
     }
 
     /// Path of its stdin file, if any.

@@ -54,6 +54,7 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<Verdict> {
             keep_partial: false,
             keep_build: None,
             branch_run: false,
+            optimization_report: true,
         };
         let analysis = augur_program::analyze(&fortran, &opts)
             .map_err(|e| anyhow::anyhow!("{}: augur analyze failed: {e}", p.name))?;

@@ -20,6 +20,7 @@ pub mod counts;
 pub mod front_end;
 pub mod misses;
 pub mod overhead;
+pub mod scaling;
 pub mod suite;
 pub mod validation;
 

@@ -75,6 +75,8 @@ struct RealManifest {
     expect_in: String,
     #[serde(default)]
     part: Part,
+    #[serde(default)]
+    scale: Option<crate::corpus::ScaleEntry>,
     // For the reader of the manifest; augur does not use them.
     #[serde(default, rename = "license")]
     _license: String,
@@ -102,6 +104,7 @@ impl RealManifest {
             inputs: self.inputs,
             expect: self.expect,
             expect_in: self.expect_in,
+            scale: self.scale,
             run_dir: Some(root.clone()),
             root,
         }

@@ -58,6 +58,10 @@ pub struct Interval {
     /// The parameters' uncertainty, as the σ of a log-normal of the same relative
     /// standard deviation.
     pub parameter_log_sd: f64,
+    /// The counts' uncertainty of a profile computed at a size never run
+    /// ([`count_log_sd`]); 0 for counted profiles.
+    #[serde(default)]
+    pub count_log_sd: f64,
 }
 
 impl Interval {
@@ -73,6 +77,24 @@ impl Interval {
             high: t * (Z90 * s).exp(),
             model_log_sd,
             parameter_log_sd,
+            count_log_sd: 0.0,
+        }
+    }
+
+    /// The interval widened by the counts' uncertainty `count_log_sd` (added in log
+    /// space like the others).
+    pub fn with_counts(self, count_log_sd: f64) -> Interval {
+        if count_log_sd <= 0.0 || self.low <= 0.0 {
+            return self;
+        }
+        let t = (self.low * self.high).sqrt();
+        let s = (t / self.low).ln() / Z90;
+        let s = (s * s + count_log_sd * count_log_sd).sqrt();
+        Interval {
+            low: t * (-Z90 * s).exp(),
+            high: t * (Z90 * s).exp(),
+            count_log_sd,
+            ..self
         }
     }
 
@@ -80,6 +102,34 @@ impl Interval {
     pub fn contains(&self, seconds: f64) -> bool {
         (self.low..=self.high).contains(&seconds)
     }
+}
+
+/// The counts' uncertainty of a profile computed at a size never run (`augur predict
+/// --at`): the blocks whose executions come from a fitted model (Extra-P's form) weigh
+/// their cross-validation error by their share of the operations; exact, constant and
+/// polynomial counts add nothing. 0 for a counted profile.
+pub fn count_log_sd(program: &augur_program_profile::ProgramProfile) -> f64 {
+    use augur_program_profile::scaling::CountModel;
+    let Some(sc) = program.scaling.as_ref().filter(|s| s.extrapolated) else {
+        return 0.0;
+    };
+    let total = program.operations;
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let relative: f64 = sc
+        .blocks
+        .iter()
+        .filter_map(|b| {
+            let CountModel::Fitted(m) = &b.model else {
+                return None;
+            };
+            let block = program.units.get(b.unit)?.blocks.get(b.block as usize)?;
+            let share = block.counts.total() * block.executions.unwrap_or(0.0) / total;
+            Some(share * m.cv_error)
+        })
+        .sum();
+    (1.0 + relative).ln()
 }
 
 #[cfg(test)]

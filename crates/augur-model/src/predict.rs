@@ -167,7 +167,8 @@ pub fn predict_with(
         branches_simulated,
         branches_priced: pricing.branches_priced,
         branch_seconds: priced.branch_seconds,
-        interval: Interval::new(&total, model_error_sd(&machine.provenance.fflags)),
+        interval: Interval::new(&total, model_error_sd(&machine.provenance.fflags))
+            .with_counts(crate::interval::count_log_sd(program)),
         model: if table.has_stream() {
             "stream+chain"
         } else {

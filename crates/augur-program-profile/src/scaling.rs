@@ -118,6 +118,11 @@ pub enum CountModel {
         /// How the names the bounds read depend on the scale variable (`nx = n + 2`).
         #[serde(default)]
         symbols: Vec<String>,
+        /// Whether the count is weighted by the value sets recorded at `root` (each with
+        /// its entries, extrapolated), rather than by the executions of `root`'s entry
+        /// block (whose own model must then be exact, constant or polynomial).
+        #[serde(default)]
+        by_value_sets: bool,
     },
     /// The same at every run.
     Constant {

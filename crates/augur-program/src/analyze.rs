@@ -39,6 +39,9 @@ pub struct AnalyzeOptions {
     /// Run the program a second time to simulate its branch predictions
     /// ([`crate::branches`]).
     pub branch_run: bool,
+    /// Compile once more for the compiler's optimization report (vectorized loops,
+    /// inlined calls) kept in the profile.
+    pub optimization_report: bool,
 }
 
 impl AnalyzeOptions {
@@ -58,6 +61,7 @@ impl AnalyzeOptions {
             keep_partial: false,
             keep_build: None,
             branch_run: false,
+            optimization_report: true,
         }
     }
 }
@@ -217,7 +221,11 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     let counters = counters.unwrap_or_else(|| vec![0; plan.counters]);
     let mu = instrument::block_counts(&program, &plan, &counters);
-    let report = optimization_report(&program, sources, &order, opts);
+    let report = if opts.optimization_report {
+        optimization_report(&program, sources, &order, opts)
+    } else {
+        Err("not asked for".to_string())
+    };
     stop_if_interrupted()?;
     let branch_run = if opts.branch_run && !partial {
         match branch_run(&ctx, &texts, report.as_ref().ok(), &work.join("branches")) {

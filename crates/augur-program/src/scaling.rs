@@ -23,6 +23,9 @@ pub struct ScaleSpec {
     /// Model blocks that run at some sizes and not at others by their fits instead of
     /// refusing the analysis.
     pub allow_path_changes: bool,
+    /// The caller writes input files holding the size before each run (so the options
+    /// need not mention `{symbol}`).
+    pub sized_inputs: bool,
 }
 
 impl ScaleSpec {
@@ -55,6 +58,7 @@ impl ScaleSpec {
             symbol: name.to_string(),
             values,
             allow_path_changes: false,
+            sized_inputs: false,
         })
     }
 
@@ -107,8 +111,9 @@ pub fn block_counts_of(profile: &ProgramProfile) -> Vec<Vec<Option<f64>>> {
         .collect()
 }
 
-/// The first difference in structure (units, blocks, each block's operations) between
-/// two programs.
+/// The first difference in structure (units, blocks, each block's lines and statements)
+/// between two programs. Operations may differ: a named constant that is a power of two
+/// at one size turns a division into a multiplication.
 pub fn structure_difference(a: &Program, b: &Program) -> Option<String> {
     if a.units.len() != b.units.len() {
         return Some(format!(
@@ -128,10 +133,13 @@ pub fn structure_difference(a: &Program, b: &Program) -> Option<String> {
             ));
         }
         x.blocks.iter().zip(&y.blocks).find_map(|(p, q)| {
-            (p.counts != q.counts).then(|| {
+            let same = p.span.start.line == q.span.start.line
+                && p.span.end_line == q.span.end_line
+                && p.stmts.len() == q.stmts.len();
+            (!same).then(|| {
                 let file = &a.files.get(p.span.start.file).path;
                 format!(
-                    "the operations of the block at {}:{} differ",
+                    "the statements of the block at {}:{} differ",
                     file.display(),
                     p.span.start.line
                 )
@@ -173,16 +181,24 @@ pub fn analyze_scaled(
     spec: &ScaleSpec,
     mut progress: impl FnMut(i64),
 ) -> Result<Analysis, AnalyzeError> {
-    if !mentions_symbol(opts, spec) {
+    if !spec.sized_inputs && !mentions_symbol(opts, spec) {
         return Err(AnalyzeError::Scale(format!(
             "--scale {s}: no -D, --args or --stdin mentions {{{s}}}, so every run would be the same; write e.g. -D N={{{s}}} or --args \"{{{s}}}\"",
             s = spec.symbol
         )));
     }
     let mut analyses: Vec<Analysis> = vec![];
+    let largest = *spec.values.last().expect("at least three values");
     for &v in &spec.values {
         progress(v);
-        let a = analyze(sources, &options_at(opts, spec, v))?;
+        let mut at_v = options_at(opts, spec, v);
+        // Only the largest run's profile is kept: the others give their block counts,
+        // nest values and shapes, without a branch run or an optimization report.
+        if v != largest {
+            at_v.branch_run = false;
+            at_v.optimization_report = false;
+        }
+        let a = analyze(sources, &at_v)?;
         if let Some(prev) = analyses.last() {
             if let Some(d) = structure_difference(&prev.program, &a.program) {
                 return Err(AnalyzeError::Scale(format!(
@@ -466,7 +482,7 @@ fn program_at(
             .all(|(a, b)| a.name == b.name && a.blocks.len() == b.blocks.len())
         && analyzed
             .clone()
-            .all(|(b, bp)| same_operations(&b.counts, &bp.counts));
+            .all(|(b, bp)| b.span.start.line == bp.first_line && b.span.end_line == bp.last_line);
     if !same {
         return Err(ScaleError::Sources(format!(
             "at {}={x} the program's structure differs from the analyzed one (a size may only change values, not the code: an #if on the size?)",
@@ -704,16 +720,30 @@ pub fn model_shares(profile: &ProgramProfile) -> Vec<(&'static str, usize, f64)>
     out
 }
 
-/// Whether a block's static operations (`ir`) are those of its profile row (`profiled`,
-/// which adds the branch mispredictions spread over its executions).
-fn same_operations(ir: &augur_ir::AbOpCounts, profiled: &augur_ir::AbOpCounts) -> bool {
-    let mut p = profiled.clone();
-    let mut i = ir.clone();
-    for op in [AbOp::BRMP, AbOp::BRMC] {
-        p.add(op, -p.get(op));
-        i.add(op, -i.get(op));
-    }
-    p.iter()
-        .filter(|(_, v)| *v != 0.0)
-        .eq(i.iter().filter(|(_, v)| *v != 0.0))
+/// Blocks with an exact model in `scaled` (a profile from [`profile_at`]) and how many of
+/// them differ from `direct`'s executions (a counting run at the same size): `(exact,
+/// mismatched)`.
+pub fn exact_mismatches(scaled: &ProgramProfile, direct: &ProgramProfile) -> (usize, usize) {
+    let Some(sc) = &scaled.scaling else {
+        return (0, 0);
+    };
+    let (got, want) = (block_counts_of(scaled), block_counts_of(direct));
+    let at = |c: &[Vec<Option<f64>>], b: &augur_program_profile::scaling::BlockScaling| {
+        c.get(b.unit)
+            .and_then(|u| u.get(b.block as usize))
+            .copied()
+            .flatten()
+    };
+    let exact: Vec<_> = sc
+        .blocks
+        .iter()
+        .filter(|b| {
+            matches!(
+                b.model,
+                augur_program_profile::scaling::CountModel::Exact { .. }
+            )
+        })
+        .collect();
+    let bad = exact.iter().filter(|b| at(&got, b) != at(&want, b)).count();
+    (exact.len(), bad)
 }

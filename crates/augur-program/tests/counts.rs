@@ -46,6 +46,7 @@ fn options(
         keep_partial: false,
         keep_build: None,
         branch_run: false,
+        optimization_report: true,
     }
 }
 

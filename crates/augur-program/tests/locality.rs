@@ -287,7 +287,9 @@ fn corpus_mm6_locality_cost() {
         let src = root.join(name);
         let dir = tempfile::tempdir().unwrap();
         let t = Instant::now();
-        let an = augur_program::analyze(&[src], &options(dir.path())).unwrap();
+        let mut opts = options(dir.path());
+        opts.front.load.cpp = true;
+        let an = augur_program::analyze(&[src], &opts).unwrap();
         let wall = t.elapsed().as_secs_f64();
         let loc = an.profile.locality.as_ref().unwrap();
         println!(

@@ -31,6 +31,7 @@ fn spec(values: &[i64]) -> ScaleSpec {
         symbol: "n".into(),
         values: values.to_vec(),
         allow_path_changes: false,
+        sized_inputs: false,
     }
 }
 
@@ -143,6 +144,49 @@ fn exact_counts_hold_at_a_size_never_run() {
         })
         .collect();
     assert!(forms.contains(&"n^3/3 + n^2/2 + n/6"), "{forms:?}");
+}
+
+const ALTERNATING: &str = "\
+program alternating
+  implicit none
+  integer, parameter :: n = NSIZE
+  real(8) :: u(n, n), v(n, n)
+  integer :: s, i, j
+  u = 1.0d0
+  v = 0.0d0
+  do s = 1, 9
+    if (mod(s, 2) == 1) then
+      do j = 2, n - 1
+        do i = 2, n - 1
+          v(i, j) = 0.25d0 * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1))
+        end do
+      end do
+    else
+      u(2:n-1, 2:n-1) = 0.5d0 * (v(2:n-1, 2:n-1) + v(1:n-2, 2:n-1))
+    end if
+  end do
+  print *, sum(u), sum(v(:, 2:n:2))
+end program alternating
+";
+
+#[test]
+fn nests_under_a_condition_and_array_statements_count_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(dir.path(), "alternating.F90", ALTERNATING);
+    let mut o = options(dir.path());
+    o.front.load.defines = vec!["NSIZE={n}".into()];
+    let scaled =
+        analyze_scaled(std::slice::from_ref(&src), &o, &spec(&[16, 24, 40]), |_| {}).unwrap();
+    let at = profile_at(&scaled.profile, 333).unwrap();
+    o.front.load.defines = vec!["NSIZE=333".into()];
+    let direct = augur_program::analyze(&[src], &o).unwrap();
+    let (exact, bad, first) = exact_mismatches(&at, &direct.profile);
+    assert_eq!(bad, 0, "{first}");
+    // The stencil's nest counts from its own loop (entered 5 times of 9), the array
+    // statements from their sections: every operation that grows with n is exact.
+    let shares = augur_program::scaling::model_shares(&at);
+    let exact_share: f64 = shares.iter().filter(|r| r.0 == "exact").map(|r| r.2).sum();
+    assert!(exact >= 4 && exact_share > 0.99, "{shares:?}");
 }
 
 const PARAMETERS: &str = "\

@@ -41,8 +41,13 @@ pub struct Run<'a> {
 struct NestAt<'a> {
     program: &'a Program,
     unit: usize,
+    /// The recorded value sets with their entries, when the count starts at the loop
+    /// they were recorded at.
     sets: Option<Vec<(Env, i128)>>,
+    /// Otherwise the entries of the loop the count starts at...
     entries: Option<f64>,
+    /// ... and the values of the nest's only value set, if recorded.
+    env: Env,
 }
 
 impl NestAt<'_> {
@@ -71,8 +76,29 @@ impl NestAt<'_> {
                 }
                 Some(total)
             }
-            None => Some(per(&Env::new())? as f64 * self.entries?),
+            None => Some(per(&self.env)? as f64 * self.entries?),
         }
+    }
+}
+
+/// The value sets (with their entries), or the entries and the single set's values.
+type Weights = (Option<Vec<(Env, i128)>>, Option<f64>, Env);
+
+/// The weights of a loop's count from loop `root` in one run (or at one size): the
+/// value sets recorded at the nest's outermost loop `outermost` when `root` is that loop,
+/// otherwise `root`'s entries, with the nest's values when it ran with one set only.
+/// `None` when the nest ran with several sets and `root` is inside it.
+fn weights(
+    sets: Option<Vec<(Env, i128)>>,
+    root: u32,
+    outermost: u32,
+    entries: Option<f64>,
+) -> Option<Weights> {
+    match sets {
+        Some(s) if root == outermost => Some((Some(s), None, Env::new())),
+        Some(s) if s.len() == 1 => Some((None, entries, s[0].0.clone())),
+        Some(_) => None,
+        None => Some((None, entries, Env::new())),
     }
 }
 
@@ -92,19 +118,36 @@ fn same_count(a: f64, b: f64) -> bool {
     (a - b).abs() <= 0.5
 }
 
-/// The exact model of block `bi` of unit `ui`, when its nest's symbolic count equals its
-/// executions in every run and its nest's values extrapolate.
+/// The exact model of block `bi` of unit `ui`, when the symbolic count of its loop from
+/// one of the loops of its nest (the outermost first) equals its executions in every run
+/// and the nest's values extrapolate.
 fn exact_model(runs: &[Run<'_>], ui: usize, bi: usize, symbol: &str) -> Option<CountModel> {
-    let last = runs.last()?;
-    let unit = last.program.units.get(ui)?;
+    let unit = runs.last()?.program.units.get(ui)?;
     let loop_id = unit.blocks.get(bi)?.in_loop?.0;
     let chain = nest::counted_chain(unit, loop_id);
-    let root = *chain.last()?;
+    chain
+        .iter()
+        .rev()
+        .find_map(|&root| exact_from(runs, ui, bi, loop_id, root, symbol))
+}
+
+/// [`exact_model`] with the count starting at loop `root`.
+fn exact_from(
+    runs: &[Run<'_>],
+    ui: usize,
+    bi: usize,
+    loop_id: u32,
+    root: u32,
+    symbol: &str,
+) -> Option<CountModel> {
+    let last = runs.last()?;
+    let unit = last.program.units.get(ui)?;
+    let outermost = *nest::counted_chain(unit, loop_id).last()?;
     let root_entry = unit.loops.get(root as usize)?.entry_block.0 as usize;
     let xs: Vec<i64> = runs.iter().map(|r| r.value).collect();
     let per_run: Vec<Option<&NestValues>> = runs
         .iter()
-        .map(|r| nest_values(r.program, r.nest_values, ui, root))
+        .map(|r| nest_values(r.program, r.nest_values, ui, outermost))
         .collect();
     if per_run.iter().any(|v| v.is_some()) {
         // The values must extrapolate, or the model could not be used beyond the runs.
@@ -115,13 +158,15 @@ fn exact_model(runs: &[Run<'_>], ui: usize, bi: usize, symbol: &str) -> Option<C
     let mut closed_last = None;
     for (r, values) in runs.iter().zip(&per_run) {
         let u = r.program.units.get(ui)?;
-        let params = nest::parameters(r.program, ui);
-        let count = nest::iterations(u, loop_id, &params)?;
+        let count = nest::iterations_from(u, loop_id, root)?;
+        let entries = r.counts.get(ui)?.get(root_entry).copied().flatten();
+        let (sets, entries, env) = weights(values.map(sets::as_env), root, outermost, entries)?;
         let at = NestAt {
             program: r.program,
             unit: ui,
-            sets: values.map(sets::as_env),
-            entries: r.counts.get(ui)?.get(root_entry).copied().flatten(),
+            sets,
+            entries,
+            env,
         };
         let observed = r.counts.get(ui)?.get(bi).copied().flatten()?;
         if !same_count(at.total(&count, None)?, observed) {
@@ -133,22 +178,49 @@ fn exact_model(runs: &[Run<'_>], ui: usize, bi: usize, symbol: &str) -> Option<C
             .is_some_and(|c| at.total(&count, Some(c)).is_some() && closed_matches(&at, &count, c));
         closed_last = closed;
     }
-    let u = last.program.units.get(ui)?;
-    let count = nest::iterations(u, loop_id, &nest::parameters(last.program, ui))?;
-    let symbols = match &per_run.last().copied().flatten() {
-        Some(_) => {
-            let recorded: Vec<&NestValues> = per_run.iter().map(|v| v.unwrap()).collect();
-            sets::describe(&xs, &recorded, symbol)
-        }
+    let count = nest::iterations_from(unit, loop_id, root)?;
+    let mut symbols = match per_run
+        .iter()
+        .copied()
+        .collect::<Option<Vec<&NestValues>>>()
+    {
+        Some(recorded) => sets::describe(&xs, &recorded, symbol),
         None => vec![],
     };
+    symbols.extend(named_constants(runs, ui, &count, symbol));
     Some(CountModel::Exact {
         loop_id,
         root,
         per_entry: count.to_string(),
         closed_form: closed_last.filter(|_| closed_ok).map(|c| c.to_string()),
         symbols,
+        by_value_sets: root == outermost && per_run.iter().all(|v| v.is_some()),
     })
+}
+
+/// How the named constants a count reads depend on the scale variable (`n = n` for a
+/// `-D N={n}` build), for those that follow a polynomial.
+fn named_constants(runs: &[Run<'_>], ui: usize, count: &Count, symbol: &str) -> Vec<String> {
+    let Some(closed) = count.closed() else {
+        return vec![];
+    };
+    let xs: Vec<i64> = runs.iter().map(|r| r.value).collect();
+    let params: Vec<Env> = runs
+        .iter()
+        .map(|r| nest::parameters(r.program, ui))
+        .collect();
+    closed
+        .vars()
+        .into_iter()
+        .filter_map(|name| {
+            let ys: Option<Vec<poly::Q>> = params
+                .iter()
+                .map(|p| p.get(&name).map(|v| q(*v as i64)))
+                .collect();
+            let p = fit::exact_polynomial(&xs, &ys?, symbol)?;
+            Some(format!("{name} = {p}"))
+        })
+        .collect()
 }
 
 /// Whether the closed form gives what enumeration gives at this run.
@@ -166,7 +238,7 @@ fn closed_matches(at: &NestAt<'_>, count: &Count, closed: &poly::Poly) -> bool {
     };
     match &at.sets {
         Some(sets) => sets.iter().all(|(v, _)| check(v)),
-        None => check(&Env::new()),
+        None => check(&at.env),
     }
 }
 
@@ -206,6 +278,7 @@ pub fn block_models(runs: &[Run<'_>], symbol: &str) -> Vec<BlockScaling> {
     let xs: Vec<i64> = runs.iter().map(|r| r.value).collect();
     let xf: Vec<f64> = xs.iter().map(|x| *x as f64).collect();
     let mut out = vec![];
+    let mut fallbacks = vec![];
     for (ui, unit) in last.program.units.iter().enumerate() {
         for bi in 0..unit.blocks.len() {
             let observed: Option<Vec<f64>> = runs
@@ -230,9 +303,52 @@ pub fn block_models(runs: &[Run<'_>], symbol: &str) -> Vec<BlockScaling> {
                 model,
                 fit,
             });
+            fallbacks.push(fallback);
         }
     }
+    demote_fitted_entries(&mut out, &fallbacks, last.program);
     out
+}
+
+/// An exact count not weighted by recorded value sets multiplies its root loop's entries:
+/// when those come from a fitted model, so does the count, which takes its own fallback
+/// model instead. Outer loops first, so that a demotion reaches the loops inside.
+fn demote_fitted_entries(models: &mut [BlockScaling], fallbacks: &[CountModel], program: &Program) {
+    let root_of = |m: &BlockScaling| match &m.model {
+        CountModel::Exact {
+            root,
+            by_value_sets: false,
+            ..
+        } => Some(*root),
+        _ => None,
+    };
+    let depth = |m: &BlockScaling| {
+        root_of(m)
+            .and_then(|r| program.units.get(m.unit)?.loops.get(r as usize))
+            .map_or(0, |l| l.depth)
+    };
+    let mut order: Vec<usize> = (0..models.len()).collect();
+    order.sort_by_key(|&i| depth(&models[i]));
+    for i in order {
+        let Some(root) = root_of(&models[i]) else {
+            continue;
+        };
+        let Some(unit) = program.units.get(models[i].unit) else {
+            continue;
+        };
+        let Some(lp) = unit.loops.get(root as usize) else {
+            continue;
+        };
+        let entry = lp.entry_block.0;
+        let entry_kind = models
+            .iter()
+            .find(|m| m.unit == models[i].unit && m.block == entry)
+            .map(|m| m.model.kind());
+        if !matches!(entry_kind, Some("exact" | "constant" | "polynomial")) {
+            models[i].model = fallbacks[i].clone();
+            models[i].fit = None;
+        }
+    }
 }
 
 /// Block executions at a size never run.
@@ -288,7 +404,19 @@ pub fn counts_at(
     }
     let xs: Vec<i64> = runs.iter().map(|r| r.0).collect();
     let mut fell_back = 0;
-    for m in models {
+    // Outer roots first: a count from an inner loop multiplies that loop's entries,
+    // which an outer exact count may give.
+    let depth = |m: &&BlockScaling| match &m.model {
+        CountModel::Exact { root, .. } => program
+            .units
+            .get(m.unit)
+            .and_then(|u| u.loops.get(*root as usize))
+            .map_or(0, |l| l.depth),
+        _ => 0,
+    };
+    let mut ordered: Vec<&BlockScaling> = models.iter().collect();
+    ordered.sort_by_key(depth);
+    for m in ordered {
         let CountModel::Exact {
             loop_id,
             root,
@@ -332,10 +460,11 @@ fn exact_at(
 ) -> Option<f64> {
     let (ui, loop_id, root) = (nest.unit, nest.loop_id, nest.root);
     let unit = program.units.get(ui)?;
-    let count = nest::iterations(unit, loop_id, &nest::parameters(program, ui))?;
+    let count = nest::iterations_from(unit, loop_id, root)?;
+    let outermost = *nest::counted_chain(unit, loop_id).last()?;
     let recorded: Vec<Option<&NestValues>> = runs
         .iter()
-        .map(|(_, v)| nest_values(program, v, ui, root))
+        .map(|(_, v)| nest_values(program, v, ui, outermost))
         .collect();
     let sets = match recorded.iter().all(|r| r.is_some()) && !recorded.is_empty() {
         true => {
@@ -345,11 +474,14 @@ fn exact_at(
         false => None,
     };
     let entry = unit.loops.get(root as usize)?.entry_block.0 as usize;
+    let entries = counts.get(ui)?.get(entry).copied().flatten();
+    let (sets, entries, env) = weights(sets, root, outermost, entries)?;
     let at = NestAt {
         program,
         unit: ui,
         sets,
-        entries: counts.get(ui)?.get(entry).copied().flatten(),
+        entries,
+        env,
     };
     let closed = count.closed().filter(|_| nest.closed);
     at.total(&count, closed.as_ref())

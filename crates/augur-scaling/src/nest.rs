@@ -82,6 +82,14 @@ impl IntExpr {
             return None;
         }
         match &e.kind {
+            // A named constant stays a name (valued per program by `parameters`), so that
+            // counts read `n^2/2`, not a number of one build.
+            ExprKind::Const {
+                text,
+                value: Some(_),
+            } if text.starts_with(|c: char| c.is_ascii_alphabetic()) => {
+                Some(IntExpr::Poly(Poly::var(&text.to_ascii_lowercase())))
+            }
             ExprKind::Const { value: Some(v), .. } => Some(IntExpr::Poly(Poly::int(*v))),
             ExprKind::Var(v) if v.rank == 0 => Some(IntExpr::Poly(Poly::var(&v.name))),
             ExprKind::Unary(UnOp::Neg, a) => Some(IntExpr::arith(
@@ -148,8 +156,8 @@ pub enum Count {
         lo: IntExpr,
         /// Last value (inclusive).
         hi: IntExpr,
-        /// Step (nonzero constant).
-        step: i64,
+        /// Step (nonzero when evaluated; a constant or a scalar such as a tile size).
+        step: IntExpr,
         /// What each iteration counts.
         body: Box<Count>,
     },
@@ -175,10 +183,13 @@ impl Count {
             } => {
                 let inner = body.closed()?;
                 let (lo, hi) = (lo.as_poly()?, hi.as_poly()?);
-                match step {
-                    1 => Some(sum_over(&inner, var, lo, hi)),
-                    -1 => Some(sum_over(&inner, var, hi, lo)),
-                    _ => None,
+                let step = step.as_poly()?.as_constant()?;
+                if step == crate::poly::q(1) {
+                    Some(sum_over(&inner, var, lo, hi))
+                } else if step == crate::poly::q(-1) {
+                    Some(sum_over(&inner, var, hi, lo))
+                } else {
+                    None
                 }
             }
         }
@@ -198,10 +209,13 @@ impl Count {
         else {
             return Ok(Some(1));
         };
-        let (Some(lo), Some(hi)) = (lo.eval(env), hi.eval(env)) else {
+        let (Some(lo), Some(hi), Some(step)) = (lo.eval(env), hi.eval(env), step.eval(env)) else {
             return Ok(None);
         };
-        let trips = trip_count(lo, hi, i128::from(*step));
+        if step == 0 {
+            return Ok(None);
+        }
+        let trips = trip_count(lo, hi, step);
         if **body == Count::One || trips == 0 {
             return Ok(Some(trips));
         }
@@ -212,7 +226,7 @@ impl Count {
         let saved = env.get(var).copied();
         let mut total: i128 = 0;
         for t in 0..trips {
-            env.insert(var.clone(), lo + t * i128::from(*step));
+            env.insert(var.clone(), lo + t * step);
             let Some(v) = body.enumerate(env, budget)? else {
                 return Ok(None);
             };
@@ -248,10 +262,9 @@ impl fmt::Display for Count {
                 step,
                 body,
             } => {
-                let st = if *step == 1 {
-                    String::new()
-                } else {
-                    format!(", {step}")
+                let st = match step.as_poly().and_then(|p| p.as_constant()) {
+                    Some(c) if c == crate::poly::q(1) => String::new(),
+                    _ => format!(", {step}"),
                 };
                 match **body {
                     Count::One => write!(f, "trips({var} = {lo}, {hi}{st})"),
@@ -262,13 +275,15 @@ impl fmt::Display for Count {
     }
 }
 
-/// The DO loops enclosing (and including) loop `id` that make its nest, innermost
-/// first, up to the first loop that is not a counted DO: their ids.
+/// The loops enclosing (and including) loop `id` that make its nest, innermost first:
+/// `id` itself (a counted DO or the elements of an array statement), then the counted
+/// DO loops around it up to the first loop that is not one: their ids.
 pub fn counted_chain(unit: &Unit, id: u32) -> Vec<u32> {
     let mut out = vec![];
     let mut at = Some(id);
     while let Some(l) = at.and_then(|i| unit.loops.get(i as usize)) {
-        if l.kind != LoopKind::Counted {
+        let elements = out.is_empty() && l.kind == LoopKind::ArrayElements;
+        if l.kind != LoopKind::Counted && !elements {
             break;
         }
         out.push(l.id.0);
@@ -277,27 +292,123 @@ pub fn counted_chain(unit: &Unit, id: u32) -> Vec<u32> {
     out
 }
 
+/// The outermost loop of the nest of loop `id` ([`counted_chain`]), when it is a counted
+/// DO (the loop whose entries the run records values at).
+pub fn nest_root(unit: &Unit, id: u32) -> Option<u32> {
+    let chain = counted_chain(unit, id);
+    let root = *chain.last()?;
+    (unit.loops.get(root as usize)?.kind == LoopKind::Counted).then_some(root)
+}
+
+/// The elements of array statement loop `id` per execution of its statement: nested
+/// sums over the section's index ranges (`a(2:n-1, :)`, declared extents for `:` and
+/// whole arrays), found as the reference the loop's element count names.
+fn elements(unit: &Unit, id: u32, inner: Count) -> Option<Count> {
+    let l = unit.loops.get(id as usize)?;
+    let wanted = l.elements.as_deref()?;
+    let si = *unit.blocks.get(l.header_block.0 as usize)?.stmts.first()?;
+    let mut found = None;
+    for e in statement_exprs(&unit.stmts.get(si as usize)?.kind) {
+        visit(e, &mut |x| {
+            if found.is_none() && x.array && format!("size({x})") == wanted {
+                found = Some(x.clone());
+            }
+        });
+    }
+    let reference = found?;
+    let (name, subs) = match &reference.kind {
+        ExprKind::Elem(v, subs) => (&v.name, Some(subs)),
+        ExprKind::Var(v) => (&v.name, None),
+        _ => return None,
+    };
+    let dims = &unit.symbol(name)?.dims;
+    let mut count = inner;
+    for (d, dim) in dims.iter().enumerate().rev() {
+        let (lo, hi, step) = match subs.map(|s| s.get(d)) {
+            Some(Some(augur_ir::Subscript::Index(_))) => continue,
+            Some(Some(augur_ir::Subscript::Range(lo, hi, st))) => {
+                let lo = lo.as_ref().map(IntExpr::of);
+                let hi = hi.as_ref().map(IntExpr::of);
+                let step = match st {
+                    None => IntExpr::Poly(Poly::int(1)),
+                    Some(e) => IntExpr::of(e)?,
+                };
+                match (lo, hi, st) {
+                    (Some(lo), Some(hi), _) => (lo?, hi?, step),
+                    (None, None, None) => whole_dimension(dim)?,
+                    _ => return None,
+                }
+            }
+            Some(None) => return None,
+            None => whole_dimension(dim)?,
+        };
+        count = Count::Sum {
+            var: format!("#{id}.{d}"),
+            lo,
+            hi,
+            step,
+            body: Box::new(count),
+        };
+    }
+    Some(count)
+}
+
+/// `1 .. extent` of a dimension whose extent the declaration gives as a constant.
+fn whole_dimension(dim: &augur_ir::Dim) -> Option<(IntExpr, IntExpr, IntExpr)> {
+    let extent = dim.extent?;
+    let one = IntExpr::Poly(Poly::int(1));
+    Some((one.clone(), IntExpr::Poly(Poly::int(extent)), one))
+}
+
+/// The expressions of a statement.
+fn statement_exprs(kind: &StmtKind) -> Vec<&Expr> {
+    match kind {
+        StmtKind::Assign { lhs, rhs } => vec![lhs, rhs],
+        StmtKind::Call { args, .. } | StmtKind::Io { items: args, .. } => args.iter().collect(),
+        StmtKind::If { cond, .. } | StmtKind::LogicalIf { cond, .. } => vec![cond],
+        StmtKind::Where { mask, .. } => vec![mask],
+        _ => vec![],
+    }
+}
+
+/// Calls `f` on `e` and every expression inside it (subscripts included).
+fn visit<'e>(e: &'e Expr, f: &mut impl FnMut(&'e Expr)) {
+    f(e);
+    for o in e.operands() {
+        visit(o, f);
+    }
+    for o in e.subscript_exprs() {
+        visit(o, f);
+    }
+}
+
 /// The iterations of counted loop `id` over one entry of the outermost loop of its nest
 /// ([`counted_chain`]): `None` when a loop of the chain has bounds that are not integer
 /// expressions of scalars (array elements, function references) or a step that is not
-/// a nonzero constant.
-pub fn iterations(unit: &Unit, id: u32, params: &Env) -> Option<Count> {
+/// an integer expression of scalars.
+pub fn iterations(unit: &Unit, id: u32) -> Option<Count> {
+    let root = *counted_chain(unit, id).last()?;
+    iterations_from(unit, id, root)
+}
+
+/// The iterations of loop `id` over one entry of loop `root`, one of the loops of its
+/// nest ([`counted_chain`]); `None` as [`iterations`].
+pub fn iterations_from(unit: &Unit, id: u32, root: u32) -> Option<Count> {
     let chain = counted_chain(unit, id);
-    if chain.is_empty() {
-        return None;
-    }
+    let at = chain.iter().position(|l| *l == root)?;
     let mut count = Count::One;
-    for l in chain {
+    for &l in &chain[..=at] {
+        if unit.loops[l as usize].kind == LoopKind::ArrayElements {
+            count = elements(unit, l, count)?;
+            continue;
+        }
         let exprs = do_exprs(unit, l)?;
         let var = unit.loops[l as usize].var.clone()?;
         let lo = IntExpr::of(exprs.first()?)?;
         let hi = IntExpr::of(exprs.get(1)?)?;
         let step = match exprs.get(2) {
-            None => 1,
-            Some(e) => {
-                let v = IntExpr::of(e)?.eval(params)?;
-                i64::try_from(v).ok().filter(|s| *s != 0)?
-            }
+            None => IntExpr::Poly(Poly::int(1)),
+            Some(e) => IntExpr::of(e)?,
         };
         count = Count::Sum {
             var,

@@ -18,7 +18,7 @@ fn innermost(body: &str) -> Count {
     let program = augur_fortran::analyze(&[path], &Default::default());
     let unit = &program.units[0];
     let deepest = unit.loops.iter().max_by_key(|l| l.depth).unwrap();
-    nest::iterations(unit, deepest.id.0, &nest::parameters(&program, 0)).unwrap()
+    nest::iterations(unit, deepest.id.0).unwrap()
 }
 
 fn at(c: &Count, n: i64, m: i64) -> i128 {
@@ -132,5 +132,5 @@ fn bounds_the_sums_cannot_follow_are_refused() {
     let program = augur_fortran::analyze(&[path], &Default::default());
     let unit = &program.units[0];
     let inner = unit.loops.iter().max_by_key(|l| l.depth).unwrap();
-    assert!(nest::iterations(unit, inner.id.0, &nest::parameters(&program, 0)).is_none());
+    assert!(nest::iterations(unit, inner.id.0).is_none());
 }

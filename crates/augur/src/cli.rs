@@ -189,6 +189,9 @@ struct PredictCmd {
     /// With --at NAME=FROM..TO: draw the predicted time against the size as SVG.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
+    /// With --at NAME=VALUE: also write the program profile computed at that size.
+    #[arg(long, value_name = "FILE", requires = "at")]
+    profile_out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -309,6 +312,36 @@ enum BenchCommand {
         /// or the analyzer) and keep only the measured times.
         #[arg(long, requires = "replay")]
         recount: bool,
+    },
+    /// Prediction at sizes never run: per program with a `[scale]` table in its manifest,
+    /// counting runs at its small sizes, the prediction at its target size from them
+    /// beside a direct counting run there, timed runs at the target, and the errors.
+    Scaling {
+        /// Machine profile (library name or file); its compiler and flags build the programs.
+        #[arg(short, long)]
+        machine: String,
+        /// Timed runs at the target size (the median is compared).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Only these programs (default: all with a [scale] table).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The corpus manifest.
+        #[arg(long, default_value = "corpus/corpus.toml", conflicts_with = "suite")]
+        manifest: PathBuf,
+        /// A suite of real programs instead of the corpus (bench/real).
+        #[arg(long, value_name = "DIR")]
+        suite: Option<PathBuf>,
+        /// With --suite: the directory holding each program's sources in NAME/
+        /// (default: $AUGUR_REAL_SOURCES, else ~/.cache/augur/real).
+        #[arg(long, value_name = "DIR", requires = "suite")]
+        sources: Option<PathBuf>,
+        /// With --suite: the part taken.
+        #[arg(long, value_enum, default_value = "all", requires = "suite")]
+        part: PartArg,
+        /// Keep each program's scalable and direct profiles and measured times in DIR.
+        #[arg(long, value_name = "DIR")]
+        save: Option<PathBuf>,
     },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
@@ -624,6 +657,7 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
         branches: p.branches,
         at: p.at.as_deref().map(crate::scale::At::parse).transpose()?,
         plot: p.plot,
+        profile_out: p.profile_out,
     })
 }
 
@@ -724,6 +758,34 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
         } => {
             augur_bench::overhead::run(&manifest, &fc, &fflags, runs.max(1), &only)?;
             Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Scaling {
+            machine,
+            runs,
+            only,
+            manifest,
+            suite,
+            sources,
+            part,
+            save,
+        } => {
+            let sources = real_sources(sources);
+            let programs = match &suite {
+                Some(dir) => augur_bench::accuracy::ProgramSet::Suite {
+                    manifests: dir,
+                    sources: &sources,
+                    part: part.choice(),
+                },
+                None => augur_bench::accuracy::ProgramSet::Corpus(&manifest),
+            };
+            augur_bench::scaling::run(&augur_bench::scaling::ScalingArgs {
+                programs,
+                machine: &machine,
+                runs: runs.max(1),
+                only: &only,
+                save: save.as_deref(),
+            })
+            .map(exit_code)
         }
         BenchCommand::Accuracy {
             machine,

@@ -102,6 +102,7 @@ pub fn analyze_options(
         keep_partial: d.keep_partial,
         keep_build: d.keep_build.clone(),
         branch_run: d.branch_run,
+        optimization_report: true,
     };
     Ok((fortran, opts))
 }

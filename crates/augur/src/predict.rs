@@ -82,6 +82,8 @@ pub struct PredictArgs {
     pub at: Option<crate::scale::At>,
     /// With a range of sizes: the figure's file.
     pub plot: Option<PathBuf>,
+    /// With one size: where to write the profile computed at that size.
+    pub profile_out: Option<PathBuf>,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -156,6 +158,10 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         let mut profile = ProgramProfile::read(p)?;
         if let Some(at) = &a.at {
             profile = crate::scale::profile_at_size(&profile, p, at, at.from)?;
+            if let Some(out) = &a.profile_out {
+                let json = serde_json::to_string_pretty(&profile)?;
+                crate::cli::write_atomically(out, json.as_bytes())?;
+            }
             eprintln!(
                 "augur: {} at {}={}: {}",
                 p.display(),

@@ -191,7 +191,7 @@ fn figure(
             )
             .margin(15)
             .x_label_area_size(45)
-            .y_label_area_size(70)
+            .y_label_area_size(95)
             .build_cartesian_2d(
                 (xlo * 0.8..xhi * 1.25).log_scale(),
                 (ylo * 0.5..yhi * 2.0).log_scale(),
@@ -200,7 +200,12 @@ fn figure(
         chart
             .configure_mesh()
             .x_desc(symbol)
-            .y_desc("seconds")
+            .y_desc("predicted time")
+            .x_labels(8)
+            .y_labels(8)
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| crate::predict::fmt_seconds(*v))
+            .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| e.to_string())?;
         for (k, name) in machines.iter().enumerate() {

@@ -120,6 +120,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         branches: v.branches,
         at: None,
         plot: None,
+        profile_out: None,
     };
     let shown = Path::new(&val.program);
     print!(

@@ -19,6 +19,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["augur-program-profile", "augur-machine-profile"],
     ),
     ("augur-locality", &["augur-ir", "augur-program-profile"]),
+    // Counts as functions of the size: math over the IR and the profile's model types.
+    ("augur-scaling", &["augur-ir", "augur-program-profile"]),
     // The program wing.
     (
         "augur-program",
@@ -29,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "augur-program-profile",
             "augur-toolchain",
             "augur-locality",
+            "augur-scaling",
         ],
     ),
     // The machine wing.

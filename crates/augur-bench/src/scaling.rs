@@ -29,6 +29,9 @@ pub struct ScalingArgs<'a> {
     pub only: &'a [String],
     /// Keep each program's scalable and direct profiles and its measured times here.
     pub save: Option<&'a Path>,
+    /// Re-price the profiles and times kept by `save` in this directory (after a model
+    /// change) instead of analyzing and timing.
+    pub replay: Option<&'a Path>,
 }
 
 /// One program's outcome.
@@ -70,7 +73,9 @@ pub fn run(a: &ScalingArgs) -> Result<Verdict> {
     let machine = LoadedMachine::load(a.machine)?;
     let (fc, fflags) = build_setup(&machine, None, None);
     let tc = Toolchain::detect(&fc, &fflags)?;
-    tc.check_flags()?;
+    if a.replay.is_none() {
+        tc.check_flags()?;
+    }
     let programs = scalable_programs(a)?;
     println!(
         "augur bench scaling: {} program(s) on {} ({}), built with {} {}",
@@ -118,6 +123,9 @@ pub fn run(a: &ScalingArgs) -> Result<Verdict> {
 /// timed runs of one program.
 fn one(a: &ScalingArgs, p: &CorpusProgram, machine: &LoadedMachine, tc: &Toolchain) -> Result<Row> {
     let entry: &ScaleEntry = p.scale.as_ref().context("no [scale] table")?;
+    if let Some(dir) = a.replay {
+        return replay(dir, p, entry, machine);
+    }
     let tp = p.with_scale_templates();
     let (fortran, opts) = tp.analyze_options(&tp.root, tc)?;
     let spec = ScaleSpec {
@@ -192,6 +200,39 @@ fn one(a: &ScalingArgs, p: &CorpusProgram, machine: &LoadedMachine, tc: &Toolcha
     })
 }
 
+/// A program's row from the profiles and times kept by `--save` in `dir`.
+fn replay(
+    dir: &Path,
+    p: &CorpusProgram,
+    entry: &ScaleEntry,
+    machine: &LoadedMachine,
+) -> Result<Row> {
+    let read = |what: &str| -> Result<String> {
+        let path = dir.join(format!("{}.{what}.json", p.name));
+        std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {} (made by --save?)", path.display()))
+    };
+    let scaled: ProgramProfile = serde_json::from_str(&read("scaled")?)?;
+    let direct: ProgramProfile = serde_json::from_str(&read("direct")?)?;
+    let runs: Vec<f64> = serde_json::from_str(&read("timing")?)?;
+    let measured = augur_validate::Timing::from_runs(runs).median;
+    let at = profile_at(&scaled, entry.target)?;
+    let options = PredictOptions::default();
+    let values: Vec<String> = entry.values.iter().map(|v| v.to_string()).collect();
+    Ok(Row {
+        name: p.name.clone(),
+        sizes: format!("{} -> {}", values.join(","), entry.target),
+        work_ratio: scaled.operations / direct.operations.max(1.0),
+        exact_share: exact_share(&at),
+        exact: exact_mismatches(&at, &direct),
+        new_blocks: new_blocks(&at, &direct),
+        direct_error: relative_error(machine.predict(&direct, options).total.seconds, measured),
+        scaled_error: relative_error(machine.predict(&at, options).total.seconds, measured),
+        measured,
+        cost_ratio: f64::NAN,
+    })
+}
+
 /// Blocks the direct run executed that ran in none of the counting runs (a path the
 /// small sizes never took).
 fn new_blocks(at: &ProgramProfile, direct: &ProgramProfile) -> usize {
@@ -251,8 +292,12 @@ fn print_row(r: &Row) {
         0 => String::new(),
         n => format!("  ({n} blocks ran only at the target: a path the small sizes never took)"),
     };
+    let cost = match r.cost_ratio.is_finite() {
+        true => format!("{:.2}x", r.cost_ratio),
+        false => "-".to_string(),
+    };
     println!(
-        "{:<16} {:>16} {:>6.1}% {:>6.1}% {:>4}/{:<4} {:>8.3}s {:>+8.1}% {:>+8.1}% {:>5.2}x{note}",
+        "{:<16} {:>16} {:>6.1}% {:>6.1}% {:>4}/{:<4} {:>8.3}s {:>+8.1}% {:>+8.1}% {:>6}{note}",
         r.name,
         r.sizes,
         100.0 * r.work_ratio,
@@ -262,7 +307,7 @@ fn print_row(r: &Row) {
         r.measured,
         100.0 * r.direct_error,
         100.0 * r.scaled_error,
-        r.cost_ratio
+        cost
     );
 }
 
@@ -280,7 +325,11 @@ fn print_summary(rows: &[Row], failed: &[String]) {
         .iter()
         .filter(|r| r.scaled_error.abs() <= 1.25 * r.direct_error.abs() + 0.02)
         .count();
-    let worst_cost = rows.iter().map(|r| r.cost_ratio).fold(0.0, f64::max);
+    let worst_cost = rows
+        .iter()
+        .map(|r| r.cost_ratio)
+        .filter(|c| c.is_finite())
+        .fold(0.0, f64::max);
     println!(
         "\n{} program(s): RMS error at the target {:.1}% extrapolated, {:.1}% direct (ratio {:.2}); {} of {} within 1.25x the direct error (+2 points)",
         rows.len(),
@@ -290,8 +339,14 @@ fn print_summary(rows: &[Row], failed: &[String]) {
         within,
         rows.len()
     );
+    let cost = match worst_cost > 0.0 {
+        true => format!(
+            "; cost of the scalable analysis: at most {worst_cost:.2}x its run at the largest size"
+        ),
+        false => String::new(),
+    };
     println!(
-        "exact blocks: {mismatched} of {exact} differ from the direct counting run at the target; cost of the scalable analysis: at most {worst_cost:.2}x its run at the largest size"
+        "exact blocks: {mismatched} of {exact} differ from the direct counting run at the target{cost}"
     );
     if !failed.is_empty() {
         println!("failed: {}", failed.join(", "));

@@ -105,9 +105,10 @@ impl Interval {
 }
 
 /// The counts' uncertainty of a profile computed at a size never run (`augur predict
-/// --at`): the blocks whose executions come from a fitted model (Extra-P's form) weigh
-/// their cross-validation error by their share of the operations; exact, constant and
-/// polynomial counts add nothing. 0 for a counted profile.
+/// --at`): the blocks whose executions come from a fitted model (Extra-P's form, or a
+/// share of their loop's iterations) weigh their cross-validation error by their share of
+/// the operations; exact, constant and polynomial counts add nothing. 0 for a counted
+/// profile.
 pub fn count_log_sd(program: &augur_program_profile::ProgramProfile) -> f64 {
     use augur_program_profile::scaling::CountModel;
     let Some(sc) = program.scaling.as_ref().filter(|s| s.extrapolated) else {
@@ -121,12 +122,14 @@ pub fn count_log_sd(program: &augur_program_profile::ProgramProfile) -> f64 {
         .blocks
         .iter()
         .filter_map(|b| {
-            let CountModel::Fitted(m) = &b.model else {
-                return None;
+            let cv = match &b.model {
+                CountModel::Fitted(m) => m.cv_error,
+                CountModel::Share { cv_error, .. } => *cv_error,
+                _ => return None,
             };
             let block = program.units.get(b.unit)?.blocks.get(b.block as usize)?;
             let share = block.counts.total() * block.executions.unwrap_or(0.0) / total;
-            Some(share * m.cv_error)
+            Some(share * cv)
         })
         .sum();
     (1.0 + relative).ln()

@@ -139,16 +139,30 @@ pub enum CountModel {
     },
     /// Extra-P's normal form fitted to the runs.
     Fitted(PowerLaw),
+    /// A constant share of the executions of the header block of the block's loop (an
+    /// arm of a branch on data: its probability holds across sizes), when that block's
+    /// model is exact, constant or polynomial and the share predicts each run from the
+    /// others better than a fit.
+    Share {
+        /// The loop header block whose executions it is a share of.
+        of_block: u32,
+        /// The share (executions over the header's, pooled over the runs).
+        ratio: f64,
+        /// Leave-one-out error, as for [`PowerLaw::cv_error`].
+        cv_error: f64,
+    },
 }
 
 impl CountModel {
-    /// Its kind's name, as in the profile (`exact`, `constant`, `polynomial`, `fitted`).
+    /// Its kind's name, as in the profile (`exact`, `constant`, `polynomial`, `fitted`,
+    /// `share`).
     pub fn kind(&self) -> &'static str {
         match self {
             CountModel::Exact { .. } => "exact",
             CountModel::Constant { .. } => "constant",
             CountModel::Polynomial { .. } => "polynomial",
             CountModel::Fitted(_) => "fitted",
+            CountModel::Share { .. } => "share",
         }
     }
 }

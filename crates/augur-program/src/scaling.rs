@@ -341,7 +341,9 @@ pub fn profile_at(profile: &ProgramProfile, x: i64) -> Result<ProgramProfile, Sc
         .iter()
         .map(|r| (r.value, &r.nest_values[..]))
         .collect();
-    let at = augur_scaling::counts_at(&sc.blocks, &program, &runs, &sc.symbol, x);
+    let mut models = sc.blocks.clone();
+    augur_scaling::refine(&mut models, &program);
+    let at = augur_scaling::counts_at(&models, &program, &runs, &sc.symbol, x);
     let texts: Vec<Option<&str>> = vec![None; program.files.files.len()];
     let plan = crate::instrument::plan(&program, &texts);
     let simulated = profile
@@ -399,9 +401,17 @@ pub fn profile_at(profile: &ProgramProfile, x: i64) -> Result<ProgramProfile, Sc
         .locality
         .as_ref()
         .map(|base| locality_at(&program, &out, base, sc, x));
+    if let (Some(base), Some(now)) = (&profile.locality, &out.locality) {
+        out.run.first_touch_pages = profile
+            .run
+            .first_touch_pages
+            .map(|pages| pages_with_footprint(pages, base, now))
+            .or(out.run.first_touch_pages);
+    }
     out.scaling = Some(ScalingProfile {
         profile_value: x,
         extrapolated: true,
+        blocks: models,
         ..sc.clone()
     });
     Ok(out)
@@ -517,7 +527,34 @@ fn mispredictions_at(
         .collect()
 }
 
-/// Pages first touched at `x`: the runs' counts extrapolated (Extra-P form).
+/// The pages the arrays of the loop nests span: per array name, the most pages one nest
+/// execution touches, summed.
+fn array_pages(loc: &augur_program_profile::locality::LocalityProfile) -> f64 {
+    let mut most: HashMap<&str, u64> = HashMap::new();
+    for a in loc.nests.iter().flat_map(|n| &n.arrays) {
+        let e = most.entry(a.name.as_str()).or_default();
+        *e = (*e).max(a.footprint_pages);
+    }
+    most.values().sum::<u64>() as f64
+}
+
+/// Pages first touched at the new size: those of the largest run (the runtime's, the
+/// stack's, the arrays') plus the growth of the arrays' pages from `base` to `now`, at
+/// most in proportion to it (an array seen under two names, a dummy and its actual, is
+/// counted twice by [`array_pages`]; the proportion bounds that).
+fn pages_with_footprint(
+    pages: u64,
+    base: &augur_program_profile::locality::LocalityProfile,
+    now: &augur_program_profile::locality::LocalityProfile,
+) -> u64 {
+    let (before, after) = (array_pages(base), array_pages(now));
+    let grown = pages as f64 + (after - before).max(0.0);
+    let proportional = pages as f64 * after / before.max(1.0);
+    grown.min(proportional.max(pages as f64)).round() as u64
+}
+
+/// Pages first touched at `x`: the runs' counts extrapolated (Extra-P form), when the
+/// profile has no locality to follow the arrays' growth with.
 fn pages_at(sc: &ScalingProfile, x: i64) -> Option<u64> {
     let pages: Option<Vec<f64>> = sc
         .runs
@@ -694,17 +731,18 @@ fn shapes_at(
     out
 }
 
-/// Per kind of model (`exact`, `constant`, `polynomial`, `fitted`): blocks and the share
+/// Per kind of model (`exact`, `constant`, `polynomial`, `share`, `fitted`): blocks and the share
 /// of the profile's operations they execute.
 pub fn model_shares(profile: &ProgramProfile) -> Vec<(&'static str, usize, f64)> {
     let Some(sc) = &profile.scaling else {
         return vec![];
     };
     let total = profile.operations.max(1e-300);
-    let mut out: Vec<(&'static str, usize, f64)> = ["exact", "constant", "polynomial", "fitted"]
-        .iter()
-        .map(|k| (*k, 0, 0.0))
-        .collect();
+    let mut out: Vec<(&'static str, usize, f64)> =
+        ["exact", "constant", "polynomial", "share", "fitted"]
+            .iter()
+            .map(|k| (*k, 0, 0.0))
+            .collect();
     for b in &sc.blocks {
         let Some(row) = out.iter_mut().find(|r| r.0 == b.model.kind()) else {
             continue;

@@ -307,7 +307,79 @@ pub fn block_models(runs: &[Run<'_>], symbol: &str) -> Vec<BlockScaling> {
         }
     }
     demote_fitted_entries(&mut out, &fallbacks, last.program);
+    shares_of_loops(&mut out, last.program);
     out
+}
+
+/// The models of a profile made by an earlier augur brought up to this one's rules that
+/// need only the observations and the program's loops (shares of loop iterations):
+/// [`counts_at`]'s callers apply it first.
+pub fn refine(models: &mut [BlockScaling], program: &Program) {
+    shares_of_loops(models, program);
+}
+
+/// A fitted block inside a loop whose header's model is exact, constant or polynomial
+/// becomes a constant share of the header's executions when that share predicts each
+/// run from the others better than the fit (branch probabilities on data hold across
+/// sizes; fits of three noisy counts do not extrapolate).
+fn shares_of_loops(models: &mut [BlockScaling], program: &Program) {
+    for i in 0..models.len() {
+        let CountModel::Fitted(fit) = &models[i].model else {
+            continue;
+        };
+        let ui = models[i].unit;
+        let Some(unit) = program.units.get(ui) else {
+            continue;
+        };
+        let Some(lp) = unit
+            .blocks
+            .get(models[i].block as usize)
+            .and_then(|b| b.in_loop)
+        else {
+            continue;
+        };
+        let header = unit.loops[lp.0 as usize].header_block.0;
+        if header == models[i].block {
+            continue;
+        }
+        let Some(h) = models.iter().find(|m| m.unit == ui && m.block == header) else {
+            continue;
+        };
+        if !matches!(h.model.kind(), "exact" | "constant" | "polynomial") {
+            continue;
+        }
+        let Some((ratio, cv_error)) = share_of(&models[i].observed, &h.observed) else {
+            continue;
+        };
+        if cv_error < fit.cv_error {
+            models[i].model = CountModel::Share {
+                of_block: header,
+                ratio,
+                cv_error,
+            };
+        }
+    }
+}
+
+/// The pooled share of `ys` in `of`, and its leave-one-out error (RMS of the relative
+/// errors of each run predicted from the others' share).
+fn share_of(ys: &[f64], of: &[f64]) -> Option<(f64, f64)> {
+    if ys.len() != of.len() || ys.len() < 3 || of.iter().any(|v| *v <= 0.0) {
+        return None;
+    }
+    let pooled = |skip: Option<usize>| {
+        let (a, b) = ys
+            .iter()
+            .zip(of)
+            .enumerate()
+            .filter(|(k, _)| Some(*k) != skip)
+            .fold((0.0, 0.0), |(a, b), (_, (y, o))| (a + y, b + o));
+        a / b
+    };
+    let sq: f64 = (0..ys.len())
+        .map(|k| ((pooled(Some(k)) * of[k] - ys[k]) / ys[k].abs().max(1.0)).powi(2))
+        .sum();
+    Some((pooled(None), (sq / ys.len() as f64).sqrt()))
 }
 
 /// An exact count not weighted by recorded value sets multiplies its root loop's entries:
@@ -375,7 +447,9 @@ fn observed_value(model: &CountModel, fit: Option<&fit::PowerLaw>, symbol: &str,
             fit::poly_at(&p, symbol, x).unwrap_or(0.0).max(0.0)
         }
         CountModel::Fitted(m) => m.eval(x as f64),
-        CountModel::Exact { .. } => fit.map_or(0.0, |m| m.eval(x as f64)),
+        CountModel::Exact { .. } | CountModel::Share { .. } => {
+            fit.map_or(0.0, |m| m.eval(x as f64))
+        }
     }
 }
 
@@ -436,6 +510,15 @@ pub fn counts_at(
         match value {
             Some(v) => counts[m.unit][m.block as usize] = Some(v),
             None => fell_back += 1,
+        }
+    }
+    for m in models {
+        if let CountModel::Share {
+            of_block, ratio, ..
+        } = &m.model
+        {
+            let of = counts[m.unit].get(*of_block as usize).copied().flatten();
+            counts[m.unit][m.block as usize] = of.map(|v| v * ratio);
         }
     }
     CountsAt { counts, fell_back }

@@ -340,8 +340,12 @@ enum BenchCommand {
         #[arg(long, value_enum, default_value = "all", requires = "suite")]
         part: PartArg,
         /// Keep each program's scalable and direct profiles and measured times in DIR.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", conflicts_with = "replay")]
         save: Option<PathBuf>,
+        /// Re-price the profiles and times kept by --save in DIR (after a model change),
+        /// without building or timing anything; the sources must be present.
+        #[arg(long, value_name = "DIR")]
+        replay: Option<PathBuf>,
     },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
@@ -768,6 +772,7 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             sources,
             part,
             save,
+            replay,
         } => {
             let sources = real_sources(sources);
             let programs = match &suite {
@@ -784,6 +789,7 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
                 runs: runs.max(1),
                 only: &only,
                 save: save.as_deref(),
+                replay: replay.as_deref(),
             })
             .map(exit_code)
         }

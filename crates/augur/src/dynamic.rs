@@ -365,6 +365,15 @@ fn scaling_summary(
                 m.describe(&sc.symbol),
                 m.cv_error * 100.0
             ),
+            CountModel::Share {
+                of_block,
+                ratio,
+                cv_error,
+            } => format!(
+                "{:.3} of the iterations of its loop (block {of_block}; cross-validation error {:.1}%)",
+                ratio,
+                cv_error * 100.0
+            ),
         };
         let _ = writeln!(s, "  {}:{:<5} {how}", u.file, line);
     }

@@ -179,41 +179,28 @@ pub fn analyze_scaled(
     sources: &[PathBuf],
     opts: &AnalyzeOptions,
     spec: &ScaleSpec,
-    mut progress: impl FnMut(i64),
+    progress: impl FnMut(i64),
 ) -> Result<Analysis, AnalyzeError> {
+    if spec.values.len() < 3 {
+        return Err(AnalyzeError::Scale(format!(
+            "--scale {}: give at least three values (a model needs a run to check it)",
+            spec.symbol
+        )));
+    }
     if !spec.sized_inputs && !mentions_symbol(opts, spec) {
         return Err(AnalyzeError::Scale(format!(
             "--scale {s}: no -D, --args or --stdin mentions {{{s}}}, so every run would be the same; write e.g. -D N={{{s}}} or --args \"{{{s}}}\"",
             s = spec.symbol
         )));
     }
-    let mut analyses: Vec<Analysis> = vec![];
-    let largest = *spec.values.last().expect("at least three values");
-    for &v in &spec.values {
-        progress(v);
-        let mut at_v = options_at(opts, spec, v);
-        // Only the largest run's profile is kept: the others give their block counts,
-        // nest values and shapes, without a branch run or an optimization report.
-        if v != largest {
-            at_v.branch_run = false;
-            at_v.optimization_report = false;
-        }
-        let a = analyze(sources, &at_v)?;
-        if let Some(prev) = analyses.last() {
-            if let Some(d) = structure_difference(&prev.program, &a.program) {
-                return Err(AnalyzeError::Scale(format!(
-                    "the program's structure changes with {}: {d} at {}={v}; a size may only change values, not the code (an #if on the size?)",
-                    spec.symbol, spec.symbol
-                )));
-            }
-        }
-        analyses.push(a);
-    }
+    let mut analyses = counting_runs(sources, opts, spec, progress)?;
     let counts: Vec<Vec<Vec<Option<f64>>>> = analyses
         .iter()
         .map(|a| block_counts_of(&a.profile))
         .collect();
-    let last = analyses.last().expect("at least three values");
+    let Some(last) = analyses.last() else {
+        return Err(AnalyzeError::Scale("no counting run".into()));
+    };
     let changed = path_changes(&last.program, &counts);
     if !changed.is_empty() && !spec.allow_path_changes {
         return Err(AnalyzeError::Scale(format!(
@@ -223,6 +210,72 @@ pub fn analyze_scaled(
             changed.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
         )));
     }
+    let blocks = models_of(&analyses, &counts, spec);
+    let runs = analyses
+        .iter()
+        .zip(&spec.values)
+        .map(|(a, v)| scaled_run(a, *v))
+        .collect();
+    let mut result = analyses
+        .pop()
+        .ok_or_else(|| AnalyzeError::Scale("no counting run".into()))?;
+    if let Some(first) = changed.first() {
+        result.profile.notes.push(format!(
+            "{} block(s) run at some sizes only (first {first}): modelled by fits",
+            changed.len()
+        ));
+    }
+    result.profile.scaling = Some(ScalingProfile {
+        symbol: spec.symbol.clone(),
+        values: spec.values.clone(),
+        profile_value: spec.values.iter().copied().max().unwrap_or(0),
+        extrapolated: false,
+        inputs: scaled_inputs(sources, opts),
+        runs,
+        blocks,
+    });
+    Ok(result)
+}
+
+/// One counting run per value, the program's structure checked the same in each. Only
+/// the largest run's profile is kept: the others give their block counts, nest values and
+/// shapes, without a branch run or an optimization report.
+fn counting_runs(
+    sources: &[PathBuf],
+    opts: &AnalyzeOptions,
+    spec: &ScaleSpec,
+    mut progress: impl FnMut(i64),
+) -> Result<Vec<Analysis>, AnalyzeError> {
+    let largest = spec.values.iter().copied().max().unwrap_or(0);
+    let mut analyses: Vec<Analysis> = vec![];
+    for &v in &spec.values {
+        progress(v);
+        let mut at_v = options_at(opts, spec, v);
+        if v != largest {
+            at_v.branch_run = false;
+            at_v.optimization_report = false;
+        }
+        let a = analyze(sources, &at_v)?;
+        if let Some(d) = analyses
+            .last()
+            .and_then(|prev| structure_difference(&prev.program, &a.program))
+        {
+            return Err(AnalyzeError::Scale(format!(
+                "the program's structure changes with {s}: {d} at {s}={v}; a size may only change values, not the code (an #if on the size?)",
+                s = spec.symbol
+            )));
+        }
+        analyses.push(a);
+    }
+    Ok(analyses)
+}
+
+/// Every block's model from the runs.
+fn models_of(
+    analyses: &[Analysis],
+    counts: &[Vec<Vec<Option<f64>>>],
+    spec: &ScaleSpec,
+) -> Vec<augur_program_profile::scaling::BlockScaling> {
     let nest_values: Vec<Vec<NestValues>> = analyses
         .iter()
         .map(|a| {
@@ -235,7 +288,7 @@ pub fn analyze_scaled(
         .collect();
     let runs: Vec<augur_scaling::Run<'_>> = analyses
         .iter()
-        .zip(&counts)
+        .zip(counts)
         .zip(&nest_values)
         .zip(&spec.values)
         .map(|(((a, c), nv), v)| augur_scaling::Run {
@@ -245,32 +298,7 @@ pub fn analyze_scaled(
             nest_values: nv,
         })
         .collect();
-    let blocks = augur_scaling::block_models(&runs, &spec.symbol);
-    let scaled_runs = analyses
-        .iter()
-        .zip(&spec.values)
-        .map(|(a, v)| scaled_run(a, *v))
-        .collect();
-    let mut result = analyses.pop().expect("at least three values");
-    let mut notes = vec![];
-    if !changed.is_empty() {
-        notes.push(format!(
-            "{} block(s) run at some sizes only (first {}): modelled by fits",
-            changed.len(),
-            changed[0]
-        ));
-    }
-    result.profile.notes.extend(notes);
-    result.profile.scaling = Some(ScalingProfile {
-        symbol: spec.symbol.clone(),
-        values: spec.values.clone(),
-        profile_value: *spec.values.last().expect("values"),
-        extrapolated: false,
-        inputs: scaled_inputs(sources, opts),
-        runs: scaled_runs,
-        blocks,
-    });
-    Ok(result)
+    augur_scaling::block_models(&runs, &spec.symbol)
 }
 
 /// What a run recorded beyond its block counts.
@@ -350,36 +378,8 @@ pub fn profile_at(profile: &ProgramProfile, x: i64) -> Result<ProgramProfile, Sc
         .branches
         .as_ref()
         .map(|_| mispredictions_at(profile, &program, &at.counts));
-    let mut run = profile.run.clone();
-    run.args = sc
-        .inputs
-        .args
-        .iter()
-        .map(|a| ScaledInputs::substitute(a, &sc.symbol, x))
-        .collect();
-    run.stdin = sc
-        .inputs
-        .stdin
-        .as_ref()
-        .map(|s| ScaledInputs::substitute(s, &sc.symbol, x));
-    run.exit_code = None;
-    run.wall_seconds = 0.0;
-    run.first_touch_pages = pages_at(sc, x);
-    let mut notes = vec![format!(
-        "extrapolated to {}={x} from counting runs at {}",
-        sc.symbol,
-        sc.values
-            .iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )];
-    if at.fell_back > 0 {
-        notes.push(format!(
-            "{} block(s) with exact counts used their fitted model at {}={x} (their nest's values do not extrapolate, or too many iterations to enumerate without a closed form)",
-            at.fell_back, sc.symbol
-        ));
-    }
+    let run = run_at(profile, sc, x);
+    let notes = notes_at(sc, x, at.fell_back);
     let mut out = build_profile(
         &program,
         &plan.rules,
@@ -417,6 +417,66 @@ pub fn profile_at(profile: &ProgramProfile, x: i64) -> Result<ProgramProfile, Sc
     Ok(out)
 }
 
+/// The run entry of the profile at `x`: the arguments and input as they would be, no
+/// exit status or time (nothing ran).
+fn run_at(
+    profile: &ProgramProfile,
+    sc: &ScalingProfile,
+    x: i64,
+) -> augur_program_profile::RunEntry {
+    let at = |t: &String| ScaledInputs::substitute(t, &sc.symbol, x);
+    let mut run = profile.run.clone();
+    run.args = sc.inputs.args.iter().map(at).collect();
+    run.stdin = sc.inputs.stdin.as_ref().map(at);
+    run.exit_code = None;
+    run.wall_seconds = 0.0;
+    run.first_touch_pages = pages_at(sc, x);
+    run
+}
+
+/// The notes of the profile at `x`.
+fn notes_at(sc: &ScalingProfile, x: i64, fell_back: usize) -> Vec<String> {
+    let values: Vec<String> = sc.values.iter().map(|v| v.to_string()).collect();
+    let mut notes = vec![format!(
+        "extrapolated to {}={x} from counting runs at {}",
+        sc.symbol,
+        values.join(", ")
+    )];
+    if fell_back > 0 {
+        notes.push(format!(
+            "{fell_back} block(s) with exact counts used their fitted model at {}={x} (their nest's values do not extrapolate, or too many iterations to enumerate without a closed form)",
+            sc.symbol
+        ));
+    }
+    notes
+}
+
+/// The front end's options of the build at `x` (`{n}` substituted in the definitions).
+fn front_end_at(
+    profile: &ProgramProfile,
+    sc: &ScalingProfile,
+    x: i64,
+) -> augur_fortran::FrontEndOptions {
+    let inputs = &sc.inputs;
+    augur_fortran::FrontEndOptions {
+        load: augur_source::LoadOptions {
+            form: inputs.form.as_deref().map(|f| match f {
+                "fixed" => SourceForm::Fixed,
+                _ => SourceForm::Free,
+            }),
+            cpp: inputs.cpp,
+            defines: inputs
+                .defines
+                .iter()
+                .map(|d| ScaledInputs::substitute(d, &sc.symbol, x))
+                .collect(),
+            include_dirs: inputs.include_dirs.iter().map(PathBuf::from).collect(),
+        },
+        max_syntax_errors: 0,
+        default_kinds: augur_fortran::DefaultKinds::from_flags(&profile.run.fflags),
+    }
+}
+
 /// The program as built at `x`: the sources re-read with `{n}` = `x`, checked unchanged
 /// and of the same structure as analyzed.
 fn program_at(
@@ -434,23 +494,7 @@ fn program_at(
             )));
         }
     }
-    let front = augur_fortran::FrontEndOptions {
-        load: augur_source::LoadOptions {
-            form: inputs.form.as_deref().map(|f| match f {
-                "fixed" => SourceForm::Fixed,
-                _ => SourceForm::Free,
-            }),
-            cpp: inputs.cpp,
-            defines: inputs
-                .defines
-                .iter()
-                .map(|d| ScaledInputs::substitute(d, &sc.symbol, x))
-                .collect(),
-            include_dirs: inputs.include_dirs.iter().map(PathBuf::from).collect(),
-        },
-        max_syntax_errors: 0,
-        default_kinds: augur_fortran::DefaultKinds::from_flags(&profile.run.fflags),
-    };
+    let front = front_end_at(profile, sc, x);
     let program = augur_fortran::analyze(&paths, &front);
     if let Some(d) = program
         .diagnostics

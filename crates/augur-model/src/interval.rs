@@ -140,6 +140,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fitted_counts_widen_the_interval_in_log_space() {
+        let t = Estimate {
+            seconds: 3.0,
+            sd_seconds: 0.0,
+        };
+        let i = Interval::new(&t, 0.30);
+        let w = i.with_counts(0.40);
+        let s = (0.30f64 * 0.30 + 0.40 * 0.40).sqrt();
+        assert!((w.high / 3.0 - (Z90 * s).exp()).abs() < 1e-9, "{w:?}");
+        assert!((w.low * w.high - 9.0).abs() < 1e-9);
+        assert_eq!(w.count_log_sd, 0.40);
+        let same = i.with_counts(0.0);
+        assert_eq!((same.low, same.high), (i.low, i.high));
+    }
+
+    #[test]
     fn model_and_parameter_errors_add_in_log_space() {
         let exact = Estimate {
             seconds: 2.0,

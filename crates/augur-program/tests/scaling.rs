@@ -278,6 +278,53 @@ fn loops_the_sums_cannot_follow_get_a_fitted_model_with_its_error() {
     );
 }
 
+const COIN: &str = "\
+program coin
+  implicit none
+  integer :: n, i, j, heads
+  real :: r
+  character(len=32) :: arg
+  call get_command_argument(1, arg)
+  read (arg, *) n
+  heads = 0
+  do j = 1, n
+    do i = 1, n
+      call random_number(r)
+      if (r < 0.3) then
+        heads = heads + 1
+      end if
+    end do
+  end do
+  print *, heads
+end program coin
+";
+
+#[test]
+fn a_branch_on_data_keeps_its_share_of_the_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(dir.path(), "coin.f90", COIN);
+    let mut o = options(dir.path());
+    o.args = vec!["{n}".into()];
+    let scaled = analyze_scaled(std::slice::from_ref(&src), &o, &spec(&[40, 60, 80]), |_| {}).unwrap();
+    let sc = scaled.profile.scaling.as_ref().unwrap();
+    let share = sc
+        .blocks
+        .iter()
+        .find(|b| matches!(b.model, CountModel::Share { .. }))
+        .unwrap_or_else(|| panic!("no share model: {:#?}", sc.blocks));
+    let CountModel::Share { ratio, .. } = share.model else {
+        unreachable!()
+    };
+    assert!((ratio - 0.3).abs() < 0.03, "{ratio}");
+    let at = profile_at(&scaled.profile, 400).unwrap();
+    o.args = vec!["400".into()];
+    let direct = augur_program::analyze(&[src], &o).unwrap();
+    let (got, want) = (block_counts_of(&at), block_counts_of(&direct.profile));
+    let (u, b) = (share.unit, share.block as usize);
+    let (g, w) = (got[u][b].unwrap(), want[u][b].unwrap());
+    assert!((g - w).abs() / w < 0.03, "{g} vs {w}");
+}
+
 #[test]
 fn a_size_that_changes_the_path_or_the_code_is_refused_clearly() {
     let dir = tempfile::tempdir().unwrap();

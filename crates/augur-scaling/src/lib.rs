@@ -318,10 +318,13 @@ pub fn refine(models: &mut [BlockScaling], program: &Program) {
     shares_of_loops(models, program);
 }
 
+/// Leave-one-out error a share may have beyond twice its fit's and still be preferred.
+pub const SHARE_TOLERANCE: f64 = 0.02;
+
 /// A fitted block inside a loop whose header's model is exact, constant or polynomial
-/// becomes a constant share of the header's executions when that share predicts each
-/// run from the others better than the fit (branch probabilities on data hold across
-/// sizes; fits of three noisy counts do not extrapolate).
+/// becomes a constant share of the header's executions unless the fit predicts each run
+/// from the others clearly better (branch probabilities on data hold across sizes; fits
+/// of three noisy counts do not extrapolate).
 fn shares_of_loops(models: &mut [BlockScaling], program: &Program) {
     for i in 0..models.len() {
         let CountModel::Fitted(fit) = &models[i].model else {
@@ -351,7 +354,10 @@ fn shares_of_loops(models: &mut [BlockScaling], program: &Program) {
         let Some((ratio, cv_error)) = share_of(&models[i].observed, &h.observed) else {
             continue;
         };
-        if cv_error < fit.cv_error {
+        // The share has one parameter, the fit two: with three runs each fold of the fit
+        // is an extrapolation through two points, whose error says little. The share is
+        // kept unless the fit is clearly better.
+        if cv_error <= 2.0 * fit.cv_error + SHARE_TOLERANCE {
             models[i].model = CountModel::Share {
                 of_block: header,
                 ratio,

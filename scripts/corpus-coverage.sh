@@ -12,11 +12,12 @@ with open("corpus/corpus.toml", "rb") as f:
     m = tomllib.load(f)
 for p in m["program"]:
     files = [x for x in p["files"] if not x.endswith(".c")]
-    print(p["name"], " ".join("corpus/" + x for x in files))
+    print(p["name"], "--cpp" if p.get("cpp") else "-", " ".join("corpus/" + x for x in files))
 PY
-while read -r name files; do
+while read -r name pre files; do
+  [ "$pre" = "-" ] && pre=""
   # shellcheck disable=SC2086
-  json=$($augur analyze --static --json $files 2>/dev/null || true)
+  json=$($augur analyze --static --json $pre $files 2>/dev/null || true)
   line=$(printf '%s' "$json" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

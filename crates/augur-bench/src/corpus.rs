@@ -138,7 +138,7 @@ impl CorpusProgram {
     }
 
     /// How the front end loads its sources (preprocessing, definitions, include paths).
-    fn front_end(&self, root: &Path) -> augur_fortran::FrontEndOptions {
+    pub fn front_end(&self, root: &Path) -> augur_fortran::FrontEndOptions {
         augur_fortran::FrontEndOptions {
             load: augur_fortran::LoadOptions {
                 form: match self.form.as_str() {

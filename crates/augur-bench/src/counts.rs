@@ -42,7 +42,7 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<Verdict> {
     for p in &programs {
         let (fortran, c_sources) = p.sources(&root);
         let opts = AnalyzeOptions {
-            front: Default::default(),
+            front: p.front_end(&root),
             toolchain: tc.clone(),
             c_sources: c_sources.clone(),
             objects: vec![],

@@ -696,7 +696,7 @@ fn one(p: &corpus::CorpusProgram, cx: &Ctx, perf: &mut PerfState) -> Result<Prog
     let work = augur_toolchain::interrupt::temp_dir("augur-misses-")?;
     let input = BuildInput {
         fortran: fortran.clone(),
-        extra_fflags: vec!["-g".into()],
+        extra_fflags: [vec!["-g".to_string()], p.preprocessing_flags(root)].concat(),
         c_sources,
         objects: vec![],
         link_args: vec![],

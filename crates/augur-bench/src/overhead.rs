@@ -42,7 +42,7 @@ pub fn run(manifest: &Path, fc: &str, fflags: &str, runs: usize, only: &[String]
         // Plain build with the same flags.
         let input = BuildInput {
             fortran: fortran.clone(),
-            extra_fflags: vec![],
+            extra_fflags: p.preprocessing_flags(&root),
             c_sources: c_sources.clone(),
             objects: vec![],
             link_args: vec![],

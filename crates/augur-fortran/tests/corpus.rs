@@ -7,13 +7,18 @@ use augur_fortran::{analyze, FrontEndOptions};
 use augur_ir::Severity;
 use common::corpus_dir;
 
-/// (name, files) of every `[[program]]` table, by simple line-based parsing.
-fn manifest() -> Vec<(String, Vec<String>)> {
+/// (name, files, preprocessed) of every `[[program]]` table, by simple line-based
+/// parsing.
+fn manifest() -> Vec<(String, Vec<String>, bool)> {
     let text = std::fs::read_to_string(corpus_dir().join("corpus.toml")).expect("corpus.toml");
-    let mut out: Vec<(String, Vec<String>)> = vec![];
+    let mut out: Vec<(String, Vec<String>, bool)> = vec![];
     for line in text.lines().map(str::trim) {
         if line == "[[program]]" {
-            out.push((String::new(), vec![]));
+            out.push((String::new(), vec![], false));
+        } else if line == "cpp = true" {
+            if let Some(p) = out.last_mut() {
+                p.2 = true;
+            }
         } else if let Some(v) = line.strip_prefix("name =") {
             if let Some(p) = out.last_mut() {
                 p.0 = v.trim().trim_matches('"').to_string();
@@ -34,19 +39,26 @@ fn manifest() -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// The front end's options for a program of the manifest.
+fn options(cpp: bool) -> FrontEndOptions {
+    let mut o = FrontEndOptions::default();
+    o.load.cpp = cpp;
+    o
+}
+
 #[test]
 fn corpus_programs_analyze_cleanly() {
     let programs = manifest();
     assert!(programs.len() >= 37, "only {} programs", programs.len());
     let mut failures = vec![];
-    for (name, files) in &programs {
+    for (name, files, cpp) in &programs {
         let paths: Vec<_> = files
             .iter()
             .filter(|f| !f.ends_with(".c"))
             .map(|f| corpus_dir().join(f))
             .collect();
         assert!(!paths.is_empty(), "{name}: no Fortran files");
-        let prog = analyze(&paths, &FrontEndOptions::default());
+        let prog = analyze(&paths, &options(*cpp));
         let errors: Vec<String> = prog
             .diagnostics
             .iter()
@@ -79,13 +91,13 @@ fn corpus_programs_analyze_cleanly() {
 fn corpus_has_no_warnings_either() {
     // Warnings mean approximate counts; the corpus is written to avoid them.
     let mut found = vec![];
-    for (name, files) in manifest() {
+    for (name, files, cpp) in manifest() {
         let paths: Vec<_> = files
             .iter()
             .filter(|f| !f.ends_with(".c"))
             .map(|f| corpus_dir().join(f))
             .collect();
-        let prog = analyze(&paths, &FrontEndOptions::default());
+        let prog = analyze(&paths, &options(cpp));
         for d in prog
             .diagnostics
             .iter()

@@ -305,7 +305,8 @@ fn a_branch_on_data_keeps_its_share_of_the_loop() {
     let src = write(dir.path(), "coin.f90", COIN);
     let mut o = options(dir.path());
     o.args = vec!["{n}".into()];
-    let scaled = analyze_scaled(std::slice::from_ref(&src), &o, &spec(&[40, 60, 80]), |_| {}).unwrap();
+    let scaled =
+        analyze_scaled(std::slice::from_ref(&src), &o, &spec(&[40, 60, 80]), |_| {}).unwrap();
     let sc = scaled.profile.scaling.as_ref().unwrap();
     let share = sc
         .blocks

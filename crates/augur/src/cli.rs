@@ -192,6 +192,10 @@ struct PredictCmd {
     /// With --at NAME=VALUE: also write the program profile computed at that size.
     #[arg(long, value_name = "FILE", requires = "at")]
     profile_out: Option<PathBuf>,
+    /// With --plot: measured times to mark, SIZE=SECONDS pairs (`900=0.31,1200=0.74`,
+    /// e.g. from `augur validate --scale ... --at`).
+    #[arg(long, value_name = "SIZE=SECONDS,...", requires = "plot")]
+    measured: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -662,6 +666,12 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
         at: p.at.as_deref().map(crate::scale::At::parse).transpose()?,
         plot: p.plot,
         profile_out: p.profile_out,
+        measured: p
+            .measured
+            .as_deref()
+            .map(crate::scale::parse_measured)
+            .transpose()?
+            .unwrap_or_default(),
     })
 }
 

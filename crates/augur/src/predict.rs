@@ -84,6 +84,8 @@ pub struct PredictArgs {
     pub plot: Option<PathBuf>,
     /// With one size: where to write the profile computed at that size.
     pub profile_out: Option<PathBuf>,
+    /// With a range: measured times (size, seconds) to mark on the figure.
+    pub measured: Vec<(i64, f64)>,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -146,7 +148,14 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         }
         print!(
             "{}",
-            crate::scale::sweep(&a.profiles[0], &machines, options, at, a.plot.as_deref())?
+            crate::scale::sweep(
+                &a.profiles[0],
+                &machines,
+                options,
+                at,
+                a.plot.as_deref(),
+                &a.measured
+            )?
         );
         return Ok(ExitCode::SUCCESS);
     }

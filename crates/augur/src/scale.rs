@@ -104,14 +104,40 @@ pub fn models_line(profile: &ProgramProfile) -> String {
 /// One size of a sweep: the value, and per machine the time with its 90% interval.
 type SweepRow = (i64, Vec<(f64, f64, f64)>);
 
+/// Measured times to mark on the figure: `SIZE=SECONDS` pairs, comma-separated
+/// (`900=0.31,1200=0.74`).
+pub fn parse_measured(text: &str) -> Result<Vec<(i64, f64)>> {
+    text.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let (x, t) = p
+                .split_once('=')
+                .with_context(|| format!("--measured {p}: write SIZE=SECONDS, e.g. 900=0.31"))?;
+            let x: i64 = x
+                .trim()
+                .parse()
+                .with_context(|| format!("--measured {p}: `{x}` is not a size"))?;
+            let t: f64 = t
+                .trim()
+                .parse()
+                .with_context(|| format!("--measured {p}: `{t}` is not seconds"))?;
+            if !(t > 0.0 && t.is_finite()) {
+                bail!("--measured {p}: the time must be positive seconds");
+            }
+            Ok((x, t))
+        })
+        .collect()
+}
+
 /// `augur predict PROFILE --at n=FROM..TO [--plot FILE]`: the predicted time on each
-/// machine at each size, and the figure.
+/// machine at each size, and the figure (with `measured` times marked).
 pub fn sweep(
     path: &Path,
     machines: &[LoadedMachine],
     options: PredictOptions,
     at: &At,
     plot: Option<&Path>,
+    measured: &[(i64, f64)],
 ) -> Result<String> {
     let profile = ProgramProfile::read(path)?;
     let mut out = String::new();
@@ -151,21 +177,34 @@ pub fn sweep(
             .map(|s| s.values.clone())
             .unwrap_or_default();
         let names: Vec<String> = machines.iter().map(|m| m.name.clone()).collect();
-        let svg = figure(&at.symbol, &rows, &names, &analyzed).map_err(anyhow::Error::msg)?;
+        let marks = Marks {
+            analyzed: &analyzed,
+            measured,
+        };
+        let svg = figure(&at.symbol, &rows, &names, &marks).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(file, svg.as_bytes())?;
         writeln!(out, "figure written to {}", file.display())?;
     }
     Ok(out)
 }
 
+/// What the figure marks besides the curves.
+struct Marks<'a> {
+    /// Sizes counted (on the axis).
+    analyzed: &'a [i64],
+    /// Measured times.
+    measured: &'a [(i64, f64)],
+}
+
 /// Predicted time against the size, log-log, one curve (with its interval) per machine,
-/// the analyzed sizes marked on the axis.
+/// the analyzed sizes marked on the axis and measured times as points.
 fn figure(
     symbol: &str,
     rows: &[SweepRow],
     machines: &[String],
-    analyzed: &[i64],
+    marks: &Marks<'_>,
 ) -> Result<String, String> {
+    let (analyzed, measured) = (marks.analyzed, marks.measured);
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (900, 600)).into_drawing_area();
@@ -225,14 +264,24 @@ fn figure(
                 .label(format!("{name} (90% interval shaded)"))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
         }
-        let marks = analyzed
+        let triangles = analyzed
             .iter()
             .map(|v| TriangleMarker::new((*v as f64, ylo * 0.6), 8, BLACK.filled()));
         chart
-            .draw_series(marks)
+            .draw_series(triangles)
             .map_err(|e| e.to_string())?
             .label("analyzed (counting runs)")
             .legend(|(x, y)| TriangleMarker::new((x + 9, y), 6, BLACK.filled()));
+        if !measured.is_empty() {
+            let points = measured
+                .iter()
+                .map(|(x, t)| Circle::new((*x as f64, *t), 5, BLACK.filled()));
+            chart
+                .draw_series(points)
+                .map_err(|e| e.to_string())?
+                .label("measured")
+                .legend(|(x, y)| Circle::new((x + 9, y), 4, BLACK.filled()));
+        }
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperLeft)

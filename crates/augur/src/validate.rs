@@ -121,6 +121,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         at: None,
         plot: None,
         profile_out: None,
+        measured: vec![],
     };
     let shown = Path::new(&val.program);
     print!(

@@ -98,7 +98,16 @@ fn scalable_profile_predicts_other_sizes_and_draws_them() {
 
     let svg = dir.path().join("sweep.svg");
     let o = augur()
-        .args(["predict", "--at", "n=32..1024", "-m", machine, "--plot"])
+        .args([
+            "predict",
+            "--at",
+            "n=32..1024",
+            "-m",
+            machine,
+            "--measured",
+            "400=0.002",
+            "--plot",
+        ])
         .arg(&svg)
         .arg(&prof)
         .output()
@@ -110,6 +119,10 @@ fn scalable_profile_predicts_other_sizes_and_draws_them() {
     );
     let figure = std::fs::read_to_string(&svg).unwrap();
     assert!(figure.starts_with("<svg") && figure.contains("analyzed (counting runs)"));
+    assert!(
+        figure.contains("\nmeasured\n"),
+        "the measured point is marked"
+    );
 
     // What a user can get wrong, each with a clear message.
     let o = augur()

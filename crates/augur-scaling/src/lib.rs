@@ -512,9 +512,8 @@ pub fn counts_at(
             root: *root,
             closed: closed_form.is_some(),
         };
-        let value = exact_at(program, runs, &xs, &nest, &counts, x);
-        match value {
-            Some(v) => counts[m.unit][m.block as usize] = Some(v),
+        match exact_at(program, runs, &xs, &nest, &counts, x) {
+            Some(v) => set(&mut counts, m, Some(v)),
             None => fell_back += 1,
         }
     }
@@ -523,11 +522,26 @@ pub fn counts_at(
             of_block, ratio, ..
         } = &m.model
         {
-            let of = counts[m.unit].get(*of_block as usize).copied().flatten();
-            counts[m.unit][m.block as usize] = of.map(|v| v * ratio);
+            let of = counts
+                .get(m.unit)
+                .and_then(|u| u.get(*of_block as usize))
+                .copied()
+                .flatten();
+            set(&mut counts, m, of.map(|v| v * ratio));
         }
     }
     CountsAt { counts, fell_back }
+}
+
+/// Stores a block's executions (a model naming a block the program lacks is ignored: the
+/// caller checked the structure).
+fn set(counts: &mut [Vec<Option<f64>>], m: &BlockScaling, value: Option<f64>) {
+    if let Some(slot) = counts
+        .get_mut(m.unit)
+        .and_then(|u| u.get_mut(m.block as usize))
+    {
+        *slot = value;
+    }
 }
 
 /// A loop of an exact model: where it is, and whether its closed form was checked.

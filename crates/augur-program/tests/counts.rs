@@ -620,6 +620,8 @@ struct CorpusProgram {
     files: Vec<String>,
     stdin: String,
     args: Vec<String>,
+    /// Preprocessed (`cpp = true`: its size is a macro with a default).
+    cpp: bool,
 }
 
 /// The strings of a TOML value: `"a"` or `["a", "b"]`.
@@ -650,6 +652,7 @@ fn read_manifest(path: &Path) -> Vec<CorpusProgram> {
             "files" => p.files = strings,
             "stdin" => p.stdin = strings.concat(),
             "args" => p.args = strings,
+            "cpp" => p.cpp = value.trim() == "true",
             _ => {}
         }
     }
@@ -671,12 +674,15 @@ fn corpus_counts_equal_gcov() {
         let stdin = (!p.stdin.is_empty()).then(|| root.join(&p.stdin));
         let mut opts = options(&tc, &cwd, c_sources.clone(), stdin.clone());
         opts.args = p.args.clone();
+        opts.front.load.cpp = p.cpp;
         let analysis = augur_program::analyze(&fortran, &opts)
             .map_err(|e| format!("{}: analyze failed: {e}", p.name))?;
         let mut spec = RunSpec::new(&cwd, Duration::from_secs(600));
         spec.args = p.args.clone();
         spec.stdin = stdin;
-        let counts = gcov::gcov_line_counts(&tc, &fortran, &c_sources, &spec)
+        let mut gtc = tc.clone();
+        gtc.fflags.extend(gcov::front_end_flags(&opts.front));
+        let counts = gcov::gcov_line_counts(&gtc, &fortran, &c_sources, &spec)
             .map_err(|e| format!("{}: gcov failed: {e}", p.name))?;
         let check = gcov::compare(&analysis.program, &analysis.profile, &counts);
         if !check.mismatches.is_empty() {

@@ -56,17 +56,7 @@ pub fn validate_one(
     runs: usize,
     options: augur_model::PredictOptions,
 ) -> Result<Validation> {
-    let analysis = match augur_program::analyze(fortran, opts) {
-        Ok(a) => a,
-        Err(AnalyzeError::Failed { how, run }) => {
-            return Err(anyhow::anyhow!(failed_run_message(
-                how,
-                &run,
-                opts.stdin.is_some()
-            )))
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let analysis = augur_program::analyze(fortran, opts).map_err(|e| analysis_error(e, opts))?;
     let counted = Counted {
         program: analysis.program,
         profile: analysis.profile,
@@ -91,12 +81,7 @@ pub fn validate_scaled(
     let analysis = augur_program::scaling::analyze_scaled(fortran, opts, spec, |v| {
         eprintln!("augur: counting run at {}={v}", spec.symbol)
     })
-    .map_err(|e| match e {
-        AnalyzeError::Failed { how, run } => {
-            anyhow::anyhow!(failed_run_message(how, &run, opts.stdin.is_some()))
-        }
-        e => e.into(),
-    })?;
+    .map_err(|e| analysis_error(e, opts))?;
     let profile = augur_program::scaling::profile_at(&analysis.profile, x)?;
     let counted = Counted {
         program: analysis.program,
@@ -106,6 +91,16 @@ pub fn validate_scaled(
     let at_x = augur_program::scaling::options_at(opts, spec, x);
     let flags = extra_fflags.iter().map(|f| spec.substitute(f, x)).collect();
     time_and_compare(machine, counted, fortran, &at_x, flags, runs, options)
+}
+
+/// An analysis error for the user: a failed run with its output's hint.
+fn analysis_error(e: AnalyzeError, opts: &AnalyzeOptions) -> anyhow::Error {
+    match e {
+        AnalyzeError::Failed { how, run } => {
+            anyhow::anyhow!(failed_run_message(how, &run, opts.stdin.is_some()))
+        }
+        e => e.into(),
+    }
 }
 
 /// What a counting run (or an extrapolation) gave: the program, its profile and, for a

@@ -133,6 +133,7 @@ impl CorpusProgram {
             keep_build: None,
             branch_run: true,
             optimization_report: true,
+            threads: vec![],
         };
         Ok((fortran, opts))
     }
@@ -149,6 +150,7 @@ impl CorpusProgram {
                 cpp: self.cpp,
                 defines: self.defines.clone(),
                 include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
+                openmp: false,
             },
             max_syntax_errors: 0,
             default_kinds: Default::default(),

@@ -55,6 +55,7 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<Verdict> {
             keep_build: None,
             branch_run: false,
             optimization_report: true,
+            threads: vec![],
         };
         let analysis = augur_program::analyze(&fortran, &opts)
             .map_err(|e| anyhow::anyhow!("{}: augur analyze failed: {e}", p.name))?;

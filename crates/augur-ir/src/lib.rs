@@ -14,6 +14,7 @@ pub mod count;
 pub mod counts;
 pub mod diag;
 pub mod goto_loops;
+pub mod omp;
 pub mod program;
 pub mod ranges;
 pub mod source;

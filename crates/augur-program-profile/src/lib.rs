@@ -5,6 +5,7 @@
 //! input), versioned (`schema`) and documented in `docs/FORMATS.md`.
 
 pub mod locality;
+pub mod openmp;
 pub mod optreport;
 pub mod scaling;
 
@@ -63,6 +64,10 @@ pub struct ProgramProfile {
     /// of the size ([`crate::scaling`]); absent for a profile of one run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scaling: Option<scaling::ScalingProfile>,
+    /// The OpenMP constructs and each block's executions per thread at the thread
+    /// counts analyzed ([`crate::openmp`]); absent for a sequential analysis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openmp: Option<openmp::OpenMpProfile>,
 }
 
 /// The branch run's summary: simulated mispredictions against the bound.

@@ -42,6 +42,10 @@ pub struct AnalyzeOptions {
     /// Compile once more for the compiler's optimization report (vectorized loops,
     /// inlined calls) kept in the profile.
     pub optimization_report: bool,
+    /// Thread counts to count at (an OpenMP analysis: the build compiles the
+    /// directives, counters are kept per thread, [`crate::openmp`]); empty for a
+    /// sequential analysis.
+    pub threads: Vec<u32>,
 }
 
 impl AnalyzeOptions {
@@ -62,6 +66,7 @@ impl AnalyzeOptions {
             keep_build: None,
             branch_run: false,
             optimization_report: true,
+            threads: vec![],
         }
     }
 }
@@ -159,9 +164,17 @@ pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool) -> St
 
 /// Analyzes a program dynamically: front end, instrumentation, build, run, profile.
 pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, AnalyzeError> {
+    let openmp = !opts.threads.is_empty();
+    let openmp_opts;
+    let opts = if openmp {
+        openmp_opts = crate::openmp::openmp_options(opts)?;
+        &openmp_opts
+    } else {
+        opts
+    };
     let (program, loaded) = front_end(sources, opts)?;
     let texts = loaded_texts(&loaded);
-    let plan = instrument::plan(&program, &texts);
+    let plan = instrument::plan_for(&program, &texts, openmp);
 
     let tmp = interrupt::temp_dir("augur-build-")
         .map_err(|e| AnalyzeError::Io(format!("cannot create a build directory: {e}")))?;
@@ -189,10 +202,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         args: opts.args.clone(),
         stdin: opts.stdin.clone(),
         timeout: opts.timeout,
-        env: vec![(
-            "AUGUR_COUNTS_FILE".into(),
-            counts_file.display().to_string(),
-        )],
+        env: main_run_env(&counts_file, openmp),
         cwd: opts.cwd.clone(),
         capture: true,
         fixed_addresses: true,
@@ -267,6 +277,19 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     crate::locality::attach_run(&program, &plan, &counts_file, &mut profile);
     stop_if_interrupted()?;
+    if openmp && !partial {
+        let runs = crate::openmp::ThreadRuns {
+            program: &program,
+            plan: &plan,
+            mu: &mu,
+            exe: &exe,
+            work: &work,
+        };
+        profile.openmp = Some(runs.profile(opts)?);
+        profile
+            .notes
+            .extend(crate::openmp::directive_notes(&program));
+    }
     match report {
         Ok(r) => profile.optimization = Some(r),
         Err(e) => profile.notes.push(format!("no optimization report: {e}")),
@@ -462,7 +485,10 @@ fn branch_run(
     work: &Path,
 ) -> Result<(crate::branches::BranchPlan, crate::branches::BranchRun), String> {
     use crate::branches;
-    let bp = branches::plan(ctx.program, texts, report);
+    let mut bp = branches::plan(ctx.program, texts, report);
+    if !ctx.opts.threads.is_empty() {
+        instrument::place_for_openmp(&mut bp.plan, ctx.program);
+    }
     if bp.branches.is_empty() && bp.loops.is_empty() {
         return Ok((
             bp,
@@ -493,7 +519,11 @@ fn branch_run(
         args: opts.args.clone(),
         stdin: opts.stdin.clone(),
         timeout: opts.timeout,
-        env: vec![("AUGUR_BRANCH_FILE".into(), file.display().to_string())],
+        env: vec![
+            ("AUGUR_BRANCH_FILE".into(), file.display().to_string()),
+            // One thread: the branch records keep one sequence.
+            ("OMP_NUM_THREADS".into(), "1".into()),
+        ],
         cwd: opts.cwd.clone(),
         capture: true,
         fixed_addresses: false,
@@ -648,6 +678,19 @@ fn render_at(program: &Program, pos: Pos, severity: &str, message: &str) -> Stri
         hint: None,
     };
     d.render(&program.files)
+}
+
+/// The environment of the main counting run: where the counts go, and one thread for
+/// an OpenMP build (its probes keep one buffer; [`crate::openmp`] counts the others).
+fn main_run_env(counts_file: &Path, openmp: bool) -> Vec<(String, String)> {
+    let mut env = vec![(
+        "AUGUR_COUNTS_FILE".to_string(),
+        counts_file.display().to_string(),
+    )];
+    if openmp {
+        env.push(("OMP_NUM_THREADS".into(), "1".into()));
+    }
+    env
 }
 
 /// Reads the counters the runtime wrote; `None` when missing, truncated or of the wrong size.

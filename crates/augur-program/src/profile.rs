@@ -88,6 +88,7 @@ pub fn build_profile(
         optimization: None,
         branches: None,
         scaling: None,
+        openmp: None,
     }
 }
 

@@ -471,6 +471,7 @@ fn front_end_at(
                 .map(|d| ScaledInputs::substitute(d, &sc.symbol, x))
                 .collect(),
             include_dirs: inputs.include_dirs.iter().map(PathBuf::from).collect(),
+            openmp: false,
         },
         max_syntax_errors: 0,
         default_kinds: augur_fortran::DefaultKinds::from_flags(&profile.run.fflags),

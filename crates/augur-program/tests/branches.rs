@@ -31,6 +31,7 @@ fn analyze(name: &str, text: &str) -> augur_program::analyze::Analysis {
         keep_build: None,
         branch_run: true,
         optimization_report: true,
+        threads: vec![],
     };
     augur_program::analyze(std::slice::from_ref(&src), &opts)
         .unwrap_or_else(|e| panic!("{name}: analyze failed: {e}"))

@@ -47,6 +47,7 @@ fn options(
         keep_build: None,
         branch_run: false,
         optimization_report: true,
+        threads: vec![],
     }
 }
 

@@ -72,6 +72,9 @@ pub struct LoadOptions {
     pub defines: Vec<String>,
     /// Directories searched for `#include` files and for Fortran `INCLUDE` files.
     pub include_dirs: Vec<PathBuf>,
+    /// Compile OpenMP's conditional lines (`!$ stmt`, fixed-form `C$ stmt`) as code,
+    /// as a compiler does with `-fopenmp`; otherwise they stay comments.
+    pub openmp: bool,
 }
 
 /// Where one line of the parser's text came from.
@@ -234,7 +237,12 @@ pub(crate) fn load_with_cpp(
         SourceForm::Fixed => normalize_lines(lines),
         SourceForm::Free => lines,
     };
-    let lines = include::expand(lines, form, opts, files, &mut diagnostics, path)?;
+    let mut lines = include::expand(lines, form, opts, files, &mut diagnostics, path)?;
+    if opts.openmp {
+        for (l, _) in &mut lines {
+            activate_conditional_line(l);
+        }
+    }
 
     let mut text = String::new();
     let mut origins = Vec::with_capacity(lines.len());
@@ -252,6 +260,21 @@ pub(crate) fn load_with_cpp(
         preprocessed,
         diagnostics,
     })
+}
+
+/// Turns an OpenMP conditional-compilation line (`!$ stmt`, after fixed-form
+/// normalization also `C$ stmt`) into code by blanking its sentinel, keeping columns.
+pub fn activate_conditional_line(line: &mut String) {
+    let start = line.len() - line.trim_start().len();
+    let rest = &line[start..];
+    let is_conditional = rest.starts_with("!$")
+        && rest[2..]
+            .chars()
+            .next()
+            .is_some_and(|c| c == ' ' || c == '\t' || c == '&');
+    if is_conditional {
+        line.replace_range(start..start + 2, "  ");
+    }
 }
 
 /// The lines of a file's text, each mapped to itself.

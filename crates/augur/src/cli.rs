@@ -534,6 +534,7 @@ impl SourceArgs {
                 cpp: self.cpp,
                 defines: self.defines.clone(),
                 include_dirs: self.include.clone(),
+                openmp: false,
             },
             max_syntax_errors: 0,
             default_kinds: Default::default(),
@@ -600,6 +601,16 @@ struct AnalyzeArgs {
     /// With --scale: model blocks that run at some sizes only by fits instead of refusing.
     #[arg(long, requires = "scale")]
     allow_path_changes: bool,
+    /// An OpenMP program: build with -fopenmp and count each block's executions per
+    /// thread at these thread counts (more than the cores is fine: counts do not
+    /// depend on timing). Predict with `augur predict --threads P`.
+    #[arg(
+        long,
+        value_name = "P1,P2,...",
+        value_delimiter = ',',
+        conflicts_with = "scale"
+    )]
+    threads: Vec<u32>,
 }
 
 /// Runs a parsed command line.
@@ -899,6 +910,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
                 keep_build: a.keep_build.clone(),
                 branch_run: !a.no_branch_run,
                 scale: scale_spec(a.scale.as_deref(), a.allow_path_changes)?,
+                threads: a.threads.clone(),
             },
         );
     }

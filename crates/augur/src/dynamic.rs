@@ -40,6 +40,8 @@ pub struct DynamicArgs {
     pub branch_run: bool,
     /// Counting runs at several sizes (`--scale n=32,48,64`): one scalable profile.
     pub scale: Option<augur_program::scaling::ScaleSpec>,
+    /// Thread counts of an OpenMP analysis (empty: sequential).
+    pub threads: Vec<u32>,
 }
 
 /// Whether a path is a C source, an object or an archive (linked, not analyzed).
@@ -103,6 +105,7 @@ pub fn analyze_options(
         keep_build: d.keep_build.clone(),
         branch_run: d.branch_run,
         optimization_report: true,
+        threads: d.threads.clone(),
     };
     Ok((fortran, opts))
 }

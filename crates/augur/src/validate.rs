@@ -75,6 +75,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         keep_build: None,
         branch_run: true,
         scale: None,
+        threads: vec![],
     };
     let (fortran, opts) = analyze_options(src, &d)?;
     eprintln!(

@@ -284,6 +284,16 @@ impl Lowerer<'_> {
             .into_iter()
             .find(|s| lower.starts_with(s) && (*s != "!$" || lower[2..].starts_with(' ')));
         if let Some(s) = sentinel {
+            // An OpenMP directive starts a new block, so that no block runs partly
+            // inside a construct and partly outside (its counts per thread).
+            if s == "!$omp"
+                && self
+                    .cur
+                    .is_some_and(|b| !self.unit.blocks[b.0 as usize].stmts.is_empty())
+            {
+                let span = self.span(node);
+                self.begin_block(span);
+            }
             let kind = StmtKind::Directive {
                 sentinel: s[1..].to_ascii_uppercase(),
                 text: t[s.len()..].trim().to_string(),

@@ -8,6 +8,7 @@ use super::facts::{
 };
 use super::rewriting::{replace_word, use_module_edits, Edit};
 use super::Plan;
+use augur_ir::omp::Structure;
 use augur_ir::{BlockId, BlockKind, LoopKind, Program, Stmt, StmtKind, TextPos, Unit, UnitKind};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -80,6 +81,7 @@ pub(crate) fn plan_unit(
     stoppers: &HashSet<String>,
     program_functions: &[String],
     text: Option<&str>,
+    omp: Option<&Structure>,
 ) -> Vec<Rule> {
     let n = u.blocks.len();
     if matches!(u.kind, UnitKind::Module | UnitKind::BlockData) || text.is_none() {
@@ -94,7 +96,11 @@ pub(crate) fn plan_unit(
 
     // Lines covered by WHERE constructs: no statements may be inserted there.
     let wheres = WhereRanges::of(u, text);
-    let entry_counted = entry_counted_loops(&info, &wheres, stoppers);
+    let mut entry_counted = entry_counted_loops(&info, &wheres, stoppers);
+    // A loop whose iterations threads share counts them at the top of its body.
+    for li in omp.map(super::threads::shared_loops).unwrap_or_default() {
+        entry_counted[li as usize] = false;
+    }
     // Labels in use, so that new ones do not clash.
     let used_labels: HashSet<u32> = u
         .stmts
@@ -126,7 +132,10 @@ pub(crate) fn plan_unit(
     }
     planner.count_else_if_arms();
     let rules = planner.rules;
-    host_counters_locally(p, u, &info, stoppers, text, first_edit);
+    let directive_lines = omp
+        .map(|s| super::threads::lines_with_directives(u, s))
+        .unwrap_or_default();
+    host_counters_locally(p, u, &info, stoppers, text, first_edit, &directive_lines);
     rules
 }
 
@@ -516,6 +525,7 @@ fn host_counters_locally(
     stoppers: &HashSet<String>,
     text: &str,
     first_edit: usize,
+    directive_lines: &[u32],
 ) {
     // Eligible loops with their DO statement and text line range.
     let mut hosts: Vec<(usize, TextPos, u32)> = vec![];
@@ -526,6 +536,12 @@ fn host_counters_locally(
         let Some(ds) = do_statement(u, li) else {
             continue;
         };
+        // Locals around a loop holding (or bound to) an OpenMP directive would be
+        // shared by the threads of the region.
+        let (from, to) = (ds.text.line.saturating_sub(1), l.end_text.end_line);
+        if directive_lines.iter().any(|&d| from <= d && d <= to) {
+            continue;
+        }
         if accumulate_locally(info, li, ds, stoppers, text) {
             hosts.push((li, ds.text, l.end_text.end_line));
         }

@@ -36,16 +36,19 @@ mod counters;
 mod facts;
 mod probes;
 mod rewriting;
+mod threads;
 
 pub use counters::{block_counts, counter_module, Rule, COUNTER_ARRAY, COUNTER_MODULE};
 pub use probes::{
     EnvProbe, Probe, ShapeSlots, ENV_MAX_VARS, PROBE_LINE_BYTES, PROBE_MAX_SAMPLES, SHAPE_ARRAY,
 };
 pub use rewriting::rewrite;
+pub use threads::{place_for_openmp, MAX_THREADS, THREAD_VAR};
 
 pub(crate) use facts::{calls_user_function, do_statement, may_stop, squeezed_code};
 pub(crate) use rewriting::{use_module_edits, Edit};
 
+use augur_ir::omp::Structure;
 use augur_ir::{Program, UnitKind};
 use counters::plan_unit;
 use probes::{declared_attributes, plan_locality};
@@ -77,10 +80,23 @@ pub struct Plan {
     pub probes: Vec<Probe>,
     /// Loop nests whose integer scalars are recorded at each entry, by id.
     pub env_probes: Vec<EnvProbe>,
+    /// Counters per thread (an OpenMP build, see `threads`): `augur_c(k, thread)`.
+    pub threaded: bool,
 }
 
-/// Builds the instrumentation plan of a program.
+/// Builds the instrumentation plan of a program for a sequential build.
 pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
+    plan_for(program, texts, false)
+}
+
+/// Builds the instrumentation plan of a program; `openmp`: the build compiles the
+/// OpenMP directives, so counters are kept per thread.
+pub fn plan_for(program: &Program, texts: &[Option<&str>], openmp: bool) -> Plan {
+    let structures: Vec<Structure> = if openmp {
+        program.units.iter().map(augur_ir::omp::structure).collect()
+    } else {
+        vec![]
+    };
     let stoppers = may_stop(program);
     let functions: Vec<String> = program
         .units
@@ -88,7 +104,10 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
         .filter(|u| u.kind == UnitKind::Function)
         .map(|u| u.name.clone())
         .collect();
-    let mut p = Plan::default();
+    let mut p = Plan {
+        threaded: openmp,
+        ..Plan::default()
+    };
     let attrs = declared_attributes(texts);
     for (ui, u) in program.units.iter().enumerate() {
         let rules = plan_unit(
@@ -97,6 +116,7 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
             &stoppers,
             &functions,
             texts.get(u.source as usize).copied().flatten(),
+            structures.get(ui).filter(|s| !s.is_empty()),
         );
         if let Some(text) = texts.get(u.source as usize).copied().flatten() {
             if !matches!(u.kind, UnitKind::Module | UnitKind::BlockData) {
@@ -105,15 +125,30 @@ pub fn plan(program: &Program, texts: &[Option<&str>]) -> Plan {
         }
         p.rules.push(rules);
     }
+    if openmp {
+        threads::adapt(&mut p, program, &structures, texts);
+    }
     p
 }
 
 /// The Fortran module declaring the counters, the shape slots and the
 /// address probe, shared with the C runtime.
 pub fn module_for(plan: &Plan) -> String {
+    let counters = if plan.threaded {
+        threads::module_declarations(plan.counters)
+    } else {
+        format!(
+            "  integer(c_int64_t), bind(C, name=\"augur_counts\") :: {COUNTER_ARRAY}({n})\n  integer(c_int64_t), bind(C, name=\"augur_ncounts\") :: augur_n = {n}\n",
+            n = plan.counters.max(1)
+        )
+    };
+    let procedures = if plan.threaded {
+        threads::module_procedures()
+    } else {
+        String::new()
+    };
     format!(
-        "module {COUNTER_MODULE}\n  use iso_c_binding, only: c_int64_t, c_int32_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_counts\") :: {COUNTER_ARRAY}({n})\n  integer(c_int64_t), bind(C, name=\"augur_ncounts\") :: augur_n = {n}\n  integer(c_int64_t), bind(C, name=\"augur_shapes\") :: {SHAPE_ARRAY}({m})\n  integer(c_int64_t), bind(C, name=\"augur_nshapes\") :: augur_ns = {m}\n  integer(c_int64_t), bind(C, name=\"augur_nprobes\") :: augur_np = {q}\n  integer(c_int64_t), bind(C, name=\"augur_nenv\") :: augur_ne = {e}\n  interface\n    subroutine augur_probe(id, addr) bind(C, name=\"augur_probe\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: addr\n    end subroutine augur_probe\n    subroutine augur_env(id, n, v) bind(C, name=\"augur_env\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id, n\n      integer(c_int64_t), intent(in) :: v(*)\n    end subroutine augur_env\n  end interface\nend module {COUNTER_MODULE}\n",
-        n = plan.counters.max(1),
+        "module {COUNTER_MODULE}\n  use iso_c_binding, only: c_int64_t, c_int32_t\n  implicit none\n{counters}  integer(c_int64_t), bind(C, name=\"augur_shapes\") :: {SHAPE_ARRAY}({m})\n  integer(c_int64_t), bind(C, name=\"augur_nshapes\") :: augur_ns = {m}\n  integer(c_int64_t), bind(C, name=\"augur_nprobes\") :: augur_np = {q}\n  integer(c_int64_t), bind(C, name=\"augur_nenv\") :: augur_ne = {e}\n  interface\n    subroutine augur_probe(id, addr) bind(C, name=\"augur_probe\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: addr\n    end subroutine augur_probe\n    subroutine augur_env(id, n, v) bind(C, name=\"augur_env\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id, n\n      integer(c_int64_t), intent(in) :: v(*)\n    end subroutine augur_env\n  end interface\n{procedures}end module {COUNTER_MODULE}\n",
         m = plan.shape_slots.max(1),
         q = plan.probes.len(),
         e = plan.env_probes.len(),

@@ -9,6 +9,11 @@
 #include <sys/resource.h>
 extern int64_t augur_counts[];
 extern int64_t augur_ncounts;
+/* Columns of the counter array: one per thread in an OpenMP build (absent otherwise). */
+extern int64_t augur_nthreads __attribute__((weak));
+/* Set (AUGUR_NO_PROBES) in the runs that only count per thread: the probes below
+   keep one buffer, which threads must not share. */
+static int augur_probes_off;
 extern int64_t augur_shapes[];
 extern int64_t augur_nshapes;
 extern int64_t augur_nprobes;
@@ -36,7 +41,7 @@ static inline int augur_keep(uint64_t addr, unsigned shift) {
     return shift == 0 || (augur_mix((addr >> 6) ^ 0x5851f42d4c957f2dULL) >> (64 - shift)) == 0;
 }
 void augur_probe(int32_t id, int64_t addr) {
-    if (augur_failed || id < 0 || id >= augur_nprobes) return;
+    if (augur_probes_off || augur_failed || id < 0 || id >= augur_nprobes) return;
     if (!augur_calls) {
         augur_calls = calloc((size_t)augur_nprobes, sizeof(uint64_t));
         augur_addr = malloc(AUGUR_MAX_SAMPLES * sizeof(uint64_t));
@@ -101,7 +106,8 @@ static uint32_t *augur_env_distinct;
 static size_t augur_env_used;
 static int augur_env_failed;
 void augur_env(int32_t id, int32_t n, const int64_t *v) {
-    if (augur_env_failed || id < 0 || id >= augur_nenv || n < 0 || n > AUGUR_ENV_VARS) return;
+    if (augur_probes_off || augur_env_failed || id < 0 || id >= augur_nenv || n < 0
+        || n > AUGUR_ENV_VARS) return;
     if (!augur_envs) {
         augur_envs = calloc(AUGUR_ENV_SLOTS, sizeof(augur_env_t));
         augur_env_other = calloc((size_t)augur_nenv, sizeof(uint64_t));
@@ -142,9 +148,27 @@ static void augur_dump(void) {
     if (!path) return;
     FILE *f = fopen(path, "w");
     if (!f) return;
-    fprintf(f, "augur-counts %lld\n", (long long)augur_ncounts);
-    for (int64_t i = 0; i < augur_ncounts; i++) fprintf(f, "%lld\n", (long long)augur_counts[i]);
+    int64_t nt = &augur_nthreads ? augur_nthreads : 1, nc = augur_ncounts;
+    fprintf(f, "augur-counts %lld\n", (long long)nc);
+    for (int64_t i = 0; i < nc; i++) {
+        int64_t total = 0;
+        for (int64_t t = 0; t < nt; t++) total += augur_counts[t * nc + i];
+        fprintf(f, "%lld\n", (long long)total);
+    }
     fprintf(f, "end\n");
+    /* Per thread: the columns of the threads that counted anything. */
+    if (nt > 1) {
+        fprintf(f, "augur-threads %lld\n", (long long)nc);
+        for (int64_t t = 0; t < nt; t++) {
+            int any = 0;
+            for (int64_t i = 0; i < nc && !any; i++) any = augur_counts[t * nc + i] != 0;
+            if (!any) continue;
+            fprintf(f, "%lld", (long long)t);
+            for (int64_t i = 0; i < nc; i++) fprintf(f, " %lld", (long long)augur_counts[t * nc + i]);
+            fprintf(f, "\n");
+        }
+        fprintf(f, "end\n");
+    }
     fprintf(f, "augur-shapes %lld\n", (long long)augur_nshapes);
     for (int64_t i = 0; i < augur_nshapes; i++) fprintf(f, "%lld\n", (long long)augur_shapes[i]);
     fprintf(f, "end\n");
@@ -192,5 +216,6 @@ static void augur_dump(void) {
 }
 __attribute__((constructor)) static void augur_init(void) {
     augur_flt0 = augur_minflt();
+    augur_probes_off = getenv("AUGUR_NO_PROBES") != NULL;
     atexit(augur_dump);
 }

@@ -22,6 +22,7 @@ pub mod misses;
 pub mod overhead;
 pub mod scaling;
 pub mod suite;
+pub mod threads;
 pub mod validation;
 
 /// How a benchmark that checks something came out, for the command's exit status.

@@ -94,7 +94,7 @@ pub fn validate_scaled(
 }
 
 /// An analysis error for the user: a failed run with its output's hint.
-fn analysis_error(e: AnalyzeError, opts: &AnalyzeOptions) -> anyhow::Error {
+pub(crate) fn analysis_error(e: AnalyzeError, opts: &AnalyzeOptions) -> anyhow::Error {
     match e {
         AnalyzeError::Failed { how, run } => {
             anyhow::anyhow!(failed_run_message(how, &run, opts.stdin.is_some()))

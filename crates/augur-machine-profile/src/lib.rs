@@ -35,6 +35,7 @@
 pub mod flags;
 pub mod library;
 pub mod memory;
+pub mod openmp;
 
 use augur_ir::AbOp;
 use serde::{Deserialize, Serialize};
@@ -95,6 +96,10 @@ pub struct MachineProfile {
     /// The memory hierarchy (`augur characterize --memory`); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::MemoryProfile>,
+    /// OpenMP overheads and bandwidth per thread count (`augur characterize --openmp`);
+    /// absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub openmp: Option<crate::openmp::OpenMpProfile>,
 }
 
 /// Where and how a profile was measured.
@@ -220,6 +225,7 @@ impl MachineProfile {
             stream: BTreeMap::new(),
             stream_vector: BTreeMap::new(),
             memory: None,
+            openmp: None,
         }
     }
 

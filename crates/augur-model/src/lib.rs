@@ -22,6 +22,7 @@ pub mod interval;
 pub mod machine;
 pub mod memory;
 pub mod nest_time;
+pub mod openmp;
 pub mod predict;
 mod price;
 mod recurrence;

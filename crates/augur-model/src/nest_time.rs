@@ -33,6 +33,12 @@ pub struct NestRow {
     pub kind: String,
     /// Memory time per array (or sampled reference) and level.
     pub arrays: Vec<ArrayTraffic>,
+    /// The nest's unit (index in the program profile's units).
+    #[serde(skip)]
+    pub unit_index: usize,
+    /// The id of its outermost loop.
+    #[serde(skip)]
+    pub loop_id: u32,
 }
 
 /// The AbOps that issue loads and stores of memory: array references' address work
@@ -105,6 +111,8 @@ pub(crate) fn memory_term(
                 levels: nm.levels.clone(),
                 kind: nm.kind.clone(),
                 arrays: nm.arrays.clone(),
+                unit_index: ui,
+                loop_id: l.id,
             });
         }
     }

@@ -142,7 +142,7 @@ impl PricedBlocks {
 }
 
 /// Whether a block whose innermost loop is `inner` lies inside loop `target`.
-fn inside_loop(u: &UnitProfile, inner: Option<u32>, target: u32) -> bool {
+pub(crate) fn inside_loop(u: &UnitProfile, inner: Option<u32>, target: u32) -> bool {
     let mut cur = inner;
     let mut guard = 0;
     while let Some(l) = cur {

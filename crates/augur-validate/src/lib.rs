@@ -94,9 +94,28 @@ pub fn time_program(
     spec: &RunSpec,
     runs: usize,
 ) -> Result<Timed, TimingError> {
+    let (_work, exe) = build_plain(tc, input)?;
+    time_executable(&exe, spec, runs)
+}
+
+/// Builds the program normally (no instrumentation) with `tc` in a temporary directory,
+/// removed when the returned guard drops: the guard and the executable.
+pub fn build_plain(
+    tc: &Toolchain,
+    input: &BuildInput,
+) -> Result<(augur_toolchain::interrupt::TempDir, std::path::PathBuf), TimingError> {
     let work = augur_toolchain::interrupt::temp_dir("augur-validate")?;
     let exe = toolchain::build(tc, input, work.path(), "augur_plain")?;
-    time_executable(&exe, spec, runs)
+    Ok((work, exe))
+}
+
+/// Which clock ranks and settles timed runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// User + system CPU time: a sequential program's own time.
+    Cpu,
+    /// The wall clock: a multi-threaded program's time (its threads' CPU times add up).
+    Wall,
 }
 
 /// The spread of a program's timed runs above which more are timed.
@@ -108,12 +127,26 @@ pub const NOISY_SPREAD: f64 = 0.05;
 /// time, until the `runs` fastest agree; the timing is then that of the `runs`
 /// fastest.
 pub fn time_executable(exe: &Path, spec: &RunSpec, runs: usize) -> Result<Timed, TimingError> {
+    time_executable_by(exe, spec, runs, Clock::Cpu)
+}
+
+/// [`time_executable`] ranking and settling the runs by `clock`.
+pub fn time_executable_by(
+    exe: &Path,
+    spec: &RunSpec,
+    runs: usize,
+    clock: Clock,
+) -> Result<Timed, TimingError> {
+    let k = match clock {
+        Clock::Cpu => 0,
+        Clock::Wall => 1,
+    };
     let wanted = runs.max(1);
     let mut timed: Vec<(f64, f64)> = vec![];
     let mut stdout = vec![];
     let most = if runs >= 3 { 3 * runs } else { wanted };
     for i in 0..most {
-        if i >= wanted && settled(&timed, wanted) {
+        if i >= wanted && settled(&timed, wanted, k) {
             break;
         }
         let r = toolchain::run(exe, spec)?;
@@ -131,7 +164,7 @@ pub fn time_executable(exe: &Path, spec: &RunSpec, runs: usize) -> Result<Timed,
         ));
         stdout = r.stdout;
     }
-    let kept = fastest(&timed, wanted);
+    let kept = fastest(&timed, wanted, k);
     Ok(Timed {
         timing: Timing::from_runs(kept.iter().map(|t| t.0).collect()),
         wall: Timing::from_runs(kept.iter().map(|t| t.1).collect()),
@@ -139,18 +172,23 @@ pub fn time_executable(exe: &Path, spec: &RunSpec, runs: usize) -> Result<Timed,
     })
 }
 
-/// The `n` fastest of the `(cpu, wall)` times of some runs, by CPU time.
-fn fastest(timed: &[(f64, f64)], n: usize) -> Vec<(f64, f64)> {
+/// The `n` fastest of the `(cpu, wall)` times of some runs, by CPU time (`k` 0) or
+/// wall clock (`k` 1).
+fn fastest(timed: &[(f64, f64)], n: usize, k: usize) -> Vec<(f64, f64)> {
     let mut s = timed.to_vec();
-    s.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let key = |t: &(f64, f64)| if k == 0 { t.0 } else { t.1 };
+    s.sort_by(|a, b| key(a).total_cmp(&key(b)));
     s.truncate(n);
     s
 }
 
-/// Whether the `n` fastest runs agree within [`NOISY_SPREAD`].
-fn settled(timed: &[(f64, f64)], n: usize) -> bool {
-    let cpu: Vec<f64> = fastest(timed, n).iter().map(|t| t.0).collect();
-    Timing::from_runs(cpu).spread() <= NOISY_SPREAD
+/// Whether the `n` fastest runs agree within [`NOISY_SPREAD`] on clock `k`.
+fn settled(timed: &[(f64, f64)], n: usize, k: usize) -> bool {
+    let t: Vec<f64> = fastest(timed, n, k)
+        .iter()
+        .map(|t| if k == 0 { t.0 } else { t.1 })
+        .collect();
+    Timing::from_runs(t).spread() <= NOISY_SPREAD
 }
 
 /// `(predicted - measured) / measured`.
@@ -290,14 +328,23 @@ mod tests {
     fn noisy_runs_are_settled_by_the_fastest() {
         let t = |cpu: &[f64]| -> Vec<(f64, f64)> { cpu.iter().map(|&c| (c, c)).collect() };
         // Three runs within 5% are settled.
-        assert!(settled(&t(&[1.00, 1.02, 1.04]), 3));
+        assert!(settled(&t(&[1.00, 1.02, 1.04]), 3, 0));
         // A run slowed down by another load is not...
-        assert!(!settled(&t(&[1.00, 1.30, 1.02]), 3));
+        assert!(!settled(&t(&[1.00, 1.30, 1.02]), 3, 0));
         // ...until a fourth quiet run makes three fast ones agree, which are kept.
         let four = t(&[1.00, 1.30, 1.02, 1.01]);
-        assert!(settled(&four, 3));
-        let kept: Vec<f64> = fastest(&four, 3).iter().map(|x| x.0).collect();
+        assert!(settled(&four, 3, 0));
+        let kept: Vec<f64> = fastest(&four, 3, 0).iter().map(|x| x.0).collect();
         assert_eq!(kept, vec![1.00, 1.01, 1.02]);
+    }
+
+    #[test]
+    fn the_wall_clock_ranks_threaded_runs() {
+        // Two threads: CPU time twice the wall clock; the fastest by the wall clock.
+        let runs = [(2.0, 1.10), (1.9, 1.30), (2.1, 1.00)];
+        let kept: Vec<f64> = fastest(&runs, 2, 1).iter().map(|x| x.1).collect();
+        assert_eq!(kept, vec![1.00, 1.10]);
+        assert!(!settled(&runs, 3, 1));
     }
 
     #[test]

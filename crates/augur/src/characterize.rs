@@ -162,6 +162,13 @@ pub fn characterize(
         profile.memory = Some(measure_memory(&tc, quick)?);
         stop_if_interrupted()?;
         measure_stream(&tc, quick, &mut profile)?;
+        stop_if_interrupted()?;
+        // OpenMP when the compiler supports it; a compiler without it keeps the rest.
+        match measure_openmp(&tc, quick) {
+            Ok(o) => profile.openmp = Some(o),
+            Err(e) if augur_toolchain::interrupt::cancelled() => return Err(e),
+            Err(e) => eprintln!("characterize: no OpenMP section: {e:#}"),
+        }
     }
     stop_if_interrupted()?;
     profile
@@ -275,10 +282,53 @@ fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryPro
     Ok(m)
 }
 
-/// Runs `augur characterize --memory`: measures the memory hierarchy and writes it as
-/// the `memory` section of `output` (an existing profile keeps its AbOp tables; the file
-/// is replaced atomically). Ctrl-C writes nothing and exits with 130.
-pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<ExitCode> {
+/// Measures the OpenMP overheads and bandwidth per thread count (1 to the cores) with
+/// `tc` plus `-fopenmp`, and prints their table.
+fn measure_openmp(
+    tc: &Toolchain,
+    quick: bool,
+) -> Result<augur_machine_profile::openmp::OpenMpProfile> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let mut opts = augur_openmp::Options::for_host(cores);
+    if quick {
+        opts.observations = 10;
+        opts.max_rounds = 1;
+    }
+    eprintln!(
+        "characterize: OpenMP overheads with {} {} -fopenmp, 1 to {cores} threads",
+        tc.fc,
+        tc.fflags.join(" ")
+    );
+    let start = Instant::now();
+    let o = augur_openmp::characterize(tc, &opts, cores, &mut |msg| {
+        eprintln!(
+            "characterize: OpenMP {msg} ({:.0} s elapsed)",
+            start.elapsed().as_secs_f64()
+        )
+    })?;
+    print!("{}", augur_openmp::report(&o));
+    Ok(o)
+}
+
+/// Which section `augur characterize --memory` or `--openmp` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// The memory hierarchy.
+    Memory,
+    /// OpenMP overheads and bandwidth per thread count.
+    OpenMp,
+}
+
+/// Runs `augur characterize --memory` or `--openmp`: measures one section and writes it
+/// into `output` (an existing profile keeps everything else; the file is replaced
+/// atomically). Ctrl-C writes nothing and exits with 130.
+pub fn section(
+    section: Section,
+    fc: &str,
+    fflags: &str,
+    quick: bool,
+    output: &Path,
+) -> Result<ExitCode> {
     let start = Instant::now();
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
@@ -288,23 +338,26 @@ pub fn memory(fc: &str, fflags: &str, quick: bool, output: &Path) -> Result<Exit
     } else {
         None
     };
-    let m = measure_memory(&tc, quick)?;
     let mut profile = existing.unwrap_or_else(|| {
         let mut prov = augur_toolchain::os::host_provenance();
         prov.compiler = tc.fc.clone();
         prov.compiler_version = tc.version.clone();
         prov.fflags = tc.fflags.join(" ");
         prov.augur_version = env!("CARGO_PKG_VERSION").to_string();
-        prov.mode = "memory only".to_string();
+        prov.mode = format!("{section:?} only").to_lowercase();
         MachineProfile::new(prov)
     });
-    profile.memory = Some(m);
+    match section {
+        Section::Memory => profile.memory = Some(measure_memory(&tc, quick)?),
+        Section::OpenMp => profile.openmp = Some(measure_openmp(&tc, quick)?),
+    }
     stop_if_interrupted()?;
     profile
         .write(output)
         .with_context(|| format!("cannot write the machine profile {}", output.display()))?;
     println!(
-        "memory characterization: {:.1} s; profile written to {}",
+        "{} characterization: {:.1} s; profile written to {}",
+        format!("{section:?}").to_lowercase(),
         start.elapsed().as_secs_f64(),
         output.display()
     );

@@ -83,6 +83,13 @@ enum Command {
         /// default characterization measures it after the AbOps).
         #[arg(long, conflicts_with_all = ["only", "precise"])]
         memory: bool,
+        /// Only OpenMP: the overheads of parallel regions, loops and each schedule,
+        /// barriers, single, critical, locks, atomics and reductions (EPCC's method),
+        /// and memory bandwidth, per thread count from 1 to the cores; its section of
+        /// the profile is replaced, the rest of an existing file is kept (the default
+        /// characterization measures it last when the compiler supports -fopenmp).
+        #[arg(long, conflicts_with_all = ["only", "precise", "memory"])]
+        openmp: bool,
         /// The machine profile to write.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
@@ -196,6 +203,19 @@ struct PredictCmd {
     /// e.g. from `augur validate --scale ... --at`).
     #[arg(long, value_name = "SIZE=SECONDS,...", requires = "plot")]
     measured: Option<String>,
+    /// An OpenMP program (analyzed with --threads): predict at these thread counts, with
+    /// the work, imbalance, overhead and serial time of each; with --plot, the speedup
+    /// curve as SVG.
+    #[arg(
+        long,
+        value_name = "P1,P2,...",
+        value_delimiter = ',',
+        conflicts_with = "at"
+    )]
+    threads: Vec<u32>,
+    /// With --threads: draw the per-thread timeline (a Gantt chart) at the largest count.
+    #[arg(long, value_name = "FILE", requires = "threads")]
+    gantt: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -256,6 +276,15 @@ struct ValidateCmd {
     /// With --scale: the size to predict and time (NAME=VALUE).
     #[arg(long, value_name = "NAME=VALUE", requires = "scale")]
     at: Option<String>,
+    /// An OpenMP program: count per thread, predict and time (wall clock, with
+    /// OMP_NUM_THREADS) at each of these thread counts, with the speedups.
+    #[arg(
+        long,
+        value_name = "P1,P2,...",
+        value_delimiter = ',',
+        conflicts_with = "scale"
+    )]
+    threads: Vec<u32>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -631,10 +660,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             precise,
             only,
             memory,
+            openmp,
             output,
         } => {
+            use crate::characterize::Section;
             if memory {
-                crate::characterize::memory(&fc, &fflags, quick, &output)
+                crate::characterize::section(Section::Memory, &fc, &fflags, quick, &output)
+            } else if openmp {
+                crate::characterize::section(Section::OpenMp, &fc, &fflags, quick, &output)
             } else {
                 crate::characterize::characterize(&fc, &fflags, quick, precise, &only, &output)
             }
@@ -683,6 +716,8 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
             .map(crate::scale::parse_measured)
             .transpose()?
             .unwrap_or_default(),
+        threads: p.threads,
+        gantt: p.gantt,
     })
 }
 
@@ -728,6 +763,7 @@ fn validate(v: ValidateCmd) -> Result<ExitCode> {
             overlap: v.overlap.model(),
             branches: v.branches,
             scale,
+            threads: v.threads,
         },
     )
 }

@@ -8,6 +8,7 @@ mod predict;
 mod scale;
 mod static_report;
 mod stream;
+mod threads;
 mod validate;
 
 use augur_toolchain::interrupt;

@@ -86,6 +86,10 @@ pub struct PredictArgs {
     pub profile_out: Option<PathBuf>,
     /// With a range: measured times (size, seconds) to mark on the figure.
     pub measured: Vec<(i64, f64)>,
+    /// Thread counts of an OpenMP prediction (empty: sequential).
+    pub threads: Vec<u32>,
+    /// With thread counts: the per-thread timeline's file.
+    pub gantt: Option<PathBuf>,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -159,8 +163,24 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    if !a.threads.is_empty() {
+        if a.profiles.len() != 1 {
+            bail!("--threads predicts one OpenMP program profile; give exactly one");
+        }
+        let args = crate::threads::ThreadArgs {
+            threads: &a.threads,
+            plot: a.plot.as_deref(),
+            gantt: a.gantt.as_deref(),
+            json: a.json,
+        };
+        print!(
+            "{}",
+            crate::threads::run(&a.profiles[0], &machines, options, &args)?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     if a.plot.is_some() {
-        bail!("--plot draws a sweep: give --at NAME=FROM..TO (e.g. --at n=64..4096)");
+        bail!("--plot draws a sweep (--at NAME=FROM..TO) or a speedup curve (--threads 1,2,4)");
     }
     let mut programs = vec![];
     for p in &a.profiles {

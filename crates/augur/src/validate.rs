@@ -55,6 +55,8 @@ pub struct ValidateArgs {
     pub branches: bool,
     /// Analyze at these sizes and validate at `at` (never counted).
     pub scale: Option<(augur_program::scaling::ScaleSpec, i64)>,
+    /// Thread counts of an OpenMP validation (empty: sequential).
+    pub threads: Vec<u32>,
 }
 
 /// Runs `augur validate`.
@@ -90,6 +92,14 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         ..augur_model::PredictOptions::default()
     };
     let flags = preprocessing_flags(src);
+    if !v.threads.is_empty() {
+        let mut opts = opts;
+        opts.threads = v.threads.clone();
+        let val = augur_bench::threads::validate_threads(
+            &machine, &fortran, &opts, flags, v.runs, options,
+        )?;
+        return threads_report(&val, v);
+    }
     let val = match &v.scale {
         Some((spec, x)) => {
             validate_scaled(&machine, &fortran, &opts, flags, spec, *x, v.runs, options)?
@@ -123,6 +133,8 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         plot: None,
         profile_out: None,
         measured: vec![],
+        threads: vec![],
+        gantt: None,
     };
     let shown = Path::new(&val.program);
     print!(
@@ -155,4 +167,47 @@ pub fn comparison(v: &Validation) -> String {
         fmt_seconds(v.measured_wall.median),
         100.0 * v.error
     )
+}
+
+/// Prints an OpenMP validation: per thread count predicted against measured (wall
+/// clock), the speedups, and the prediction's breakdown.
+fn threads_report(
+    val: &augur_bench::threads::ThreadValidation,
+    v: &ValidateArgs,
+) -> Result<ExitCode> {
+    if let Some(p) = &v.profile_out {
+        let json = serde_json::to_string_pretty(&val.profile)?;
+        crate::cli::write_atomically(p, json.as_bytes())?;
+        eprintln!("augur: program profile written to {}", p.display());
+    }
+    if v.json {
+        println!("{}", serde_json::to_string_pretty(val)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "{} on {} (built with {}), wall clock:",
+        val.program, val.machine, val.build
+    );
+    println!(
+        "{:>7} {:>11} {:>11} {:>7} {:>8} {:>8} {:>8}",
+        "threads", "predicted", "measured", "spread", "error", "speedup", "measured"
+    );
+    let speedups = val.speedups();
+    for r in &val.rows {
+        let s = speedups.iter().find(|s| s.0 == r.threads);
+        println!(
+            "{:>7} {:>11} {:>11} {:>6.1}% {:>+7.1}% {:>8} {:>8}",
+            r.threads,
+            fmt_seconds(r.predicted),
+            fmt_seconds(r.measured.median),
+            100.0 * r.measured.spread(),
+            100.0 * r.error,
+            s.map_or("-".into(), |s| format!("{:.2}", s.1)),
+            s.map_or("-".into(), |s| format!("{:.2}", s.2)),
+        );
+    }
+    for w in &val.warnings {
+        println!("warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
 }

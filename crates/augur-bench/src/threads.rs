@@ -1,0 +1,131 @@
+//! One OpenMP program validated at several thread counts: counted per thread at each
+//! (`augur analyze --threads`), predicted at each, built normally with `-fopenmp` and
+//! timed on the wall clock with `OMP_NUM_THREADS` set; errors and speedups.
+//! `augur validate --threads` shows one; `augur bench openmp` runs one per program.
+
+use anyhow::Result;
+use augur_model::openmp::{predict_threads, ThreadsPrediction};
+use augur_model::LoadedMachine;
+use augur_program::openmp::openmp_options;
+use augur_program::{AnalyzeOptions, ProgramProfile};
+use augur_toolchain::{BuildInput, RunSpec};
+use augur_validate::{build_plain, relative_error, time_executable_by, Clock, Timing};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// The result of validating one OpenMP program at several thread counts.
+#[derive(Debug, Serialize)]
+pub struct ThreadValidation {
+    /// The program (its first source file).
+    pub program: String,
+    /// The machine's name.
+    pub machine: String,
+    /// Compiler and flags of the timed build.
+    pub build: String,
+    /// One row per thread count.
+    pub rows: Vec<ThreadRow>,
+    /// The prediction.
+    pub prediction: ThreadsPrediction,
+    /// Warnings (differing output, ...).
+    pub warnings: Vec<String>,
+    /// The program profile (not in JSON output).
+    #[serde(skip)]
+    pub profile: ProgramProfile,
+}
+
+/// One thread count: predicted against measured.
+#[derive(Debug, Serialize)]
+pub struct ThreadRow {
+    /// Threads.
+    pub threads: u32,
+    /// Predicted seconds.
+    pub predicted: f64,
+    /// Measured wall-clock times.
+    pub measured: Timing,
+    /// `(predicted - measured) / measured` of the median.
+    pub error: f64,
+}
+
+impl ThreadValidation {
+    /// Predicted and measured speedup `T(1)/T(P)` of each row (none without a 1-thread
+    /// row).
+    pub fn speedups(&self) -> Vec<(u32, f64, f64)> {
+        let Some(one) = self.rows.iter().find(|r| r.threads == 1) else {
+            return vec![];
+        };
+        self.rows
+            .iter()
+            .map(|r| {
+                (
+                    r.threads,
+                    one.predicted / r.predicted,
+                    one.measured.median / r.measured.median,
+                )
+            })
+            .collect()
+    }
+}
+
+/// Counts, predicts and times `fortran` at each of `opts.threads`.
+pub fn validate_threads(
+    machine: &LoadedMachine,
+    fortran: &[PathBuf],
+    opts: &AnalyzeOptions,
+    extra_fflags: Vec<String>,
+    runs: usize,
+    options: augur_model::PredictOptions,
+) -> Result<ThreadValidation> {
+    let analysis = augur_program::analyze(fortran, opts)
+        .map_err(|e| crate::validation::analysis_error(e, opts))?;
+    let prediction = predict_threads(&analysis.profile, &machine.profile, options, &opts.threads)
+        .map_err(anyhow::Error::msg)?;
+    let omp = openmp_options(opts)?;
+    let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
+    let input = BuildInput {
+        fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
+        extra_fflags,
+        c_sources: opts.c_sources.clone(),
+        objects: opts.objects.clone(),
+        link_args: opts.link_args.clone(),
+    };
+    let (_work, exe) = build_plain(&omp.toolchain, &input)?;
+    let mut rows = vec![];
+    let mut warnings = prediction.warnings.clone();
+    for point in &prediction.points {
+        let spec = RunSpec {
+            args: opts.args.clone(),
+            stdin: opts.stdin.clone(),
+            timeout: opts.timeout,
+            env: vec![("OMP_NUM_THREADS".into(), point.threads.to_string())],
+            cwd: opts.cwd.clone(),
+            capture: true,
+            fixed_addresses: false,
+        };
+        let timed = time_executable_by(&exe, &spec, runs, Clock::Wall)?;
+        if timed.stdout != analysis.run.stdout {
+            warnings.push(format!(
+                "with {} thread(s) the program printed something else than the counting run (nondeterministic output, or floating-point reductions in another order)",
+                point.threads
+            ));
+        }
+        rows.push(ThreadRow {
+            threads: point.threads,
+            predicted: point.seconds,
+            error: relative_error(point.seconds, timed.wall.median),
+            measured: timed.wall,
+        });
+    }
+    let tc = &omp.toolchain;
+    Ok(ThreadValidation {
+        program: fortran
+            .first()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default(),
+        machine: machine.name.clone(),
+        build: format!("{} {}", tc.fc, tc.fflags.join(" ")),
+        rows,
+        prediction,
+        warnings,
+        profile: analysis.profile,
+    })
+}

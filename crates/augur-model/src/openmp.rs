@@ -1,0 +1,677 @@
+//! The OpenMP predictor: `T(P)` from the program's per-thread counts at `P` threads
+//! (its profile's `openmp` section) and the machine's OpenMP overheads and bandwidths
+//! per thread count (the machine profile's `[openmp]`).
+//!
+//! Every block is priced as in the sequential model (its operations, and its share of
+//! its loop nest's memory term). The blocks that ran on other threads than thread 0 at
+//! `P` threads fall into *phases*: the worksharing construct that ends with a barrier
+//! around them (a `DO`, `SECTIONS`, `SINGLE`, `WORKSHARE`; a `NOWAIT` one joins the
+//! phase around it), else their parallel region, else (code of a procedure called in a
+//! region) their procedure. A phase lasts as long as its slowest thread, summed over
+//! its executions; what the others lack of it is *imbalance* (time waiting at its
+//! barrier). Work inside `CRITICAL` or `ORDERED` is serialized: a phase lasts at least
+//! the sum of every thread's. Each construct adds its measured overhead per execution
+//! (EPCC's: a region's fork and join, a loop's schedule and barrier, a reduction, a
+//! critical entry, an atomic update on its thread). Threads streaming memory together
+//! share its bandwidth: a nest's memory time at each level grows by `P·B(1)/B(P)`, the
+//! measured triad bandwidths. Beyond the cores, threads share them: a phase lasts at
+//! least its threads' total work over the cores.
+//!
+//! Everything else runs on thread 0 as in the sequential prediction: `T(P) = serial +
+//! Σ phases + overheads`. Phases and their per-thread work are totals over all
+//! executions (the slowest thread is taken over the sum, exact when the same thread is
+//! slowest each time, as with a static schedule).
+
+use crate::block::{report_for, BlockPricing};
+use crate::cost::CostTable;
+use crate::nest_time::{memory_term, NestRow};
+use crate::predict::{predict_with, PredictOptions, Prediction};
+use crate::price::{inside_loop, price_blocks};
+use augur_ir::omp::{Construct, ConstructKind, ScheduleKind};
+use augur_machine_profile::openmp::OpenMpProfile as MachineOpenMp;
+use augur_machine_profile::MachineProfile;
+use augur_program_profile::openmp::{OpenMpProfile, ThreadRun};
+use augur_program_profile::ProgramProfile;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Predictions at several thread counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadsPrediction {
+    /// The sequential prediction (one thread, no OpenMP overheads).
+    #[serde(skip)]
+    pub sequential: Prediction,
+    /// One point per thread count asked.
+    pub points: Vec<ThreadPoint>,
+    /// The cores the machine's OpenMP section was measured with.
+    pub cores: Option<u32>,
+    /// Warnings (no OpenMP section, thread counts not counted...).
+    pub warnings: Vec<String>,
+}
+
+/// The prediction at one thread count.
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadPoint {
+    /// Threads.
+    pub threads: u32,
+    /// Predicted seconds.
+    pub seconds: f64,
+    /// 90% interval (the sequential prediction's relative interval).
+    pub low: f64,
+    /// Upper end of the interval.
+    pub high: f64,
+    /// Time outside the phases (thread 0 alone), seconds.
+    pub serial: f64,
+    /// Σ over phases of the mean thread's work.
+    pub work: f64,
+    /// Σ over phases of the slowest thread's work less the mean: waiting at barriers.
+    pub imbalance: f64,
+    /// Time serialized critical sections add beyond the slowest thread.
+    pub serialization: f64,
+    /// Constructs' overheads.
+    pub overhead: f64,
+    /// What sharing the memory bandwidth adds to the work (included in `work`).
+    pub contention: f64,
+    /// More threads than cores: threads share them.
+    pub oversubscribed: bool,
+    /// The phases, in program order.
+    pub phases: Vec<Phase>,
+    /// Machine parameters not measured at this thread count, and how they were obtained.
+    pub extrapolated: Vec<String>,
+}
+
+/// One phase at one thread count.
+#[derive(Debug, Clone, Serialize)]
+pub struct Phase {
+    /// `unit:line kind` of its construct (or `unit (called in parallel)`).
+    pub name: String,
+    /// Line of its construct (0 for a procedure called in a region).
+    pub line: u32,
+    /// Executions of its construct.
+    pub executions: f64,
+    /// Each thread's work, seconds (overheads of critical entries and atomics included).
+    pub thread_seconds: Vec<f64>,
+    /// Overhead of its constructs, seconds.
+    pub overhead: f64,
+    /// Its time: the slowest thread (or the serialized critical work) plus overhead.
+    pub seconds: f64,
+}
+
+/// What a phase is keyed by: a construct of a unit, or a unit called in parallel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum PhaseKey {
+    /// (unit, construct id).
+    Construct(usize, u32),
+    /// A unit's blocks outside its constructs that ran on other threads.
+    Called(usize),
+}
+
+/// Per block: seconds per execution in the sequential model, and its nest (if any).
+struct BlockTimes {
+    /// [unit][block] seconds per execution (operations only).
+    per_exec: Vec<Vec<f64>>,
+    /// [unit][block] index into `nests`.
+    nest: Vec<Vec<Option<usize>>>,
+    nests: Vec<NestRow>,
+    /// Seconds the sequential total has beyond the blocks (first touches, ...).
+    rest: f64,
+}
+
+/// Predicts `program` on `machine` at each of `threads`.
+pub fn predict_threads(
+    program: &ProgramProfile,
+    machine: &MachineProfile,
+    options: PredictOptions,
+    threads: &[u32],
+) -> Result<ThreadsPrediction, String> {
+    let omp = program.openmp.as_ref().ok_or_else(|| {
+        "the program profile has no per-thread counts: analyze it with `augur analyze --threads 1,2,...`"
+            .to_string()
+    })?;
+    let table = CostTable::from_profile(machine);
+    let sequential = predict_with(program, &table, machine, options);
+    let times = block_times(program, machine, &table, options, &sequential);
+    let mut warnings = vec![];
+    if machine.openmp.is_none() {
+        warnings.push("the machine profile has no [openmp] section: constructs cost nothing and threads share no bandwidth (measure it with `augur characterize --openmp -o MACHINE.toml`)".to_string());
+    }
+    let mut points = vec![];
+    for &p in threads {
+        let run = omp.run(p).ok_or_else(|| {
+            format!(
+                "the program was counted at {:?} threads, not at {p}: analyze it with --threads including {p}",
+                omp.thread_counts()
+            )
+        })?;
+        points.push(point(
+            program,
+            omp,
+            run,
+            machine.openmp.as_ref(),
+            &times,
+            &sequential,
+        ));
+    }
+    Ok(ThreadsPrediction {
+        sequential,
+        points,
+        cores: machine.openmp.as_ref().map(|o| o.cores),
+        warnings,
+    })
+}
+
+/// Prices every block per execution and finds its nest.
+fn block_times(
+    program: &ProgramProfile,
+    machine: &MachineProfile,
+    table: &CostTable,
+    options: PredictOptions,
+    sequential: &Prediction,
+) -> BlockTimes {
+    let pricing = BlockPricing {
+        table,
+        branches_priced: sequential.branches_priced,
+    };
+    let priced = price_blocks(program, pricing, report_for(program, machine));
+    let (nests, _) = memory_term(program, machine, table, &priced, options.overlap);
+    let mut per_exec = vec![];
+    let mut nest = vec![];
+    let mut blocks_total = 0.0;
+    for (ui, u) in program.units.iter().enumerate() {
+        let mut pe = vec![];
+        let mut ne = vec![];
+        for (bi, b) in u.blocks.iter().enumerate() {
+            let s = table.cost_of(&priced.blocks[ui][bi]).seconds;
+            blocks_total += s;
+            let n = b.executions.unwrap_or(0.0);
+            pe.push(if n > 0.0 { s / n } else { 0.0 });
+            ne.push(
+                nests
+                    .iter()
+                    .position(|r| r.unit_index == ui && inside_loop(u, b.in_loop, r.loop_id)),
+            );
+        }
+        per_exec.push(pe);
+        nest.push(ne);
+    }
+    let memory: f64 = nests
+        .iter()
+        .map(|r| r.combined_seconds - r.operations_seconds)
+        .sum();
+    BlockTimes {
+        per_exec,
+        nest,
+        rest: sequential.total.seconds - blocks_total - memory,
+        nests,
+    }
+}
+
+/// The level whose bandwidth serves the misses of cache level `missed`.
+fn serving_level(missed: &str) -> &'static str {
+    match missed {
+        "L1d" | "L1" => "L2",
+        "L2" => "L3",
+        _ => "memory",
+    }
+}
+
+/// How the machine's parameters come out at `p` threads, with what was extrapolated.
+struct MachineAt<'a> {
+    omp: Option<&'a MachineOpenMp>,
+    p: u32,
+    extrapolated: Vec<String>,
+}
+
+impl MachineAt<'_> {
+    /// A construct's overhead (0 when not measured).
+    fn overhead(&mut self, construct: &str, chunk: u32) -> f64 {
+        let Some(o) = self.omp else { return 0.0 };
+        match o.overhead(construct, chunk, self.p) {
+            Some(v) => {
+                if let Some(how) = v.extrapolated {
+                    let line = format!("{construct} overhead: {how}");
+                    if !self.extrapolated.contains(&line) {
+                        self.extrapolated.push(line);
+                    }
+                }
+                v.value.max(0.0)
+            }
+            None => 0.0,
+        }
+    }
+
+    /// How much longer a nest's memory time at `level` is when `concurrent` threads
+    /// stream together: `P·B(1)/B(P)`, at least 1.
+    fn contention(&mut self, level: &str, concurrent: u32) -> f64 {
+        let Some(o) = self.omp else { return 1.0 };
+        let (Some(one), Some(all)) = (o.bandwidth(level, 1), o.bandwidth(level, concurrent)) else {
+            return 1.0;
+        };
+        if let Some(how) = all.extrapolated {
+            if !self.extrapolated.contains(&how) {
+                self.extrapolated.push(how);
+            }
+        }
+        (concurrent as f64 * one.value / all.value.max(1.0)).max(1.0)
+    }
+}
+
+/// The prediction at the thread count of `run`.
+fn point(
+    program: &ProgramProfile,
+    omp: &OpenMpProfile,
+    run: &ThreadRun,
+    machine: Option<&MachineOpenMp>,
+    times: &BlockTimes,
+    sequential: &Prediction,
+) -> ThreadPoint {
+    let p = run.threads.max(1);
+    let cores = machine.map(|m| m.cores).unwrap_or(p).max(1);
+    let mut m = MachineAt {
+        omp: machine,
+        p,
+        extrapolated: vec![],
+    };
+    // Each nest's time per second of operations: alone, and with min(P, cores) threads.
+    let concurrent = p.min(cores);
+    let nest_factor: Vec<(f64, f64)> = times
+        .nests
+        .iter()
+        .map(|n| {
+            let ops = n.operations_seconds.max(1e-300);
+            let extra: f64 = n
+                .levels
+                .iter()
+                .map(|l| l.seconds * (m.contention(serving_level(&l.level), concurrent) - 1.0))
+                .sum();
+            (n.combined_seconds / ops, (n.combined_seconds + extra) / ops)
+        })
+        .collect();
+    let factor = |ui: usize, bi: usize, shared: bool| {
+        times.nest[ui][bi].map_or(1.0, |k| {
+            if shared {
+                nest_factor[k].1
+            } else {
+                nest_factor[k].0
+            }
+        })
+    };
+    let structure: Vec<UnitConstructs> = (0..program.units.len())
+        .map(|ui| UnitConstructs::new(omp.constructs_of(ui as u32)))
+        .collect();
+    let mut phases: BTreeMap<PhaseKey, PhaseAcc> = BTreeMap::new();
+    let mut serial = times.rest + sequential.first_touch_seconds.min(sequential.total.seconds);
+    let mut contention = 0.0;
+    let in_run: std::collections::HashSet<(u32, u32)> =
+        run.blocks.iter().map(|b| (b.unit, b.block)).collect();
+    for (ui, u) in program.units.iter().enumerate() {
+        for (bi, b) in u.blocks.iter().enumerate() {
+            let t = times.per_exec[ui][bi];
+            let total = b.executions.unwrap_or(0.0);
+            if !in_run.contains(&(ui as u32, bi as u32)) {
+                serial += t * total * factor(ui, bi, false);
+                continue;
+            }
+            let counts = run.counts_of(ui as u32, bi as u32, total);
+            let key = structure[ui].phase_of_block(ui, bi as u32);
+            let critical = structure[ui].is_serialized(bi as u32);
+            let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));
+            for (tid, c) in counts.iter().enumerate().take(p as usize) {
+                let s = t * c * factor(ui, bi, true);
+                contention += t * c * (factor(ui, bi, true) - factor(ui, bi, false));
+                acc.work[tid] += s;
+                if critical {
+                    acc.serialized += s;
+                }
+            }
+        }
+    }
+    // Overheads of every construct at its executions.
+    for (ui, s) in structure.iter().enumerate() {
+        for c in s.constructs {
+            add_overhead(program, run, ui, s, c, &mut m, &mut phases);
+        }
+    }
+    finish(
+        program,
+        p,
+        cores,
+        serial,
+        contention,
+        phases,
+        m.extrapolated,
+        sequential,
+    )
+}
+
+/// Sums the phases into the point.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    program: &ProgramProfile,
+    p: u32,
+    cores: u32,
+    serial: f64,
+    contention: f64,
+    phases: BTreeMap<PhaseKey, PhaseAcc>,
+    extrapolated: Vec<String>,
+    sequential: &Prediction,
+) -> ThreadPoint {
+    let (mut work, mut imbalance, mut serialization, mut overhead) = (0.0, 0.0, 0.0, 0.0);
+    let mut rows = vec![];
+    for (key, acc) in phases {
+        let max = acc.work.iter().copied().fold(0.0, f64::max);
+        let sum: f64 = acc.work.iter().sum();
+        let mean = sum / p as f64;
+        // Beyond the cores, the threads' work shares them.
+        let busy = max.max(sum / cores as f64);
+        let seconds = busy.max(acc.serialized) + acc.overhead;
+        work += mean;
+        imbalance += busy - mean;
+        serialization += (acc.serialized - busy).max(0.0);
+        overhead += acc.overhead;
+        let (name, line) = phase_name(program, key, &acc);
+        rows.push(Phase {
+            name,
+            line,
+            executions: acc.executions,
+            thread_seconds: acc.work,
+            overhead: acc.overhead,
+            seconds,
+        });
+    }
+    let seconds = serial + work + imbalance + serialization + overhead;
+    let ratio = |x: f64| x / sequential.total.seconds.max(1e-300);
+    ThreadPoint {
+        threads: p,
+        seconds,
+        low: seconds * ratio(sequential.interval.low),
+        high: seconds * ratio(sequential.interval.high),
+        serial,
+        work,
+        imbalance,
+        serialization,
+        overhead,
+        contention,
+        oversubscribed: p > cores,
+        phases: rows,
+        extrapolated,
+    }
+}
+
+/// A phase being summed.
+struct PhaseAcc {
+    work: Vec<f64>,
+    serialized: f64,
+    overhead: f64,
+    executions: f64,
+    line: u32,
+    kind: String,
+}
+
+impl PhaseAcc {
+    fn new(p: u32) -> PhaseAcc {
+        PhaseAcc {
+            work: vec![0.0; p as usize],
+            serialized: 0.0,
+            overhead: 0.0,
+            executions: 0.0,
+            line: 0,
+            kind: String::new(),
+        }
+    }
+}
+
+fn phase_name(program: &ProgramProfile, key: PhaseKey, acc: &PhaseAcc) -> (String, u32) {
+    match key {
+        PhaseKey::Construct(ui, _) => (
+            format!(
+                "{}:{} {}",
+                std::path::Path::new(&program.units[ui].file)
+                    .file_name()
+                    .map_or(String::new(), |f| f.to_string_lossy().into_owned()),
+                acc.line,
+                acc.kind
+            ),
+            acc.line,
+        ),
+        PhaseKey::Called(ui) => (
+            format!("{} (called in parallel)", program.units[ui].name),
+            0,
+        ),
+    }
+}
+
+/// The constructs of one unit with each block's innermost construct.
+struct UnitConstructs<'a> {
+    constructs: &'a [Construct],
+    innermost: BTreeMap<u32, u32>,
+}
+
+impl<'a> UnitConstructs<'a> {
+    fn new(constructs: &'a [Construct]) -> UnitConstructs<'a> {
+        let mut innermost = BTreeMap::new();
+        for c in constructs {
+            for b in &c.blocks {
+                innermost.insert(b.0, c.id);
+            }
+        }
+        UnitConstructs {
+            constructs,
+            innermost,
+        }
+    }
+
+    /// Constructs around block `b`, innermost first.
+    fn chain_of_block(&self, b: u32) -> Vec<&'a Construct> {
+        self.chain_from(self.innermost.get(&b).copied())
+    }
+
+    fn chain_from(&self, mut c: Option<u32>) -> Vec<&'a Construct> {
+        let mut out = vec![];
+        while let Some(id) = c {
+            let k = &self.constructs[id as usize];
+            out.push(k);
+            c = k.parent;
+        }
+        out
+    }
+
+    /// The phase of the constructs `chain` (innermost first).
+    fn phase_of_chain(ui: usize, chain: &[&Construct]) -> PhaseKey {
+        for c in chain {
+            let d = &c.directive;
+            let ends_phase = match d.kind {
+                ConstructKind::Loop
+                | ConstructKind::Sections
+                | ConstructKind::Single
+                | ConstructKind::Workshare => !d.clauses.nowait || d.parallel,
+                ConstructKind::Parallel => true,
+                _ => false,
+            };
+            if ends_phase {
+                return PhaseKey::Construct(ui, c.id);
+            }
+        }
+        PhaseKey::Called(ui)
+    }
+
+    fn phase_of_block(&self, ui: usize, b: u32) -> PhaseKey {
+        Self::phase_of_chain(ui, &self.chain_of_block(b))
+    }
+
+    /// Whether block `b` runs inside CRITICAL or ORDERED (one thread at a time).
+    fn is_serialized(&self, b: u32) -> bool {
+        self.chain_of_block(b).iter().any(|c| {
+            matches!(
+                c.directive.kind,
+                ConstructKind::Critical | ConstructKind::Ordered
+            )
+        })
+    }
+}
+
+/// Adds construct `c`'s overhead at its executions to its phase.
+fn add_overhead(
+    program: &ProgramProfile,
+    run: &ThreadRun,
+    ui: usize,
+    s: &UnitConstructs<'_>,
+    c: &Construct,
+    m: &mut MachineAt<'_>,
+    phases: &mut BTreeMap<PhaseKey, PhaseAcc>,
+) {
+    let u = &program.units[ui];
+    let p = run.threads.max(1);
+    // Executions per thread: the first block inside (the next block for a BARRIER).
+    let first = match c.blocks.first() {
+        Some(b) => Some(b.0),
+        None => u
+            .blocks
+            .iter()
+            .filter(|b| b.first_line > c.line)
+            .min_by_key(|b| b.first_line)
+            .map(|b| b.id),
+    };
+    let Some(first) = first else { return };
+    let profile_count = u
+        .blocks
+        .get(first as usize)
+        .and_then(|b| b.executions)
+        .unwrap_or(0.0);
+    let per_thread = run.counts_of(ui as u32, first, profile_count);
+    // Every thread passes most constructs; one thread runs a SINGLE or a SECTION.
+    let executions = match c.directive.kind {
+        ConstructKind::Single | ConstructKind::Sections | ConstructKind::Section => {
+            per_thread.iter().sum()
+        }
+        _ => per_thread.iter().copied().fold(0.0, f64::max),
+    };
+    let chain = s.chain_from(Some(c.id));
+    let key = UnitConstructs::phase_of_chain(ui, &chain);
+    let d = &c.directive;
+    let reduction = if d.clauses.reductions.is_empty() {
+        0.0
+    } else {
+        (m.overhead("reduction", 0) - m.overhead("parallel", 0)).max(0.0)
+    };
+    let barrier = m.overhead("barrier", 0);
+    let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));
+    if acc.line == 0 || matches!(key, PhaseKey::Construct(_, id) if id == c.id) {
+        acc.line = c.line;
+        acc.kind = d.name.clone();
+    }
+    if matches!(key, PhaseKey::Construct(_, id) if id == c.id) {
+        acc.executions = executions;
+    }
+    let nowait = |o: f64| {
+        if d.clauses.nowait {
+            (o - barrier).max(0.0)
+        } else {
+            o
+        }
+    };
+    let per_execution = match d.kind {
+        ConstructKind::Parallel => m.overhead("parallel", 0) + reduction,
+        ConstructKind::Loop => {
+            let base = if d.parallel {
+                m.overhead("parallel_do", 0)
+            } else {
+                nowait(m.overhead("do", 0))
+            };
+            base + reduction + schedule_overhead(program, ui, c, executions, m)
+        }
+        ConstructKind::Sections => {
+            let base = if d.parallel {
+                m.overhead("parallel", 0)
+            } else {
+                0.0
+            };
+            base + nowait(m.overhead("do", 0))
+        }
+        ConstructKind::Single | ConstructKind::Workshare => {
+            let base = if d.parallel {
+                m.overhead("parallel", 0)
+            } else {
+                0.0
+            };
+            base + nowait(m.overhead("single", 0))
+        }
+        ConstructKind::Barrier => barrier,
+        ConstructKind::Critical | ConstructKind::Ordered => {
+            // Per entry, on the entering thread, serialized.
+            let o = m.overhead("critical", 0);
+            for (t, e) in per_thread.iter().enumerate().take(p as usize) {
+                acc.work[t] += e * o;
+                acc.serialized += e * o;
+            }
+            0.0
+        }
+        ConstructKind::Atomic => {
+            let o = m.overhead("atomic", 0);
+            for (t, e) in per_thread.iter().enumerate().take(p as usize) {
+                acc.work[t] += e * o;
+            }
+            0.0
+        }
+        ConstructKind::Master | ConstructKind::Section | ConstructKind::Other => 0.0,
+    };
+    acc.overhead += per_execution * executions;
+}
+
+/// The schedule's overhead per execution of a loop beyond a static schedule's: per chunk
+/// handed out (dynamic, static with a chunk), or per execution (guided).
+fn schedule_overhead(
+    program: &ProgramProfile,
+    ui: usize,
+    c: &Construct,
+    executions: f64,
+    m: &mut MachineAt<'_>,
+) -> f64 {
+    let Some(s) = &c.directive.clauses.schedule else {
+        return 0.0;
+    };
+    let p = m.p as f64;
+    let iterations: f64 = c
+        .loops
+        .last()
+        .and_then(|l| program.units[ui].loops.iter().find(|x| x.id == l.0))
+        .and_then(|l| l.iterations)
+        .unwrap_or(0.0);
+    let per_thread = iterations / executions.max(1.0) / p;
+    let chunk = s
+        .chunk
+        .as_deref()
+        .and_then(|c| c.trim().parse::<f64>().ok())
+        .unwrap_or(1.0)
+        .max(1.0);
+    let measured_iters = m.omp.map_or(128.0, |o| o.schedule_iterations as f64);
+    let stat = m.overhead("static", 0);
+    // The measured chunk nearest to this one.
+    let nearest = |chunks: &[u32]| -> u32 {
+        *chunks
+            .iter()
+            .min_by(|a, b| {
+                ((**a as f64).ln() - chunk.ln())
+                    .abs()
+                    .total_cmp(&((**b as f64).ln() - chunk.ln()).abs())
+            })
+            .unwrap_or(&1)
+    };
+    match s.kind {
+        ScheduleKind::Static | ScheduleKind::Auto if s.chunk.is_none() => 0.0,
+        ScheduleKind::Static | ScheduleKind::Auto => {
+            let per_chunk = (m.overhead("static_chunk", 1) - stat).max(0.0) / measured_iters;
+            per_chunk * per_thread / chunk
+        }
+        ScheduleKind::Dynamic | ScheduleKind::Runtime => {
+            let c0 = nearest(&[1, 4, 16, 64]);
+            let per_chunk =
+                (m.overhead("dynamic", c0) - stat).max(0.0) / (measured_iters / c0 as f64);
+            per_chunk * per_thread / chunk
+        }
+        ScheduleKind::Guided => {
+            let c0 = nearest(&[1, 4, 16]);
+            (m.overhead("guided", c0) - stat).max(0.0)
+        }
+    }
+}

@@ -1,0 +1,264 @@
+! augur OpenMP micro-benchmarks (EPCC's method, Bull 1999): each construct wraps a
+! reference delay; its overhead is the time per execution less the delay's.
+! Arguments: threads, observations, target seconds per observation, delay
+! seconds, schedule iterations per thread, then the triad sizes in elements.
+! Output: AUGDELAY s, AUGOBS name chunk seconds (per execution), AUGBW elements
+! bytes_per_second.
+program augur_ompbench
+  use omp_lib
+  implicit none
+  integer :: nthreads, nobs, iters, dl, k, nsizes, i
+  real(8) :: target, delay_s
+  character(len=32) :: arg
+  integer(8), allocatable :: sizes(:)
+  call get_command_argument(1, arg); read (arg, *) nthreads
+  call get_command_argument(2, arg); read (arg, *) nobs
+  call get_command_argument(3, arg); read (arg, *) target
+  call get_command_argument(4, arg); read (arg, *) delay_s
+  call get_command_argument(5, arg); read (arg, *) iters
+  nsizes = command_argument_count() - 5
+  allocate (sizes(nsizes))
+  do i = 1, nsizes
+    call get_command_argument(5 + i, arg); read (arg, *) sizes(i)
+  end do
+  call omp_set_num_threads(nthreads)
+  call omp_set_dynamic(.false.)
+  dl = calibrate(delay_s)
+  write (*, '(a,1x,es14.6)') 'AUGDELAY', time_delay(dl, 2000) 
+  do k = 1, nobs
+    call observe('reference', 0, 1)
+    call observe('parallel', 0, 2)
+    call observe('do', 0, 3)
+    call observe('parallel_do', 0, 4)
+    call observe('barrier', 0, 5)
+    call observe('single', 0, 6)
+    call observe('critical', 0, 7)
+    call observe('lock', 0, 8)
+    call observe('atomic', 0, 9)
+    call observe('reduction', 0, 10)
+    call observe('static', 0, 11)
+    call observe('static_chunk', 1, 12)
+    call observe('dynamic', 1, 13)
+    call observe('dynamic', 4, 13)
+    call observe('dynamic', 16, 13)
+    call observe('dynamic', 64, 13)
+    call observe('guided', 1, 14)
+    call observe('guided', 4, 14)
+    call observe('guided', 16, 14)
+  end do
+  do i = 1, nsizes
+    call triad(sizes(i))
+  end do
+contains
+  ! Delay iterations taking about `seconds`.
+  integer function calibrate(seconds)
+    real(8), intent(in) :: seconds
+    integer :: n
+    real(8) :: t
+    n = 1
+    do
+      t = time_delay(n, 200)
+      if (t >= seconds .or. n > 1000000) exit
+      n = n * 2
+    end do
+    calibrate = max(1, int(n * seconds / t))
+  end function
+
+  real(8) function time_delay(n, reps)
+    integer, intent(in) :: n, reps
+    integer :: j
+    real(8) :: t0
+    t0 = omp_get_wtime()
+    do j = 1, reps
+      call augur_delay(n)
+    end do
+    time_delay = (omp_get_wtime() - t0) / reps
+  end function
+
+  ! One observation of test `which`: enough executions for `target` seconds.
+  subroutine observe(name, chunk, which)
+    character(len=*), intent(in) :: name
+    integer, intent(in) :: chunk, which
+    integer :: inner
+    real(8) :: t
+    inner = 8
+    t = run(which, chunk, inner)
+    inner = max(8, int(inner * target / max(t * inner, 1d-9) / 1))
+    inner = ((inner + nthreads - 1) / nthreads) * nthreads
+    t = run(which, chunk, inner)
+    write (*, '(a,1x,a,1x,i0,1x,es14.6)') 'AUGOBS', name, chunk, t
+  end subroutine
+
+  ! Seconds per execution of test `which`, over `inner` executions.
+  real(8) function run(which, chunk, inner)
+    integer, intent(in) :: which, chunk, inner
+    integer :: j, i, n
+    real(8) :: t0, x
+    integer(omp_lock_kind) :: lck
+    x = 0
+    n = iters * nthreads
+    call omp_init_lock(lck)
+    t0 = omp_get_wtime()
+    select case (which)
+    case (1)
+      do j = 1, inner
+        call augur_delay(dl)
+      end do
+    case (2)
+      do j = 1, inner
+!$omp parallel
+        call augur_delay(dl)
+!$omp end parallel
+      end do
+    case (3)
+!$omp parallel private(j, i)
+      do j = 1, inner
+!$omp do
+        do i = 1, nthreads
+          call augur_delay(dl)
+        end do
+!$omp end do
+      end do
+!$omp end parallel
+    case (4)
+      do j = 1, inner
+!$omp parallel do private(i)
+        do i = 1, nthreads
+          call augur_delay(dl)
+        end do
+      end do
+    case (5)
+!$omp parallel private(j)
+      do j = 1, inner
+        call augur_delay(dl)
+!$omp barrier
+      end do
+!$omp end parallel
+    case (6)
+!$omp parallel private(j)
+      do j = 1, inner
+!$omp single
+        call augur_delay(dl)
+!$omp end single
+      end do
+!$omp end parallel
+    case (7)
+!$omp parallel private(j)
+      do j = 1, inner / nthreads
+!$omp critical
+        call augur_delay(dl)
+!$omp end critical
+      end do
+!$omp end parallel
+    case (8)
+!$omp parallel private(j)
+      do j = 1, inner / nthreads
+        call omp_set_lock(lck)
+        call augur_delay(dl)
+        call omp_unset_lock(lck)
+      end do
+!$omp end parallel
+    case (9)
+!$omp parallel private(j)
+      do j = 1, inner / nthreads
+!$omp atomic
+        x = x + 1
+      end do
+!$omp end parallel
+    case (10)
+      do j = 1, inner
+!$omp parallel reduction(+:x)
+        call augur_delay(dl)
+        x = x + 1
+!$omp end parallel
+      end do
+    case (11)
+!$omp parallel private(j, i)
+      do j = 1, inner
+!$omp do schedule(static)
+        do i = 1, n
+          call augur_delay(dl)
+        end do
+!$omp end do
+      end do
+!$omp end parallel
+    case (12)
+!$omp parallel private(j, i)
+      do j = 1, inner
+!$omp do schedule(static, chunk)
+        do i = 1, n
+          call augur_delay(dl)
+        end do
+!$omp end do
+      end do
+!$omp end parallel
+    case (13)
+!$omp parallel private(j, i)
+      do j = 1, inner
+!$omp do schedule(dynamic, chunk)
+        do i = 1, n
+          call augur_delay(dl)
+        end do
+!$omp end do
+      end do
+!$omp end parallel
+    case (14)
+!$omp parallel private(j, i)
+      do j = 1, inner
+!$omp do schedule(guided, chunk)
+        do i = 1, n
+          call augur_delay(dl)
+        end do
+!$omp end do
+      end do
+!$omp end parallel
+    end select
+    run = (omp_get_wtime() - t0) / inner
+    call omp_destroy_lock(lck)
+    if (x < 0) print *, x
+  end function
+
+  ! STREAM's triad over arrays of `n` elements with the team, first touched by it.
+  subroutine triad(n)
+    integer(8), intent(in) :: n
+    real(8), allocatable :: a(:), b(:), c(:)
+    integer(8) :: i
+    integer :: r, reps, k
+    real(8) :: t0, t, best
+    allocate (a(n), b(n), c(n))
+!$omp parallel do
+    do i = 1, n
+      a(i) = 0; b(i) = 1; c(i) = 2
+    end do
+    reps = 1
+    do
+      t0 = omp_get_wtime()
+      do r = 1, reps
+        call triad_once(a, b, c, n)
+      end do
+      t = omp_get_wtime() - t0
+      if (t > target .or. reps > 1000000) exit
+      reps = reps * 2
+    end do
+    best = huge(1d0)
+    do k = 1, 5
+      t0 = omp_get_wtime()
+      do r = 1, reps
+        call triad_once(a, b, c, n)
+      end do
+      best = min(best, (omp_get_wtime() - t0) / reps)
+    end do
+    write (*, '(a,1x,i0,1x,es14.6,1x,es14.6)') 'AUGBW', n, 24d0 * n / best, a(n / 2)
+  end subroutine
+
+  subroutine triad_once(a, b, c, n)
+    integer(8), intent(in) :: n
+    real(8), intent(inout) :: a(n)
+    real(8), intent(in) :: b(n), c(n)
+    integer(8) :: i
+!$omp parallel do
+    do i = 1, n
+      a(i) = b(i) + 0.5d0 * c(i)
+    end do
+  end subroutine
+end program augur_ompbench

@@ -628,13 +628,15 @@ fn header_line(unit: &Unit, l: &crate::Loop) -> Option<u32> {
     Some(unit.stmts[*s as usize].text.line)
 }
 
-/// The original line of a loop's END DO: the last statement within its text lines.
+/// The original line of a loop's END DO: the last statement before it, moved on by
+/// the lines between them in the parsed text (END DO is no statement of its own).
 fn end_original_line(unit: &Unit, l: &crate::Loop) -> u32 {
+    let end = l.end_text.end_line;
     unit.stmts
         .iter()
-        .filter(|s| s.text.line <= l.end_text.end_line)
-        .map(|s| s.span.end_line)
-        .max()
+        .filter(|s| s.text.end_line <= end)
+        .max_by_key(|s| s.text.end_line)
+        .map(|s| s.span.end_line + (end - s.text.end_line))
         .unwrap_or(l.span.end_line)
 }
 

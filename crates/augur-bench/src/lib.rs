@@ -19,6 +19,7 @@ pub mod corpus;
 pub mod counts;
 pub mod front_end;
 pub mod misses;
+pub mod openmp;
 pub mod overhead;
 pub mod scaling;
 pub mod suite;

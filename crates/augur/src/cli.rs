@@ -380,6 +380,32 @@ enum BenchCommand {
         #[arg(long, value_name = "DIR")]
         replay: Option<PathBuf>,
     },
+    /// OpenMP accuracy: each program of the OpenMP corpus counted per thread, predicted
+    /// and timed (wall clock) at each thread count; errors, speedups and their summary.
+    Openmp {
+        /// Machine profile (library name or file) with an [openmp] section; its compiler
+        /// and flags (plus -fopenmp) build the programs.
+        #[arg(short, long)]
+        machine: String,
+        /// Thread counts (timing runs cannot use more threads than this machine's cores).
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        threads: Vec<u32>,
+        /// Timed runs per program and thread count (the median is compared).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Only these programs (default: all).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The OpenMP corpus manifest.
+        #[arg(long, default_value = "corpus/openmp/corpus.toml")]
+        manifest: PathBuf,
+        /// Keep each program's profile and measured times in DIR.
+        #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+        save: Option<PathBuf>,
+        /// Re-price the profiles and times kept by --save in DIR, without running.
+        #[arg(long, value_name = "DIR")]
+        replay: Option<PathBuf>,
+    },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
     Overhead {
@@ -818,6 +844,29 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             manifest,
         } => {
             augur_bench::overhead::run(&manifest, &fc, &fflags, runs.max(1), &only)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Openmp {
+            machine,
+            threads,
+            runs,
+            only,
+            manifest,
+            save,
+            replay,
+        } => {
+            print!(
+                "{}",
+                augur_bench::openmp::run(&augur_bench::openmp::OpenMpArgs {
+                    manifest: &manifest,
+                    machine: &machine,
+                    threads: &threads,
+                    runs: runs.max(1),
+                    only: &only,
+                    save: save.as_deref(),
+                    replay: replay.as_deref(),
+                })?
+            );
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Scaling {

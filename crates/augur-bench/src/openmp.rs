@@ -194,7 +194,7 @@ fn table(outcomes: &[Outcome], threads: &[u32]) -> String {
             errors.push(r.error);
         }
         let one = o.rows.iter().find(|r| r.threads == 1);
-        let last = o.rows.iter().filter(|r| r.threads > 1).last();
+        let last = o.rows.iter().rev().find(|r| r.threads > 1);
         if let (Some(one), Some(last)) = (one, last) {
             let ps = one.predicted / last.predicted;
             let ms = one.measured.median / last.measured.median;

@@ -40,8 +40,8 @@ fn per_thread(profile: &ProgramProfile, p: u32, line: u32) -> Vec<f64> {
     let b = u
         .blocks
         .iter()
-        .filter(|b| b.first_line == line && b.executions.unwrap_or(0.0) > 0.0)
-        .last()
+        .rev()
+        .find(|b| b.first_line == line && b.executions.unwrap_or(0.0) > 0.0)
         .unwrap_or_else(|| panic!("no block at line {line}"));
     run.counts_of(ui as u32, b.id, b.executions.unwrap_or(0.0))
 }

@@ -52,6 +52,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         "augur-memory",
         &["augur-machine-profile", "augur-toolchain"],
     ),
+    (
+        "augur-openmp",
+        &["augur-machine-profile", "augur-toolchain"],
+    ),
     // The predictor reads two files.
     (
         "augur-model",
@@ -72,7 +76,12 @@ const LAYERS: &[(&str, &[&str])] = &[
 const APPLICATIONS: &[&str] = &["augur-bench", "augur"];
 
 const PROGRAM_WING: &[&str] = &["augur-program"];
-const MACHINE_WING: &[&str] = &["augur-machine", "augur-stream", "augur-memory"];
+const MACHINE_WING: &[&str] = &[
+    "augur-machine",
+    "augur-stream",
+    "augur-memory",
+    "augur-openmp",
+];
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -21,8 +21,8 @@
 program omp_collapse
   implicit none
   integer, parameter :: dp = kind(1.0d0), i8 = selected_int_kind(18)
-  integer, parameter :: n = 640, nsteps = 50, nf = 5
-  integer, parameter :: nr = 3, nk = 1100, nm = 1100, nprod = 70
+  integer, parameter :: n = 640, nsteps = 30, nf = 5
+  integer, parameter :: nr = 3, nk = 1100, nm = 1100, nprod = 100
   real(dp), parameter :: dcoef = 0.2_dp, dt = 0.05_dp
   real(dp), allocatable :: u(:,:), v(:,:), w(:,:,:), a(:,:), b(:,:), c(:,:)
   real(dp) :: wt(-1:1, -1:1, nf), lap, s

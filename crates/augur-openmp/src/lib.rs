@@ -304,6 +304,7 @@ fn summarize(o: &Observed, p: u32, opts: &Options) -> Vec<Overhead> {
                 _ => t - reference,
             })
             .collect();
+        let overheads = without_outliers(&overheads);
         let (m, hw) = mean_and_half_width(&overheads);
         rows.push(Overhead {
             construct: name.clone(),
@@ -315,6 +316,30 @@ fn summarize(o: &Observed, p: u32, opts: &Options) -> Vec<Overhead> {
         });
     }
     rows
+}
+
+/// The observations within 5 scaled median absolute deviations of the median: a
+/// thread descheduled by another process on a shared machine makes one observation
+/// many times longer, which says nothing of the construct (EPCC reports such outliers
+/// apart too).
+fn without_outliers(v: &[f64]) -> Vec<f64> {
+    let median = |x: &mut Vec<f64>| {
+        x.sort_by(f64::total_cmp);
+        let n = x.len();
+        if n == 0 {
+            0.0
+        } else if n % 2 == 1 {
+            x[n / 2]
+        } else {
+            (x[n / 2 - 1] + x[n / 2]) / 2.0
+        }
+    };
+    let m = median(&mut v.to_vec());
+    let mad = 1.4826 * median(&mut v.iter().map(|x| (x - m).abs()).collect());
+    if mad <= 0.0 {
+        return v.to_vec();
+    }
+    v.iter().copied().filter(|x| (x - m).abs() <= 5.0 * mad).collect()
 }
 
 fn mean(v: &[f64]) -> f64 {
@@ -402,6 +427,13 @@ pub fn report(o: &OpenMpProfile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_descheduled_observation_is_left_out() {
+        let v = [1.0, 1.1, 0.9, 1.05, 0.95, 40.0];
+        assert_eq!(without_outliers(&v).len(), 5);
+        assert_eq!(without_outliers(&[2.0, 2.0, 2.0]).len(), 3);
+    }
 
     #[test]
     fn reads_observations_and_bandwidth() {

@@ -164,7 +164,24 @@ fn move_bound_edits(u: &Unit, s: &Structure, edits: &mut [Edit]) {
             _ => {}
         }
     }
+    // (END DO line of a shared loop, its END directive's last line): nothing may come
+    // between the two.
+    let ends: Vec<(u32, u32)> = s
+        .constructs
+        .iter()
+        .filter(|c| c.directive.kind == ConstructKind::Loop)
+        .filter_map(|c| {
+            let l = &u.loops[c.loops.first()?.0 as usize];
+            (c.text_lines.1 > l.end_text.end_line).then_some((l.end_text.end_line, c.text_lines.1))
+        })
+        .collect();
     for e in edits.iter_mut() {
+        if let Edit::After { line, .. } = e {
+            if let Some(&(_, end)) = ends.iter().find(|(l, end)| *l <= *line && *line < *end) {
+                *line = end;
+            }
+            continue;
+        }
         let Edit::Before {
             line,
             col,
@@ -187,8 +204,9 @@ fn move_bound_edits(u: &Unit, s: &Structure, edits: &mut [Edit]) {
     }
 }
 
-/// Calls inserted inside a WORKSHARE construct (locality probes) are dropped: a
-/// WORKSHARE block may hold no CALL statement.
+/// Statements inserted inside a WORKSHARE construct other than counter assignments
+/// (locality probes and shape records: CALLs and IFs) are dropped: a WORKSHARE block
+/// holds assignments and constructs only.
 fn drop_calls_in_workshare(s: &Structure, edits: &mut Vec<Edit>) {
     let ranges: Vec<(u32, u32)> = s
         .constructs
@@ -205,7 +223,10 @@ fn drop_calls_in_workshare(s: &Structure, edits: &mut Vec<Edit>) {
             _ => return true,
         };
         let inside = ranges.iter().any(|(a, b)| *a < line && line < *b);
-        !(inside && text.to_ascii_lowercase().contains("call "))
+        let assignments_only = text
+            .lines()
+            .all(|l| l.trim_start().starts_with(&format!("{COUNTER_ARRAY}(")));
+        !(inside && !assignments_only)
     });
 }
 

@@ -59,6 +59,14 @@ pub struct Bandwidth {
     pub threads: u32,
     /// Bytes per second, all threads together (STREAM's count: 24 bytes per element).
     pub bytes_per_second: f64,
+    /// Whether the level is shared by the cores (the OS's `shared_cpu_list`): a private
+    /// cache gives each core its own bandwidth, whatever the triad shows.
+    #[serde(default = "shared_by_default")]
+    pub shared: bool,
+}
+
+fn shared_by_default() -> bool {
+    true
 }
 
 /// A value for a thread count, and how it was obtained when not measured there.
@@ -83,6 +91,13 @@ impl OpenMpProfile {
             .map(|o| (o.threads as f64, o.seconds))
             .collect();
         at_threads(&rows, threads, "a + b·log2(P) fitted to", |p| p.log2())
+    }
+
+    /// Whether `level` is private to a core (its bandwidth is not shared).
+    pub fn is_private(&self, level: &str) -> bool {
+        self.bandwidths
+            .iter()
+            .any(|b| b.level == level && !b.shared)
     }
 
     /// The bandwidth of `level` with `threads` threads: measured, or beyond the
@@ -171,6 +186,7 @@ mod tests {
                 bytes: 1 << 28,
                 threads: 2,
                 bytes_per_second: 2e10,
+                shared: true,
             }],
         }
     }

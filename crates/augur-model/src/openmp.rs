@@ -201,7 +201,7 @@ fn block_times(
     BlockTimes {
         per_exec,
         nest,
-        rest: sequential.total.seconds - blocks_total - memory,
+        rest: sequential.total.seconds - blocks_total - memory - sequential.first_touch_seconds,
         nests,
     }
 }
@@ -241,9 +241,13 @@ impl MachineAt<'_> {
     }
 
     /// How much longer a nest's memory time at `level` is when `concurrent` threads
-    /// stream together: `P·B(1)/B(P)`, at least 1.
+    /// stream together: `P·B(1)/B(P)` for a shared level, at least 1; 1 for a private one.
     fn contention(&mut self, level: &str, concurrent: u32) -> f64 {
         let Some(o) = self.omp else { return 1.0 };
+        // A private cache gives each core its own bandwidth.
+        if o.is_private(level) {
+            return 1.0;
+        }
         let (Some(one), Some(all)) = (o.bandwidth(level, 1), o.bandwidth(level, concurrent)) else {
             return 1.0;
         };
@@ -300,7 +304,8 @@ fn point(
         .map(|ui| UnitConstructs::new(omp.constructs_of(ui as u32)))
         .collect();
     let mut phases: BTreeMap<PhaseKey, PhaseAcc> = BTreeMap::new();
-    let mut serial = times.rest + sequential.first_touch_seconds.min(sequential.total.seconds);
+    // First touches: on the threads that took them, the busiest one's share (measured).
+    let mut serial = times.rest + sequential.first_touch_seconds * run.first_touch_share(cores);
     let mut contention = 0.0;
     let in_run: std::collections::HashSet<(u32, u32)> =
         run.blocks.iter().map(|b| (b.unit, b.block)).collect();

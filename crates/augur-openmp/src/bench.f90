@@ -1,13 +1,15 @@
 ! augur OpenMP micro-benchmarks (EPCC's method, Bull 1999): each construct wraps a
 ! reference delay; its overhead is the time per execution less the delay's.
 ! Arguments: threads, observations, target seconds per observation, delay
-! seconds, schedule iterations per thread, then the triad sizes in elements.
+! seconds, schedule iterations per thread, a bit mask of the constructs to
+! observe (bit k: the k-th after the reference), then the triad sizes in elements.
 ! Output: AUGDELAY s, AUGOBS name chunk seconds (per execution), AUGBW elements
 ! bytes_per_second.
 program augur_ompbench
   use omp_lib
   implicit none
-  integer :: nthreads, nobs, iters, dl, k, nsizes, i
+  integer :: nthreads, nobs, iters, dl, k, nsizes, i, seen
+  integer(8) :: mask
   real(8) :: target, delay_s
   character(len=32) :: arg
   integer(8), allocatable :: sizes(:)
@@ -16,16 +18,18 @@ program augur_ompbench
   call get_command_argument(3, arg); read (arg, *) target
   call get_command_argument(4, arg); read (arg, *) delay_s
   call get_command_argument(5, arg); read (arg, *) iters
-  nsizes = command_argument_count() - 5
+  call get_command_argument(6, arg); read (arg, *) mask
+  nsizes = command_argument_count() - 6
   allocate (sizes(nsizes))
   do i = 1, nsizes
-    call get_command_argument(5 + i, arg); read (arg, *) sizes(i)
+    call get_command_argument(6 + i, arg); read (arg, *) sizes(i)
   end do
   call omp_set_num_threads(nthreads)
   call omp_set_dynamic(.false.)
   dl = calibrate(delay_s)
   write (*, '(a,1x,es14.6)') 'AUGDELAY', time_delay(dl, 2000) 
   do k = 1, nobs
+    seen = 0
     call observe('reference', 0, 1)
     call observe('parallel', 0, 2)
     call observe('do', 0, 3)
@@ -81,6 +85,10 @@ contains
     integer, intent(in) :: chunk, which
     integer :: inner
     real(8) :: t
+    if (which > 1) then
+      seen = seen + 1
+      if (.not. btest(mask, seen - 1)) return
+    end if
     inner = 8
     t = run(which, chunk, inner)
     inner = max(8, int(inner * target / max(t * inner, 1d-9) / 1))

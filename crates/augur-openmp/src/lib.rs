@@ -39,7 +39,8 @@ pub struct Options {
     pub delay_seconds: f64,
     /// Iterations per thread of the schedule experiments.
     pub schedule_iterations: u32,
-    /// Rounds at most (each round observes again the constructs still above 5%).
+    /// Rounds at most (each round observes again, twice as many times, the constructs
+    /// still above 5%).
     pub max_rounds: u32,
     /// The working sets of the bandwidth experiments: level name and bytes per thread
     /// (private levels) or in all (shared levels: `shared` true).
@@ -87,7 +88,7 @@ impl Options {
             observation_seconds: 0.002,
             delay_seconds: 2e-8,
             schedule_iterations: 128,
-            max_rounds: 3,
+            max_rounds: 5,
             levels,
         }
     }
@@ -147,26 +148,25 @@ pub fn characterize(
     let mut bandwidths = vec![];
     for &p in &opts.threads {
         let mut all = Observed::default();
+        let mut mask = (1u64 << CONSTRUCTS.len()) - 1;
         for round in 0..opts.max_rounds.max(1) {
-            let n = opts.observations * (round + 1);
+            // Twice as many observations each round, of the constructs still above 5%.
+            let n = opts.observations << round;
             let sizes = if round == 0 {
                 element_counts(&opts.levels, p)
             } else {
                 vec![]
             };
             progress(&format!(
-                "{p} thread(s), round {}: {n} observations per construct",
-                round + 1
+                "{p} thread(s), round {}: {n} observations of {} construct(s)",
+                round + 1,
+                mask.count_ones()
             ));
-            let o = run(&exe, dir.path(), p, n, opts, &sizes)?;
-            for (k, v) in o.obs {
-                all.obs.entry(k).or_default().extend(v);
-            }
-            all.bandwidth.extend(o.bandwidth);
+            let o = run(&exe, dir.path(), p, (n, mask), opts, &sizes)?;
+            all.merge(o);
             let rows = summarize(&all, p, opts);
-            if rows.iter().all(|r| r.half_width <= 0.05 * r.seconds.abs())
-                || round + 1 == opts.max_rounds
-            {
+            mask = wide_intervals(&rows);
+            if mask == 0 || round + 1 == opts.max_rounds {
                 overheads.extend(rows);
                 break;
             }
@@ -177,6 +177,7 @@ pub fn characterize(
                 bytes: elements * 24,
                 threads: p,
                 bytes_per_second: *bps,
+                shared: level.shared,
             });
         }
     }
@@ -188,6 +189,55 @@ pub fn characterize(
         overheads,
         bandwidths,
     })
+}
+
+/// The constructs the benchmark observes after the reference, in its order (bit k of
+/// its mask is the k-th).
+const CONSTRUCTS: [(&str, u32); 18] = [
+    ("parallel", 0),
+    ("do", 0),
+    ("parallel_do", 0),
+    ("barrier", 0),
+    ("single", 0),
+    ("critical", 0),
+    ("lock", 0),
+    ("atomic", 0),
+    ("reduction", 0),
+    ("static", 0),
+    ("static_chunk", 1),
+    ("dynamic", 1),
+    ("dynamic", 4),
+    ("dynamic", 16),
+    ("dynamic", 64),
+    ("guided", 1),
+    ("guided", 4),
+    ("guided", 16),
+];
+
+/// The mask of the constructs whose 90% interval is wider than 5% of their overhead.
+fn wide_intervals(rows: &[Overhead]) -> u64 {
+    let mut mask = 0;
+    for (k, (name, chunk)) in CONSTRUCTS.iter().enumerate() {
+        let wide = rows
+            .iter()
+            .find(|r| r.construct == *name && r.chunk == *chunk)
+            .is_none_or(|r| r.half_width > 0.05 * r.seconds.abs());
+        if wide {
+            mask |= 1 << k;
+        }
+    }
+    mask
+}
+
+impl Observed {
+    /// Adds another run's observations (the reference is observed as often as each
+    /// construct, so that each observation keeps its reference's index).
+    fn merge(&mut self, o: Observed) {
+        for (k, v) in o.obs {
+            self.obs.entry(k).or_default().extend(v);
+        }
+        self.bandwidth.extend(o.bandwidth);
+    }
 }
 
 /// The triad's element counts for each level at `p` threads.
@@ -232,7 +282,7 @@ fn run(
     exe: &Path,
     dir: &Path,
     p: u32,
-    n: u32,
+    (n, mask): (u32, u64),
     opts: &Options,
     sizes: &[u64],
 ) -> Result<Observed, OpenMpError> {
@@ -242,6 +292,7 @@ fn run(
         opts.observation_seconds.to_string(),
         opts.delay_seconds.to_string(),
         opts.schedule_iterations.to_string(),
+        mask.to_string(),
     ];
     args.extend(sizes.iter().map(u64::to_string));
     let ran = experiment::run(exe, dir, args, Duration::from_secs(600)).map_err(|e| match e {
@@ -287,15 +338,21 @@ fn parse(text: &str) -> Result<Observed, String> {
 
 /// The overhead rows of thread count `p` from its observations.
 fn summarize(o: &Observed, p: u32, opts: &Options) -> Vec<Overhead> {
-    let reference = mean(&o.obs[&("reference".to_string(), 0)]);
+    let references = &o.obs[&("reference".to_string(), 0)];
+    let mean_reference = mean(references);
     let mut rows = vec![];
     for ((name, chunk), obs) in &o.obs {
         if name == "reference" {
             continue;
         }
+        // Each observation less the reference observed just before it (the program
+        // observes the reference, then every construct, in turn): a host that speeds
+        // up or slows down between observations moves both.
         let overheads: Vec<f64> = obs
             .iter()
-            .map(|&t| match name.as_str() {
+            .enumerate()
+            .map(|(k, &t)| (k, t, references.get(k).copied().unwrap_or(mean_reference)))
+            .map(|(_, t, reference)| match name.as_str() {
                 // Per update on its thread: the team shares the updates.
                 "atomic" => t * p as f64,
                 "static" | "static_chunk" | "dynamic" | "guided" => {
@@ -339,7 +396,10 @@ fn without_outliers(v: &[f64]) -> Vec<f64> {
     if mad <= 0.0 {
         return v.to_vec();
     }
-    v.iter().copied().filter(|x| (x - m).abs() <= 5.0 * mad).collect()
+    v.iter()
+        .copied()
+        .filter(|x| (x - m).abs() <= 5.0 * mad)
+        .collect()
 }
 
 fn mean(v: &[f64]) -> f64 {

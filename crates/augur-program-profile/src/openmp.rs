@@ -34,6 +34,10 @@ pub struct ThreadRun {
     /// The blocks whose executions were not all on thread 0 or differ from the
     /// profile's count; every other block ran its profile count on thread 0.
     pub blocks: Vec<ThreadCounts>,
+    /// The minor page faults (first touches) of each thread of the process, largest
+    /// first: who touched the memory first (empty when not recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task_faults: Vec<u64>,
 }
 
 /// A block's executions per thread.
@@ -69,6 +73,19 @@ impl OpenMpProfile {
 }
 
 impl ThreadRun {
+    /// The share of the program's first touches on the thread that took the most,
+    /// with `cores` cores to take them (1 when not recorded).
+    pub fn first_touch_share(&self, cores: u32) -> f64 {
+        let total: u64 = self.task_faults.iter().sum();
+        let Some(&max) = self.task_faults.iter().max() else {
+            return 1.0;
+        };
+        if total == 0 {
+            return 1.0;
+        }
+        (max as f64).max(total as f64 / cores.max(1) as f64) / total as f64
+    }
+
     /// The executions of block `block` of unit `unit` by each thread, given the
     /// profile's count of the block (which thread 0 ran when the run lists nothing).
     pub fn counts_of(&self, unit: u32, block: u32, profile_count: f64) -> Vec<f64> {

@@ -136,6 +136,7 @@ impl ThreadRuns<'_> {
             threads: p,
             wall_seconds: run.wall.as_secs_f64(),
             blocks: self.per_thread_blocks(p, &rows),
+            task_faults: read_task_faults(&file),
         })
     }
 
@@ -168,6 +169,22 @@ impl ThreadRuns<'_> {
         }
         out
     }
+}
+
+/// The minor page faults of each thread (`augur-task-faults f1 f2 ...`), largest first.
+fn read_task_faults(path: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut v: Vec<u64> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("augur-task-faults"))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable_by(|a, b| b.cmp(a));
+    v
 }
 
 /// The per-thread counters the runtime wrote (`augur-threads N` then `t c1 .. cN`

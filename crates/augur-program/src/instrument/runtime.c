@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <dirent.h>
 extern int64_t augur_counts[];
 extern int64_t augur_ncounts;
 /* Columns of the counter array: one per thread in an OpenMP build (absent otherwise). */
@@ -142,6 +143,30 @@ static long augur_minflt(void) {
     struct rusage u;
     return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_minflt : -1;
 }
+/* The minor page faults of each thread of the process (/proc/self/task/N/stat, field
+   10): who touched the memory first, in a run with several threads. */
+static void augur_task_faults(FILE *f) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return;
+    fprintf(f, "augur-task-faults");
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *s = fopen(path, "r");
+        if (!s) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, s);
+        fclose(s);
+        buf[n] = 0;
+        char *p = strrchr(buf, ')');
+        unsigned long minflt = 0;
+        if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %lu", &minflt) == 1)
+            fprintf(f, " %lu", minflt);
+    }
+    closedir(d);
+    fprintf(f, "\n");
+}
 static void augur_dump(void) {
     long flt = augur_minflt();
     const char *path = getenv("AUGUR_COUNTS_FILE");
@@ -168,6 +193,7 @@ static void augur_dump(void) {
             fprintf(f, "\n");
         }
         fprintf(f, "end\n");
+        augur_task_faults(f);
     }
     fprintf(f, "augur-shapes %lld\n", (long long)augur_nshapes);
     for (int64_t i = 0; i < augur_nshapes; i++) fprintf(f, "%lld\n", (long long)augur_shapes[i]);

@@ -226,7 +226,7 @@ fn drop_calls_in_workshare(s: &Structure, edits: &mut Vec<Edit>) {
         let assignments_only = text
             .lines()
             .all(|l| l.trim_start().starts_with(&format!("{COUNTER_ARRAY}(")));
-        !(inside && !assignments_only)
+        !inside || assignments_only
     });
 }
 

@@ -249,9 +249,19 @@ pub(crate) fn report_for<'a>(
     machine: &MachineProfile,
 ) -> Option<&'a OptReport> {
     let r = program.optimization.as_ref()?;
-    let flags: Vec<&str> = machine.provenance.fflags.split_whitespace().collect();
+    // An OpenMP analysis builds with -fopenmp added to the machine's flags (its
+    // `[openmp]` section was measured so too): the report is the machine's.
+    let openmp = program.openmp.is_some();
+    let keep = |f: &&str| !(openmp && f.starts_with("-fopenmp"));
+    let flags: Vec<&str> = machine
+        .provenance
+        .fflags
+        .split_whitespace()
+        .filter(keep)
+        .collect();
+    let report_flags: Vec<&str> = r.fflags.iter().map(String::as_str).filter(keep).collect();
     (same_compiler(&r.compiler, &machine.provenance.compiler)
-        && same_code_generation(&r.fflags, &flags))
+        && same_code_generation(&report_flags, &flags))
     .then_some(r)
 }
 

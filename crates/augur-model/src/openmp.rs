@@ -20,7 +20,10 @@
 //! Everything else runs on thread 0 as in the sequential prediction: `T(P) = serial +
 //! Σ phases + overheads`. Phases and their per-thread work are totals over all
 //! executions (the slowest thread is taken over the sum, exact when the same thread is
-//! slowest each time, as with a static schedule).
+//! slowest each time, as with a static schedule). Work handed out on demand is shared
+//! again as the runtime would: a dynamic, guided or runtime loop's iterations evenly
+//! over the threads, SECTIONs each to the first free thread in order (the counting run's
+//! split followed its own instrumented speeds).
 
 use crate::block::{report_for, BlockPricing};
 use crate::cost::CostTable;
@@ -317,9 +320,16 @@ fn point(
                 serial += t * total * factor(ui, bi, false);
                 continue;
             }
-            let counts = run.counts_of(ui as u32, bi as u32, total);
+            let mut counts = run.counts_of(ui as u32, bi as u32, total);
+            if structure[ui].dynamically_scheduled(bi as u32) {
+                // Handed out on demand: the counting run's split followed its own
+                // (instrumented, shared-core) speeds; the real one evens out.
+                let all: f64 = counts.iter().sum();
+                counts = vec![all / p as f64; p as usize];
+            }
             let key = structure[ui].phase_of_block(ui, bi as u32);
             let critical = structure[ui].is_serialized(bi as u32);
+            let section = structure[ui].section_of_block(bi as u32);
             let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));
             for (tid, c) in counts.iter().enumerate().take(p as usize) {
                 let s = t * c * factor(ui, bi, true);
@@ -327,6 +337,10 @@ fn point(
                 acc.work[tid] += s;
                 if critical {
                     acc.serialized += s;
+                }
+                if let Some(id) = section {
+                    *acc.sections.entry(id).or_default() += s;
+                    acc.section_work[tid] += s;
                 }
             }
         }
@@ -363,7 +377,8 @@ fn finish(
 ) -> ThreadPoint {
     let (mut work, mut imbalance, mut serialization, mut overhead) = (0.0, 0.0, 0.0, 0.0);
     let mut rows = vec![];
-    for (key, acc) in phases {
+    for (key, mut acc) in phases {
+        acc.schedule_sections();
         let max = acc.work.iter().copied().fold(0.0, f64::max);
         let sum: f64 = acc.work.iter().sum();
         let mean = sum / p as f64;
@@ -406,6 +421,10 @@ fn finish(
 /// A phase being summed.
 struct PhaseAcc {
     work: Vec<f64>,
+    /// The work of each SECTION (by construct id), all threads together.
+    sections: BTreeMap<u32, f64>,
+    /// Each thread's share of the sections' work in the counting run.
+    section_work: Vec<f64>,
     serialized: f64,
     overhead: f64,
     executions: f64,
@@ -417,12 +436,40 @@ impl PhaseAcc {
     fn new(p: u32) -> PhaseAcc {
         PhaseAcc {
             work: vec![0.0; p as usize],
+            sections: BTreeMap::new(),
+            section_work: vec![0.0; p as usize],
             serialized: 0.0,
             overhead: 0.0,
             executions: 0.0,
             line: 0,
             kind: String::new(),
         }
+    }
+}
+
+impl PhaseAcc {
+    /// SECTIONs go to threads in order, each to the thread that is free first (as the
+    /// runtime hands them out): which thread ran which section in the counting run
+    /// depended on its instrumented speeds, so the sections are scheduled again.
+    fn schedule_sections(&mut self) {
+        if self.sections.is_empty() {
+            return;
+        }
+        let mut loads: Vec<f64> = self
+            .work
+            .iter()
+            .zip(&self.section_work)
+            .map(|(w, s)| (w - s).max(0.0))
+            .collect();
+        for w in self.sections.values() {
+            let (k, _) = loads
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(b.1))
+                .expect("at least one thread");
+            loads[k] += w;
+        }
+        self.work = loads;
     }
 }
 
@@ -502,6 +549,30 @@ impl<'a> UnitConstructs<'a> {
 
     fn phase_of_block(&self, ui: usize, b: u32) -> PhaseKey {
         Self::phase_of_chain(ui, &self.chain_of_block(b))
+    }
+
+    /// Whether block `b` is in the body of a loop whose iterations are handed out on
+    /// demand (a DYNAMIC, GUIDED or RUNTIME schedule; RUNTIME is libgomp's dynamic by
+    /// default).
+    fn dynamically_scheduled(&self, b: u32) -> bool {
+        self.chain_of_block(b)
+            .iter()
+            .find(|c| c.directive.kind == ConstructKind::Loop)
+            .and_then(|c| c.directive.clauses.schedule.as_ref())
+            .is_some_and(|s| {
+                matches!(
+                    s.kind,
+                    ScheduleKind::Dynamic | ScheduleKind::Guided | ScheduleKind::Runtime
+                )
+            })
+    }
+
+    /// The SECTION block `b` is in, if any.
+    fn section_of_block(&self, b: u32) -> Option<u32> {
+        self.chain_of_block(b)
+            .iter()
+            .find(|c| c.directive.kind == ConstructKind::Section)
+            .map(|c| c.id)
     }
 
     /// Whether block `b` runs inside CRITICAL or ORDERED (one thread at a time).

@@ -221,7 +221,7 @@ fn wide_intervals(rows: &[Overhead]) -> u64 {
         let wide = rows
             .iter()
             .find(|r| r.construct == *name && r.chunk == *chunk)
-            .is_none_or(|r| r.half_width > 0.05 * r.seconds.abs());
+            .map_or(true, |r| r.half_width > 0.05 * r.seconds.abs());
         if wide {
             mask |= 1 << k;
         }

@@ -1,0 +1,224 @@
+//! End-to-end tests of OpenMP programs with the real compiler and runtime: `augur
+//! characterize --openmp`, `augur analyze --threads`, `augur predict --threads` with its
+//! speedup curve and timeline, `augur validate --threads` on the wall clock, and the
+//! errors a user can make with them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn augur() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_augur"))
+}
+
+fn ok(o: &Output) -> (String, String) {
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{out}\n{err}");
+    (out, err)
+}
+
+/// The Zen 3 machine profile with an `[openmp]` section kept in the repository.
+fn machine() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../measurements/openmp-zen3-2026-11-26/zen3-O2-openmp.toml")
+}
+
+/// A triangular loop under a static schedule (thread 1 gets three times thread 0's
+/// work at 2 threads), a balanced one, and a critical section.
+const PROGRAM: &str = "\
+program tri
+  implicit none
+  integer, parameter :: n = 2000
+  integer :: i, j, hits
+  real(8) :: a(n), s
+  a = 0
+  hits = 0
+!$omp parallel do schedule(static) private(j)
+  do i = 1, n
+    do j = 1, i
+      a(i) = a(i) + 1.0d0 / j
+    end do
+  end do
+!$omp end parallel do
+  s = 0
+!$omp parallel do reduction(+:s)
+  do i = 1, n
+    s = s + sqrt(a(i))
+  end do
+!$omp parallel
+!$omp critical
+  hits = hits + 1
+!$omp end critical
+!$omp end parallel
+  print *, nint(s), hits > 0
+end program tri
+";
+
+fn analyzed(dir: &Path, threads: &str) -> PathBuf {
+    let src = dir.join("tri.f90");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let prof = dir.join("tri.json");
+    ok(&augur()
+        .current_dir(dir)
+        .args(["analyze", "tri.f90", "--threads", threads, "-o"])
+        .arg(&prof)
+        .output()
+        .unwrap());
+    prof
+}
+
+#[test]
+fn predict_at_thread_counts_with_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = analyzed(dir.path(), "1,2,4");
+    let (speedup, gantt) = (dir.path().join("s.svg"), dir.path().join("g.svg"));
+    let (out, _) = ok(&augur()
+        .arg("predict")
+        .arg(&prof)
+        .arg("-m")
+        .arg(machine())
+        .args(["--threads", "1,2,4", "--plot"])
+        .arg(&speedup)
+        .arg("--gantt")
+        .arg(&gantt)
+        .output()
+        .unwrap());
+    // One row per thread count, the imbalance of the triangle, the cores noted.
+    for p in ["      1 ", "      2 ", "      4 "] {
+        assert!(
+            out.lines().any(|l| l.starts_with(p)),
+            "no row {p:?}:\n{out}"
+        );
+    }
+    assert!(out.contains("4 threads share 2 cores"), "{out}");
+    assert!(out.contains("extrapolated:"), "{out}");
+    assert!(out.contains("tri.f90:8 parallel do"), "{out}");
+    let (json, _) = ok(&augur()
+        .arg("predict")
+        .arg(&prof)
+        .arg("-m")
+        .arg(machine())
+        .args(["--threads", "1,2", "--json"])
+        .output()
+        .unwrap());
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let points = &v[0]["prediction"]["points"];
+    let t = |k: usize| points[k]["seconds"].as_f64().unwrap();
+    let speed = t(0) / t(1);
+    assert!(speed > 1.0 && speed < 2.0, "speedup at 2 threads {speed}");
+    // The triangle's imbalance: thread 1 has three times thread 0's rows of work.
+    assert!(points[1]["imbalance"].as_f64().unwrap() > 0.0, "{json}");
+    let s = std::fs::read_to_string(&speedup).unwrap();
+    assert!(s.starts_with("<svg") && s.contains("ideal") && s.contains("2 cores"));
+    let g = std::fs::read_to_string(&gantt).unwrap();
+    assert!(g.starts_with("<svg") && g.contains("thread 3") && g.contains("waiting (imbalance)"));
+}
+
+#[test]
+fn thread_counts_not_counted_and_sequential_profiles_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = analyzed(dir.path(), "1,2");
+    let o = augur()
+        .arg("predict")
+        .arg(&prof)
+        .arg("-m")
+        .arg(machine())
+        .args(["--threads", "1,8"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("not at 8") && err.contains("--threads including 8"),
+        "{err}"
+    );
+    // A sequential analysis has no per-thread counts.
+    let seq = dir.path().join("seq.json");
+    ok(&augur()
+        .current_dir(dir.path())
+        .args(["analyze", "tri.f90", "-o"])
+        .arg(&seq)
+        .output()
+        .unwrap());
+    let o = augur()
+        .arg("predict")
+        .arg(&seq)
+        .arg("-m")
+        .arg(machine())
+        .args(["--threads", "2"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("augur analyze --threads"),
+        "{err}"
+    );
+}
+
+#[test]
+fn validate_times_each_thread_count_on_the_wall_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tri.f90"), PROGRAM).unwrap();
+    let (out, _) = ok(&augur()
+        .current_dir(dir.path())
+        .args([
+            "validate",
+            "tri.f90",
+            "--threads",
+            "1,2",
+            "--runs",
+            "1",
+            "-m",
+        ])
+        .arg(machine())
+        .output()
+        .unwrap());
+    assert!(
+        out.contains("-fopenmp") && out.contains("wall clock"),
+        "{out}"
+    );
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("      1 ") || l.starts_with("      2 "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(rows.iter().all(|r| r.contains('%')), "{out}");
+}
+
+#[test]
+fn characterize_openmp_writes_its_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.toml");
+    let (text, _) = ok(&augur()
+        .args(["characterize", "--openmp", "--quick", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap());
+    assert!(
+        text.contains("OpenMP overheads") && text.contains("triad bandwidth"),
+        "{text}"
+    );
+    let toml = std::fs::read_to_string(&out).unwrap();
+    let m: augur_machine_profile::MachineProfile = toml::from_str(&toml).unwrap();
+    let o = m.openmp.expect("an [openmp] section");
+    assert_eq!(o.threads.first(), Some(&1));
+    for construct in [
+        "parallel",
+        "barrier",
+        "critical",
+        "atomic",
+        "dynamic",
+        "reduction",
+    ] {
+        let row = o
+            .overheads
+            .iter()
+            .find(|r| r.construct == construct && r.threads == 1)
+            .unwrap_or_else(|| panic!("no {construct} at 1 thread"));
+        assert!(row.seconds > 0.0 && row.seconds < 1e-3, "{row:?}");
+    }
+    assert!(o
+        .bandwidths
+        .iter()
+        .any(|b| b.level == "memory" && b.bytes_per_second > 1e9));
+}

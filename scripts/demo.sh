@@ -60,3 +60,13 @@ scripts/corpus-coverage.sh
 echo
 echo "== front-end throughput and memory on a generated 100,000-line input"
 $augur bench front-end --lines 100000
+echo
+echo "== OpenMP: overheads per thread count (quick), then examples/omp_relax.f90 counted at 1, 2, 4 and 8 threads"
+cp machines/$O2.toml demo-out/openmp-machine.toml
+$augur characterize --openmp --quick -o demo-out/openmp-machine.toml
+$augur analyze examples/omp_relax.f90 --threads 1,2,4,8 -o demo-out/omp_relax.json
+$augur predict demo-out/omp_relax.json --machine demo-out/openmp-machine.toml --threads 1,2,4,8 \
+  --plot demo-out/omp_relax-speedup.svg --gantt demo-out/omp_relax-threads.svg
+echo
+echo "== augur validate --threads 1,2: real runs with OMP_NUM_THREADS, wall clock"
+$augur validate examples/omp_relax.f90 --machine demo-out/openmp-machine.toml --threads 1,2 --runs 3

@@ -69,6 +69,9 @@ pub struct ThreadPoint {
     pub work: f64,
     /// Σ over phases of the slowest thread's work less the mean: waiting at barriers.
     pub imbalance: f64,
+    /// Beyond the cores: what the threads' sharing of the cores adds beyond the slowest
+    /// thread's work.
+    pub sharing: f64,
     /// Time serialized critical sections add beyond the slowest thread.
     pub serialization: f64,
     /// Constructs' overheads.
@@ -376,6 +379,7 @@ fn finish(
     sequential: &Prediction,
 ) -> ThreadPoint {
     let (mut work, mut imbalance, mut serialization, mut overhead) = (0.0, 0.0, 0.0, 0.0);
+    let mut sharing = 0.0;
     let mut rows = vec![];
     for (key, mut acc) in phases {
         acc.schedule_sections();
@@ -386,7 +390,8 @@ fn finish(
         let busy = max.max(sum / cores as f64);
         let seconds = busy.max(acc.serialized) + acc.overhead;
         work += mean;
-        imbalance += busy - mean;
+        imbalance += max - mean;
+        sharing += busy - max;
         serialization += (acc.serialized - busy).max(0.0);
         overhead += acc.overhead;
         let (name, line) = phase_name(program, key, &acc);
@@ -399,7 +404,7 @@ fn finish(
             seconds,
         });
     }
-    let seconds = serial + work + imbalance + serialization + overhead;
+    let seconds = serial + work + imbalance + sharing + serialization + overhead;
     let ratio = |x: f64| x / sequential.total.seconds.max(1e-300);
     ThreadPoint {
         threads: p,
@@ -409,6 +414,7 @@ fn finish(
         serial,
         work,
         imbalance,
+        sharing,
         serialization,
         overhead,
         contention,

@@ -102,9 +102,10 @@ fn table(machine: &str, pred: &ThreadsPrediction) -> String {
         let mut notes = vec![];
         if p.oversubscribed {
             notes.push(format!(
-                "{} threads share {} cores",
+                "{} threads share {} cores (+{})",
                 p.threads,
-                pred.cores.unwrap_or(0)
+                pred.cores.unwrap_or(0),
+                crate::predict::fmt_seconds(p.sharing)
             ));
         }
         if p.serialization > 0.0 {

@@ -303,7 +303,7 @@ fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
     let threads = p.threads as usize;
     let mut out = String::new();
     {
-        let height = (140 + 28 * threads).min(2000) as u32;
+        let height = (200 + 28 * threads).min(2000) as u32;
         let root = SVGBackend::with_string(&mut out, (1000, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let total = p.seconds.max(1e-12);
@@ -318,23 +318,40 @@ fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
             .margin(15)
             .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.0..total * 1.02, 0.0..threads as f64)
+            .build_cartesian_2d(
+                0.0..total * 1.02,
+                // Room above the bars for the legend.
+                (0..threads as i32 + 4).into_segmented(),
+            )
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .x_desc("seconds")
-            .y_labels(threads.min(32))
-            .y_label_formatter(&|y| format!("thread {}", (*y as usize).min(threads - 1)))
+            .y_labels((threads + 4).min(40))
+            .y_label_formatter(&|y| match y {
+                SegmentValue::CenterOf(t) | SegmentValue::Exact(t) if (*t as usize) < threads => {
+                    format!("thread {t}")
+                }
+                SegmentValue::CenterOf(_) | SegmentValue::Exact(_) => String::new(),
+                SegmentValue::Last => String::new(),
+            })
             .draw()
             .map_err(|e| e.to_string())?;
         let busy = RGBColor(70, 130, 180);
         let wait = RGBColor(230, 160, 60);
         let over = RGBColor(200, 60, 60);
         let idle = RGBColor(220, 220, 220);
+        let share = RGBColor(150, 110, 190);
         let mut rects = vec![];
         let bar = |t: usize, a: f64, b: f64, c: RGBColor| {
-            Rectangle::new([(a, t as f64 + 0.15), (b, t as f64 + 0.85)], c.filled())
+            Rectangle::new(
+                [
+                    (a, SegmentValue::Exact(t as i32)),
+                    (b, SegmentValue::Exact(t as i32 + 1)),
+                ],
+                c.filled(),
+            )
         };
         for t in 0..threads {
             let c = if t == 0 { busy } else { idle };
@@ -345,24 +362,49 @@ fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
         phases.sort_by_key(|ph| ph.line);
         for ph in phases {
             let span = ph.seconds - ph.overhead;
+            let slowest = ph
+                .thread_seconds
+                .iter()
+                .copied()
+                .fold(0.0, f64::max)
+                .min(span);
             for t in 0..threads {
-                let w = ph.thread_seconds.get(t).copied().unwrap_or(0.0);
-                rects.push(bar(t, x, x + w.min(span), busy));
-                rects.push(bar(t, x + w.min(span), x + span, wait));
+                let w = ph
+                    .thread_seconds
+                    .get(t)
+                    .copied()
+                    .unwrap_or(0.0)
+                    .min(slowest);
+                rects.push(bar(t, x, x + w, busy));
+                rects.push(bar(t, x + w, x + slowest, wait));
+                rects.push(bar(t, x + slowest, x + span, share));
                 rects.push(bar(t, x + span, x + ph.seconds, over));
             }
             x += ph.seconds;
         }
         chart.draw_series(rects).map_err(|e| e.to_string())?;
-        for (label, c) in [
+        // A white line between the threads' bars.
+        let gaps = (0..threads).map(|t| {
+            Rectangle::new(
+                [
+                    (0.0, SegmentValue::Exact(t as i32)),
+                    (total * 1.02, SegmentValue::Exact(t as i32 + 1)),
+                ],
+                WHITE.stroke_width(3),
+            )
+        });
+        chart.draw_series(gaps).map_err(|e| e.to_string())?;
+        let legend = [
             ("work", busy),
             ("waiting (imbalance)", wait),
+            ("waiting for a core (more threads than cores)", share),
             ("overhead", over),
             ("idle (serial part)", idle),
-        ] {
+        ];
+        for (label, c) in legend {
             chart
                 .draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, 0.0), (0.0, 0.0)],
+                    [(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Exact(0))],
                     c.filled(),
                 )))
                 .map_err(|e| e.to_string())?

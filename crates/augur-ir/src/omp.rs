@@ -515,8 +515,39 @@ pub fn structure(unit: &Unit) -> Structure {
             format!("!$OMP {} has no matching END directive", c.directive.name),
         ));
     }
+    nest_by_lines(&mut st);
     assign_blocks(unit, &mut st);
     st
+}
+
+/// Each construct's parent: the innermost other construct whose lines hold it (a DO
+/// construct ends with its loop, so the open-construct stack does not see what it
+/// holds).
+fn nest_by_lines(st: &mut Structure) {
+    let ranges: Vec<(u32, u32, bool)> = st
+        .constructs
+        .iter()
+        .map(|c| {
+            let holds = !matches!(
+                c.directive.kind,
+                ConstructKind::Barrier | ConstructKind::Atomic | ConstructKind::Other
+            );
+            (c.text_lines.0, c.text_lines.1, holds)
+        })
+        .collect();
+    for (i, c) in st.constructs.iter_mut().enumerate() {
+        let (a, b, _) = ranges[i];
+        c.parent = ranges
+            .iter()
+            .enumerate()
+            .filter(|(j, r)| {
+                let (same, inside) = ((r.0, r.1) == (a, b), r.0 <= a && b <= r.1);
+                // Holding it strictly, or the same lines and opened before it.
+                r.2 && ((inside && !same) || (same && *j < i))
+            })
+            .max_by_key(|(j, r)| (r.0, *j))
+            .map(|(j, _)| j as u32);
+    }
 }
 
 /// An END directive: closes the innermost open construct of its kind (and an open

@@ -219,3 +219,35 @@ fn a_thread_count_out_of_range_is_refused() {
         "{msg}"
     );
 }
+
+#[test]
+fn constructs_inside_a_loop_construct_have_it_as_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "nest.f90",
+        "program nest
+  implicit none
+  integer :: i, h(4)
+  h = 0
+!$omp parallel do
+  do i = 1, 100
+!$omp critical
+    h(1) = h(1) + 1
+!$omp end critical
+!$omp atomic
+    h(2) = h(2) + 1
+  end do
+!$omp end parallel do
+  print *, h
+end program nest
+",
+    );
+    let a =
+        augur_program::analyze(&[f], &options(dir.path(), &[2])).unwrap_or_else(|e| panic!("{e}"));
+    let cs = a.profile.openmp.as_ref().unwrap().constructs_of(0).to_vec();
+    assert_eq!(cs.len(), 3);
+    assert_eq!(cs[1].directive.kind, ConstructKind::Critical);
+    assert_eq!(cs[1].parent, Some(0), "{cs:?}");
+    assert_eq!(cs[2].parent, Some(0), "{cs:?}");
+}

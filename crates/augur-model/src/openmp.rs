@@ -282,21 +282,7 @@ fn point(
         p,
         extrapolated: vec![],
     };
-    // Each nest's time per second of operations: alone, and with min(P, cores) threads.
-    let concurrent = p.min(cores);
-    let nest_factor: Vec<(f64, f64)> = times
-        .nests
-        .iter()
-        .map(|n| {
-            let ops = n.operations_seconds.max(1e-300);
-            let extra: f64 = n
-                .levels
-                .iter()
-                .map(|l| l.seconds * (m.contention(serving_level(&l.level), concurrent) - 1.0))
-                .sum();
-            (n.combined_seconds / ops, (n.combined_seconds + extra) / ops)
-        })
-        .collect();
+    let nest_factor = nest_factors(times, &mut m, p.min(cores));
     let factor = |ui: usize, bi: usize, shared: bool| {
         times.nest[ui][bi].map_or(1.0, |k| {
             if shared {
@@ -364,6 +350,24 @@ fn point(
         m.extrapolated,
         sequential,
     )
+}
+
+/// Each nest's time per second of its operations: alone, and with `concurrent` threads
+/// sharing the bandwidth of the levels that serve its misses.
+fn nest_factors(times: &BlockTimes, m: &mut MachineAt<'_>, concurrent: u32) -> Vec<(f64, f64)> {
+    times
+        .nests
+        .iter()
+        .map(|n| {
+            let ops = n.operations_seconds.max(1e-300);
+            let extra: f64 = n
+                .levels
+                .iter()
+                .map(|l| l.seconds * (m.contention(serving_level(&l.level), concurrent) - 1.0))
+                .sum();
+            (n.combined_seconds / ops, (n.combined_seconds + extra) / ops)
+        })
+        .collect()
 }
 
 /// Sums the phases into the point.
@@ -602,25 +606,10 @@ fn add_overhead(
     m: &mut MachineAt<'_>,
     phases: &mut BTreeMap<PhaseKey, PhaseAcc>,
 ) {
-    let u = &program.units[ui];
     let p = run.threads.max(1);
-    // Executions per thread: the first block inside (the next block for a BARRIER).
-    let first = match c.blocks.first() {
-        Some(b) => Some(b.0),
-        None => u
-            .blocks
-            .iter()
-            .filter(|b| b.first_line > c.line)
-            .min_by_key(|b| b.first_line)
-            .map(|b| b.id),
+    let Some(per_thread) = executions_per_thread(program, run, ui, c) else {
+        return;
     };
-    let Some(first) = first else { return };
-    let profile_count = u
-        .blocks
-        .get(first as usize)
-        .and_then(|b| b.executions)
-        .unwrap_or(0.0);
-    let per_thread = run.counts_of(ui as u32, first, profile_count);
     // Every thread passes most constructs; one thread runs a SINGLE or a SECTION.
     let executions = match c.directive.kind {
         ConstructKind::Single | ConstructKind::Sections | ConstructKind::Section => {
@@ -628,23 +617,77 @@ fn add_overhead(
         }
         _ => per_thread.iter().copied().fold(0.0, f64::max),
     };
-    let chain = s.chain_from(Some(c.id));
-    let key = UnitConstructs::phase_of_chain(ui, &chain);
+    let key = UnitConstructs::phase_of_chain(ui, &s.chain_from(Some(c.id)));
     let d = &c.directive;
+    let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));
+    let own = matches!(key, PhaseKey::Construct(_, id) if id == c.id);
+    if acc.line == 0 || own {
+        acc.line = c.line;
+        acc.kind = d.name.clone();
+    }
+    if own {
+        acc.executions = executions;
+    }
+    // Critical sections and atomics cost on the entering thread's timeline.
+    let on_threads = match d.kind {
+        ConstructKind::Critical | ConstructKind::Ordered => Some(("critical", true)),
+        ConstructKind::Atomic => Some(("atomic", false)),
+        _ => None,
+    };
+    if let Some((name, serialized)) = on_threads {
+        let o = m.overhead(name, 0);
+        for (t, e) in per_thread.iter().enumerate().take(p as usize) {
+            acc.work[t] += e * o;
+            if serialized {
+                acc.serialized += e * o;
+            }
+        }
+        return;
+    }
+    let schedule = if d.kind == ConstructKind::Loop {
+        schedule_overhead(program, ui, c, executions, m)
+    } else {
+        0.0
+    };
+    acc.overhead += (synchronization_overhead(d, m) + schedule) * executions;
+}
+
+/// The executions of construct `c` by each thread: those of its first block (for a
+/// BARRIER, of the block after it).
+fn executions_per_thread(
+    program: &ProgramProfile,
+    run: &ThreadRun,
+    ui: usize,
+    c: &Construct,
+) -> Option<Vec<f64>> {
+    let u = &program.units[ui];
+    let first = match c.blocks.first() {
+        Some(b) => b.0,
+        None => {
+            u.blocks
+                .iter()
+                .filter(|b| b.first_line > c.line)
+                .min_by_key(|b| b.first_line)?
+                .id
+        }
+    };
+    let profile_count = u
+        .blocks
+        .get(first as usize)
+        .and_then(|b| b.executions)
+        .unwrap_or(0.0);
+    Some(run.counts_of(ui as u32, first, profile_count))
+}
+
+/// What one execution of a construct costs every thread of the team: a region's fork and
+/// join, a worksharing construct's barrier (less it with NOWAIT), a reduction.
+fn synchronization_overhead(d: &augur_ir::omp::Directive, m: &mut MachineAt<'_>) -> f64 {
+    let barrier = m.overhead("barrier", 0);
     let reduction = if d.clauses.reductions.is_empty() {
         0.0
     } else {
         (m.overhead("reduction", 0) - m.overhead("parallel", 0)).max(0.0)
     };
-    let barrier = m.overhead("barrier", 0);
-    let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));
-    if acc.line == 0 || matches!(key, PhaseKey::Construct(_, id) if id == c.id) {
-        acc.line = c.line;
-        acc.kind = d.name.clone();
-    }
-    if matches!(key, PhaseKey::Construct(_, id) if id == c.id) {
-        acc.executions = executions;
-    }
     let nowait = |o: f64| {
         if d.clauses.nowait {
             (o - barrier).max(0.0)
@@ -652,52 +695,20 @@ fn add_overhead(
             o
         }
     };
-    let per_execution = match d.kind {
-        ConstructKind::Parallel => m.overhead("parallel", 0) + reduction,
-        ConstructKind::Loop => {
-            let base = if d.parallel {
-                m.overhead("parallel_do", 0)
-            } else {
-                nowait(m.overhead("do", 0))
-            };
-            base + reduction + schedule_overhead(program, ui, c, executions, m)
-        }
-        ConstructKind::Sections => {
-            let base = if d.parallel {
-                m.overhead("parallel", 0)
-            } else {
-                0.0
-            };
-            base + nowait(m.overhead("do", 0))
-        }
-        ConstructKind::Single | ConstructKind::Workshare => {
-            let base = if d.parallel {
-                m.overhead("parallel", 0)
-            } else {
-                0.0
-            };
-            base + nowait(m.overhead("single", 0))
-        }
-        ConstructKind::Barrier => barrier,
-        ConstructKind::Critical | ConstructKind::Ordered => {
-            // Per entry, on the entering thread, serialized.
-            let o = m.overhead("critical", 0);
-            for (t, e) in per_thread.iter().enumerate().take(p as usize) {
-                acc.work[t] += e * o;
-                acc.serialized += e * o;
-            }
-            0.0
-        }
-        ConstructKind::Atomic => {
-            let o = m.overhead("atomic", 0);
-            for (t, e) in per_thread.iter().enumerate().take(p as usize) {
-                acc.work[t] += e * o;
-            }
-            0.0
-        }
-        ConstructKind::Master | ConstructKind::Section | ConstructKind::Other => 0.0,
+    let team = if d.parallel {
+        m.overhead("parallel", 0)
+    } else {
+        0.0
     };
-    acc.overhead += per_execution * executions;
+    match d.kind {
+        ConstructKind::Parallel => m.overhead("parallel", 0) + reduction,
+        ConstructKind::Loop if d.parallel => m.overhead("parallel_do", 0) + reduction,
+        ConstructKind::Loop => nowait(m.overhead("do", 0)) + reduction,
+        ConstructKind::Sections => team + nowait(m.overhead("do", 0)),
+        ConstructKind::Single | ConstructKind::Workshare => team + nowait(m.overhead("single", 0)),
+        ConstructKind::Barrier => barrier,
+        _ => 0.0,
+    }
 }
 
 /// The schedule's overhead per execution of a loop beyond a static schedule's: per chunk

@@ -73,16 +73,31 @@ pub fn run(
 /// and what was extrapolated.
 fn table(machine: &str, pred: &ThreadsPrediction) -> String {
     let mut s = String::new();
-    let t1 = pred
-        .points
-        .iter()
-        .find(|p| p.threads == 1)
-        .map(|p| p.seconds);
     let _ = writeln!(
         s,
         "machine {machine}: OpenMP prediction (sequential model: {})",
         crate::predict::fmt_seconds(pred.sequential.total.seconds)
     );
+    s.push_str(&points_table(pred));
+    if let Some(last) = pred.points.last() {
+        s.push_str(&phases_table(last));
+    }
+    for w in &pred.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    s.push('\n');
+    s
+}
+
+/// A row per thread count: time, interval, speedup and the breakdown, with notes.
+fn points_table(pred: &ThreadsPrediction) -> String {
+    let f = crate::predict::fmt_seconds;
+    let mut s = String::new();
+    let t1 = pred
+        .points
+        .iter()
+        .find(|p| p.threads == 1)
+        .map(|p| p.seconds);
     let _ = writeln!(
         s,
         "{:>7} {:>10} {:>21} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}  notes",
@@ -97,26 +112,7 @@ fn table(machine: &str, pred: &ThreadsPrediction) -> String {
         "memory+"
     );
     for p in &pred.points {
-        let f = crate::predict::fmt_seconds;
         let speedup = t1.map_or("-".to_string(), |t| format!("{:.2}", t / p.seconds));
-        let mut notes = vec![];
-        if p.oversubscribed {
-            notes.push(format!(
-                "{} threads share {} cores (+{})",
-                p.threads,
-                pred.cores.unwrap_or(0),
-                crate::predict::fmt_seconds(p.sharing)
-            ));
-        }
-        if p.serialization > 0.0 {
-            notes.push(format!(
-                "critical sections serialize {}",
-                f(p.serialization)
-            ));
-        }
-        if !p.extrapolated.is_empty() {
-            notes.push("machine parameters extrapolated (below)".into());
-        }
         let _ = writeln!(
             s,
             "{:>7} {:>10} {:>21} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}  {}",
@@ -129,49 +125,73 @@ fn table(machine: &str, pred: &ThreadsPrediction) -> String {
             f(p.imbalance),
             f(p.overhead),
             f(p.contention),
-            notes.join("; ")
+            point_notes(p, pred.cores).join("; ")
         );
     }
-    if let Some(last) = pred.points.last() {
+    s
+}
+
+/// What a row's numbers do not say: cores shared, serialization, extrapolation.
+fn point_notes(p: &ThreadPoint, cores: Option<u32>) -> Vec<String> {
+    let f = crate::predict::fmt_seconds;
+    let mut notes = vec![];
+    if p.oversubscribed {
+        notes.push(format!(
+            "{} threads share {} cores (+{})",
+            p.threads,
+            cores.unwrap_or(0),
+            f(p.sharing)
+        ));
+    }
+    if p.serialization > 0.0 {
+        notes.push(format!(
+            "critical sections serialize {}",
+            f(p.serialization)
+        ));
+    }
+    if !p.extrapolated.is_empty() {
+        notes.push("machine parameters extrapolated (below)".into());
+    }
+    notes
+}
+
+/// The phases of one thread count, longest first, and what was extrapolated.
+fn phases_table(last: &ThreadPoint) -> String {
+    let f = crate::predict::fmt_seconds;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nphases at {} threads (all executions together):",
+        last.threads
+    );
+    let _ = writeln!(
+        s,
+        "  {:<40} {:>10} {:>10} {:>10} {:>10} {:>9}",
+        "construct", "executions", "time", "slowest", "fastest", "overhead"
+    );
+    let mut phases: Vec<_> = last.phases.iter().collect();
+    phases.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
+    for ph in phases.iter().take(12) {
+        let max = ph.thread_seconds.iter().copied().fold(0.0, f64::max);
+        let min = ph
+            .thread_seconds
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
         let _ = writeln!(
             s,
-            "\nphases at {} threads (all executions together):",
-            last.threads
+            "  {:<40} {:>10.0} {:>10} {:>10} {:>10} {:>9}",
+            ph.name,
+            ph.executions,
+            f(ph.seconds),
+            f(max),
+            f(min),
+            f(ph.overhead)
         );
-        let _ = writeln!(
-            s,
-            "  {:<40} {:>10} {:>10} {:>10} {:>10} {:>9}",
-            "construct", "executions", "time", "slowest", "fastest", "overhead"
-        );
-        let mut phases: Vec<_> = last.phases.iter().collect();
-        phases.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
-        for ph in phases.iter().take(12) {
-            let max = ph.thread_seconds.iter().copied().fold(0.0, f64::max);
-            let min = ph
-                .thread_seconds
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min);
-            let f = crate::predict::fmt_seconds;
-            let _ = writeln!(
-                s,
-                "  {:<40} {:>10.0} {:>10} {:>10} {:>10} {:>9}",
-                ph.name,
-                ph.executions,
-                f(ph.seconds),
-                f(max),
-                f(min),
-                f(ph.overhead)
-            );
-        }
-        for e in &last.extrapolated {
-            let _ = writeln!(s, "  extrapolated: {e}");
-        }
     }
-    for w in &pred.warnings {
-        let _ = writeln!(s, "warning: {w}");
+    for e in &last.extrapolated {
+        let _ = writeln!(s, "  extrapolated: {e}");
     }
-    s.push('\n');
     s
 }
 
@@ -297,6 +317,83 @@ fn marks(
     Ok(())
 }
 
+/// What a stretch of a thread's timeline is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Part {
+    Work,
+    Imbalance,
+    CoreSharing,
+    Overhead,
+    Idle,
+}
+
+impl Part {
+    const ALL: [Part; 5] = [
+        Part::Work,
+        Part::Imbalance,
+        Part::CoreSharing,
+        Part::Overhead,
+        Part::Idle,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Part::Work => "work",
+            Part::Imbalance => "waiting (imbalance)",
+            Part::CoreSharing => "waiting for a core (more threads than cores)",
+            Part::Overhead => "overhead",
+            Part::Idle => "idle (serial part)",
+        }
+    }
+
+    fn color(self) -> RGBColor {
+        match self {
+            Part::Work => RGBColor(70, 130, 180),
+            Part::Imbalance => RGBColor(230, 160, 60),
+            Part::CoreSharing => RGBColor(150, 110, 190),
+            Part::Overhead => RGBColor(200, 60, 60),
+            Part::Idle => RGBColor(220, 220, 220),
+        }
+    }
+}
+
+/// The stretches of each thread's timeline: (thread, from, to, what), the serial part
+/// first, then the phases in program order.
+fn gantt_bars(p: &ThreadPoint) -> Vec<(usize, f64, f64, Part)> {
+    let threads = p.threads as usize;
+    let mut bars = vec![];
+    for t in 0..threads {
+        let part = if t == 0 { Part::Work } else { Part::Idle };
+        bars.push((t, 0.0, p.serial, part));
+    }
+    let mut x = p.serial;
+    let mut phases: Vec<_> = p.phases.iter().collect();
+    phases.sort_by_key(|ph| ph.line);
+    for ph in phases {
+        let span = ph.seconds - ph.overhead;
+        let slowest = ph
+            .thread_seconds
+            .iter()
+            .copied()
+            .fold(0.0, f64::max)
+            .min(span);
+        for t in 0..threads {
+            let w = ph
+                .thread_seconds
+                .get(t)
+                .copied()
+                .unwrap_or(0.0)
+                .min(slowest);
+            bars.push((t, x, x + w, Part::Work));
+            bars.push((t, x + w, x + slowest, Part::Imbalance));
+            bars.push((t, x + slowest, x + span, Part::CoreSharing));
+            bars.push((t, x + span, x + ph.seconds, Part::Overhead));
+        }
+        x += ph.seconds;
+    }
+    bars
+}
+
 /// One bar per thread: serial time (thread 0 busy, the others idle), then each phase's
 /// work, its wait for the slowest thread and its overhead, phases in program order.
 fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
@@ -338,50 +435,15 @@ fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
             })
             .draw()
             .map_err(|e| e.to_string())?;
-        let busy = RGBColor(70, 130, 180);
-        let wait = RGBColor(230, 160, 60);
-        let over = RGBColor(200, 60, 60);
-        let idle = RGBColor(220, 220, 220);
-        let share = RGBColor(150, 110, 190);
-        let mut rects = vec![];
-        let bar = |t: usize, a: f64, b: f64, c: RGBColor| {
+        let rects = gantt_bars(p).into_iter().map(|(t, a, b, part)| {
             Rectangle::new(
                 [
                     (a, SegmentValue::Exact(t as i32)),
                     (b, SegmentValue::Exact(t as i32 + 1)),
                 ],
-                c.filled(),
+                part.color().filled(),
             )
-        };
-        for t in 0..threads {
-            let c = if t == 0 { busy } else { idle };
-            rects.push(bar(t, 0.0, p.serial, c));
-        }
-        let mut x = p.serial;
-        let mut phases: Vec<_> = p.phases.iter().collect();
-        phases.sort_by_key(|ph| ph.line);
-        for ph in phases {
-            let span = ph.seconds - ph.overhead;
-            let slowest = ph
-                .thread_seconds
-                .iter()
-                .copied()
-                .fold(0.0, f64::max)
-                .min(span);
-            for t in 0..threads {
-                let w = ph
-                    .thread_seconds
-                    .get(t)
-                    .copied()
-                    .unwrap_or(0.0)
-                    .min(slowest);
-                rects.push(bar(t, x, x + w, busy));
-                rects.push(bar(t, x + w, x + slowest, wait));
-                rects.push(bar(t, x + slowest, x + span, share));
-                rects.push(bar(t, x + span, x + ph.seconds, over));
-            }
-            x += ph.seconds;
-        }
+        });
         chart.draw_series(rects).map_err(|e| e.to_string())?;
         // A white line between the threads' bars.
         let gaps = (0..threads).map(|t| {
@@ -394,14 +456,8 @@ fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
             )
         });
         chart.draw_series(gaps).map_err(|e| e.to_string())?;
-        let legend = [
-            ("work", busy),
-            ("waiting (imbalance)", wait),
-            ("waiting for a core (more threads than cores)", share),
-            ("overhead", over),
-            ("idle (serial part)", idle),
-        ];
-        for (label, c) in legend {
+        for part in Part::ALL {
+            let (label, c) = (part.label(), part.color());
             chart
                 .draw_series(std::iter::once(Rectangle::new(
                     [(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Exact(0))],

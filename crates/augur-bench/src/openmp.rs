@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 
 /// Options of the OpenMP benchmark.
 pub struct OpenMpArgs<'a> {
-    /// The manifest.
-    pub manifest: &'a Path,
+    /// The programs: the OpenMP corpus, or a suite of real programs (those with OpenMP
+    /// directives build with them).
+    pub programs: crate::accuracy::ProgramSet<'a>,
     /// Machine (path or library name).
     pub machine: &'a str,
     /// Thread counts.
@@ -50,7 +51,20 @@ struct Outcome {
 /// Runs the benchmark and returns its report.
 pub fn run(a: &OpenMpArgs<'_>) -> Result<String> {
     let machine = LoadedMachine::load(a.machine)?;
-    let (root, programs) = crate::corpus::load(a.manifest, a.only)?;
+    let programs = match a.programs {
+        crate::accuracy::ProgramSet::Corpus(manifest) => crate::corpus::load(manifest, a.only)?.1,
+        crate::accuracy::ProgramSet::Suite {
+            manifests,
+            sources,
+            part,
+        } => {
+            let s = crate::suite::load(manifests, sources, part, a.only)?;
+            for m in &s.missing {
+                eprintln!("missing: {m}");
+            }
+            s.programs
+        }
+    };
     let mut out = String::new();
     let host = augur_toolchain::os::host_provenance();
     let _ = writeln!(
@@ -63,15 +77,22 @@ pub fn run(a: &OpenMpArgs<'_>) -> Result<String> {
         host.cpu_model
     );
     let mut outcomes = vec![];
+    let mut failed = vec![];
     for p in &programs {
         eprintln!("augur bench openmp: {}", p.name);
         let o = match a.replay {
-            Some(dir) => replay_one(dir, &p.name, &machine, a.threads)?,
-            None => measure_one(&root, p, &machine, a)?,
+            Some(dir) => replay_one(dir, &p.name, &machine, a.threads),
+            None => measure_one(&p.root, p, &machine, a),
         };
-        outcomes.push(o);
+        match o {
+            Ok(o) => outcomes.push(o),
+            Err(e) => failed.push(format!("{}: {e:#}", p.name)),
+        }
     }
     out.push_str(&table(&outcomes, a.threads));
+    for f in &failed {
+        let _ = writeln!(out, "failed: {f}");
+    }
     Ok(out)
 }
 

@@ -397,8 +397,22 @@ enum BenchCommand {
         #[arg(long, num_args = 1..)]
         only: Vec<String>,
         /// The OpenMP corpus manifest.
-        #[arg(long, default_value = "corpus/openmp/corpus.toml")]
+        #[arg(
+            long,
+            default_value = "corpus/openmp/corpus.toml",
+            conflicts_with = "suite"
+        )]
         manifest: PathBuf,
+        /// A suite of real programs instead (bench/real; give --only the OpenMP ones).
+        #[arg(long, value_name = "DIR")]
+        suite: Option<PathBuf>,
+        /// With --suite: the directory holding each program's sources in NAME/
+        /// (default: $AUGUR_REAL_SOURCES, else ~/.cache/augur/real).
+        #[arg(long, value_name = "DIR", requires = "suite")]
+        sources: Option<PathBuf>,
+        /// With --suite: the part taken.
+        #[arg(long, value_enum, default_value = "all", requires = "suite")]
+        part: PartArg,
         /// Keep each program's profile and measured times in DIR.
         #[arg(long, value_name = "DIR", conflicts_with = "replay")]
         save: Option<PathBuf>,
@@ -852,13 +866,25 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             runs,
             only,
             manifest,
+            suite,
+            sources,
+            part,
             save,
             replay,
         } => {
+            let sources = real_sources(sources);
+            let programs = match &suite {
+                Some(dir) => augur_bench::accuracy::ProgramSet::Suite {
+                    manifests: dir,
+                    sources: &sources,
+                    part: part.choice(),
+                },
+                None => augur_bench::accuracy::ProgramSet::Corpus(&manifest),
+            };
             print!(
                 "{}",
                 augur_bench::openmp::run(&augur_bench::openmp::OpenMpArgs {
-                    manifest: &manifest,
+                    programs,
                     machine: &machine,
                     threads: &threads,
                     runs: runs.max(1),

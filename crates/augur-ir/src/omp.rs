@@ -388,8 +388,6 @@ pub struct Construct {
 pub struct Structure {
     /// Constructs, outer before inner, in source order.
     pub constructs: Vec<Construct>,
-    /// For each block of the unit, the innermost construct it is in.
-    pub block_construct: Vec<Option<u32>>,
     /// Directives that could not be read or paired: (original line, message).
     pub problems: Vec<(u32, String)>,
 }
@@ -398,23 +396,6 @@ impl Structure {
     /// Whether the unit has any construct.
     pub fn is_empty(&self) -> bool {
         self.constructs.is_empty()
-    }
-
-    /// The constructs enclosing block `b`, innermost first.
-    pub fn enclosing(&self, b: BlockId) -> Vec<&Construct> {
-        let mut out = vec![];
-        let mut c = self.block_construct.get(b.0 as usize).copied().flatten();
-        while let Some(id) = c {
-            let k = &self.constructs[id as usize];
-            out.push(k);
-            c = k.parent;
-        }
-        out
-    }
-
-    /// Whether block `b` runs inside a parallel region of this unit.
-    pub fn in_parallel(&self, b: BlockId) -> bool {
-        self.enclosing(b).iter().any(|c| c.directive.parallel)
     }
 }
 
@@ -455,10 +436,7 @@ fn joined_directives(unit: &Unit) -> Vec<(u32, String)> {
 /// The constructs of `unit`, paired with their END directives, nested, bound to
 /// their loops and to the blocks they cover.
 pub fn structure(unit: &Unit) -> Structure {
-    let mut st = Structure {
-        block_construct: vec![None; unit.blocks.len()],
-        ..Structure::default()
-    };
+    let mut st = Structure::default();
     let mut open: Vec<u32> = vec![];
     for (si, text) in joined_directives(unit) {
         let stmt = &unit.stmts[si as usize];
@@ -478,7 +456,7 @@ pub fn structure(unit: &Unit) -> Structure {
         if d.kind == ConstructKind::Section {
             if let Some(&top) = open.last() {
                 if st.constructs[top as usize].directive.kind == ConstructKind::Section {
-                    let prev = previous_line(unit, si);
+                    let prev = si.saturating_sub(1);
                     set_end(unit, &mut st, top, prev);
                     open.pop();
                 }
@@ -497,7 +475,7 @@ pub fn structure(unit: &Unit) -> Structure {
             blocks: vec![],
         });
         match d.kind {
-            ConstructKind::Loop => bind_loop(unit, &mut st, id, si, &open),
+            ConstructKind::Loop => bind_loop(unit, &mut st, id, si),
             ConstructKind::Atomic => {
                 if let Some(next) = next_statement(unit, si) {
                     set_end(unit, &mut st, id, next);
@@ -571,7 +549,7 @@ fn close(unit: &Unit, st: &mut Structure, open: &mut Vec<u32>, d: &Directive, si
     if d.kind == ConstructKind::Sections {
         if let Some(&top) = open.last() {
             if st.constructs[top as usize].directive.kind == ConstructKind::Section {
-                let prev = previous_line(unit, si);
+                let prev = si.saturating_sub(1);
                 set_end(unit, st, top, prev);
                 open.pop();
             }
@@ -601,11 +579,6 @@ fn set_end(unit: &Unit, st: &mut Structure, id: u32, si: u32) {
     c.text_lines.1 = c.text_lines.1.max(s.text.end_line);
 }
 
-/// The statement before `si` (itself when it is the first).
-fn previous_line(_unit: &Unit, si: u32) -> u32 {
-    si.saturating_sub(1)
-}
-
 /// The first statement after `si` that is not a directive or a non-executable one.
 fn next_statement(unit: &Unit, si: u32) -> Option<u32> {
     unit.stmts
@@ -617,7 +590,7 @@ fn next_statement(unit: &Unit, si: u32) -> Option<u32> {
 }
 
 /// Binds a DO construct to the loop that follows it (and the loops COLLAPSE merges).
-fn bind_loop(unit: &Unit, st: &mut Structure, id: u32, si: u32, _open: &[u32]) {
+fn bind_loop(unit: &Unit, st: &mut Structure, id: u32, si: u32) {
     let Some(next) = next_statement(unit, si) else {
         return;
     };
@@ -671,8 +644,8 @@ fn end_original_line(unit: &Unit, l: &crate::Loop) -> u32 {
         .unwrap_or(l.span.end_line)
 }
 
-/// The innermost construct of every block (by the parsed-text line of its first
-/// statement) and each construct's blocks.
+/// Each construct's blocks: every block goes to the innermost construct holding the
+/// parsed-text line of its first statement, and to those around it.
 fn assign_blocks(unit: &Unit, st: &mut Structure) {
     for b in &unit.blocks {
         let Some(&first) = b.stmts.first() else {
@@ -690,7 +663,6 @@ fn assign_blocks(unit: &Unit, st: &mut Structure) {
             })
             .map(|c| c.id)
             .next_back();
-        st.block_construct[b.id.0 as usize] = inner;
         let mut c = inner;
         while let Some(id) = c {
             st.constructs[id as usize].blocks.push(b.id);

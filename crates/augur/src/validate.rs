@@ -80,8 +80,13 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         threads: vec![],
     };
     let (fortran, opts) = analyze_options(src, &d)?;
+    let openmp = if v.threads.is_empty() {
+        String::new()
+    } else {
+        format!(" -fopenmp, at {:?} threads", v.threads)
+    };
     eprintln!(
-        "augur: counting run (instrumented build with {} {}), then {} timed run(s) of the normal build...",
+        "augur: counting run (instrumented build with {} {}{openmp}), then {} timed run(s) of the normal build...",
         opts.toolchain.fc,
         opts.toolchain.fflags.join(" "),
         v.runs.max(1)

@@ -113,16 +113,18 @@ pub fn analyze_options(
 /// Runs the dynamic analysis and prints its summary.
 pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
     let (fortran, opts) = analyze_options(src, d)?;
-    let openmp = if d.threads.is_empty() {
-        String::new()
+    let (openmp, at) = if d.threads.is_empty() {
+        (String::new(), String::new())
     } else {
-        format!(" -fopenmp and running it at {:?} threads", d.threads)
+        (
+            " -fopenmp".to_string(),
+            format!(" with {:?} threads", d.threads),
+        )
     };
     eprintln!(
-        "augur: building an instrumented copy with {} {}{} and running it...",
+        "augur: building an instrumented copy with {} {}{openmp} and running it{at}...",
         opts.toolchain.fc,
         opts.toolchain.fflags.join(" "),
-        openmp
     );
     let result = match &d.scale {
         Some(spec) => augur_program::scaling::analyze_scaled(&fortran, &opts, spec, |v| {

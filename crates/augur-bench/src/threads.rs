@@ -8,7 +8,6 @@ use augur_model::openmp::{predict_threads, ThreadsPrediction};
 use augur_model::LoadedMachine;
 use augur_program::openmp::openmp_options;
 use augur_program::{AnalyzeOptions, ProgramProfile};
-use augur_toolchain::{BuildInput, RunSpec};
 use augur_validate::{build_plain, relative_error, time_executable_by, Clock, Timing};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -80,27 +79,14 @@ pub fn validate_threads(
     let prediction = predict_threads(&analysis.profile, &machine.profile, options, &opts.threads)
         .map_err(anyhow::Error::msg)?;
     let omp = openmp_options(opts)?;
-    let order = augur_program::analyze::compile_order(&analysis.program, fortran.len());
-    let input = BuildInput {
-        fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
-        extra_fflags,
-        c_sources: opts.c_sources.clone(),
-        objects: opts.objects.clone(),
-        link_args: opts.link_args.clone(),
-    };
+    let input =
+        crate::validation::plain_build_input(&analysis.program, fortran, opts, extra_fflags);
     let (_work, exe) = build_plain(&omp.toolchain, &input)?;
     let mut rows = vec![];
     let mut warnings = prediction.warnings.clone();
     for point in &prediction.points {
-        let spec = RunSpec {
-            args: opts.args.clone(),
-            stdin: opts.stdin.clone(),
-            timeout: opts.timeout,
-            env: vec![("OMP_NUM_THREADS".into(), point.threads.to_string())],
-            cwd: opts.cwd.clone(),
-            capture: true,
-            fixed_addresses: false,
-        };
+        let env = vec![("OMP_NUM_THREADS".into(), point.threads.to_string())];
+        let spec = crate::validation::timed_run(opts, env);
         let timed = time_executable_by(&exe, &spec, runs, Clock::Wall)?;
         if timed.stdout != analysis.run.stdout {
             warnings.push(format!(

@@ -122,23 +122,8 @@ fn time_and_compare(
     options: augur_model::PredictOptions,
 ) -> Result<Validation> {
     let prediction = machine.predict(&counted.profile, options);
-    let order = augur_program::analyze::compile_order(&counted.program, fortran.len());
-    let input = BuildInput {
-        fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
-        extra_fflags,
-        c_sources: opts.c_sources.clone(),
-        objects: opts.objects.clone(),
-        link_args: opts.link_args.clone(),
-    };
-    let spec = RunSpec {
-        args: opts.args.clone(),
-        stdin: opts.stdin.clone(),
-        timeout: opts.timeout,
-        env: vec![],
-        cwd: opts.cwd.clone(),
-        capture: true,
-        fixed_addresses: false,
-    };
+    let input = plain_build_input(&counted.program, fortran, opts, extra_fflags);
+    let spec = timed_run(opts, vec![]);
     let timed = time_program(&opts.toolchain, &input, &spec, runs)?;
     let mut warnings = prediction.warnings.clone();
     let tc = &opts.toolchain;
@@ -169,6 +154,37 @@ fn time_and_compare(
         stdout: timed.stdout,
         counted_stdout: counted.stdout.unwrap_or_default(),
     })
+}
+
+/// The normal (uninstrumented) build of the analyzed program: its sources in compile
+/// order, with the analysis's C sources, objects and link arguments.
+pub(crate) fn plain_build_input(
+    program: &augur_ir::Program,
+    fortran: &[PathBuf],
+    opts: &AnalyzeOptions,
+    extra_fflags: Vec<String>,
+) -> BuildInput {
+    let order = augur_program::analyze::compile_order(program, fortran.len());
+    BuildInput {
+        fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
+        extra_fflags,
+        c_sources: opts.c_sources.clone(),
+        objects: opts.objects.clone(),
+        link_args: opts.link_args.clone(),
+    }
+}
+
+/// A timed run of the normal build with the analysis's arguments and input, and `env`.
+pub(crate) fn timed_run(opts: &AnalyzeOptions, env: Vec<(String, String)>) -> RunSpec {
+    RunSpec {
+        args: opts.args.clone(),
+        stdin: opts.stdin.clone(),
+        timeout: opts.timeout,
+        env,
+        cwd: opts.cwd.clone(),
+        capture: true,
+        fixed_addresses: false,
+    }
 }
 
 /// The compiler and flags to build with: those given, else the machine profile's.

@@ -97,7 +97,12 @@ pub fn validate_scaled(
 pub(crate) fn analysis_error(e: AnalyzeError, opts: &AnalyzeOptions) -> anyhow::Error {
     match e {
         AnalyzeError::Failed { how, run } => {
-            anyhow::anyhow!(failed_run_message(how, &run, opts.stdin.is_some()))
+            anyhow::anyhow!(failed_run_message(
+                how,
+                &run,
+                opts.stdin.is_some(),
+                !opts.threads.is_empty()
+            ))
         }
         e => e.into(),
     }

@@ -782,6 +782,77 @@ end program rg
     assert_eq!(fmt_counts(&chain), "BITI 1", "{chain:?}");
 }
 
+/// A variable whose range (`augur_ir::intervals`) is non-negative across the whole unit,
+/// as GCC's value-range propagation finds it: the linear congruential generator's
+/// `mod(x*a + c, 2**31)` is a mask and `x / 8192` a shift. One possibly negative
+/// assignment, a procedure it is passed to, a READ, an initial value from elsewhere
+/// (DATA) or a range that does not settle leaves the signed forms.
+#[test]
+fn shifts_of_variables_only_assigned_non_negative_values() {
+    let src = "program lcg
+  implicit none
+  integer, parameter :: i8 = selected_int_kind(18)
+  integer :: i, s, k, h, lo, hi, mid
+  integer(i8) :: x, y, z, d, t
+  data d /5/
+  t = 0
+  h = 64
+  call flip()
+  h = h / 2 ! hosted
+  lo = 1
+  hi = 400
+  do while (hi - lo > 1)
+    mid = (lo + hi) / 2 ! bisect
+    if (mod(mid, 3) == 0) then
+      hi = mid
+    else
+      lo = mid
+    end if
+  end do
+  t = lo
+  do i = 1, 1000
+    x = mod(int(i, i8) * 69069_i8 + 1_i8, 2147483648_i8)
+    y = -x
+    z = x
+    do s = 1, 8
+      x = mod(x * 1103515245_i8 + 12345_i8, 2147483648_i8) ! step
+      x = ieor(x, x / 8192_i8) ! mix
+      y = mod(y * 3_i8 + 1_i8, 1024_i8) ! negative
+      d = d / 2_i8 ! fromdata
+    end do
+    call touch(z)
+    z = z / 4_i8 ! passed
+    k = int(mod(x / 8388608_i8, 256_i8)) + 1 ! bin
+    t = t + x + y + z + d + k
+  end do
+  print *, t
+contains
+  subroutine flip()
+    h = -h
+  end subroutine
+  subroutine touch(v)
+    integer(i8) :: v
+    v = v - 7
+  end subroutine
+end program lcg
+";
+    let a = analyze_ok(src);
+    let u = a.unit("lcg");
+    let step = stmt_ops(u, line_of(src, "step"));
+    assert!(step.contains("BITI 1") && !step.contains("MOC2"), "{step}");
+    let mix = stmt_ops(u, line_of(src, "mix"));
+    assert!(mix.contains("BITI 2") && !mix.contains("DIC2"), "{mix}");
+    let negative = stmt_ops(u, line_of(src, "negative"));
+    assert!(negative.contains("MOC2 1"), "{negative}");
+    assert!(stmt_ops(u, line_of(src, "fromdata")).contains("DIC2 1"));
+    assert!(stmt_ops(u, line_of(src, "passed")).contains("DIC2 1"));
+    assert!(stmt_ops(u, line_of(src, "hosted")).contains("DIC2 1"));
+    // A bisection's bounds keep moving pass after pass: given up, as GCC does.
+    assert!(stmt_ops(u, line_of(src, "bisect")).contains("DIC2 1"));
+    let bin = stmt_ops(u, line_of(src, "bin"));
+    assert!(bin.contains("BITI 2") && !bin.contains("MOC2"), "{bin}");
+}
+
 #[test]
 fn side_by_side_paths_of_a_recurrence_cost_the_longer() {
     // `s/8 + mod(s, 8)/4` reads the carried value twice; the shift and the mask run

@@ -257,6 +257,10 @@ pub fn parse(text: &str) -> Result<Directive, String> {
     let mut kinds: Vec<ConstructKind> = vec![];
     let mut critical_name = None;
     while let Some(kind) = it.peek().and_then(|i| construct_word(&i.word)) {
+        // After a construct's name, ORDERED is the clause (`parallel do ordered`).
+        if kind == ConstructKind::Ordered && !kinds.is_empty() {
+            break;
+        }
         let item = it.next().expect("peeked");
         if kind == ConstructKind::Critical {
             critical_name = item.arg.clone();
@@ -381,6 +385,10 @@ pub struct Construct {
     pub loops: Vec<LoopId>,
     /// The blocks inside the construct (lexically).
     pub blocks: Vec<BlockId>,
+    /// Its stores into elements threads share a cache line through (a parallel region
+    /// or worksharing loop; see [`crate::omp_sharing`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shared_stores: Vec<crate::omp_sharing::SharedStore>,
 }
 
 /// The OpenMP constructs of a unit.
@@ -473,6 +481,7 @@ pub fn structure(unit: &Unit) -> Structure {
             parent: open.last().copied(),
             loops: vec![],
             blocks: vec![],
+            shared_stores: vec![],
         });
         match d.kind {
             ConstructKind::Loop => bind_loop(unit, &mut st, id, si),
@@ -495,6 +504,9 @@ pub fn structure(unit: &Unit) -> Structure {
     }
     nest_by_lines(&mut st);
     assign_blocks(unit, &mut st);
+    for (id, store) in crate::omp_sharing::shared_line_stores(unit, &st) {
+        st.constructs[id as usize].shared_stores.push(store);
+    }
     st
 }
 
@@ -693,6 +705,15 @@ mod tests {
         assert_eq!(d.clauses.reductions[0].op, "+");
         assert_eq!(d.clauses.reductions[0].vars, vec!["s", "t"]);
         assert_eq!(d.clauses.collapse, 2);
+        // ORDERED after the name is the clause; alone, the construct.
+        let o = parse("parallel do ordered schedule(dynamic,4)").unwrap();
+        assert_eq!(
+            (o.kind, o.name.as_str()),
+            (ConstructKind::Loop, "parallel do")
+        );
+        assert!(o.clauses.ordered);
+        assert!(parse("do ordered").unwrap().clauses.ordered);
+        assert_eq!(parse("ordered").unwrap().kind, ConstructKind::Ordered);
     }
 
     #[test]

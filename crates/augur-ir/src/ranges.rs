@@ -16,16 +16,29 @@
 //!   `CALL` passes it and no `READ` reads it there: `v` is non-negative at the test
 //!   and stays so until the next.
 //!
-//! [`non_negative_shifts`] rewrites such divisions and remainders inside those loops
-//! (nested loops included) into `ishft` and `iand` and re-counts the statements, so
-//! that blocks, recurrences (`crate::chain`) and reports all see the shift. Only scalar
-//! statements are rewritten.
+//!
+//! and one more, which the compilers' value-range propagation derives across a whole
+//! procedure (GCC proves `x` of `x = mod(x*1103515245 + 12345, 2**31)` non-negative when
+//! its first value is, and compiles the remainder to one `AND`):
+//!
+//! * a local integer scalar whose range is non-negative ([`non_negative_scalars`], the
+//!   ranges of [`crate::intervals`]: every value the unit assigns it, loop-carried ones
+//!   taken optimistically until they settle). A variable passed to a procedure, read,
+//!   named in a DATA or EQUIVALENCE statement, initialized in its declaration, or
+//!   shared with a host or an internal procedure is left out (values the unit does
+//!   not assign).
+//!
+//! [`non_negative_shifts`] rewrites such divisions and remainders (inside those loops,
+//! nested loops included, or anywhere for the last kind) into `ishft` and `iand` and
+//! re-counts the statements, so that blocks, recurrences (`crate::chain`) and reports
+//! all see the shift. Only scalar statements are rewritten.
 
 use crate::count::count_stmt;
 use crate::program::{
-    BinOp, BlockKind, CallTarget, Expr, ExprKind, LoopId, LoopKind, StmtKind, Type, Unit,
+    BinOp, BlockKind, CallTarget, Expr, ExprKind, LoopId, LoopKind, StmtKind, Type, UnOp, Unit,
 };
 use crate::AbOpCounts;
+use std::collections::BTreeSet;
 
 /// A `DO WHILE` condition's guard: the variable of `v > c` or `v >= c` (`.gt.`, `.ge.`)
 /// with an integer literal `c ≥ 0`, from the condition's source text (with or without
@@ -52,9 +65,16 @@ pub fn while_guard(cond_text: &str) -> Option<String> {
 
 /// Rewrites divisions and remainders by powers of two of values known non-negative
 /// (see the module docs) in `u`, whose `DO WHILE` loops `guards` lists with their
-/// guard variable ([`while_guard`]); re-counts the blocks of the statements changed.
-/// Returns the number of operations rewritten.
-pub fn non_negative_shifts(u: &mut Unit, guards: &[(LoopId, String)]) -> usize {
+/// guard variable ([`while_guard`]) and whose `locals` are the integer scalars only its
+/// own statements give values (not DATA, EQUIVALENCE, an initialization, a host or
+/// an internal procedure); re-counts the blocks of the statements changed. Returns the
+/// number of operations rewritten.
+pub fn non_negative_shifts(
+    u: &mut Unit,
+    guards: &[(LoopId, String)],
+    locals: &BTreeSet<String>,
+) -> usize {
+    let everywhere = non_negative_scalars(u, locals);
     // Loop id → the non-negative variables it guarantees.
     let mut per_loop: Vec<(LoopId, String)> = vec![];
     for l in &u.loops {
@@ -77,7 +97,7 @@ pub fn non_negative_shifts(u: &mut Unit, guards: &[(LoopId, String)]) -> usize {
             per_loop.push((*lid, v.clone()));
         }
     }
-    if per_loop.is_empty() {
+    if per_loop.is_empty() && everywhere.is_empty() {
         return 0;
     }
     let mut rewritten = 0;
@@ -89,6 +109,7 @@ pub fn non_negative_shifts(u: &mut Unit, guards: &[(LoopId, String)]) -> usize {
             .iter()
             .filter(|(lid, _)| inside(u, u.blocks[bi].in_loop, *lid))
             .map(|(_, v)| v.as_str())
+            .chain(everywhere.iter().map(String::as_str))
             .collect();
         if vars.is_empty() {
             continue;
@@ -132,7 +153,7 @@ pub fn non_negative_shifts(u: &mut Unit, guards: &[(LoopId, String)]) -> usize {
 }
 
 /// An integer literal (with an optional kind suffix).
-fn literal(text: &str) -> Option<i64> {
+pub(crate) fn literal(text: &str) -> Option<i64> {
     let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     let t = t.strip_prefix('+').unwrap_or(&t);
     t.split('_').next()?.parse().ok()
@@ -219,8 +240,7 @@ fn rewrite_stmt(kind: &mut StmtKind, vars: &[&str]) -> usize {
 /// Whether [`rewrite_stmt`] would change something, without changing it.
 fn stmt_has_candidate(kind: &StmtKind, vars: &[&str]) -> bool {
     fn any(e: &Expr, vars: &[&str]) -> bool {
-        let non_negative =
-            |x: &Expr| matches!(&x.kind, ExprKind::Var(r) if vars.contains(&r.name.as_str()));
+        let non_negative = |x: &Expr| non_negative(x, vars);
         let hit = match &e.kind {
             ExprKind::Binary(BinOp::Div, a, _) => non_negative(a),
             ExprKind::Call(CallTarget::Intrinsic(name), args) => {
@@ -238,14 +258,148 @@ fn stmt_has_candidate(kind: &StmtKind, vars: &[&str]) -> bool {
     }
 }
 
+/// Whether the integer expression `e` cannot be negative when the scalars `vars` are not
+/// (see the module docs for the rules).
+fn non_negative(e: &Expr, vars: &[&str]) -> bool {
+    if e.ty.base != Type::INTEGER.base || e.array {
+        return false;
+    }
+    if let Some(v) = e.int_value() {
+        return v >= 0;
+    }
+    let nn = |x: &Expr| non_negative(x, vars);
+    match &e.kind {
+        ExprKind::Const { text, .. } => literal(text).is_some_and(|v| v >= 0),
+        ExprKind::Var(r) => r.rank == 0 && vars.contains(&r.name.as_str()),
+        ExprKind::Unary(UnOp::Plus, a) => nn(a),
+        ExprKind::Binary(BinOp::Add | BinOp::Mul | BinOp::Div, a, b) => nn(a) && nn(b),
+        ExprKind::Binary(BinOp::Pow, a, b) => nn(a) || b.int_value().is_some_and(|k| k % 2 == 0),
+        ExprKind::Call(CallTarget::Intrinsic(name), args) => {
+            intrinsic_non_negative(name, args, &nn)
+        }
+        _ => false,
+    }
+}
+
+/// Whether intrinsic `name` gives a non-negative integer from `args`, `nn` telling which
+/// arguments are non-negative.
+fn intrinsic_non_negative(name: &str, args: &[Expr], nn: &dyn Fn(&Expr) -> bool) -> bool {
+    let first = || args.first().is_some_and(nn);
+    match name {
+        "mod" => args.len() == 2 && first(),
+        "modulo" => {
+            args.len() == 2 && (args[1].int_value().is_some_and(|c| c > 0) || args.iter().all(nn))
+        }
+        "iand" | "max" | "max0" => args.iter().any(nn),
+        "ior" | "ieor" | "min" | "min0" => !args.is_empty() && args.iter().all(nn),
+        "ishft" => {
+            args.len() == 2
+                && args[1]
+                    .int_value()
+                    .is_some_and(|k| k < 0 || (k == 0 && first()))
+        }
+        "shiftr" => true,
+        "int" => first(),
+        "abs" | "iabs" | "size" | "len" | "len_trim" | "index" | "scan" | "verify" | "ichar"
+        | "iachar" | "popcnt" | "leadz" | "trailz" | "bit_size" | "count" => true,
+        _ => false,
+    }
+}
+
+/// Those of the integer scalars `locals` of `u` that can only hold non-negative values:
+/// their ranges ([`crate::intervals`]) start at 0 or above. Variables the unit passes to
+/// a procedure or reads are left out.
+pub fn non_negative_scalars(u: &Unit, locals: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut set = locals.clone();
+    for st in &u.stmts {
+        for name in defined_elsewhere(&st.kind) {
+            set.remove(&name);
+        }
+    }
+    crate::intervals::scalar_ranges(u, &set)
+        .into_iter()
+        .filter(|(_, r)| r.lo >= 0)
+        .map(|(v, _)| v)
+        .collect()
+}
+
+/// Scalars statement `kind` may define by other means than an assignment: passed whole
+/// to a procedure (which may assign them), read, or an implied DO's index.
+fn defined_elsewhere(kind: &StmtKind) -> Vec<String> {
+    let mut out = vec![];
+    match kind {
+        StmtKind::Call { args, .. } => {
+            for a in args {
+                if let ExprKind::Var(r) = &a.kind {
+                    out.push(r.name.clone());
+                }
+                collect_passed(a, &mut out);
+            }
+        }
+        StmtKind::Io { keyword, items, .. } => {
+            let read = keyword != "write" && keyword != "print";
+            for a in items {
+                if read {
+                    collect_names(a, &mut out);
+                }
+                collect_passed(a, &mut out);
+            }
+        }
+        StmtKind::Assign { lhs, rhs } => {
+            collect_passed(lhs, &mut out);
+            collect_passed(rhs, &mut out);
+        }
+        StmtKind::If { cond } | StmtKind::LogicalIf { cond } => collect_passed(cond, &mut out),
+        _ => {}
+    }
+    out
+}
+
+/// Calls `f` on `e` and every expression inside it (operands, arguments, subscripts).
+fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
+    f(e);
+    for o in e.operands() {
+        visit(o, f);
+    }
+    for x in e.subscript_exprs() {
+        visit(x, f);
+    }
+}
+
+/// Variables passed whole to a user function inside `e`, and implied DOs' indices.
+fn collect_passed(e: &Expr, out: &mut Vec<String>) {
+    visit(e, &mut |x| match &x.kind {
+        ExprKind::Call(CallTarget::User(_), args) => {
+            for a in args {
+                if let ExprKind::Var(r) = &a.kind {
+                    out.push(r.name.clone());
+                }
+            }
+        }
+        ExprKind::ImpliedDo(_, v) => out.push(v.to_ascii_lowercase()),
+        _ => {}
+    });
+}
+
+/// Every variable named in `e`.
+fn collect_names(e: &Expr, out: &mut Vec<String>) {
+    visit(e, &mut |x| match &x.kind {
+        ExprKind::Var(r) | ExprKind::Elem(r, _) => out.push(r.name.clone()),
+        ExprKind::ImpliedDo(_, v) => out.push(v.to_ascii_lowercase()),
+        _ => {}
+    });
+}
+
 fn power_of_two_exponent(c: i64) -> Option<u32> {
     (c > 0 && (c as u64).is_power_of_two()).then(|| c.trailing_zeros())
 }
 
+/// Rewrites `e` bottom-up, so that an operand rewritten first (`x / 2**k` into a shift)
+/// can make the operation around it non-negative too.
 fn rewrite(e: &mut Expr, vars: &[&str]) -> usize {
-    let non_negative = |x: &Expr| matches!(&x.kind, ExprKind::Var(r) if r.rank == 0 && r.ty.base == Type::INTEGER.base && vars.contains(&r.name.as_str()));
+    let mut n = rewrite_operands(e, vars);
+    let non_negative = |x: &Expr| non_negative(x, vars);
     let int_const = |ty: Type, v: i64| Expr::constant(ty, v.to_string(), Some(v));
-    let mut n = 0;
     let replacement = match &e.kind {
         ExprKind::Binary(BinOp::Div, a, c) if non_negative(a) && !e.array => {
             c.int_value().and_then(power_of_two_exponent).map(|k| {
@@ -272,8 +426,14 @@ fn rewrite(e: &mut Expr, vars: &[&str]) -> usize {
     };
     if let Some(k) = replacement {
         e.kind = k;
-        return 1;
+        n += 1;
     }
+    n
+}
+
+/// Rewrites the operands, arguments and subscripts of `e`.
+fn rewrite_operands(e: &mut Expr, vars: &[&str]) -> usize {
+    let mut n = 0;
     match &mut e.kind {
         ExprKind::Substring(b) | ExprKind::Component(b, _) | ExprKind::Unary(_, b) => {
             n += rewrite(b, vars)

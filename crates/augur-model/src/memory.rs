@@ -248,7 +248,7 @@ fn staircase(x: &[u64], ns: &[f64]) -> Vec<(u64, f64)> {
 /// transfers for the three counted. Write-backs are counted here (the
 /// write-back histograms), so a line's time at a level is the triad's bytes per
 /// second times this, over the line.
-const TRIAD_LINES_PER_COUNTED: f64 = 4.0 / 3.0;
+pub(crate) const TRIAD_LINES_PER_COUNTED: f64 = 4.0 / 3.0;
 
 /// The level name of the store-commit stalls ([`add_store_stalls`]).
 pub const STORE_STALLS: &str = "stores";

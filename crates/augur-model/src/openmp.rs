@@ -13,9 +13,13 @@
 //! the sum of every thread's. Each construct adds its measured overhead per execution
 //! (EPCC's: a region's fork and join, a loop's schedule and barrier, a reduction, a
 //! critical entry, an atomic update on its thread). Threads streaming memory together
-//! share its bandwidth: a nest's memory time at each level grows by `P·B(1)/B(P)`, the
-//! measured triad bandwidths. Beyond the cores, threads share them: a phase lasts at
-//! least its threads' total work over the cores.
+//! share its bandwidth: each thread asks a shared level for lines at the rate the
+//! sequential model priced its nest's lines at (`D`), the team gets `B(P)` (the
+//! measured triad with `P` threads, in line transfers), so the nest's memory time at
+//! that level grows by `max(1, P·D/B(P))`: a nest that does not saturate the level
+//! alone (latency-bound, or much arithmetic per line) contends less than a stream.
+//! Beyond the cores, threads share them: a phase lasts at least its threads' total
+//! work over the cores.
 //!
 //! Everything else runs on thread 0 as in the sequential prediction: `T(P) = serial +
 //! Σ phases + overheads`. Phases and their per-thread work are totals over all
@@ -27,6 +31,7 @@
 
 use crate::block::{report_for, BlockPricing};
 use crate::cost::CostTable;
+use crate::memory::TRIAD_LINES_PER_COUNTED;
 use crate::nest_time::{memory_term, NestRow};
 use crate::predict::{predict_with, PredictOptions, Prediction};
 use crate::price::{inside_loop, price_blocks};
@@ -78,6 +83,9 @@ pub struct ThreadPoint {
     pub overhead: f64,
     /// What sharing the memory bandwidth adds to the work (included in `work`).
     pub contention: f64,
+    /// What stores into cache lines other threads store into add to the mean thread's
+    /// work (included in `work`).
+    pub line_sharing: f64,
     /// More threads than cores: threads share them.
     pub oversubscribed: bool,
     /// The phases, in program order.
@@ -121,6 +129,8 @@ struct BlockTimes {
     nests: Vec<NestRow>,
     /// Seconds the sequential total has beyond the blocks (first touches, ...).
     rest: f64,
+    /// The machine's cache line, bytes.
+    line_bytes: f64,
 }
 
 /// Predicts `program` on `machine` at each of `threads`.
@@ -209,15 +219,22 @@ fn block_times(
         nest,
         rest: sequential.total.seconds - blocks_total - memory - sequential.first_touch_seconds,
         nests,
+        line_bytes: machine
+            .memory
+            .as_ref()
+            .and_then(|m| m.levels.first())
+            .map_or(64.0, |l| l.line_bytes.max(1) as f64),
     }
 }
 
-/// The level whose bandwidth serves the misses of cache level `missed`.
-fn serving_level(missed: &str) -> &'static str {
+/// The level whose bandwidth serves the misses of cache level `missed` (none for the
+/// page walks of a TLB, or the store buffer).
+fn serving_level(missed: &str) -> Option<&'static str> {
     match missed {
-        "L1d" | "L1" => "L2",
-        "L2" => "L3",
-        _ => "memory",
+        "L1d" | "L1" => Some("L2"),
+        "L2" => Some("L3"),
+        "L3" | "L4" => Some("memory"),
+        _ => None,
     }
 }
 
@@ -247,8 +264,11 @@ impl MachineAt<'_> {
     }
 
     /// How much longer a nest's memory time at `level` is when `concurrent` threads
-    /// stream together: `P·B(1)/B(P)` for a shared level, at least 1; 1 for a private one.
-    fn contention(&mut self, level: &str, concurrent: u32) -> f64 {
+    /// each ask it for `demand` bytes of line transfers per second: `P·D/B(P)` for a
+    /// shared level, at least 1, where a thread asks at most what one thread alone gets
+    /// (`B(1)`; the triad's counted bytes are three of its four line transfers); 1 for
+    /// a private one.
+    fn contention(&mut self, level: &str, concurrent: u32, demand: f64) -> f64 {
         let Some(o) = self.omp else { return 1.0 };
         // A private cache gives each core its own bandwidth.
         if o.is_private(level) {
@@ -257,12 +277,14 @@ impl MachineAt<'_> {
         let (Some(one), Some(all)) = (o.bandwidth(level, 1), o.bandwidth(level, concurrent)) else {
             return 1.0;
         };
+        let demand = demand.min(one.value * TRIAD_LINES_PER_COUNTED);
         if let Some(how) = all.extrapolated {
             if !self.extrapolated.contains(&how) {
                 self.extrapolated.push(how);
             }
         }
-        (concurrent as f64 * one.value / all.value.max(1.0)).max(1.0)
+        let supplied = all.value.max(1.0) * TRIAD_LINES_PER_COUNTED;
+        (concurrent as f64 * demand / supplied).max(1.0)
     }
 }
 
@@ -340,7 +362,8 @@ fn point(
             add_overhead(program, run, ui, s, c, &mut m, &mut phases);
         }
     }
-    finish(
+    let line_sharing = add_line_sharing(program, run, &structure, times, &mut m, &mut phases);
+    let mut point = finish(
         program,
         p,
         cores,
@@ -349,7 +372,50 @@ fn point(
         phases,
         m.extrapolated,
         sequential,
-    )
+    );
+    point.line_sharing = line_sharing;
+    point
+}
+
+/// Adds to each thread the time its stores into lines other threads store into take
+/// (per store, the machine's measured `false_sharing` overhead at `P`; a store whose
+/// threads' elements lie a line apart or more shares nothing). Returns the mean
+/// thread's share.
+fn add_line_sharing(
+    program: &ProgramProfile,
+    run: &ThreadRun,
+    structure: &[UnitConstructs<'_>],
+    times: &BlockTimes,
+    m: &mut MachineAt<'_>,
+    phases: &mut BTreeMap<PhaseKey, PhaseAcc>,
+) -> f64 {
+    let p = run.threads.max(1);
+    if p < 2 {
+        return 0.0;
+    }
+    let per_store = m.overhead("false_sharing", 0);
+    let mut added = 0.0;
+    for (ui, s) in structure.iter().enumerate() {
+        for st in s.constructs.iter().flat_map(|c| &c.shared_stores) {
+            if st.distance_bytes as f64 >= times.line_bytes {
+                continue;
+            }
+            let total = program.units[ui]
+                .blocks
+                .get(st.block.0 as usize)
+                .and_then(|b| b.executions)
+                .unwrap_or(0.0);
+            let counts = run.counts_of(ui as u32, st.block.0, total);
+            let acc = phases
+                .entry(s.phase_of_block(ui, st.block.0))
+                .or_insert_with(|| PhaseAcc::new(p));
+            for (t, c) in counts.iter().enumerate().take(p as usize) {
+                acc.work[t] += c * per_store;
+                added += c * per_store;
+            }
+        }
+    }
+    added / p as f64
 }
 
 /// Each nest's time per second of its operations: alone, and with `concurrent` threads
@@ -363,7 +429,13 @@ fn nest_factors(times: &BlockTimes, m: &mut MachineAt<'_>, concurrent: u32) -> V
             let extra: f64 = n
                 .levels
                 .iter()
-                .map(|l| l.seconds * (m.contention(serving_level(&l.level), concurrent) - 1.0))
+                .filter(|l| l.seconds > 0.0)
+                .filter_map(|l| {
+                    let serving = serving_level(&l.level)?;
+                    let demand = (l.misses + l.writebacks) * times.line_bytes / l.seconds;
+                    let f = m.contention(serving, concurrent, demand);
+                    Some(l.seconds * (f - 1.0))
+                })
                 .sum();
             (n.combined_seconds / ops, (n.combined_seconds + extra) / ops)
         })
@@ -392,11 +464,12 @@ fn finish(
         let mean = sum / p as f64;
         // Beyond the cores, the threads' work shares them.
         let busy = max.max(sum / cores as f64);
-        let seconds = busy.max(acc.serialized) + acc.overhead;
+        let serialized = acc.serialized.max(ordered_bound(sum, acc.ordered_chunk));
+        let seconds = busy.max(serialized) + acc.overhead;
         work += mean;
         imbalance += max - mean;
         sharing += busy - max;
-        serialization += (acc.serialized - busy).max(0.0);
+        serialization += (serialized - busy).max(0.0);
         overhead += acc.overhead;
         let (name, line) = phase_name(program, key, &acc);
         rows.push(Phase {
@@ -422,9 +495,22 @@ fn finish(
         serialization,
         overhead,
         contention,
+        line_sharing: 0.0,
         oversubscribed: p > cores,
         phases: rows,
         extrapolated,
+    }
+}
+
+/// The least time of an ORDERED loop whose work is `sum` over all threads, handed out in
+/// chunks of `chunk` iterations (the ordered part at the end of each iteration): chunks
+/// finish in iteration order, so a chunk overlaps only its first iteration with the
+/// chunk before it, and the loop lasts at least `sum·(c−1)/c` (a static schedule
+/// without a chunk serializes the loop; with a chunk of one the threads take turns).
+fn ordered_bound(sum: f64, chunk: Option<f64>) -> f64 {
+    match chunk {
+        Some(c) if c > 1.0 => sum * (c - 1.0) / c,
+        _ => 0.0,
     }
 }
 
@@ -436,6 +522,8 @@ struct PhaseAcc {
     /// Each thread's share of the sections' work in the counting run.
     section_work: Vec<f64>,
     serialized: f64,
+    /// The chunk of an ORDERED loop's schedule: its chunks finish in iteration order.
+    ordered_chunk: Option<f64>,
     overhead: f64,
     executions: f64,
     line: u32,
@@ -449,6 +537,7 @@ impl PhaseAcc {
             sections: BTreeMap::new(),
             section_work: vec![0.0; p as usize],
             serialized: 0.0,
+            ordered_chunk: None,
             overhead: 0.0,
             executions: 0.0,
             line: 0,
@@ -645,6 +734,9 @@ fn add_overhead(
         return;
     }
     let schedule = if d.kind == ConstructKind::Loop {
+        if d.clauses.ordered && own {
+            acc.ordered_chunk = ordered_chunk(program, ui, c, executions, p);
+        }
         schedule_overhead(program, ui, c, executions, m)
     } else {
         0.0
@@ -711,6 +803,42 @@ fn synchronization_overhead(d: &augur_ir::omp::Directive, m: &mut MachineAt<'_>)
     }
 }
 
+/// The iterations of one chunk of ORDERED loop `c` at `p` threads: the schedule's chunk
+/// (static or dynamic), a static schedule's share per thread without one; `None` for a
+/// schedule whose chunks the runtime decides (guided, runtime, auto).
+fn ordered_chunk(
+    program: &ProgramProfile,
+    ui: usize,
+    c: &Construct,
+    executions: f64,
+    p: u32,
+) -> Option<f64> {
+    let given = |s: &augur_ir::omp::Schedule| {
+        s.chunk
+            .as_deref()
+            .and_then(|c| c.trim().parse::<f64>().ok())
+    };
+    match &c.directive.clauses.schedule {
+        None => Some(loop_iterations(program, ui, c) / executions.max(1.0) / p as f64),
+        Some(s) => match s.kind {
+            ScheduleKind::Static => Some(given(s).unwrap_or_else(|| {
+                loop_iterations(program, ui, c) / executions.max(1.0) / p as f64
+            })),
+            ScheduleKind::Dynamic => Some(given(s).unwrap_or(1.0)),
+            _ => None,
+        },
+    }
+}
+
+/// The iterations of the loop construct `c` shares, over all its executions.
+fn loop_iterations(program: &ProgramProfile, ui: usize, c: &Construct) -> f64 {
+    c.loops
+        .last()
+        .and_then(|l| program.units[ui].loops.iter().find(|x| x.id == l.0))
+        .and_then(|l| l.iterations)
+        .unwrap_or(0.0)
+}
+
 /// The schedule's overhead per execution of a loop beyond a static schedule's: per chunk
 /// handed out (dynamic, static with a chunk), or per execution (guided).
 fn schedule_overhead(
@@ -724,12 +852,7 @@ fn schedule_overhead(
         return 0.0;
     };
     let p = m.p as f64;
-    let iterations: f64 = c
-        .loops
-        .last()
-        .and_then(|l| program.units[ui].loops.iter().find(|x| x.id == l.0))
-        .and_then(|l| l.iterations)
-        .unwrap_or(0.0);
+    let iterations = loop_iterations(program, ui, c);
     let per_thread = iterations / executions.max(1.0) / p;
     let chunk = s
         .chunk
@@ -766,5 +889,22 @@ fn schedule_overhead(
             let c0 = nearest(&[1, 4, 16]);
             (m.overhead("guided", c0) - stat).max(0.0)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordered_chunks_finish_in_order() {
+        // A chunk of one: the threads take turns, no bound beyond the serialized work.
+        assert_eq!(ordered_bound(8.0, Some(1.0)), 0.0);
+        // Chunks of 4: each overlaps one iteration with the chunk before it.
+        assert_eq!(ordered_bound(8.0, Some(4.0)), 6.0);
+        // A static schedule without a chunk (500 iterations a thread): nearly serial.
+        assert!((ordered_bound(8.0, Some(500.0)) - 7.984).abs() < 1e-12);
+        // Guided, runtime, auto: the runtime decides, no bound.
+        assert_eq!(ordered_bound(8.0, None), 0.0);
     }
 }

@@ -49,6 +49,7 @@ program augur_ompbench
     call observe('guided', 1, 14)
     call observe('guided', 4, 14)
     call observe('guided', 16, 14)
+    call observe('false_sharing', 0, 15)
   end do
   do i = 1, nsizes
     call triad(sizes(i))
@@ -90,7 +91,12 @@ contains
       if (.not. btest(mask, seen - 1)) return
     end if
     inner = 8
-    t = run(which, chunk, inner)
+    if (which == 15) then
+      ! Calibrated on the slower of its two loops (the difference may be nil).
+      t = store_time(1, inner)
+    else
+      t = run(which, chunk, inner)
+    end if
     inner = max(8, int(inner * target / max(t * inner, 1d-9) / 1))
     inner = ((inner + nthreads - 1) / nthreads) * nthreads
     t = run(which, chunk, inner)
@@ -220,10 +226,37 @@ contains
 !$omp end do
       end do
 !$omp end parallel
+    case (15)
+      ! Per store: each thread's word in one line with the others', less in a line
+      ! of its own (not a delay: the store's own time cancels).
+      x = store_time(16, inner)
+      t0 = omp_get_wtime()
+      x = store_time(1, inner) - x
+      t0 = omp_get_wtime() - x * inner
     end select
     run = (omp_get_wtime() - t0) / inner
     call omp_destroy_lock(lck)
     if (x < 0) print *, x
+  end function
+
+  ! Seconds per store of a thread storing `inner` times into its own word of a shared
+  ! array, the words `stride` apart (VOLATILE: every store is made, each after a load).
+  real(8) function store_time(stride, inner)
+    integer, intent(in) :: stride, inner
+    integer(8), volatile, allocatable :: w(:)
+    integer :: j, t
+    real(8) :: t0
+    allocate (w(0:stride * nthreads + 8))
+    w = 0
+    t0 = omp_get_wtime()
+!$omp parallel private(j, t)
+    t = omp_get_thread_num() * stride
+    do j = 1, inner
+      w(t) = w(t) + 1
+    end do
+!$omp end parallel
+    store_time = (omp_get_wtime() - t0) / inner
+    deallocate (w)
   end function
 
   ! STREAM's triad over arrays of `n` elements with the team, first touched by it.

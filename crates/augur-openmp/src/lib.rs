@@ -7,7 +7,9 @@
 //! execution less the delay's, measured in the same process. A critical section or lock
 //! serializes its entries, so its overhead is per entry; an atomic update's is per update
 //! on its thread's timeline; a schedule's is per execution of a loop of
-//! `schedule_iterations` delays per thread. Each construct gets its observations' mean
+//! `schedule_iterations` delays per thread; false sharing's is per store of a thread
+//! into its own word of a line the others store into, less a store into a line of its
+//! own (measured from 2 threads). Each construct gets its observations' mean
 //! and 90% interval; constructs whose interval is wider than 5% of the mean are observed
 //! again (up to [`Options::max_rounds`] rounds). Bandwidth is STREAM's triad with the
 //! team, per working-set size (each cache level and memory), best of five.
@@ -148,7 +150,7 @@ pub fn characterize(
     let mut bandwidths = vec![];
     for &p in &opts.threads {
         let mut all = Observed::default();
-        let mut mask = (1u64 << CONSTRUCTS.len()) - 1;
+        let mut mask = ((1u64 << CONSTRUCTS.len()) - 1) & !alone_mask(p);
         for round in 0..opts.max_rounds.max(1) {
             // Twice as many observations each round, of the constructs still above 5%.
             let n = opts.observations << round;
@@ -165,7 +167,7 @@ pub fn characterize(
             let o = run(&exe, dir.path(), p, (n, mask), opts, &sizes)?;
             all.merge(o);
             let rows = summarize(&all, p, opts);
-            mask = wide_intervals(&rows);
+            mask = wide_intervals(&rows) & !alone_mask(p);
             if mask == 0 || round + 1 == opts.max_rounds {
                 overheads.extend(rows);
                 break;
@@ -193,7 +195,7 @@ pub fn characterize(
 
 /// The constructs the benchmark observes after the reference, in its order (bit k of
 /// its mask is the k-th).
-const CONSTRUCTS: [(&str, u32); 18] = [
+const CONSTRUCTS: [(&str, u32); 19] = [
     ("parallel", 0),
     ("do", 0),
     ("parallel_do", 0),
@@ -212,7 +214,16 @@ const CONSTRUCTS: [(&str, u32); 18] = [
     ("guided", 1),
     ("guided", 4),
     ("guided", 16),
+    ("false_sharing", 0),
 ];
+
+/// The constructs that mean nothing with `p` threads: with one, no line is shared.
+fn alone_mask(p: u32) -> u64 {
+    match CONSTRUCTS.iter().position(|c| c.0 == "false_sharing") {
+        Some(k) if p < 2 => 1 << k,
+        _ => 0,
+    }
+}
 
 /// The mask of the constructs whose 90% interval is wider than 5% of their overhead.
 fn wide_intervals(rows: &[Overhead]) -> u64 {
@@ -355,6 +366,8 @@ fn summarize(o: &Observed, p: u32, opts: &Options) -> Vec<Overhead> {
             .map(|(_, t, reference)| match name.as_str() {
                 // Per update on its thread: the team shares the updates.
                 "atomic" => t * p as f64,
+                // Already the difference of two store loops.
+                "false_sharing" => t,
                 "static" | "static_chunk" | "dynamic" | "guided" => {
                     t - reference * opts.schedule_iterations as f64
                 }

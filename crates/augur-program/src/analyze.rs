@@ -143,9 +143,10 @@ fn stop_if_interrupted() -> Result<(), AnalyzeError> {
 }
 
 /// The message of a failed counting run ([`AnalyzeError::Failed`]) as the commands show
-/// it, with a hint of what to do: raise the time limit, give the program its input, or fix
-/// the run (or keep the counts so far).
-pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool) -> String {
+/// it, with a hint of what to do: raise the time limit, give the program its input, raise
+/// the stack limits (a crash of an `-fopenmp` build, `openmp`), or fix the run (or keep
+/// the counts so far).
+pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool, openmp: bool) -> String {
     let how = if how.starts_with("killed") {
         format!("was {how}")
     } else {
@@ -156,6 +157,8 @@ pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool) -> St
         "raise --timeout if the run is just long"
     } else if stderr.contains("end of file") && !stdin_given {
         "it reached the end of its input: give the input it reads with --stdin FILE"
+    } else if openmp && run.signal == Some(11) {
+        "-fopenmp implies -frecursive, which puts local arrays on the stack: raise the stack limits for the run (`ulimit -s unlimited` for the first thread, OMP_STACKSIZE=256M for the others) before running augur, or make the large local arrays SAVE or ALLOCATABLE"
     } else {
         "fix the run (its output is above), or use --keep-partial to keep the counts so far"
     };

@@ -139,7 +139,8 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
             return Err(anyhow::anyhow!(failed_run_message(
                 how,
                 &run,
-                d.stdin.is_some()
+                d.stdin.is_some(),
+                !opts.threads.is_empty()
             )));
         }
         Err(e) => return Err(e.into()),

@@ -149,6 +149,12 @@ fn point_notes(p: &ThreadPoint, cores: Option<u32>) -> Vec<String> {
             f(p.serialization)
         ));
     }
+    if p.line_sharing > 0.0 {
+        notes.push(format!(
+            "stores into lines threads share {}",
+            f(p.line_sharing)
+        ));
+    }
     if !p.extrapolated.is_empty() {
         notes.push("machine parameters extrapolated (below)".into());
     }

@@ -20,7 +20,7 @@ fn ok(o: &Output) -> (String, String) {
 /// The Zen 3 machine profile with an `[openmp]` section kept in the repository.
 fn machine() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../measurements/openmp-zen3-2026-11-26/zen3-O2-openmp.toml")
+        .join("../../measurements/openmp-zen3-2026-11-26-b/zen3-O2-openmp.toml")
 }
 
 /// A triangular loop under a static schedule (thread 1 gets three times thread 0's
@@ -67,6 +67,20 @@ fn analyzed(dir: &Path, threads: &str) -> PathBuf {
     prof
 }
 
+/// The points of `augur predict PROF --threads 1,2 --json` on [`machine`].
+fn predicted_points(prof: &Path) -> serde_json::Value {
+    let (json, _) = ok(&augur()
+        .arg("predict")
+        .arg(prof)
+        .arg("-m")
+        .arg(machine())
+        .args(["--threads", "1,2", "--json"])
+        .output()
+        .unwrap());
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v[0]["prediction"]["points"].clone()
+}
+
 #[test]
 fn predict_at_thread_counts_with_figures() {
     let dir = tempfile::tempdir().unwrap();
@@ -93,16 +107,8 @@ fn predict_at_thread_counts_with_figures() {
     assert!(out.contains("4 threads share 2 cores"), "{out}");
     assert!(out.contains("extrapolated:"), "{out}");
     assert!(out.contains("tri.f90:8 parallel do"), "{out}");
-    let (json, _) = ok(&augur()
-        .arg("predict")
-        .arg(&prof)
-        .arg("-m")
-        .arg(machine())
-        .args(["--threads", "1,2", "--json"])
-        .output()
-        .unwrap());
-    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let points = &v[0]["prediction"]["points"];
+    let points = predicted_points(&prof);
+    let json = points.to_string();
     let t = |k: usize| points[k]["seconds"].as_f64().unwrap();
     let speed = t(0) / t(1);
     assert!(speed > 1.0 && speed < 2.0, "speedup at 2 threads {speed}");
@@ -215,10 +221,71 @@ fn characterize_openmp_writes_its_section() {
             .iter()
             .find(|r| r.construct == construct && r.threads == 1)
             .unwrap_or_else(|| panic!("no {construct} at 1 thread"));
-        assert!(row.seconds > 0.0 && row.seconds < 1e-3, "{row:?}");
+        // One thread shares no line with another: its stores cost what padded ones do.
+        let least = if construct == "false_sharing" {
+            -1e-6
+        } else {
+            0.0
+        };
+        assert!(row.seconds > least && row.seconds < 1e-3, "{row:?}");
     }
+    // False sharing from 2 threads on (one thread shares no line).
+    let sharing: Vec<u32> = o
+        .overheads
+        .iter()
+        .filter(|r| r.construct == "false_sharing")
+        .map(|r| r.threads)
+        .collect();
+    let from_two: Vec<u32> = o.threads.iter().copied().filter(|&p| p > 1).collect();
+    assert_eq!(sharing, from_two);
     assert!(o
         .bandwidths
         .iter()
         .any(|b| b.level == "memory" && b.bytes_per_second > 1e9));
+}
+
+/// Per-thread accumulators: one word apart (false sharing) and a line apart.
+const ACCUMULATORS: &str = "\
+program acc
+  use omp_lib
+  implicit none
+  integer, parameter :: n = 200000, stride = STRIDE
+  integer(8), volatile :: w(0:64)
+  integer :: i, tid
+  w = 0
+!$omp parallel private(tid, i)
+  tid = omp_get_thread_num()
+!$omp do
+  do i = 1, n
+    w(stride * tid) = w(stride * tid) + i
+  end do
+!$omp end do
+!$omp end parallel
+  print *, sum(w)
+end program acc
+";
+
+#[test]
+fn stores_into_a_line_threads_share_cost_each_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let sharing = |stride: &str| -> f64 {
+        let src = dir.path().join(format!("acc{stride}.f90"));
+        std::fs::write(&src, ACCUMULATORS.replace("STRIDE", stride)).unwrap();
+        let prof = dir.path().join(format!("acc{stride}.json"));
+        ok(&augur()
+            .current_dir(dir.path())
+            .arg("analyze")
+            .arg(&src)
+            .args(["--threads", "1,2", "-o"])
+            .arg(&prof)
+            .output()
+            .unwrap());
+        let points = predicted_points(&prof);
+        assert_eq!(points[0]["line_sharing"].as_f64(), Some(0.0), "{points}");
+        points[1]["line_sharing"].as_f64().unwrap()
+    };
+    // 100,000 stores per thread at the measured cost of a store into a shared line.
+    let adjacent = sharing("1");
+    assert!(adjacent > 1e-4 && adjacent < 0.1, "{adjacent}");
+    assert_eq!(sharing("8"), 0.0);
 }

@@ -66,7 +66,30 @@ impl Lowerer<'_> {
                 if let Some(v) = init {
                     self.define_parameter(&name, v);
                 }
+            } else if let Some(v) = init {
+                let literal = text(v, src)
+                    .trim()
+                    .split('_')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                if literal.parse::<u64>().is_err() {
+                    self.valued_elsewhere.insert(name.clone());
+                }
             }
+        }
+    }
+
+    /// Records the variables a DATA or EQUIVALENCE statement names: their values come
+    /// from elsewhere than the unit's assignments.
+    pub(super) fn names_valued_elsewhere(&mut self, node: Node<'_>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if kind_of(n) == "identifier" {
+                self.valued_elsewhere
+                    .insert(text(n, self.src).trim().to_ascii_lowercase());
+            }
+            stack.extend(named_children(n));
         }
     }
 

@@ -57,6 +57,11 @@ pub struct Lowerer<'a> {
     /// (`augur_ir::ranges::while_guard`).
     /// Keyed by the DO statement's span (loop ids change when GOTO loops are added).
     while_guards: Vec<(Span, String)>,
+    /// Variables of the unit with values it does not assign (DATA, EQUIVALENCE, an
+    /// initialization other than a non-negative literal): no range is assumed for them.
+    valued_elsewhere: std::collections::BTreeSet<String>,
+    /// The host's names, for an internal procedure (its own declarations hide them).
+    inherited: std::collections::BTreeSet<String>,
     pending_label: Option<u32>,
     in_spec: bool,
     warned: HashSet<String>,
@@ -97,6 +102,8 @@ impl<'a> Lowerer<'a> {
             targets: HashSet::new(),
             pending_gotos: vec![],
             while_guards: vec![],
+            valued_elsewhere: Default::default(),
+            inherited: Default::default(),
             pending_label: None,
             in_spec: true,
             warned: HashSet::new(),

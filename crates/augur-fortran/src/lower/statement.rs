@@ -146,6 +146,9 @@ impl Lowerer<'_> {
 
     /// A statement with no run-time cost (and no effect on the symbols) of its own.
     fn non_executable(&mut self, node: Node<'_>) {
+        if matches!(kind_of(node), "data_statement" | "equivalence_statement") {
+            self.names_valued_elsewhere(node);
+        }
         if kind_of(node) == "include_statement" {
             let pos = Some(self.pos(node));
             self.diags.push(

@@ -8,7 +8,7 @@ use crate::syntax::{child_of_kind, field, kind_of, label_value, named_children, 
 use augur_ir::{
     Block, BlockId, BlockKind, Diagnostic, LoopId, LoopKind, Storage, Symbol, Unit, UnitKind,
 };
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use tree_sitter::Node;
 
 impl Lowerer<'_> {
@@ -56,6 +56,10 @@ impl Lowerer<'_> {
             ..empty_unit()
         };
         self.cur = None;
+        // A host's variables get values from the host: no range is assumed for them.
+        self.inherited = host
+            .map(|(_, s)| s.symbols.keys().cloned().collect())
+            .unwrap_or_default();
         self.loops.clear();
         self.labels.clear();
         self.pending_gotos.clear();
@@ -75,7 +79,11 @@ impl Lowerer<'_> {
         let mut internal = None;
         for k in kids.iter().skip(usize::from(header.is_some())) {
             match kind_of(k) {
-                "internal_procedures" => internal = Some(*k),
+                "internal_procedures" => {
+                    // What they assign of the host's variables is not seen here.
+                    self.names_valued_elsewhere(*k);
+                    internal = Some(*k);
+                }
                 _ => self.statement(*k),
             }
         }
@@ -157,7 +165,24 @@ impl Lowerer<'_> {
                 Some((l.id, v))
             })
             .collect();
-        augur_ir::ranges::non_negative_shifts(&mut self.unit, &guards);
+        let elsewhere = std::mem::take(&mut self.valued_elsewhere);
+        let inherited = std::mem::take(&mut self.inherited);
+        let own = &self.scope.own;
+        let locals: BTreeSet<String> = self
+            .scope
+            .symbols
+            .values()
+            .filter(|s| {
+                s.storage == Storage::Local
+                    && s.ty.base == augur_ir::BaseType::Integer
+                    && s.dims.is_empty()
+                    && !s.procedure
+                    && !elsewhere.contains(&s.name)
+                    && (own.contains(&s.name) || !inherited.contains(&s.name))
+            })
+            .map(|s| s.name.clone())
+            .collect();
+        augur_ir::ranges::non_negative_shifts(&mut self.unit, &guards, &locals);
     }
 
     /// Renumbers blocks in source order (blocks after a construct are created

@@ -39,8 +39,12 @@ pub struct SharedStore {
 /// The shared-line stores of every parallel region and worksharing loop of `unit`,
 /// each on the innermost of those constructs that holds it.
 pub fn shared_line_stores(unit: &Unit, st: &Structure) -> Vec<(u32, SharedStore)> {
+    if st.constructs.is_empty() {
+        return vec![];
+    }
     let tids = thread_number_variables(unit);
     let block_of = block_of_statement(unit);
+    let mut moving_in: std::collections::HashMap<u32, Vec<String>> = Default::default();
     let mut out = vec![];
     for (si, s) in unit.stmts.iter().enumerate() {
         let StmtKind::Assign { lhs, .. } = &s.kind else {
@@ -77,9 +81,11 @@ pub fn shared_line_stores(unit: &Unit, st: &Structure) -> Vec<(u32, SharedStore)
         let Some(Some(block)) = block_of.get(si).copied() else {
             continue;
         };
-        let moving = moving_variables(unit, c, &tids);
+        let moving = moving_in
+            .entry(c.id)
+            .or_insert_with(|| moving_variables(unit, c, &tids));
         let exprs: Vec<&Expr> = lhs.subscript_exprs();
-        if exprs.iter().any(|e| mentions_any(e, &moving)) {
+        if exprs.iter().any(|e| mentions_any(e, moving)) {
             continue;
         }
         let Some(stride) = element_stride(unit, &exprs, &tids) else {

@@ -327,7 +327,11 @@ fn point(
         for (bi, b) in u.blocks.iter().enumerate() {
             let t = times.per_exec[ui][bi];
             let total = b.executions.unwrap_or(0.0);
-            if !in_run.contains(&(ui as u32, bi as u32)) {
+            let key = structure[ui].phase_of_block(ui, bi as u32);
+            // A block the run left out ran all its executions on thread 0: outside
+            // the constructs that is serial time; inside one (a SECTION, MASTER or
+            // SINGLE thread 0 took) it is thread 0's share of that phase.
+            if !in_run.contains(&(ui as u32, bi as u32)) && matches!(key, PhaseKey::Called(_)) {
                 serial += t * total * factor(ui, bi, false);
                 continue;
             }
@@ -338,7 +342,6 @@ fn point(
                 let all: f64 = counts.iter().sum();
                 counts = vec![all / p as f64; p as usize];
             }
-            let key = structure[ui].phase_of_block(ui, bi as u32);
             let critical = structure[ui].is_serialized(bi as u32);
             let section = structure[ui].section_of_block(bi as u32);
             let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));

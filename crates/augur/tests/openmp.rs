@@ -289,3 +289,45 @@ fn stores_into_a_line_threads_share_cost_each_thread() {
     assert!(adjacent > 1e-4 && adjacent < 0.1, "{adjacent}");
     assert_eq!(sharing("8"), 0.0);
 }
+
+/// Two equal sections: thread 0 runs one, thread 1 the other.
+const SECTIONS: &str = "\
+program two
+  implicit none
+  integer :: i
+  real(8) :: a, b
+  a = 0
+  b = 0
+!$omp parallel sections private(i)
+!$omp section
+  do i = 1, 20000000
+    a = a + 1.0d0 / i
+  end do
+!$omp section
+  do i = 1, 20000000
+    b = b + 1.0d0 / (i + 1)
+  end do
+!$omp end parallel sections
+  print *, a + b
+end program two
+";
+
+#[test]
+fn a_section_thread_0_runs_is_parallel_work_not_serial() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("two.f90");
+    std::fs::write(&src, SECTIONS).unwrap();
+    let prof = dir.path().join("two.json");
+    ok(&augur()
+        .current_dir(dir.path())
+        .args(["analyze", "two.f90", "--threads", "1,2", "-o"])
+        .arg(&prof)
+        .output()
+        .unwrap());
+    let points = predicted_points(&prof);
+    let t = |k: usize, what: &str| points[k][what].as_f64().unwrap();
+    // Thread 0's section runs beside thread 1's: neither is serial time.
+    assert!(t(1, "serial") < 0.1 * t(0, "seconds"), "{points}");
+    let speedup = t(0, "seconds") / t(1, "seconds");
+    assert!(speedup > 1.6, "speedup {speedup}: {points}");
+}

@@ -878,13 +878,15 @@ const INTEGER_INTRINSICS: &[(&str, &str, f64, f64, bool, &str)] = &[
         true,
         "x = sign(a - x, b)",
     ),
+    // An add between the exclusive ors: a chain of exclusive ors alone is reassociated
+    // (GCC combines the operands off the chain, one XOR on it per four).
     (
         "BITI",
-        "{x} = ieor({x}, {a})",
+        "{x} = ieor({x}, {a}) + {b}",
         5.0,
         0.0,
-        false,
-        "x = ieor(x, a)",
+        true,
+        "x = ieor(x, a) + b",
     ),
     // Constant operands: the compiler sees the literal and strength-reduces.
     (

@@ -8,7 +8,7 @@ use augur_model::openmp::{predict_threads, ThreadsPrediction};
 use augur_model::LoadedMachine;
 use augur_program::openmp::openmp_options;
 use augur_program::{AnalyzeOptions, ProgramProfile};
-use augur_validate::{build_plain, relative_error, time_executable_by, Clock, Timing};
+use augur_validate::{build_plain, relative_error, time_interleaved, Clock, Timing};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -84,10 +84,17 @@ pub fn validate_threads(
     let (_work, exe) = build_plain(&omp.toolchain, &input)?;
     let mut rows = vec![];
     let mut warnings = prediction.warnings.clone();
-    for point in &prediction.points {
-        let env = vec![("OMP_NUM_THREADS".into(), point.threads.to_string())];
-        let spec = crate::validation::timed_run(opts, env);
-        let timed = time_executable_by(&exe, &spec, runs, Clock::Wall)?;
+    // One run at each thread count per round: a host that drifts moves them all alike.
+    let specs: Vec<_> = prediction
+        .points
+        .iter()
+        .map(|point| {
+            let env = vec![("OMP_NUM_THREADS".into(), point.threads.to_string())];
+            crate::validation::timed_run(opts, env)
+        })
+        .collect();
+    let all = time_interleaved(&exe, &specs, runs, Clock::Wall)?;
+    for (point, timed) in prediction.points.iter().zip(all) {
         if timed.stdout != analysis.run.stdout {
             warnings.push(format!(
                 "with {} thread(s) the program printed something else than the counting run (nondeterministic output, or floating-point reductions in another order)",

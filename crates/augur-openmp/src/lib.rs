@@ -90,7 +90,7 @@ impl Options {
             observation_seconds: 0.002,
             delay_seconds: 2e-8,
             schedule_iterations: 128,
-            max_rounds: 5,
+            max_rounds: 6,
             levels,
         }
     }

@@ -137,39 +137,61 @@ pub fn time_executable_by(
     runs: usize,
     clock: Clock,
 ) -> Result<Timed, TimingError> {
+    let mut timed = time_interleaved(exe, std::slice::from_ref(spec), runs, clock)?;
+    Ok(timed.remove(0))
+}
+
+/// [`time_executable_by`] for several ways of running one program (thread counts, say),
+/// in rounds: one run of each way per round, so that a host that slows down or speeds up
+/// for a while moves all of them alike instead of one. A way whose fastest runs already
+/// agree sits out the extra rounds.
+pub fn time_interleaved(
+    exe: &Path,
+    specs: &[RunSpec],
+    runs: usize,
+    clock: Clock,
+) -> Result<Vec<Timed>, TimingError> {
     let k = match clock {
         Clock::Cpu => 0,
         Clock::Wall => 1,
     };
     let wanted = runs.max(1);
-    let mut timed: Vec<(f64, f64)> = vec![];
-    let mut stdout = vec![];
+    let mut timed: Vec<Vec<(f64, f64)>> = vec![vec![]; specs.len()];
+    let mut stdout = vec![vec![]; specs.len()];
     let most = if runs >= 3 { 3 * runs } else { wanted };
     for i in 0..most {
-        if i >= wanted && settled(&timed, wanted, k) {
-            break;
+        for (s, spec) in specs.iter().enumerate() {
+            if i >= wanted && settled(&timed[s], wanted, k) {
+                continue;
+            }
+            let r = toolchain::run(exe, spec)?;
+            if !r.success() {
+                return Err(TimingError::Failed {
+                    index: timed[s].len() + 1,
+                    how: r.describe(),
+                });
+            }
+            // A CPU time of zero means the platform did not report one: use the wall clock.
+            let cpu = r.cpu.as_secs_f64();
+            timed[s].push((
+                if cpu > 0.0 { cpu } else { r.wall.as_secs_f64() },
+                r.wall.as_secs_f64(),
+            ));
+            stdout[s] = r.stdout;
         }
-        let r = toolchain::run(exe, spec)?;
-        if !r.success() {
-            return Err(TimingError::Failed {
-                index: i + 1,
-                how: r.describe(),
-            });
-        }
-        // A CPU time of zero means the platform did not report one: use the wall clock.
-        let cpu = r.cpu.as_secs_f64();
-        timed.push((
-            if cpu > 0.0 { cpu } else { r.wall.as_secs_f64() },
-            r.wall.as_secs_f64(),
-        ));
-        stdout = r.stdout;
     }
-    let kept = fastest(&timed, wanted, k);
-    Ok(Timed {
-        timing: Timing::from_runs(kept.iter().map(|t| t.0).collect()),
-        wall: Timing::from_runs(kept.iter().map(|t| t.1).collect()),
-        stdout,
-    })
+    Ok(timed
+        .iter()
+        .zip(stdout)
+        .map(|(t, stdout)| {
+            let kept = fastest(t, wanted, k);
+            Timed {
+                timing: Timing::from_runs(kept.iter().map(|t| t.0).collect()),
+                wall: Timing::from_runs(kept.iter().map(|t| t.1).collect()),
+                stdout,
+            }
+        })
+        .collect())
 }
 
 /// The `n` fastest of the `(cpu, wall)` times of some runs, by CPU time (`k` 0) or

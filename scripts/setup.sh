@@ -10,6 +10,8 @@ command -v cpp >/dev/null 2>&1 || need_apt+=(cpp)
 # valgrind's cache simulation: `augur bench misses` and its test compare predicted
 # cache misses with it (perf's hardware counters are not available in a VM).
 command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
+# OpenMPI: `augur characterize --mpi` measures the network with the real library.
+{ command -v mpif90 >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } || need_apt+=(openmpi-bin libopenmpi-dev)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt-get)"
@@ -29,6 +31,7 @@ if ! command -v flang-19 >/dev/null 2>&1 && ! command -v flang-new-19 >/dev/null
 fi
 command -v gfortran >/dev/null 2>&1 || { echo "setup: gfortran is still missing; install it (apt-get install gfortran)" >&2; exit 1; }
 command -v valgrind >/dev/null 2>&1 || { echo "setup: valgrind is still missing; install it (apt-get install -y valgrind)" >&2; exit 1; }
+command -v mpirun >/dev/null 2>&1 || { echo "setup: OpenMPI is still missing; install it (apt-get install -y openmpi-bin libopenmpi-dev)" >&2; exit 1; }
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo is missing; install the Rust toolchain (https://rustup.rs)" >&2; exit 1; }
 
 # A release build plus the test build take about 4 GB; say so before the linker

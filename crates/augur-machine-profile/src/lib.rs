@@ -35,6 +35,7 @@
 pub mod flags;
 pub mod library;
 pub mod memory;
+pub mod mpi;
 pub mod openmp;
 
 use augur_ir::AbOp;
@@ -100,6 +101,10 @@ pub struct MachineProfile {
     /// absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openmp: Option<crate::openmp::OpenMpProfile>,
+    /// The network between MPI ranks (`augur characterize --mpi`); absent when not
+    /// measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<crate::mpi::MpiProfile>,
 }
 
 /// Where and how a profile was measured.
@@ -226,6 +231,7 @@ impl MachineProfile {
             stream_vector: BTreeMap::new(),
             memory: None,
             openmp: None,
+            mpi: None,
         }
     }
 

@@ -19,7 +19,9 @@
 //! compiler and flags plus `-fopenmp`.
 
 use augur_machine_profile::openmp::{Bandwidth, OpenMpProfile, Overhead};
-use augur_toolchain::experiment::{self, output_lines, ExperimentBuild};
+use augur_toolchain::experiment::{
+    self, mean, mean_and_half_width, output_lines, without_outliers, ExperimentBuild,
+};
 use augur_toolchain::Toolchain;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -386,52 +388,6 @@ fn summarize(o: &Observed, p: u32, opts: &Options) -> Vec<Overhead> {
         });
     }
     rows
-}
-
-/// The observations within 5 scaled median absolute deviations of the median: a
-/// thread descheduled by another process on a shared machine makes one observation
-/// many times longer, which says nothing of the construct (EPCC reports such outliers
-/// apart too).
-fn without_outliers(v: &[f64]) -> Vec<f64> {
-    let median = |x: &mut Vec<f64>| {
-        x.sort_by(f64::total_cmp);
-        let n = x.len();
-        if n == 0 {
-            0.0
-        } else if n % 2 == 1 {
-            x[n / 2]
-        } else {
-            (x[n / 2 - 1] + x[n / 2]) / 2.0
-        }
-    };
-    let m = median(&mut v.to_vec());
-    let mad = 1.4826 * median(&mut v.iter().map(|x| (x - m).abs()).collect());
-    if mad <= 0.0 {
-        return v.to_vec();
-    }
-    v.iter()
-        .copied()
-        .filter(|x| (x - m).abs() <= 5.0 * mad)
-        .collect()
-}
-
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
-
-/// Mean and the half-width of its 90% confidence interval (Student's t).
-fn mean_and_half_width(v: &[f64]) -> (f64, f64) {
-    use statrs::distribution::{ContinuousCDF, StudentsT};
-    let n = v.len();
-    let m = mean(v);
-    if n < 2 {
-        return (m, f64::INFINITY);
-    }
-    let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
-        .map(|d| d.inverse_cdf(0.95))
-        .unwrap_or(1.645);
-    (m, t * (var / n as f64).sqrt())
 }
 
 /// The table of overheads (µs, ±90% in %) by construct and thread count, and the

@@ -310,16 +310,43 @@ fn measure_openmp(
     Ok(o)
 }
 
-/// Which section `augur characterize --memory` or `--openmp` measures.
+/// Measures the network between MPI ranks (2 to the cores) with the MPI wrapper compiler
+/// and `tc`'s flags, and prints its tables.
+fn measure_mpi(tc: &Toolchain, quick: bool) -> Result<augur_machine_profile::mpi::MpiProfile> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let mut opts = augur_mpi::Options::for_host(cores);
+    if quick {
+        opts.observations = 5;
+        opts.observation_seconds = 0.002;
+    }
+    eprintln!(
+        "characterize: MPI network with mpif90 {}, 2 to {} ranks",
+        tc.fflags.join(" "),
+        cores.max(2)
+    );
+    let start = Instant::now();
+    let m = augur_mpi::characterize(&tc.fflags, &opts, cores, &mut |msg| {
+        eprintln!(
+            "characterize: MPI {msg} ({:.0} s elapsed)",
+            start.elapsed().as_secs_f64()
+        )
+    })?;
+    print!("{}", augur_mpi::report(&m));
+    Ok(m)
+}
+
+/// Which section `augur characterize --memory`, `--openmp` or `--mpi` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
     /// The memory hierarchy.
     Memory,
     /// OpenMP overheads and bandwidth per thread count.
     OpenMp,
+    /// The network between MPI ranks.
+    Mpi,
 }
 
-/// Runs `augur characterize --memory` or `--openmp`: measures one section and writes it
+/// Runs `augur characterize --memory`, `--openmp` or `--mpi`: measures one section and writes it
 /// into `output` (an existing profile keeps everything else; the file is replaced
 /// atomically). Ctrl-C writes nothing and exits with 130.
 pub fn section(
@@ -330,6 +357,10 @@ pub fn section(
     output: &Path,
 ) -> Result<ExitCode> {
     let start = Instant::now();
+    if section == Section::Mpi {
+        // Before the compiler's checks: the MPI library is what is most likely missing.
+        augur_mpi::tools()?;
+    }
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
     // Read an existing profile first, so that a bad file fails before the measurement.
@@ -350,6 +381,7 @@ pub fn section(
     match section {
         Section::Memory => profile.memory = Some(measure_memory(&tc, quick)?),
         Section::OpenMp => profile.openmp = Some(measure_openmp(&tc, quick)?),
+        Section::Mpi => profile.mpi = Some(measure_mpi(&tc, quick)?),
     }
     stop_if_interrupted()?;
     profile

@@ -90,6 +90,13 @@ enum Command {
         /// characterization measures it last when the compiler supports -fopenmp).
         #[arg(long, conflicts_with_all = ["only", "precise", "memory"])]
         openmp: bool,
+        /// Only MPI: the network between ranks with the real MPI library (mpif90 and
+        /// mpirun on PATH): ping-pong time by message size, the eager limit, Hockney's and
+        /// LogGP's parameters, and the collectives against size and rank count (2 to the
+        /// cores); its section of the profile is replaced, the rest of an existing file is
+        /// kept.
+        #[arg(long, conflicts_with_all = ["only", "precise", "memory", "openmp"])]
+        mpi: bool,
         /// The machine profile to write.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
@@ -701,13 +708,19 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             only,
             memory,
             openmp,
+            mpi,
             output,
         } => {
             use crate::characterize::Section;
-            if memory {
-                crate::characterize::section(Section::Memory, &fc, &fflags, quick, &output)
+            let section = if memory {
+                Some(Section::Memory)
             } else if openmp {
-                crate::characterize::section(Section::OpenMp, &fc, &fflags, quick, &output)
+                Some(Section::OpenMp)
+            } else {
+                mpi.then_some(Section::Mpi)
+            };
+            if let Some(section) = section {
+                crate::characterize::section(section, &fc, &fflags, quick, &output)
             } else {
                 crate::characterize::characterize(&fc, &fflags, quick, precise, &only, &output)
             }

@@ -56,6 +56,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "augur-openmp",
         &["augur-machine-profile", "augur-toolchain"],
     ),
+    ("augur-mpi", &["augur-machine-profile", "augur-toolchain"]),
     // The predictor reads two files.
     (
         "augur-model",
@@ -81,6 +82,7 @@ const MACHINE_WING: &[&str] = &[
     "augur-stream",
     "augur-memory",
     "augur-openmp",
+    "augur-mpi",
 ];
 
 fn workspace() -> PathBuf {

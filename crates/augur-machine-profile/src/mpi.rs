@@ -1,0 +1,100 @@
+//! The MPI side of a machine profile (`[mpi]`, `augur characterize --mpi`): the network as
+//! the MPI library delivers it between ranks of this machine. Point-to-point time against
+//! message size (a ping-pong, as OSU's `osu_latency` and IMB's PingPong measure it), the
+//! protocols it shows (a jump in the curve where the library switches from eager to
+//! rendezvous), each protocol's Hockney parameters (latency and bandwidth), the LogGP
+//! parameters (Alexandrov et al. 1995) and the collectives against size and rank count.
+
+use serde::{Deserialize, Serialize};
+
+/// The network between ranks, as measured by `augur characterize --mpi`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MpiProfile {
+    /// The MPI library (first line of `mpirun --version`).
+    pub library: String,
+    /// The compiler behind the MPI wrapper (first line of `mpif90 --version`).
+    pub compiler: String,
+    /// Cores the ranks ran on (no rank count beyond them was timed).
+    pub cores: u32,
+    /// The rank counts of the collective experiments, ascending.
+    pub ranks: Vec<u32>,
+    /// One-way time of a message (half a ping-pong round trip) with no payload, seconds.
+    pub latency_seconds: f64,
+    /// The largest message of the eager protocol, bytes: the ping-pong time jumps after it
+    /// (the library waits for the receiver before sending). `None` when no jump was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eager_limit_bytes: Option<u64>,
+    /// Hockney's `t = latency + bytes / bandwidth` fitted on each protocol's sizes.
+    #[serde(default, rename = "protocol")]
+    pub protocols: Vec<Protocol>,
+    /// LogGP's parameters.
+    pub loggp: LogGp,
+    /// The ping-pong per message size.
+    #[serde(default, rename = "pingpong")]
+    pub pingpongs: Vec<Timing>,
+    /// The collectives per operation, size and rank count.
+    #[serde(default, rename = "collective")]
+    pub collectives: Vec<Collective>,
+}
+
+/// Hockney's model on a range of message sizes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Protocol {
+    /// `eager` or `rendezvous` (`single` when the curve shows no switch).
+    pub name: String,
+    /// Smallest message of the range, bytes.
+    pub from_bytes: u64,
+    /// Largest message of the range, bytes.
+    pub to_bytes: u64,
+    /// Fitted start-up time, seconds.
+    pub latency_seconds: f64,
+    /// Fitted asymptotic bandwidth, bytes per second.
+    pub bytes_per_second: f64,
+}
+
+/// LogGP (Alexandrov, Ionescu, Schauser, Scheiman 1995): `L` latency on the wire, `o`
+/// CPU overhead of a send and of a receive, `g` gap between messages, `G` gap per byte.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogGp {
+    /// `L`: the one-way time of an empty message less both overheads, seconds.
+    pub latency_seconds: f64,
+    /// `o_s`: the time of posting one small non-blocking send, seconds.
+    pub send_overhead_seconds: f64,
+    /// `o_r`: the time of receiving a small message that has already arrived, seconds.
+    pub receive_overhead_seconds: f64,
+    /// `g`: time per message of a stream of 1-byte messages, seconds.
+    pub gap_seconds: f64,
+    /// `G`: seconds per byte of the largest messages' protocol.
+    pub gap_per_byte_seconds: f64,
+}
+
+/// A measured time with its 90% interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Message size, bytes.
+    pub bytes: u64,
+    /// Mean seconds.
+    pub seconds: f64,
+    /// Half-width of the 90% confidence interval, seconds.
+    pub half_width: f64,
+    /// Observations.
+    pub observations: u32,
+}
+
+/// One collective operation at one size and rank count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Collective {
+    /// `barrier`, `bcast`, `reduce`, `allreduce`, `gather`, `scatter`, `allgather`,
+    /// `alltoall`.
+    pub operation: String,
+    /// Ranks.
+    pub ranks: u32,
+    /// Bytes per rank (the reductions: `bytes / 8` doubles summed).
+    pub bytes: u64,
+    /// Mean seconds per call, the slowest rank's.
+    pub seconds: f64,
+    /// Half-width of the 90% confidence interval, seconds.
+    pub half_width: f64,
+    /// Observations.
+    pub observations: u32,
+}

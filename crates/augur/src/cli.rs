@@ -101,6 +101,17 @@ enum Command {
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
+    /// Turn a cluster description (TOML: nodes, cores per node, the links inside and
+    /// between nodes, the topology, or a machine profile whose measured `[mpi]` section
+    /// gives the link inside a node) into a SimGrid platform: the XML, its host file
+    /// (next to it, `.hosts`) and the `smpirun` options its links need.
+    Platform {
+        /// The cluster file (docs/FORMATS.md; examples/cluster.toml).
+        cluster: PathBuf,
+        /// The platform XML to write.
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+    },
     /// Draw the memory sweep of a machine profile as an SVG figure: time per access
     /// against stride (log2), one curve per array size, with the OS cache sizes.
     Plot {
@@ -726,6 +737,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Plot { profile, output } => crate::plot::run(&profile, &output),
+        Command::Platform { cluster, output } => crate::simgrid::platform(&cluster, &output),
         Command::Diff { a, b } => crate::characterize::diff(&a, &b),
         Command::Stream {
             machine,

@@ -6,6 +6,7 @@ mod dynamic;
 mod plot;
 mod predict;
 mod scale;
+mod simgrid;
 mod static_report;
 mod stream;
 mod threads;

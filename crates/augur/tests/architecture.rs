@@ -57,6 +57,11 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["augur-machine-profile", "augur-toolchain"],
     ),
     ("augur-mpi", &["augur-machine-profile", "augur-toolchain"]),
+    // SimGrid: platforms from cluster files and measured networks; trace replay.
+    (
+        "augur-simgrid",
+        &["augur-machine-profile", "augur-toolchain"],
+    ),
     // The predictor reads two files.
     (
         "augur-model",

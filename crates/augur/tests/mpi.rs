@@ -95,3 +95,55 @@ fn characterize_mpi_without_an_mpi_library_says_what_to_install() {
         out.display()
     );
 }
+
+#[test]
+fn a_cluster_file_becomes_a_simgrid_platform() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let out = dir.path().join("platform.xml");
+    let res = augur()
+        .arg("platform")
+        .arg(examples.join("cluster.toml"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&res.stdout);
+    assert!(
+        res.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert!(
+        stdout.contains("8 ranks") && stdout.contains("smpi/bw-factor"),
+        "{stdout}"
+    );
+    let xml = std::fs::read_to_string(&out).unwrap();
+    assert!(xml.contains("<cluster id=\"four-zen3-guests\"") && xml.contains("radical=\"0-3\""));
+    let hosts = std::fs::read_to_string(out.with_extension("hosts")).unwrap();
+    assert_eq!(hosts.lines().count(), 4);
+    // A torus that does not wire the nodes: the file, what is wrong, what to do.
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"t\"\nnodes = 6\ncores_per_node = 1\n[intra]\nlatency_us = 0.2\nbandwidth_gbs = 5\n\
+         [inter]\nlatency_us = 1\nbandwidth_gbs = 10\n[topology]\nkind = \"torus\"\ndimensions = [2, 2]\n",
+    )
+    .unwrap();
+    let res = augur()
+        .arg("platform")
+        .arg(&bad)
+        .arg("-o")
+        .arg(dir.path().join("b.xml"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(!res.status.success());
+    assert!(
+        err.contains("bad.toml")
+            && err.contains("connects 4 nodes")
+            && err.contains("make them agree"),
+        "{err}"
+    );
+    assert!(!dir.path().join("b.xml").exists());
+}

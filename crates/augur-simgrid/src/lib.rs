@@ -1,0 +1,533 @@
+//! SimGrid for augur: a cluster described in TOML turned into a SimGrid platform
+//! ([`Cluster::platform`]), and time-independent traces replayed on it by SMPI
+//! ([`replay`]).
+//!
+//! A cluster is `nodes` hosts of `cores_per_node` cores (one MPI rank per core), a link
+//! between the ranks of a node (SimGrid's loopback) and one between nodes, wired flat (every
+//! node on one switch), as a fat tree or as a torus (SimGrid's cluster topologies). The
+//! link inside a node can come from a machine profile's measured `[mpi]` section: its
+//! eager protocol's latency and bandwidth make the link, and SMPI's piecewise latency and
+//! bandwidth factors (`smpi/lat-factor`, `smpi/bw-factor`, by message size) carry the
+//! empty message's latency and the rendezvous protocol's, so that a replayed ping-pong
+//! takes what the measured one took. (SMPI's factors are global: they scale the links
+//! between nodes alike.)
+
+use augur_machine_profile::mpi::MpiProfile;
+use serde::Deserialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A cluster as a user describes it (TOML; see docs/FORMATS.md).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cluster {
+    /// A name (the platform's zone id).
+    pub name: String,
+    /// Nodes (hosts).
+    pub nodes: u32,
+    /// Cores per node: MPI ranks per node.
+    pub cores_per_node: u32,
+    /// Floating-point operations per second of a core, in Gflop/s: the replayed traces
+    /// give their compute segments in operations (augur writes seconds times this speed).
+    #[serde(default = "one_gflops")]
+    pub core_speed_gflops: f64,
+    /// The link between the ranks of a node; taken from `machine` when absent.
+    #[serde(default)]
+    pub intra: Option<Link>,
+    /// The link between nodes (each node's link to its switch).
+    pub inter: Link,
+    /// How the nodes are wired.
+    #[serde(default)]
+    pub topology: Topology,
+    /// A machine profile with an `[mpi]` section (`augur characterize --mpi`): the link
+    /// inside a node as measured there, relative to the cluster file's directory.
+    #[serde(default)]
+    pub machine: Option<PathBuf>,
+}
+
+fn one_gflops() -> f64 {
+    1.0
+}
+
+/// A link's latency and bandwidth.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// Microseconds.
+    pub latency_us: f64,
+    /// Gigabytes per second.
+    pub bandwidth_gbs: f64,
+}
+
+/// How the nodes of a cluster are wired (SimGrid's cluster topologies).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Topology {
+    /// Every node on one switch (SimGrid's default cluster).
+    #[default]
+    Flat,
+    /// A fat tree in SimGrid's notation, e.g. `2;4,4;1,2;1,2` (levels; down links per
+    /// level; up links per level; parallel links): its leaves are the product of the
+    /// down links.
+    FatTree {
+        /// SimGrid's `topo_parameters`.
+        parameters: String,
+    },
+    /// A torus of these dimensions (their product is the node count).
+    Torus {
+        /// Nodes along each dimension.
+        dimensions: Vec<u32>,
+    },
+}
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SimGridError {
+    /// The cluster file cannot be read or parsed.
+    #[error("{path}: {message}")]
+    Cluster {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and what to do.
+        message: String,
+    },
+    /// SimGrid's `smpirun` or its trace replayer is missing.
+    #[error(
+        "{tool} was not found: install SimGrid (Debian: apt-get install libsimgrid-dev simgrid)"
+    )]
+    Missing {
+        /// What is missing.
+        tool: String,
+    },
+    /// The replay failed.
+    #[error("the SimGrid replay failed: {0}")]
+    Replay(String),
+    /// Interrupted.
+    #[error("interrupted")]
+    Cancelled,
+}
+
+/// A SimGrid platform: the XML, the host file (one line per host, `host:ranks`), and the
+/// SMPI configuration its links need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Platform {
+    /// The platform XML.
+    pub xml: String,
+    /// The host file for `smpirun -hostfile`.
+    pub hostfile: String,
+    /// `--cfg=...` options for `smpirun`.
+    pub config: Vec<String>,
+    /// Ranks the host file places (nodes times cores).
+    pub ranks: u32,
+}
+
+impl Cluster {
+    /// Reads and checks a cluster file; a relative `machine` is made relative to it.
+    pub fn read(path: &Path) -> Result<Cluster, SimGridError> {
+        let bad = |message: String| SimGridError::Cluster {
+            path: path.to_path_buf(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+        let mut c: Cluster = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        if let Some(m) = &c.machine {
+            if m.is_relative() {
+                c.machine = Some(path.parent().unwrap_or(Path::new("")).join(m));
+            }
+        }
+        c.check().map_err(bad)?;
+        Ok(c)
+    }
+
+    /// The checks a cluster must pass before SimGrid sees it, each with what to do.
+    pub fn check(&self) -> Result<(), String> {
+        if self.nodes == 0 || self.cores_per_node == 0 {
+            return Err("`nodes` and `cores_per_node` must be at least 1".into());
+        }
+        if !positive(self.core_speed_gflops) {
+            return Err("`core_speed_gflops` must be positive".into());
+        }
+        let links = [Some(self.inter), self.intra];
+        if links
+            .iter()
+            .flatten()
+            .any(|l| !(positive(l.latency_us) || l.latency_us == 0.0) || !positive(l.bandwidth_gbs))
+        {
+            return Err("a link needs `latency_us` >= 0 and `bandwidth_gbs` > 0".into());
+        }
+        if self.intra.is_none() && self.machine.is_none() {
+            return Err("give the link inside a node: `[intra]` or `machine = \"PROFILE.toml\"` (a profile measured by `augur characterize --mpi`)".into());
+        }
+        let wired = match &self.topology {
+            Topology::Flat => self.nodes,
+            Topology::Torus { dimensions } => dimensions.iter().product(),
+            Topology::FatTree { parameters } => fat_tree_leaves(parameters)?,
+        };
+        if wired != self.nodes {
+            return Err(format!(
+                "the topology connects {wired} nodes but `nodes` is {}: make them agree",
+                self.nodes
+            ));
+        }
+        Ok(())
+    }
+
+    /// The SimGrid platform of this cluster; `mpi` is the measured network of the machine
+    /// profile named by `machine` (required when `intra` is absent).
+    pub fn platform(&self, mpi: Option<&MpiProfile>) -> Result<Platform, String> {
+        let (intra, config) = match (self.intra, mpi) {
+            (Some(l), _) => (l, vec![]),
+            (None, Some(m)) => measured_link(m)?,
+            (None, None) => return Err("no link inside a node: `[intra]` or `machine`".into()),
+        };
+        let topology = match &self.topology {
+            Topology::Flat => String::new(),
+            Topology::FatTree { parameters } => {
+                format!(" topology=\"FAT_TREE\" topo_parameters=\"{parameters}\"")
+            }
+            Topology::Torus { dimensions } => {
+                let dims: Vec<String> = dimensions.iter().map(u32::to_string).collect();
+                format!(" topology=\"TORUS\" topo_parameters=\"{}\"", dims.join(","))
+            }
+        };
+        let mut xml = String::from(
+            "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n",
+        );
+        let _ = writeln!(
+            xml,
+            "  <cluster id=\"{}\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"{}Gf\" core=\"{}\" bw=\"{}GBps\" lat=\"{}us\" loopback_bw=\"{}GBps\" loopback_lat=\"{}us\"{topology}/>",
+            xml_name(&self.name),
+            self.nodes - 1,
+            num(self.core_speed_gflops),
+            self.cores_per_node,
+            num(self.inter.bandwidth_gbs),
+            num(self.inter.latency_us),
+            num(intra.bandwidth_gbs),
+            num(intra.latency_us),
+        );
+        xml.push_str("</platform>\n");
+        let hostfile: String = (0..self.nodes)
+            .map(|n| format!("node-{n}:{}\n", self.cores_per_node))
+            .collect();
+        Ok(Platform {
+            xml,
+            hostfile,
+            config,
+            ranks: self.nodes * self.cores_per_node,
+        })
+    }
+}
+
+/// Whether `x` is a number above zero (not NaN).
+fn positive(x: f64) -> bool {
+    x.is_finite() && x > 0.0
+}
+
+/// The leaves of a fat tree in SimGrid's notation `levels;down;up;parallel`.
+fn fat_tree_leaves(parameters: &str) -> Result<u32, String> {
+    let bad = || {
+        format!("fat tree `{parameters}`: expected SimGrid's `levels;down,...;up,...;parallel,...`, e.g. `2;4,4;1,2;1,2`")
+    };
+    let parts: Vec<&str> = parameters.split(';').collect();
+    let [levels, down, up, parallel] = parts[..] else {
+        return Err(bad());
+    };
+    let levels: usize = levels.trim().parse().map_err(|_| bad())?;
+    let list = |s: &str| -> Result<Vec<u32>, String> {
+        let v: Result<Vec<u32>, _> = s.split(',').map(|x| x.trim().parse()).collect();
+        v.ok().filter(|v| v.len() == levels).ok_or_else(bad)
+    };
+    let down = list(down)?;
+    list(up)?;
+    list(parallel)?;
+    Ok(down.iter().product())
+}
+
+/// A number as the platform writes it: nine decimals at most, no trailing zeros.
+fn num(x: f64) -> String {
+    let s = format!("{x:.9}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A name safe inside an XML attribute.
+fn xml_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The link inside a node from a measured network, and SMPI's factors by message size
+/// (SMPI's own calibration method: a piecewise-linear model of the ping-pong): the link
+/// has the empty message's latency and the first protocol's bandwidth; from each
+/// measured size on (up to the next), the latency and bandwidth factors make the time the
+/// straight line through that size's measured time and the next one's, so that a replayed ping-pong takes the measured time at every
+/// measured size and in between. (A decrease between two sizes, noise, is taken as flat.)
+fn measured_link(m: &MpiProfile) -> Result<(Link, Vec<String>), String> {
+    let Some(base) = m.protocols.first() else {
+        return Err("the machine's [mpi] section has no protocol fitted: measure it again with `augur characterize --mpi`".into());
+    };
+    // The empty message's time on the link itself: SMPI applies no factor to size 0.
+    let (lat0, bw0) = (m.latency_seconds.max(1e-9), base.bytes_per_second);
+    let mut lat = vec![];
+    let mut bw = vec![];
+    for w in m.pingpongs.windows(2) {
+        let (b0, t0) = (w[0].bytes as f64, w[0].seconds);
+        let (b1, t1) = (w[1].bytes as f64, w[1].seconds);
+        // Seconds per byte (at least a picosecond: SMPI divides by the bandwidth).
+        let mut slope = ((t1 - t0) / (b1 - b0)).max(1e-12);
+        // SMPI sends the envelope too: `s` bytes take `(s + 16) / bandwidth`.
+        let sent = b0 + SMPI_ENVELOPE_BYTES as f64;
+        let mut intercept = t0 - slope * sent;
+        if intercept < 0.0 {
+            // Steeper than through the origin: the line through the origin and this
+            // size's time (the next entry takes over at the next size).
+            intercept = 0.0;
+            slope = t0 / sent;
+        }
+        let from = w[0].bytes + SMPI_ENVELOPE_BYTES - 1;
+        lat.push((from, intercept / lat0));
+        bw.push((from, 1.0 / (slope * bw0)));
+    }
+    if lat.is_empty() {
+        return Err("the machine's [mpi] section has fewer than two ping-pong sizes: measure it again with `augur characterize --mpi`".into());
+    }
+    let factors = |v: &[(u64, f64)]| {
+        v.iter()
+            .map(|(b, f)| format!("{b}:{f:.6e}"))
+            .collect::<Vec<_>>()
+            .join(";")
+    };
+    Ok((
+        Link {
+            latency_us: lat0 * 1e6,
+            bandwidth_gbs: bw0 / 1e9,
+        },
+        vec![
+            format!("--cfg=smpi/lat-factor:{}", factors(&lat)),
+            format!("--cfg=smpi/bw-factor:{}", factors(&bw)),
+        ],
+    ))
+}
+
+/// SMPI (3.32) sends a message of `s` bytes as `s` plus this many (its envelope: an empty
+/// message at 1 MB/s takes 16 µs beyond the latency), and looks it up in its factors by
+/// that size, taking the entry with the largest threshold below it (with `0:1;1000:10` a
+/// message of 984 bytes takes the factor 1, one of 985 bytes the factor 10; measured). An
+/// entry meant from `b` bytes on is written at `b + 15`.
+const SMPI_ENVELOPE_BYTES: u64 = 16;
+
+/// Where the Debian package puts SMPI's time-independent trace replayer.
+fn replayer() -> Result<PathBuf, SimGridError> {
+    let dirs = [
+        "/usr/lib/x86_64-linux-gnu/simgrid",
+        "/usr/lib/aarch64-linux-gnu/simgrid",
+        "/usr/lib/simgrid",
+        "/usr/local/lib/simgrid",
+    ];
+    dirs.iter()
+        .map(|d| Path::new(d).join("smpireplaymain"))
+        .find(|p| p.is_file())
+        .ok_or_else(|| SimGridError::Missing {
+            tool: "smpireplaymain (SimGrid's trace replayer)".into(),
+        })
+}
+
+/// Replays the time-independent traces `traces` (one file per rank, SimGrid's format:
+/// `RANK init`, `RANK compute FLOPS`, `RANK send PEER TAG BYTES`, ...) on `platform`
+/// written in `dir`; returns the simulated seconds.
+pub fn replay(
+    platform: &Platform,
+    dir: &Path,
+    traces: &[PathBuf],
+    timeout: Duration,
+) -> Result<f64, SimGridError> {
+    let smpirun = ["/usr/bin/smpirun", "/usr/local/bin/smpirun"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or_else(|| SimGridError::Missing {
+            tool: "smpirun".into(),
+        })?;
+    let replayer = replayer()?;
+    let io =
+        |e: std::io::Error| SimGridError::Replay(format!("cannot write in {}: {e}", dir.display()));
+    std::fs::write(dir.join("platform.xml"), &platform.xml).map_err(io)?;
+    std::fs::write(dir.join("hosts"), &platform.hostfile).map_err(io)?;
+    let index: String = traces
+        .iter()
+        .map(|t| format!("{}\n", t.display()))
+        .collect();
+    std::fs::write(dir.join("traces"), index).map_err(io)?;
+    let mut spec = augur_toolchain::RunSpec::new(dir, timeout);
+    spec.args = vec![
+        "-np".into(),
+        traces.len().to_string(),
+        "-platform".into(),
+        "platform.xml".into(),
+        "-hostfile".into(),
+        "hosts".into(),
+        "-replay".into(),
+        "traces".into(),
+    ];
+    spec.args.extend(platform.config.iter().cloned());
+    spec.args.push(replayer.display().to_string());
+    let ran = augur_toolchain::run(&smpirun, &spec).map_err(|e| match e {
+        augur_toolchain::RunError::Interrupted => SimGridError::Cancelled,
+        e => SimGridError::Replay(e.to_string()),
+    })?;
+    let out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let time = out
+        .lines()
+        .filter_map(|l| l.split("Simulation time ").nth(1))
+        .filter_map(|t| t.trim().parse::<f64>().ok())
+        .next_back();
+    match (ran.success(), time) {
+        (true, Some(t)) => Ok(t),
+        _ => {
+            let tail: Vec<&str> = out
+                .lines()
+                .filter(|l| !l.contains("xbt_cfg/INFO"))
+                .collect();
+            Err(SimGridError::Replay(format!(
+                "{}: {}",
+                ran.describe(),
+                tail[tail.len().saturating_sub(4)..].join("; ")
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster(topology: Topology, nodes: u32) -> Cluster {
+        Cluster {
+            name: "test cluster".into(),
+            nodes,
+            cores_per_node: 2,
+            core_speed_gflops: 2.5,
+            intra: Some(Link {
+                latency_us: 0.3,
+                bandwidth_gbs: 8.0,
+            }),
+            inter: Link {
+                latency_us: 1.5,
+                bandwidth_gbs: 12.5,
+            },
+            topology,
+            machine: None,
+        }
+    }
+
+    #[test]
+    fn a_flat_cluster_is_one_simgrid_cluster() {
+        let p = cluster(Topology::Flat, 4).platform(None).unwrap();
+        assert!(p.xml.contains("id=\"test_cluster\""), "{}", p.xml);
+        assert!(p.xml.contains("radical=\"0-3\"") && p.xml.contains("core=\"2\""));
+        assert!(p.xml.contains("bw=\"12.5GBps\" lat=\"1.5us\""));
+        assert!(p
+            .xml
+            .contains("loopback_bw=\"8GBps\" loopback_lat=\"0.3us\""));
+        assert_eq!(p.hostfile, "node-0:2\nnode-1:2\nnode-2:2\nnode-3:2\n");
+        assert_eq!(p.ranks, 8);
+        assert!(p.config.is_empty());
+    }
+
+    #[test]
+    fn topologies_must_wire_every_node() {
+        let torus = Topology::Torus {
+            dimensions: vec![2, 2],
+        };
+        assert!(cluster(torus.clone(), 4).check().is_ok());
+        let e = cluster(torus, 6).check().unwrap_err();
+        assert!(e.contains("connects 4 nodes") && e.contains("is 6"), "{e}");
+        let tree = Topology::FatTree {
+            parameters: "2;4,4;1,2;1,2".into(),
+        };
+        let c = cluster(tree, 16);
+        assert!(c.check().is_ok());
+        assert!(c.platform(None).unwrap().xml.contains("FAT_TREE"));
+        let bad = Topology::FatTree {
+            parameters: "2;4;1,2".into(),
+        };
+        assert!(cluster(bad, 4).check().unwrap_err().contains("levels;down"));
+    }
+
+    #[test]
+    fn a_measured_network_gives_the_link_and_the_factors() {
+        use augur_machine_profile::mpi::{LogGp, Protocol};
+        let protocol = |name: &str, from, lat: f64, bw: f64| Protocol {
+            name: name.into(),
+            from_bytes: from,
+            to_bytes: 0,
+            latency_seconds: lat,
+            bytes_per_second: bw,
+        };
+        let m = MpiProfile {
+            library: String::new(),
+            compiler: String::new(),
+            cores: 2,
+            ranks: vec![2],
+            latency_seconds: 0.2e-6,
+            eager_limit_bytes: Some(3072),
+            protocols: vec![
+                protocol("eager", 64, 0.5e-6, 5e9),
+                protocol("rendezvous", 4096, 5e-6, 10e9),
+            ],
+            loggp: LogGp {
+                latency_seconds: 0.0,
+                send_overhead_seconds: 0.0,
+                receive_overhead_seconds: 0.0,
+                gap_seconds: 0.0,
+                gap_per_byte_seconds: 0.0,
+            },
+            pingpongs: vec![],
+            collectives: vec![],
+        };
+        let timing = |bytes, seconds| augur_machine_profile::mpi::Timing {
+            bytes,
+            seconds,
+            half_width: 0.0,
+            observations: 1,
+        };
+        // 0.2 µs empty, 0.7 µs at 1000 bytes (2 GB/s between), 2.7 µs at 11000 (5 GB/s).
+        let m = MpiProfile {
+            pingpongs: vec![
+                timing(0, 0.2e-6),
+                timing(1000, 0.7e-6),
+                timing(11000, 2.7e-6),
+            ],
+            ..m
+        };
+        let mut c = cluster(Topology::Flat, 1);
+        c.intra = None;
+        let p = c.platform(Some(&m)).unwrap();
+        assert!(
+            p.xml
+                .contains("loopback_bw=\"5GBps\" loopback_lat=\"0.2us\""),
+            "{}",
+            p.xml
+        );
+        // From 0: 2 GB/s and 0.2 - 16/2e9 = 0.192 µs; from 1000: 5 GB/s and
+        // 0.7 - 1016/5e9 = 0.4968 µs (the 16 bytes of SMPI's envelope are sent too).
+        assert_eq!(
+            p.config,
+            vec![
+                "--cfg=smpi/lat-factor:15:9.600000e-1;1015:2.484000e0".to_string(),
+                "--cfg=smpi/bw-factor:15:4.000000e-1;1015:1.000000e0".to_string(),
+            ]
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! `augur platform`: a cluster description turned into a SimGrid platform.
+
+use anyhow::{Context, Result};
+use augur_machine_profile::MachineProfile;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Reads the cluster file, writes the platform XML to `output` and its host file next to
+/// it (`.hosts`), and prints the `smpirun` command that replays traces on it.
+pub fn platform(cluster: &Path, output: &Path) -> Result<ExitCode> {
+    let c = augur_simgrid::Cluster::read(cluster)?;
+    let mpi = match &c.machine {
+        Some(m) if c.intra.is_none() => {
+            let profile = MachineProfile::read(m)?;
+            let mpi = profile.mpi.with_context(|| {
+                format!(
+                    "{}: the machine profile {} has no [mpi] section: measure it with `augur characterize --mpi -o {}`",
+                    cluster.display(),
+                    m.display(),
+                    m.display()
+                )
+            })?;
+            Some(mpi)
+        }
+        _ => None,
+    };
+    let p = c
+        .platform(mpi.as_ref())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", cluster.display()))?;
+    let hosts = output.with_extension("hosts");
+    crate::cli::write_atomically(output, p.xml.as_bytes())?;
+    crate::cli::write_atomically(&hosts, p.hostfile.as_bytes())?;
+    println!(
+        "platform {} ({} nodes x {} cores = {} ranks, {:?}); host file {}",
+        output.display(),
+        c.nodes,
+        c.cores_per_node,
+        p.ranks,
+        c.topology,
+        hosts.display()
+    );
+    if let Some(m) = &c.machine {
+        if c.intra.is_none() {
+            println!(
+                "the link inside a node and SMPI's factors by message size from {}'s measured ping-pong",
+                m.display()
+            );
+        }
+    }
+    println!(
+        "replay time-independent traces with:\n  smpirun -np {} -platform {} -hostfile {} -replay TRACES {} /usr/lib/x86_64-linux-gnu/simgrid/smpireplaymain",
+        p.ranks,
+        output.display(),
+        hosts.display(),
+        p.config
+            .iter()
+            .map(|c| format!("'{c}'"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -70,3 +70,8 @@ $augur predict demo-out/omp_relax.json --machine demo-out/openmp-machine.toml --
 echo
 echo "== augur validate --threads 1,2: real runs with OMP_NUM_THREADS, wall clock"
 $augur validate examples/omp_relax.f90 --machine demo-out/openmp-machine.toml --threads 1,2 --runs 3
+echo
+echo "== MPI: the network between ranks with the real OpenMPI (quick), then a 4-node SimGrid platform built on it"
+$augur characterize --mpi --quick -o demo-out/mpi-machine.toml
+sed "s#^machine = .*#machine = \"$PWD/demo-out/mpi-machine.toml\"#" examples/cluster.toml > demo-out/cluster.toml
+$augur platform demo-out/cluster.toml -o demo-out/platform.xml

@@ -134,6 +134,7 @@ impl CorpusProgram {
             branch_run: true,
             optimization_report: true,
             threads: vec![],
+            mpi_ranks: vec![],
         };
         Ok((fortran, opts))
     }

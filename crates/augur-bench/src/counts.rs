@@ -56,6 +56,7 @@ pub fn run(manifest: &Path, only: &[String]) -> Result<Verdict> {
             branch_run: false,
             optimization_report: true,
             threads: vec![],
+            mpi_ranks: vec![],
         };
         let analysis = augur_program::analyze(&fortran, &opts)
             .map_err(|e| anyhow::anyhow!("{}: augur analyze failed: {e}", p.name))?;

@@ -1403,6 +1403,24 @@ pub fn select(all: &[Experiment], names: &[String]) -> Result<Vec<Experiment>, V
 mod tests {
     use super::*;
 
+    /// A chain of one associative, commutative operator alone is reassociated by an
+    /// optimizing compiler (GCC put one XOR on the chain per four and BITI read a quarter
+    /// of a cycle): BITI's chain puts an add between its exclusive ors and subtracts it.
+    #[test]
+    fn the_exclusive_or_chain_alternates_with_an_add() {
+        let all = catalogue();
+        let biti = all.iter().find(|e| e.abop == ab("BITI")).unwrap();
+        let unit = biti.body.lines().next().unwrap_or("");
+        assert!(unit.contains("ieor(") && unit.contains(") +"), "{unit}");
+        assert!(
+            biti.subtract
+                .iter()
+                .any(|(op, k)| *op == ab("AISL") && *k == 1.0),
+            "BITI must subtract the add it chains: {:?}",
+            biti.subtract
+        );
+    }
+
     #[test]
     fn every_abop_is_measured_or_marked_and_dependencies_exist() {
         let all = catalogue();

@@ -102,16 +102,7 @@ struct Observed {
     collectives: BTreeMap<(String, u32, u64), Vec<f64>>,
 }
 
-/// The first executable file named `name` in a directory of `PATH`.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-}
+pub use augur_toolchain::find_on_path;
 
 /// The MPI wrapper compiler and launcher (`mpif90`, `mpirun`) on `PATH`.
 pub fn tools() -> Result<(PathBuf, PathBuf), MpiError> {

@@ -5,6 +5,7 @@
 //! input), versioned (`schema`) and documented in `docs/FORMATS.md`.
 
 pub mod locality;
+pub mod mpi;
 pub mod openmp;
 pub mod optreport;
 pub mod scaling;
@@ -68,6 +69,10 @@ pub struct ProgramProfile {
     /// counts analyzed ([`crate::openmp`]); absent for a sequential analysis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub openmp: Option<openmp::OpenMpProfile>,
+    /// Each rank's compute segments and MPI calls at the rank counts analyzed
+    /// ([`mpi`]); absent when not analyzed with `--mpi-ranks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<mpi::MpiProfile>,
 }
 
 /// The branch run's summary: simulated mispredictions against the bound.

@@ -46,6 +46,11 @@ pub struct AnalyzeOptions {
     /// directives, counters are kept per thread, [`crate::openmp`]); empty for a
     /// sequential analysis.
     pub threads: Vec<u32>,
+    /// Rank counts to run at under `mpirun` (an MPI analysis: the build uses the MPI
+    /// wrapper compilers and a tracer, each rank's compute segments and MPI calls are
+    /// kept, [`crate::mpi`]); empty otherwise. The profile's counts are rank 0's at the
+    /// first count.
+    pub mpi_ranks: Vec<u32>,
 }
 
 impl AnalyzeOptions {
@@ -67,6 +72,7 @@ impl AnalyzeOptions {
             branch_run: false,
             optimization_report: true,
             threads: vec![],
+            mpi_ranks: vec![],
         }
     }
 }
@@ -189,6 +195,14 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         }
         None => tmp.path().to_path_buf(),
     };
+    let mpi = !opts.mpi_ranks.is_empty();
+    let mpi_opts;
+    let opts = if mpi {
+        mpi_opts = crate::mpi::mpi_options(opts, &work)?;
+        &mpi_opts
+    } else {
+        opts
+    };
     let order = compile_order(&program, loaded.len());
     let ctx = BuildContext {
         program: &program,
@@ -210,7 +224,12 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         capture: true,
         fixed_addresses: true,
     };
-    let run = toolchain::run(&exe, &spec)?;
+    let run = if mpi {
+        let (mpirun, spec) = crate::mpi::under_mpirun(&exe, opts.mpi_ranks[0], spec)?;
+        toolchain::run(&mpirun, &spec)?
+    } else {
+        toolchain::run(&exe, &spec)?
+    };
     let counters = read_counts(&counts_file, plan.counters);
     let mut notes = plan.notes.clone();
     let mut partial = false;
@@ -240,7 +259,8 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         Err("not asked for".to_string())
     };
     stop_if_interrupted()?;
-    let branch_run = if opts.branch_run && !partial {
+    // (Not for an MPI program: its branch build would run outside mpirun.)
+    let branch_run = if opts.branch_run && !partial && !mpi {
         match branch_run(&ctx, &texts, report.as_ref().ok(), &work.join("branches")) {
             Ok(b) => Some(b),
             Err(why) => {
@@ -292,6 +312,15 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         profile
             .notes
             .extend(crate::openmp::directive_notes(&program));
+    }
+    if mpi && !partial {
+        let runs = crate::mpi::RankRuns {
+            program: &program,
+            plan: &plan,
+            exe: &exe,
+            work: &work,
+        };
+        profile.mpi = Some(runs.profile(&opts.mpi_ranks, opts)?);
     }
     match report {
         Ok(r) => profile.optimization = Some(r),

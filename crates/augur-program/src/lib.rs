@@ -16,6 +16,7 @@ pub mod branches;
 pub mod gcov;
 pub mod instrument;
 pub mod locality;
+pub mod mpi;
 pub mod openmp;
 pub mod profile;
 pub mod scaling;

@@ -89,6 +89,7 @@ pub fn build_profile(
         branches: None,
         scaling: None,
         openmp: None,
+        mpi: None,
     }
 }
 

@@ -32,6 +32,7 @@ fn analyze(name: &str, text: &str) -> augur_program::analyze::Analysis {
         branch_run: true,
         optimization_report: true,
         threads: vec![],
+        mpi_ranks: vec![],
     };
     augur_program::analyze(std::slice::from_ref(&src), &opts)
         .unwrap_or_else(|e| panic!("{name}: analyze failed: {e}"))

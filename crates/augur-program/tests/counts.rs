@@ -48,6 +48,7 @@ fn options(
         branch_run: false,
         optimization_report: true,
         threads: vec![],
+        mpi_ranks: vec![],
     }
 }
 

@@ -382,13 +382,18 @@ pub fn resolve_compiler(fc: &str) -> String {
 
 /// Whether an executable file named `name` is in a directory of `PATH`.
 fn on_path(name: &str) -> bool {
+    find_on_path(name).is_some()
+}
+
+/// The first executable file named `name` in a directory of `PATH`.
+pub fn find_on_path(name: &str) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;
-    std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|d| {
-            std::fs::metadata(d.join(name))
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
-    })
 }
 
 /// A command for a compiler, with messages in untranslated English so they can be parsed.

@@ -698,6 +698,17 @@ struct AnalyzeArgs {
         conflicts_with = "scale"
     )]
     threads: Vec<u32>,
+    /// An MPI program: build with the MPI wrapper compilers and a tracer and run under
+    /// `mpirun -np P` at these rank counts (more than the cores is fine: counts do not
+    /// depend on timing); each rank's compute segments and MPI calls are kept. The
+    /// profile's counts are rank 0's at the first count.
+    #[arg(
+        long,
+        value_name = "P1,P2,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["scale", "threads"]
+    )]
+    mpi_ranks: Vec<u32>,
 }
 
 /// Runs a parsed command line.
@@ -1047,6 +1058,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
                 branch_run: !a.no_branch_run,
                 scale: scale_spec(a.scale.as_deref(), a.allow_path_changes)?,
                 threads: a.threads.clone(),
+                mpi_ranks: a.mpi_ranks.clone(),
             },
         );
     }

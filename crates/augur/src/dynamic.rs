@@ -42,6 +42,8 @@ pub struct DynamicArgs {
     pub scale: Option<augur_program::scaling::ScaleSpec>,
     /// Thread counts of an OpenMP analysis (empty: sequential).
     pub threads: Vec<u32>,
+    /// Rank counts of an MPI analysis (empty: none).
+    pub mpi_ranks: Vec<u32>,
 }
 
 /// Whether a path is a C source, an object or an archive (linked, not analyzed).
@@ -106,14 +108,23 @@ pub fn analyze_options(
         branch_run: d.branch_run,
         optimization_report: true,
         threads: d.threads.clone(),
+        mpi_ranks: d.mpi_ranks.clone(),
     };
+    if opts.mpi_ranks.contains(&0) {
+        bail!("--mpi-ranks: a rank count is at least 1");
+    }
     Ok((fortran, opts))
 }
 
 /// Runs the dynamic analysis and prints its summary.
 pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
     let (fortran, opts) = analyze_options(src, d)?;
-    let (openmp, at) = if d.threads.is_empty() {
+    let (openmp, at) = if !d.mpi_ranks.is_empty() {
+        (
+            " (MPI wrappers, tracer)".to_string(),
+            format!(" under mpirun at {:?} ranks", d.mpi_ranks),
+        )
+    } else if d.threads.is_empty() {
         (String::new(), String::new())
     } else {
         (
@@ -165,6 +176,9 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
     if let Some(sc) = &analysis.profile.scaling {
         out.write_all(scaling_summary(&analysis.profile, sc).as_bytes())?;
     }
+    if let Some(m) = &analysis.profile.mpi {
+        out.write_all(mpi_summary(m).as_bytes())?;
+    }
     writeln!(out, "profile written to {}", path.display())?;
     for d in &analysis.program.diagnostics {
         eprint!("{}", d.render(&analysis.program.files));
@@ -194,6 +208,43 @@ fn show_program_output(stdout: &[u8], stderr: &[u8], save: Option<&Path>) -> Res
         }
     }
     Ok(())
+}
+
+/// Per rank count and rank: the MPI calls, the records they compress to, the operations
+/// of the compute segments, and the bytes sent by operation.
+fn mpi_summary(m: &augur_program_profile::mpi::MpiProfile) -> String {
+    use std::collections::BTreeMap;
+    let mut s =
+        String::from("MPI traces (calls, records after compression, bytes sent by operation):\n");
+    for run in &m.runs {
+        for t in &run.traces {
+            let mut sent: BTreeMap<&str, i64> = BTreeMap::new();
+            let mut executions = 0.0;
+            for r in &t.records {
+                for step in &r.steps {
+                    let b = step.event.bytes.max(0);
+                    if !matches!(
+                        step.event.op.as_str(),
+                        "waitall" | "wait" | "recv" | "irecv"
+                    ) {
+                        *sent.entry(step.event.op.as_str()).or_default() += b * r.repeat as i64;
+                    }
+                    executions += r.repeat as f64 * step.segment.iter().map(|x| x.2).sum::<f64>();
+                }
+            }
+            let bytes: Vec<String> = sent.iter().map(|(op, b)| format!("{op} {b}")).collect();
+            s += &format!(
+                "  {} ranks, rank {}: {} calls, {} records, {:.3e} block executions; {}\n",
+                run.ranks,
+                t.rank,
+                t.calls,
+                t.records.len(),
+                executions,
+                bytes.join(", ")
+            );
+        }
+    }
+    s
 }
 
 /// A short text summary of a profile: totals, top AbOps, top lines and loops, regions.

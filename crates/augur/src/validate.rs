@@ -78,6 +78,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         branch_run: true,
         scale: None,
         threads: vec![],
+        mpi_ranks: vec![],
     };
     let (fortran, opts) = analyze_options(src, &d)?;
     let openmp = if v.threads.is_empty() {

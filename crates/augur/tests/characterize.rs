@@ -233,29 +233,3 @@ fn ctrl_c_leaves_no_partial_output_and_exits_130() {
     assert_eq!(std::fs::read_dir(&out_dir).unwrap().count(), 0);
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
 }
-
-/// A dependent chain cannot be much faster than the machine's integer add (one cycle):
-/// the chain of exclusive ors alone was reassociated by GCC (one XOR on the chain per
-/// four) and read a quarter of the add. The threshold leaves a factor of two for noise.
-#[test]
-fn the_exclusive_or_chain_is_a_chain() {
-    require_gfortran();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("m.toml");
-    let res = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(["characterize", "--only", "BITI", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    let p = augur_machine_profile::MachineProfile::read(&out).unwrap();
-    let mean = |m: &str| p.abop[&augur_ir::AbOp::from_mnemonic(m).unwrap()].mean_ns;
-    let (Some(xor), Some(add)) = (mean("BITI"), mean("AISL")) else {
-        panic!("BITI and AISL not both measured: {:?}", p.abop);
-    };
-    assert!(xor > 0.4 * add, "BITI {xor} ns against AISL {add} ns");
-}

@@ -7,6 +7,18 @@ fn augur() -> Command {
     Command::new(env!("CARGO_BIN_EXE_augur"))
 }
 
+/// Runs `cmd`, asserts that it succeeded and returns its standard output.
+fn succeeded(cmd: &mut Command) -> String {
+    let res = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&res.stdout).to_string();
+    assert!(
+        res.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    stdout
+}
+
 /// These tests run the real MPI library: without it they fail (never skip silently).
 fn require_mpi() {
     for tool in ["mpif90", "mpirun"] {
@@ -22,16 +34,10 @@ fn characterize_mpi_writes_the_network_section() {
     require_mpi();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m.toml");
-    let res = augur()
-        .args(["characterize", "--mpi", "--quick", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&res.stdout);
-    assert!(
-        res.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&res.stderr)
+    let stdout = succeeded(
+        augur()
+            .args(["characterize", "--mpi", "--quick", "-o"])
+            .arg(&out),
     );
     assert!(
         stdout.contains("LogGP") && stdout.contains("allreduce"),
@@ -101,18 +107,12 @@ fn a_cluster_file_becomes_a_simgrid_platform() {
     let dir = tempfile::tempdir().unwrap();
     let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let out = dir.path().join("platform.xml");
-    let res = augur()
-        .arg("platform")
-        .arg(examples.join("cluster.toml"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&res.stdout);
-    assert!(
-        res.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&res.stderr)
+    let stdout = succeeded(
+        augur()
+            .arg("platform")
+            .arg(examples.join("cluster.toml"))
+            .arg("-o")
+            .arg(&out),
     );
     assert!(
         stdout.contains("8 ranks") && stdout.contains("smpi/bw-factor"),
@@ -146,4 +146,125 @@ fn a_cluster_file_becomes_a_simgrid_platform() {
         "{err}"
     );
     assert!(!dir.path().join("b.xml").exists());
+}
+
+/// A ring: ten rounds of compute, an exchange with both neighbours, and a reduction.
+const RING: &str = "\
+program ring
+  use mpi
+  implicit none
+  integer :: ierr, rank, np, i, k, req(2)
+  real(8) :: a(100), b(100), s
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+  a = rank
+  s = 0
+  do i = 1, 10
+    do k = 1, 50 + 10 * rank
+      s = s + a(k) * k
+    end do
+    call MPI_Isend(a, 100, MPI_DOUBLE_PRECISION, mod(rank + 1, np), 7, MPI_COMM_WORLD, req(1), ierr)
+    call MPI_Irecv(b, 100, MPI_DOUBLE_PRECISION, mod(rank + np - 1, np), 7, MPI_COMM_WORLD, req(2), ierr)
+    call MPI_Waitall(2, req, MPI_STATUSES_IGNORE, ierr)
+    a = a + b * 0.5d0
+  end do
+  call MPI_Allreduce(MPI_IN_PLACE, a, 100, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (rank == 0) print *, a(1), s
+  call MPI_Finalize(ierr)
+end program ring
+";
+
+#[test]
+fn analyze_mpi_ranks_traces_every_rank() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
+    let prof = dir.path().join("ring.json");
+    let stdout = succeeded(
+        augur()
+            .current_dir(dir.path())
+            .args(["analyze", "ring.f90", "--mpi-ranks", "2,3", "-o"])
+            .arg(&prof),
+    );
+    assert!(stdout.contains("3 ranks, rank 2: 33 calls"), "{stdout}");
+    let p = augur_program_profile::ProgramProfile::read(&prof).unwrap();
+    let m = p.mpi.expect("an mpi section");
+    assert_eq!(
+        m.runs.iter().map(|r| r.ranks).collect::<Vec<_>>(),
+        vec![2, 3]
+    );
+    for run in &m.runs {
+        assert_eq!(run.traces.len(), run.ranks as usize);
+        for t in &run.traces {
+            // init, 10 x (isend, irecv, waitall), allreduce, finalize; the rounds stored once.
+            assert_eq!(t.calls, 33);
+            assert!(t.records.len() < 10, "{} records", t.records.len());
+            let sends: Vec<_> = t
+                .records
+                .iter()
+                .flat_map(|r| r.steps.iter().map(move |s| (r.repeat, &s.event)))
+                .filter(|(_, e)| e.op == "isend")
+                .collect();
+            assert_eq!(sends.iter().map(|s| s.0).sum::<u64>(), 10);
+            for (_, e) in sends {
+                assert_eq!(
+                    (e.peer, e.tag, e.bytes),
+                    ((t.rank as i32 + 1) % run.ranks as i32, 7, 800)
+                );
+            }
+        }
+    }
+    // Rank 0's segments add up to the profile's block counts (rank 0 at 2 ranks), and
+    // rank 1 computes more (its inner loop runs 60 times a round, rank 0's 50; rank 0
+    // prints).
+    let executions = |t: &augur_program_profile::mpi::RankTrace| -> f64 {
+        t.records
+            .iter()
+            .map(|r| {
+                r.repeat as f64
+                    * r.steps
+                        .iter()
+                        .flat_map(|s| &s.segment)
+                        .map(|x| x.2)
+                        .sum::<f64>()
+            })
+            .sum()
+    };
+    let traced = executions(&m.runs[0].traces[0]);
+    let counted: f64 = p
+        .units
+        .iter()
+        .flat_map(|u| &u.blocks)
+        .filter_map(|b| b.executions)
+        .sum();
+    assert_eq!(traced, counted);
+    // 100 more iterations (each one or two blocks: body and loop test), one print less.
+    let more = executions(&m.runs[0].traces[1]) - traced + 1.0;
+    assert!(
+        more == 100.0 || more == 200.0,
+        "rank 1 executed {more} - 1 blocks more"
+    );
+}
+
+#[test]
+fn analyze_mpi_ranks_of_a_program_without_mpi_says_so() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("plain.f90"),
+        "program p\nprint *, 1\nend program p\n",
+    )
+    .unwrap();
+    let res = augur()
+        .current_dir(dir.path())
+        .args(["analyze", "plain.f90", "--mpi-ranks", "2", "-o", "p.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(!res.status.success());
+    assert!(
+        err.contains("wrote no MPI trace") && err.contains("MPI_Init"),
+        "{err}"
+    );
 }

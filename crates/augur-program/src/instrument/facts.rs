@@ -6,7 +6,9 @@ use augur_ir::{BlockId, BlockKind, Program, Stmt, StmtKind, TextPos, Unit};
 use std::collections::{HashMap, HashSet};
 
 /// Procedures that may end the program (contain STOP, or call one that may, or
-/// call a procedure augur did not analyze).
+/// call a procedure augur did not analyze), and those that call MPI (directly or not):
+/// the MPI tracer reads the counters at every MPI call ([`crate::mpi`]), so a loop around
+/// one must keep them current, as around a call that may stop.
 pub(crate) fn may_stop(program: &Program) -> HashSet<String> {
     let names: HashSet<&str> = program.units.iter().map(|u| u.name.as_str()).collect();
     let mut stops: HashSet<String> = HashSet::new();
@@ -34,7 +36,9 @@ pub(crate) fn may_stop(program: &Program) -> HashSet<String> {
                 continue;
             }
             if cs.iter().any(|c| {
-                stops.contains(c) || (!names.contains(c.as_str()) && ends.contains(&c.as_str()))
+                stops.contains(c)
+                    || (!names.contains(c.as_str())
+                        && (ends.contains(&c.as_str()) || c.starts_with("mpi_")))
             }) {
                 stops.insert(u.to_string());
                 changed = true;
@@ -42,6 +46,15 @@ pub(crate) fn may_stop(program: &Program) -> HashSet<String> {
         }
         if !changed {
             break;
+        }
+    }
+    // The external procedures themselves, for the checks of a loop's calls.
+    for cs in calls.values() {
+        for c in cs {
+            if !names.contains(c.as_str()) && (ends.contains(&c.as_str()) || c.starts_with("mpi_"))
+            {
+                stops.insert(c.clone());
+            }
         }
     }
     stops

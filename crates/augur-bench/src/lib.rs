@@ -21,6 +21,7 @@ pub mod front_end;
 pub mod misses;
 pub mod openmp;
 pub mod overhead;
+pub mod ranks;
 pub mod scaling;
 pub mod suite;
 pub mod threads;

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The network between ranks, as measured by `augur characterize --mpi`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct MpiProfile {
     /// The MPI library (first line of `mpirun --version`).
     pub library: String,
@@ -35,6 +35,34 @@ pub struct MpiProfile {
     /// The collectives per operation, size and rank count.
     #[serde(default, rename = "collective")]
     pub collectives: Vec<Collective>,
+    /// The wall-clock time of a job that only initializes and finalizes MPI, per rank
+    /// count (1 to the cores): `mpirun`'s launch, MPI_Init and MPI_Finalize, which every
+    /// job's wall clock includes.
+    #[serde(default, rename = "startup", skip_serializing_if = "Vec::is_empty")]
+    pub startups: Vec<Startup>,
+}
+
+/// The time of an empty job at a rank count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Startup {
+    /// Ranks.
+    pub ranks: u32,
+    /// Median wall-clock seconds of `mpirun -np ranks` of a program that calls MPI_Init
+    /// and MPI_Finalize only.
+    pub seconds: f64,
+}
+
+impl MpiProfile {
+    /// The empty job's time at `ranks` (the largest measured count's beyond them; `None`
+    /// when not measured).
+    pub fn startup(&self, ranks: u32) -> Option<f64> {
+        self.startups
+            .iter()
+            .filter(|s| s.ranks <= ranks)
+            .max_by_key(|s| s.ranks)
+            .or_else(|| self.startups.iter().min_by_key(|s| s.ranks))
+            .map(|s| s.seconds)
+    }
 }
 
 /// Hockney's model on a range of message sizes.
@@ -54,7 +82,7 @@ pub struct Protocol {
 
 /// LogGP (Alexandrov, Ionescu, Schauser, Scheiman 1995): `L` latency on the wire, `o`
 /// CPU overhead of a send and of a receive, `g` gap between messages, `G` gap per byte.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct LogGp {
     /// `L`: the one-way time of an empty message less both overheads, seconds.
     pub latency_seconds: f64,
@@ -97,4 +125,37 @@ pub struct Collective {
     pub half_width: f64,
     /// Observations.
     pub observations: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_startup_of_a_rank_count_not_measured_is_the_nearest_below() {
+        let m = MpiProfile {
+            startups: vec![
+                Startup {
+                    ranks: 1,
+                    seconds: 0.4,
+                },
+                Startup {
+                    ranks: 2,
+                    seconds: 0.5,
+                },
+            ],
+            ..MpiProfile::default()
+        };
+        assert_eq!(m.startup(1), Some(0.4));
+        assert_eq!(m.startup(64), Some(0.5));
+        assert_eq!(m.startup(0), Some(0.4));
+        assert_eq!(
+            MpiProfile {
+                startups: vec![],
+                ..m
+            }
+            .startup(2),
+            None
+        );
+    }
 }

@@ -26,6 +26,7 @@ pub mod openmp;
 pub mod predict;
 mod price;
 mod recurrence;
+pub mod segments;
 #[cfg(test)]
 mod test_support;
 

@@ -121,12 +121,12 @@ enum PhaseKey {
 }
 
 /// Per block: seconds per execution in the sequential model, and its nest (if any).
-struct BlockTimes {
+pub(crate) struct BlockTimes {
     /// [unit][block] seconds per execution (operations only).
-    per_exec: Vec<Vec<f64>>,
+    pub(crate) per_exec: Vec<Vec<f64>>,
     /// [unit][block] index into `nests`.
-    nest: Vec<Vec<Option<usize>>>,
-    nests: Vec<NestRow>,
+    pub(crate) nest: Vec<Vec<Option<usize>>>,
+    pub(crate) nests: Vec<NestRow>,
     /// Seconds the sequential total has beyond the blocks (first touches, ...).
     rest: f64,
     /// The machine's cache line, bytes.
@@ -177,7 +177,7 @@ pub fn predict_threads(
 }
 
 /// Prices every block per execution and finds its nest.
-fn block_times(
+pub(crate) fn block_times(
     program: &ProgramProfile,
     machine: &MachineProfile,
     table: &CostTable,

@@ -17,7 +17,7 @@
 //! after which the time jumps: the library then waits for the receiver, [`protocols`]),
 //! Hockney's latency and bandwidth per protocol, and LogGP's `L` and `G`.
 
-use augur_machine_profile::mpi::{Collective, LogGp, MpiProfile, Protocol, Timing};
+use augur_machine_profile::mpi::{Collective, LogGp, MpiProfile, Protocol, Startup, Timing};
 use augur_toolchain::experiment::{
     self, mean, mean_and_half_width, output_lines, without_outliers, ExperimentBuild,
 };
@@ -28,6 +28,12 @@ use std::process::Command;
 use std::time::Duration;
 
 const BENCH_F90: &str = include_str!("bench.f90");
+
+/// A job that only starts and ends MPI: what every job's wall clock includes.
+const EMPTY_F90: &str = "program augur_empty_job\n  use mpi\n  implicit none\n  integer :: ierr\n  call MPI_Init(ierr)\n  call MPI_Finalize(ierr)\nend program augur_empty_job\n";
+
+/// Timed runs of the empty job per rank count (the median is kept).
+const STARTUP_RUNS: usize = 5;
 
 /// What to measure and how long.
 #[derive(Debug, Clone)]
@@ -164,11 +170,69 @@ pub fn characterize(
         let o = run(&mpirun, &exe, dir.path(), p, i == 0, opts)?;
         all.merge(o);
     }
-    summarize(&all, opts, cores).map(|mut m| {
-        m.library = version_line(&mpirun);
-        m.compiler = tc.version.clone();
-        m
-    })
+    let mut m = summarize(&all, opts, cores)?;
+    m.library = version_line(&mpirun);
+    m.compiler = tc.version.clone();
+    progress("an empty job at each rank count (launch, MPI_Init, MPI_Finalize)");
+    m.startups = startups(&tc, &mpirun, dir.path(), cores)?;
+    Ok(m)
+}
+
+/// The median wall-clock time of the empty job at each rank count from 1 to the cores.
+fn startups(
+    tc: &Toolchain,
+    mpirun: &Path,
+    dir: &Path,
+    cores: u32,
+) -> Result<Vec<Startup>, MpiError> {
+    let exe = ExperimentBuild::new(tc, dir, "augur_empty_job")
+        .write_and_build(&[("empty.f90", EMPTY_F90.to_string())])
+        .map_err(|e| match e {
+            experiment::BuildFailure::Cancelled => MpiError::Cancelled,
+            e => MpiError::Build {
+                fc: tc.fc.clone(),
+                flags: tc.fflags.join(" "),
+                message: experiment::leading_lines(&e.to_string(), 3),
+            },
+        })?;
+    let mut out = vec![];
+    for p in 1..=cores.max(1) {
+        let mut times = vec![];
+        for _ in 0..STARTUP_RUNS {
+            let args = launch_args(p, &exe, vec![]);
+            let failed = |message: String| MpiError::Run { ranks: p, message };
+            let ran = experiment::run(mpirun, dir, args, Duration::from_secs(120)).map_err(
+                |e| match e {
+                    experiment::RunFailure::Cancelled => MpiError::Cancelled,
+                    e => failed(e.to_string()),
+                },
+            )?;
+            if !ran.success() {
+                return Err(failed(ran.describe()));
+            }
+            times.push(ran.wall.as_secs_f64());
+        }
+        times.sort_by(f64::total_cmp);
+        out.push(Startup {
+            ranks: p,
+            seconds: times[times.len() / 2],
+        });
+    }
+    Ok(out)
+}
+
+/// `mpirun`'s arguments for `exe` with `args` at `ranks` ranks (as root with
+/// `--allow-run-as-root`, which Open MPI requires).
+fn launch_args(ranks: u32, exe: &Path, args: Vec<String>) -> Vec<String> {
+    let mut out = vec![];
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        out.push("--allow-run-as-root".to_string());
+    }
+    out.extend(["-np".to_string(), ranks.to_string()]);
+    out.push(exe.display().to_string());
+    out.extend(args);
+    out
 }
 
 /// One run of the benchmark under `mpirun -np ranks`.
@@ -180,19 +244,16 @@ fn run(
     point_to_point: bool,
     opts: &Options,
 ) -> Result<Observed, MpiError> {
-    let mut args = vec![];
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        args.push("--allow-run-as-root".to_string());
-    }
-    args.extend(["-np".to_string(), ranks.to_string()]);
-    args.push(exe.display().to_string());
-    args.extend([
-        opts.observations.to_string(),
-        opts.observation_seconds.to_string(),
-        opts.max_bytes.min(i32::MAX as u64).to_string(),
-        u8::from(point_to_point).to_string(),
-    ]);
+    let args = launch_args(
+        ranks,
+        exe,
+        vec![
+            opts.observations.to_string(),
+            opts.observation_seconds.to_string(),
+            opts.max_bytes.min(i32::MAX as u64).to_string(),
+            u8::from(point_to_point).to_string(),
+        ],
+    );
     let failed = |message: String| MpiError::Run { ranks, message };
     let ran =
         experiment::run(mpirun, dir, args, Duration::from_secs(600)).map_err(|e| match e {
@@ -313,6 +374,7 @@ fn summarize(o: &Observed, opts: &Options, cores: u32) -> Result<MpiProfile, Mpi
         loggp,
         pingpongs,
         collectives,
+        startups: vec![],
     })
 }
 
@@ -457,6 +519,12 @@ pub fn report(m: &MpiProfile) -> String {
             us(t.seconds),
             percent(t.half_width, t.seconds),
             gbs
+        );
+    }
+    for j in &m.startups {
+        s += &format!(
+            "empty job (mpirun, MPI_Init, MPI_Finalize) at {} rank(s): {:.3} s\n",
+            j.ranks, j.seconds
         );
     }
     s += "collectives, µs per call (slowest rank; ±90% in %):\n";

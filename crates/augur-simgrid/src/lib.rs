@@ -13,6 +13,7 @@
 //! between nodes alike.)
 
 use augur_machine_profile::mpi::MpiProfile;
+use augur_machine_profile::MachineProfile;
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -100,6 +101,9 @@ pub enum SimGridError {
         /// What is missing.
         tool: String,
     },
+    /// The profiles do not allow the prediction asked for (what to do is in the text).
+    #[error("{0}")]
+    Input(String),
     /// The replay failed.
     #[error("the SimGrid replay failed: {0}")]
     Replay(String),
@@ -323,6 +327,220 @@ fn measured_link(m: &MpiProfile) -> Result<(Link, Vec<String>), String> {
 /// entry meant from `b` bytes on is written at `b + 15`.
 const SMPI_ENVELOPE_BYTES: u64 = 16;
 
+/// A compute segment: `(unit, block, executions)`.
+pub type Segment = [(u32, u32, f64)];
+
+/// SimGrid's time-independent trace of every rank of `run` (one text per rank): each
+/// compute segment as `compute FLOPS` (its `seconds` at `flops_per_second`), each MPI call
+/// as the replayer's action, repeated patterns written out. A `sendrecv` becomes an
+/// `isend`, a `recv` (with the send's tag) and a `wait`. Also returns each rank's compute
+/// seconds.
+pub fn time_independent(
+    run: &augur_program_profile::mpi::MpiRun,
+    seconds: &dyn Fn(&Segment) -> f64,
+    flops_per_second: f64,
+) -> (Vec<String>, Vec<f64>) {
+    let mut texts = vec![];
+    let mut compute = vec![];
+    for t in &run.traces {
+        let mut out = String::new();
+        let mut busy = 0.0;
+        let mut requests = Requests::default();
+        for record in &t.records {
+            let steps: Vec<(f64, String)> = record
+                .steps
+                .iter()
+                .map(|s| (seconds(&s.segment), action(t.rank, &s.event, &mut requests)))
+                .collect();
+            for _ in 0..record.repeat {
+                for (sec, act) in &steps {
+                    if *sec > 0.0 {
+                        let _ = writeln!(out, "{} compute {:.0}", t.rank, sec * flops_per_second);
+                        busy += sec;
+                    }
+                    out.push_str(act);
+                }
+            }
+        }
+        texts.push(out);
+        compute.push(busy);
+    }
+    (texts, compute)
+}
+
+/// The pending non-blocking requests of a rank by their Fortran handle: the replayer
+/// names the request a `wait` completes by its source, destination and tag.
+#[derive(Default)]
+struct Requests(std::collections::HashMap<i64, (i64, i64, i64)>);
+
+/// The replayer's lines for one MPI call of rank `r`.
+fn action(r: u32, e: &augur_program_profile::mpi::Event, requests: &mut Requests) -> String {
+    let (p, tag, b, b2) = (e.peer, e.tag.max(0), e.bytes.max(0), e.bytes2.max(0));
+    let me = i64::from(r);
+    let line = match e.op.as_str() {
+        "isend" => {
+            requests
+                .0
+                .insert(e.request, (me, i64::from(p), i64::from(tag)));
+            format!("isend {p} {tag} {b}")
+        }
+        "irecv" => {
+            requests
+                .0
+                .insert(e.request, (i64::from(p), me, i64::from(tag)));
+            format!("irecv {p} {tag} {b}")
+        }
+        "wait" => match requests.0.remove(&e.request) {
+            Some((src, dst, t)) => format!("wait {src} {dst} {t}"),
+            None => return String::new(),
+        },
+        "waitall" => {
+            requests.0.clear();
+            "waitall".to_string()
+        }
+        "send" | "recv" => format!("{} {p} {tag} {b}", e.op),
+        "sendrecv" => {
+            return format!(
+                "{r} isend {p} {tag} {b}\n{r} recv {} {tag} {b2}\n{r} wait {r} {p} {tag}\n",
+                e.request
+            )
+        }
+        "bcast" => format!("bcast {b} {p}"),
+        "reduce" => format!("reduce {b} {} {p}", b / 8),
+        "allreduce" => format!("allreduce {b} {}", b / 8),
+        "gather" | "scatter" => format!("{} {b} {b2} {p}", e.op),
+        "allgather" | "alltoall" => format!("{} {b} {b2}", e.op),
+        op => op.to_string(),
+    };
+    format!("{r} {line}\n")
+}
+
+/// An MPI program's predicted time at a rank count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RanksPrediction {
+    /// Ranks.
+    pub ranks: u32,
+    /// The predicted wall-clock time of the job: the simulated time plus the launch.
+    pub seconds: f64,
+    /// The simulated time (SimGrid), seconds.
+    pub simulated: f64,
+    /// The launch (`mpirun`, MPI_Init, MPI_Finalize: the machine's empty job at this rank
+    /// count; 0 when not measured or on a cluster file), seconds.
+    pub startup: f64,
+    /// Each rank's compute seconds.
+    pub compute: Vec<f64>,
+    /// Each rank's MPI calls.
+    pub calls: Vec<u64>,
+    /// The cluster replayed on: nodes and cores per node.
+    pub nodes: u32,
+    /// Cores per node.
+    pub cores_per_node: u32,
+}
+
+/// Predicts `program` (traced at `ranks` ranks) on `machine`: every rank's compute
+/// segments priced by the sequential model, its MPI calls replayed by SimGrid on
+/// `cluster` (default: one node of `machine` with `ranks` cores and its measured `[mpi]`
+/// network between them; a cluster file's `machine` gives its measured network).
+pub fn predict_ranks(
+    program: &augur_program_profile::ProgramProfile,
+    machine: &MachineProfile,
+    options: augur_model::PredictOptions,
+    ranks: u32,
+    cluster: Option<&Path>,
+) -> Result<RanksPrediction, SimGridError> {
+    let fail = |m: String| SimGridError::Input(m);
+    let Some(mpi) = &program.mpi else {
+        return Err(fail(format!(
+            "the profile has no MPI traces: analyze the program with `augur analyze --mpi-ranks {ranks} ...`"
+        )));
+    };
+    let Some(run) = mpi.runs.iter().find(|r| r.ranks == ranks) else {
+        let counted: Vec<u32> = mpi.runs.iter().map(|r| r.ranks).collect();
+        return Err(fail(format!(
+            "the program was traced at {counted:?} ranks, not {ranks}: analyze it with --mpi-ranks including {ranks}"
+        )));
+    };
+    let (c, measured) = match cluster {
+        Some(f) => {
+            let c = Cluster::read(f)?;
+            let m = match (&c.machine, c.intra) {
+                (Some(m), None) => {
+                    augur_machine_profile::MachineProfile::read(m)
+                        .map_err(|e| SimGridError::Cluster {
+                            path: m.clone(),
+                            message: e.to_string(),
+                        })?
+                        .mpi
+                }
+                _ => None,
+            };
+            (c, m)
+        }
+        None => (this_machine(machine, ranks)?, machine.mpi.clone()),
+    };
+    if c.nodes * c.cores_per_node < ranks {
+        return Err(fail(format!(
+            "the cluster has {} cores for {ranks} ranks: give a larger one",
+            c.nodes * c.cores_per_node
+        )));
+    }
+    let platform = c.platform(measured.as_ref()).map_err(fail)?;
+    let blocks = augur_model::segments::BlockSeconds::new(program, machine, options);
+    let (texts, compute) = time_independent(run, &|s| blocks.segment(s), c.core_speed_gflops * 1e9);
+    let io = |m: String| SimGridError::Replay(m);
+    let dir = augur_toolchain::interrupt::temp_dir("augur-simgrid-")
+        .map_err(|e| io(format!("cannot create a directory for the traces: {e}")))?;
+    let mut traces = vec![];
+    for (r, text) in texts.iter().enumerate() {
+        let path = dir.path().join(format!("rank{r}.txt"));
+        std::fs::write(&path, text)
+            .map_err(|e| io(format!("cannot write {}: {e}", path.display())))?;
+        traces.push(path);
+    }
+    let simulated = replay(&platform, dir.path(), &traces, Duration::from_secs(600))?;
+    let startup = if cluster.is_none() {
+        machine
+            .mpi
+            .as_ref()
+            .and_then(|m| m.startup(ranks))
+            .unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    Ok(RanksPrediction {
+        ranks,
+        seconds: simulated + startup,
+        simulated,
+        startup,
+        compute,
+        calls: run.traces.iter().map(|t| t.calls).collect(),
+        nodes: c.nodes,
+        cores_per_node: c.cores_per_node,
+    })
+}
+
+/// One node of `machine` with `ranks` cores, its measured network between them.
+fn this_machine(machine: &MachineProfile, ranks: u32) -> Result<Cluster, SimGridError> {
+    let Some(m) = &machine.mpi else {
+        return Err(SimGridError::Input(
+            "the machine profile has no [mpi] section: measure it with `augur characterize --mpi -o FILE`, or give a cluster".into(),
+        ));
+    };
+    Ok(Cluster {
+        name: "this-machine".into(),
+        nodes: 1,
+        cores_per_node: ranks,
+        core_speed_gflops: 1.0,
+        intra: None,
+        inter: Link {
+            latency_us: m.latency_seconds * 1e6,
+            bandwidth_gbs: m.protocols.last().map_or(1.0, |p| p.bytes_per_second / 1e9),
+        },
+        topology: Topology::Flat,
+        machine: None,
+    })
+}
+
 /// Where the Debian package puts SMPI's time-independent trace replayer.
 fn replayer() -> Result<PathBuf, SimGridError> {
     let dirs = [
@@ -395,10 +613,17 @@ pub fn replay(
     match (ran.success(), time) {
         (true, Some(t)) => Ok(t),
         _ => {
-            let tail: Vec<&str> = out
-                .lines()
-                .filter(|l| !l.contains("xbt_cfg/INFO"))
-                .collect();
+            // SimGrid's own explanation (a trace line it cannot parse, ...), else the end.
+            let lines: Vec<&str> = out.lines().collect();
+            let tail: Vec<&str> = match lines.iter().position(|l| l.contains("Uncaught exception"))
+            {
+                Some(k) => lines[k..(k + 4).min(lines.len())].to_vec(),
+                None => lines
+                    .iter()
+                    .copied()
+                    .filter(|l| !l.contains("xbt_cfg/INFO"))
+                    .collect(),
+            };
             Err(SimGridError::Replay(format!(
                 "{}: {}",
                 ran.describe(),
@@ -467,7 +692,7 @@ mod tests {
 
     #[test]
     fn a_measured_network_gives_the_link_and_the_factors() {
-        use augur_machine_profile::mpi::{LogGp, Protocol};
+        use augur_machine_profile::mpi::Protocol;
         let protocol = |name: &str, from, lat: f64, bw: f64| Protocol {
             name: name.into(),
             from_bytes: from,
@@ -476,8 +701,6 @@ mod tests {
             bytes_per_second: bw,
         };
         let m = MpiProfile {
-            library: String::new(),
-            compiler: String::new(),
             cores: 2,
             ranks: vec![2],
             latency_seconds: 0.2e-6,
@@ -486,15 +709,7 @@ mod tests {
                 protocol("eager", 64, 0.5e-6, 5e9),
                 protocol("rendezvous", 4096, 5e-6, 10e9),
             ],
-            loggp: LogGp {
-                latency_seconds: 0.0,
-                send_overhead_seconds: 0.0,
-                receive_overhead_seconds: 0.0,
-                gap_seconds: 0.0,
-                gap_per_byte_seconds: 0.0,
-            },
-            pingpongs: vec![],
-            collectives: vec![],
+            ..MpiProfile::default()
         };
         let timing = |bytes, seconds| augur_machine_profile::mpi::Timing {
             bytes,

@@ -234,6 +234,15 @@ struct PredictCmd {
     /// With --threads: draw the per-thread timeline (a Gantt chart) at the largest count.
     #[arg(long, value_name = "FILE", requires = "threads")]
     gantt: Option<PathBuf>,
+    /// An MPI program (analyzed with --mpi-ranks): predict at this rank count, the
+    /// compute segments priced by the sequential model and the calls replayed by
+    /// SimGrid on `--cluster` (default: one node of this machine, its measured [mpi]
+    /// network between the ranks).
+    #[arg(long, value_name = "P", conflicts_with_all = ["at", "threads"])]
+    mpi_ranks: Option<u32>,
+    /// With --mpi-ranks: the cluster to replay on (a cluster file, docs/FORMATS.md).
+    #[arg(long, value_name = "CLUSTER.toml", requires = "mpi_ranks")]
+    cluster: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -303,6 +312,16 @@ struct ValidateCmd {
         conflicts_with = "scale"
     )]
     threads: Vec<u32>,
+    /// An MPI program: trace, predict (SimGrid on this machine's measured [mpi]
+    /// network) and time the job (wall clock, under mpirun) at each of these rank
+    /// counts (timing runs cannot use more ranks than this machine's cores).
+    #[arg(
+        long,
+        value_name = "P1,P2,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["scale", "threads"]
+    )]
+    mpi_ranks: Vec<u32>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -794,6 +813,8 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
             .unwrap_or_default(),
         threads: p.threads,
         gantt: p.gantt,
+        mpi_ranks: p.mpi_ranks,
+        cluster: p.cluster,
     })
 }
 
@@ -840,6 +861,7 @@ fn validate(v: ValidateCmd) -> Result<ExitCode> {
             branches: v.branches,
             scale,
             threads: v.threads,
+            mpi_ranks: v.mpi_ranks,
         },
     )
 }

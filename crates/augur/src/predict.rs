@@ -90,6 +90,10 @@ pub struct PredictArgs {
     pub threads: Vec<u32>,
     /// With thread counts: the per-thread timeline's file.
     pub gantt: Option<PathBuf>,
+    /// Rank count of an MPI prediction (SimGrid replay).
+    pub mpi_ranks: Option<u32>,
+    /// The cluster file of an MPI prediction.
+    pub cluster: Option<PathBuf>,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -159,6 +163,22 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 at,
                 a.plot.as_deref(),
                 &a.measured
+            )?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(p) = a.mpi_ranks {
+        if a.profiles.len() != 1 || machines.len() != 1 {
+            bail!("--mpi-ranks predicts one MPI program profile on one machine");
+        }
+        print!(
+            "{}",
+            crate::simgrid::predict(
+                &a.profiles[0],
+                &machines[0],
+                options,
+                p,
+                a.cluster.as_deref()
             )?
         );
         return Ok(ExitCode::SUCCESS);

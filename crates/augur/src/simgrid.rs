@@ -60,3 +60,48 @@ pub fn platform(cluster: &Path, output: &Path) -> Result<ExitCode> {
     );
     Ok(ExitCode::SUCCESS)
 }
+
+/// `augur predict PROFILE --mpi-ranks P [--cluster FILE]`: every rank's compute segments
+/// priced by the sequential model on `machine`, its MPI calls replayed by SimGrid on the
+/// cluster (default: one node of `machine` with P cores, its measured `[mpi]` network
+/// between the ranks).
+pub fn predict(
+    profile: &Path,
+    machine: &augur_model::LoadedMachine,
+    options: augur_model::PredictOptions,
+    ranks: u32,
+    cluster: Option<&Path>,
+) -> Result<String> {
+    let program = augur_program_profile::ProgramProfile::read(profile)?;
+    let p = augur_simgrid::predict_ranks(&program, &machine.profile, options, ranks, cluster)
+        .with_context(|| format!("{}", profile.display()))?;
+    let mut out = format!(
+        "augur MPI prediction: {} at {ranks} ranks on {} ({} node(s) x {} cores), replayed by SimGrid\npredicted time {} (the run {}, the job's launch, MPI_Init and MPI_Finalize {})\n  rank   compute   communication and waiting   MPI calls\n",
+        profile.display(),
+        machine.name,
+        p.nodes,
+        p.cores_per_node,
+        seconds_text(p.seconds),
+        seconds_text(p.simulated),
+        seconds_text(p.startup)
+    );
+    for (r, (busy, calls)) in p.compute.iter().zip(&p.calls).enumerate() {
+        out += &format!(
+            "  {:>4} {:>10} {:>27} {:>11}\n",
+            r,
+            seconds_text(*busy),
+            seconds_text((p.simulated - busy).max(0.0)),
+            calls
+        );
+    }
+    Ok(out)
+}
+
+/// Seconds as the tables show them (ms below one second).
+fn seconds_text(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{s:.3} s")
+    }
+}

@@ -57,6 +57,8 @@ pub struct ValidateArgs {
     pub scale: Option<(augur_program::scaling::ScaleSpec, i64)>,
     /// Thread counts of an OpenMP validation (empty: sequential).
     pub threads: Vec<u32>,
+    /// Rank counts of an MPI validation (empty: none).
+    pub mpi_ranks: Vec<u32>,
 }
 
 /// Runs `augur validate`.
@@ -98,6 +100,13 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         ..augur_model::PredictOptions::default()
     };
     let flags = preprocessing_flags(src);
+    if !v.mpi_ranks.is_empty() {
+        let mut opts = opts;
+        opts.mpi_ranks = v.mpi_ranks.clone();
+        let val =
+            augur_bench::ranks::validate_ranks(&machine, &fortran, &opts, flags, v.runs, options)?;
+        return ranks_report(&val, v);
+    }
     if !v.threads.is_empty() {
         let mut opts = opts;
         opts.threads = v.threads.clone();
@@ -141,6 +150,8 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         measured: vec![],
         threads: vec![],
         gantt: None,
+        mpi_ranks: None,
+        cluster: None,
     };
     let shown = Path::new(&val.program);
     print!(
@@ -214,6 +225,36 @@ fn threads_report(
     }
     for w in &val.warnings {
         println!("warning: {w}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The table of `augur validate --mpi-ranks`: per rank count, predicted and measured
+/// (median of the job's wall-clock times) with the error and the busiest rank's compute.
+fn ranks_report(val: &augur_bench::ranks::RankValidation, v: &ValidateArgs) -> Result<ExitCode> {
+    if v.json {
+        println!("{}", serde_json::to_string_pretty(val)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!(
+        "built with {}, timed under mpirun (wall clock of the job); prediction replayed by SimGrid on the machine's measured [mpi] network",
+        val.build
+    );
+    println!(
+        "{:>5} {:>12} {:>12} {:>7} {:>8} {:>16}",
+        "ranks", "predicted", "measured", "spread", "error", "busiest compute"
+    );
+    for r in &val.rows {
+        let busiest = r.compute.iter().copied().fold(0.0, f64::max);
+        println!(
+            "{:>5} {:>10.3} s {:>10.3} s {:>6.1}% {:>+7.1}% {:>14.3} s",
+            r.ranks,
+            r.predicted,
+            r.measured.median,
+            100.0 * r.measured.spread(),
+            100.0 * r.error,
+            busiest
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

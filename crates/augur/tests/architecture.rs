@@ -60,7 +60,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     // SimGrid: platforms from cluster files and measured networks; trace replay.
     (
         "augur-simgrid",
-        &["augur-machine-profile", "augur-toolchain"],
+        &[
+            "augur-machine-profile",
+            "augur-program-profile",
+            "augur-model",
+            "augur-toolchain",
+        ],
     ),
     // The predictor reads two files.
     (

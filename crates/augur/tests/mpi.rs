@@ -268,3 +268,57 @@ fn analyze_mpi_ranks_of_a_program_without_mpi_says_so() {
         "{err}"
     );
 }
+
+/// The Zen 3 guest's -O2 AbOp tables with its measured [mpi] section.
+fn mpi_machine() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../measurements/mpi-zen3-2026-11-26/zen3-O2-mpi.toml")
+}
+
+#[test]
+fn predict_mpi_ranks_replays_the_traces_on_simgrid() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
+    succeeded(augur().current_dir(dir.path()).args([
+        "analyze",
+        "ring.f90",
+        "--mpi-ranks",
+        "2",
+        "-o",
+        "ring.json",
+    ]));
+    let out = succeeded(
+        augur()
+            .current_dir(dir.path())
+            .args(["predict", "ring.json", "--mpi-ranks", "2", "-m"])
+            .arg(mpi_machine()),
+    );
+    assert!(out.contains("replayed by SimGrid"), "{out}");
+    let time: f64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("predicted time "))
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no predicted time: {out}"));
+    assert!(time > 0.0, "{out}");
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.trim_end().ends_with(" 33"))
+            .count(),
+        2,
+        "{out}"
+    );
+    // A rank count the program was not traced at, and a profile without traces.
+    let res = augur()
+        .current_dir(dir.path())
+        .args(["predict", "ring.json", "--mpi-ranks", "4", "-m"])
+        .arg(mpi_machine())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        !res.status.success() && err.contains("traced at [2] ranks, not 4"),
+        "{err}"
+    );
+}

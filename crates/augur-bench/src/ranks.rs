@@ -1,0 +1,93 @@
+//! One MPI program validated at several rank counts: traced at each (`augur analyze
+//! --mpi-ranks`), predicted at each (segments priced by the sequential model, calls
+//! replayed by SimGrid on this machine's measured network), built normally with the MPI
+//! wrapper compiler and timed on the wall clock under `mpirun -np P`, rank counts
+//! interleaved run by run. `augur validate --mpi-ranks` shows one.
+
+use anyhow::{Context, Result};
+use augur_model::LoadedMachine;
+use augur_program::mpi::under_mpirun;
+use augur_program::AnalyzeOptions;
+use augur_simgrid::RanksPrediction;
+use augur_toolchain::{find_on_path, Toolchain};
+use augur_validate::{build_plain, relative_error, time_interleaved, Clock, Timing};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// One rank count: predicted against measured.
+#[derive(Debug, Serialize)]
+pub struct RankRow {
+    /// Ranks.
+    pub ranks: u32,
+    /// Predicted seconds.
+    pub predicted: f64,
+    /// Each rank's predicted compute seconds.
+    pub compute: Vec<f64>,
+    /// Measured wall-clock times of the job.
+    pub measured: Timing,
+    /// `(predicted - measured) / measured` of the median.
+    pub error: f64,
+}
+
+/// The rows of one program, and the timed build.
+#[derive(Debug, Serialize)]
+pub struct RankValidation {
+    /// Compiler and flags of the timed build.
+    pub build: String,
+    /// One row per rank count.
+    pub rows: Vec<RankRow>,
+}
+
+/// Traces, predicts and times `fortran` at each of `opts.mpi_ranks`.
+pub fn validate_ranks(
+    machine: &LoadedMachine,
+    fortran: &[PathBuf],
+    opts: &AnalyzeOptions,
+    extra_fflags: Vec<String>,
+    runs: usize,
+    options: augur_model::PredictOptions,
+) -> Result<RankValidation> {
+    let analysis = augur_program::analyze(fortran, opts)
+        .map_err(|e| crate::validation::analysis_error(e, opts))?;
+    let predictions: Vec<RanksPrediction> = opts
+        .mpi_ranks
+        .iter()
+        .map(|&p| {
+            augur_simgrid::predict_ranks(&analysis.profile, &machine.profile, options, p, None)
+        })
+        .collect::<Result<_, _>>()?;
+    let mpif90 = find_on_path("mpif90").context("mpif90 was not found on PATH: install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev)")?;
+    let mut tc = Toolchain::detect(
+        &mpif90.display().to_string(),
+        &opts.toolchain.fflags.join(" "),
+    )?;
+    if let Some(mpicc) = find_on_path("mpicc") {
+        tc.cc = mpicc.display().to_string();
+    }
+    let input =
+        crate::validation::plain_build_input(&analysis.program, fortran, opts, extra_fflags);
+    let (_work, exe) = build_plain(&tc, &input)?;
+    let mut launcher = PathBuf::new();
+    let mut specs = vec![];
+    for &p in &opts.mpi_ranks {
+        let (mpirun, spec) = under_mpirun(&exe, p, crate::validation::timed_run(opts, vec![]))?;
+        launcher = mpirun;
+        specs.push(spec);
+    }
+    let timed = time_interleaved(&launcher, &specs, runs, Clock::Wall)?;
+    let rows = predictions
+        .into_iter()
+        .zip(timed)
+        .map(|(p, t)| RankRow {
+            ranks: p.ranks,
+            predicted: p.seconds,
+            error: relative_error(p.seconds, t.wall.median),
+            compute: p.compute,
+            measured: t.wall,
+        })
+        .collect();
+    Ok(RankValidation {
+        build: format!("{} {}", tc.fc, tc.fflags.join(" ")),
+        rows,
+    })
+}

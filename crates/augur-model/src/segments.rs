@@ -1,0 +1,58 @@
+//! The time of a compute segment: some executions of some blocks (an MPI rank's work
+//! between two MPI calls), priced by the sequential model.
+
+use crate::cost::CostTable;
+use crate::openmp::block_times;
+use crate::predict::{predict_with, PredictOptions};
+use augur_machine_profile::MachineProfile;
+use augur_program_profile::ProgramProfile;
+
+/// Seconds per execution of every block: its operations, and for a block inside an
+/// analyzed loop nest the nest's memory time beyond them in proportion (the nest's
+/// combined time over its operation time).
+#[derive(Debug, Clone)]
+pub struct BlockSeconds {
+    per_exec: Vec<Vec<f64>>,
+}
+
+impl BlockSeconds {
+    /// Prices `program`'s blocks on `machine`.
+    pub fn new(
+        program: &ProgramProfile,
+        machine: &MachineProfile,
+        options: PredictOptions,
+    ) -> BlockSeconds {
+        let table = CostTable::from_profile(machine);
+        let sequential = predict_with(program, &table, machine, options);
+        let times = block_times(program, machine, &table, options, &sequential);
+        let factor = |n: Option<usize>| {
+            n.map(|k| &times.nests[k])
+                .filter(|r| r.operations_seconds > 0.0)
+                .map_or(1.0, |r| {
+                    (r.combined_seconds / r.operations_seconds).max(1.0)
+                })
+        };
+        let per_exec = times
+            .per_exec
+            .iter()
+            .zip(&times.nest)
+            .map(|(pe, ne)| pe.iter().zip(ne).map(|(s, n)| s * factor(*n)).collect())
+            .collect();
+        BlockSeconds { per_exec }
+    }
+
+    /// Seconds of the executions `(unit, block, executions)` of a segment.
+    pub fn segment(&self, segment: &[(u32, u32, f64)]) -> f64 {
+        segment
+            .iter()
+            .map(|&(u, b, n)| {
+                n * self
+                    .per_exec
+                    .get(u as usize)
+                    .and_then(|v| v.get(b as usize))
+                    .copied()
+                    .unwrap_or(0.0)
+            })
+            .sum()
+    }
+}

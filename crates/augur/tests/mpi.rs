@@ -322,3 +322,35 @@ fn predict_mpi_ranks_replays_the_traces_on_simgrid() {
         "{err}"
     );
 }
+
+#[test]
+fn validate_mpi_ranks_times_the_job_under_mpirun() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
+    let out = succeeded(
+        augur()
+            .current_dir(dir.path())
+            .args([
+                "validate",
+                "ring.f90",
+                "--mpi-ranks",
+                "1,2",
+                "--runs",
+                "1",
+                "--json",
+                "-m",
+            ])
+            .arg(mpi_machine()),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{out}");
+    for (row, ranks) in rows.iter().zip([1, 2]) {
+        assert_eq!(row["ranks"], ranks);
+        assert!(row["predicted"].as_f64().unwrap() > 0.0, "{out}");
+        assert!(row["measured"]["median"].as_f64().unwrap() > 0.0, "{out}");
+        assert_eq!(row["compute"].as_array().unwrap().len(), ranks as usize);
+    }
+    assert!(v["build"].as_str().unwrap().contains("mpif90"), "{out}");
+}

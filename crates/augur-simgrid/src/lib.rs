@@ -299,7 +299,17 @@ fn measured_link(m: &MpiProfile) -> Result<(Link, Vec<String>), String> {
         lat.push((from, intercept / lat0));
         bw.push((from, 1.0 / (slope * bw0)));
     }
-    if lat.is_empty() {
+    // The largest size measured: through the origin from there on (a constant bandwidth),
+    // so that it too takes its measured time.
+    if let Some(last) = m.pingpongs.last().filter(|t| t.bytes > 0) {
+        let sent = (last.bytes + SMPI_ENVELOPE_BYTES) as f64;
+        lat.push((last.bytes + SMPI_ENVELOPE_BYTES - 1, 0.0));
+        bw.push((
+            last.bytes + SMPI_ENVELOPE_BYTES - 1,
+            sent / (last.seconds * bw0),
+        ));
+    }
+    if lat.len() < 2 {
         return Err("the machine's [mpi] section has fewer than two ping-pong sizes: measure it again with `augur characterize --mpi`".into());
     }
     let factors = |v: &[(u64, f64)]| {
@@ -740,8 +750,8 @@ mod tests {
         assert_eq!(
             p.config,
             vec![
-                "--cfg=smpi/lat-factor:15:9.600000e-1;1015:2.484000e0".to_string(),
-                "--cfg=smpi/bw-factor:15:4.000000e-1;1015:1.000000e0".to_string(),
+                "--cfg=smpi/lat-factor:15:9.600000e-1;1015:2.484000e0;11015:0.000000e0".to_string(),
+                "--cfg=smpi/bw-factor:15:4.000000e-1;1015:1.000000e0;11015:8.160000e-1".to_string(),
             ]
         );
     }

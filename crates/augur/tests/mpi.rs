@@ -148,32 +148,9 @@ fn a_cluster_file_becomes_a_simgrid_platform() {
     assert!(!dir.path().join("b.xml").exists());
 }
 
-/// A ring: ten rounds of compute, an exchange with both neighbours, and a reduction.
-const RING: &str = "\
-program ring
-  use mpi
-  implicit none
-  integer :: ierr, rank, np, i, k, req(2)
-  real(8) :: a(100), b(100), s
-  call MPI_Init(ierr)
-  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
-  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
-  a = rank
-  s = 0
-  do i = 1, 10
-    do k = 1, 50 + 10 * rank
-      s = s + a(k) * k
-    end do
-    call MPI_Isend(a, 100, MPI_DOUBLE_PRECISION, mod(rank + 1, np), 7, MPI_COMM_WORLD, req(1), ierr)
-    call MPI_Irecv(b, 100, MPI_DOUBLE_PRECISION, mod(rank + np - 1, np), 7, MPI_COMM_WORLD, req(2), ierr)
-    call MPI_Waitall(2, req, MPI_STATUSES_IGNORE, ierr)
-    a = a + b * 0.5d0
-  end do
-  call MPI_Allreduce(MPI_IN_PLACE, a, 100, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
-  if (rank == 0) print *, a(1), s
-  call MPI_Finalize(ierr)
-end program ring
-";
+/// A ring: ten rounds of compute, an exchange with both neighbours, and a reduction
+/// (the corpus program).
+const RING: &str = include_str!("../../../corpus/mpi/mpi_ring.f90");
 
 #[test]
 fn analyze_mpi_ranks_traces_every_rank() {

@@ -199,7 +199,7 @@ fn startups(
     for p in 1..=cores.max(1) {
         let mut times = vec![];
         for _ in 0..STARTUP_RUNS {
-            let args = launch_args(p, &exe, vec![]);
+            let args = augur_toolchain::mpirun_args(p, &exe, false, &[]);
             let failed = |message: String| MpiError::Run { ranks: p, message };
             let ran = experiment::run(mpirun, dir, args, Duration::from_secs(120)).map_err(
                 |e| match e {
@@ -221,20 +221,6 @@ fn startups(
     Ok(out)
 }
 
-/// `mpirun`'s arguments for `exe` with `args` at `ranks` ranks (as root with
-/// `--allow-run-as-root`, which Open MPI requires).
-fn launch_args(ranks: u32, exe: &Path, args: Vec<String>) -> Vec<String> {
-    let mut out = vec![];
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        out.push("--allow-run-as-root".to_string());
-    }
-    out.extend(["-np".to_string(), ranks.to_string()]);
-    out.push(exe.display().to_string());
-    out.extend(args);
-    out
-}
-
 /// One run of the benchmark under `mpirun -np ranks`.
 fn run(
     mpirun: &Path,
@@ -244,10 +230,11 @@ fn run(
     point_to_point: bool,
     opts: &Options,
 ) -> Result<Observed, MpiError> {
-    let args = launch_args(
+    let args = augur_toolchain::mpirun_args(
         ranks,
         exe,
-        vec![
+        false,
+        &[
             opts.observations.to_string(),
             opts.observation_seconds.to_string(),
             opts.max_bytes.min(i32::MAX as u64).to_string(),

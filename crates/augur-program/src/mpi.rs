@@ -55,19 +55,7 @@ pub fn under_mpirun(
 ) -> Result<(PathBuf, RunSpec), AnalyzeError> {
     let mpirun = find_on_path("mpirun")
         .ok_or_else(|| AnalyzeError::Io("mpirun was not found on PATH: install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev)".into()))?;
-    let mut args = vec![];
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
-        args.push("--allow-run-as-root".to_string());
-    }
-    args.extend([
-        "--oversubscribe".to_string(),
-        "-np".to_string(),
-        ranks.to_string(),
-        exe.display().to_string(),
-    ]);
-    args.append(&mut spec.args);
-    spec.args = args;
+    spec.args = augur_toolchain::mpirun_args(ranks, exe, true, &spec.args);
     Ok((mpirun, spec))
 }
 

@@ -576,11 +576,8 @@ pub fn replay(
     traces: &[PathBuf],
     timeout: Duration,
 ) -> Result<f64, SimGridError> {
-    let smpirun = ["/usr/bin/smpirun", "/usr/local/bin/smpirun"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-        .ok_or_else(|| SimGridError::Missing {
+    let smpirun =
+        augur_toolchain::find_on_path("smpirun").ok_or_else(|| SimGridError::Missing {
             tool: "smpirun".into(),
         })?;
     let replayer = replayer()?;

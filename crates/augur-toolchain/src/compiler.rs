@@ -385,6 +385,32 @@ fn on_path(name: &str) -> bool {
     find_on_path(name).is_some()
 }
 
+/// `mpirun`'s arguments to run `exe` with `args` on `ranks` ranks: as root with
+/// `--allow-run-as-root` (Open MPI refuses root otherwise), and with `--oversubscribe`
+/// when more ranks than cores are allowed (counting runs; never timing runs).
+pub fn mpirun_args(
+    ranks: u32,
+    exe: &std::path::Path,
+    oversubscribe: bool,
+    args: &[String],
+) -> Vec<String> {
+    let mut out = vec![];
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        out.push("--allow-run-as-root".to_string());
+    }
+    if oversubscribe {
+        out.push("--oversubscribe".to_string());
+    }
+    out.extend([
+        "-np".to_string(),
+        ranks.to_string(),
+        exe.display().to_string(),
+    ]);
+    out.extend(args.iter().cloned());
+    out
+}
+
 /// The first executable file named `name` in a directory of `PATH`.
 pub fn find_on_path(name: &str) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;

@@ -81,27 +81,18 @@ pub fn predict(
         machine.name,
         p.nodes,
         p.cores_per_node,
-        seconds_text(p.seconds),
-        seconds_text(p.simulated),
-        seconds_text(p.startup)
+        crate::predict::fmt_seconds(p.seconds),
+        crate::predict::fmt_seconds(p.simulated),
+        crate::predict::fmt_seconds(p.startup)
     );
     for (r, (busy, calls)) in p.compute.iter().zip(&p.calls).enumerate() {
         out += &format!(
             "  {:>4} {:>10} {:>27} {:>11}\n",
             r,
-            seconds_text(*busy),
-            seconds_text((p.simulated - busy).max(0.0)),
+            crate::predict::fmt_seconds(*busy),
+            crate::predict::fmt_seconds((p.simulated - busy).max(0.0)),
             calls
         );
     }
     Ok(out)
-}
-
-/// Seconds as the tables show them (ms below one second).
-fn seconds_text(s: f64) -> String {
-    if s < 1.0 {
-        format!("{:.3} ms", s * 1e3)
-    } else {
-        format!("{s:.3} s")
-    }
 }

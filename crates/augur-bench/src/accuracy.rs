@@ -143,11 +143,17 @@ fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
         (pp, serde_json::to_string_pretty(&o.profile)?),
         (tp, serde_json::to_string_pretty(&t)?),
     ] {
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+        write_through_rename(&path, &text)?;
     }
     Ok(())
+}
+
+/// Writes `text` to `path` through a temporary file beside it and a rename, so an
+/// interrupted run never leaves a partial file.
+pub(crate) fn write_through_rename(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 impl AccuracyArgs<'_> {

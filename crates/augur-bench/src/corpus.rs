@@ -46,6 +46,10 @@ pub struct CorpusProgram {
     /// (empty: its standard output).
     #[serde(default)]
     pub expect_in: String,
+    /// A communication-only micro-program (ping-pong, collective loops): `augur bench mpi`
+    /// reports these apart.
+    #[serde(default)]
+    pub communication_only: bool,
     /// How to run it at other sizes (`augur bench scaling`).
     #[serde(default)]
     pub scale: Option<ScaleEntry>,

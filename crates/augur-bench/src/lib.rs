@@ -9,6 +9,8 @@
 //! * [`corpus`]: the corpus manifest the benchmarks read.
 //! * [`suite`]: a suite of real programs (one manifest each, sources kept outside).
 //! * [`validation`]: analyze, predict and time one program (`augur validate`, [`accuracy`]).
+//! * [`threads`], [`ranks`]: one OpenMP or MPI program at several thread or rank counts.
+//! * [`parallel`]: the OpenMP and MPI corpora (`augur bench openmp`, `augur bench mpi`).
 //!
 //! The benchmarks print their tables to standard output. This is application-level
 //! code: errors are `anyhow` errors with context, returned to the binary, which prints
@@ -19,8 +21,8 @@ pub mod corpus;
 pub mod counts;
 pub mod front_end;
 pub mod misses;
-pub mod openmp;
 pub mod overhead;
+pub mod parallel;
 pub mod ranks;
 pub mod scaling;
 pub mod suite;

@@ -36,6 +36,11 @@ pub struct RankValidation {
     pub build: String,
     /// One row per rank count.
     pub rows: Vec<RankRow>,
+    /// Warnings (output that differs from the counting run's, ...).
+    pub warnings: Vec<String>,
+    /// The program profile with its traces (not in JSON output).
+    #[serde(skip)]
+    pub profile: augur_program_profile::ProgramProfile,
 }
 
 /// Traces, predicts and times `fortran` at each of `opts.mpi_ranks`.
@@ -53,7 +58,13 @@ pub fn validate_ranks(
         .mpi_ranks
         .iter()
         .map(|&p| {
-            augur_simgrid::predict_ranks(&analysis.profile, &machine.profile, options, p, None)
+            augur_simgrid::predict_ranks(
+                &analysis.profile,
+                &machine.profile,
+                options,
+                p,
+                &Default::default(),
+            )
         })
         .collect::<Result<_, _>>()?;
     let mpif90 = find_on_path("mpif90").context("mpif90 was not found on PATH: install Open MPI (Debian: apt-get install openmpi-bin libopenmpi-dev)")?;
@@ -75,19 +86,28 @@ pub fn validate_ranks(
         specs.push(spec);
     }
     let timed = time_interleaved(&launcher, &specs, runs, Clock::Wall)?;
-    let rows = predictions
-        .into_iter()
-        .zip(timed)
-        .map(|(p, t)| RankRow {
+    let mut warnings = vec![];
+    let mut rows = vec![];
+    for (k, (p, t)) in predictions.into_iter().zip(timed).enumerate() {
+        // The counting run's output is the first rank count's.
+        if k == 0 && t.stdout != analysis.run.stdout {
+            warnings.push(format!(
+                "at {} ranks the job printed something else than the counting run (ranks printing in another order?)",
+                p.ranks
+            ));
+        }
+        rows.push(RankRow {
             ranks: p.ranks,
             predicted: p.seconds,
             error: relative_error(p.seconds, t.wall.median),
             compute: p.compute,
             measured: t.wall,
-        })
-        .collect();
+        });
+    }
     Ok(RankValidation {
         build: format!("{} {}", tc.fc, tc.fflags.join(" ")),
         rows,
+        warnings,
+        profile: analysis.profile,
     })
 }

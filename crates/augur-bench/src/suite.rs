@@ -105,6 +105,7 @@ impl RealManifest {
             expect: self.expect,
             expect_in: self.expect_in,
             scale: self.scale,
+            communication_only: false,
             run_dir: Some(root.clone()),
             root,
         }

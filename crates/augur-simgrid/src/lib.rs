@@ -19,6 +19,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod matrix;
+pub mod timeline;
+
 /// A cluster as a user describes it (TOML; see docs/FORMATS.md).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -179,12 +182,22 @@ impl Cluster {
 
     /// The SimGrid platform of this cluster; `mpi` is the measured network of the machine
     /// profile named by `machine` (required when `intra` is absent).
-    pub fn platform(&self, mpi: Option<&MpiProfile>) -> Result<Platform, String> {
+    pub fn platform(&self, mpi: Option<&MpiProfile>, what_if: &WhatIf) -> Result<Platform, String> {
         let (intra, config) = match (self.intra, mpi) {
-            (Some(l), _) => (l, vec![]),
-            (None, Some(m)) => measured_link(m)?,
+            (Some(l), _) => (what_if.link(l), vec![]),
+            (None, Some(m)) => measured_link(&what_if.network(m))?,
             (None, None) => return Err("no link inside a node: `[intra]` or `machine`".into()),
         };
+        let inter = what_if.link(self.inter);
+        if !(positive(intra.latency_us) || intra.latency_us == 0.0)
+            || !positive(intra.bandwidth_gbs)
+            || !positive(inter.bandwidth_gbs)
+        {
+            return Err(
+                "a what-if left a link without a positive bandwidth or with a negative latency"
+                    .into(),
+            );
+        }
         let topology = match &self.topology {
             Topology::Flat => String::new(),
             Topology::FatTree { parameters } => {
@@ -205,8 +218,8 @@ impl Cluster {
             self.nodes - 1,
             num(self.core_speed_gflops),
             self.cores_per_node,
-            num(self.inter.bandwidth_gbs),
-            num(self.inter.latency_us),
+            num(inter.bandwidth_gbs),
+            num(inter.latency_us),
             num(intra.bandwidth_gbs),
             num(intra.latency_us),
         );
@@ -330,6 +343,19 @@ fn measured_link(m: &MpiProfile) -> Result<(Link, Vec<String>), String> {
     ))
 }
 
+/// The last lines of a log file (empty when unreadable).
+fn log_tail(path: &Path) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(4096)));
+    let mut tail = vec![];
+    let _ = f.read_to_end(&mut tail);
+    format!("\n{}", String::from_utf8_lossy(&tail))
+}
+
 /// SMPI (3.32) sends a message of `s` bytes as `s` plus this many (its envelope: an empty
 /// message at 1 MB/s takes 16 µs beyond the latency), and looks it up in its factors by
 /// that size, taking the entry with the largest threshold below it (with `0:1;1000:10` a
@@ -340,42 +366,66 @@ const SMPI_ENVELOPE_BYTES: u64 = 16;
 /// A compute segment: `(unit, block, executions)`.
 pub type Segment = [(u32, u32, f64)];
 
+/// The time-independent traces of every rank of a run, and what augur needs to read the
+/// replay back.
+#[derive(Debug, Default)]
+pub struct TiTraces {
+    /// One text per rank (SimGrid's format).
+    pub texts: Vec<String>,
+    /// Each rank's compute seconds.
+    pub compute: Vec<f64>,
+    /// Each rank's MPI lines with their call sites and idle-network costs.
+    pub lines: Vec<timeline::RankLines>,
+    /// The call sites' labels.
+    pub sites: Vec<String>,
+}
+
 /// SimGrid's time-independent trace of every rank of `run` (one text per rank): each
 /// compute segment as `compute FLOPS` (its `seconds` at `flops_per_second`), each MPI call
 /// as the replayer's action, repeated patterns written out. A `sendrecv` becomes an
-/// `isend`, a `recv` (with the send's tag) and a `wait`. Also returns each rank's compute
-/// seconds.
+/// `isend`, a `recv` (with the send's tag) and a `wait`. Also each rank's compute
+/// seconds, and each MPI line's call site and cost on `net` when idle.
 pub fn time_independent(
     run: &augur_program_profile::mpi::MpiRun,
     seconds: &dyn Fn(&Segment) -> f64,
     flops_per_second: f64,
-) -> (Vec<String>, Vec<f64>) {
-    let mut texts = vec![];
-    let mut compute = vec![];
+    net: &timeline::IdleNetwork,
+) -> TiTraces {
+    let mut out = TiTraces::default();
+    let mut sites = timeline::SiteTable::default();
     for t in &run.traces {
-        let mut out = String::new();
+        let mut text = String::new();
         let mut busy = 0.0;
         let mut requests = Requests::default();
+        let mut lines = timeline::RankLines::default();
         for record in &t.records {
+            let mut pattern = vec![];
             let steps: Vec<(f64, String)> = record
                 .steps
                 .iter()
-                .map(|s| (seconds(&s.segment), action(t.rank, &s.event, &mut requests)))
+                .map(|s| {
+                    let act = action(t.rank, &s.event, &mut requests);
+                    pattern.extend(sites.lines(&s.event, act.lines().count(), net));
+                    (seconds(&s.segment), act)
+                })
                 .collect();
+            lines.patterns.push((record.repeat, pattern));
             for _ in 0..record.repeat {
                 for (sec, act) in &steps {
                     if *sec > 0.0 {
-                        let _ = writeln!(out, "{} compute {:.0}", t.rank, sec * flops_per_second);
+                        let _ = writeln!(text, "{} compute {:.0}", t.rank, sec * flops_per_second);
                         busy += sec;
                     }
-                    out.push_str(act);
+                    text.push_str(act);
                 }
             }
         }
-        texts.push(out);
-        compute.push(busy);
+        out.texts.push(text);
+        out.compute.push(busy);
+        out.lines.push(lines);
     }
-    (texts, compute)
+    out.sites = sites.labels();
+    out
 }
 
 /// The pending non-blocking requests of a rank by their Fortran handle: the replayer
@@ -426,7 +476,7 @@ fn action(r: u32, e: &augur_program_profile::mpi::Event, requests: &mut Requests
 }
 
 /// An MPI program's predicted time at a rank count.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct RanksPrediction {
     /// Ranks.
     pub ranks: u32,
@@ -445,31 +495,171 @@ pub struct RanksPrediction {
     pub nodes: u32,
     /// Cores per node.
     pub cores_per_node: u32,
+    /// Where each rank's time went, when asked for ([`RanksOptions::timeline`]).
+    pub timeline: Option<timeline::Timeline>,
+    /// Bytes and messages between each pair of ranks.
+    pub matrix: matrix::Matrix,
+}
+
+/// How to predict an MPI program.
+#[derive(Debug, Clone, Default)]
+pub struct RanksOptions<'a> {
+    /// The cluster file to replay on (default: one node of the machine).
+    pub cluster: Option<&'a Path>,
+    /// Changes to the network and the cores.
+    pub what_if: WhatIf,
+    /// Read SimGrid's log of every action back into a [`timeline::Timeline`] (a log line
+    /// per action: leave it off for long traces that only need the time).
+    pub timeline: bool,
+}
+
+/// Changes to the cluster asked for (`--latency`, `--bandwidth`, `--cpu-speed`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WhatIf {
+    /// Every link's latency.
+    pub latency: Change,
+    /// Every link's bandwidth.
+    pub bandwidth: Change,
+    /// The cores' speed, times the machine's (compute segments take 1/this as long).
+    pub cpu_speed: f64,
+}
+
+impl Default for WhatIf {
+    fn default() -> Self {
+        WhatIf {
+            latency: Change::Same,
+            bandwidth: Change::Same,
+            cpu_speed: 1.0,
+        }
+    }
+}
+
+/// A change to a link parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Change {
+    /// As it is.
+    Same,
+    /// Times this.
+    Times(f64),
+    /// This value (latency in microseconds, bandwidth in GB/s).
+    To(f64),
+}
+
+impl Change {
+    fn apply(self, x: f64) -> f64 {
+        match self {
+            Change::Same => x,
+            Change::Times(f) => x * f,
+            Change::To(v) => v,
+        }
+    }
+}
+
+impl WhatIf {
+    /// A measured network changed: every message's time less the empty message's
+    /// latency `L` is the time its bytes take, so with latency `L'` and bandwidth `f`
+    /// times as high a message of `b` bytes takes `L' + (t(b) - L) / f` (protocols alike).
+    pub fn network(&self, m: &MpiProfile) -> MpiProfile {
+        let l = m.latency_seconds;
+        let l2 = self.latency.apply(l * 1e6) * 1e-6;
+        let asymptotic = m.protocols.last().map_or(1e9, |p| p.bytes_per_second);
+        let f = self.bandwidth.apply(asymptotic / 1e9) * 1e9 / asymptotic;
+        let time = |t: f64| l2 + (t - l).max(0.0) / f;
+        let mut out = m.clone();
+        out.latency_seconds = l2;
+        for p in &mut out.pingpongs {
+            p.seconds = time(p.seconds);
+        }
+        for p in &mut out.protocols {
+            p.latency_seconds = (p.latency_seconds - l).max(0.0) + l2;
+            p.bytes_per_second *= f;
+        }
+        out
+    }
+
+    /// `link` changed.
+    pub fn link(&self, link: Link) -> Link {
+        Link {
+            latency_us: self.latency.apply(link.latency_us),
+            bandwidth_gbs: self.bandwidth.apply(link.bandwidth_gbs),
+        }
+    }
 }
 
 /// Predicts `program` (traced at `ranks` ranks) on `machine`: every rank's compute
 /// segments priced by the sequential model, its MPI calls replayed by SimGrid on
-/// `cluster` (default: one node of `machine` with `ranks` cores and its measured `[mpi]`
+/// the cluster (default: one node of `machine` with `ranks` cores and its measured `[mpi]`
 /// network between them; a cluster file's `machine` gives its measured network).
 pub fn predict_ranks(
     program: &augur_program_profile::ProgramProfile,
     machine: &MachineProfile,
     options: augur_model::PredictOptions,
     ranks: u32,
-    cluster: Option<&Path>,
+    how: &RanksOptions<'_>,
 ) -> Result<RanksPrediction, SimGridError> {
+    let run = traced_run(program, ranks)?;
+    let (c, measured) = cluster_and_network(machine, ranks, how.cluster)?;
+    let platform = c
+        .platform(measured.as_ref(), &how.what_if)
+        .map_err(SimGridError::Input)?;
+    let net = idle_network(&c, measured, ranks, &how.what_if);
+    let blocks = augur_model::segments::BlockSeconds::new(program, machine, options);
+    let speed = how.what_if.cpu_speed.max(1e-9);
+    let ti = time_independent(
+        run,
+        &|s| blocks.segment(s) / speed,
+        c.core_speed_gflops * 1e9,
+        &net,
+    );
+    let (simulated, timeline) = replay_traces(&platform, &ti, how.timeline)?;
+    let startup = if how.cluster.is_none() {
+        machine
+            .mpi
+            .as_ref()
+            .and_then(|m| m.startup(ranks))
+            .unwrap_or(0.0)
+    } else {
+        0.0
+    };
+    Ok(RanksPrediction {
+        ranks,
+        seconds: simulated + startup,
+        simulated,
+        startup,
+        compute: ti.compute,
+        calls: run.traces.iter().map(|t| t.calls).collect(),
+        nodes: c.nodes,
+        cores_per_node: c.cores_per_node,
+        timeline,
+        matrix: matrix::Matrix::of(run),
+    })
+}
+
+/// The run of `program` traced at `ranks` ranks.
+fn traced_run(
+    program: &augur_program_profile::ProgramProfile,
+    ranks: u32,
+) -> Result<&augur_program_profile::mpi::MpiRun, SimGridError> {
     let fail = |m: String| SimGridError::Input(m);
     let Some(mpi) = &program.mpi else {
         return Err(fail(format!(
             "the profile has no MPI traces: analyze the program with `augur analyze --mpi-ranks {ranks} ...`"
         )));
     };
-    let Some(run) = mpi.runs.iter().find(|r| r.ranks == ranks) else {
+    mpi.runs.iter().find(|r| r.ranks == ranks).ok_or_else(|| {
         let counted: Vec<u32> = mpi.runs.iter().map(|r| r.ranks).collect();
-        return Err(fail(format!(
+        fail(format!(
             "the program was traced at {counted:?} ranks, not {ranks}: analyze it with --mpi-ranks including {ranks}"
-        )));
-    };
+        ))
+    })
+}
+
+/// The cluster to replay on and its measured network, if any.
+fn cluster_and_network(
+    machine: &MachineProfile,
+    ranks: u32,
+    cluster: Option<&Path>,
+) -> Result<(Cluster, Option<MpiProfile>), SimGridError> {
     let (c, measured) = match cluster {
         Some(f) => {
             let c = Cluster::read(f)?;
@@ -489,44 +679,68 @@ pub fn predict_ranks(
         None => (this_machine(machine, ranks)?, machine.mpi.clone()),
     };
     if c.nodes * c.cores_per_node < ranks {
-        return Err(fail(format!(
+        return Err(SimGridError::Input(format!(
             "the cluster has {} cores for {ranks} ranks: give a larger one",
             c.nodes * c.cores_per_node
         )));
     }
-    let platform = c.platform(measured.as_ref()).map_err(fail)?;
-    let blocks = augur_model::segments::BlockSeconds::new(program, machine, options);
-    let (texts, compute) = time_independent(run, &|s| blocks.segment(s), c.core_speed_gflops * 1e9);
+    Ok((c, measured))
+}
+
+/// What a call costs on the cluster's network when idle: the measured network (unless a
+/// what-if changes it), else the link between the ranks.
+fn idle_network(
+    c: &Cluster,
+    measured: Option<MpiProfile>,
+    ranks: u32,
+    what_if: &WhatIf,
+) -> timeline::IdleNetwork {
+    let link = what_if.link(if c.nodes > 1 {
+        c.inter
+    } else {
+        c.intra.unwrap_or(c.inter)
+    });
+    // The measured network describes the links inside a node.
+    let measured = measured.filter(|_| c.nodes == 1 && c.intra.is_none());
+    timeline::IdleNetwork {
+        latency: link.latency_us * 1e-6,
+        bandwidth: link.bandwidth_gbs * 1e9,
+        measured: measured.map(|m| what_if.network(&m)),
+        ranks,
+    }
+}
+
+/// Writes the traces, replays them on `platform`, and reads the timeline back if asked.
+fn replay_traces(
+    platform: &Platform,
+    ti: &TiTraces,
+    with_timeline: bool,
+) -> Result<(f64, Option<timeline::Timeline>), SimGridError> {
     let io = |m: String| SimGridError::Replay(m);
     let dir = augur_toolchain::interrupt::temp_dir("augur-simgrid-")
         .map_err(|e| io(format!("cannot create a directory for the traces: {e}")))?;
     let mut traces = vec![];
-    for (r, text) in texts.iter().enumerate() {
+    for (r, text) in ti.texts.iter().enumerate() {
         let path = dir.path().join(format!("rank{r}.txt"));
         std::fs::write(&path, text)
             .map_err(|e| io(format!("cannot write {}: {e}", path.display())))?;
         traces.push(path);
     }
-    let simulated = replay(&platform, dir.path(), &traces, Duration::from_secs(600))?;
-    let startup = if cluster.is_none() {
-        machine
-            .mpi
-            .as_ref()
-            .and_then(|m| m.startup(ranks))
-            .unwrap_or(0.0)
-    } else {
-        0.0
+    let log = with_timeline.then(|| dir.path().join("actions.log"));
+    let simulated = replay(
+        platform,
+        dir.path(),
+        &traces,
+        log.as_deref(),
+        Duration::from_secs(600),
+    )?;
+    let timeline = match log {
+        Some(log) => {
+            Some(timeline::read(&log, &ti.lines, ti.sites.clone(), simulated).map_err(io)?)
+        }
+        None => None,
     };
-    Ok(RanksPrediction {
-        ranks,
-        seconds: simulated + startup,
-        simulated,
-        startup,
-        compute,
-        calls: run.traces.iter().map(|t| t.calls).collect(),
-        nodes: c.nodes,
-        cores_per_node: c.cores_per_node,
-    })
+    Ok((simulated, timeline))
 }
 
 /// One node of `machine` with `ranks` cores, its measured network between them.
@@ -574,6 +788,7 @@ pub fn replay(
     platform: &Platform,
     dir: &Path,
     traces: &[PathBuf],
+    log: Option<&Path>,
     timeout: Duration,
 ) -> Result<f64, SimGridError> {
     let smpirun =
@@ -602,15 +817,26 @@ pub fn replay(
         "traces".into(),
     ];
     spec.args.extend(platform.config.iter().cloned());
+    if let Some(log) = log {
+        // Every action with its end time, `END|RANK ACTION ... DURATION` (no space in
+        // the format: smpirun splits its arguments at spaces).
+        spec.args.extend([
+            "--log=smpi_replay.thres:verbose".to_string(),
+            format!("--log=smpi_replay.app:file:{}", log.display()),
+            "--log=smpi_replay.fmt:%.9d|%m%n".to_string(),
+        ]);
+    }
     spec.args.push(replayer.display().to_string());
     let ran = augur_toolchain::run(&smpirun, &spec).map_err(|e| match e {
         augur_toolchain::RunError::Interrupted => SimGridError::Cancelled,
         e => SimGridError::Replay(e.to_string()),
     })?;
+    // With a log file, the replayer's last line (the simulated time) goes there too.
     let out = format!(
-        "{}{}",
+        "{}{}{}",
         String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr)
+        String::from_utf8_lossy(&ran.stderr),
+        log.map(log_tail).unwrap_or_default()
     );
     let time = out
         .lines()
@@ -644,6 +870,16 @@ pub fn replay(
 mod tests {
     use super::*;
 
+    /// A ping-pong time of `bytes`.
+    fn timing(bytes: u64, seconds: f64) -> augur_machine_profile::mpi::Timing {
+        augur_machine_profile::mpi::Timing {
+            bytes,
+            seconds,
+            half_width: 0.0,
+            observations: 1,
+        }
+    }
+
     fn cluster(topology: Topology, nodes: u32) -> Cluster {
         Cluster {
             name: "test cluster".into(),
@@ -665,7 +901,9 @@ mod tests {
 
     #[test]
     fn a_flat_cluster_is_one_simgrid_cluster() {
-        let p = cluster(Topology::Flat, 4).platform(None).unwrap();
+        let p = cluster(Topology::Flat, 4)
+            .platform(None, &WhatIf::default())
+            .unwrap();
         assert!(p.xml.contains("id=\"test_cluster\""), "{}", p.xml);
         assert!(p.xml.contains("radical=\"0-3\"") && p.xml.contains("core=\"2\""));
         assert!(p.xml.contains("bw=\"12.5GBps\" lat=\"1.5us\""));
@@ -690,7 +928,11 @@ mod tests {
         };
         let c = cluster(tree, 16);
         assert!(c.check().is_ok());
-        assert!(c.platform(None).unwrap().xml.contains("FAT_TREE"));
+        assert!(c
+            .platform(None, &WhatIf::default())
+            .unwrap()
+            .xml
+            .contains("FAT_TREE"));
         let bad = Topology::FatTree {
             parameters: "2;4;1,2".into(),
         };
@@ -718,12 +960,6 @@ mod tests {
             ],
             ..MpiProfile::default()
         };
-        let timing = |bytes, seconds| augur_machine_profile::mpi::Timing {
-            bytes,
-            seconds,
-            half_width: 0.0,
-            observations: 1,
-        };
         // 0.2 µs empty, 0.7 µs at 1000 bytes (2 GB/s between), 2.7 µs at 11000 (5 GB/s).
         let m = MpiProfile {
             pingpongs: vec![
@@ -735,7 +971,7 @@ mod tests {
         };
         let mut c = cluster(Topology::Flat, 1);
         c.intra = None;
-        let p = c.platform(Some(&m)).unwrap();
+        let p = c.platform(Some(&m), &WhatIf::default()).unwrap();
         assert!(
             p.xml
                 .contains("loopback_bw=\"5GBps\" loopback_lat=\"0.2us\""),
@@ -751,5 +987,43 @@ mod tests {
                 "--cfg=smpi/bw-factor:15:4.000000e-1;1015:1.000000e0;11015:8.160000e-1".to_string(),
             ]
         );
+    }
+
+    #[test]
+    fn a_what_if_changes_the_measured_curve_and_the_links() {
+        let m = MpiProfile {
+            latency_seconds: 1e-6,
+            protocols: vec![augur_machine_profile::mpi::Protocol {
+                name: "eager".into(),
+                from_bytes: 0,
+                to_bytes: 1 << 20,
+                latency_seconds: 1.5e-6,
+                bytes_per_second: 4e9,
+            }],
+            pingpongs: vec![timing(0, 1e-6), timing(4000, 2e-6)],
+            ..MpiProfile::default()
+        };
+        // Latency 3 µs, bandwidth twice (8 GB/s): 4000 bytes take 3 + 1/2 µs.
+        let w = WhatIf {
+            latency: Change::To(3.0),
+            bandwidth: Change::Times(2.0),
+            cpu_speed: 1.0,
+        };
+        let n = w.network(&m);
+        assert!((n.latency_seconds - 3e-6).abs() < 1e-15);
+        assert!((n.pingpongs[1].seconds - 3.5e-6).abs() < 1e-15, "{n:?}");
+        assert!((n.protocols[0].latency_seconds - 3.5e-6).abs() < 1e-15);
+        assert!((n.protocols[0].bytes_per_second - 8e9).abs() < 1.0);
+        // Bandwidth given in GB/s is relative to the fastest protocol's.
+        let to = WhatIf {
+            bandwidth: Change::To(2.0),
+            ..WhatIf::default()
+        };
+        assert!((to.network(&m).protocols[0].bytes_per_second - 2e9).abs() < 1.0);
+        // A cluster's own links change alike.
+        let p = cluster(Topology::Flat, 2).platform(None, &w).unwrap();
+        assert!(p.xml.contains("bw=\"25GBps\" lat=\"3us\""), "{}", p.xml);
+        // Nothing changed, nothing moves.
+        assert_eq!(WhatIf::default().network(&m), m);
     }
 }

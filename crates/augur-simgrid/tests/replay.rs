@@ -2,7 +2,7 @@
 //! SimGrid: a ping-pong takes what the measured one took.
 
 use augur_machine_profile::MachineProfile;
-use augur_simgrid::{replay, Cluster, Link, Topology};
+use augur_simgrid::{replay, Cluster, Link, Topology, WhatIf};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -65,7 +65,7 @@ fn a_replayed_pingpong_takes_the_measured_time() {
         topology: Topology::Flat,
         machine: None,
     };
-    let platform = cluster.platform(Some(&mpi)).unwrap();
+    let platform = cluster.platform(Some(&mpi), &WhatIf::default()).unwrap();
     let mut worst: f64 = 0.0;
     // Measured sizes, and 50,000 bytes (between 49,152 and 65,536: their straight line).
     for bytes in [0u64, 1024, 50_000, 1 << 20, 4 << 20] {
@@ -73,7 +73,14 @@ fn a_replayed_pingpong_takes_the_measured_time() {
         let measured = measured_at(&mpi.pingpongs, bytes);
         let rounds = (2e-3 / measured).ceil() as usize;
         let traces = pingpong(dir.path(), bytes, rounds);
-        let simulated = replay(&platform, dir.path(), &traces, Duration::from_secs(60)).unwrap()
+        let simulated = replay(
+            &platform,
+            dir.path(),
+            &traces,
+            None,
+            Duration::from_secs(60),
+        )
+        .unwrap()
             / (2 * rounds) as f64;
         let error = simulated / measured - 1.0;
         eprintln!(
@@ -105,11 +112,18 @@ fn a_bad_trace_is_a_clear_replay_error() {
         topology: Topology::Flat,
         machine: None,
     };
-    let platform = cluster.platform(None).unwrap();
+    let platform = cluster.platform(None, &WhatIf::default()).unwrap();
     let bad = dir.path().join("rank0.txt");
     std::fs::write(&bad, "0 init\n0 send 1\n0 finalize\n").unwrap();
     let good = dir.path().join("rank1.txt");
     std::fs::write(&good, "1 init\n1 finalize\n").unwrap();
-    let e = replay(&platform, dir.path(), &[bad, good], Duration::from_secs(60)).unwrap_err();
+    let e = replay(
+        &platform,
+        dir.path(),
+        &[bad, good],
+        None,
+        Duration::from_secs(60),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("replay failed"), "{e}");
 }

@@ -1,11 +1,12 @@
 //! Command-line interface: subcommands and their options.
 
 use anyhow::{bail, Context, Result};
+use augur_bench::parallel::Parallelism;
 use augur_fortran::{FrontEndOptions, LoadOptions, SourceForm};
 use augur_ir::Severity;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// augur predicts how long a Fortran program runs on a machine, and explains why,
@@ -231,8 +232,9 @@ struct PredictCmd {
         conflicts_with = "at"
     )]
     threads: Vec<u32>,
-    /// With --threads: draw the per-thread timeline (a Gantt chart) at the largest count.
-    #[arg(long, value_name = "FILE", requires = "threads")]
+    /// With --threads: draw the per-thread timeline (a Gantt chart) at the largest count;
+    /// with --mpi-ranks, the per-rank timeline (computing, transmission, waiting).
+    #[arg(long, value_name = "FILE")]
     gantt: Option<PathBuf>,
     /// An MPI program (analyzed with --mpi-ranks): predict at this rank count, the
     /// compute segments priced by the sequential model and the calls replayed by
@@ -240,9 +242,84 @@ struct PredictCmd {
     /// network between the ranks).
     #[arg(long, value_name = "P", conflicts_with_all = ["at", "threads"])]
     mpi_ranks: Option<u32>,
-    /// With --mpi-ranks: the cluster to replay on (a cluster file, docs/FORMATS.md).
-    #[arg(long, value_name = "CLUSTER.toml", requires = "mpi_ranks")]
+    #[command(flatten)]
+    mpi: MpiPredictArgs,
+}
+
+/// The options of an MPI prediction (`augur predict --mpi-ranks P`): where it replays,
+/// what-if changes, the communication matrix.
+#[derive(Debug, Args)]
+struct MpiPredictArgs {
+    /// With --mpi-ranks: the cluster to replay on (a cluster file, docs/FORMATS.md;
+    /// `augur platform` shows the SimGrid platform it becomes).
+    #[arg(
+        long,
+        visible_alias = "platform",
+        value_name = "CLUSTER.toml",
+        requires = "mpi_ranks"
+    )]
     cluster: Option<PathBuf>,
+    /// With --mpi-ranks: what if every link's latency were this, in microseconds (`2.5`),
+    /// or this times what it is (`2x`, `0.5x`).
+    #[arg(long, value_name = "US|Fx", requires = "mpi_ranks", value_parser = latency_change)]
+    latency: Option<augur_simgrid::Change>,
+    /// With --mpi-ranks: what if every link's bandwidth were this, in GB/s (`10`), or this
+    /// times what it is (`2x`).
+    #[arg(long, value_name = "GBS|Fx", requires = "mpi_ranks", value_parser = bandwidth_change)]
+    bandwidth: Option<augur_simgrid::Change>,
+    /// With --mpi-ranks: what if the cores were this many times as fast (`2`: every
+    /// compute segment takes half as long).
+    #[arg(long, value_name = "F", requires = "mpi_ranks", default_value_t = 1.0)]
+    cpu_speed: f64,
+    /// With --mpi-ranks: write the communication matrix (bytes and messages from each
+    /// rank to each other, point to point) as CSV.
+    #[arg(long, value_name = "FILE.csv", requires = "mpi_ranks")]
+    matrix: Option<PathBuf>,
+}
+
+impl MpiPredictArgs {
+    fn what_if(&self) -> Result<augur_simgrid::WhatIf> {
+        if !(self.cpu_speed.is_finite() && self.cpu_speed > 0.0) {
+            bail!("--cpu-speed must be a number above 0 (2: twice as fast)");
+        }
+        Ok(augur_simgrid::WhatIf {
+            latency: self.latency.unwrap_or(augur_simgrid::Change::Same),
+            bandwidth: self.bandwidth.unwrap_or(augur_simgrid::Change::Same),
+            cpu_speed: self.cpu_speed,
+        })
+    }
+}
+
+/// `--latency`: microseconds, or a factor (`2x`).
+fn latency_change(s: &str) -> Result<augur_simgrid::Change, String> {
+    change(s, "microseconds", true)
+}
+
+/// `--bandwidth`: GB/s, or a factor (`2x`).
+fn bandwidth_change(s: &str) -> Result<augur_simgrid::Change, String> {
+    change(s, "GB/s", false)
+}
+
+/// A value in `unit`, or a factor with an `x` after it; zero allowed only when `zero_ok`.
+fn change(s: &str, unit: &str, zero_ok: bool) -> Result<augur_simgrid::Change, String> {
+    let t = s.trim();
+    let (number, factor) = match t.strip_suffix(['x', 'X']) {
+        Some(n) => (n, true),
+        None => (t, false),
+    };
+    let v: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number in {unit} nor a factor like `2x`"))?;
+    let ok = v.is_finite() && (v > 0.0 || (zero_ok && v == 0.0 && !factor));
+    if !ok {
+        return Err(format!("`{s}`: give a positive number"));
+    }
+    Ok(if factor {
+        augur_simgrid::Change::Times(v)
+    } else {
+        augur_simgrid::Change::To(v)
+    })
 }
 
 #[derive(Debug, Args)]
@@ -348,17 +425,8 @@ enum BenchCommand {
         /// The corpus manifest.
         #[arg(long, default_value = "corpus/corpus.toml", conflicts_with = "suite")]
         manifest: PathBuf,
-        /// A suite of real programs instead of the corpus: the directory of their
-        /// manifests (bench/real); programs whose sources are absent are listed as missing.
-        #[arg(long, value_name = "DIR")]
-        suite: Option<PathBuf>,
-        /// With --suite: the directory holding each program's sources in NAME/
-        /// (default: $AUGUR_REAL_SOURCES, else ~/.cache/augur/real).
-        #[arg(long, value_name = "DIR", requires = "suite")]
-        sources: Option<PathBuf>,
-        /// With --suite: the part taken (dev while developing; aside for the final figure).
-        #[arg(long, value_enum, default_value = "all", requires = "suite")]
-        part: PartArg,
+        #[command(flatten)]
+        suite: SuiteArgs,
         /// Also print the tables as Markdown (for docs/ACCURACY.md).
         #[arg(long)]
         markdown: bool,
@@ -399,16 +467,8 @@ enum BenchCommand {
         /// The corpus manifest.
         #[arg(long, default_value = "corpus/corpus.toml", conflicts_with = "suite")]
         manifest: PathBuf,
-        /// A suite of real programs instead of the corpus (bench/real).
-        #[arg(long, value_name = "DIR")]
-        suite: Option<PathBuf>,
-        /// With --suite: the directory holding each program's sources in NAME/
-        /// (default: $AUGUR_REAL_SOURCES, else ~/.cache/augur/real).
-        #[arg(long, value_name = "DIR", requires = "suite")]
-        sources: Option<PathBuf>,
-        /// With --suite: the part taken.
-        #[arg(long, value_enum, default_value = "all", requires = "suite")]
-        part: PartArg,
+        #[command(flatten)]
+        suite: SuiteArgs,
         /// Keep each program's scalable and direct profiles and measured times in DIR.
         #[arg(long, value_name = "DIR", conflicts_with = "replay")]
         save: Option<PathBuf>,
@@ -420,19 +480,9 @@ enum BenchCommand {
     /// OpenMP accuracy: each program of the OpenMP corpus counted per thread, predicted
     /// and timed (wall clock) at each thread count; errors, speedups and their summary.
     Openmp {
-        /// Machine profile (library name or file) with an [openmp] section; its compiler
-        /// and flags (plus -fopenmp) build the programs.
-        #[arg(short, long)]
-        machine: String,
         /// Thread counts (timing runs cannot use more threads than this machine's cores).
         #[arg(long, value_delimiter = ',', default_value = "1,2")]
         threads: Vec<u32>,
-        /// Timed runs per program and thread count (the median is compared).
-        #[arg(long, default_value_t = 3)]
-        runs: usize,
-        /// Only these programs (default: all).
-        #[arg(long, num_args = 1..)]
-        only: Vec<String>,
         /// The OpenMP corpus manifest.
         #[arg(
             long,
@@ -440,22 +490,25 @@ enum BenchCommand {
             conflicts_with = "suite"
         )]
         manifest: PathBuf,
-        /// A suite of real programs instead (bench/real; give --only the OpenMP ones).
-        #[arg(long, value_name = "DIR")]
-        suite: Option<PathBuf>,
-        /// With --suite: the directory holding each program's sources in NAME/
-        /// (default: $AUGUR_REAL_SOURCES, else ~/.cache/augur/real).
-        #[arg(long, value_name = "DIR", requires = "suite")]
-        sources: Option<PathBuf>,
-        /// With --suite: the part taken.
-        #[arg(long, value_enum, default_value = "all", requires = "suite")]
-        part: PartArg,
-        /// Keep each program's profile and measured times in DIR.
-        #[arg(long, value_name = "DIR", conflicts_with = "replay")]
-        save: Option<PathBuf>,
-        /// Re-price the profiles and times kept by --save in DIR, without running.
-        #[arg(long, value_name = "DIR")]
-        replay: Option<PathBuf>,
+        #[command(flatten)]
+        common: ParallelBenchArgs,
+    },
+    /// MPI accuracy: each program of the MPI corpus traced per rank, predicted (SimGrid
+    /// on the machine's measured network) and timed (wall clock of the job under mpirun)
+    /// at each rank count; errors, speedups, the communication-only programs apart.
+    Mpi {
+        /// Rank counts (timing runs cannot use more ranks than this machine's cores).
+        #[arg(long, value_delimiter = ',', default_value = "1,2")]
+        ranks: Vec<u32>,
+        /// The MPI corpus manifest.
+        #[arg(
+            long,
+            default_value = "corpus/mpi/corpus.toml",
+            conflicts_with = "suite"
+        )]
+        manifest: PathBuf,
+        #[command(flatten)]
+        common: ParallelBenchArgs,
     },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
@@ -558,6 +611,96 @@ impl PartArg {
 
 /// Where the sources of a suite's programs are: `--sources`, else `$AUGUR_REAL_SOURCES`,
 /// else `~/.cache/augur/real`.
+/// Which programs a benchmark takes besides its corpus manifest: a suite of real
+/// programs, where their sources are, and which part.
+#[derive(Debug, Args)]
+struct SuiteArgs {
+    /// A suite of real programs instead of the corpus: the directory of their
+    /// manifests (bench/real); programs whose sources are absent are listed as missing.
+    #[arg(long, value_name = "DIR")]
+    suite: Option<PathBuf>,
+    /// With --suite: the directory holding each program's sources in NAME/
+    /// (default: $AUGUR_REAL_SOURCES, else ~/.cache/augur/real).
+    #[arg(long, value_name = "DIR", requires = "suite")]
+    sources: Option<PathBuf>,
+    /// With --suite: the part taken (dev while developing; aside for the final figure).
+    #[arg(long, value_enum, default_value = "all", requires = "suite")]
+    part: PartArg,
+}
+
+/// [`SuiteArgs`] with the sources' default filled in.
+struct ResolvedSuite {
+    suite: Option<PathBuf>,
+    sources: PathBuf,
+    part: augur_bench::suite::PartChoice,
+}
+
+impl SuiteArgs {
+    fn resolved(self) -> ResolvedSuite {
+        ResolvedSuite {
+            suite: self.suite,
+            sources: real_sources(self.sources),
+            part: self.part.choice(),
+        }
+    }
+}
+
+impl ResolvedSuite {
+    /// The suite when one was given, else the corpus of `manifest`.
+    fn programs<'a>(&'a self, manifest: &'a Path) -> augur_bench::accuracy::ProgramSet<'a> {
+        match &self.suite {
+            Some(dir) => augur_bench::accuracy::ProgramSet::Suite {
+                manifests: dir,
+                sources: &self.sources,
+                part: self.part,
+            },
+            None => augur_bench::accuracy::ProgramSet::Corpus(manifest),
+        }
+    }
+}
+
+/// The options `augur bench openmp` and `augur bench mpi` share.
+#[derive(Debug, Args)]
+struct ParallelBenchArgs {
+    /// Machine profile (library name or file) with an [openmp] section (bench openmp)
+    /// or an [mpi] section (bench mpi); its compiler and flags build the programs.
+    #[arg(short, long)]
+    machine: String,
+    /// Timed runs per program and count (the median is compared).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Only these programs (default: all).
+    #[arg(long, num_args = 1..)]
+    only: Vec<String>,
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Keep each program's profile and measured times in DIR.
+    #[arg(long, value_name = "DIR", conflicts_with = "replay")]
+    save: Option<PathBuf>,
+    /// Re-price the profiles and times kept by --save in DIR, without running.
+    #[arg(long, value_name = "DIR")]
+    replay: Option<PathBuf>,
+}
+
+impl ParallelBenchArgs {
+    /// Runs the benchmark and prints its report.
+    fn run(self, manifest: &Path, parallelism: Parallelism, counts: &[u32]) -> Result<ExitCode> {
+        let suite = self.suite.resolved();
+        let report = augur_bench::parallel::run(&augur_bench::parallel::ParallelArgs {
+            programs: suite.programs(manifest),
+            machine: &self.machine,
+            parallelism,
+            counts,
+            runs: self.runs.max(1),
+            only: &self.only,
+            save: self.save.as_deref(),
+            replay: self.replay.as_deref(),
+        })?;
+        print!("{report}");
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
 fn real_sources(given: Option<PathBuf>) -> PathBuf {
     given
         .or_else(|| std::env::var_os("AUGUR_REAL_SOURCES").map(PathBuf::from))
@@ -813,8 +956,15 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
             .unwrap_or_default(),
         threads: p.threads,
         gantt: p.gantt,
-        mpi_ranks: p.mpi_ranks,
-        cluster: p.cluster,
+        mpi: match p.mpi_ranks {
+            Some(ranks) => Some(crate::simgrid::MpiPredict {
+                ranks,
+                what_if: p.mpi.what_if()?,
+                cluster: p.mpi.cluster,
+                matrix: p.mpi.matrix,
+            }),
+            None => None,
+        },
     })
 }
 
@@ -919,60 +1069,26 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Openmp {
-            machine,
             threads,
-            runs,
-            only,
             manifest,
-            suite,
-            sources,
-            part,
-            save,
-            replay,
-        } => {
-            let sources = real_sources(sources);
-            let programs = match &suite {
-                Some(dir) => augur_bench::accuracy::ProgramSet::Suite {
-                    manifests: dir,
-                    sources: &sources,
-                    part: part.choice(),
-                },
-                None => augur_bench::accuracy::ProgramSet::Corpus(&manifest),
-            };
-            print!(
-                "{}",
-                augur_bench::openmp::run(&augur_bench::openmp::OpenMpArgs {
-                    programs,
-                    machine: &machine,
-                    threads: &threads,
-                    runs: runs.max(1),
-                    only: &only,
-                    save: save.as_deref(),
-                    replay: replay.as_deref(),
-                })?
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+            common,
+        } => common.run(&manifest, Parallelism::Threads, &threads),
+        BenchCommand::Mpi {
+            ranks,
+            manifest,
+            common,
+        } => common.run(&manifest, Parallelism::Ranks, &ranks),
         BenchCommand::Scaling {
             machine,
             runs,
             only,
             manifest,
             suite,
-            sources,
-            part,
             save,
             replay,
         } => {
-            let sources = real_sources(sources);
-            let programs = match &suite {
-                Some(dir) => augur_bench::accuracy::ProgramSet::Suite {
-                    manifests: dir,
-                    sources: &sources,
-                    part: part.choice(),
-                },
-                None => augur_bench::accuracy::ProgramSet::Corpus(&manifest),
-            };
+            let suite = suite.resolved();
+            let programs = suite.programs(&manifest);
             augur_bench::scaling::run(&augur_bench::scaling::ScalingArgs {
                 programs,
                 machine: &machine,
@@ -991,8 +1107,6 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             only,
             manifest,
             suite,
-            sources,
-            part,
             markdown,
             overlap,
             branches,
@@ -1000,15 +1114,8 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             replay,
             recount,
         } => {
-            let sources = real_sources(sources);
-            let programs = match &suite {
-                Some(dir) => augur_bench::accuracy::ProgramSet::Suite {
-                    manifests: dir,
-                    sources: &sources,
-                    part: part.choice(),
-                },
-                None => augur_bench::accuracy::ProgramSet::Corpus(&manifest),
-            };
+            let suite = suite.resolved();
+            let programs = suite.programs(&manifest);
             augur_bench::accuracy::run(&augur_bench::accuracy::AccuracyArgs {
                 programs,
                 machine: &machine,

@@ -3,6 +3,7 @@
 mod characterize;
 mod cli;
 mod dynamic;
+mod gantt;
 mod plot;
 mod predict;
 mod scale;

@@ -90,10 +90,8 @@ pub struct PredictArgs {
     pub threads: Vec<u32>,
     /// With thread counts: the per-thread timeline's file.
     pub gantt: Option<PathBuf>,
-    /// Rank count of an MPI prediction (SimGrid replay).
-    pub mpi_ranks: Option<u32>,
-    /// The cluster file of an MPI prediction.
-    pub cluster: Option<PathBuf>,
+    /// An MPI prediction (SimGrid replay).
+    pub mpi: Option<crate::simgrid::MpiPredict>,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -167,7 +165,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(p) = a.mpi_ranks {
+    if let Some(mpi) = &a.mpi {
         if a.profiles.len() != 1 || machines.len() != 1 {
             bail!("--mpi-ranks predicts one MPI program profile on one machine");
         }
@@ -177,11 +175,15 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 &a.profiles[0],
                 &machines[0],
                 options,
-                p,
-                a.cluster.as_deref()
+                mpi,
+                a.gantt.as_deref(),
+                a.json
             )?
         );
         return Ok(ExitCode::SUCCESS);
+    }
+    if a.gantt.is_some() && a.threads.is_empty() {
+        bail!("--gantt draws the timeline of a parallel prediction: give --threads or --mpi-ranks");
     }
     if !a.threads.is_empty() {
         if a.profiles.len() != 1 {

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 use augur_machine_profile::MachineProfile;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Reads the cluster file, writes the platform XML to `output` and its host file next to
@@ -25,7 +25,7 @@ pub fn platform(cluster: &Path, output: &Path) -> Result<ExitCode> {
         _ => None,
     };
     let p = c
-        .platform(mpi.as_ref())
+        .platform(mpi.as_ref(), &augur_simgrid::WhatIf::default())
         .map_err(|e| anyhow::anyhow!("{}: {e}", cluster.display()))?;
     let hosts = output.with_extension("hosts");
     crate::cli::write_atomically(output, p.xml.as_bytes())?;
@@ -61,38 +61,224 @@ pub fn platform(cluster: &Path, output: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `augur predict PROFILE --mpi-ranks P [--cluster FILE]`: every rank's compute segments
-/// priced by the sequential model on `machine`, its MPI calls replayed by SimGrid on the
-/// cluster (default: one node of `machine` with P cores, its measured `[mpi]` network
-/// between the ranks).
+/// What `augur predict --mpi-ranks` was given.
+pub struct MpiPredict {
+    /// The rank count.
+    pub ranks: u32,
+    /// The cluster file (default: one node of the machine).
+    pub cluster: Option<PathBuf>,
+    /// Changes to the network and the cores.
+    pub what_if: augur_simgrid::WhatIf,
+    /// Where to write the communication matrix (CSV).
+    pub matrix: Option<PathBuf>,
+}
+
+/// `augur predict PROFILE --mpi-ranks P [--cluster FILE] [what-ifs]`: every rank's compute
+/// segments priced by the sequential model on `machine`, its MPI calls replayed by SimGrid
+/// on the cluster (default: one node of `machine` with P cores, its measured `[mpi]`
+/// network between the ranks); per rank its computing, transmission and waiting, the call
+/// sites, the communication matrix, and the timeline (`gantt`).
 pub fn predict(
     profile: &Path,
     machine: &augur_model::LoadedMachine,
     options: augur_model::PredictOptions,
-    ranks: u32,
-    cluster: Option<&Path>,
+    a: &MpiPredict,
+    gantt: Option<&Path>,
+    json: bool,
 ) -> Result<String> {
     let program = augur_program_profile::ProgramProfile::read(profile)?;
-    let p = augur_simgrid::predict_ranks(&program, &machine.profile, options, ranks, cluster)
+    let how = augur_simgrid::RanksOptions {
+        cluster: a.cluster.as_deref(),
+        what_if: a.what_if,
+        timeline: true,
+    };
+    let p = augur_simgrid::predict_ranks(&program, &machine.profile, options, a.ranks, &how)
         .with_context(|| format!("{}", profile.display()))?;
+    if let Some(path) = &a.matrix {
+        crate::cli::write_atomically(path, p.matrix.csv().as_bytes())?;
+        eprintln!("augur: communication matrix written to {}", path.display());
+    }
+    if let (Some(path), Some(t)) = (gantt, &p.timeline) {
+        let svg = rank_gantt(&machine.name, &p, t).map_err(anyhow::Error::msg)?;
+        crate::cli::write_atomically(path, svg.as_bytes())?;
+        eprintln!("augur: per-rank timeline written to {}", path.display());
+    }
+    if json {
+        return Ok(serde_json::to_string_pretty(&serde_json::json!({
+            "ranks": p.ranks,
+            "seconds": p.seconds,
+            "simulated": p.simulated,
+            "startup": p.startup,
+            "nodes": p.nodes,
+            "cores_per_node": p.cores_per_node,
+            "calls": p.calls,
+            "timeline": p.timeline.as_ref().map(|t| serde_json::json!({"ranks": t.ranks, "sites": t.sites})),
+            "matrix": p.matrix,
+        }))? + "\n");
+    }
+    Ok(report(profile, machine, a, &p))
+}
+
+/// The text report of an MPI prediction.
+fn report(
+    profile: &Path,
+    machine: &augur_model::LoadedMachine,
+    a: &MpiPredict,
+    p: &augur_simgrid::RanksPrediction,
+) -> String {
+    let s = crate::predict::fmt_seconds;
     let mut out = format!(
-        "augur MPI prediction: {} at {ranks} ranks on {} ({} node(s) x {} cores), replayed by SimGrid\npredicted time {} (the run {}, the job's launch, MPI_Init and MPI_Finalize {})\n  rank   compute   communication and waiting   MPI calls\n",
+        "augur MPI prediction: {} at {} ranks on {} ({} node(s) x {} cores), replayed by SimGrid\n",
         profile.display(),
+        p.ranks,
         machine.name,
         p.nodes,
         p.cores_per_node,
-        crate::predict::fmt_seconds(p.seconds),
-        crate::predict::fmt_seconds(p.simulated),
-        crate::predict::fmt_seconds(p.startup)
     );
-    for (r, (busy, calls)) in p.compute.iter().zip(&p.calls).enumerate() {
+    if a.what_if != augur_simgrid::WhatIf::default() {
+        out += &format!("what if: {}\n", what_if_text(&a.what_if));
+    }
+    out += &format!(
+        "predicted time {} (the run {}, the job's launch, MPI_Init and MPI_Finalize {})\n",
+        s(p.seconds),
+        s(p.simulated),
+        s(p.startup)
+    );
+    if let Some(t) = &p.timeline {
+        out += &ranks_table(p, t);
+        out += &sites_table(t);
+    }
+    out += &matrix_text(&p.matrix);
+    out
+}
+
+/// Per rank: computing, transmission, waiting, calls.
+fn ranks_table(
+    p: &augur_simgrid::RanksPrediction,
+    t: &augur_simgrid::timeline::Timeline,
+) -> String {
+    let s = crate::predict::fmt_seconds;
+    let mut out = "  rank    computing  transmission      waiting  MPI calls\n".to_string();
+    for (r, (rt, calls)) in t.ranks.iter().zip(&p.calls).enumerate() {
         out += &format!(
-            "  {:>4} {:>10} {:>27} {:>11}\n",
+            "  {:>4} {:>12} {:>13} {:>12} {:>10}\n",
             r,
-            crate::predict::fmt_seconds(*busy),
-            crate::predict::fmt_seconds((p.simulated - busy).max(0.0)),
+            s(rt.compute),
+            s(rt.transmission),
+            s(rt.waiting),
             calls
         );
     }
-    Ok(out)
+    out
+}
+
+/// The MPI call sites, most time first.
+fn sites_table(t: &augur_simgrid::timeline::Timeline) -> String {
+    let s = crate::predict::fmt_seconds;
+    let mut out = "MPI call sites (time summed over the ranks):\n  call site                        calls  transmission      waiting  waited most\n".to_string();
+    for site in t.sites.iter().take(12) {
+        out += &format!(
+            "  {:<30} {:>7} {:>13} {:>12}  rank {} ({})\n",
+            site.label,
+            site.calls,
+            s(site.transmission),
+            s(site.waiting),
+            site.worst_rank.0,
+            s(site.worst_rank.1)
+        );
+    }
+    out
+}
+
+/// The communication matrix's totals and its largest pairs.
+fn matrix_text(m: &augur_simgrid::matrix::Matrix) -> String {
+    let pairs = m.pairs();
+    let bytes: u64 = pairs.iter().map(|p| p.2).sum();
+    let msgs: u64 = pairs.iter().map(|p| p.3).sum();
+    let coll: u64 = m.collective.iter().map(|c| c.0).sum();
+    let mut out = format!(
+        "point to point: {bytes} bytes in {msgs} messages between {} pairs of ranks; {coll} collective calls\n",
+        pairs.len()
+    );
+    for (a, b, bytes, msgs) in pairs.iter().take(8) {
+        out += &format!("  {a} -> {b}: {bytes} bytes in {msgs} messages\n");
+    }
+    out
+}
+
+fn what_if_text(w: &augur_simgrid::WhatIf) -> String {
+    let change = |c: augur_simgrid::Change, unit: &str| match c {
+        augur_simgrid::Change::Same => "as measured".to_string(),
+        augur_simgrid::Change::Times(f) => format!("{f} times"),
+        augur_simgrid::Change::To(v) => format!("{v} {unit}"),
+    };
+    format!(
+        "latency {}, bandwidth {}, cores {} times as fast",
+        change(w.latency, "us"),
+        change(w.bandwidth, "GB/s"),
+        w.cpu_speed
+    )
+}
+
+/// Ranks drawn at most in the timeline (evenly spaced beyond).
+const GANTT_ROWS: usize = 64;
+
+/// The per-rank timeline: each rank's stretches of computing, transmission and waiting.
+fn rank_gantt(
+    machine: &str,
+    p: &augur_simgrid::RanksPrediction,
+    t: &augur_simgrid::timeline::Timeline,
+) -> Result<String, String> {
+    use augur_simgrid::timeline::{State, BINS};
+    use plotters::style::RGBColor;
+    let color = |st: State| match st {
+        State::Compute => RGBColor(70, 130, 180),
+        State::Transmission => RGBColor(90, 170, 90),
+        State::Waiting => RGBColor(230, 160, 60),
+    };
+    let n = t.bins.len();
+    let shown: Vec<usize> = if n <= GANTT_ROWS {
+        (0..n).collect()
+    } else {
+        (0..GANTT_ROWS)
+            .map(|k| k * (n - 1) / (GANTT_ROWS - 1))
+            .collect()
+    };
+    let width = t.end / BINS as f64;
+    let mut bars = vec![];
+    for (row, &rank) in shown.iter().enumerate() {
+        let bins = &t.bins[rank];
+        let mut k = 0;
+        while k < bins.len() {
+            let mut j = k + 1;
+            while j < bins.len() && bins[j] == bins[k] {
+                j += 1;
+            }
+            if let Some(st) = bins[k] {
+                bars.push(crate::gantt::Bar {
+                    row,
+                    from: k as f64 * width,
+                    to: j as f64 * width,
+                    color: color(st),
+                });
+            }
+            k = j;
+        }
+    }
+    let rows: Vec<String> = shown.iter().map(|r| format!("rank {r}")).collect();
+    let legend = [
+        ("computing", color(State::Compute)),
+        ("MPI: transmission", color(State::Transmission)),
+        ("MPI: waiting", color(State::Waiting)),
+    ];
+    let title = format!(
+        "Per-rank timeline at {} ranks on {machine} (SimGrid replay{})",
+        p.ranks,
+        if n > GANTT_ROWS {
+            format!(", {GANTT_ROWS} of {n} ranks shown")
+        } else {
+            String::new()
+        }
+    );
+    crate::gantt::figure(&title, &rows, &bars, &legend, t.end)
 }

@@ -403,84 +403,25 @@ fn gantt_bars(p: &ThreadPoint) -> Vec<(usize, f64, f64, Part)> {
 /// One bar per thread: serial time (thread 0 busy, the others idle), then each phase's
 /// work, its wait for the slowest thread and its overhead, phases in program order.
 fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
-    let threads = p.threads as usize;
-    let mut out = String::new();
-    {
-        let height = (200 + 28 * threads).min(2000) as u32;
-        let root = SVGBackend::with_string(&mut out, (1000, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let total = p.seconds.max(1e-12);
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!(
-                    "Per-thread timeline at {} threads on {machine} (each construct's executions together)",
-                    p.threads
-                ),
-                ("sans-serif", 16),
-            )
-            .margin(15)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(
-                0.0..total * 1.02,
-                // Room above the bars for the legend.
-                (0..threads as i32 + 4).into_segmented(),
-            )
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .x_desc("seconds")
-            .y_labels((threads + 4).min(40))
-            .y_label_formatter(&|y| match y {
-                SegmentValue::CenterOf(t) | SegmentValue::Exact(t) if (*t as usize) < threads => {
-                    format!("thread {t}")
-                }
-                SegmentValue::CenterOf(_) | SegmentValue::Exact(_) => String::new(),
-                SegmentValue::Last => String::new(),
-            })
-            .draw()
-            .map_err(|e| e.to_string())?;
-        let rects = gantt_bars(p).into_iter().map(|(t, a, b, part)| {
-            Rectangle::new(
-                [
-                    (a, SegmentValue::Exact(t as i32)),
-                    (b, SegmentValue::Exact(t as i32 + 1)),
-                ],
-                part.color().filled(),
-            )
-        });
-        chart.draw_series(rects).map_err(|e| e.to_string())?;
-        // A white line between the threads' bars.
-        let gaps = (0..threads).map(|t| {
-            Rectangle::new(
-                [
-                    (0.0, SegmentValue::Exact(t as i32)),
-                    (total * 1.02, SegmentValue::Exact(t as i32 + 1)),
-                ],
-                WHITE.stroke_width(3),
-            )
-        });
-        chart.draw_series(gaps).map_err(|e| e.to_string())?;
-        for part in Part::ALL {
-            let (label, c) = (part.label(), part.color());
-            chart
-                .draw_series(std::iter::once(Rectangle::new(
-                    [(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Exact(0))],
-                    c.filled(),
-                )))
-                .map_err(|e| e.to_string())?
-                .label(label)
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], c.filled()));
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.85))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
-    }
-    Ok(out)
+    let rows: Vec<String> = (0..p.threads).map(|t| format!("thread {t}")).collect();
+    let bars: Vec<crate::gantt::Bar> = gantt_bars(p)
+        .into_iter()
+        .map(|(row, from, to, part)| crate::gantt::Bar {
+            row,
+            from,
+            to,
+            color: part.color(),
+        })
+        .collect();
+    let legend: Vec<(&str, RGBColor)> = Part::ALL.iter().map(|p| (p.label(), p.color())).collect();
+    crate::gantt::figure(
+        &format!(
+            "Per-thread timeline at {} threads on {machine} (each construct's executions together)",
+            p.threads
+        ),
+        &rows,
+        &bars,
+        &legend,
+        p.seconds,
+    )
 }

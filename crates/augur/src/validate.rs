@@ -150,8 +150,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         measured: vec![],
         threads: vec![],
         gantt: None,
-        mpi_ranks: None,
-        cluster: None,
+        mpi: None,
     };
     let shown = Path::new(&val.program);
     print!(

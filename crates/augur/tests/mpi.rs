@@ -331,3 +331,101 @@ fn validate_mpi_ranks_times_the_job_under_mpirun() {
     }
     assert!(v["build"].as_str().unwrap().contains("mpif90"), "{out}");
 }
+
+/// Rank 1 computes twice what rank 0 does before each allreduce; rank 0 then sends it
+/// the result.
+const UNEVEN: &str = r#"program uneven
+  use mpi
+  implicit none
+  integer :: ierr, rank, np, i, k
+  integer :: st(MPI_STATUS_SIZE)
+  real(8) :: s, t
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+  t = 0
+  do k = 1, 20
+    s = 0
+    do i = 1, 300000 * (rank + 1)
+      s = s + sqrt(dble(i + k))
+    end do
+    call MPI_Allreduce(s, t, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+    if (rank == 0 .and. np > 1) call MPI_Send(t, 1, MPI_DOUBLE_PRECISION, 1, 7, MPI_COMM_WORLD, ierr)
+    if (rank == 1) call MPI_Recv(t, 1, MPI_DOUBLE_PRECISION, 0, 7, MPI_COMM_WORLD, st, ierr)
+  end do
+  if (rank == 0) print *, t
+  call MPI_Finalize(ierr)
+end program uneven
+"#;
+
+/// `augur predict --mpi-ranks --json` of `profile` with `extra` arguments.
+fn predict_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let out = succeeded(
+        augur()
+            .current_dir(dir)
+            .args(["predict", "uneven.json", "--mpi-ranks", "2", "--json", "-m"])
+            .arg(mpi_machine())
+            .args(extra),
+    );
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn predict_mpi_ranks_splits_each_rank_into_computing_transmission_and_waiting() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("uneven.f90"), UNEVEN).unwrap();
+    succeeded(augur().current_dir(dir.path()).args([
+        "analyze",
+        "uneven.f90",
+        "--mpi-ranks",
+        "2",
+        "-o",
+        "uneven.json",
+    ]));
+    let v = predict_json(dir.path(), &["--gantt", "g.svg", "--matrix", "m.csv"]);
+    let ranks = v["timeline"]["ranks"].as_array().unwrap();
+    let f = |r: usize, k: &str| ranks[r][k].as_f64().unwrap();
+    // Rank 0 waits at the allreduce for rank 1's extra half: most of the difference.
+    let late = f(1, "compute") - f(0, "compute");
+    assert!(late > 0.0, "{v}");
+    assert!(f(0, "waiting") > 0.8 * late, "{v}");
+    assert!(f(1, "waiting") < 0.2 * late, "{v}");
+    // The allreduce is the call site rank 0 waited at.
+    let sites = v["timeline"]["sites"].as_array().unwrap();
+    assert_eq!(sites[0]["label"], "MPI_Allreduce", "{v}");
+    assert_eq!(sites[0]["calls"], 40, "{v}");
+    assert_eq!(sites[0]["worst_rank"][0], 0, "{v}");
+    // Twenty messages of 8 bytes from rank 0 to rank 1.
+    let csv = std::fs::read_to_string(dir.path().join("m.csv")).unwrap();
+    assert_eq!(csv, "src,dst,bytes,messages\n0,1,160,20\n");
+    let svg = std::fs::read_to_string(dir.path().join("g.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("rank 1") && svg.contains("waiting"));
+    // What if: a 1 ms latency costs at least the 20 messages' milliseconds; cores twice
+    // as fast halve the computing.
+    let slow = predict_json(dir.path(), &["--latency", "1000"]);
+    let added = slow["simulated"].as_f64().unwrap() - v["simulated"].as_f64().unwrap();
+    assert!(added > 0.020, "{added}");
+    let fast = predict_json(dir.path(), &["--cpu-speed", "2"]);
+    let c = fast["timeline"]["ranks"][1]["compute"].as_f64().unwrap();
+    assert!((c / f(1, "compute") - 0.5).abs() < 0.01, "{c}");
+    let res = augur()
+        .current_dir(dir.path())
+        .args([
+            "predict",
+            "uneven.json",
+            "--mpi-ranks",
+            "2",
+            "--latency",
+            "fast",
+            "-m",
+        ])
+        .arg(mpi_machine())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(
+        !res.status.success() && err.contains("factor like `2x`"),
+        "{err}"
+    );
+}

@@ -11,6 +11,7 @@
 pub mod fit;
 pub mod nest;
 pub mod poly;
+pub mod ranks;
 pub mod sets;
 
 use augur_ir::Program;

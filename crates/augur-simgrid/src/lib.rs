@@ -15,6 +15,7 @@
 use augur_machine_profile::mpi::MpiProfile;
 use augur_machine_profile::MachineProfile;
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -499,6 +500,8 @@ pub struct RanksPrediction {
     pub timeline: Option<timeline::Timeline>,
     /// Bytes and messages between each pair of ranks.
     pub matrix: matrix::Matrix,
+    /// The rank counts the traces were extrapolated from (empty: traced at `ranks`).
+    pub extrapolated_from: Vec<u32>,
 }
 
 /// How to predict an MPI program.
@@ -597,7 +600,8 @@ pub fn predict_ranks(
     ranks: u32,
     how: &RanksOptions<'_>,
 ) -> Result<RanksPrediction, SimGridError> {
-    let run = traced_run(program, ranks)?;
+    let (run, extrapolated_from) = traced_run(program, ranks)?;
+    let run = run.as_ref();
     let (c, measured) = cluster_and_network(machine, ranks, how.cluster)?;
     let platform = c
         .platform(measured.as_ref(), &how.what_if)
@@ -632,26 +636,45 @@ pub fn predict_ranks(
         cores_per_node: c.cores_per_node,
         timeline,
         matrix: matrix::Matrix::of(run),
+        extrapolated_from,
     })
 }
 
-/// The run of `program` traced at `ranks` ranks.
+/// The run of `program` traced at `ranks` ranks, or one extrapolated from its traces at
+/// smaller counts (with those counts).
 fn traced_run(
     program: &augur_program_profile::ProgramProfile,
     ranks: u32,
-) -> Result<&augur_program_profile::mpi::MpiRun, SimGridError> {
+) -> Result<(Cow<'_, augur_program_profile::mpi::MpiRun>, Vec<u32>), SimGridError> {
     let fail = |m: String| SimGridError::Input(m);
     let Some(mpi) = &program.mpi else {
         return Err(fail(format!(
             "the profile has no MPI traces: analyze the program with `augur analyze --mpi-ranks {ranks} ...`"
         )));
     };
-    mpi.runs.iter().find(|r| r.ranks == ranks).ok_or_else(|| {
-        let counted: Vec<u32> = mpi.runs.iter().map(|r| r.ranks).collect();
-        fail(format!(
-            "the program was traced at {counted:?} ranks, not {ranks}: analyze it with --mpi-ranks including {ranks}"
-        ))
-    })
+    if let Some(run) = mpi.runs.iter().find(|r| r.ranks == ranks) {
+        return Ok((Cow::Borrowed(run), vec![]));
+    }
+    let counted: Vec<u32> = mpi.runs.iter().map(|r| r.ranks).collect();
+    let below: Vec<u32> = counted
+        .iter()
+        .copied()
+        .filter(|&p| p >= 3 && p < ranks)
+        .collect();
+    if below.len() < 3 {
+        return Err(fail(format!(
+            "the program was traced at {counted:?} ranks, not {ranks}: analyze it with --mpi-ranks including {ranks}, or at three or more smaller counts of at least 3 ranks (e.g. --mpi-ranks 4,8,16) to extrapolate"
+        )));
+    }
+    let runs: Vec<_> = mpi
+        .runs
+        .iter()
+        .filter(|r| below.contains(&r.ranks))
+        .cloned()
+        .collect();
+    let run = augur_scaling::ranks::extrapolate(&runs, ranks)
+        .map_err(|e| fail(format!("{ranks} ranks from the traces at {below:?}: {e}")))?;
+    Ok((Cow::Owned(run), below))
 }
 
 /// The cluster to replay on and its measured network, if any.

@@ -114,6 +114,7 @@ pub fn predict(
             "calls": p.calls,
             "timeline": p.timeline.as_ref().map(|t| serde_json::json!({"ranks": t.ranks, "sites": t.sites})),
             "matrix": p.matrix,
+            "extrapolated_from": p.extrapolated_from,
         }))? + "\n");
     }
     Ok(report(profile, machine, a, &p))
@@ -135,6 +136,12 @@ fn report(
         p.nodes,
         p.cores_per_node,
     );
+    if !p.extrapolated_from.is_empty() {
+        out += &format!(
+            "traces extrapolated from those at {:?} ranks (each role's pattern, its numbers by their model of the rank count)\n",
+            p.extrapolated_from
+        );
+    }
     if a.what_if != augur_simgrid::WhatIf::default() {
         out += &format!("what if: {}\n", what_if_text(&a.what_if));
     }

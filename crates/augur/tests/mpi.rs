@@ -429,3 +429,49 @@ fn predict_mpi_ranks_splits_each_rank_into_computing_transmission_and_waiting() 
         "{err}"
     );
 }
+
+#[test]
+fn predict_mpi_ranks_extrapolates_from_three_smaller_counts() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let halo =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/mpi/mpi_halo1d.f90");
+    succeeded(
+        augur()
+            .current_dir(dir.path())
+            .arg("analyze")
+            .arg(&halo)
+            .args(["--mpi-ranks", "3,4,5,8", "-o", "halo.json"]),
+    );
+    let time = |extra: &[&str]| -> (f64, String) {
+        let out = succeeded(
+            augur()
+                .current_dir(dir.path())
+                .args(["predict", "halo.json", "--json", "-m"])
+                .arg(mpi_machine())
+                .args(extra),
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (
+            v["simulated"].as_f64().unwrap(),
+            v["extrapolated_from"].to_string(),
+        )
+    };
+    // Traced at 8 ranks, and extrapolated to 8 from 3, 4 and 5: the same prediction.
+    let (traced, none) = time(&["--mpi-ranks", "8"]);
+    assert_eq!(none, "[]");
+    // (Drop the run at 8 so the prediction must extrapolate.)
+    let mut p = augur_program_profile::ProgramProfile::read(&dir.path().join("halo.json")).unwrap();
+    p.mpi.as_mut().unwrap().runs.retain(|r| r.ranks != 8);
+    std::fs::write(
+        dir.path().join("halo.json"),
+        serde_json::to_string(&p).unwrap(),
+    )
+    .unwrap();
+    let (extrapolated, from) = time(&["--mpi-ranks", "8"]);
+    assert_eq!(from, "[3,4,5]");
+    assert!(
+        (extrapolated / traced - 1.0).abs() < 0.01,
+        "{extrapolated} {traced}"
+    );
+}

@@ -11,6 +11,7 @@
 //! * [`validation`]: analyze, predict and time one program (`augur validate`, [`accuracy`]).
 //! * [`threads`], [`ranks`]: one OpenMP or MPI program at several thread or rank counts.
 //! * [`parallel`]: the OpenMP and MPI corpora (`augur bench openmp`, `augur bench mpi`).
+//! * [`simgrid`]: MPI predictions beside SimGrid's online simulation, and the replay's cost.
 //!
 //! The benchmarks print their tables to standard output. This is application-level
 //! code: errors are `anyhow` errors with context, returned to the binary, which prints
@@ -25,6 +26,7 @@ pub mod overhead;
 pub mod parallel;
 pub mod ranks;
 pub mod scaling;
+pub mod simgrid;
 pub mod suite;
 pub mod threads;
 pub mod validation;

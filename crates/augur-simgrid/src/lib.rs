@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod matrix;
+pub mod online;
 pub mod timeline;
 
 /// A cluster as a user describes it (TOML; see docs/FORMATS.md).
@@ -675,6 +676,19 @@ fn traced_run(
     let run = augur_scaling::ranks::extrapolate(&runs, ranks)
         .map_err(|e| fail(format!("{ranks} ranks from the traces at {below:?}: {e}")))?;
     Ok((Cow::Owned(run), below))
+}
+
+/// The SimGrid platform a prediction of `ranks` ranks on `machine` replays on (the
+/// cluster file's, else one node of `machine` with its measured network).
+pub fn platform_for(
+    machine: &MachineProfile,
+    ranks: u32,
+    cluster: Option<&Path>,
+    what_if: &WhatIf,
+) -> Result<Platform, SimGridError> {
+    let (c, measured) = cluster_and_network(machine, ranks, cluster)?;
+    c.platform(measured.as_ref(), what_if)
+        .map_err(SimGridError::Input)
 }
 
 /// The cluster to replay on and its measured network, if any.

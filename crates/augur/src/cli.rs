@@ -510,6 +510,27 @@ enum BenchCommand {
         #[command(flatten)]
         common: ParallelBenchArgs,
     },
+    /// MPI beyond this machine's cores: each program of the MPI corpus traced and
+    /// predicted at each rank count beside SimGrid's online simulation of it (smpif90,
+    /// same platform), with what each costs; with --replay-cost, the replay of the
+    /// largest program's traces extrapolated to those counts, timed.
+    Simgrid {
+        /// Machine profile (library name or file) with an [mpi] section.
+        #[arg(short, long)]
+        machine: String,
+        /// Rank counts (counting runs and simulations may exceed the cores).
+        #[arg(long, value_delimiter = ',', default_value = "4,8,16,32,64")]
+        ranks: Vec<u32>,
+        /// Only these programs (default: all).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The MPI corpus manifest.
+        #[arg(long, default_value = "corpus/mpi/corpus.toml")]
+        manifest: PathBuf,
+        /// Rank counts to time the replay at (e.g. 64,1024).
+        #[arg(long, value_delimiter = ',', value_name = "P1,P2,...")]
+        replay_cost: Vec<u32>,
+    },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
     Overhead {
@@ -1078,6 +1099,25 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             manifest,
             common,
         } => common.run(&manifest, Parallelism::Ranks, &ranks),
+        BenchCommand::Simgrid {
+            machine,
+            ranks,
+            only,
+            manifest,
+            replay_cost,
+        } => {
+            print!(
+                "{}",
+                augur_bench::simgrid::run(&augur_bench::simgrid::SimGridArgs {
+                    manifest: &manifest,
+                    machine: &machine,
+                    ranks: &ranks,
+                    only: &only,
+                    replay_cost: &replay_cost,
+                })?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         BenchCommand::Scaling {
             machine,
             runs,

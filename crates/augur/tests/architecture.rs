@@ -57,13 +57,15 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["augur-machine-profile", "augur-toolchain"],
     ),
     ("augur-mpi", &["augur-machine-profile", "augur-toolchain"]),
-    // SimGrid: platforms from cluster files and measured networks; trace replay.
+    // SimGrid: platforms from cluster files and measured networks; trace replay (traces
+    // extrapolated to rank counts never traced by augur-scaling).
     (
         "augur-simgrid",
         &[
             "augur-machine-profile",
             "augur-program-profile",
             "augur-model",
+            "augur-scaling",
             "augur-toolchain",
         ],
     ),

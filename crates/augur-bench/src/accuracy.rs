@@ -266,6 +266,34 @@ fn measure_program(
     measure_built(a, name, machine, (&fortran, &opts), timed)
 }
 
+/// Whether the program printed `expect` (into `expect_in` when given, else on the standard
+/// output of every run in `outputs`, each named).
+pub(crate) fn check_expect(
+    expect: Option<&str>,
+    expect_in: Option<&Path>,
+    outputs: &[(String, Vec<u8>)],
+) -> Result<()> {
+    let Some(expect) = expect else {
+        return Ok(());
+    };
+    if let Some(file) = expect_in {
+        let text = std::fs::read(file).unwrap_or_default();
+        anyhow::ensure!(
+            String::from_utf8_lossy(&text).contains(expect),
+            "{} does not hold {expect:?} after the runs, which the manifest says the program writes there on success; check its arguments, input and data files",
+            file.display()
+        );
+        return Ok(());
+    }
+    for (run, out) in outputs {
+        anyhow::ensure!(
+            String::from_utf8_lossy(out).contains(expect),
+            "the {run} run did not print {expect:?}, which the manifest says it prints on success; check its arguments, input and data files"
+        );
+    }
+    Ok(())
+}
+
 /// `--save` with `--replay` needs `--recount` and another directory.
 fn check_save_with_replay(a: &AccuracyArgs) -> Result<()> {
     if let (Some(from), Some(to)) = (a.replay, a.save) {
@@ -366,24 +394,14 @@ fn measure_built(
         a.runs,
         a.options(),
     )?;
-    if let (Some(expect), Some(file)) = (timed.expect, &timed.expect_in) {
-        let text = std::fs::read(file).unwrap_or_default();
-        anyhow::ensure!(
-            String::from_utf8_lossy(&text).contains(expect),
-            "{} does not hold {expect:?} after the runs, which the manifest says the program writes there on success; check its arguments, input and data files",
-            file.display()
-        );
-    } else if let Some(expect) = timed.expect {
-        for (run, out) in [
-            ("instrumented (counting)", &v.counted_stdout),
-            ("timed", &v.stdout),
-        ] {
-            anyhow::ensure!(
-                String::from_utf8_lossy(out).contains(expect),
-                "the {run} run did not print {expect:?}, which the manifest says it prints on success; check its arguments, input and data files"
-            );
-        }
-    }
+    let outputs = [
+        (
+            "instrumented (counting)".to_string(),
+            v.counted_stdout.clone(),
+        ),
+        ("timed".to_string(), v.stdout.clone()),
+    ];
+    check_expect(timed.expect, timed.expect_in.as_deref(), &outputs)?;
     let o = Outcome {
         profile: v.profile,
         prediction: v.prediction,

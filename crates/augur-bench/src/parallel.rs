@@ -85,26 +85,29 @@ struct Outcome {
     warnings: Vec<String>,
 }
 
-/// A program measured: its profile, the timed build, its rows and warnings.
+/// A program measured: its profile, the timed build, its rows and warnings, and what
+/// its runs printed.
 struct Measured {
     profile: ProgramProfile,
     build: String,
     rows: Vec<CountRow>,
     warnings: Vec<String>,
+    outputs: Vec<(String, Vec<u8>)>,
 }
 
 impl Measured {
     fn new<R: Into<CountRow>>(
-        profile: ProgramProfile,
-        build: String,
+        (profile, build): (ProgramProfile, String),
         rows: Vec<R>,
         warnings: Vec<String>,
+        outputs: Vec<(String, Vec<u8>)>,
     ) -> Measured {
         Measured {
             profile,
             build,
             rows: rows.into_iter().map(Into::into).collect(),
             warnings,
+            outputs,
         }
     }
 }
@@ -205,21 +208,33 @@ fn measure_one(
     p.write_inputs()?;
     let options = augur_model::PredictOptions::default();
     let failed = || format!("{}: validation failed", p.name);
-    let m = match a.parallelism {
+    let expect_in = (!p.expect_in.is_empty()).then(|| opts.cwd.join(&p.expect_in));
+    if let Some(f) = &expect_in {
+        // An old copy must not pass for this run's.
+        let _ = std::fs::remove_file(f);
+    }
+    let mut m = match a.parallelism {
         Parallelism::Threads => {
             opts.threads = a.counts.to_vec();
             let v =
                 crate::threads::validate_threads(machine, &fortran, &opts, flags, a.runs, options)
                     .with_context(failed)?;
-            Measured::new(v.profile, v.build, v.rows, v.warnings)
+            Measured::new((v.profile, v.build), v.rows, v.warnings, v.outputs)
         }
         Parallelism::Ranks => {
             opts.mpi_ranks = a.counts.to_vec();
             let v = crate::ranks::validate_ranks(machine, &fortran, &opts, flags, a.runs, options)
                 .with_context(failed)?;
-            Measured::new(v.profile, v.build, v.rows, v.warnings)
+            Measured::new((v.profile, v.build), v.rows, v.warnings, v.outputs)
         }
     };
+    if !p.expect.is_empty() {
+        // The manifest says what a correct run prints: checked instead of comparing runs.
+        crate::accuracy::check_expect(Some(&p.expect), expect_in.as_deref(), &m.outputs)
+            .with_context(|| p.name.clone())?;
+        m.warnings
+            .retain(|w| !w.contains(crate::validation::OUTPUT_DIFFERS));
+    }
     if let Some(dir) = a.save {
         save_one(dir, &p.name, &m)?;
     }

@@ -41,6 +41,9 @@ pub struct RankValidation {
     /// The program profile with its traces (not in JSON output).
     #[serde(skip)]
     pub profile: augur_program_profile::ProgramProfile,
+    /// What the counting run and the timed jobs printed (not in JSON output).
+    #[serde(skip)]
+    pub outputs: Vec<(String, Vec<u8>)>,
 }
 
 /// Traces, predicts and times `fortran` at each of `opts.mpi_ranks`.
@@ -88,14 +91,20 @@ pub fn validate_ranks(
     let timed = time_interleaved(&launcher, &specs, runs, Clock::Wall)?;
     let mut warnings = vec![];
     let mut rows = vec![];
+    let mut outputs = vec![(
+        "instrumented (counting)".to_string(),
+        analysis.run.stdout.clone(),
+    )];
     for (k, (p, t)) in predictions.into_iter().zip(timed).enumerate() {
         // The counting run's output is the first rank count's.
         if k == 0 && t.stdout != analysis.run.stdout {
             warnings.push(format!(
-                "at {} ranks the job printed something else than the counting run (ranks printing in another order?)",
-                p.ranks
+                "at {} ranks the job {} (ranks printing in another order?)",
+                p.ranks,
+                crate::validation::OUTPUT_DIFFERS
             ));
         }
+        outputs.push((format!("timed at {} ranks", p.ranks), t.stdout));
         rows.push(RankRow {
             ranks: p.ranks,
             predicted: p.seconds,
@@ -109,5 +118,6 @@ pub fn validate_ranks(
         rows,
         warnings,
         profile: analysis.profile,
+        outputs,
     })
 }

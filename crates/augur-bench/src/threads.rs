@@ -30,6 +30,9 @@ pub struct ThreadValidation {
     /// The program profile (not in JSON output).
     #[serde(skip)]
     pub profile: ProgramProfile,
+    /// What the counting run and the timed runs printed (not in JSON output).
+    #[serde(skip)]
+    pub outputs: Vec<(String, Vec<u8>)>,
 }
 
 /// One thread count: predicted against measured.
@@ -84,6 +87,10 @@ pub fn validate_threads(
     let (_work, exe) = build_plain(&omp.toolchain, &input)?;
     let mut rows = vec![];
     let mut warnings = prediction.warnings.clone();
+    let mut outputs = vec![(
+        "instrumented (counting)".to_string(),
+        analysis.run.stdout.clone(),
+    )];
     // One run at each thread count per round: a host that drifts moves them all alike.
     let specs: Vec<_> = prediction
         .points
@@ -97,10 +104,15 @@ pub fn validate_threads(
     for (point, timed) in prediction.points.iter().zip(all) {
         if timed.stdout != analysis.run.stdout {
             warnings.push(format!(
-                "with {} thread(s) the program printed something else than the counting run (nondeterministic output, or floating-point reductions in another order)",
-                point.threads
+                "with {} thread(s) the program {} (nondeterministic output, or floating-point reductions in another order)",
+                point.threads,
+                crate::validation::OUTPUT_DIFFERS
             ));
         }
+        outputs.push((
+            format!("timed at {} thread(s)", point.threads),
+            timed.stdout,
+        ));
         rows.push(ThreadRow {
             threads: point.threads,
             predicted: point.seconds,
@@ -120,5 +132,6 @@ pub fn validate_threads(
         prediction,
         warnings,
         profile: analysis.profile,
+        outputs,
     })
 }

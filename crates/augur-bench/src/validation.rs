@@ -179,6 +179,10 @@ pub(crate) fn plain_build_input(
     }
 }
 
+/// The words of the warning that a parallel run printed something else than the counting
+/// run (dropped when the manifest's `expect` checks the output instead).
+pub(crate) const OUTPUT_DIFFERS: &str = "printed something else than the counting run";
+
 /// A timed run of the normal build with the analysis's arguments and input, and `env`.
 pub(crate) fn timed_run(opts: &AnalyzeOptions, env: Vec<(String, String)>) -> RunSpec {
     RunSpec {

@@ -181,9 +181,19 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     } else {
         opts
     };
+    let mpi_front;
+    let opts = if opts.mpi_ranks.is_empty() {
+        opts
+    } else {
+        mpi_front = crate::mpi::mpi_front_end(opts);
+        &mpi_front
+    };
     let (program, loaded) = front_end(sources, opts)?;
     let texts = loaded_texts(&loaded);
-    let plan = instrument::plan_for(&program, &texts, openmp);
+    let mut plan = instrument::plan_for(&program, &texts, openmp);
+    if !opts.mpi_ranks.is_empty() {
+        instrument::plan_mpi_sites(&mut plan, &program, &texts);
+    }
 
     let tmp = interrupt::temp_dir("augur-build-")
         .map_err(|e| AnalyzeError::Io(format!("cannot create a build directory: {e}")))?;

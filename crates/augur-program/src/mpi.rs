@@ -7,12 +7,15 @@
 //! calls made from libraries and through `use mpi` interfaces alike, and records what the
 //! library is told at run time (the datatype's size, the world rank of a peer in a split
 //! communicator) that the source does not say. Repeated patterns of steps (a time loop's
-//! halo exchange) are stored once with their repeat count ([`compress`]).
+//! halo exchange) are stored once with their repeat count ([`compress`]). The source
+//! rewriting only numbers the call sites (`instrument::sites`): each event names the CALL
+//! that made it. A receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG gets the source and
+//! tag it matched, so that the replay has concrete peers ([`parse`]).
 
 use crate::analyze::{AnalyzeError, AnalyzeOptions};
 use crate::instrument::{self, Plan};
 use augur_ir::Program;
-use augur_program_profile::mpi::{Event, MpiProfile, MpiRun, RankTrace, Record, Step};
+use augur_program_profile::mpi::{Event, MpiProfile, MpiRun, RankTrace, Record, Site, Step};
 use augur_toolchain::{self as toolchain, find_on_path, RunSpec, Toolchain};
 use std::path::{Path, PathBuf};
 
@@ -44,6 +47,41 @@ pub fn mpi_options(opts: &AnalyzeOptions, work: &Path) -> Result<AnalyzeOptions,
         .map_err(|e| AnalyzeError::Io(format!("cannot write {}: {e}", tracer.display())))?;
     o.c_sources.push(tracer);
     Ok(o)
+}
+
+/// The options of an MPI analysis's front end: the MPI library's include directories
+/// (`mpicc --showme:incdirs` and `mpif90 --showme:incdirs`, Open MPI's wrappers) added
+/// after the user's, so that `INCLUDE 'mpif.h'` is found as the wrapper compiler finds it.
+/// A wrapper that does not answer adds nothing (the INCLUDE's error then says what to
+/// pass with -I).
+pub fn mpi_front_end(opts: &AnalyzeOptions) -> AnalyzeOptions {
+    let mut o = opts.clone();
+    for wrapper in ["mpicc", "mpif90"] {
+        for dir in wrapper_include_dirs(wrapper) {
+            if !o.front.load.include_dirs.contains(&dir) {
+                o.front.load.include_dirs.push(dir);
+            }
+        }
+    }
+    o
+}
+
+/// The include directories an Open MPI wrapper compiler passes (none if it is missing
+/// or does not answer).
+fn wrapper_include_dirs(wrapper: &str) -> Vec<PathBuf> {
+    let Some(exe) = find_on_path(wrapper) else {
+        return vec![];
+    };
+    let mut spec = RunSpec::new(".", std::time::Duration::from_secs(30));
+    spec.args = vec!["--showme:incdirs".into()];
+    match toolchain::run(&exe, &spec) {
+        Ok(run) if run.success() => String::from_utf8_lossy(&run.stdout)
+            .split_whitespace()
+            .map(PathBuf::from)
+            .filter(|d| d.is_dir())
+            .collect(),
+        _ => vec![],
+    }
 }
 
 /// `spec` run as `mpirun -np ranks EXE ARGS...` (as root with `--allow-run-as-root`;
@@ -122,7 +160,7 @@ impl RankRuns<'_> {
             let path = PathBuf::from(format!("{}.{rank}", prefix.display()));
             let text = std::fs::read_to_string(&path).map_err(|e| {
                 AnalyzeError::Io(format!(
-                    "rank {rank} of {p} wrote no MPI trace ({}: {e}): does the program call MPI_Init and MPI_Finalize through the Fortran bindings (`mpif.h` or `use mpi`; `use mpi_f08` is not traced yet)?",
+                    "rank {rank} of {p} wrote no MPI trace ({}: {e}): does the program call MPI_Init and MPI_Finalize through Open MPI's Fortran bindings (`mpif.h`, `use mpi` or `use mpi_f08`)?",
                     path.display()
                 ))
             })?;
@@ -139,7 +177,11 @@ impl RankRuns<'_> {
 
     /// A rank's trace with its counter changes turned into block executions.
     fn rank_trace(&self, rank: u32, steps: &[(u64, RawStep)]) -> RankTrace {
-        let calls = steps.iter().map(|s| s.0).sum();
+        let calls = steps
+            .iter()
+            .filter(|s| s.1.event.is_call())
+            .map(|s| s.0)
+            .sum();
         let records = compress(steps)
             .into_iter()
             .map(|(repeat, pattern)| Record {
@@ -170,10 +212,19 @@ impl RankRuns<'_> {
                 }
             }
         }
-        Step {
-            segment,
-            event: raw.event.clone(),
-        }
+        let mut event = raw.event.clone();
+        event.site = self.site(raw.site);
+        Step { segment, event }
+    }
+
+    /// The file and line of call site `n` (from 1).
+    fn site(&self, n: u32) -> Option<Site> {
+        let (file, line) = instrument::site_of(self.plan, n)?;
+        let file = self.program.files.files.get(file.0 as usize)?;
+        Some(Site {
+            file: file.path.display().to_string(),
+            line,
+        })
     }
 }
 
@@ -182,16 +233,21 @@ impl RankRuns<'_> {
 pub struct RawStep {
     /// `(counter index, change)`.
     pub counters: Vec<(usize, i64)>,
-    /// The call.
+    /// The call (without its site).
     pub event: Event,
+    /// The call site's number ([`Plan::mpi_sites`], from 1; 0: unknown).
+    pub site: u32,
+    /// Wildcard receives this wait or test completed: `(request, source, tag)` matched.
+    pub matched: Vec<(i64, i32, i32)>,
 }
 
-/// Reads a rank's trace: its steps with the tracer's repeat counts.
+/// Reads a rank's trace: its steps with the tracer's repeat counts, each receive posted
+/// with MPI_ANY_SOURCE or MPI_ANY_TAG given the source and tag it matched.
 pub fn parse(text: &str) -> Result<Vec<(u64, RawStep)>, String> {
     let mut lines = text.lines().enumerate();
     match lines.next() {
-        Some((_, l)) if l.starts_with("augur-mpi-trace 1 ") => {}
-        _ => return Err("not an augur MPI trace (no `augur-mpi-trace 1` header)".into()),
+        Some((_, l)) if l.starts_with("augur-mpi-trace 2 ") => {}
+        _ => return Err("not an augur MPI trace (no `augur-mpi-trace 2` header)".into()),
     }
     let mut out = vec![];
     loop {
@@ -199,6 +255,7 @@ pub fn parse(text: &str) -> Result<Vec<(u64, RawStep)>, String> {
             return Err("the trace ends before `end`: the rank did not reach MPI_Finalize".into());
         };
         if line == "end" {
+            resolve_wildcards(&mut out);
             return Ok(out);
         }
         let bad = || format!("line {}: malformed `{line}`", no + 1);
@@ -212,35 +269,98 @@ pub fn parse(text: &str) -> Result<Vec<(u64, RawStep)>, String> {
                 no + 1
             ));
         };
-        let counters = seg
-            .strip_prefix('S')
-            .ok_or_else(bad)?
-            .split_whitespace()
-            .map(|w| {
-                let (i, d) = w.split_once(':')?;
-                Some((i.parse().ok()?, d.parse().ok()?))
-            })
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(bad)?;
-        let event = parse_event(ev).ok_or_else(|| format!("line {}: malformed `{ev}`", eno + 1))?;
-        out.push((repeat, RawStep { counters, event }));
+        let counters = parse_segment(seg).ok_or_else(bad)?;
+        let step = parse_event(ev, counters)
+            .ok_or_else(|| format!("line {}: malformed `{ev}`", eno + 1))?;
+        out.push((repeat, step));
     }
 }
 
-fn parse_event(line: &str) -> Option<Event> {
+/// `S i:d ...`: counter changes.
+fn parse_segment(seg: &str) -> Option<Vec<(usize, i64)>> {
+    seg.strip_prefix('S')?
+        .split_whitespace()
+        .map(|w| {
+            let (i, d) = w.split_once(':')?;
+            Some((i.parse().ok()?, d.parse().ok()?))
+        })
+        .collect()
+}
+
+/// `E OP PEER TAG BYTES BYTES2 COMM REQUEST SITE [WORDS]`.
+fn parse_event(line: &str, counters: Vec<(usize, i64)>) -> Option<RawStep> {
     let w: Vec<&str> = line.strip_prefix("E ")?.split_whitespace().collect();
-    let [op, peer, tag, bytes, bytes2, comm, request] = w[..] else {
-        return None;
+    let (&[op, peer, tag, bytes, bytes2, comm, request, site], words) = w.split_first_chunk()?;
+    let mut step = RawStep {
+        counters,
+        event: Event {
+            peer: peer.parse().ok()?,
+            tag: tag.parse().ok()?,
+            bytes: bytes.parse().ok()?,
+            bytes2: bytes2.parse().ok()?,
+            comm: comm.parse().ok()?,
+            request: request.parse().ok()?,
+            ..Event::new(op)
+        },
+        site: site.parse().ok()?,
+        matched: vec![],
     };
-    Some(Event {
-        op: op.to_string(),
-        peer: peer.parse().ok()?,
-        tag: tag.parse().ok()?,
-        bytes: bytes.parse().ok()?,
-        bytes2: bytes2.parse().ok()?,
-        comm: comm.parse().ok()?,
-        request: request.parse().ok()?,
-    })
+    for word in words {
+        add_word(&mut step, word)?;
+    }
+    Some(step)
+}
+
+/// One `KEY=VALUE` word after an event's columns.
+fn add_word(step: &mut RawStep, word: &str) -> Option<()> {
+    let (key, value) = word.split_once('=')?;
+    let list = |v: &str| -> Option<Vec<i64>> { v.split(',').map(|x| x.parse().ok()).collect() };
+    let e = &mut step.event;
+    match key {
+        "m" => {
+            e.members = value
+                .split(',')
+                .map(|x| x.parse().ok())
+                .collect::<Option<_>>()?
+        }
+        "c" => e.counts = list(value)?,
+        "d" => e.completed = list(value)?,
+        "t" => e.recv_tag = Some(value.parse().ok()?),
+        "w" => {
+            let v = list(&value.replace(':', ","))?;
+            let &[req, src, tag] = &v[..] else {
+                return None;
+            };
+            step.matched
+                .push((req, i32::try_from(src).ok()?, i32::try_from(tag).ok()?));
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+/// Gives each receive posted with MPI_ANY_SOURCE or MPI_ANY_TAG (`irecv` with peer or
+/// tag -1) the source and tag the wait or test that completed it recorded, so that the
+/// replay has concrete peers; the records of the matches are then dropped.
+fn resolve_wildcards(steps: &mut [(u64, RawStep)]) {
+    let mut posted: std::collections::HashMap<i64, usize> = Default::default();
+    for i in 0..steps.len() {
+        let e = &steps[i].1.event;
+        if e.op == "irecv" && (e.peer == -1 || e.tag == -1) {
+            posted.insert(e.request, i);
+        }
+        for (req, src, tag) in std::mem::take(&mut steps[i].1.matched) {
+            if let Some(k) = posted.remove(&req) {
+                let e = &mut steps[k].1.event;
+                if e.peer == -1 {
+                    e.peer = src;
+                }
+                if e.tag == -1 {
+                    e.tag = tag;
+                }
+            }
+        }
+    }
 }
 
 /// Runs of a repeated pattern stored once: at each position, the pattern of at most
@@ -298,17 +418,62 @@ mod tests {
 
     #[test]
     fn traces_are_read_and_broken_ones_named() {
-        let text = "augur-mpi-trace 1 0 2\nR 1\nS\nE init -1 -1 0 0 0 -1\nR 3\nS 0:50 2:1\n\
-                    E send 1 7 800 -1 0 -1\nend\n";
+        let text = "augur-mpi-trace 2 0 2\nR 1\nS\nE init -1 -1 0 0 0 -1 0\nR 3\nS 0:50 2:1\n\
+                    E send 1 7 800 -1 0 -1 4\nend\n";
         let steps = parse(text).unwrap();
         assert_eq!(steps.len(), 2);
         assert_eq!(steps[1].0, 3);
         assert_eq!(steps[1].1.counters, vec![(0, 50), (2, 1)]);
         assert_eq!(steps[1].1.event.op, "send");
         assert_eq!(steps[1].1.event.bytes, 800);
-        let cut = parse("augur-mpi-trace 1 0 2\nR 1\nS\nE init -1 -1 0 0 0 -1\n").unwrap_err();
+        assert_eq!(steps[1].1.site, 4);
+        let cut = parse("augur-mpi-trace 2 0 2\nR 1\nS\nE init -1 -1 0 0 0 -1 0\n").unwrap_err();
         assert!(cut.contains("MPI_Finalize"), "{cut}");
-        let bad = parse("augur-mpi-trace 1 0 2\nR x\n").unwrap_err();
+        let bad = parse("augur-mpi-trace 2 0 2\nR x\n").unwrap_err();
         assert!(bad.contains("line 2"), "{bad}");
+        // A word the reader does not know, and an event short of its columns.
+        for ev in [
+            "E wait -1 -1 0 -1 0 5 0 q=1",
+            "E wait -1 -1 0 -1 0 5",
+            "E gatherv 0 -1 8 24 0 -1 0 c=8,x",
+        ] {
+            let text = format!("augur-mpi-trace 2 0 2\nR 1\nS\n{ev}\nend\n");
+            let e = parse(&text).unwrap_err();
+            assert!(e.contains("line 4") && e.contains(ev), "{e}");
+        }
+    }
+
+    #[test]
+    fn words_give_counts_members_completions_and_tags() {
+        let text = "augur-mpi-trace 2 0 3\nR 1\nS\nE comm_split -1 -1 0 -1 0 3 2 m=0,2\n\
+                    R 1\nS\nE gatherv 0 -1 8 24 3 -1 3 c=8,16\n\
+                    R 1\nS\nE waitall -1 -1 2 -1 0 -1 4 d=5,6\n\
+                    R 1\nS\nE sendrecv 1 3 8 8 0 2 5 t=9\nend\n";
+        let s = parse(text).unwrap();
+        assert_eq!(s[0].1.event.members, vec![0, 2]);
+        assert_eq!(s[0].1.event.request, 3);
+        assert_eq!(s[1].1.event.counts, vec![8, 16]);
+        assert_eq!(s[2].1.event.completed, vec![5, 6]);
+        assert_eq!(s[3].1.event.recv_tag, Some(9));
+        assert_eq!(s[3].1.event.request, 2);
+    }
+
+    #[test]
+    fn wildcard_receives_get_the_source_and_tag_they_matched() {
+        // Request 7 posted with MPI_ANY_SOURCE and MPI_ANY_TAG, request 8 with a source
+        // and MPI_ANY_TAG; a waitany completes 8 (from 2, tag 5), a wait completes 7.
+        let text = "augur-mpi-trace 2 0 3\n\
+                    R 1\nS\nE irecv -1 -1 80 -1 0 7 1\n\
+                    R 1\nS\nE irecv 2 -1 80 -1 0 8 2\n\
+                    R 1\nS\nE waitany -1 -1 2 -1 0 -1 3 d=8 w=8:2:5\n\
+                    R 1\nS\nE wait -1 -1 0 -1 0 7 4 w=7:1:4\nend\n";
+        let s = parse(text).unwrap();
+        let e = |i: usize| (s[i].1.event.peer, s[i].1.event.tag);
+        assert_eq!((e(0), e(1)), ((1, 4), (2, 5)));
+        assert!(s.iter().all(|x| x.1.matched.is_empty()));
+        assert_eq!(s[2].1.event.completed, vec![8]);
+        // A wildcard receive never completed keeps -1 (the replay then matches any).
+        let text = "augur-mpi-trace 2 0 2\nR 1\nS\nE irecv -1 -1 80 -1 0 7 1\nend\n";
+        assert_eq!(parse(text).unwrap()[0].1.event.peer, -1);
     }
 }

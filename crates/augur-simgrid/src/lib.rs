@@ -1,6 +1,7 @@
 //! SimGrid for augur: a cluster described in TOML turned into a SimGrid platform
 //! ([`Cluster::platform`]), and time-independent traces replayed on it by SMPI
-//! ([`replay`]).
+//! ([`replay`]); the MPI events of a profile turned into the replayer's actions
+//! ([`actions`]).
 //!
 //! A cluster is `nodes` hosts of `cores_per_node` cores (one MPI rank per core), a link
 //! between the ranks of a node (SimGrid's loopback) and one between nodes, wired flat (every
@@ -11,6 +12,8 @@
 //! empty message's latency and the rendezvous protocol's, so that a replayed ping-pong
 //! takes what the measured one took. (SMPI's factors are global: they scale the links
 //! between nodes alike.)
+
+pub mod actions;
 
 use augur_machine_profile::mpi::MpiProfile;
 use augur_machine_profile::MachineProfile;
@@ -384,9 +387,10 @@ pub struct TiTraces {
 
 /// SimGrid's time-independent trace of every rank of `run` (one text per rank): each
 /// compute segment as `compute FLOPS` (its `seconds` at `flops_per_second`), each MPI call
-/// as the replayer's action, repeated patterns written out. A `sendrecv` becomes an
-/// `isend`, a `recv` (with the send's tag) and a `wait`. Also each rank's compute
-/// seconds, and each MPI line's call site and cost on `net` when idle.
+/// as the replayer's actions ([`actions::Translator`]: a `sendrecv` becomes an `isend`, a
+/// `recv` and a `wait`; a collective on part of the world, point-to-point messages),
+/// repeated patterns written out. Also each rank's compute seconds, and each MPI line's
+/// call site and cost on `net` when idle.
 pub fn time_independent(
     run: &augur_program_profile::mpi::MpiRun,
     seconds: &dyn Fn(&Segment) -> f64,
@@ -398,7 +402,7 @@ pub fn time_independent(
     for t in &run.traces {
         let mut text = String::new();
         let mut busy = 0.0;
-        let mut requests = Requests::default();
+        let mut translator = actions::Translator::new(run.ranks);
         let mut lines = timeline::RankLines::default();
         for record in &t.records {
             let mut pattern = vec![];
@@ -406,8 +410,8 @@ pub fn time_independent(
                 .steps
                 .iter()
                 .map(|s| {
-                    let act = action(t.rank, &s.event, &mut requests);
-                    pattern.extend(sites.lines(&s.event, act.lines().count(), net));
+                    let act = translator.lines(t.rank, &s.event);
+                    pattern.extend(sites.lines(&s.event, timeline::logged_lines(&act), net));
                     (seconds(&s.segment), act)
                 })
                 .collect();
@@ -428,53 +432,6 @@ pub fn time_independent(
     }
     out.sites = sites.labels();
     out
-}
-
-/// The pending non-blocking requests of a rank by their Fortran handle: the replayer
-/// names the request a `wait` completes by its source, destination and tag.
-#[derive(Default)]
-struct Requests(std::collections::HashMap<i64, (i64, i64, i64)>);
-
-/// The replayer's lines for one MPI call of rank `r`.
-fn action(r: u32, e: &augur_program_profile::mpi::Event, requests: &mut Requests) -> String {
-    let (p, tag, b, b2) = (e.peer, e.tag.max(0), e.bytes.max(0), e.bytes2.max(0));
-    let me = i64::from(r);
-    let line = match e.op.as_str() {
-        "isend" => {
-            requests
-                .0
-                .insert(e.request, (me, i64::from(p), i64::from(tag)));
-            format!("isend {p} {tag} {b}")
-        }
-        "irecv" => {
-            requests
-                .0
-                .insert(e.request, (i64::from(p), me, i64::from(tag)));
-            format!("irecv {p} {tag} {b}")
-        }
-        "wait" => match requests.0.remove(&e.request) {
-            Some((src, dst, t)) => format!("wait {src} {dst} {t}"),
-            None => return String::new(),
-        },
-        "waitall" => {
-            requests.0.clear();
-            "waitall".to_string()
-        }
-        "send" | "recv" => format!("{} {p} {tag} {b}", e.op),
-        "sendrecv" => {
-            return format!(
-                "{r} isend {p} {tag} {b}\n{r} recv {} {tag} {b2}\n{r} wait {r} {p} {tag}\n",
-                e.request
-            )
-        }
-        "bcast" => format!("bcast {b} {p}"),
-        "reduce" => format!("reduce {b} {} {p}", b / 8),
-        "allreduce" => format!("allreduce {b} {}", b / 8),
-        "gather" | "scatter" => format!("{} {b} {b2} {p}", e.op),
-        "allgather" | "alltoall" => format!("{} {b} {b2}", e.op),
-        op => op.to_string(),
-    };
-    format!("{r} {line}\n")
 }
 
 /// An MPI program's predicted time at a rank count.

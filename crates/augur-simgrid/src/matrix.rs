@@ -54,7 +54,10 @@ impl Matrix {
                     self.messages[src][dst] += times;
                 }
             }
-            "recv" | "irecv" | "wait" | "waitall" | "init" | "finalize" => {}
+            op if !e.is_call()
+                || matches!(op, "recv" | "irecv" | "init" | "finalize")
+                || op.starts_with("wait")
+                || op.starts_with("test") => {}
             _ => {
                 if let Some(c) = self.collective.get_mut(src) {
                     c.0 += times;

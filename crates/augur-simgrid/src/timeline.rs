@@ -109,8 +109,7 @@ impl SiteTable {
     /// The lines `e` became (`lines` of them, the replayer's actions), each with its site
     /// and idle cost: the call's cost on the line where the replayer spends it.
     pub fn lines(&mut self, e: &Event, lines: usize, net: &IdleNetwork) -> Vec<LineInfo> {
-        // The replayer does not log these.
-        if e.op == "init" || e.op == "finalize" {
+        if lines == 0 {
             return vec![];
         }
         let site = self.site(e);
@@ -154,9 +153,34 @@ impl SiteTable {
     }
 }
 
-/// A call site's label: the MPI operation, and where the call is when the trace says.
+/// The lines of `actions` (the replayer's, one per line) that the replayer logs as MPI
+/// actions: not `init` and `finalize` (not logged), nor `compute` (logged, but as
+/// computing: a reduction's operations).
+pub fn logged_lines(actions: &str) -> usize {
+    actions
+        .lines()
+        .filter(|l| {
+            !matches!(
+                l.split_whitespace().nth(1),
+                Some("init" | "finalize" | "compute") | None
+            )
+        })
+        .count()
+}
+
+/// A call site's label: the MPI operation, and where the call is when the trace says
+/// (`MPI_Allreduce at cg.f90:40`).
 fn site_label(e: &Event) -> String {
-    format!("MPI_{}", capitalized(&e.op))
+    let op = format!("MPI_{}", capitalized(&e.op));
+    match &e.site {
+        Some(s) => {
+            let file = std::path::Path::new(&s.file)
+                .file_name()
+                .map_or(s.file.clone(), |f| f.to_string_lossy().to_string());
+            format!("{op} at {file}:{}", s.line)
+        }
+        None => op,
+    }
 }
 
 fn capitalized(op: &str) -> String {
@@ -275,7 +299,7 @@ pub fn read(
             .line(&line)
             .map_err(|e| format!("{} line {}: {e}", log.display(), k + 1))?;
     }
-    Ok(state.finish())
+    state.finish()
 }
 
 /// The state of [`read`].
@@ -377,7 +401,14 @@ impl<'a> Reading<'a> {
         }
     }
 
-    fn finish(mut self) -> Timeline {
+    fn finish(mut self) -> Result<Timeline, String> {
+        for (rank, c) in self.cursors.iter_mut().enumerate() {
+            if c.next().is_some() {
+                return Err(format!(
+                    "rank {rank} has MPI actions in its trace that SimGrid's log does not show"
+                ));
+            }
+        }
         for (rank, waits) in self.site_waits.iter().enumerate() {
             for (&site, &w) in waits {
                 let s = &mut self.sites[site as usize];
@@ -394,12 +425,12 @@ impl<'a> Reading<'a> {
             .iter()
             .map(|rank| rank.iter().map(dominant).collect())
             .collect();
-        Timeline {
+        Ok(Timeline {
             ranks: self.ranks,
             sites: self.sites,
             end: self.end,
             bins,
-        }
+        })
     }
 }
 

@@ -222,11 +222,14 @@ fn mpi_summary(m: &augur_program_profile::mpi::MpiProfile) -> String {
             let mut executions = 0.0;
             for r in &t.records {
                 for step in &r.steps {
-                    let b = step.event.bytes.max(0);
-                    if !matches!(
-                        step.event.op.as_str(),
-                        "waitall" | "wait" | "recv" | "irecv"
-                    ) {
+                    let (op, b) = (step.event.op.as_str(), step.event.bytes.max(0));
+                    // Completions count requests in `bytes`; receives and
+                    // communicators send nothing.
+                    let sends = !(op.starts_with("wait")
+                        || op.starts_with("test")
+                        || op.starts_with("comm")
+                        || op.ends_with("recv") && op != "sendrecv");
+                    if sends {
                         *sent.entry(step.event.op.as_str()).or_default() += b * r.repeat as i64;
                     }
                     executions += r.repeat as f64 * step.segment.iter().map(|x| x.2).sum::<f64>();

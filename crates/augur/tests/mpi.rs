@@ -1,5 +1,8 @@
 //! `augur characterize --mpi` with the real OpenMPI (mpif90, mpirun): the `[mpi]` section
-//! of a machine profile, and the error when no MPI library is installed.
+//! of a machine profile, and the error when no MPI library is installed; `augur analyze
+//! --mpi-ranks` and `augur predict --mpi-ranks` (SimGrid) on the corpus ring and on the
+//! test programs of `tests/fixtures/mpi` (v-collectives, wildcard receives and the
+//! completions of non-blocking requests, split communicators, `use mpi_f08`).
 
 use std::process::Command;
 
@@ -393,7 +396,8 @@ fn predict_mpi_ranks_splits_each_rank_into_computing_transmission_and_waiting() 
     assert!(f(1, "waiting") < 0.2 * late, "{v}");
     // The allreduce is the call site rank 0 waited at.
     let sites = v["timeline"]["sites"].as_array().unwrap();
-    assert_eq!(sites[0]["label"], "MPI_Allreduce", "{v}");
+    // The call on line 16 of the program.
+    assert_eq!(sites[0]["label"], "MPI_Allreduce at uneven.f90:16", "{v}");
     assert_eq!(sites[0]["calls"], 40, "{v}");
     assert_eq!(sites[0]["worst_rank"][0], 0, "{v}");
     // Twenty messages of 8 bytes from rank 0 to rank 1.
@@ -474,4 +478,253 @@ fn predict_mpi_ranks_extrapolates_from_three_smaller_counts() {
         (extrapolated / traced - 1.0).abs() < 0.01,
         "{extrapolated} {traced}"
     );
+}
+
+/// A test program of `tests/fixtures/mpi`.
+fn fixture(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/mpi")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Analyzes fixture `name` at the rank counts `ranks` (`3,4`) in a new directory: the
+/// directory (the profile is `p.json` there) and the profile.
+fn analyze_fixture(
+    name: &str,
+    ranks: &str,
+) -> (tempfile::TempDir, augur_program_profile::ProgramProfile) {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), fixture(name)).unwrap();
+    succeeded(augur().current_dir(dir.path()).args([
+        "analyze",
+        name,
+        "--mpi-ranks",
+        ranks,
+        "-o",
+        "p.json",
+    ]));
+    let p = augur_program_profile::ProgramProfile::read(&dir.path().join("p.json")).unwrap();
+    (dir, p)
+}
+
+/// The events of `rank` in the run at `ranks` ranks, the records expanded.
+fn events(
+    p: &augur_program_profile::ProgramProfile,
+    ranks: u32,
+    rank: usize,
+) -> Vec<augur_program_profile::mpi::Event> {
+    let mpi = p.mpi.as_ref().expect("an mpi section");
+    let run = mpi.runs.iter().find(|r| r.ranks == ranks).expect("the run");
+    let mut out = vec![];
+    for r in &run.traces[rank].records {
+        for _ in 0..r.repeat {
+            out.extend(r.steps.iter().map(|s| s.event.clone()));
+        }
+    }
+    out
+}
+
+/// The operations of `events`, calls only.
+fn ops(events: &[augur_program_profile::mpi::Event]) -> Vec<&str> {
+    events
+        .iter()
+        .filter(|e| e.is_call())
+        .map(|e| e.op.as_str())
+        .collect()
+}
+
+/// Every call of `events` names its site: the fixture `name` and the line of its
+/// `CALL MPI_<op>(`.
+fn assert_sites(name: &str, events: &[augur_program_profile::mpi::Event]) {
+    let text = fixture(name);
+    for e in events.iter().filter(|e| e.is_call()) {
+        let site = e
+            .site
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no site", e.op));
+        assert!(site.file.ends_with(name), "{site:?}");
+        let line = text.lines().nth(site.line as usize - 1).unwrap_or("");
+        assert!(
+            line.to_ascii_lowercase()
+                .contains(&format!("call mpi_{}(", e.op)),
+            "{} at line {}: `{line}`",
+            e.op,
+            site.line
+        );
+    }
+}
+
+/// `augur predict p.json --mpi-ranks RANKS` in `dir` succeeds: the predicted seconds.
+fn predicted(dir: &std::path::Path, ranks: u32) -> f64 {
+    let out = succeeded(
+        augur()
+            .current_dir(dir)
+            .args(["predict", "p.json", "--mpi-ranks", &ranks.to_string(), "-m"])
+            .arg(mpi_machine()),
+    );
+    let time = out
+        .lines()
+        .find_map(|l| l.strip_prefix("predicted time "))
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|t| t.parse::<f64>().ok());
+    match time {
+        Some(t) if t > 0.0 => t,
+        _ => panic!("no predicted time: {out}"),
+    }
+}
+
+#[test]
+fn v_collectives_are_traced_with_their_parts_and_call_sites() {
+    let name = "mpi_vcoll.f90";
+    let (dir, p) = analyze_fixture(name, "3");
+    let kb = |n: i64| n * 8;
+    let parts = vec![kb(100), kb(200), kb(300)];
+    for rank in 0..3usize {
+        let ev = events(&p, 3, rank);
+        // MPI_Wtime makes no event.
+        assert_eq!(
+            ops(&ev),
+            [
+                "init",
+                "gatherv",
+                "scatterv",
+                "barrier",
+                "allgatherv",
+                "alltoallv",
+                "reduce_scatter",
+                "gatherv",
+                "barrier",
+                "finalize"
+            ]
+        );
+        let mine = kb(100 * (rank as i64 + 1));
+        let (g, s, a, v, rs, g2) = (&ev[1], &ev[2], &ev[4], &ev[5], &ev[6], &ev[7]);
+        // The receive counts of MPI_Gatherv at the root only; MPI_IN_PLACE at the root
+        // sends its own part.
+        assert_eq!((g.peer, g.bytes), (0, mine));
+        assert_eq!(g.counts, if rank == 0 { parts.clone() } else { vec![] });
+        assert_eq!(g2.bytes, mine);
+        assert_eq!((s.peer, s.bytes2), (2, mine));
+        assert_eq!(s.counts, if rank == 2 { parts.clone() } else { vec![] });
+        assert_eq!((a.bytes, &a.counts), (mine, &parts));
+        let to: Vec<i64> = (1..=3).map(|j| kb(10 * (rank as i64 + 1) * j)).collect();
+        assert_eq!(v.counts, [to.clone(), to].concat());
+        assert_eq!((&rs.counts, rs.bytes2), (&parts, mine));
+        assert_sites(name, &ev);
+    }
+    // The barrier in a logical IF and the labelled one are two sites.
+    let ev = events(&p, 3, 0);
+    assert_ne!(ev[3].site, ev[8].site);
+    predicted(dir.path(), 3);
+}
+
+#[test]
+fn wildcard_receives_are_replayed_from_the_ranks_that_sent() {
+    let name = "mpi_wildcard.f90";
+    // `INCLUDE 'mpif.h'`: found in the MPI library's include directories.
+    let (dir, p) = analyze_fixture(name, "3");
+    let ev = events(&p, 3, 0);
+    let receives: Vec<_> = ev
+        .iter()
+        .filter(|e| e.op == "recv" || e.op == "irecv")
+        .collect();
+    assert_eq!(receives.len(), 2 * 7, "{:?}", ops(&ev));
+    for e in &receives {
+        // Tags are 10 phase, plus the sender where the receive took any tag.
+        assert!(e.peer == 1 || e.peer == 2, "{e:?}");
+        assert!(e.tag % 10 == 0 || e.tag % 10 == e.peer, "{e:?}");
+    }
+    for phase in receives.chunks(2) {
+        let mut peers: Vec<i32> = phase.iter().map(|e| e.peer).collect();
+        peers.sort_unstable();
+        assert_eq!(peers, [1, 2], "{phase:?}");
+    }
+    // Every request posted is completed by exactly one call.
+    let mut posted: Vec<i64> = receives
+        .iter()
+        .filter(|e| e.op == "irecv")
+        .map(|e| e.request)
+        .collect();
+    let mut completed: Vec<i64> = ev.iter().flat_map(|e| e.completed.clone()).collect();
+    posted.sort_unstable();
+    completed.sort_unstable();
+    assert_eq!(posted, completed);
+    // MPI_Probe and MPI_Iprobe make no event.
+    assert!(ops(&ev).iter().all(|op| !op.contains("probe")));
+    // The ring's MPI_Sendrecv from MPI_ANY_SOURCE with MPI_ANY_TAG.
+    let sr = ev.iter().find(|e| e.op == "sendrecv").unwrap();
+    assert_eq!((sr.peer, sr.request, sr.recv_tag), (1, 2, Some(82)));
+    let sr1 = events(&p, 3, 1);
+    let sr1 = sr1.iter().find(|e| e.op == "sendrecv").unwrap();
+    assert_eq!((sr1.request, sr1.recv_tag), (0, Some(80)));
+    assert_sites(name, &ev);
+    predicted(dir.path(), 3);
+}
+
+#[test]
+fn collectives_on_split_and_duplicated_communicators_replay() {
+    let (dir, p) = analyze_fixture("mpi_split.f90", "3,4");
+    let made = |ranks: u32, rank: usize, op: &str| {
+        events(&p, ranks, rank)
+            .into_iter()
+            .find(|e| e.op == op)
+            .unwrap_or_else(|| panic!("no {op}"))
+    };
+    // Even and odd ranks; the odd ones in reverse order.
+    assert_eq!(made(4, 0, "comm_split").members, [0, 2]);
+    assert_eq!(made(4, 1, "comm_split").members, [3, 1]);
+    assert_eq!(made(3, 1, "comm_split").members, [1]);
+    // The halves' roots as world ranks.
+    assert_eq!(made(4, 1, "bcast").peer, 3);
+    assert_eq!(made(4, 2, "gatherv").peer, 0);
+    assert_eq!(made(4, 3, "gatherv").counts, [8, 16]);
+    assert_eq!(made(4, 2, "comm_dup").members, [0, 1, 2, 3]);
+    // The Cartesian ring is described before its first collective; not a call.
+    let ev = events(&p, 4, 0);
+    let cart = ev
+        .iter()
+        .position(|e| e.op == "comm")
+        .expect("a comm event");
+    assert_eq!(ev[cart].members, [0, 1, 2, 3]);
+    assert_eq!(ev[cart + 1].op, "alltoall");
+    let run = &p.mpi.as_ref().unwrap().runs[1];
+    assert_eq!(run.traces[0].calls, ops(&ev).len() as u64);
+    assert_eq!(run.traces[0].calls, 14);
+    // Replayed at both rank counts (a split's half is point-to-point messages).
+    predicted(dir.path(), 3);
+    predicted(dir.path(), 4);
+}
+
+#[test]
+fn use_mpi_f08_programs_are_traced() {
+    let name = "mpi_f08.f90";
+    let (dir, p) = analyze_fixture(name, "3");
+    let ev = events(&p, 3, 0);
+    let ring = ["irecv", "isend", "waitall"].repeat(5);
+    assert_eq!(ops(&ev)[1..16], ring[..]);
+    // MPI_ANY_SOURCE with a TYPE(MPI_Status), then with MPI_STATUS_IGNORE.
+    // (In the order the messages arrived.)
+    let mut recvs: Vec<(i32, i32)> = ev
+        .iter()
+        .filter(|e| e.op == "recv")
+        .map(|e| (e.peer, e.tag))
+        .collect();
+    recvs.sort_unstable();
+    assert_eq!(recvs, [(1, 21), (2, 22)]);
+    let mut late: Vec<i32> = ev
+        .iter()
+        .filter(|e| e.op == "irecv" && e.tag == 30)
+        .map(|e| e.peer)
+        .collect();
+    late.sort_unstable();
+    assert_eq!(late, [1, 2]);
+    let gv = ev.iter().find(|e| e.op == "gatherv").unwrap();
+    assert_eq!(gv.counts, [8, 16, 24]);
+    let split = ev.iter().find(|e| e.op == "comm_split").unwrap();
+    assert_eq!(split.members, [0, 2]);
+    assert_eq!(ops(&ev).last(), Some(&"finalize"));
+    assert_sites(name, &ev);
+    predicted(dir.path(), 3);
 }

@@ -30,12 +30,14 @@
 //!   probes, address probes of references that are not affine);
 //! * `rewriting`: the source edits and how they are applied to a text;
 //! * `facts`: control flow, loop and WHERE facts of a unit both planners read;
+//! * `sites`: the numbers of the MPI call sites (an MPI analysis);
 //! * `runtime.c`: the C runtime linked with the instrumented program.
 
 mod counters;
 mod facts;
 mod probes;
 mod rewriting;
+mod sites;
 mod threads;
 
 pub use counters::{block_counts, counter_module, Rule, COUNTER_ARRAY, COUNTER_MODULE};
@@ -43,6 +45,7 @@ pub use probes::{
     EnvProbe, Probe, ShapeSlots, ENV_MAX_VARS, PROBE_LINE_BYTES, PROBE_MAX_SAMPLES, SHAPE_ARRAY,
 };
 pub use rewriting::rewrite;
+pub use sites::{plan_mpi_sites, site_of, TRACED_MPI_CALLS};
 pub use threads::{place_for_openmp, MAX_THREADS, THREAD_VAR};
 
 pub(crate) use facts::{calls_user_function, do_statement, may_stop, squeezed_code};
@@ -82,6 +85,9 @@ pub struct Plan {
     pub env_probes: Vec<EnvProbe>,
     /// Counters per thread (an OpenMP build, see `threads`): `augur_c(k, thread)`.
     pub threaded: bool,
+    /// The MPI call sites of an MPI analysis (`sites`): site `n` is entry `n - 1`, the
+    /// file and 1-based line of its CALL.
+    pub mpi_sites: Vec<(augur_ir::FileId, u32)>,
 }
 
 /// Builds the instrumentation plan of a program for a sequential build.

@@ -423,6 +423,25 @@ fn add_line_sharing(
 
 /// Each nest's time per second of its operations: alone, and with `concurrent` threads
 /// sharing the bandwidth of the levels that serve its misses.
+/// Each nest's time over its operation time when `concurrent` processes on one node
+/// (MPI ranks) run it at once and share the node's bandwidth as `concurrent` threads
+/// would (the machine's `[openmp]` triad by thread count; 1 where it was not measured).
+pub(crate) fn shared_nest_factors(
+    times: &BlockTimes,
+    machine: &MachineProfile,
+    concurrent: u32,
+) -> Vec<f64> {
+    let mut m = MachineAt {
+        omp: machine.openmp.as_ref(),
+        p: concurrent,
+        extrapolated: vec![],
+    };
+    nest_factors(times, &mut m, concurrent)
+        .into_iter()
+        .map(|(_, shared)| shared)
+        .collect()
+}
+
 fn nest_factors(times: &BlockTimes, m: &mut MachineAt<'_>, concurrent: u32) -> Vec<(f64, f64)> {
     times
         .nests

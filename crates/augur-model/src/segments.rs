@@ -2,7 +2,7 @@
 //! between two MPI calls), priced by the sequential model.
 
 use crate::cost::CostTable;
-use crate::openmp::block_times;
+use crate::openmp::{block_times, shared_nest_factors};
 use crate::predict::{predict_with, PredictOptions};
 use augur_machine_profile::MachineProfile;
 use augur_program_profile::ProgramProfile;
@@ -22,15 +22,26 @@ impl BlockSeconds {
         machine: &MachineProfile,
         options: PredictOptions,
     ) -> BlockSeconds {
+        Self::sharing_node(program, machine, options, 1)
+    }
+
+    /// Prices `program`'s blocks on `machine` when `concurrent` ranks run on each node:
+    /// they share its memory bandwidth, so a nest's memory time at a shared level grows
+    /// by `max(1, P·D/B(P))` as a team of threads' does (the machine's `[openmp]` triad
+    /// by thread count; unchanged where it was not measured).
+    pub fn sharing_node(
+        program: &ProgramProfile,
+        machine: &MachineProfile,
+        options: PredictOptions,
+        concurrent: u32,
+    ) -> BlockSeconds {
         let table = CostTable::from_profile(machine);
         let sequential = predict_with(program, &table, machine, options);
         let times = block_times(program, machine, &table, options, &sequential);
+        let shared = shared_nest_factors(&times, machine, concurrent.max(1));
         let factor = |n: Option<usize>| {
-            n.map(|k| &times.nests[k])
-                .filter(|r| r.operations_seconds > 0.0)
-                .map_or(1.0, |r| {
-                    (r.combined_seconds / r.operations_seconds).max(1.0)
-                })
+            n.filter(|&k| times.nests[k].operations_seconds > 0.0)
+                .map_or(1.0, |k| shared[k].max(1.0))
         };
         let per_exec = times
             .per_exec

@@ -565,7 +565,10 @@ pub fn predict_ranks(
         .platform(measured.as_ref(), &how.what_if)
         .map_err(SimGridError::Input)?;
     let net = idle_network(&c, measured, ranks, &how.what_if);
-    let blocks = augur_model::segments::BlockSeconds::new(program, machine, options);
+    // The ranks of a node share its memory bandwidth.
+    let per_node = ranks.min(c.cores_per_node);
+    let blocks =
+        augur_model::segments::BlockSeconds::sharing_node(program, machine, options, per_node);
     let speed = how.what_if.cpu_speed.max(1e-9);
     let ti = time_independent(
         run,

@@ -380,6 +380,10 @@ static void completed(const F *reqs, const F *idx, int n, const F *sts) {
 /* ---- Setup ---- */
 
 static void open_trace(void) {
+    /* Once: a Fortran MPI_Init may reach the C one too. */
+    static int opened;
+    if (opened) return;
+    opened = 1;
     int rank = 0, size = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -411,7 +415,7 @@ static void t_init_thread(f_init_thread *f, F *required, F *provided, F *ierr) {
     open_trace();
 }
 
-static void t_finalize(f_init *f, F *ierr) {
+static void close_trace(void) {
     event("finalize", -1, -1, 0, 0, 0, -1);
     flush_record();
     if (trace) {
@@ -419,7 +423,30 @@ static void t_finalize(f_init *f, F *ierr) {
         fclose(trace);
         trace = NULL;
     }
+}
+
+static void t_finalize(f_init *f, F *ierr) {
+    close_trace();
     f(ierr);
+}
+
+/* A program whose main is in C starts and ends MPI there (its Fortran makes the
+   calls between): traced alike. */
+int MPI_Init(int *argc, char ***argv) {
+    int r = PMPI_Init(argc, argv);
+    open_trace();
+    return r;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int r = PMPI_Init_thread(argc, argv, required, provided);
+    open_trace();
+    return r;
+}
+
+int MPI_Finalize(void) {
+    close_trace();
+    return PMPI_Finalize();
 }
 
 /* ---- Point to point ---- */

@@ -734,3 +734,26 @@ fn use_mpi_f08_programs_are_traced() {
     assert_sites(name, &ev);
     predicted(dir.path(), 3);
 }
+
+#[test]
+fn a_c_main_that_starts_mpi_is_traced() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mpi");
+    succeeded(
+        augur()
+            .current_dir(dir.path())
+            .arg("analyze")
+            .arg(fixtures.join("cwork.f90"))
+            .arg(fixtures.join("cmain.c"))
+            .args(["--mpi-ranks", "2", "-o", "p.json"]),
+    );
+    let p = augur_program_profile::ProgramProfile::read(&dir.path().join("p.json")).unwrap();
+    for rank in 0..2 {
+        assert_eq!(
+            ops(&events(&p, 2, rank)),
+            ["init", "allreduce", "finalize"],
+            "rank {rank}"
+        );
+    }
+}

@@ -65,6 +65,71 @@ fn incr(k: usize) -> String {
     )
 }
 
+/// `amount` with every `size(X)` written `product(shape(X))` and every `size(X, K)`
+/// written `(ubound(X, K) - lbound(X, K) + 1)`: the same numbers without the SIZE
+/// intrinsic, for a unit where a variable of that name hides it.
+pub(crate) fn without_size_intrinsic(amount: &str) -> String {
+    let mut out = String::new();
+    let mut rest = amount;
+    while let Some(at) = rest.find("size(") {
+        let boundary = rest[..at]
+            .chars()
+            .next_back()
+            .map_or(true, |c| !(c.is_ascii_alphanumeric() || c == '_'));
+        out.push_str(&rest[..at]);
+        let args_start = at + "size(".len();
+        let Some(len) = closing_paren(&rest[args_start..]) else {
+            out.push_str(&rest[at..]);
+            return out;
+        };
+        let args = &rest[args_start..args_start + len];
+        if !boundary {
+            out.push_str(&rest[at..args_start]);
+            rest = &rest[args_start..];
+            continue;
+        }
+        let args = without_size_intrinsic(args);
+        match top_level_comma(&args) {
+            Some(c) => {
+                let (x, k) = (args[..c].trim(), args[c + 1..].trim());
+                out.push_str(&format!("(ubound({x}, {k}) - lbound({x}, {k}) + 1)"));
+            }
+            None => out.push_str(&format!("product(shape({args}))")),
+        }
+        rest = &rest[args_start + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The length of `s` up to the parenthesis that closes one opened just before it.
+fn closing_paren(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some(i),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The first comma of `s` outside parentheses.
+fn top_level_comma(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
 fn incr_by(k: usize, amount: &str) -> String {
     format!(
         "{COUNTER_ARRAY}({n}) = {COUNTER_ARRAY}({n}) + int({amount}, 8)",
@@ -315,7 +380,12 @@ impl<'u> UnitCounters<'_, 'u> {
         let Some(stmt) = self.first_stmt(bi) else {
             return;
         };
-        let amount = l.elements.clone().unwrap_or_else(|| "0".into());
+        let original = l.elements.clone().unwrap_or_else(|| "0".into());
+        let mut amount = original.clone();
+        if u.symbols.iter().any(|s| s.name == "size") {
+            // A local named SIZE hides the intrinsic in this unit.
+            amount = without_size_intrinsic(&amount);
+        }
         if mentions_any(&amount, self.program_functions) {
             // Evaluating the count would call a user function a second time.
             self.p.notes.push(format!(
@@ -325,7 +395,7 @@ impl<'u> UnitCounters<'_, 'u> {
             return;
         }
         let k = new_counter(self.p);
-        let assigns_whole_lhs = matches!(&stmt.kind, StmtKind::Assign { lhs, .. } if lhs.array && amount == format!("size({lhs})"));
+        let assigns_whole_lhs = matches!(&stmt.kind, StmtKind::Assign { lhs, .. } if lhs.array && original == format!("size({lhs})"));
         if assigns_whole_lhs
             && !self.wheres.covers(stmt)
             && !is_do_terminal_with_label(u, stmt)
@@ -901,4 +971,20 @@ fn resolve(
     };
     memo[b] = Some(v);
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_size_intrinsic;
+
+    #[test]
+    fn sizes_are_written_without_the_intrinsic() {
+        assert_eq!(without_size_intrinsic("size(a)"), "product(shape(a))");
+        assert_eq!(
+            without_size_intrinsic("int(size(a(1:n, j)), 8)*int(size(b), 8)/int(size(b, 1), 8)"),
+            "int(product(shape(a(1:n, j))), 8)*int(product(shape(b)), 8)/int((ubound(b, 1) - lbound(b, 1) + 1), 8)"
+        );
+        // Names that end in `size` stay.
+        assert_eq!(without_size_intrinsic("bsize(3)"), "bsize(3)");
+    }
 }

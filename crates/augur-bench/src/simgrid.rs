@@ -54,24 +54,34 @@ pub fn run(a: &SimGridArgs<'_>) -> Result<String> {
         "{:<20} {:>5} {:>10} {:>10} {:>8} {:>10} {:>10}",
         "program", "ranks", "augur", "SimGrid", "ratio", "replay s", "SimGrid s"
     );
-    let mut largest: Option<(f64, augur_program_profile::ProgramProfile, String)> = None;
+    let mut profiles: Vec<(f64, augur_program_profile::ProgramProfile, String)> = vec![];
     for p in &programs {
         eprintln!("augur bench simgrid: {}", p.name);
         match compare(p, &machine, a) {
             Ok((rows, profile, analysis_seconds)) => {
                 out += &rows_text(&p.name, &rows, analysis_seconds);
                 let work = rows.first().map_or(0.0, |r| r.augur * f64::from(r.ranks));
-                if largest.as_ref().map_or(true, |(w, _, _)| work > *w) {
-                    largest = Some((work, profile, p.name.clone()));
-                }
+                profiles.push((work, profile, p.name.clone()));
             }
             Err(e) => {
                 let _ = writeln!(out, "{:<20} failed: {e:#}", p.name);
             }
         }
     }
-    if let (Some((_, profile, name)), false) = (largest, a.replay_cost.is_empty()) {
-        out += &replay_cost(&profile, &name, &machine, a.replay_cost);
+    if !a.replay_cost.is_empty() {
+        // The largest program whose traces extrapolate to the counts asked.
+        profiles.sort_by(|x, y| y.0.total_cmp(&x.0));
+        for (_, profile, name) in &profiles {
+            match replay_cost(profile, name, &machine, a.replay_cost) {
+                Ok(text) => {
+                    out += &text;
+                    break;
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "replay cost: {name} left out: {e}");
+                }
+            }
+        }
     }
     Ok(out)
 }
@@ -179,34 +189,32 @@ fn rows_text(name: &str, rows: &[Row], analysis_seconds: f64) -> String {
     s
 }
 
-/// The replay of `name`'s traces extrapolated to each of `counts`, timed.
+/// The replay of `name`'s traces extrapolated to each of `counts`, timed (an error when
+/// they do not extrapolate).
 fn replay_cost(
     profile: &augur_program_profile::ProgramProfile,
     name: &str,
     machine: &LoadedMachine,
     counts: &[u32],
-) -> String {
-    let mut s = format!("\nreplay cost ({name}, the largest program; traces extrapolated):\n");
+) -> Result<String> {
+    let mut s = format!("\nreplay cost ({name}, the largest program whose traces extrapolate):\n");
     for &ranks in counts {
         let started = Instant::now();
-        let pred = augur_simgrid::predict_ranks(
+        let p = augur_simgrid::predict_ranks(
             profile,
             &machine.profile,
             augur_model::PredictOptions::default(),
             ranks,
             &RanksOptions::default(),
-        );
+        )?;
         let took = started.elapsed().as_secs_f64();
-        let _ = match pred {
-            Ok(p) => writeln!(
-                s,
-                "  {ranks:>5} ranks: predicted {:.4} s (from traces at {:?}), {} MPI calls replayed in {took:.2} s",
-                p.simulated,
-                p.extrapolated_from,
-                p.calls.iter().sum::<u64>()
-            ),
-            Err(e) => writeln!(s, "  {ranks:>5} ranks: {e}"),
-        };
+        let _ = writeln!(
+            s,
+            "  {ranks:>5} ranks: predicted {:.4} s (traces extrapolated from {:?}), {} MPI calls replayed in {took:.2} s",
+            p.simulated,
+            p.extrapolated_from,
+            p.calls.iter().sum::<u64>()
+        );
     }
-    s
+    Ok(s)
 }

@@ -565,10 +565,14 @@ pub fn predict_ranks(
         .platform(measured.as_ref(), &how.what_if)
         .map_err(SimGridError::Input)?;
     let net = idle_network(&c, measured, ranks, &how.what_if);
-    // The ranks of a node share its memory bandwidth.
-    let per_node = ranks.min(c.cores_per_node);
+    // The ranks of a node share its memory bandwidth (as many as the machine has
+    // cores: a node with more cores than the machine measured is assumed to have
+    // bandwidth in proportion).
+    let measured_cores = machine.openmp.as_ref().map_or(1, |o| o.cores.max(1));
+    let per_node = ranks.min(c.cores_per_node).min(measured_cores);
+    let workload = with_blocks_of(program, run);
     let blocks =
-        augur_model::segments::BlockSeconds::sharing_node(program, machine, options, per_node);
+        augur_model::segments::BlockSeconds::sharing_node(&workload, machine, options, per_node);
     let speed = how.what_if.cpu_speed.max(1e-9);
     let ti = time_independent(
         run,
@@ -599,6 +603,35 @@ pub fn predict_ranks(
         matrix: matrix::Matrix::of(run),
         extrapolated_from,
     })
+}
+
+/// `program` with every block that rank 0 of its counting run never executed given the
+/// executions the ranks of `run` made of it, so that it is priced (a worker's task loop
+/// when rank 0 is the master): a block's price per execution comes from its executions.
+fn with_blocks_of(
+    program: &augur_program_profile::ProgramProfile,
+    run: &augur_program_profile::mpi::MpiRun,
+) -> augur_program_profile::ProgramProfile {
+    let mut totals: std::collections::HashMap<(u32, u32), f64> = Default::default();
+    for t in &run.traces {
+        for rec in &t.records {
+            for step in &rec.steps {
+                for &(u, b, x) in &step.segment {
+                    *totals.entry((u, b)).or_default() += x * rec.repeat as f64;
+                }
+            }
+        }
+    }
+    let mut p = program.clone();
+    for (ui, u) in p.units.iter_mut().enumerate() {
+        for (bi, b) in u.blocks.iter_mut().enumerate() {
+            let done = totals.get(&(ui as u32, bi as u32)).copied().unwrap_or(0.0);
+            if b.executions.unwrap_or(0.0) == 0.0 && done > 0.0 {
+                b.executions = Some(done);
+            }
+        }
+    }
+    p
 }
 
 /// The run of `program` traced at `ranks` ranks, or one extrapolated from its traces at

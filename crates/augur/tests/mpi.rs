@@ -757,3 +757,29 @@ fn a_c_main_that_starts_mpi_is_traced() {
         );
     }
 }
+
+#[test]
+fn work_rank_0_never_does_is_priced() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let farm = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../corpus/mpi/mpi_master_worker.f90");
+    // At 2 ranks rank 0 only hands out the tasks: the profile's own counts (rank 0's)
+    // have none of the work, the worker's trace has it all.
+    succeeded(
+        augur()
+            .current_dir(dir.path())
+            .arg("analyze")
+            .arg(&farm)
+            .args(["--mpi-ranks", "2", "-o", "farm.json"]),
+    );
+    let out = succeeded(
+        augur()
+            .current_dir(dir.path())
+            .args(["predict", "farm.json", "--mpi-ranks", "2", "--json", "-m"])
+            .arg(mpi_machine()),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let worker = v["timeline"]["ranks"][1]["compute"].as_f64().unwrap();
+    assert!(worker > 0.1, "{v}");
+}

@@ -123,10 +123,15 @@ impl SiteTable {
                 .pending
                 .remove(&e.request)
                 .map_or(0.0, |b| net.message(b)),
-            // The requests of a waitall travel together: the largest one's time.
-            "waitall" => {
-                let largest = self.pending.values().copied().max();
-                self.pending.clear();
+            // The requests a completion finishes travel together: the largest one's time
+            // (a waitall of an older profile, which names none, finishes them all).
+            op if op.starts_with("wait") || op.starts_with("test") => {
+                let done: Vec<i64> = if e.completed.is_empty() && op == "waitall" {
+                    self.pending.keys().copied().collect()
+                } else {
+                    e.completed.clone()
+                };
+                let largest = done.iter().filter_map(|r| self.pending.remove(r)).max();
                 largest.map_or(0.0, |b| net.message(b))
             }
             "sendrecv" => net.message(e.bytes.max(e.bytes2)),
@@ -439,4 +444,54 @@ fn dominant(b: &[f64; 3]) -> Option<State> {
     let states = [State::Compute, State::Transmission, State::Waiting];
     let k = (0..3).max_by(|&i, &j| b[i].total_cmp(&b[j]))?;
     (b[k] > 0.0).then_some(states[k])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(op: &str, request: i64, bytes: i64) -> Event {
+        Event {
+            request,
+            bytes,
+            ..Event::new(op)
+        }
+    }
+
+    #[test]
+    fn a_completion_carries_the_largest_message_it_finished() {
+        let net = IdleNetwork {
+            latency: 1e-6,
+            bandwidth: 1e9,
+            measured: None,
+            ranks: 4,
+        };
+        let mut t = SiteTable::default();
+        assert_eq!(t.lines(&event("isend", 7, 1000), 1, &net)[0].idle, 0.0);
+        t.lines(&event("irecv", 8, 4000), 1, &net);
+        let any = Event {
+            completed: vec![8],
+            ..Event::new("waitany")
+        };
+        let l = t.lines(&any, 1, &net);
+        assert!((l[0].idle - (1e-6 + 4e-6)).abs() < 1e-15, "{l:?}");
+        // The send is still pending: a waitall naming none (an older profile) ends it.
+        let l = t.lines(&Event::new("waitall"), 2, &net);
+        assert_eq!(l[0].idle, 0.0);
+        assert!((l[1].idle - 2e-6).abs() < 1e-15, "{l:?}");
+        assert!(l[0].first && !l[1].first);
+        // An allreduce of 4 ranks: twice a binomial tree of 2 steps.
+        let l = t.lines(&event("allreduce", -1, 0), 1, &net);
+        assert!((l[0].idle - 4e-6).abs() < 1e-15, "{l:?}");
+        assert_eq!(
+            t.labels(),
+            [
+                "MPI_Isend",
+                "MPI_Irecv",
+                "MPI_Waitany",
+                "MPI_Waitall",
+                "MPI_Allreduce"
+            ]
+        );
+    }
 }

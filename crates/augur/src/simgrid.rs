@@ -151,6 +151,17 @@ fn report(
         s(p.simulated),
         s(p.startup)
     );
+    let launched = machine
+        .profile
+        .mpi
+        .as_ref()
+        .and_then(|m| m.startups.iter().map(|s| s.ranks).max());
+    if let Some(most) = launched.filter(|&m| a.cluster.is_none() && p.ranks > m) {
+        out += &format!(
+            "  (the launch was measured up to {most} ranks: its time at {most} is used at {})\n",
+            p.ranks
+        );
+    }
     if let Some(t) = &p.timeline {
         out += &ranks_table(p, t);
         out += &sites_table(t);

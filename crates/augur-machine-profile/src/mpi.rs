@@ -40,6 +40,15 @@ pub struct MpiProfile {
     /// job's wall clock includes.
     #[serde(default, rename = "startup", skip_serializing_if = "Vec::is_empty")]
     pub startups: Vec<Startup>,
+    /// A message a rank sends to itself (one `MPI_Sendrecv` to its own rank), per size:
+    /// the library copies it in memory, no network is involved. Empty in profiles
+    /// measured before it was added.
+    #[serde(
+        default,
+        rename = "self_message",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub self_messages: Vec<Timing>,
 }
 
 /// The time of an empty job at a rank count.
@@ -63,6 +72,29 @@ impl MpiProfile {
             .or_else(|| self.startups.iter().min_by_key(|s| s.ranks))
             .map(|s| s.seconds)
     }
+
+    /// Seconds of a message of `bytes` a rank sends to itself ([`interpolated`] on the
+    /// measured curve; `None` when not measured).
+    pub fn self_message_seconds(&self, bytes: u64) -> Option<f64> {
+        interpolated(&self.self_messages, bytes)
+    }
+}
+
+/// The time of `bytes` on a curve of timings by ascending size: interpolated linearly
+/// between sizes, extended by the last two sizes' slope beyond the largest, the first
+/// size's time below it (`None` for an empty curve).
+pub fn interpolated(pts: &[Timing], bytes: u64) -> Option<f64> {
+    let first = pts.first()?;
+    if bytes <= first.bytes || pts.len() == 1 {
+        return Some(first.seconds);
+    }
+    let k = pts
+        .windows(2)
+        .position(|w| bytes <= w[1].bytes)
+        .unwrap_or(pts.len() - 2);
+    let (a, b) = (&pts[k], &pts[k + 1]);
+    let slope = (b.seconds - a.seconds) / (b.bytes - a.bytes).max(1) as f64;
+    Some((a.seconds + slope * (bytes as f64 - a.bytes as f64)).max(0.0))
 }
 
 /// Hockney's model on a range of message sizes.
@@ -149,6 +181,7 @@ mod tests {
         assert_eq!(m.startup(1), Some(0.4));
         assert_eq!(m.startup(64), Some(0.5));
         assert_eq!(m.startup(0), Some(0.4));
+        assert_eq!(m.self_message_seconds(8), None);
         assert_eq!(
             MpiProfile {
                 startups: vec![],
@@ -157,5 +190,24 @@ mod tests {
             .startup(2),
             None
         );
+    }
+
+    #[test]
+    fn a_self_message_is_interpolated_on_the_measured_sizes() {
+        let t = |bytes, seconds| Timing {
+            bytes,
+            seconds,
+            half_width: 0.0,
+            observations: 1,
+        };
+        let m = MpiProfile {
+            self_messages: vec![t(0, 1e-7), t(1000, 2e-7), t(2000, 4e-7)],
+            ..MpiProfile::default()
+        };
+        let at = |b| m.self_message_seconds(b).unwrap();
+        assert!((at(0) - 1e-7).abs() < 1e-15);
+        assert!((at(500) - 1.5e-7).abs() < 1e-15);
+        assert!((at(1500) - 3e-7).abs() < 1e-15);
+        assert!((at(4000) - 8e-7).abs() < 1e-15);
     }
 }

@@ -7,6 +7,7 @@
 !   AUGOS seconds                time of posting one 1-byte MPI_Isend (LogGP o, sender)
 !   AUGOR seconds                time of one MPI_Recv of a message already arrived (o, receiver)
 !   AUGCOLL name bytes seconds   one collective call, the slowest rank's time
+!   AUGSELF bytes seconds        one MPI_Sendrecv of rank 0 to itself (a copy in memory)
 ! The number of repetitions per observation is calibrated by rank 0 and broadcast, so
 ! that every rank runs the same loops.
 program augur_mpibench
@@ -40,6 +41,7 @@ program augur_mpibench
     call gap()
     call overhead(.false.)
     call overhead(.true.)
+    call self_messages()
   end if
   call collectives()
   call MPI_Finalize(ierr)
@@ -93,6 +95,42 @@ contains
       b = next_size(b)
     end do
   end subroutine pingpongs
+
+  ! Rank 0 sends `b` bytes to itself `reps` times (the other ranks wait).
+  subroutine self_message(b, reps, t)
+    integer, intent(in) :: b, reps
+    double precision, intent(out) :: t
+    integer :: r, e, st(MPI_STATUS_SIZE)
+    double precision :: t0
+    call MPI_Barrier(MPI_COMM_WORLD, e)
+    t0 = MPI_Wtime()
+    if (rank == 0) then
+      do r = 1, reps
+        call MPI_Sendrecv(sbuf, b, MPI_CHARACTER, 0, 5, rbuf, b, MPI_CHARACTER, 0, 5, &
+             MPI_COMM_WORLD, st, e)
+      end do
+    end if
+    t = MPI_Wtime() - t0
+  end subroutine self_message
+
+  subroutine self_messages()
+    integer :: b, reps, o
+    double precision :: t
+    b = 0
+    do while (b <= maxb)
+      reps = 1
+      do
+        call self_message(b, reps, t)
+        if (long_enough(t)) exit
+        reps = reps * 2
+      end do
+      do o = 1, nobs
+        call self_message(b, reps, t)
+        if (rank == 0) print '(a,i0,1x,es16.9)', 'AUGSELF ', b, t / reps
+      end do
+      b = next_size(b)
+    end do
+  end subroutine self_messages
 
   ! 0, 1, 2, 3, 4, 6, 8, 12, 16, ...: powers of two and halfway between.
   integer function next_size(b)

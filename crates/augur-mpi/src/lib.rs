@@ -7,7 +7,8 @@
 //! ping-pong for every message size from 0 bytes to [`Options::max_bytes`] (powers of two
 //! and halfway between, as OSU's `osu_latency` and IMB's PingPong do), a stream of 1-byte
 //! messages (LogGP's gap `g`), the posting of non-blocking sends (the send overhead `o_s`)
-//! and receives of messages already there (`o_r`); every rank count from 2 to the cores
+//! and receives of messages already there (`o_r`), rank 0's messages to itself by size
+//! (`MPI_Sendrecv` to its own rank: a copy in memory); every rank count from 2 to the cores
 //! times the collectives at 8 B, 1 KiB, 64 KiB and 1 MiB per rank. Each observation
 //! repeats its operation until it lasts [`Options::observation_seconds`]; each figure is
 //! the mean of its observations (outliers from a descheduled rank left out) with a 90%
@@ -98,6 +99,8 @@ pub enum MpiError {
 struct Observed {
     /// Ping-pong: bytes → one-way seconds.
     pingpong: BTreeMap<u64, Vec<f64>>,
+    /// A rank's message to itself: bytes → seconds.
+    self_message: BTreeMap<u64, Vec<f64>>,
     /// Seconds per message of a stream of 1-byte messages.
     gap: Vec<f64>,
     /// Seconds per posted non-blocking send.
@@ -268,6 +271,11 @@ fn parse(text: &str, ranks: u32) -> Result<Observed, String> {
                 .entry(line.field(1)?)
                 .or_default()
                 .push(line.field(2)?),
+            Some("AUGSELF") => o
+                .self_message
+                .entry(line.field(1)?)
+                .or_default()
+                .push(line.field(2)?),
             Some("AUGGAP") => o.gap.push(line.field(1)?),
             Some("AUGOS") => o.send_overhead.push(line.field(1)?),
             Some("AUGOR") => o.receive_overhead.push(line.field(1)?),
@@ -289,6 +297,9 @@ impl Observed {
     fn merge(&mut self, o: Observed) {
         for (k, v) in o.pingpong {
             self.pingpong.entry(k).or_default().extend(v);
+        }
+        for (k, v) in o.self_message {
+            self.self_message.entry(k).or_default().extend(v);
         }
         self.gap.extend(o.gap);
         self.send_overhead.extend(o.send_overhead);
@@ -362,6 +373,7 @@ fn summarize(o: &Observed, opts: &Options, cores: u32) -> Result<MpiProfile, Mpi
         pingpongs,
         collectives,
         startups: vec![],
+        self_messages: o.self_message.iter().map(|(&b, v)| timing(b, v)).collect(),
     })
 }
 
@@ -489,7 +501,7 @@ pub fn report(m: &MpiProfile) -> String {
         us(g.gap_seconds),
         g.gap_per_byte_seconds * 1e9
     );
-    s += "ping-pong, one way:\n     bytes         µs     ±90%     GB/s\n";
+    s += "ping-pong, one way; a message to itself:\n     bytes         µs     ±90%     GB/s  to itself µs\n";
     for t in m
         .pingpongs
         .iter()
@@ -500,8 +512,13 @@ pub fn report(m: &MpiProfile) -> String {
         } else {
             0.0
         };
+        let own = m
+            .self_messages
+            .iter()
+            .find(|o| o.bytes == t.bytes)
+            .map_or("-".to_string(), |o| format!("{:.3}", us(o.seconds)));
         s += &format!(
-            "{:>10} {:>10.3} {:>7.1}% {:>8.3}\n",
+            "{:>10} {:>10.3} {:>7.1}% {:>8.3} {own:>13}\n",
             t.bytes,
             us(t.seconds),
             percent(t.half_width, t.seconds),

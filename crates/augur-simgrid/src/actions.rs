@@ -19,6 +19,11 @@
 //! allgather of (colour, key) and an allreduce agreeing on the context id,
 //! MPI_Comm_dup the allreduce.
 //!
+//! Messages a rank sends to itself: the MPI library copies them in memory, no network
+//! carries them. With a measured curve ([`SelfCopy`]) the sending half is written as
+//! `compute` of the measured copy time and the receiving half and its wait as nothing;
+//! without one they stay messages (SimGrid prices them through the node's loopback).
+//!
 //! Waits and tests: a call that completed requests waits for each of them (`wait`), in
 //! the replay as in the run the program goes on only once they are complete; one that
 //! completed none (a test that failed) writes nothing (SMPI charges each `test` a fixed
@@ -45,6 +50,26 @@ const PROC_NULL: i32 = -2;
 /// replayed as pairwise messages instead.
 const ALLTOALL_PAIR_FROM_BYTES: i64 = 524_288;
 
+/// What a message a rank sends to itself costs: the measured time of one such message
+/// by size (the machine's `[mpi]` self messages), written as `compute` at the cores'
+/// speed.
+#[derive(Debug, Clone)]
+pub struct SelfCopy {
+    /// Seconds by message size, ascending.
+    pub curve: Vec<augur_machine_profile::mpi::Timing>,
+    /// The speed `compute` actions run at, operations per second.
+    pub flops_per_second: f64,
+}
+
+impl SelfCopy {
+    /// The `compute` line of a message of `bytes` rank `r` sends to itself.
+    fn line(&self, r: u32, bytes: i64) -> String {
+        let seconds = augur_machine_profile::mpi::interpolated(&self.curve, bytes.max(0) as u64)
+            .unwrap_or(0.0);
+        format!("{r} compute {:.0}\n", seconds * self.flops_per_second)
+    }
+}
+
 /// The state of one rank's translation: its pending requests and the communicators
 /// seen so far.
 pub struct Translator {
@@ -55,6 +80,8 @@ pub struct Translator {
     requests: HashMap<i64, (i32, i32, i32)>,
     /// Members (world ranks, in rank order) of communicators by Fortran handle.
     comms: HashMap<i32, Vec<u32>>,
+    /// Messages to itself as memory copies (none: as messages).
+    self_copy: Option<SelfCopy>,
 }
 
 /// Where a collective runs, as the replay sees it.
@@ -96,7 +123,14 @@ impl Translator {
             ranks,
             requests: HashMap::new(),
             comms: HashMap::new(),
+            self_copy: None,
         }
+    }
+
+    /// Messages a rank sends to itself priced as `copy` says (measured memory copies).
+    pub fn with_self_copy(mut self, copy: Option<SelfCopy>) -> Translator {
+        self.self_copy = copy;
+        self
     }
 
     /// The replayer's lines (each ending in a newline) for one MPI call of rank `r`.
@@ -104,7 +138,7 @@ impl Translator {
         match e.op.as_str() {
             "init" | "finalize" | "barrier" => self.collective(r, e),
             "send" | "recv" | "isend" | "irecv" => self.point_to_point(r, e),
-            "sendrecv" => sendrecv(r, e),
+            "sendrecv" => sendrecv(r, e, self.self_copy.as_ref()),
             "wait" => self.wait(r, e.request),
             "waitall" if e.completed.is_empty() && !self.requests.is_empty() => {
                 // A profile from before completions were recorded.
@@ -136,6 +170,13 @@ impl Translator {
             (true, false) => 0,
         };
         let me = r as i32;
+        if let (true, Some(copy)) = (e.peer == me, &self.self_copy) {
+            // The send is the copy; the receive and the waits are nothing more.
+            return match e.op.as_str() {
+                "send" | "isend" => copy.line(r, e.bytes),
+                _ => String::new(),
+            };
+        }
         match e.op.as_str() {
             "isend" => {
                 self.requests.insert(e.request, (me, peer, tag));
@@ -276,13 +317,24 @@ fn world_order(counts: &[i64], from: usize, p: usize, order: Option<&[u32]>) -> 
 }
 
 /// `sendrecv` as an `isend`, a `recv` and the `wait` of the send (halves to or from
-/// MPI_PROC_NULL left out; the source is in `request`).
-fn sendrecv(r: u32, e: &Event) -> String {
-    let (dst, src) = (e.peer, i32::try_from(e.request).unwrap_or(-1));
+/// MPI_PROC_NULL left out; the source is in `request`; with `copy`, a send to itself is
+/// its copy and a receive from itself nothing).
+fn sendrecv(r: u32, e: &Event, copy: Option<&SelfCopy>) -> String {
+    let (mut dst, mut src) = (e.peer, i32::try_from(e.request).unwrap_or(-1));
+    let mut out = String::new();
+    if let Some(copy) = copy {
+        let me = r as i32;
+        if dst == me {
+            out += &copy.line(r, e.bytes);
+            dst = PROC_NULL;
+        }
+        if src == me {
+            src = PROC_NULL;
+        }
+    }
     let tag = e.tag.max(0);
     let rtag = e.recv_tag.unwrap_or(e.tag);
     let rtag = if rtag < 0 { SMPI_ANY_TAG } else { rtag };
-    let mut out = String::new();
     if dst != PROC_NULL {
         let _ = writeln!(out, "{r} isend {dst} {tag} {}", e.bytes.max(0));
     }
@@ -500,6 +552,38 @@ mod tests {
         });
         assert_eq!(t.lines(0, &null), "");
         assert_eq!(t.lines(0, &ev("wait", |e| e.request = 9)), "");
+    }
+
+    #[test]
+    fn messages_to_itself_are_measured_copies() {
+        let t = |bytes, seconds| augur_machine_profile::mpi::Timing {
+            bytes,
+            seconds,
+            half_width: 0.0,
+            observations: 1,
+        };
+        let copy = SelfCopy {
+            curve: vec![t(0, 1e-7), t(1024, 3e-7)],
+            flops_per_second: 1e9,
+        };
+        let mut t = Translator::new(1).with_self_copy(Some(copy));
+        let to_self = |op: &str, q: i64| {
+            ev(op, |e| {
+                e.peer = 0;
+                e.tag = 1;
+                e.bytes = 512;
+                e.bytes2 = 512;
+                e.request = q;
+            })
+        };
+        // 0.2 µs at 1 Gflop/s: 200 operations; the receiving half and the waits: nothing.
+        assert_eq!(t.lines(0, &to_self("sendrecv", 0)), "0 compute 200\n");
+        assert_eq!(t.lines(0, &to_self("irecv", 4)), "");
+        assert_eq!(t.lines(0, &to_self("isend", 5)), "0 compute 200\n");
+        assert_eq!(t.lines(0, &ev("waitall", |e| e.completed = vec![4, 5])), "");
+        // Without a measured curve it stays a message.
+        let plain = Translator::new(1).lines(0, &to_self("sendrecv", 0));
+        assert_eq!(plain, "0 isend 0 1 512\n0 recv 0 1 512\n0 wait 0 0 1\n");
     }
 
     #[test]

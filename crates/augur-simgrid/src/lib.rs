@@ -390,19 +390,25 @@ pub struct TiTraces {
 /// as the replayer's actions ([`actions::Translator`]: a `sendrecv` becomes an `isend`, a
 /// `recv` and a `wait`; a collective on part of the world, point-to-point messages),
 /// repeated patterns written out. Also each rank's compute seconds, and each MPI line's
-/// call site and cost on `net` when idle.
+/// call site and cost on `net` when idle. A message a rank sends to itself is the memory
+/// copy `self_copy` measured, when given.
 pub fn time_independent(
     run: &augur_program_profile::mpi::MpiRun,
     seconds: &dyn Fn(&Segment) -> f64,
     flops_per_second: f64,
     net: &timeline::IdleNetwork,
+    self_copy: Option<&[augur_machine_profile::mpi::Timing]>,
 ) -> TiTraces {
     let mut out = TiTraces::default();
     let mut sites = timeline::SiteTable::default();
     for t in &run.traces {
         let mut text = String::new();
         let mut busy = 0.0;
-        let mut translator = actions::Translator::new(run.ranks);
+        let copy = self_copy.map(|curve| actions::SelfCopy {
+            curve: curve.to_vec(),
+            flops_per_second,
+        });
+        let mut translator = actions::Translator::new(run.ranks).with_self_copy(copy);
         let mut lines = timeline::RankLines::default();
         for record in &t.records {
             let mut pattern = vec![];
@@ -564,6 +570,10 @@ pub fn predict_ranks(
     let platform = c
         .platform(measured.as_ref(), &how.what_if)
         .map_err(SimGridError::Input)?;
+    let self_copy: Option<Vec<_>> = measured
+        .as_ref()
+        .map(|m| m.self_messages.clone())
+        .filter(|v| !v.is_empty());
     let net = idle_network(&c, measured, ranks, &how.what_if);
     // The ranks of a node share its memory bandwidth (as many as the machine has
     // cores: a node with more cores than the machine measured is assumed to have
@@ -579,6 +589,7 @@ pub fn predict_ranks(
         &|s| blocks.segment(s) / speed,
         c.core_speed_gflops * 1e9,
         &net,
+        self_copy.as_deref(),
     );
     let (simulated, timeline) = replay_traces(&platform, &ti, how.timeline)?;
     let startup = if how.cluster.is_none() {

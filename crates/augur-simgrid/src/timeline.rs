@@ -139,7 +139,7 @@ impl SiteTable {
         };
         // A sendrecv is isend, recv, wait: the recv (second line) waits and carries it.
         let carrier = if e.op == "sendrecv" {
-            1
+            1.min(lines - 1)
         } else {
             lines.saturating_sub(1)
         };

@@ -246,7 +246,7 @@ fn every_traced_call_replays_at_five_ranks() {
         measured: None,
         ranks: 5,
     };
-    let ti = time_independent(&run, &|_| 0.0, 1e9, &net);
+    let ti = time_independent(&run, &|_| 0.0, 1e9, &net, None);
     let texts = &ti.texts;
     let dir = tempfile::tempdir().unwrap();
     let files: Vec<PathBuf> = texts

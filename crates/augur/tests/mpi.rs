@@ -57,6 +57,13 @@ fn characterize_mpi_writes_the_network_section() {
     assert_eq!(pp.last().map(|t| t.bytes), Some(4 << 20));
     assert!(pp.last().unwrap().seconds > 10.0 * pp[0].seconds, "{pp:?}");
     assert!(!m.protocols.is_empty());
+    // A rank's messages to itself (memory copies) at the same sizes, growing with size.
+    let own = &m.self_messages;
+    assert_eq!(own.len(), pp.len(), "{own:?}");
+    assert!(
+        own.last().unwrap().seconds > 10.0 * own[0].seconds,
+        "{own:?}"
+    );
     assert!(m.loggp.gap_seconds > 0.0 && m.loggp.gap_per_byte_seconds > 0.0);
     for op in [
         "barrier",

@@ -50,6 +50,10 @@ pub struct CorpusProgram {
     /// reports these apart.
     #[serde(default)]
     pub communication_only: bool,
+    /// A hybrid MPI + OpenMP program: the OpenMP threads per rank it is also counted and
+    /// timed at (`augur bench mpi`; empty: a program that is not hybrid).
+    #[serde(default)]
+    pub threads: Vec<u32>,
     /// How to run it at other sizes (`augur bench scaling`).
     #[serde(default)]
     pub scale: Option<ScaleEntry>,

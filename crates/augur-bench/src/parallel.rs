@@ -67,11 +67,16 @@ struct SavedTimes {
     build: String,
     /// (threads or ranks, wall-clock times of the runs kept).
     times: Vec<(u32, Vec<f64>)>,
+    /// A hybrid program's runs with several threads per rank: (ranks, threads, times).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    teams: Vec<(u32, u32, Vec<f64>)>,
 }
 
 /// One thread or rank count of one program: predicted against measured.
 struct CountRow {
     count: u32,
+    /// Threads per rank (a hybrid MPI program; 1 otherwise).
+    threads: u32,
     predicted: f64,
     measured: Timing,
     error: f64,
@@ -116,6 +121,7 @@ impl From<crate::threads::ThreadRow> for CountRow {
     fn from(r: crate::threads::ThreadRow) -> CountRow {
         CountRow {
             count: r.threads,
+            threads: 1,
             predicted: r.predicted,
             measured: r.measured,
             error: r.error,
@@ -127,6 +133,7 @@ impl From<crate::ranks::RankRow> for CountRow {
     fn from(r: crate::ranks::RankRow) -> CountRow {
         CountRow {
             count: r.ranks,
+            threads: r.threads,
             predicted: r.predicted,
             measured: r.measured,
             error: r.error,
@@ -177,12 +184,7 @@ pub fn run(a: &ParallelArgs<'_>) -> Result<String> {
             None => measure_one(p, &machine, a),
         };
         match rows {
-            Ok((rows, warnings)) => outcomes.push(Outcome {
-                name: p.name.clone(),
-                communication_only: p.communication_only,
-                rows,
-                warnings,
-            }),
+            Ok((rows, warnings)) => outcomes.extend(by_team(p, rows, warnings)),
             Err(e) => failed.push(format!("{}: {e:#}", p.name)),
         }
     }
@@ -191,6 +193,33 @@ pub fn run(a: &ParallelArgs<'_>) -> Result<String> {
         let _ = writeln!(out, "failed: {f}");
     }
     Ok(out)
+}
+
+/// One program's outcomes: one per thread count of its ranks (a hybrid program's rows
+/// with T threads per rank are `NAME xT threads`), the warnings on the first.
+fn by_team(p: &CorpusProgram, rows: Vec<CountRow>, warnings: Vec<String>) -> Vec<Outcome> {
+    let mut teams: Vec<u32> = rows.iter().map(|r| r.threads).collect();
+    teams.sort_unstable();
+    teams.dedup();
+    let mut rows = rows;
+    let mut warnings = Some(warnings);
+    teams
+        .into_iter()
+        .map(|t| {
+            let (mine, rest): (Vec<_>, Vec<_>) = rows.drain(..).partition(|r| r.threads == t);
+            rows = rest;
+            Outcome {
+                name: if t == 1 {
+                    p.name.clone()
+                } else {
+                    format!("{} x{t} threads", p.name)
+                },
+                communication_only: p.communication_only,
+                rows: mine,
+                warnings: warnings.take().unwrap_or_default(),
+            }
+        })
+        .collect()
 }
 
 /// Counts, predicts and times one program (and keeps it with `--save`).
@@ -223,6 +252,7 @@ fn measure_one(
         }
         Parallelism::Ranks => {
             opts.mpi_ranks = a.counts.to_vec();
+            opts.threads = p.threads.clone();
             let v = crate::ranks::validate_ranks(machine, &fortran, &opts, flags, a.runs, options)
                 .with_context(failed)?;
             Measured::new((v.profile, v.build), v.rows, v.warnings, v.outputs)
@@ -258,7 +288,14 @@ fn save_one(dir: &Path, name: &str, m: &Measured) -> Result<()> {
         times: m
             .rows
             .iter()
+            .filter(|r| r.threads == 1)
             .map(|r| (r.count, r.measured.runs.clone()))
+            .collect(),
+        teams: m
+            .rows
+            .iter()
+            .filter(|r| r.threads > 1)
+            .map(|r| (r.count, r.threads, r.measured.runs.clone()))
             .collect(),
     };
     crate::accuracy::write_through_rename(&tp, &serde_json::to_string_pretty(&times)?)
@@ -277,15 +314,26 @@ fn replay_one(
         .with_context(|| format!("cannot read {} (made by --save?)", tp.display()))?;
     let saved: SavedTimes = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a timing file written by --save", tp.display()))?;
-    let (predicted, warnings) = predict(&profile, machine, a)?;
+    let teams: Vec<(u32, u32)> = saved.teams.iter().map(|t| (t.0, t.1)).collect();
+    let (predicted, warnings) = predict(&profile, machine, a, &teams)?;
     let mut rows = vec![];
-    for (count, seconds) in predicted {
-        let Some((_, runs)) = saved.times.iter().find(|t| t.0 == count) else {
+    for ((count, threads), seconds) in predicted {
+        let runs = if threads == 1 {
+            saved.times.iter().find(|t| t.0 == count).map(|t| &t.1)
+        } else {
+            saved
+                .teams
+                .iter()
+                .find(|t| (t.0, t.1) == (count, threads))
+                .map(|t| &t.2)
+        };
+        let Some(runs) = runs else {
             anyhow::bail!("{name}: no time kept at {count} {}", a.parallelism.noun());
         };
         let measured = Timing::from_runs(runs.clone());
         rows.push(CountRow {
             count,
+            threads,
             predicted: seconds,
             error: relative_error(seconds, measured.median),
             measured,
@@ -294,36 +342,42 @@ fn replay_one(
     Ok((rows, warnings))
 }
 
-/// A count and the seconds predicted there.
-type Predicted = (u32, f64);
+/// A count with its threads per rank, and the seconds predicted there.
+type Predicted = ((u32, u32), f64);
 
-/// The predicted seconds at each count of a kept profile, and the warnings.
+/// The predicted seconds at each count of a kept profile (and at each of `teams`, ranks
+/// with several threads each), and the warnings.
 fn predict(
     profile: &ProgramProfile,
     machine: &LoadedMachine,
     a: &ParallelArgs<'_>,
+    teams: &[(u32, u32)],
 ) -> Result<(Vec<Predicted>, Vec<String>)> {
     let options = augur_model::PredictOptions::default();
     match a.parallelism {
         Parallelism::Threads => {
             let pred = predict_threads(profile, &machine.profile, options, a.counts)
                 .map_err(anyhow::Error::msg)?;
-            let points = pred.points.iter().map(|p| (p.threads, p.seconds)).collect();
+            let points = pred
+                .points
+                .iter()
+                .map(|p| ((p.threads, 1), p.seconds))
+                .collect();
             Ok((points, pred.warnings))
         }
         Parallelism::Ranks => {
             let points = a
                 .counts
                 .iter()
-                .map(|&p| {
-                    augur_simgrid::predict_ranks(
-                        profile,
-                        &machine.profile,
-                        options,
-                        p,
-                        &Default::default(),
-                    )
-                    .map(|r| (p, r.seconds))
+                .map(|&p| (p, 1))
+                .chain(teams.iter().copied())
+                .map(|(p, threads)| {
+                    let how = augur_simgrid::RanksOptions {
+                        threads,
+                        ..Default::default()
+                    };
+                    augur_simgrid::predict_ranks(profile, &machine.profile, options, p, &how)
+                        .map(|r| ((p, threads), r.seconds))
                 })
                 .collect::<Result<_, _>>()?;
             Ok((points, vec![]))
@@ -339,7 +393,7 @@ fn within(errors: &[f64], x: f64) -> f64 {
 /// The per-program table and the summary.
 fn table(outcomes: &[Outcome], a: &ParallelArgs<'_>) -> String {
     let mut s = String::new();
-    let _ = write!(s, "{:<20}", "program");
+    let _ = write!(s, "{:<24}", "program");
     for c in a.counts {
         let (p, m) = (format!("pred{c}"), format!("meas{c}"));
         let _ = write!(s, " {p:>8} {m:>8} {:>7}", "err");
@@ -349,8 +403,13 @@ fn table(outcomes: &[Outcome], a: &ParallelArgs<'_>) -> String {
     let mut speedup_errors = vec![];
     let mut micro_errors = vec![];
     for o in outcomes {
-        let _ = write!(s, "{:<20}", o.name);
-        for r in &o.rows {
+        let _ = write!(s, "{:<24}", o.name);
+        for c in a.counts {
+            let Some(r) = o.rows.iter().find(|r| r.count == *c) else {
+                // Not timed (a hybrid program's ranks x threads beyond the cores).
+                let _ = write!(s, " {:>8} {:>8} {:>7}", "-", "-", "-");
+                continue;
+            };
             let (p, m) = (
                 format!("{:.3}", r.predicted),
                 format!("{:.3}", r.measured.median),

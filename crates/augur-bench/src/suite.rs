@@ -106,6 +106,7 @@ impl RealManifest {
             expect_in: self.expect_in,
             scale: self.scale,
             communication_only: false,
+            threads: vec![],
             run_dir: Some(root.clone()),
             root,
         }

@@ -109,6 +109,12 @@ pub struct Phase {
     pub overhead: f64,
     /// Its time: the slowest thread (or the serialized critical work) plus overhead.
     pub seconds: f64,
+    /// Its blocks `(unit, block)`.
+    #[serde(skip)]
+    pub blocks: Vec<(u32, u32)>,
+    /// Its blocks' time on one thread (the sequential model's), seconds.
+    #[serde(skip)]
+    pub alone_seconds: f64,
 }
 
 /// What a phase is keyed by: a construct of a unit, or a unit called in parallel.
@@ -345,6 +351,8 @@ fn point(
             let critical = structure[ui].is_serialized(bi as u32);
             let section = structure[ui].section_of_block(bi as u32);
             let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));
+            acc.blocks.push((ui as u32, bi as u32));
+            acc.alone += t * counts.iter().sum::<f64>() * factor(ui, bi, false);
             for (tid, c) in counts.iter().enumerate().take(p as usize) {
                 let s = t * c * factor(ui, bi, true);
                 contention += t * c * (factor(ui, bi, true) - factor(ui, bi, false));
@@ -501,6 +509,8 @@ fn finish(
             thread_seconds: acc.work,
             overhead: acc.overhead,
             seconds,
+            blocks: acc.blocks,
+            alone_seconds: acc.alone,
         });
     }
     let seconds = serial + work + imbalance + sharing + serialization + overhead;
@@ -550,6 +560,9 @@ struct PhaseAcc {
     executions: f64,
     line: u32,
     kind: String,
+    /// Its blocks, and their time on one thread.
+    blocks: Vec<(u32, u32)>,
+    alone: f64,
 }
 
 impl PhaseAcc {
@@ -564,6 +577,8 @@ impl PhaseAcc {
             executions: 0.0,
             line: 0,
             kind: String::new(),
+            blocks: vec![],
+            alone: 0.0,
         }
     }
 }

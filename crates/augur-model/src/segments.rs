@@ -52,6 +52,17 @@ impl BlockSeconds {
         BlockSeconds { per_exec }
     }
 
+    /// The blocks run by a team of threads at the pace `team` gives (a rank of a hybrid
+    /// MPI + OpenMP program).
+    pub fn threaded(mut self, team: &crate::hybrid::ThreadedBlocks) -> BlockSeconds {
+        for (u, blocks) in self.per_exec.iter_mut().enumerate() {
+            for (b, s) in blocks.iter_mut().enumerate() {
+                *s = team.per_execution(u as u32, b as u32, *s);
+            }
+        }
+        self
+    }
+
     /// Seconds of the executions `(unit, block, executions)` of a segment.
     pub fn segment(&self, segment: &[(u32, u32, f64)]) -> f64 {
         segment

@@ -519,6 +519,8 @@ pub struct RanksOptions<'a> {
     /// Read SimGrid's log of every action back into a [`timeline::Timeline`] (a log line
     /// per action: leave it off for long traces that only need the time).
     pub timeline: bool,
+    /// OpenMP threads per rank (a hybrid program counted with `--threads`; 0 or 1: one).
+    pub threads: u32,
 }
 
 /// Changes to the cluster asked for (`--latency`, `--bandwidth`, `--cpu-speed`).
@@ -622,8 +624,18 @@ pub fn predict_ranks(
     let measured_cores = machine.openmp.as_ref().map_or(1, |o| o.cores.max(1));
     let per_node = ranks.min(c.cores_per_node).min(measured_cores);
     let workload = with_blocks_of(program, run);
-    let blocks =
+    let mut blocks =
         augur_model::segments::BlockSeconds::sharing_node(&workload, machine, options, per_node);
+    if how.threads > 1 {
+        let team = augur_model::hybrid::threaded_blocks(program, machine, options, how.threads)
+            .map_err(|e| {
+                SimGridError::Input(format!(
+                    "{e}: analyze the program with --mpi-ranks and --threads including {}",
+                    how.threads
+                ))
+            })?;
+        blocks = blocks.threaded(&team);
+    }
     let speed = how.what_if.cpu_speed.max(1e-9);
     let ti = time_independent(
         run,

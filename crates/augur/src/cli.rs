@@ -240,7 +240,9 @@ struct PredictCmd {
     /// compute segments priced by the sequential model and the calls replayed by
     /// SimGrid on `--cluster` (default: one node of this machine, its measured [mpi]
     /// network between the ranks).
-    #[arg(long, value_name = "P", conflicts_with_all = ["at", "threads"])]
+    /// With --threads T (one count): a hybrid MPI + OpenMP program (analyzed with both),
+    /// each rank running its segments with T threads.
+    #[arg(long, value_name = "P", conflicts_with = "at")]
     mpi_ranks: Option<u32>,
     #[command(flatten)]
     mpi: MpiPredictArgs,
@@ -391,12 +393,14 @@ struct ValidateCmd {
     threads: Vec<u32>,
     /// An MPI program: trace, predict (SimGrid on this machine's measured [mpi]
     /// network) and time the job (wall clock, under mpirun) at each of these rank
-    /// counts (timing runs cannot use more ranks than this machine's cores).
+    /// counts (timing runs cannot use more ranks than this machine's cores). With
+    /// --threads, a hybrid MPI + OpenMP program: at every ranks x threads that fits the
+    /// cores.
     #[arg(
         long,
         value_name = "P1,P2,...",
         value_delimiter = ',',
-        conflicts_with_all = ["scale", "threads"]
+        conflicts_with = "scale"
     )]
     mpi_ranks: Vec<u32>,
 }
@@ -884,12 +888,14 @@ struct AnalyzeArgs {
     /// An MPI program: build with the MPI wrapper compilers and a tracer and run under
     /// `mpirun -np P` at these rank counts (more than the cores is fine: counts do not
     /// depend on timing); each rank's compute segments and MPI calls are kept. The
-    /// profile's counts are rank 0's at the first count.
+    /// profile's counts are rank 0's at the first count. With --threads (a hybrid
+    /// MPI + OpenMP program): the ranks run with one thread each, and one rank is counted
+    /// per thread at each thread count.
     #[arg(
         long,
         value_name = "P1,P2,...",
         value_delimiter = ',',
-        conflicts_with_all = ["scale", "threads"]
+        conflicts_with = "scale"
     )]
     mpi_ranks: Vec<u32>,
 }
@@ -975,11 +981,12 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
             .map(crate::scale::parse_measured)
             .transpose()?
             .unwrap_or_default(),
-        threads: p.threads,
+        threads: p.threads.clone(),
         gantt: p.gantt,
         mpi: match p.mpi_ranks {
             Some(ranks) => Some(crate::simgrid::MpiPredict {
                 ranks,
+                threads: threads_per_rank(&p.threads)?,
                 what_if: p.mpi.what_if()?,
                 cluster: p.mpi.cluster,
                 matrix: p.mpi.matrix,
@@ -987,6 +994,18 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
             None => None,
         },
     })
+}
+
+/// The threads of each rank of a hybrid prediction (`--mpi-ranks P --threads T`): one
+/// count, or none (one thread).
+fn threads_per_rank(threads: &[u32]) -> Result<u32> {
+    match threads {
+        [] => Ok(1),
+        [t] if *t >= 1 => Ok(*t),
+        _ => {
+            bail!("with --mpi-ranks give one thread count per rank (--threads T), not {threads:?}")
+        }
+    }
 }
 
 /// `--scale` and `--at` of `augur validate`, checked against each other.

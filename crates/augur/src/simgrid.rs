@@ -65,6 +65,8 @@ pub fn platform(cluster: &Path, output: &Path) -> Result<ExitCode> {
 pub struct MpiPredict {
     /// The rank count.
     pub ranks: u32,
+    /// OpenMP threads per rank (a hybrid program; 1: one).
+    pub threads: u32,
     /// The cluster file (default: one node of the machine).
     pub cluster: Option<PathBuf>,
     /// Changes to the network and the cores.
@@ -91,6 +93,7 @@ pub fn predict(
         cluster: a.cluster.as_deref(),
         what_if: a.what_if,
         timeline: true,
+        threads: a.threads,
     };
     let p = augur_simgrid::predict_ranks(&program, &machine.profile, options, a.ranks, &how)
         .with_context(|| format!("{}", profile.display()))?;

@@ -103,6 +103,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
     if !v.mpi_ranks.is_empty() {
         let mut opts = opts;
         opts.mpi_ranks = v.mpi_ranks.clone();
+        opts.threads = v.threads.clone();
         let val =
             augur_bench::ranks::validate_ranks(&machine, &fortran, &opts, flags, v.runs, options)?;
         return ranks_report(&val, v);
@@ -240,20 +241,24 @@ fn ranks_report(val: &augur_bench::ranks::RankValidation, v: &ValidateArgs) -> R
         val.build
     );
     println!(
-        "{:>5} {:>12} {:>12} {:>7} {:>8} {:>16}",
-        "ranks", "predicted", "measured", "spread", "error", "busiest compute"
+        "{:>5} {:>7} {:>12} {:>12} {:>7} {:>8} {:>16}",
+        "ranks", "threads", "predicted", "measured", "spread", "error", "busiest compute"
     );
     for r in &val.rows {
         let busiest = r.compute.iter().copied().fold(0.0, f64::max);
         println!(
-            "{:>5} {:>10.3} s {:>10.3} s {:>6.1}% {:>+7.1}% {:>14.3} s",
+            "{:>5} {:>7} {:>10.3} s {:>10.3} s {:>6.1}% {:>+7.1}% {:>14.3} s",
             r.ranks,
+            r.threads,
             r.predicted,
             r.measured.median,
             100.0 * r.measured.spread(),
             100.0 * r.error,
             busiest
         );
+    }
+    for w in &val.warnings {
+        println!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -790,3 +790,65 @@ fn work_rank_0_never_does_is_priced() {
     let worker = v["timeline"]["ranks"][1]["compute"].as_f64().unwrap();
     assert!(worker > 0.1, "{v}");
 }
+
+/// The Zen 3 guest's node profile: AbOp tables, `[openmp]` and `[mpi]`.
+fn node_machine() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../measurements/mpi-zen3-2026-11-26/zen3-O2-node.toml")
+}
+
+/// `augur predict hybrid.json --mpi-ranks RANKS --threads THREADS` in `dir`: the output.
+fn predict_hybrid(dir: &std::path::Path, ranks: u32, threads: u32) -> std::process::Output {
+    augur()
+        .current_dir(dir)
+        .args(["predict", "hybrid.json", "--mpi-ranks", &ranks.to_string()])
+        .args(["--threads", &threads.to_string(), "-m"])
+        .arg(node_machine())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_hybrid_program_runs_each_rank_with_a_team_of_threads() {
+    require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let source =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/mpi/mpi_hybrid.f90");
+    std::fs::copy(&source, dir.path().join("hybrid.f90")).unwrap();
+    succeeded(augur().current_dir(dir.path()).args([
+        "analyze",
+        "hybrid.f90",
+        "--mpi-ranks",
+        "1,2",
+        "--threads",
+        "1,2",
+        "-o",
+        "hybrid.json",
+    ]));
+    let time = |ranks, threads| {
+        let out = predict_hybrid(dir.path(), ranks, threads);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text.lines()
+            .find_map(|l| l.strip_prefix("predicted time "))
+            .and_then(|t| t.split_whitespace().next())
+            .and_then(|t| t.parse::<f64>().ok())
+            .unwrap_or_else(|| panic!("no predicted time: {text}"))
+    };
+    // The compute-bound loop splits over two threads as over two ranks; the launch
+    // (about a third of a second) does not.
+    let (one, team, ranks) = (time(1, 1), time(1, 2), time(2, 1));
+    assert!(one / team > 1.4 && one / team < 2.0, "{one} {team}");
+    assert!((team / ranks - 1.0).abs() < 0.1, "{team} {ranks}");
+    // A thread count it was not counted at.
+    let out = predict_hybrid(dir.path(), 2, 3);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("not at 3") && err.contains("--threads"),
+        "{err}"
+    );
+}

@@ -122,3 +122,49 @@ fn compare_machines_figures_render_in_chromium() {
         );
     }
 }
+
+#[test]
+fn historical_machines_are_listed_apart_and_compared_as_json() {
+    let augur = env!("CARGO_BIN_EXE_augur");
+    let out = Command::new(augur).arg("machines").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (measured, historical) = text.split_once("historical").expect("a historical section");
+    assert!(measured.contains("gfortran12-O2-epyc-2core"), "{text}");
+    assert!(
+        historical.contains("cray-y-mp-832") && !historical.contains("epyc"),
+        "{text}"
+    );
+    let out = Command::new(augur)
+        .args([
+            "compare",
+            "machines",
+            "cray-y-mp-832",
+            "cray-x-mp-432",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = doc["comparison"]["distances"][0][1]["value"]
+        .as_f64()
+        .unwrap();
+    assert!((d - 0.454).abs() < 0.002, "Table 2.6 gives 0.454, got {d}");
+    let out = Command::new(augur)
+        .args([
+            "compare",
+            "machines",
+            "cray-y-mp-832",
+            "cray-2",
+            "--reference",
+            "vax-8600",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not one of the machines compared"));
+}

@@ -66,6 +66,21 @@ fn png_size(png: &[u8]) -> (u32, u32) {
     (be(16), be(20))
 }
 
+/// Runs augur with these arguments; asserts it succeeds when `ok`.
+fn augur(args: &[&std::ffi::OsStr], ok: bool) -> std::process::Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.success(), ok, "{err}");
+    out
+}
+
+fn os<'a>(args: &[&'a str]) -> Vec<&'a std::ffi::OsStr> {
+    args.iter().map(|s| std::ffi::OsStr::new(*s)).collect()
+}
+
 #[test]
 fn compare_machines_figures_render_in_chromium() {
     let browser = chromium();
@@ -75,31 +90,26 @@ fn compare_machines_figures_render_in_chromium() {
         dir.path().join("clusters.svg"),
         dir.path().join("each"),
     );
-    let augur = env!("CARGO_BIN_EXE_augur");
+    let machines = [
+        "compare",
+        "machines",
+        "cray-y-mp-832",
+        "vax-11-780",
+        "sun-3-50",
+        "gfortran12-O2-epyc-2core",
+        "flang19-O2-epyc-2core",
+        "--reference",
+        "vax-11-780",
+    ];
     for target in [&kiviat, &per_machine] {
-        let out = Command::new(augur)
-            .args([
-                "compare",
-                "machines",
-                "cray-y-mp-832",
-                "vax-11-780",
-                "sun-3-50",
-                "gfortran12-O2-epyc-2core",
-                "flang19-O2-epyc-2core",
-                "--reference",
-                "vax-11-780",
-                "--clusters",
-            ])
-            .arg(&graph)
-            .arg("--kiviat")
-            .arg(target)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut args = os(&machines);
+        args.extend([
+            "--clusters".as_ref(),
+            graph.as_os_str(),
+            "--kiviat".as_ref(),
+            target.as_os_str(),
+        ]);
+        augur(&args, true);
     }
     let mut pages: Vec<PathBuf> = vec![kiviat, graph, per_machine.join("cray-y-mp-832.svg")];
     pages.push(per_machine.join("grid.svg"));
@@ -125,8 +135,7 @@ fn compare_machines_figures_render_in_chromium() {
 
 #[test]
 fn historical_machines_are_listed_apart_and_compared_as_json() {
-    let augur = env!("CARGO_BIN_EXE_augur");
-    let out = Command::new(augur).arg("machines").output().unwrap();
+    let out = augur(&os(&["machines"]), true);
     let text = String::from_utf8_lossy(&out.stdout);
     let (measured, historical) = text.split_once("historical").expect("a historical section");
     assert!(measured.contains("gfortran12-O2-epyc-2core"), "{text}");
@@ -134,37 +143,27 @@ fn historical_machines_are_listed_apart_and_compared_as_json() {
         historical.contains("cray-y-mp-832") && !historical.contains("epyc"),
         "{text}"
     );
-    let out = Command::new(augur)
-        .args([
-            "compare",
-            "machines",
-            "cray-y-mp-832",
-            "cray-x-mp-432",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let json = [
+        "compare",
+        "machines",
+        "cray-y-mp-832",
+        "cray-x-mp-432",
+        "--json",
+    ];
+    let out = augur(&os(&json), true);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let d = doc["comparison"]["distances"][0][1]["value"]
         .as_f64()
         .unwrap();
     assert!((d - 0.454).abs() < 0.002, "Table 2.6 gives 0.454, got {d}");
-    let out = Command::new(augur)
-        .args([
-            "compare",
-            "machines",
-            "cray-y-mp-832",
-            "cray-2",
-            "--reference",
-            "vax-8600",
-        ])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
+    let bad = [
+        "compare",
+        "machines",
+        "cray-y-mp-832",
+        "cray-2",
+        "--reference",
+        "vax-8600",
+    ];
+    let out = augur(&os(&bad), false);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one of the machines compared"));
 }

@@ -14,6 +14,8 @@ command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 { command -v mpif90 >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } || need_apt+=(openmpi-bin libopenmpi-dev)
 # SimGrid's SMPI: `augur platform` platforms are replayed with smpirun and smpireplaymain.
 command -v smpirun >/dev/null 2>&1 || need_apt+=(simgrid libsimgrid-dev)
+# Headless Chromium: the figure tests open the SVGs augur writes and screenshot them.
+{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || need_apt+=(chromium)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt-get)"
@@ -35,6 +37,7 @@ command -v gfortran >/dev/null 2>&1 || { echo "setup: gfortran is still missing;
 command -v valgrind >/dev/null 2>&1 || { echo "setup: valgrind is still missing; install it (apt-get install -y valgrind)" >&2; exit 1; }
 command -v mpirun >/dev/null 2>&1 || { echo "setup: OpenMPI is still missing; install it (apt-get install -y openmpi-bin libopenmpi-dev)" >&2; exit 1; }
 command -v smpirun >/dev/null 2>&1 || { echo "setup: SimGrid is still missing; install it (apt-get install -y simgrid libsimgrid-dev)" >&2; exit 1; }
+{ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || { echo "setup: Chromium is still missing; install it (apt-get install -y chromium): the SVG figure tests need it" >&2; exit 1; }
 command -v cargo >/dev/null 2>&1 || { echo "setup: cargo is missing; install the Rust toolchain (https://rustup.rs)" >&2; exit 1; }
 
 # A release build plus the test build take about 4 GB; say so before the linker

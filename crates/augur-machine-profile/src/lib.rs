@@ -28,7 +28,9 @@
 //! experiment yet; no numbers), `not measurable: <reason>` (no valid Fortran produces the
 //! AbOp), `noisy: <reason>` (the observations did not hold their window) or
 //! `failed: <reason>` (the experiment did not build, crashed, or its loop was removed by
-//! the compiler). `sd_ns` is the standard deviation of
+//! the compiler), or `not published: <source>` (a historical profile transcribed from a
+//! publication, `machines/historical/`, whose tables give no value for the AbOp: the
+//! predictor prices it at nothing and warns, as for a failed entry). `sd_ns` is the standard deviation of
 //! one observation of the parameter, `ci90_ns` the half-width of its 90% confidence
 //! interval (Student t), both in nanoseconds per operation.
 
@@ -61,6 +63,9 @@ pub const NOISY_PREFIX: &str = "noisy: ";
 pub const NOT_MEASURABLE_PREFIX: &str = "not measurable: ";
 /// Prefix of the status of a parameter whose experiment failed, with the reason.
 pub const FAILED_PREFIX: &str = "failed: ";
+/// Prefix of the status of a parameter a historical profile's source does not give, with
+/// the source (the profile was transcribed from a publication, not measured).
+pub const NOT_PUBLISHED_PREFIX: &str = "not published: ";
 
 /// A machine profile.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,12 +149,18 @@ pub struct Provenance {
     /// Cache sizes as the OS reports them, e.g. `L1d = "32K"`.
     #[serde(default)]
     pub caches: BTreeMap<String, String>,
+    /// Where the numbers come from when they were not measured by augur: the publication,
+    /// its tables and the file they were transcribed from (historical profiles, whose
+    /// costs have no interval). Empty for a measured profile.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source: String,
 }
 
 /// One AbOp's cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AbOpEntry {
-    /// `measured`, `not detected`, `not yet measured` or `failed: <reason>`.
+    /// `measured`, `not detected`, `not yet measured`, `not measurable: <reason>`,
+    /// `noisy: <reason>`, `failed: <reason>` or `not published: <source>`.
     pub status: String,
     /// Mean cost per operation, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,9 +197,14 @@ impl AbOpEntry {
         matches!(
             self.status.as_str(),
             MEASURED | NOT_DETECTED | NOT_YET_MEASURED
-        ) || [FAILED_PREFIX, NOISY_PREFIX, NOT_MEASURABLE_PREFIX]
-            .iter()
-            .any(|p| self.status.starts_with(p))
+        ) || [
+            FAILED_PREFIX,
+            NOISY_PREFIX,
+            NOT_MEASURABLE_PREFIX,
+            NOT_PUBLISHED_PREFIX,
+        ]
+        .iter()
+        .any(|p| self.status.starts_with(p))
     }
 }
 

@@ -6,6 +6,10 @@
 //! was built in (`target/<profile>/augur` → `../../machines`),
 //! `<prefix>/share/augur/machines` for an installed binary (`<prefix>/bin/augur`), and
 //! last the `machines/` of the source tree augur was compiled from.
+//!
+//! Each directory's `historical/` subdirectory holds profiles transcribed from
+//! publications (Saavedra-Barrera's 1992 tables: `augur machines --import-thesis`); they
+//! are looked up by name like the others and listed apart ([`is_historical`]).
 
 use crate::{MachineProfile, ProfileError};
 use std::path::{Path, PathBuf};
@@ -58,21 +62,40 @@ pub fn library_dirs() -> Vec<PathBuf> {
         .collect()
 }
 
-/// Every profile in the library: name (file stem) and path, sorted by name; a name found
-/// in two directories is listed once, from the first.
+/// The subdirectory of a library directory that holds historical profiles.
+pub const HISTORICAL_DIR: &str = "historical";
+
+/// Whether a library profile is historical (transcribed from a publication, in a
+/// `historical/` directory) rather than measured.
+pub fn is_historical(path: &Path) -> bool {
+    path.parent()
+        .and_then(|d| d.file_name())
+        .is_some_and(|n| n == HISTORICAL_DIR)
+}
+
+/// The `.toml` files of one directory: name (file stem) and path, sorted.
+fn profiles_in(dir: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return vec![];
+    };
+    let mut here: Vec<(String, PathBuf)> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|p| Some((p.file_stem()?.to_str()?.to_string(), p.clone())))
+        .collect();
+    here.sort();
+    here
+}
+
+/// Every profile in the library (measured ones and the `historical/` ones): name (file
+/// stem) and path, sorted by name; a name found in two directories is listed once, from
+/// the first.
 pub fn list() -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = vec![];
     for d in library_dirs() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        let mut here: Vec<(String, PathBuf)> = rd
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-            .filter_map(|p| Some((p.file_stem()?.to_str()?.to_string(), p.clone())))
-            .collect();
-        here.sort();
+        let mut here = profiles_in(&d);
+        here.extend(profiles_in(&d.join(HISTORICAL_DIR)));
         for (n, p) in here {
             if !out.iter().any(|(m, _)| *m == n) {
                 out.push((n, p));

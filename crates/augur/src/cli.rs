@@ -46,8 +46,30 @@ enum Command {
     /// Check a prediction against real runs: analyze, predict, build the program
     /// normally with the machine's compiler and flags, time it, print the error.
     Validate(Box<ValidateCmd>),
-    /// List the machine profiles of the library (`machines/`, $AUGUR_MACHINES).
-    Machines,
+    /// List the machine profiles of the library (`machines/`, $AUGUR_MACHINES): the measured
+    /// ones, then the historical ones (`machines/historical/`, transcribed from
+    /// publications).
+    Machines {
+        /// Transcribe Saavedra-Barrera's published characterizations (Appendix 2.B, tables
+        /// 2.10-2.14, and Appendix 4.A, tables 4.16-4.20) from the dissertation's text
+        /// (seed 001) into one machine profile per machine, with Appendix 2.C's reduced
+        /// parameters and Table 2.6's distances beside them, instead of listing.
+        #[arg(long, value_name = "SEED_TEXT")]
+        import_thesis: Option<PathBuf>,
+        /// The directory the transcribed profiles go to.
+        #[arg(
+            short = 'o',
+            long = "output",
+            default_value = "machines/historical",
+            requires = "import_thesis"
+        )]
+        output: PathBuf,
+    },
+    /// Compare machines (pershapes, distances, clusters) in Saavedra-Barrera's frame.
+    Compare {
+        #[command(subcommand)]
+        what: CompareCommand,
+    },
     /// List the catalogue of abstract operations (AbOps) with their codes and meanings.
     Abops {
         /// Print the table as Markdown (as in docs/FORMATS.md).
@@ -403,6 +425,17 @@ struct ValidateCmd {
         conflicts_with = "scale"
     )]
     mpi_ranks: Vec<u32>,
+}
+
+/// What `augur compare` compares.
+#[derive(Debug, Subcommand)]
+enum CompareCommand {
+    /// Compare machine profiles by their 17 reduced parameters (Saavedra-Barrera's
+    /// Table 2.5): the values in ns, the ratio to the fastest machine and the speed
+    /// relative to a reference, the pershape distance of every pair (equation 2.10) and
+    /// the clusters of machines closer than a threshold (figure 2.7); optionally the
+    /// Kiviat graphs and the cluster graph as SVG. Measured and historical profiles mix.
+    Machines(crate::compare::MachinesArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -906,7 +939,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Analyze(a) => analyze(*a),
         Command::Predict(p) => predict(*p),
         Command::Validate(v) => validate(*v),
-        Command::Machines => Ok(machines()),
+        Command::Machines {
+            import_thesis: Some(seed),
+            output,
+        } => crate::compare::import_thesis(&seed, &output),
+        Command::Machines { .. } => Ok(machines()),
+        Command::Compare { what } => match what {
+            CompareCommand::Machines(args) => crate::compare::machines(&args),
+        },
         Command::Abops { markdown } => {
             print!("{}", crate::static_report::catalogue(markdown));
             Ok(ExitCode::SUCCESS)
@@ -1061,30 +1101,48 @@ fn machines() -> ExitCode {
     // Written with `writeln!` so a closed pipe (`augur machines | head`) ends
     // the listing quietly instead of panicking.
     let mut out = std::io::stdout().lock();
-    let all = augur_machine_profile::library::list();
-    if all.is_empty() {
+    use augur_machine_profile::library::{is_historical, list};
+    let (historical, measured): (Vec<_>, Vec<_>) =
+        list().into_iter().partition(|(_, p)| is_historical(p));
+    if measured.is_empty() && historical.is_empty() {
         let _ = writeln!(
             out,
             "no machine profiles found (searched: machines/, $AUGUR_MACHINES)"
         );
     }
-    for (name, path) in all {
-        let line = match augur_machine_profile::MachineProfile::read(&path) {
-            Ok(m) => format!(
-                "{name:<32} {} {} on {} ({}), measured {}",
-                m.provenance.compiler,
-                m.provenance.fflags,
-                m.provenance.cpu_model,
-                m.provenance.mode,
-                m.provenance.date
-            ),
-            Err(e) => format!("{name:<32} unreadable: {e}"),
-        };
-        if writeln!(out, "{line}").is_err() {
-            break;
+    for (title, all) in [
+        ("measured", measured),
+        ("historical (published, no intervals)", historical),
+    ] {
+        if all.is_empty() || writeln!(out, "{title}:").is_err() {
+            continue;
+        }
+        for (name, path) in all {
+            if writeln!(out, "  {}", machine_line(&name, &path)).is_err() {
+                return ExitCode::SUCCESS;
+            }
         }
     }
     ExitCode::SUCCESS
+}
+
+/// One line of `augur machines`.
+fn machine_line(name: &str, path: &Path) -> String {
+    match augur_machine_profile::MachineProfile::read(path) {
+        Ok(m) if m.provenance.mode == "historical" => format!(
+            "{name:<32} {} {}, published {}",
+            m.provenance.cpu_model, m.provenance.fflags, m.provenance.date
+        ),
+        Ok(m) => format!(
+            "{name:<32} {} {} on {} ({}), measured {}",
+            m.provenance.compiler,
+            m.provenance.fflags,
+            m.provenance.cpu_model,
+            m.provenance.mode,
+            m.provenance.date
+        ),
+        Err(e) => format!("{name:<32} unreadable: {e}"),
+    }
 }
 
 /// The exit status of a benchmark's verdict: 1 when some program failed.

@@ -2,6 +2,7 @@
 
 mod characterize;
 mod cli;
+mod compare;
 mod dynamic;
 mod gantt;
 mod plot;

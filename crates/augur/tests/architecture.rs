@@ -83,6 +83,9 @@ const LAYERS: &[(&str, &[&str])] = &[
         "augur-validate",
         &["augur-toolchain", "augur-machine-profile"],
     ),
+    // Machine comparison (reduced parameters, pershapes, the thesis's machines): reads
+    // machine profiles, never measures or predicts.
+    ("augur-pershape", &["augur-ir", "augur-machine-profile"]),
 ];
 
 /// Crates that may use every crate above them (applications, not libraries others build on).

@@ -1,0 +1,201 @@
+//! `augur compare machines` and `augur machines --import-thesis`: rendering of
+//! `augur_pershape`'s comparison as text, JSON and SVG files.
+
+use anyhow::{bail, Context, Result};
+use augur_pershape::{compare, svg, Comparison, PARAMETERS};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The options of `augur compare machines`.
+#[derive(Debug, clap::Args)]
+pub struct MachinesArgs {
+    /// Machine profiles: library names (`augur machines`) or files; at least two.
+    #[arg(required = true, num_args = 2..)]
+    machines: Vec<String>,
+    /// The machine the speeds are relative to (one of those compared; default: the first).
+    #[arg(long, value_name = "NAME")]
+    reference: Option<String>,
+    /// Write the Kiviat graphs: a file ending in `.svg` gets all machines in one grid; a
+    /// directory gets one `NAME.svg` per machine and `grid.svg`.
+    #[arg(long, value_name = "DIR_OR_FILE.svg")]
+    kiviat: Option<PathBuf>,
+    /// Write the cluster graph (figure 2.7) to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    clusters: Option<PathBuf>,
+    /// Join machines whose pershape distance is below this.
+    #[arg(long, default_value_t = augur_pershape::THRESHOLD)]
+    threshold: f64,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `augur machines --import-thesis SEED -o DIR`.
+pub fn import_thesis(seed: &Path, dir: &Path) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(seed)
+        .with_context(|| format!("reading the dissertation's text {}", seed.display()))?;
+    let thesis = augur_pershape::thesis::parse(&text, &seed.display().to_string())?;
+    let written = augur_pershape::thesis::write(&thesis, dir)?;
+    println!(
+        "{} historical machine profiles and the published reduced parameters and distances written to {} ({} files)",
+        thesis.machines.len(),
+        dir.display(),
+        written.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `augur compare machines`.
+pub fn machines(args: &MachinesArgs) -> Result<ExitCode> {
+    if !(args.threshold > 0.0 && args.threshold.is_finite()) {
+        bail!(
+            "--threshold {}: give a positive distance (the thesis uses 0.7)",
+            args.threshold
+        );
+    }
+    let mut loaded = vec![];
+    for spec in &args.machines {
+        let (name, _, profile) = augur_machine_profile::library::load(spec)?;
+        loaded.push((name, profile));
+    }
+    let reference = match &args.reference {
+        None => 0,
+        Some(r) => {
+            let stem = Path::new(r)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or(r);
+            loaded
+                .iter()
+                .position(|(n, _)| n == stem)
+                .with_context(|| {
+                    format!("--reference {r}: not one of the machines compared; add it to the list")
+                })?
+        }
+    };
+    let c = compare(&loaded, reference, args.threshold);
+    write_figures(&c, args)?;
+    if args.json {
+        let doc = serde_json::json!({
+            "schema": 1,
+            "parameters": PARAMETERS.iter().map(|p| serde_json::json!({"number": p.number, "name": p.name, "short": p.short})).collect::<Vec<_>>(),
+            "comparison": c,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", render(&c));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_figures(c: &Comparison, args: &MachinesArgs) -> Result<()> {
+    if let Some(k) = &args.kiviat {
+        if k.extension().is_some_and(|e| e == "svg") {
+            crate::cli::write_atomically(k, svg::kiviat_grid(c).as_bytes())?;
+        } else {
+            std::fs::create_dir_all(k).with_context(|| format!("creating {}", k.display()))?;
+            for (m, name) in c.machines.iter().enumerate() {
+                crate::cli::write_atomically(
+                    &k.join(format!("{name}.svg")),
+                    svg::kiviat(c, m).as_bytes(),
+                )?;
+            }
+            crate::cli::write_atomically(&k.join("grid.svg"), svg::kiviat_grid(c).as_bytes())?;
+        }
+    }
+    if let Some(f) = &args.clusters {
+        crate::cli::write_atomically(f, svg::cluster_graph(c).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// A table of one number per parameter and machine.
+fn table(c: &Comparison, title: &str, cell: impl Fn(usize, usize) -> Option<f64>) -> String {
+    let width = c
+        .machines
+        .iter()
+        .map(|n| n.len())
+        .max()
+        .unwrap_or(8)
+        .clamp(9, 14);
+    let mut out = format!("{title}\n{:<14}", "parameter");
+    for n in &c.machines {
+        let short: String = n.chars().take(width).collect();
+        let _ = write!(out, " {short:>width$}");
+    }
+    out.push('\n');
+    for (k, p) in PARAMETERS.iter().enumerate() {
+        let _ = write!(out, "{:>2} {:<11}", p.number, p.short);
+        for m in 0..c.machines.len() {
+            let v = cell(m, k).map_or("-".to_string(), number);
+            let _ = write!(out, " {v:>width$}");
+        }
+        out.push('\n');
+    }
+    out + "\n"
+}
+
+/// Four significant digits, or a plain number for large ones.
+fn number(v: f64) -> String {
+    if v == 0.0 {
+        "0".to_string()
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else {
+        let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{v:.digits$}")
+    }
+}
+
+/// The text report.
+fn render(c: &Comparison) -> String {
+    let reference = &c.machines[c.reference];
+    let mut out = table(
+        c,
+        "Reduced parameters, ns (Saavedra-Barrera's Table 2.5)",
+        |m, k| c.value(m, k),
+    );
+    out += &table(c, "Ratio to the fastest machine (m/f)", |m, k| {
+        c.over_fastest(m, k)
+    });
+    out += &table(
+        c,
+        &format!("Speed relative to {reference} ({reference}/m; the Kiviat graphs)"),
+        |m, k| c.speedup(m, k),
+    );
+    for (name, r) in c.machines.iter().zip(&c.reduced) {
+        for note in &r.notes {
+            let _ = writeln!(out, "note: {name}: parameter {note}");
+        }
+    }
+    out += "\nPershape distances (equation 2.10), closest first\n";
+    for (i, j, d) in c.pairs() {
+        let mut terms = d.terms.clone();
+        terms.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let top: Vec<&str> = terms
+            .iter()
+            .take(3)
+            .map(|t| PARAMETERS[t.0].short)
+            .collect();
+        let dims = if d.dimensions < PARAMETERS.len() {
+            format!(", {} parameters", d.dimensions)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  {:.3}  {} - {}  (most: {}{dims})",
+            d.value,
+            c.machines[i],
+            c.machines[j],
+            top.join(", ")
+        );
+    }
+    let _ = writeln!(out, "\nClusters (joined below {}):", c.clusters.threshold);
+    for comp in &c.clusters.components {
+        let names: Vec<&str> = comp.iter().map(|&i| c.machines[i].as_str()).collect();
+        let _ = writeln!(out, "  {{{}}}", names.join(", "));
+    }
+    out
+}

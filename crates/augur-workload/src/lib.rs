@@ -29,9 +29,9 @@ pub use compare::{compare, load_machines, load_programs, rank, Comparison, Progr
 /// Why a comparison could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum WorkloadError {
-    /// A program profile could not be read (the message names the file).
-    #[error(transparent)]
-    Profile(#[from] augur_program_profile::ProfileReadError),
+    /// A program profile could not be read (the message names the file and the cause).
+    #[error("{0}")]
+    Profile(augur_program_profile::ProfileReadError),
     /// A machine profile could not be found or read.
     #[error(transparent)]
     Machine(#[from] augur_machine_profile::library::LibraryError),
@@ -46,4 +46,10 @@ pub enum WorkloadError {
         /// The machine.
         machine: String,
     },
+}
+
+impl From<augur_program_profile::ProfileReadError> for WorkloadError {
+    fn from(e: augur_program_profile::ProfileReadError) -> WorkloadError {
+        WorkloadError::Profile(e)
+    }
 }

@@ -166,11 +166,75 @@ enum Command {
         #[arg(long)]
         prior: bool,
     },
+    /// Compare programs (or machines) as Saavedra-Barrera's chapters 2 and 3 do.
+    Compare {
+        #[command(subcommand)]
+        what: CompareCommand,
+    },
+    /// Rank machines on a workload: per program the predicted time normalized by a
+    /// reference machine's (larger is faster) and their weighted geometric mean
+    /// (Saavedra-Barrera's table 3.14), machines fastest first.
+    Rank(Box<RankCmd>),
     /// Benchmarks of augur itself (front-end throughput and memory).
     Bench {
         #[command(subcommand)]
         what: BenchCommand,
     },
+}
+
+/// What `augur compare` compares.
+#[derive(Debug, Subcommand)]
+enum CompareCommand {
+    /// Characterize and compare program profiles (Saavedra-Barrera, chapter 3).
+    ///
+    /// Prints the dynamic distributions of statements, operations and operands (tables
+    /// 3.2-3.4), the concentration of the execution in the top basic blocks and AbOps with
+    /// the skewness index (tables 3.6-3.9), the 13 reduced parameters (table 3.10), the
+    /// distance between every pair of programs and the clusters below a threshold (table
+    /// 3.11, figure 3.11). With machines: the predicted times, each machine's ranking of
+    /// the programs and Spearman's correlation between machines, and the execution-time
+    /// similarity of every pair (table 3.15) with Spearman's check against the distance.
+    Programs(Box<CompareProgramsCmd>),
+}
+
+#[derive(Debug, Args)]
+struct CompareProgramsCmd {
+    /// Program profiles written by `augur analyze`.
+    #[arg(required = true)]
+    profiles: Vec<PathBuf>,
+    /// Machine profile (library name or TOML file) to predict the programs on; repeat
+    /// for the comparisons by execution time.
+    #[arg(short, long = "machine")]
+    machines: Vec<String>,
+    /// Programs closer than this are joined in a cluster (the thesis's 0.71).
+    #[arg(long, default_value_t = augur_workload::similarity::CLUSTER_THRESHOLD)]
+    threshold: f64,
+    /// Draw the clusters (figure 3.11) as SVG into this file.
+    #[arg(long, value_name = "FILE.svg")]
+    clusters: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct RankCmd {
+    /// Program profiles written by `augur analyze` (the workload).
+    #[arg(required = true)]
+    profiles: Vec<PathBuf>,
+    /// Machine profile: a library name (see `augur machines`) or a TOML file; repeat.
+    #[arg(short, long = "machine", required = true)]
+    machines: Vec<String>,
+    /// Weights of the programs, one per profile, comma-separated (default 1 each).
+    #[arg(long, value_delimiter = ',')]
+    weights: Vec<f64>,
+    /// The machine the times are normalized by (default the first -m); added to the
+    /// machines when not among them.
+    #[arg(long, value_name = "MACHINE")]
+    reference: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -950,6 +1014,22 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             keep_build,
             prior,
         ),
+        Command::Compare {
+            what: CompareCommand::Programs(c),
+        } => crate::workload::compare_programs(&crate::workload::CompareArgs {
+            profiles: c.profiles,
+            machines: c.machines,
+            threshold: c.threshold,
+            clusters: c.clusters,
+            json: c.json,
+        }),
+        Command::Rank(r) => crate::workload::rank(&crate::workload::RankArgs {
+            profiles: r.profiles,
+            machines: r.machines,
+            weights: r.weights,
+            reference: r.reference,
+            json: r.json,
+        }),
         Command::Bench { what } => bench(what),
     }
 }

@@ -83,6 +83,17 @@ const LAYERS: &[(&str, &[&str])] = &[
         "augur-validate",
         &["augur-toolchain", "augur-machine-profile"],
     ),
+    // Programs characterized and compared (Saavedra-Barrera, chapter 3): reads the
+    // formats and prices them with the predictor; never builds or runs anything.
+    (
+        "augur-workload",
+        &[
+            "augur-ir",
+            "augur-program-profile",
+            "augur-machine-profile",
+            "augur-model",
+        ],
+    ),
 ];
 
 /// Crates that may use every crate above them (applications, not libraries others build on).

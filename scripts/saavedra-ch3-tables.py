@@ -6,6 +6,7 @@ text into the fixtures of crates/augur-workload/tests (never edit those by hand)
   `saavedra-appendix-3a.tsv` (program, code, mnemonic as printed, fraction as printed).
   Columns whose printed fractions do not sum to 1 within 0.005 lost cells in the text
   extraction (blank cells shift the row) and are left out, named in the header.
+* Table 3.11: the printed most and least similar pairs, `saavedra-table-3-11.tsv`.
 * Table 3.35: real and predicted times of the small programs on 13 machines,
   `saavedra-table-3-35.tsv` (machine, program, real seconds, predicted seconds; empty
   when the thesis prints `-`).
@@ -83,6 +84,21 @@ def table_3_35(lines):
     return out
 
 
+def table_3_11(lines):
+    """Table 3.11: (rank, program, program, distance), both halves."""
+    start = next(i for i, l in enumerate(lines) if l.startswith("num.\tMost Similar Programs")
+                 and "dynamic" not in l and i < 2300)
+    out = []
+    for l in lines[start + 1:]:
+        if l.startswith("Table 3.11"):
+            break
+        f = l.split("\t")
+        if len(f) >= 8:
+            out.append((f[0], f[1], f[2], f[3]))
+            out.append((f[4], f[5], f[6], f[7]))
+    return out
+
+
 def main():
     seed, outdir = sys.argv[1], sys.argv[2]
     lines = open(seed, encoding="utf-8").read().split("\n")
@@ -102,6 +118,12 @@ def main():
         f.write("# Written by scripts/saavedra-ch3-tables.py from the dissertation's text; do not edit.\n")
         f.write("machine\tprogram\treal\tpredicted\n")
         for row in table_3_35(lines):
+            f.write("\t".join(row) + "\n")
+    with open(f"{outdir}/saavedra-table-3-11.tsv", "w") as f:
+        f.write("# Saavedra-Barrera (1992), table 3.11: the 25 most and least similar pairs by equation 3.5.\n")
+        f.write("# Written by scripts/saavedra-ch3-tables.py from the dissertation's text; do not edit.\n")
+        f.write("rank\ta\tb\tdistance\n")
+        for row in table_3_11(lines):
             f.write("\t".join(row) + "\n")
     print(f"appendix 3.A: {len(kept)} programs kept, left out: {', '.join(dropped)}")
 

@@ -8,10 +8,10 @@
 //! program's parameters are first normalized by the average (`A_i / W_i`), so that
 //! `d(A, B) = Σ_i W_i (A_i/W_i − B_i/W_i)² = Σ_i (A_i − B_i)² / W_i`: a chi-square
 //! distance. On the thesis's own distributions (Appendix 3.A, the 23 programs whose
-//! columns transcribe cleanly) it gives the printed magnitudes: mean 1.8 (printed 1.20
-//! over 28 programs), TRFD–MATRIX300 0.014 (printed 0.0172), the largest about 6
-//! (printed 4.7), and a Spearman correlation of 0.82 with the printed distances of
-//! table 3.11's pairs (docs/PROGRAMS.md). Parameters no program exercises are skipped.
+//! columns transcribe cleanly) it gives the printed magnitudes: mean 1.85 (printed 1.20
+//! over 28 programs), TRFD–MATRIX300 0.014 (printed 0.0172), and a Spearman correlation
+//! of 0.84 with the printed distances of table 3.11's pairs (`tests/thesis.rs`).
+//! Parameters no program exercises are skipped.
 
 use serde::Serialize;
 

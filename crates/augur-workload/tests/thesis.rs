@@ -267,3 +267,69 @@ fn spearman_of_alamos_and_linpack_machine_rankings() {
     let rho = spearman(&x, &y).unwrap();
     assert!((rho - (1.0 - 48.0 / 1320.0)).abs() < 1e-12, "{rho}");
 }
+
+/// Table 3.11's names as Appendix 3.A's columns spell them.
+fn column_name(printed: &str) -> String {
+    match printed {
+        "Erathostenes" => "ERAS".to_string(),
+        "Livermore" => "LIVER".to_string(),
+        "Mandelbrot" => "MAND".to_string(),
+        "Whetstone" => "WHETS".to_string(),
+        "ARC2" => "ARC2D".to_string(),
+        other => other.to_uppercase(),
+    }
+}
+
+/// Equation 3.5 on the thesis's own distributions (Appendix 3.A, the 23 programs of
+/// table 3.11 whose columns transcribe cleanly; each printed AbOp code is the catalogue's
+/// for the reduced parameters, codes 80-109 being intrinsics either way). The thesis does
+/// not list which AbOps form each parameter, and its average runs over 28 programs, so
+/// its distances cannot be reproduced exactly: the normalized form gives the printed
+/// magnitudes (TRFD-MATRIX300 0.014 against 0.0172, the mean over all pairs 1.85 against
+/// 1.20) and orders the printed pairs alike (Spearman 0.84 over the 30 pairs computable).
+#[test]
+fn table_3_11_distances_from_appendix_3a() {
+    use augur_ir::{AbOp, AbOpCounts};
+    use augur_workload::characterize::reduced_parameters;
+    use augur_workload::similarity::{average, distance};
+    let mut counts: BTreeMap<String, AbOpCounts> = BTreeMap::new();
+    for row in fixture("saavedra-appendix-3a.tsv") {
+        let code: usize = row[1].parse().unwrap();
+        let value = row[3].parse::<f64>().unwrap_or(0.0);
+        let op = AbOp::from_index(code - 1).unwrap();
+        counts.entry(row[0].clone()).or_default().add(op, value);
+    }
+    counts.remove("LOOPS"); // the Livermore kernels alone: not one of the 28.
+    let names: Vec<String> = counts.keys().cloned().collect();
+    assert_eq!(names.len(), 23);
+    let vectors: Vec<Vec<f64>> = counts
+        .values()
+        .map(|c| reduced_parameters(c).0.iter().map(|r| r.1).collect())
+        .collect();
+    let w = average(&vectors);
+    let d = |a: &str, b: &str| {
+        let i = names.iter().position(|n| n == a).unwrap();
+        let j = names.iter().position(|n| n == b).unwrap();
+        distance(&vectors[i], &vectors[j], &w)
+    };
+    assert!((d("TRFD", "MATRIX300") - 0.0142).abs() < 0.0005);
+    let mut all = vec![];
+    for i in 0..names.len() {
+        for j in i + 1..names.len() {
+            all.push(d(&names[i], &names[j]));
+        }
+    }
+    let mean = all.iter().sum::<f64>() / all.len() as f64;
+    assert!((mean - 1.85).abs() < 0.01, "{mean}");
+    let (mut ours, mut printed) = (vec![], vec![]);
+    for row in fixture("saavedra-table-3-11.tsv") {
+        let (a, b) = (column_name(&row[1]), column_name(&row[2]));
+        if counts.contains_key(&a) && counts.contains_key(&b) {
+            ours.push(d(&a, &b));
+            printed.push(row[3].parse::<f64>().unwrap());
+        }
+    }
+    assert_eq!(ours.len(), 30);
+    let rho = spearman(&ours, &printed).unwrap();
+    assert!((rho - 0.84).abs() < 0.01, "{rho}");
+}

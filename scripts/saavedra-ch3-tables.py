@@ -99,32 +99,35 @@ def table_3_11(lines):
     return out
 
 
+def write(path, about, header, rows):
+    """A fixture: comment lines (what it is, where it comes from), the header, the rows."""
+    with open(path, "w") as f:
+        f.write(f"# Saavedra-Barrera (1992), {about[0]}\n")
+        f.write("# Written by scripts/saavedra-ch3-tables.py from the dissertation's text; do not edit.\n")
+        for line in about[1:]:
+            f.write(f"# {line}\n")
+        f.write(header + "\n")
+        for row in rows:
+            f.write("\t".join(str(x) for x in row) + "\n")
+
+
 def main():
     seed, outdir = sys.argv[1], sys.argv[2]
     lines = open(seed, encoding="utf-8").read().split("\n")
     progs, order = appendix(lines)
     kept = [p for p in order if abs(sum(number(v) for *_, v in progs[p]) - 1) <= 0.005]
     dropped = [p for p in order if p not in kept]
-    with open(f"{outdir}/saavedra-appendix-3a.tsv", "w") as f:
-        f.write("# Saavedra-Barrera (1992), Appendix 3.A, tables 3.16-3.25: dynamic AbOp distributions.\n")
-        f.write("# Written by scripts/saavedra-ch3-tables.py from the dissertation's text; do not edit.\n")
-        f.write(f"# Left out (columns garbled in the text, sums not 1): {', '.join(dropped)}\n")
-        f.write("program\tcode\tmnemonic\tfraction\n")
-        for p in kept:
-            for code, mnem, v in progs[p]:
-                f.write(f"{p}\t{code}\t{mnem}\t{v}\n")
-    with open(f"{outdir}/saavedra-table-3-35.tsv", "w") as f:
-        f.write("# Saavedra-Barrera (1992), table 3.35: real and predicted seconds of the small programs.\n")
-        f.write("# Written by scripts/saavedra-ch3-tables.py from the dissertation's text; do not edit.\n")
-        f.write("machine\tprogram\treal\tpredicted\n")
-        for row in table_3_35(lines):
-            f.write("\t".join(row) + "\n")
-    with open(f"{outdir}/saavedra-table-3-11.tsv", "w") as f:
-        f.write("# Saavedra-Barrera (1992), table 3.11: the 25 most and least similar pairs by equation 3.5.\n")
-        f.write("# Written by scripts/saavedra-ch3-tables.py from the dissertation's text; do not edit.\n")
-        f.write("rank\ta\tb\tdistance\n")
-        for row in table_3_11(lines):
-            f.write("\t".join(row) + "\n")
+    write(f"{outdir}/saavedra-appendix-3a.tsv",
+          ["Appendix 3.A, tables 3.16-3.25: dynamic AbOp distributions.",
+           f"Left out (columns garbled in the text, sums not 1): {', '.join(dropped)}"],
+          "program\tcode\tmnemonic\tfraction",
+          [(p, code, mnem, v) for p in kept for code, mnem, v in progs[p]])
+    write(f"{outdir}/saavedra-table-3-35.tsv",
+          ["table 3.35: real and predicted seconds of the small programs."],
+          "machine\tprogram\treal\tpredicted", table_3_35(lines))
+    write(f"{outdir}/saavedra-table-3-11.tsv",
+          ["table 3.11: the 25 most and least similar pairs by equation 3.5."],
+          "rank\ta\tb\tdistance", table_3_11(lines))
     print(f"appendix 3.A: {len(kept)} programs kept, left out: {', '.join(dropped)}")
 
 

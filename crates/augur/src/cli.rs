@@ -217,28 +217,9 @@ struct CompareProgramsCmd {
     json: bool,
 }
 
+/// A workload on machines: what `augur predict` and `augur rank` read.
 #[derive(Debug, Args)]
-struct RankCmd {
-    /// Program profiles written by `augur analyze` (the workload).
-    #[arg(required = true)]
-    profiles: Vec<PathBuf>,
-    /// Machine profile: a library name (see `augur machines`) or a TOML file; repeat.
-    #[arg(short, long = "machine", required = true)]
-    machines: Vec<String>,
-    /// Weights of the programs, one per profile, comma-separated (default 1 each).
-    #[arg(long, value_delimiter = ',')]
-    weights: Vec<f64>,
-    /// The machine the times are normalized by (default the first -m); added to the
-    /// machines when not among them.
-    #[arg(long, value_name = "MACHINE")]
-    reference: Option<String>,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Debug, Args)]
-struct PredictCmd {
+struct WorkloadArgs {
     /// Program profiles written by `augur analyze` (several form a workload).
     #[arg(required = true)]
     profiles: Vec<PathBuf>,
@@ -250,6 +231,25 @@ struct PredictCmd {
     /// (default 1 each); the workload time is Σ weight·time.
     #[arg(long, value_delimiter = ',')]
     weights: Vec<f64>,
+}
+
+#[derive(Debug, Args)]
+struct RankCmd {
+    #[command(flatten)]
+    workload: WorkloadArgs,
+    /// The machine the times are normalized by (default the first -m); added to the
+    /// machines when not among them.
+    #[arg(long, value_name = "MACHINE")]
+    reference: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct PredictCmd {
+    #[command(flatten)]
+    workload: WorkloadArgs,
     /// Breakdowns to show (default: abop, procedure, loop, line, region; for a workload
     /// only the table unless given).
     #[arg(long, value_enum, value_delimiter = ',')]
@@ -1024,9 +1024,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             json: c.json,
         }),
         Command::Rank(r) => crate::workload::rank(&crate::workload::RankArgs {
-            profiles: r.profiles,
-            machines: r.machines,
-            weights: r.weights,
+            profiles: r.workload.profiles,
+            machines: r.workload.machines,
+            weights: r.workload.weights,
             reference: r.reference,
             json: r.json,
         }),
@@ -1037,9 +1037,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 /// `augur predict`.
 fn predict(p: PredictCmd) -> Result<ExitCode> {
     crate::predict::run(&crate::predict::PredictArgs {
-        machines: p.machines,
-        profiles: p.profiles,
-        weights: p.weights,
+        machines: p.workload.machines,
+        profiles: p.workload.profiles,
+        weights: p.workload.weights,
         by: p.by,
         top: p.top.max(1),
         region: p.region,

@@ -4,19 +4,21 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The repository (corpus/ and machines/).
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
 fn augur() -> Command {
     Command::new(env!("CARGO_BIN_EXE_augur"))
 }
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+fn repo() -> &'static Path {
+    Path::new(REPO)
 }
 
+/// Standard output and error of a finished command, as text.
 fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).to_string(),
-        String::from_utf8_lossy(&o.stderr).to_string(),
-    )
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (lossy(&o.stdout), lossy(&o.stderr))
 }
 
 const MACHINES: [&str; 3] = [

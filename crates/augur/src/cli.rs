@@ -65,11 +65,6 @@ enum Command {
         )]
         output: PathBuf,
     },
-    /// Compare machines (pershapes, distances, clusters) in Saavedra-Barrera's frame.
-    Compare {
-        #[command(subcommand)]
-        what: CompareCommand,
-    },
     /// List the catalogue of abstract operations (AbOps) with their codes and meanings.
     Abops {
         /// Print the table as Markdown (as in docs/FORMATS.md).
@@ -188,6 +183,15 @@ enum Command {
         #[arg(long)]
         prior: bool,
     },
+    /// Compare machines or programs as Saavedra-Barrera's chapters 2 and 3 do.
+    Compare {
+        #[command(subcommand)]
+        what: CompareCommand,
+    },
+    /// Rank machines on a workload: per program the predicted time normalized by a
+    /// reference machine's (larger is faster) and their weighted geometric mean
+    /// (Saavedra-Barrera's table 3.14), machines fastest first.
+    Rank(Box<RankCmd>),
     /// Benchmarks of augur itself (front-end throughput and memory).
     Bench {
         #[command(subcommand)]
@@ -195,8 +199,50 @@ enum Command {
     },
 }
 
+/// What `augur compare` compares.
+#[derive(Debug, Subcommand)]
+enum CompareCommand {
+    /// Compare machine profiles by their 17 reduced parameters (Saavedra-Barrera's
+    /// Table 2.5): the values in ns, the ratio to the fastest machine and the speed
+    /// relative to a reference, the pershape distance of every pair (equation 2.10) and
+    /// the clusters of machines closer than a threshold (figure 2.7); optionally the
+    /// Kiviat graphs and the cluster graph as SVG. Measured and historical profiles mix.
+    Machines(crate::compare::MachinesArgs),
+    /// Characterize and compare program profiles (Saavedra-Barrera, chapter 3).
+    ///
+    /// Prints the dynamic distributions of statements, operations and operands (tables
+    /// 3.2-3.4), the concentration of the execution in the top basic blocks and AbOps with
+    /// the skewness index (tables 3.6-3.9), the 13 reduced parameters (table 3.10), the
+    /// distance between every pair of programs and the clusters below a threshold (table
+    /// 3.11, figure 3.11). With machines: the predicted times, each machine's ranking of
+    /// the programs and Spearman's correlation between machines, and the execution-time
+    /// similarity of every pair (table 3.15) with Spearman's check against the distance.
+    Programs(Box<CompareProgramsCmd>),
+}
+
 #[derive(Debug, Args)]
-struct PredictCmd {
+struct CompareProgramsCmd {
+    /// Program profiles written by `augur analyze`.
+    #[arg(required = true)]
+    profiles: Vec<PathBuf>,
+    /// Machine profile (library name or TOML file) to predict the programs on; repeat
+    /// for the comparisons by execution time.
+    #[arg(short, long = "machine")]
+    machines: Vec<String>,
+    /// Programs closer than this are joined in a cluster (the thesis's 0.71).
+    #[arg(long, default_value_t = augur_workload::similarity::CLUSTER_THRESHOLD)]
+    threshold: f64,
+    /// Draw the clusters (figure 3.11) as SVG into this file.
+    #[arg(long, value_name = "FILE.svg")]
+    clusters: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A workload on machines: what `augur predict` and `augur rank` read.
+#[derive(Debug, Args)]
+struct WorkloadArgs {
     /// Program profiles written by `augur analyze` (several form a workload).
     #[arg(required = true)]
     profiles: Vec<PathBuf>,
@@ -208,6 +254,25 @@ struct PredictCmd {
     /// (default 1 each); the workload time is Σ weight·time.
     #[arg(long, value_delimiter = ',')]
     weights: Vec<f64>,
+}
+
+#[derive(Debug, Args)]
+struct RankCmd {
+    #[command(flatten)]
+    workload: WorkloadArgs,
+    /// The machine the times are normalized by (default the first -m); added to the
+    /// machines when not among them.
+    #[arg(long, value_name = "MACHINE")]
+    reference: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Args)]
+struct PredictCmd {
+    #[command(flatten)]
+    workload: WorkloadArgs,
     /// Breakdowns to show (default: abop, procedure, loop, line, region; for a workload
     /// only the table unless given).
     #[arg(long, value_enum, value_delimiter = ',')]
@@ -425,17 +490,6 @@ struct ValidateCmd {
         conflicts_with = "scale"
     )]
     mpi_ranks: Vec<u32>,
-}
-
-/// What `augur compare` compares.
-#[derive(Debug, Subcommand)]
-enum CompareCommand {
-    /// Compare machine profiles by their 17 reduced parameters (Saavedra-Barrera's
-    /// Table 2.5): the values in ns, the ratio to the fastest machine and the speed
-    /// relative to a reference, the pershape distance of every pair (equation 2.10) and
-    /// the clusters of machines closer than a threshold (figure 2.7); optionally the
-    /// Kiviat graphs and the cluster graph as SVG. Measured and historical profiles mix.
-    Machines(crate::compare::MachinesArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -944,9 +998,6 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             output,
         } => crate::compare::import_thesis(&seed, &output),
         Command::Machines { .. } => Ok(machines()),
-        Command::Compare { what } => match what {
-            CompareCommand::Machines(args) => crate::compare::machines(&args),
-        },
         Command::Abops { markdown } => {
             print!("{}", crate::static_report::catalogue(markdown));
             Ok(ExitCode::SUCCESS)
@@ -996,6 +1047,25 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             keep_build,
             prior,
         ),
+        Command::Compare {
+            what: CompareCommand::Machines(args),
+        } => crate::compare::machines(&args),
+        Command::Compare {
+            what: CompareCommand::Programs(c),
+        } => crate::workload::compare_programs(&crate::workload::CompareArgs {
+            profiles: c.profiles,
+            machines: c.machines,
+            threshold: c.threshold,
+            clusters: c.clusters,
+            json: c.json,
+        }),
+        Command::Rank(r) => crate::workload::rank(&crate::workload::RankArgs {
+            profiles: r.workload.profiles,
+            machines: r.workload.machines,
+            weights: r.workload.weights,
+            reference: r.reference,
+            json: r.json,
+        }),
         Command::Bench { what } => bench(what),
     }
 }
@@ -1003,9 +1073,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
 /// `augur predict`.
 fn predict(p: PredictCmd) -> Result<ExitCode> {
     crate::predict::run(&crate::predict::PredictArgs {
-        machines: p.machines,
-        profiles: p.profiles,
-        weights: p.weights,
+        machines: p.workload.machines,
+        profiles: p.workload.profiles,
+        weights: p.workload.weights,
         by: p.by,
         top: p.top.max(1),
         region: p.region,

@@ -13,6 +13,7 @@ mod static_report;
 mod stream;
 mod threads;
 mod validate;
+mod workload;
 
 use augur_toolchain::interrupt;
 use clap::Parser;

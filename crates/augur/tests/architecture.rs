@@ -86,6 +86,17 @@ const LAYERS: &[(&str, &[&str])] = &[
     // Machine comparison (reduced parameters, pershapes, the thesis's machines): reads
     // machine profiles, never measures or predicts.
     ("augur-pershape", &["augur-ir", "augur-machine-profile"]),
+    // Programs characterized and compared (Saavedra-Barrera, chapter 3): reads the
+    // formats and prices them with the predictor; never builds or runs anything.
+    (
+        "augur-workload",
+        &[
+            "augur-ir",
+            "augur-program-profile",
+            "augur-machine-profile",
+            "augur-model",
+        ],
+    ),
 ];
 
 /// Crates that may use every crate above them (applications, not libraries others build on).

@@ -12,6 +12,13 @@ echo "== cargo clippy"
 cargo clippy --all-targets --locked -q -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked -q
+echo "== machines/historical against the dissertation's text"
+seed=${AUGUR_THESIS_SEED:-/work/shared/seeds/001_a91d94e46a5fcf6e.txt}
+if [ -f "$seed" ]; then
+  AUGUR_THESIS_SEED="$seed" cargo test -p augur-pershape --test thesis --locked -q -- --ignored
+else
+  echo "NOT CHECKED: $seed is missing (set AUGUR_THESIS_SEED to the dissertation's text)" >&2
+fi
 echo "== corpus parse coverage"
 scripts/corpus-coverage.sh
 echo "all tests passed"

@@ -1,5 +1,8 @@
 //! End-to-end tests of `augur compare programs` and `augur rank` on corpus programs
-//! analyzed with the real compiler, priced on the `machines/` profiles.
+//! analyzed with the real compiler, priced on the `machines/` profiles; the clusters
+//! figure opens in headless Chromium.
+
+mod browser;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -83,6 +86,7 @@ fn compare_programs_and_rank_on_the_machine_library() {
     }
     let drawn = std::fs::read_to_string(&svg).unwrap();
     assert!(drawn.starts_with("<svg") && drawn.contains("sieve77") && drawn.ends_with("</svg>\n"));
+    browser::assert_renders(&svg, dir.path());
 
     let out = machine_args(augur().arg("compare").arg("programs").args(&profiles))
         .arg("--json")

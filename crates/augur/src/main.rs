@@ -4,6 +4,7 @@ mod characterize;
 mod cli;
 mod dynamic;
 mod gantt;
+mod optimizations;
 mod plot;
 mod predict;
 mod scale;

@@ -23,8 +23,11 @@ while [ $# -gt 0 ]; do
     esac
 done
 mkdir -p "$out"
-cargo build --release -q -p augur
-augur=target/release/augur
+# AUGUR=path/to/augur uses that binary instead of building the release one.
+if [ -z "${AUGUR:-}" ]; then
+    cargo build --release -q -p augur
+fi
+augur="${AUGUR:-target/release/augur}"
 flang=""
 for f in flang-19 flang-new-19; do
     if command -v "$f" >/dev/null; then flang="$f"; break; fi

@@ -388,12 +388,8 @@ pub fn existing_or_new(output: &Path, tc: &Toolchain, mode: &str) -> Result<Mach
     if output.exists() {
         return Ok(MachineProfile::read(output)?);
     }
-    let mut prov = augur_toolchain::os::host_provenance();
-    prov.compiler = tc.fc.clone();
-    prov.compiler_version = tc.version.clone();
-    prov.fflags = tc.fflags.join(" ");
-    prov.augur_version = env!("CARGO_PKG_VERSION").to_string();
-    prov.mode = mode.to_string();
+    let version = env!("CARGO_PKG_VERSION");
+    let prov = augur_toolchain::os::toolchain_provenance(tc, version, mode);
     Ok(MachineProfile::new(prov))
 }
 

@@ -39,6 +39,7 @@ pub mod library;
 pub mod memory;
 pub mod mpi;
 pub mod openmp;
+pub mod optimizations;
 
 use augur_ir::AbOp;
 use serde::{Deserialize, Serialize};
@@ -110,6 +111,10 @@ pub struct MachineProfile {
     /// measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mpi: Option<crate::mpi::MpiProfile>,
+    /// Which standard optimizations the compiler applies (`augur characterize
+    /// --optimizations`); absent when not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimizations: Option<crate::optimizations::OptimizationsProfile>,
 }
 
 /// Where and how a profile was measured.
@@ -248,6 +253,7 @@ impl MachineProfile {
             memory: None,
             openmp: None,
             mpi: None,
+            optimizations: None,
         }
     }
 
@@ -320,10 +326,14 @@ impl MachineProfile {
                 }
             })
         };
-        sections.into_iter().find_map(entry_problem).or_else(|| {
-            (bad(self.stream_floor_ns) || bad(self.stream_vector_floor_ns))
-                .then(|| "a stream floor is negative or not finite".to_string())
-        })
+        sections
+            .into_iter()
+            .find_map(entry_problem)
+            .or_else(|| {
+                (bad(self.stream_floor_ns) || bad(self.stream_vector_floor_ns))
+                    .then(|| "a stream floor is negative or not finite".to_string())
+            })
+            .or_else(|| self.optimizations.as_ref()?.inconsistency())
     }
 
     /// Reads a profile file.
@@ -441,6 +451,52 @@ mod tests {
         assert_eq!(back.measured(AbOp::ARDL), Some(0.75));
         assert_eq!(back.measured(AbOp::PROC), None);
         assert_eq!(back.abop.len(), augur_ir::abop::COUNT);
+    }
+
+    #[test]
+    fn optimizations_section_round_trips() {
+        use crate::optimizations::{OptimizationsProfile, Summary, TestResult};
+        let mut p = sample();
+        p.optimizations = Some(OptimizationsProfile {
+            alpha: 0.05,
+            observations: 10,
+            window_ms: 5.0,
+            elapsed_s: 42.5,
+            summaries: vec![Summary {
+                optimization: "constant_folding".into(),
+                scope: "local".into(),
+                rating: "partial".into(),
+                conclusive: 3,
+                detected: 2,
+                report: String::new(),
+                contradiction: String::new(),
+                repeats: vec!["partial".into(), "yes".into()],
+            }],
+            tests: vec![TestResult {
+                key: "constant_folding/local/int".into(),
+                rule: "effectiveness".into(),
+                naive_ns: 1.5,
+                opt_ns: Some(1.25),
+                cripple_ns: Some(4.0),
+                effectiveness: Some(0.9),
+                ratio: None,
+                ratio_low: None,
+                ratio_high: None,
+                ratio_threshold: None,
+                p_value: Some(1e-6),
+                verdict: "yes".into(),
+                note: String::new(),
+            }],
+        });
+        let text = p.to_toml();
+        assert!(text.contains("[optimizations]"), "{text}");
+        assert!(text.contains("[[optimizations.summary]]"));
+        assert!(text.contains("[[optimizations.test]]"));
+        let back = MachineProfile::from_toml(&text, "o.toml").unwrap();
+        assert_eq!(back, p);
+        let e = MachineProfile::from_toml(&text.replace("\"partial\"\n", "\"great\"\n"), "o.toml")
+            .unwrap_err();
+        assert!(e.to_string().contains("invalid rating `great`"), "{e}");
     }
 
     #[test]

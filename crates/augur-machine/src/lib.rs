@@ -93,12 +93,7 @@ pub fn characterize(
             }
         }
     }
-    let mut prov = augur_toolchain::os::host_provenance();
-    prov.compiler = tc.fc.clone();
-    prov.compiler_version = tc.version.clone();
-    prov.fflags = tc.fflags.join(" ");
-    prov.augur_version = env!("CARGO_PKG_VERSION").to_string();
-    prov.mode = mode.to_string();
+    let mut prov = augur_toolchain::os::toolchain_provenance(tc, env!("CARGO_PKG_VERSION"), mode);
     prov.window_ms = m.window_ns as f64 / 1e6;
     prov.observations = settings.reps;
     prov.timer_rate_hz = m.rate;

@@ -182,6 +182,18 @@ pub fn cpu_count(list: &str) -> u32 {
         .sum()
 }
 
+/// The provenance of a profile measured with `tc` on this host: the host's facts, the
+/// compiler, its version and flags, augur's version (`augur_version`) and the mode.
+pub fn toolchain_provenance(tc: &crate::Toolchain, augur_version: &str, mode: &str) -> Provenance {
+    let mut prov = host_provenance();
+    prov.compiler = tc.fc.clone();
+    prov.compiler_version = tc.version.clone();
+    prov.fflags = tc.fflags.join(" ");
+    prov.augur_version = augur_version.to_string();
+    prov.mode = mode.to_string();
+    prov
+}
+
 /// The provenance of this machine as the OS reports it (compiler fields left empty).
 pub fn host_provenance() -> Provenance {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();

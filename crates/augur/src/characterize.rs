@@ -363,21 +363,7 @@ pub fn section(
     }
     let tc = Toolchain::detect(fc, fflags)?;
     tc.check_flags()?;
-    // Read an existing profile first, so that a bad file fails before the measurement.
-    let existing = if output.exists() {
-        Some(MachineProfile::read(output)?)
-    } else {
-        None
-    };
-    let mut profile = existing.unwrap_or_else(|| {
-        let mut prov = augur_toolchain::os::host_provenance();
-        prov.compiler = tc.fc.clone();
-        prov.compiler_version = tc.version.clone();
-        prov.fflags = tc.fflags.join(" ");
-        prov.augur_version = env!("CARGO_PKG_VERSION").to_string();
-        prov.mode = format!("{section:?} only").to_lowercase();
-        MachineProfile::new(prov)
-    });
+    let mut profile = existing_or_new(output, &tc, &format!("{section:?} only").to_lowercase())?;
     match section {
         Section::Memory => profile.memory = Some(measure_memory(&tc, quick)?),
         Section::OpenMp => profile.openmp = Some(measure_openmp(&tc, quick)?),
@@ -394,6 +380,17 @@ pub fn section(
         output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The profile at `output` when it exists (read first, so that a bad file fails before
+/// the measurement), else a new one of `tc` with every AbOp not yet measured.
+pub fn existing_or_new(output: &Path, tc: &Toolchain, mode: &str) -> Result<MachineProfile> {
+    if output.exists() {
+        return Ok(MachineProfile::read(output)?);
+    }
+    let version = env!("CARGO_PKG_VERSION");
+    let prov = augur_toolchain::os::toolchain_provenance(tc, version, mode);
+    Ok(MachineProfile::new(prov))
 }
 
 /// Runs `augur diff A B`: per-AbOp relative difference (B - A) / A and the median of their

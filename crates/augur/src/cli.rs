@@ -115,9 +115,36 @@ enum Command {
         /// kept.
         #[arg(long, conflicts_with_all = ["only", "precise", "memory", "openmp"])]
         mpi: bool,
+        /// Only the optimization detection: which standard optimizations the compiler
+        /// with its flags applies (constant folding, CSE, code motion, dead code, copy
+        /// propagation, strength reduction, induction variables, address collapsing,
+        /// register allocation, inlining, unrolling, interchange, vectorization,
+        /// if-conversion, tail recursion), from paired naive / hand-optimized / cripple
+        /// kernels, rated yes, partial, marginal or no (Saavedra's tables 4.9-4.11) beside
+        /// the compiler's own report; its section of the profile is replaced, the rest of
+        /// an existing file is kept. With --only: these optimizations only (their keys,
+        /// e.g. dead_code,constant_folding).
+        #[arg(long, conflicts_with_all = ["precise", "memory", "openmp", "mpi"])]
+        optimizations: bool,
+        /// With --optimizations: run the detection this many times and report whether
+        /// each rating was the same in every run.
+        #[arg(long, default_value_t = 1, requires = "optimizations")]
+        repeat: u32,
         /// The machine profile to write.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
+    },
+    /// The optimization tables of machine profiles side by side (a column per profile,
+    /// a row per optimization: yes, partial, marginal, no; `*` where the rating contradicts
+    /// the compiler's report), from their `[optimizations]` sections
+    /// (`augur characterize --optimizations`).
+    Optimizations {
+        /// Machine profiles (library names or files), in column order.
+        #[arg(short = 'm', long = "machine", required = true)]
+        machines: Vec<String>,
+        /// Also print each profile's tests with their times and verdicts.
+        #[arg(long)]
+        full: bool,
     },
     /// Turn a cluster description (TOML: nodes, cores per node, the links inside and
     /// between nodes, the topology, or a machine profile whose measured `[mpi]` section
@@ -1011,9 +1038,21 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             memory,
             openmp,
             mpi,
+            optimizations,
+            repeat,
             output,
         } => {
             use crate::characterize::Section;
+            if optimizations {
+                return crate::optimizations::characterize(&crate::optimizations::DetectArgs {
+                    fc: &fc,
+                    fflags: &fflags,
+                    quick,
+                    repeat,
+                    only: &only,
+                    output: &output,
+                });
+            }
             let section = if memory {
                 Some(Section::Memory)
             } else if openmp {
@@ -1027,6 +1066,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 crate::characterize::characterize(&fc, &fflags, quick, precise, &only, &output)
             }
         }
+        Command::Optimizations { machines, full } => crate::optimizations::tables(&machines, full),
         Command::Plot { profile, output } => crate::plot::run(&profile, &output),
         Command::Platform { cluster, output } => crate::simgrid::platform(&cluster, &output),
         Command::Diff { a, b } => crate::characterize::diff(&a, &b),

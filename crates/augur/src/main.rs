@@ -5,6 +5,7 @@ mod cli;
 mod compare;
 mod dynamic;
 mod gantt;
+mod optimizations;
 mod plot;
 mod predict;
 mod scale;

@@ -57,6 +57,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["augur-machine-profile", "augur-toolchain"],
     ),
     ("augur-mpi", &["augur-machine-profile", "augur-toolchain"]),
+    (
+        "augur-optimizations",
+        &["augur-ir", "augur-machine-profile", "augur-toolchain"],
+    ),
     // SimGrid: platforms from cluster files and measured networks; trace replay (traces
     // extrapolated to rank counts never traced by augur-scaling).
     (
@@ -109,6 +113,7 @@ const MACHINE_WING: &[&str] = &[
     "augur-memory",
     "augur-openmp",
     "augur-mpi",
+    "augur-optimizations",
 ];
 
 fn workspace() -> PathBuf {

@@ -79,18 +79,7 @@ pub fn validate_ranks(
     let input =
         crate::validation::plain_build_input(&analysis.program, fortran, opts, extra_fflags);
     let (_work, exe) = build_plain(&tc, &input)?;
-    let mut launcher = PathBuf::new();
-    let mut specs = vec![];
-    for &(p, t) in &configs {
-        let (mpirun, mut spec) = under_mpirun(&exe, p, team_run(opts, t))?;
-        if t > 1 {
-            // Open MPI binds each rank to one core by default: its threads would share it.
-            spec.args
-                .splice(0..0, ["--bind-to".to_string(), "none".to_string()]);
-        }
-        launcher = mpirun;
-        specs.push(spec);
-    }
+    let (launcher, specs) = jobs(&exe, opts, &configs)?;
     let timed = time_interleaved(&launcher, &specs, runs, Clock::Wall)?;
     let mut rows = vec![];
     let mut outputs = vec![(
@@ -159,6 +148,27 @@ fn configurations(opts: &AnalyzeOptions) -> (Vec<(u32, u32)>, Vec<String>) {
         )]
     };
     (configs, warnings)
+}
+
+/// `mpirun` and the timed job of each (ranks, threads) of `configs`.
+fn jobs(
+    exe: &std::path::Path,
+    opts: &AnalyzeOptions,
+    configs: &[(u32, u32)],
+) -> Result<(PathBuf, Vec<augur_toolchain::RunSpec>)> {
+    let mut launcher = PathBuf::new();
+    let mut specs = vec![];
+    for &(p, t) in configs {
+        let (mpirun, mut spec) = under_mpirun(exe, p, team_run(opts, t))?;
+        if t > 1 {
+            // Open MPI binds each rank to one core by default: its threads would share it.
+            spec.args
+                .splice(0..0, ["--bind-to".to_string(), "none".to_string()]);
+        }
+        launcher = mpirun;
+        specs.push(spec);
+    }
+    Ok((launcher, specs))
 }
 
 /// The MPI wrapper compiler with the program's flags (and `-fopenmp` for a hybrid one).

@@ -1011,6 +1011,23 @@ pub fn is_intrinsic(name: &str) -> bool {
         )
 }
 
+/// Counts the AbOps of evaluating one scalar expression once: its operands' loads and
+/// its operations (what a compiler saves when it hoists or reuses the value).
+pub fn count_expr(e: &Expr) -> AbOpCounts {
+    let mut out = StmtCounts::default();
+    let mut c = Counter {
+        out: &mut out,
+        sink: None,
+        section_lows: None,
+    };
+    c.count(e);
+    let mut total = out.once;
+    for g in &out.groups {
+        total.add_scaled(&g.counts, 1.0);
+    }
+    total
+}
+
 /// Counts the AbOps of one execution of a statement.
 ///
 /// Control statements' branches are included (`GOTO`, `GCOM`); loop set-up and

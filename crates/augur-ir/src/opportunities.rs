@@ -193,7 +193,7 @@ impl Defs {
     }
 
     fn unchanged(&self, name: &str, global: bool) -> bool {
-        !self.names.contains(name) && !(global && self.globals)
+        !(self.names.contains(name) || global && self.globals)
     }
 }
 
@@ -210,11 +210,12 @@ fn base_name(e: &Expr) -> Option<String> {
 /// comparison or an intrinsic function, reading at least one variable (constants alone
 /// are constant folding's), not on characters.
 fn is_operation(e: &Expr) -> bool {
-    let op = match &e.kind {
-        ExprKind::Binary(..) | ExprKind::Unary(UnOp::Neg | UnOp::Not, _) => true,
-        ExprKind::Call(CallTarget::Intrinsic(_), _) => true,
-        _ => false,
-    };
+    let op = matches!(
+        &e.kind,
+        ExprKind::Binary(..)
+            | ExprKind::Unary(UnOp::Neg | UnOp::Not, _)
+            | ExprKind::Call(CallTarget::Intrinsic(_), _)
+    );
     op && !e.array && e.ty.base != crate::BaseType::Character && reads_variable(e)
 }
 

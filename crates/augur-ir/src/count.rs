@@ -235,6 +235,17 @@ struct Counter<'a> {
     section_lows: Option<Vec<Option<Expr>>>,
 }
 
+impl<'a> Counter<'a> {
+    /// A counter of operations executed once, into `out`.
+    fn new(out: &'a mut StmtCounts) -> Counter<'a> {
+        Counter {
+            out,
+            sink: None,
+            section_lows: None,
+        }
+    }
+}
+
 impl Counter<'_> {
     /// CALL: its arguments, the call, and the work of the intrinsic subroutines that do
     /// work of their own: RANDOM_NUMBER makes one number per element of its argument,
@@ -1011,17 +1022,26 @@ pub fn is_intrinsic(name: &str) -> bool {
         )
 }
 
+/// Counts the AbOps of evaluating one scalar expression once: its operands' loads and
+/// its operations (what a compiler saves when it hoists or reuses the value).
+pub fn count_expr(e: &Expr) -> AbOpCounts {
+    let mut out = StmtCounts::default();
+    let mut c = Counter::new(&mut out);
+    c.count(e);
+    let mut total = out.once;
+    for g in &out.groups {
+        total.add_scaled(&g.counts, 1.0);
+    }
+    total
+}
+
 /// Counts the AbOps of one execution of a statement.
 ///
 /// Control statements' branches are included (`GOTO`, `GCOM`); loop set-up and
 /// per-iteration overhead are not (see [`loop_setup`] and [`loop_iteration`]).
 pub fn count_stmt(kind: &StmtKind) -> StmtCounts {
     let mut out = StmtCounts::default();
-    let mut c = Counter {
-        out: &mut out,
-        sink: None,
-        section_lows: None,
-    };
+    let mut c = Counter::new(&mut out);
     match kind {
         StmtKind::Assign { lhs, rhs } => c.assignment(lhs, rhs),
         StmtKind::Call { name, args } => c.call_statement(name, args),

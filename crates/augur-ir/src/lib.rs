@@ -17,6 +17,7 @@ pub mod goto_loops;
 pub mod intervals;
 pub mod omp;
 pub mod omp_sharing;
+pub mod opportunities;
 pub mod program;
 pub mod ranges;
 pub mod source;

@@ -27,6 +27,7 @@ pub mod openmp;
 pub mod predict;
 mod price;
 mod recurrence;
+pub mod risks;
 pub mod segments;
 #[cfg(test)]
 mod test_support;

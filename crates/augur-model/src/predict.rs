@@ -115,6 +115,9 @@ pub struct Prediction {
     pub uncosted: Vec<Uncosted>,
     /// Warnings about the inputs (partial profile, uncosted AbOps, ...).
     pub warnings: Vec<String>,
+    /// The loops an optimization augur does not model is likely to change
+    /// ([`crate::risks`]).
+    pub risks: crate::risks::Risks,
 }
 
 /// Predicts the time of a program profile on a machine.
@@ -184,6 +187,7 @@ pub fn predict_with(
         regions: parts.regions(),
         uncosted,
         warnings,
+        risks: crate::risks::risks(program, machine, report),
     }
 }
 

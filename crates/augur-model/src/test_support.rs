@@ -88,6 +88,7 @@ pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitP
             totals: AbOpCounts::new(),
             chain: AbOpCounts::new(),
             serial_calls: None,
+            opportunities: vec![],
         }],
     }
 }

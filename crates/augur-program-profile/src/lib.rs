@@ -256,6 +256,12 @@ pub struct LoopProfile {
     /// loops and in profiles made before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial_calls: Option<AbOpCounts>,
+    /// Code in the loop's own statements an optimizing compiler is likely to change
+    /// while augur counts it as written (`augur_ir::opportunities`: invariants, common
+    /// subexpressions, a badly ordered nest); the predictor weighs them by the machine's
+    /// detection table. Empty when there are none and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opportunities: Vec<augur_ir::opportunities::Opportunity>,
 }
 
 /// AbOps executed on one source line.

@@ -26,6 +26,11 @@ pub struct OptReport {
     /// of the loop or of the array statement.
     #[serde(default)]
     pub unrolled: Vec<UnrolledLoop>,
+    /// Other loop transformations the compiler reported, which the predictor does not
+    /// model: partial unrolling, interchange, distribution into several loops,
+    /// unswitching. Empty in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transformed: Vec<TransformedLoop>,
     /// Source lines whose machine code selects without branching: conditional moves,
     /// sets or min/max and no conditional jump (an IF the compiler if-converted; its
     /// outcomes cannot be mispredicted). Read from the assembly of the same compile.
@@ -69,6 +74,17 @@ pub struct UnrolledLoop {
     pub line: u32,
     /// Its trip count, when the compiler said.
     pub iterations: Option<u32>,
+}
+
+/// A loop the compiler transformed in a way the predictor does not model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TransformedLoop {
+    /// The source file, as in the profile's `sources`.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// What the compiler said it did (`unrolled 4 times`, `interchanged`, ...).
+    pub what: String,
 }
 
 /// A call site the compiler inlined.
@@ -119,6 +135,14 @@ impl OptReport {
             .iter()
             .filter(|c| (first..=last).contains(&c.line) && same_file(&c.file, file))
             .count()
+    }
+
+    /// The transformations the predictor does not model reported at `file:line`.
+    pub fn transformed_at(&self, file: &str, line: u32) -> Vec<&TransformedLoop> {
+        self.transformed
+            .iter()
+            .filter(|t| t.line == line && same_file(&t.file, file))
+            .collect()
     }
 
     /// Whether the code of `file:line` selects without a conditional jump.

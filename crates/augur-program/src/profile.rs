@@ -238,6 +238,7 @@ fn loop_profile(
             .filter(|&n| n > 0.0)
             .filter(|_| !u.loops.iter().any(|o| o.parent == Some(l.id)))
             .map(|n| loop_serial_calls(u, l, n, mu)),
+        opportunities: augur_ir::opportunities::find(u, l),
     }
 }
 

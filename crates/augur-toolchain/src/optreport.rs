@@ -14,7 +14,7 @@
 use crate as toolchain;
 use crate::Toolchain;
 use augur_program_profile::optreport::{
-    InlinedCall, OptReport, SourceLine, UnrolledLoop, VectorizedLoop,
+    InlinedCall, OptReport, SourceLine, TransformedLoop, UnrolledLoop, VectorizedLoop,
 };
 use std::path::{Path, PathBuf};
 /// The flags that make `tc` print its vectorization and inlining decisions, or `None`
@@ -71,6 +71,7 @@ pub fn report(
     out.vectorized = parsed.vectorized;
     out.inlined = parsed.inlined;
     out.unrolled = parsed.unrolled;
+    out.transformed = parsed.transformed;
     if let Ok(entries) = std::fs::read_dir(dir.path()) {
         for e in entries.flatten() {
             let p = e.path();
@@ -194,6 +195,33 @@ fn add_vectorized(loops: &mut Vec<VectorizedLoop>, file: &str, line: u32, how: S
     }
 }
 
+/// A loop transformation the predictor does not model, in a few words: gfortran's
+/// "loop unrolled 3 times" (partial unrolling, `-funroll-loops`), "loops interchanged
+/// in loop nest", "Loop 2 distributed: split to 2 loops and 0 library calls.",
+/// "Unswitching loop ..."; flang's "unrolled loop by a factor of 4 ...".
+fn unmodeled_transform(message: &str) -> Option<String> {
+    let m = message
+        .strip_prefix("optimized:")
+        .or_else(|| message.strip_prefix("remark:"))?
+        .trim();
+    let times = |s: &str| s.split_whitespace().next().map(str::to_string);
+    if let Some(rest) = m.strip_prefix("loop unrolled ") {
+        return Some(format!("unrolled {} times", times(rest)?));
+    }
+    if let Some(rest) = m.strip_prefix("unrolled loop by a factor of ") {
+        return Some(format!("unrolled {} times", times(rest)?));
+    }
+    if m.starts_with("loops interchanged") {
+        return Some("interchanged".into());
+    }
+    if m.to_ascii_lowercase().starts_with("unswitching loop") {
+        return Some("unswitched".into());
+    }
+    let (_, tail) = m.split_once(" distributed: split to ")?;
+    let loops: u32 = tail.split_whitespace().next()?.parse().ok()?;
+    (loops > 1).then(|| format!("distributed into {loops} loops"))
+}
+
 /// The number of library calls a loop became when gfortran's loop distribution turned
 /// all of it into calls ("optimized: Loop 4 distributed: split to 0 loops and 2 library
 /// calls."); `None` for other messages and for loops that kept a loop beside the calls
@@ -212,6 +240,7 @@ pub fn parse(text: &str, names: &[String]) -> Parsed {
     let mut vectorized = vec![];
     let mut inlined = vec![];
     let mut unrolled: Vec<UnrolledLoop> = vec![];
+    let mut transformed: Vec<TransformedLoop> = vec![];
     // The first number after `with` in "loop with 3 iterations completely unrolled".
     let count_after_with = |m: &str| -> Option<u32> {
         m.split("with ")
@@ -253,6 +282,12 @@ pub fn parse(text: &str, names: &[String]) -> Parsed {
             // loop became memcpy/memset/memmove calls, which run vectorized.
             let how = format!("replaced by {calls} library call(s) (memcpy, memset)");
             add_vectorized(&mut vectorized, &name, lno, how);
+        } else if let Some(what) = unmodeled_transform(message) {
+            transformed.push(TransformedLoop {
+                file: name.clone(),
+                line: lno,
+                what,
+            });
         } else if let Some(rest) = message.strip_prefix("optimized:") {
             // gfortran: "Inlining sqr/0 into f2/13." or "Inlined crot/35 into callh7/10 ...".
             let rest = rest.trim();
@@ -302,6 +337,7 @@ pub fn parse(text: &str, names: &[String]) -> Parsed {
         vectorized,
         inlined,
         unrolled,
+        transformed,
     }
 }
 
@@ -314,6 +350,8 @@ pub struct Parsed {
     pub inlined: Vec<InlinedCall>,
     /// Completely unrolled loops.
     pub unrolled: Vec<UnrolledLoop>,
+    /// Loop transformations the predictor does not model.
+    pub transformed: Vec<TransformedLoop>,
 }
 
 /// `file:line:col: message` → `(file, line, message)`.
@@ -407,6 +445,7 @@ work/corpus/heat3d.f90:0:0: remark: 'f1_' inlined into '_QQmain' with (cost=5, t
             vectorized: v,
             inlined: i,
             unrolled: u,
+            ..
         } = parse(GFORTRAN, &names);
         assert_eq!(u.len(), 1);
         assert_eq!((u[0].line, u[0].iterations), (46, Some(3)));
@@ -434,12 +473,37 @@ work/corpus/heat3d.f90:0:0: remark: 'f1_' inlined into '_QQmain' with (cost=5, t
     }
 
     #[test]
+    fn transformations_not_modeled() {
+        let names = vec!["t.f90".to_string()];
+        let text = "\
+t.f90:5:10: optimized: loop unrolled 3 times
+t.f90:7:10: optimized: loops interchanged in loop nest
+t.f90:9:10: optimized: Loop 2 distributed: split to 2 loops and 0 library calls.
+t.f90:11:10: remark: unrolled loop by a factor of 4 with run-time trip count [-Rpass=loop-unroll]
+t.f90:13:10: optimized: loop with 3 iterations completely unrolled (header execution count 9)
+t.f90:15:10: optimized: Loop 4 distributed: split to 0 loops and 2 library calls.
+";
+        let t = parse(text, &names).transformed;
+        let got: Vec<(u32, &str)> = t.iter().map(|t| (t.line, t.what.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (5, "unrolled 3 times"),
+                (7, "interchanged"),
+                (9, "distributed into 2 loops"),
+                (11, "unrolled 4 times"),
+            ]
+        );
+    }
+
+    #[test]
     fn flang_messages() {
         let names = vec!["/work/corpus/heat3d.f90".to_string()];
         let Parsed {
             vectorized: v,
             inlined: i,
             unrolled: u,
+            ..
         } = parse(FLANG, &names);
         assert_eq!((u[0].line, u[0].iterations), (30, Some(3)));
         assert_eq!(v.len(), 1);

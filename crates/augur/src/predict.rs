@@ -531,11 +531,14 @@ pub fn report(
                 &pred.procedures,
                 a.top,
             )),
-            By::Loop => s.push_str(&part_table(
-                "loops (nested loops included)",
-                &pred.loops,
-                a.top,
-            )),
+            By::Loop => {
+                s.push_str(&part_table(
+                    "loops (nested loops included)",
+                    &pred.loops,
+                    a.top,
+                ));
+                s.push_str(&risk_table(&pred.risks));
+            }
             By::Line => s.push_str(&part_table("lines", &pred.lines, a.top)),
             By::Block => s.push_str(&part_table("basic blocks", &pred.blocks, a.top)),
             By::Region => {
@@ -716,6 +719,37 @@ fn part_table(title: &str, rows: &[PartRow], top: usize) -> String {
     }
     if rows.len() > top {
         let _ = writeln!(s, "  ({} more; --top N shows more)", rows.len() - top);
+    }
+    s
+}
+
+/// The risk flags under the loop table: each loop an optimization augur does not model
+/// is likely to change, and why.
+fn risk_table(risks: &augur_model::risks::Risks) -> String {
+    let mut s = String::new();
+    if risks.flags.is_empty() && risks.note.is_none() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "\nrisk flags (loops an optimization augur does not model may change):"
+    );
+    if risks.flags.is_empty() {
+        let _ = writeln!(s, "  (none found)");
+    }
+    for f in &risks.flags {
+        let _ = writeln!(
+            s,
+            "  {} {}:{}  {}: {}",
+            f.loop_name,
+            short_path(&f.file),
+            f.line,
+            f.optimization,
+            f.reason
+        );
+    }
+    if let Some(n) = &risks.note {
+        let _ = writeln!(s, "  ({n})");
     }
     s
 }

@@ -202,6 +202,18 @@ fn warnings(
     overlap: Overlap,
 ) -> Vec<String> {
     let mut warnings = vec![];
+    // A machine transcribed from a publication cannot be measured again.
+    let historical = !machine.provenance.source.is_empty();
+    let advice = |measure: &str, published: &str| {
+        if historical {
+            format!(
+                "{published}; a historical machine, {}",
+                machine.provenance.source
+            )
+        } else {
+            measure.to_string()
+        }
+    };
     if program.partial {
         warnings.push(
             "the program profile is partial (the counting run did not finish); the prediction covers only what ran"
@@ -215,13 +227,23 @@ fn warnings(
             .map(|u| format!("{} ({})", u.abop, u.machine_status))
             .collect();
         warnings.push(format!(
-            "{} AbOp(s) the program executes have no cost in the machine profile and count as 0: {} ({:.2}% of the operations); measure them with `augur characterize --only ...`",
+            "{} AbOp(s) the program executes have no cost in the machine profile and count as 0: {} ({:.2}% of the operations); {}",
             uncosted.len(),
             names.join(", "),
-            100.0 * share_sum
+            100.0 * share_sum,
+            advice(
+                "measure them with `augur characterize --only ...`",
+                "the publication gives no cost for them"
+            )
         ));
     }
     match (&program.optimization, report) {
+        (Some(r), None) if historical => warnings.push(format!(
+            "the program's optimization report is for {} {}: vectorization and inlining are not taken into account on {}",
+            r.compiler,
+            r.fflags.join(" "),
+            advice("", "this machine's compiler")
+        )),
         (Some(r), None) => warnings.push(format!(
             "the program's optimization report is for {} {}, the machine's compiler is {} {}: \
              vectorization and inlining are not taken into account (analyze the program with \
@@ -242,9 +264,13 @@ fn warnings(
         _ => {}
     }
     if program.locality.is_some() && machine.memory.is_none() && overlap != Overlap::None {
-        warnings.push(
-            "the machine profile has no [memory] section: no memory-hierarchy term (measure it with `augur characterize --memory -o MACHINE.toml`)".to_string(),
-        );
+        warnings.push(format!(
+            "the machine profile has no [memory] section: no memory-hierarchy term ({})",
+            advice(
+                "measure it with `augur characterize --memory -o MACHINE.toml`",
+                "the publication has no memory characterization"
+            )
+        ));
     }
     warnings
 }

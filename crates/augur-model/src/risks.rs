@@ -70,9 +70,15 @@ pub fn risks(
         }
     }
     let note = machine.optimizations.is_none().then(|| {
-        "the machine profile has no optimization detection table: the flags say \"if the \
-         compiler applies\" (run `augur characterize --optimizations` for one)"
-            .to_string()
+        let how = if machine.provenance.source.is_empty() {
+            "run `augur characterize --optimizations` for one"
+        } else {
+            "a historical machine: its publication has none"
+        };
+        format!(
+            "the machine profile has no optimization detection table: the flags say \"if the \
+             compiler applies\" ({how})"
+        )
     });
     Risks { flags, note }
 }

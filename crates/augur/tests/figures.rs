@@ -94,3 +94,31 @@ fn historical_machines_are_listed_apart_and_compared_as_json() {
     let out = augur(&os(&bad), false);
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one of the machines compared"));
 }
+
+#[test]
+fn a_prediction_on_a_historical_machine_asks_for_no_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("tiny.f90");
+    std::fs::write(
+        &src,
+        "program tiny\n  integer :: i\n  real(8) :: s\n  s = 0\n  do i = 1, 1000\n    s = s + sqrt(real(i, 8))\n  end do\n  print *, s\nend program tiny\n",
+    )
+    .unwrap();
+    let profile = dir.path().join("tiny.json");
+    let mut args = os(&["analyze"]);
+    args.extend([src.as_os_str(), "-o".as_ref(), profile.as_os_str()]);
+    augur(&args, true);
+    let mut args = os(&["predict"]);
+    args.extend([profile.as_os_str(), "-m".as_ref(), "cray-y-mp-832".as_ref()]);
+    let out = augur(&args, true);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.contains("predicted time"), "{stdout}");
+    assert!(
+        !stderr.contains("augur characterize") && !stdout.contains("augur characterize"),
+        "advice to measure a 1990 machine: {stderr}{stdout}"
+    );
+    assert!(stderr.contains("a historical machine"), "{stderr}");
+}

@@ -7,42 +7,7 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// Mean and sample standard deviation of a set of observations.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sample {
-    /// The mean.
-    pub mean: f64,
-    /// The sample standard deviation (divisor `n - 1`); 0 for fewer than two values.
-    pub sd: f64,
-    /// The number of observations.
-    pub n: usize,
-}
-
-impl Sample {
-    /// The mean and standard deviation of `xs` (eq. 2.4). An empty slice gives NaN mean.
-    pub fn of(xs: &[f64]) -> Sample {
-        let n = xs.len();
-        if n == 0 {
-            return Sample {
-                mean: f64::NAN,
-                sd: f64::NAN,
-                n,
-            };
-        }
-        let mean = xs.iter().sum::<f64>() / n as f64;
-        let sd = if n < 2 {
-            0.0
-        } else {
-            (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        };
-        Sample { mean, sd, n }
-    }
-
-    /// The variance of one observation.
-    pub fn var(&self) -> f64 {
-        self.sd * self.sd
-    }
-}
+pub use augur_toolchain::experiment::Sample;
 
 /// A derived parameter: an estimate with the standard deviation of one observation and the
 /// number of observations it rests on.

@@ -37,11 +37,11 @@ program augur_mpibench
   dsend = 1.0d0
   drecv = 0.0d0
   if (ptp == 1 .and. np >= 2) then
-    call pingpongs()
+    call size_sweep(1, 'AUGPP')
     call gap()
     call overhead(.false.)
     call overhead(.true.)
-    call self_messages()
+    call size_sweep(2, 'AUGSELF')
   end if
   call collectives()
   call MPI_Finalize(ierr)
@@ -77,24 +77,39 @@ contains
     t = MPI_Wtime() - t0
   end subroutine pingpong
 
-  subroutine pingpongs()
+  ! Every size from 0 to maxb: the repetitions calibrated to an observation's length,
+  ! then nobs observations of kernel `which` (1: the ping-pong, one way per message, two
+  ! per repetition; 2: a message to itself), each printed after `label`.
+  subroutine size_sweep(which, label)
+    integer, intent(in) :: which
+    character(len=*), intent(in) :: label
     integer :: b, reps, o
     double precision :: t
     b = 0
     do while (b <= maxb)
       reps = 1
       do
-        call pingpong(b, reps, t)
+        call kernel(which, b, reps, t)
         if (long_enough(t)) exit
         reps = reps * 2
       end do
       do o = 1, nobs
-        call pingpong(b, reps, t)
-        if (rank == 0) print '(a,i0,1x,es16.9)', 'AUGPP ', b, t / (2 * reps)
+        call kernel(which, b, reps, t)
+        if (rank == 0) print '(a,1x,i0,1x,es16.9)', label, b, t / (reps * (3 - which))
       end do
       b = next_size(b)
     end do
-  end subroutine pingpongs
+  end subroutine size_sweep
+
+  subroutine kernel(which, b, reps, t)
+    integer, intent(in) :: which, b, reps
+    double precision, intent(out) :: t
+    if (which == 1) then
+      call pingpong(b, reps, t)
+    else
+      call self_message(b, reps, t)
+    end if
+  end subroutine kernel
 
   ! Rank 0 sends `b` bytes to itself `reps` times (the other ranks wait).
   subroutine self_message(b, reps, t)
@@ -113,24 +128,6 @@ contains
     t = MPI_Wtime() - t0
   end subroutine self_message
 
-  subroutine self_messages()
-    integer :: b, reps, o
-    double precision :: t
-    b = 0
-    do while (b <= maxb)
-      reps = 1
-      do
-        call self_message(b, reps, t)
-        if (long_enough(t)) exit
-        reps = reps * 2
-      end do
-      do o = 1, nobs
-        call self_message(b, reps, t)
-        if (rank == 0) print '(a,i0,1x,es16.9)', 'AUGSELF ', b, t / reps
-      end do
-      b = next_size(b)
-    end do
-  end subroutine self_messages
 
   ! 0, 1, 2, 3, 4, 6, 8, 12, 16, ...: powers of two and halfway between.
   integer function next_size(b)

@@ -31,40 +31,18 @@ pub const MIN_GAIN: f64 = 0.10;
 /// The least effectiveness of a `marginal` verdict.
 pub const MARGINAL: f64 = 0.15;
 
-/// Mean, standard deviation and count of some observations.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sample {
-    /// Mean.
-    pub mean: f64,
-    /// Standard deviation (n - 1).
-    pub sd: f64,
-    /// Observations.
-    pub n: usize,
-}
+pub use augur_toolchain::experiment::Sample;
 
-impl Sample {
-    /// The sample of `xs` (mean 0 and infinite deviation for fewer than two).
-    pub fn of(xs: &[f64]) -> Sample {
-        let n = xs.len();
-        let mean = xs.iter().sum::<f64>() / n.max(1) as f64;
-        let sd = if n < 2 {
-            f64::INFINITY
-        } else {
-            (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        };
-        Sample { mean, sd, n }
+/// Half-width of the two-sided 95% interval of the mean of `s` (infinite for fewer than
+/// two observations).
+pub fn half_width95(s: &Sample) -> f64 {
+    if s.n < 2 {
+        return f64::INFINITY;
     }
-
-    /// Half-width of the two-sided 95% interval of the mean.
-    pub fn half_width95(&self) -> f64 {
-        if self.n < 2 {
-            return f64::INFINITY;
-        }
-        let t = StudentsT::new(0.0, 1.0, (self.n - 1) as f64)
-            .map(|d| d.inverse_cdf(0.975))
-            .unwrap_or(1.96);
-        t * self.sd / (self.n as f64).sqrt()
-    }
+    let t = StudentsT::new(0.0, 1.0, (s.n - 1) as f64)
+        .map(|d| d.inverse_cdf(0.975))
+        .unwrap_or(1.96);
+    t * s.sd / (s.n as f64).sqrt()
 }
 
 /// One-sided p-value of Welch's test of `H0: mean(slow) <= mean(fast)` against
@@ -144,7 +122,7 @@ pub fn effectiveness(naive: &Sample, opt: &Sample, cripple: &Sample) -> Verdict 
 /// The interval of `m1 / m2` from the two samples' 95% intervals (seed 000): coverage at
 /// least 90%. A denominator interval reaching 0 gives an infinite upper end.
 pub fn ratio_interval(num: &Sample, den: &Sample) -> (f64, f64, f64) {
-    let (c1, c2) = (num.half_width95(), den.half_width95());
+    let (c1, c2) = (half_width95(num), half_width95(den));
     let r = num.mean / den.mean;
     let low = (num.mean - c1) / (den.mean + c2);
     let high = if den.mean - c2 > 0.0 {
@@ -297,7 +275,7 @@ mod tests {
     #[test]
     fn samples_of_few_observations_do_not_panic() {
         let one = Sample::of(&[1.0]);
-        assert!(one.half_width95().is_infinite());
+        assert!(half_width95(&one).is_infinite());
         assert_eq!(welch_p(&one, &around(2.0)), 1.0);
         let none = Sample::of(&[]);
         assert_eq!(none.n, 0);

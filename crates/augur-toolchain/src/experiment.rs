@@ -288,6 +288,44 @@ pub fn output_lines(text: &str) -> impl Iterator<Item = OutputLine<'_>> {
 /// The observations within 5 scaled median absolute deviations of the median: a
 /// process descheduled by another on a shared machine makes one observation many times
 /// longer, which says nothing of the thing measured (EPCC reports such outliers apart
+/// Mean and sample standard deviation of a set of observations (Saavedra-Barrera eq.
+/// 2.4), shared by the AbOp and the optimization experiments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// The mean.
+    pub mean: f64,
+    /// The sample standard deviation (divisor `n - 1`); 0 for fewer than two values.
+    pub sd: f64,
+    /// The number of observations.
+    pub n: usize,
+}
+
+impl Sample {
+    /// The mean and standard deviation of `xs`. An empty slice gives NaN mean.
+    pub fn of(xs: &[f64]) -> Sample {
+        let n = xs.len();
+        if n == 0 {
+            return Sample {
+                mean: f64::NAN,
+                sd: f64::NAN,
+                n,
+            };
+        }
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let sd = if n < 2 {
+            0.0
+        } else {
+            (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        };
+        Sample { mean, sd, n }
+    }
+
+    /// The variance of one observation.
+    pub fn var(&self) -> f64 {
+        self.sd * self.sd
+    }
+}
+
 /// too).
 pub fn without_outliers(v: &[f64]) -> Vec<f64> {
     let median = |x: &mut Vec<f64>| {

@@ -353,6 +353,17 @@ fn comparison_text(c: &Comparison) -> String {
     out
 }
 
+/// A normalized time for the ranking: three decimals, or three significant digits in
+/// scientific notation when three decimals would hide it (a 1990 machine is 10^-4 of
+/// today's).
+fn ratio(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() || (1e-2..1e4).contains(&v.abs()) {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.2e}")
+    }
+}
+
 /// The text of `augur rank` (table 3.14).
 fn ranking_text(r: &Ranking) -> String {
     let mut out = String::new();
@@ -371,27 +382,24 @@ fn ranking_text(r: &Ranking) -> String {
         let _ = write!(out, "  {name:<24} {:>7.3}", r.weights[p]);
         for i in 0..m {
             let v = by_machine(i).map_or(f64::NAN, |s| s.normalized[p]);
-            let _ = write!(out, " {v:>12.3}");
+            let _ = write!(out, " {:>12}", ratio(v));
         }
         let _ = writeln!(out);
     }
     let _ = write!(out, "  {:<24} {:>7}", "geometric mean", "");
     for i in 0..m {
-        let _ = write!(
-            out,
-            " {:>12.3}",
-            by_machine(i).map_or(f64::NAN, |s| s.geometric_mean)
-        );
+        let v = by_machine(i).map_or(f64::NAN, |s| s.geometric_mean);
+        let _ = write!(out, " {:>12}", ratio(v));
     }
     let _ = writeln!(out, "\n\nMachines ranked (weighted geometric mean)");
     for (k, s) in r.scores.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  {}. M{} {:<40} {:.3}",
+            "  {}. M{} {:<40} {}",
             k + 1,
             s.machine + 1,
             r.machines[s.machine],
-            s.geometric_mean
+            ratio(s.geometric_mean)
         );
     }
     let _ = writeln!(out, "\nPredicted seconds");
@@ -457,4 +465,17 @@ fn xml(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ratio;
+
+    #[test]
+    fn tiny_normalized_times_keep_their_digits() {
+        assert_eq!(ratio(1.0), "1.000");
+        assert_eq!(ratio(0.25), "0.250");
+        assert_eq!(ratio(2.9e-4), "2.90e-4");
+        assert_eq!(ratio(0.0), "0.000");
+    }
 }

@@ -59,21 +59,41 @@ fn panel(out: &mut String, c: &Comparison, m: usize, x: f64, y: f64, (lo, hi): (
         let r = scale(10f64.powi(d));
         let _ = writeln!(out, "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"{r:.1}\" fill=\"none\" stroke=\"#ccc\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"8\" fill=\"#888\">{}x</text>", cx + 2.0, cy - r - 1.0, 10f64.powi(d));
     }
-    let mut points = vec![];
+    let mut points: Vec<Option<String>> = vec![];
     for (k, p) in PARAMETERS.iter().enumerate() {
         let (ax, ay) = polar(cx, cy, radius, k);
         let (lx, ly) = polar(cx, cy, radius + 14.0, k);
         let _ = writeln!(out, "<line x1=\"{cx:.1}\" y1=\"{cy:.1}\" x2=\"{ax:.1}\" y2=\"{ay:.1}\" stroke=\"#ddd\"/><text x=\"{lx:.1}\" y=\"{ly:.1}\" font-size=\"8\" text-anchor=\"middle\">{}</text>", p.short);
-        if let Some(v) = c.speedup(m, k) {
-            let (px, py) = polar(cx, cy, scale(v), k);
-            points.push(format!("{px:.1},{py:.1}"));
+        let point = c.speedup(m, k).map(|v| polar(cx, cy, scale(v), k));
+        if let Some((px, py)) = point {
             let _ = writeln!(
                 out,
                 "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"2\" fill=\"{color}\"/>"
             );
         }
+        points.push(point.map(|(px, py)| format!("{px:.1},{py:.1}")));
     }
-    let _ = writeln!(out, "<polygon points=\"{}\" fill=\"{color}\" fill-opacity=\"0.25\" stroke=\"{color}\" stroke-width=\"1.5\"/>", points.join(" "));
+    outline(out, &points, color);
+}
+
+/// The machine's shape: a filled polygon when every parameter is known; else only the
+/// edges between neighbouring known parameters (a missing one leaves a gap rather than
+/// a line that would read as a value).
+fn outline(out: &mut String, points: &[Option<String>], color: &str) {
+    if points.iter().all(Option::is_some) {
+        let all: Vec<&str> = points.iter().flatten().map(String::as_str).collect();
+        let _ = writeln!(out, "<polygon points=\"{}\" fill=\"{color}\" fill-opacity=\"0.25\" stroke=\"{color}\" stroke-width=\"1.5\"/>", all.join(" "));
+        return;
+    }
+    let n = points.len();
+    for k in 0..n {
+        if let (Some(a), Some(b)) = (&points[k], &points[(k + 1) % n]) {
+            let _ = writeln!(
+                out,
+                "<polyline points=\"{a} {b}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\"/>"
+            );
+        }
+    }
 }
 
 fn caption(c: &Comparison, width: f64) -> String {
@@ -150,4 +170,30 @@ pub fn cluster_graph(c: &Comparison) -> String {
     }
     out.push_str("</svg>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::outline;
+
+    fn points(known: &[bool]) -> Vec<Option<String>> {
+        known
+            .iter()
+            .enumerate()
+            .map(|(k, &on)| on.then(|| format!("{k}.0,{k}.0")))
+            .collect()
+    }
+
+    #[test]
+    fn a_missing_parameter_leaves_a_gap_in_the_shape() {
+        let mut full = String::new();
+        outline(&mut full, &points(&[true, true, true, true]), "red");
+        assert!(full.contains("<polygon") && !full.contains("<polyline"));
+        let mut gap = String::new();
+        outline(&mut gap, &points(&[true, false, true, true]), "red");
+        assert!(!gap.contains("<polygon"));
+        // Edges 2-3 and 3-0 remain; nothing joins 0 to 2 across the missing axis 1.
+        assert_eq!(gap.matches("<polyline").count(), 2);
+        assert!(!gap.contains("0.0,0.0 2.0,2.0"));
+    }
 }

@@ -280,7 +280,10 @@ fn one_loop(
         .fold(l.line, u32::max);
     let mut reasons = opportunity_reasons(machines, u, l);
     reasons.extend(report_reasons(program, machines, u, l, last_line));
-    reasons.extend(code_reasons(machines, l, &reasons));
+    let reported = machines
+        .iter()
+        .any(|m| report_for(program, &m.profile).is_some());
+    reasons.extend(code_reasons(machines, l, &reasons, reported));
     LoopSpeedup {
         name: loop_name(u, l),
         file: u.file.clone(),
@@ -454,14 +457,22 @@ fn report_findings(
 }
 
 /// Optimizations the loop's operations give something to do, rated differently by the
-/// settings' tables (not already named by an opportunity or the report).
-fn code_reasons(machines: &[LoadedMachine], l: &LoopProfile, named: &[Reason]) -> Vec<Reason> {
+/// settings' tables (not already named by an opportunity or the report). With the report
+/// of one of the settings (`reported`), what only a report shows (vectorized, inlined,
+/// unrolled, if-converted) is left to it: its silence about the loop is an answer.
+fn code_reasons(
+    machines: &[LoadedMachine],
+    l: &LoopProfile,
+    named: &[Reason],
+    reported: bool,
+) -> Vec<Reason> {
     let whole = l.totals.total();
     if whole <= 0.0 {
         return vec![];
     }
     code_findings(l)
         .into_iter()
+        .filter(|(_, _, modeled, _)| *modeled || !reported)
         .filter(|(key, ..)| !named.iter().any(|r| r.ratings.optimization == *key))
         .filter_map(|(key, ops, modeled, said)| {
             let r = ratings(machines, key, "-");

@@ -11,6 +11,7 @@ use augur_model::LoadedMachine;
 use augur_model::PredictOptions;
 use augur_program::AnalyzeOptions;
 use augur_toolchain::Toolchain;
+use augur_validate::kept::KeptTiming;
 use augur_validate::{relative_error, summarize, ErrorSummary, THRESHOLDS};
 use std::path::{Path, PathBuf};
 
@@ -79,22 +80,10 @@ struct Outcome {
     error: f64,
 }
 
-/// What `--save` keeps of one program, besides its profile.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct SavedTiming {
-    program: String,
-    build: String,
-    /// CPU times of the runs, seconds.
-    runs: Vec<f64>,
-    /// Their wall-clock times.
-    #[serde(default)]
-    wall: Vec<f64>,
-}
-
 fn saved_paths(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
     (
         dir.join(format!("{name}.profile.json")),
-        dir.join(format!("{name}.timing.json")),
+        KeptTiming::path(dir, name),
     )
 }
 
@@ -111,11 +100,7 @@ fn replay_one(
         None => augur_program_profile::ProgramProfile::read(&pp)?,
         Some((fortran, opts)) => augur_program::analyze(fortran, opts)?.profile,
     };
-    let text = std::fs::read_to_string(&tp)
-        .with_context(|| format!("cannot read {} (made by --save?)", tp.display()))?;
-    let t: SavedTiming = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a timing file written by --save", tp.display()))?;
-    anyhow::ensure!(!t.runs.is_empty(), "{}: no runs", tp.display());
+    let t = KeptTiming::read(&tp)?;
     let wall = t.wall;
     let measured = augur_validate::Timing::from_runs(t.runs);
     let prediction = machine.predict(&profile, options);
@@ -133,7 +118,7 @@ fn replay_one(
 fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let (pp, tp) = saved_paths(dir, name);
-    let t = SavedTiming {
+    let t = KeptTiming {
         program: name.to_string(),
         build: build.to_string(),
         runs: o.measured.runs.clone(),

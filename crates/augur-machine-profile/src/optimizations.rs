@@ -16,6 +16,34 @@ use serde::{Deserialize, Serialize};
 /// The ratings, best first.
 pub const RATINGS: [&str; 4] = ["yes", "partial", "marginal", "no"];
 
+/// The optimizations a detection table rates, in table order: each key (the
+/// `optimization` of a summary row) with its name in the tables.
+pub const OPTIMIZATIONS: &[(&str, &str)] = &[
+    ("constant_folding", "constant folding"),
+    ("cse", "common subexpression elimination"),
+    ("code_motion", "code motion of invariants"),
+    ("dead_code", "dead-code elimination"),
+    ("copy_propagation", "copy propagation"),
+    ("strength_reduction", "strength reduction"),
+    ("induction_variable", "induction-variable elimination"),
+    ("address_collapsing", "address-calculation collapsing"),
+    ("register_allocation", "register allocation of scalars"),
+    ("inlining", "inlining"),
+    ("unrolling", "loop unrolling"),
+    ("interchange", "loop interchange"),
+    ("vectorization", "vectorization"),
+    ("if_conversion", "if-conversion"),
+    ("tail_recursion", "tail recursion"),
+];
+
+/// The name in the tables of an optimization key (the key itself when unknown).
+pub fn optimization_words(key: &str) -> &str {
+    OPTIMIZATIONS
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map_or(key, |(_, w)| w)
+}
+
 /// A test whose verdict could not be reached (the opportunity is worth nothing measurable
 /// on this machine, or the test failed).
 pub const INCONCLUSIVE: &str = "inconclusive";

@@ -11,6 +11,8 @@
 //!   * [`breakdown`]: the report rows.
 //! * [`memory`]: the memory term per loop nest.
 //! * [`machine`]: a machine profile loaded (by path or library name) with its cost table.
+//! * [`speedup`]: one program on several compiler settings, each loop's speedup and the
+//!   optimizations that account for it.
 //!
 //! Architecture invariant: the model knows nothing about compilers or running programs;
 //! it reads two files (a program profile and a machine profile).
@@ -29,6 +31,7 @@ mod price;
 mod recurrence;
 pub mod risks;
 pub mod segments;
+pub mod speedup;
 #[cfg(test)]
 mod test_support;
 

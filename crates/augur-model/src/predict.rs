@@ -139,10 +139,7 @@ pub fn predict_with(
 ) -> Prediction {
     let overlap = options.overlap;
     let branches_simulated = program.branches.is_some();
-    let pricing = BlockPricing {
-        table,
-        branches_priced: options.branches || (options.simulated_branches && branches_simulated),
-    };
+    let pricing = pricing_for(program, table, options);
     let report = report_for(program, machine);
     let priced = price_blocks(program, pricing, report);
     let mut all = Coefficients::default();
@@ -188,6 +185,19 @@ pub fn predict_with(
         uncosted,
         warnings,
         risks: crate::risks::risks(program, machine, report),
+    }
+}
+
+/// How a prediction of `program` with `options` prices its blocks.
+pub(crate) fn pricing_for<'a>(
+    program: &ProgramProfile,
+    table: &'a CostTable,
+    options: PredictOptions,
+) -> BlockPricing<'a> {
+    BlockPricing {
+        table,
+        branches_priced: options.branches
+            || (options.simulated_branches && program.branches.is_some()),
     }
 }
 

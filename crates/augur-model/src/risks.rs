@@ -84,13 +84,14 @@ pub fn risks(
 }
 
 /// The machine's detection table.
-struct Table<'a> {
-    machine: &'a MachineProfile,
+pub(crate) struct Table<'a> {
+    /// The machine.
+    pub machine: &'a MachineProfile,
 }
 
 impl Table<'_> {
     /// `None` without a table, else the rating (`not tested` when the table lacks it).
-    fn rating(&self, key: &str, scope: &str) -> Option<String> {
+    pub(crate) fn rating(&self, key: &str, scope: &str) -> Option<String> {
         let t = self.machine.optimizations.as_ref()?;
         Some(
             t.summary(key, scope)
@@ -101,7 +102,7 @@ impl Table<'_> {
 }
 
 /// The table key and the words for an opportunity's optimization.
-fn optimization_of(kind: OpportunityKind) -> (&'static str, &'static str) {
+pub(crate) fn optimization_of(kind: OpportunityKind) -> (&'static str, &'static str) {
     match kind {
         OpportunityKind::Invariant => ("code_motion", "code motion of invariants"),
         OpportunityKind::CommonSubexpression => ("cse", "common-subexpression elimination"),
@@ -109,9 +110,9 @@ fn optimization_of(kind: OpportunityKind) -> (&'static str, &'static str) {
     }
 }
 
-/// One flag per kind and scope of the loop's opportunities, unless the table says `no`.
-fn static_flags(u: &UnitProfile, l: &LoopProfile, table: &Table) -> Vec<RiskFlag> {
-    let mut groups: Vec<(OpportunityKind, &str, Vec<&Opportunity>)> = vec![];
+/// The loop's opportunities grouped by kind and scope, in the order first found.
+pub(crate) fn opportunity_groups(l: &LoopProfile) -> Vec<OpportunityGroup<'_>> {
+    let mut groups: Vec<OpportunityGroup> = vec![];
     for o in &l.opportunities {
         match groups
             .iter_mut()
@@ -122,6 +123,14 @@ fn static_flags(u: &UnitProfile, l: &LoopProfile, table: &Table) -> Vec<RiskFlag
         }
     }
     groups
+}
+
+/// Opportunities of one kind and scope.
+pub(crate) type OpportunityGroup<'a> = (OpportunityKind, &'a str, Vec<&'a Opportunity>);
+
+/// One flag per kind and scope of the loop's opportunities, unless the table says `no`.
+fn static_flags(u: &UnitProfile, l: &LoopProfile, table: &Table) -> Vec<RiskFlag> {
+    opportunity_groups(l)
         .into_iter()
         .filter_map(|(kind, scope, ops)| {
             let (key, words) = optimization_of(kind);
@@ -165,7 +174,7 @@ fn applies(words: &str, scope: &str, rating: Option<&str>) -> String {
 /// The operations the opportunities would remove, as a share of the loop's (from the
 /// executions of the blocks they are in); `None` when they remove none or the loop ran
 /// none.
-fn removed_share(u: &UnitProfile, l: &LoopProfile, ops: &[&Opportunity]) -> Option<f64> {
+pub(crate) fn removed_share(u: &UnitProfile, l: &LoopProfile, ops: &[&Opportunity]) -> Option<f64> {
     let whole = l.totals.total();
     let removed: f64 = ops
         .iter()
@@ -183,7 +192,7 @@ fn removed_share(u: &UnitProfile, l: &LoopProfile, ops: &[&Opportunity]) -> Opti
 }
 
 /// The finding in words.
-fn what(kind: OpportunityKind, ops: &[&Opportunity], share: Option<f64>) -> String {
+pub(crate) fn what(kind: OpportunityKind, ops: &[&Opportunity], share: Option<f64>) -> String {
     let first = ops.first().map(|o| (o.text.as_str(), o.line));
     let (text, line) = first.unwrap_or(("", 0));
     let more = match ops.len() {

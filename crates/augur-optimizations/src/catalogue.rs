@@ -129,24 +129,9 @@ impl Test {
     }
 }
 
-/// The optimizations in table order, with their names in the tables.
-pub const OPTIMIZATIONS: &[(&str, &str)] = &[
-    ("constant_folding", "constant folding"),
-    ("cse", "common subexpression elimination"),
-    ("code_motion", "code motion of invariants"),
-    ("dead_code", "dead-code elimination"),
-    ("copy_propagation", "copy propagation"),
-    ("strength_reduction", "strength reduction"),
-    ("induction_variable", "induction-variable elimination"),
-    ("address_collapsing", "address-calculation collapsing"),
-    ("register_allocation", "register allocation of scalars"),
-    ("inlining", "inlining"),
-    ("unrolling", "loop unrolling"),
-    ("interchange", "loop interchange"),
-    ("vectorization", "vectorization"),
-    ("if_conversion", "if-conversion"),
-    ("tail_recursion", "tail recursion"),
-];
+/// The optimizations in table order, with their names in the tables (defined with the
+/// profile format, which the predictor reads too).
+pub use augur_machine_profile::optimizations::OPTIMIZATIONS;
 
 fn v(setup: &str, body: &str) -> Variant {
     Variant {

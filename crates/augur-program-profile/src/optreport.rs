@@ -137,6 +137,14 @@ impl OptReport {
             .count()
     }
 
+    /// How many lines of `file:first..=last` compiled without a conditional jump.
+    pub fn branchless_within(&self, file: &str, first: u32, last: u32) -> usize {
+        self.branchless
+            .iter()
+            .filter(|s| (first..=last).contains(&s.line) && same_file(&s.file, file))
+            .count()
+    }
+
     /// The transformations the predictor does not model reported at `file:line`.
     pub fn transformed_at(&self, file: &str, line: u32) -> Vec<&TransformedLoop> {
         self.transformed

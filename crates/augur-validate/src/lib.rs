@@ -2,6 +2,8 @@
 //! prediction; the error statistics of the accuracy benchmark (Saavedra's form: the
 //! share of programs within 5, 10, 15, 20 and 30%, the mean and the RMS error).
 
+pub mod kept;
+
 use augur_machine_profile::flags::{code_generation_differences, same_code_generation};
 use augur_machine_profile::Provenance;
 use augur_toolchain::{self as toolchain, BuildInput, RunSpec, Toolchain};

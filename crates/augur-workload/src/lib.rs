@@ -11,6 +11,8 @@
 //!   the execution-time similarity (table 3.15);
 //! * [`ranking`]: Spearman's rank correlation and the geometric mean of normalized
 //!   times (table 3.14);
+//! * [`speedups`]: speedups over a base compiler setting per program, their geometric
+//!   means and correlations between settings (tables 4.6 and 4.7);
 //! * [`compare`](mod@compare): what `augur compare programs` and `augur rank` print.
 //!
 //! Architecture invariant: reads program and machine profiles and prices them with
@@ -22,6 +24,7 @@ pub mod compare;
 pub mod concentration;
 pub mod ranking;
 pub mod similarity;
+pub mod speedups;
 
 pub use characterize::{characterize, Characterization};
 pub use compare::{compare, load_machines, load_programs, rank, Comparison, Program, Ranking};

@@ -245,6 +245,32 @@ enum CompareCommand {
     /// the programs and Spearman's correlation between machines, and the execution-time
     /// similarity of every pair (table 3.15) with Spearman's check against the distance.
     Programs(Box<CompareProgramsCmd>),
+    /// Compare compiler settings over a program set (Saavedra-Barrera's tables 4.6 and
+    /// 4.7): each program's predicted speedup under each setting (machine profile) over
+    /// the first, the programs' ranks, the geometric mean per setting, and the
+    /// correlation (Pearson and Spearman, with their significance) of the per-program
+    /// speedups between every two settings; with --measured, the measured speedups of
+    /// kept runs beside them.
+    Compilers(Box<CompareCompilersCmd>),
+}
+
+#[derive(Debug, Args)]
+struct CompareCompilersCmd {
+    /// Program profiles written by `augur analyze`.
+    #[arg(required = true)]
+    profiles: Vec<PathBuf>,
+    /// Machine profile of one compiler setting (library name or TOML file); repeat, the
+    /// first is the base of the speedups.
+    #[arg(short, long = "machine", required = true)]
+    machines: Vec<String>,
+    /// Measured times kept by `augur bench accuracy --save DIR` (repeat for each
+    /// setting's directory): matched by program name and by the build's compiler and
+    /// flags.
+    #[arg(long, value_name = "DIR")]
+    measured: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -1097,6 +1123,14 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             machines: c.machines,
             threshold: c.threshold,
             clusters: c.clusters,
+            json: c.json,
+        }),
+        Command::Compare {
+            what: CompareCommand::Compilers(c),
+        } => crate::speedup::compare_compilers(&crate::speedup::CompilersArgs {
+            profiles: c.profiles,
+            machines: c.machines,
+            measured: c.measured,
             json: c.json,
         }),
         Command::Rank(r) => crate::workload::rank(&crate::workload::RankArgs {

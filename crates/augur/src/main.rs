@@ -10,6 +10,7 @@ mod plot;
 mod predict;
 mod scale;
 mod simgrid;
+mod speedup;
 mod static_report;
 mod stream;
 mod threads;

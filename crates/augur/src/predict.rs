@@ -6,6 +6,7 @@ use augur_machine_profile::library;
 use augur_model::cost::Z90;
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
+use augur_model::speedup::SpeedupExplanation;
 use augur_model::{Estimate, LoadedMachine, PredictOptions, Prediction};
 use augur_program_profile::ProgramProfile;
 use clap::ValueEnum;
@@ -56,6 +57,10 @@ struct PredictionJson<'a> {
     programs: Vec<ProgramJson<'a>>,
     /// Σ weight · time per machine.
     workload: Vec<Estimate>,
+    /// One program on several machines with `--by loop`: each loop's speedup over the
+    /// first machine and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    speedup: Option<SpeedupExplanation>,
 }
 
 /// Options of `augur predict`.
@@ -256,6 +261,8 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         })
         .collect();
 
+    let speedup = (programs.len() == 1 && machines.len() > 1 && a.by.contains(&By::Loop))
+        .then(|| augur_model::speedup::explain(&programs[0].1, &machines, options, a.top));
     if a.json {
         let doc = PredictionJson {
             schema: 1,
@@ -287,6 +294,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 })
                 .collect(),
             workload,
+            speedup,
         };
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
@@ -297,6 +305,12 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     if !single {
         out.push_str(&workload_table(&machines, &programs, &workload, &weight));
     }
+    // With the per-loop explanation, the loop table is its, the other breakdowns stay
+    // per machine.
+    let by: Vec<By> = match &speedup {
+        Some(_) => a.by.iter().copied().filter(|b| *b != By::Loop).collect(),
+        None => a.by.clone(),
+    };
     for (p, profile, preds, warnings) in &programs {
         for w in warnings {
             eprintln!("augur: warning: {w}");
@@ -305,10 +319,13 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
             for w in &pred.warnings {
                 eprintln!("augur: warning: {} on {}: {w}", p.display(), m.name);
             }
-            if single || !a.by.is_empty() || a.region.is_some() {
-                out.push_str(&report(p, profile, m, pred, a));
+            if single || !by.is_empty() || a.region.is_some() {
+                out.push_str(&report_by(p, profile, m, pred, a, &by));
             }
         }
+    }
+    if let Some(e) = &speedup {
+        out.push_str(&crate::speedup::explanation_text(&programs[0].0, e));
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
@@ -428,6 +445,18 @@ pub fn report(
     pred: &Prediction,
     a: &PredictArgs,
 ) -> String {
+    report_by(path, profile, m, pred, a, &a.by)
+}
+
+/// [`report`] with these breakdowns (empty: the default ones).
+fn report_by(
+    path: &Path,
+    profile: &ProgramProfile,
+    m: &LoadedMachine,
+    pred: &Prediction,
+    a: &PredictArgs,
+    by: &[By],
+) -> String {
     let mut s = String::new();
     let prov = &m.profile.provenance;
     let _ = writeln!(
@@ -514,14 +543,15 @@ pub fn report(
         } else {
             let _ = writeln!(s, "region {r}: executed no operations");
         }
-        if a.by.is_empty() {
+        if by.is_empty() {
             return s;
         }
     }
-    let by: Vec<By> = if a.by.is_empty() {
-        vec![By::Abop, By::Procedure, By::Loop, By::Line, By::Region]
+    let regions_asked = by.contains(&By::Region);
+    let by: Vec<By> = if !by.is_empty() {
+        by.to_vec()
     } else {
-        a.by.clone()
+        vec![By::Abop, By::Procedure, By::Loop, By::Line, By::Region]
     };
     for b in by {
         match b {
@@ -542,7 +572,7 @@ pub fn report(
             By::Line => s.push_str(&part_table("lines", &pred.lines, a.top)),
             By::Block => s.push_str(&part_table("basic blocks", &pred.blocks, a.top)),
             By::Region => {
-                if !pred.regions.is_empty() || a.by.contains(&By::Region) {
+                if !pred.regions.is_empty() || regions_asked {
                     s.push_str(&part_table("regions", &pred.regions, a.top))
                 }
             }
@@ -754,7 +784,7 @@ fn risk_table(risks: &augur_model::risks::Risks) -> String {
     s
 }
 
-fn short_path(p: &str) -> String {
+pub(crate) fn short_path(p: &str) -> String {
     Path::new(p)
         .file_name()
         .map(|f| f.to_string_lossy().to_string())

@@ -1,66 +1,43 @@
 //! Risk flags end to end: a program with a hoistable invariant and a nest walking rows,
 //! analyzed with gfortran -O2 and predicted on the -O2 machine with its detection table
-//! (`[optimizations]` of the Zen 4 measurements); `augur predict --by loop` names both
-//! loops with their reason.
+//! (`[optimizations]` of the Zen 4 measurements, in the library profile); `augur predict
+//! --by loop` names both loops with their reason.
 
+mod common;
+
+use common::{augur, repo, stdout, PROGRAM};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn augur() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_augur"))
+/// The -O2 library profile without its `[optimizations]` section (the Zen 4 detection
+/// table, copied into it from the measurements), and that section.
+fn split_library_o2() -> (String, String) {
+    let text = std::fs::read_to_string(repo().join("machines/gfortran12-O2-epyc-2core.toml"))
+        .expect("the -O2 machine profile");
+    let at = text
+        .find("\n[optimizations]\n")
+        .expect("an [optimizations] section in the -O2 library profile");
+    (text[..at].to_string(), text[at..].to_string())
 }
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn stdout(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-const PROGRAM: &str = "\
-program risky
-  implicit none
-  integer, parameter :: n = 300
-  real(8) :: a(n, n), b(n, n), x(n), s, t
-  integer :: i, j, k
-  call random_number(b)
-  call random_number(s)
-  t = 1.0d0 + s
-  do k = 1, 20
-    do i = 1, n
-      x(i) = b(i, k) * (s / t) + sqrt(t)
-    end do
-  end do
-  do i = 1, n
-    do j = 1, n
-      a(i, j) = b(i, j) * 2.0d0
-    end do
-  end do
-  print *, sum(x), sum(a)
-end program risky
-";
 
 /// The -O2 machine with the -O2 detection table; `interchange` rated as given (gfortran
 /// 12 -O2 does not interchange: `no`; -O3 -march=native does: `yes`).
 fn machine(dir: &Path, interchange: &str) -> PathBuf {
-    let base = std::fs::read_to_string(repo().join("machines/gfortran12-O2-epyc-2core.toml"))
-        .expect("the -O2 machine profile");
-    let opt = std::fs::read_to_string(
-        repo().join("measurements/zen4-2026-11-26/optimizations/gfortran-O2.toml"),
-    )
-    .expect("the -O2 detection table");
-    let at = opt
-        .find("\n[optimizations]\n")
-        .expect("an [optimizations] section");
-    let section = opt[at..].replacen(
+    let (base, section) = split_library_o2();
+    let section = section.replacen(
         "optimization = \"interchange\"\nscope = \"-\"\nrating = \"no\"",
         &format!("optimization = \"interchange\"\nscope = \"-\"\nrating = \"{interchange}\""),
         1,
     );
     let path = dir.join(format!("machine-{interchange}.toml"));
     std::fs::write(&path, format!("{base}\n{section}")).unwrap();
+    path
+}
+
+/// The -O2 machine without a detection table.
+fn machine_without_table(dir: &Path) -> PathBuf {
+    let path = dir.join("machine-plain.toml");
+    std::fs::write(&path, split_library_o2().0).unwrap();
     path
 }
 
@@ -148,7 +125,7 @@ fn the_table_drops_what_the_compiler_does_not_do_and_json_carries_the_flags() {
 fn without_a_table_the_flags_are_conditional() {
     let dir = tempfile::tempdir().unwrap();
     let prof = analyzed(dir.path());
-    let plain = repo().join("machines/gfortran12-O2-epyc-2core.toml");
+    let plain = machine_without_table(dir.path());
     let text = predict(&prof, &plain, &["--by", "loop"]);
     let f = flags(&text);
     assert!(

@@ -376,11 +376,23 @@ impl Nest {
     /// Calls `f` for every access of the nest in program order; returns the
     /// number of accesses. Nothing is stored: memory is independent of the
     /// stream length.
+    ///
+    /// A reference that may reach below the lowest array (the first array's `x(i-1)` at
+    /// `i = 1`, which a guard such as `if (i == 1)` keeps from running, while the nest
+    /// holds the references of both branches) shifts every address up by whole pages
+    /// ([`PLACEMENT_PAGE`]): their lines, pages and relative placement, hence every
+    /// reuse distance and conflict, stay as they were.
     pub fn for_each_access(&self, mut f: impl FnMut(Access)) -> Result<u64, NestError> {
         let code = self.compile()?;
+        let lowest = lowest_address(&code, &mut Vec::new());
+        let shift = if lowest < 0 {
+            lowest.unsigned_abs().div_ceil(PLACEMENT_PAGE) * PLACEMENT_PAGE
+        } else {
+            0
+        };
         let mut idx = Vec::new();
         let mut count = 0u64;
-        run(self, &code, &mut idx, &mut f, &mut count)?;
+        run(self, &code, &mut idx, &mut f, shift as i64, &mut count)?;
         Ok(count)
     }
 
@@ -438,11 +450,49 @@ pub struct InnerStride {
     pub written: bool,
 }
 
+/// The page by which addresses are shifted when a reference may fall below the lowest
+/// array ([`Nest::for_each_access`]): a multiple of every line and of the page the
+/// translation models use.
+pub const PLACEMENT_PAGE: u64 = 4096;
+
+/// The range `[low, high]` of an affine expression when each loop index at depth `d`
+/// ranges over `ranges[d]`.
+fn affine_range(e: &Affine, ranges: &[(i64, i64)]) -> (i64, i64) {
+    let (mut low, mut high) = (e.constant, e.constant);
+    for (c, &(lo, hi)) in e.coeffs.iter().zip(ranges) {
+        let (a, b) = (c.saturating_mul(lo), c.saturating_mul(hi));
+        low = low.saturating_add(a.min(b));
+        high = high.saturating_add(a.max(b));
+    }
+    (low, high)
+}
+
+/// A lower bound of every address the compiled nest can form (interval arithmetic over
+/// the loops' bounds; `ranges` holds the enclosing loops' index ranges).
+fn lowest_address(code: &[Compiled], ranges: &mut Vec<(i64, i64)>) -> i64 {
+    let mut lowest = i64::MAX;
+    for c in code {
+        match c {
+            Compiled::Ref { addr, .. } => lowest = lowest.min(affine_range(addr, ranges).0),
+            Compiled::Loop {
+                lower, upper, body, ..
+            } => {
+                let (lo, hi) = (affine_range(lower, ranges), affine_range(upper, ranges));
+                ranges.push((lo.0.min(hi.0), lo.1.max(hi.1)));
+                lowest = lowest.min(lowest_address(body, ranges));
+                ranges.pop();
+            }
+        }
+    }
+    lowest
+}
+
 fn run(
     nest: &Nest,
     code: &[Compiled],
     idx: &mut Vec<i64>,
     f: &mut impl FnMut(Access),
+    shift: i64,
     count: &mut u64,
 ) -> Result<(), NestError> {
     for c in code {
@@ -453,7 +503,7 @@ fn run(
                 write,
                 name,
             } => {
-                let a = addr.eval(idx);
+                let a = addr.eval(idx) + shift;
                 if a < 0 {
                     return Err(NestError::NegativeAddress(nest.arrays[*name].name.clone()));
                 }
@@ -477,14 +527,14 @@ fn run(
                     let mut i = lo;
                     while i <= hi {
                         idx[depth] = i;
-                        run(nest, body, idx, f, count)?;
+                        run(nest, body, idx, f, shift, count)?;
                         i += step;
                     }
                 } else {
                     let mut i = lo;
                     while i >= hi {
                         idx[depth] = i;
-                        run(nest, body, idx, f, count)?;
+                        run(nest, body, idx, f, shift, count)?;
                         i += step;
                     }
                 }
@@ -606,10 +656,43 @@ mod tests {
             arrays: vec![ArrayDecl::new("V", 0, 4, &[10])],
             body: vec![Ref::read(0, vec![Affine::constant(0)])],
         };
-        assert!(matches!(
-            neg.for_each_access(|_| {}),
-            Err(NestError::NegativeAddress(_))
-        ));
+        // V(0) is 4 bytes below V(1) at address 0: every address moves up a page.
+        let mut got = vec![];
+        neg.for_each_access(|a| got.push(a.addr)).unwrap();
+        assert_eq!(got, vec![PLACEMENT_PAGE - 4]);
+    }
+
+    #[test]
+    fn a_reference_below_the_first_array_shifts_the_nest_by_whole_pages() {
+        // DO I = 1, 100: read X(I-1), X(I), write Z(I); X at 0, Z a page later.
+        let nest = |lower: i64| Nest {
+            arrays: vec![
+                ArrayDecl::new("X", 0, 8, &[100]),
+                ArrayDecl::new("Z", 4096, 8, &[100]),
+            ],
+            body: vec![Loop::node(
+                "I",
+                Affine::constant(lower),
+                Affine::constant(100),
+                vec![
+                    Ref::read(0, vec![Affine::var(0).plus(-1)]),
+                    Ref::read(0, vec![Affine::var(0)]),
+                    Ref::write(1, vec![Affine::var(0)]),
+                ],
+            )],
+        };
+        let addrs = |n: Nest| {
+            let mut v = vec![];
+            n.for_each_access(|a| v.push(a.addr)).unwrap();
+            v
+        };
+        let (inside, below) = (addrs(nest(2)), addrs(nest(1)));
+        // From I = 2 nothing moves; from I = 1 the same accesses sit a page higher.
+        assert_eq!(inside[..3], [0, 8, 4104]);
+        assert_eq!(
+            below[3..6],
+            [PLACEMENT_PAGE, PLACEMENT_PAGE + 8, PLACEMENT_PAGE + 4104]
+        );
     }
 
     #[test]

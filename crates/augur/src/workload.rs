@@ -283,6 +283,33 @@ fn concentration(out: &mut String, p: &[Characterization], names: &[&str]) {
         "skewness (table 3.9)",
         p.iter().map(|c| format!("{:.3}", c.abops.skewness)),
     );
+    number_row(
+        out,
+        "geometric fit α, K (fig. 3.10)",
+        p.iter().map(|c| match &c.abops.fit {
+            Some(f) => format!("{:.3}, {:.2}", f.alpha, f.k),
+            None => "n/a".to_string(),
+        }),
+    );
+}
+
+/// Figure 3.10: the programs' average cumulative distribution of AbOps and its fit.
+fn geometric_law(out: &mut String, c: &Comparison) {
+    let at = |n: usize| c.abop_average.get(n - 1).copied().unwrap_or(1.0);
+    let _ = write!(
+        out,
+        "  average of the programs (figure 3.10): the top 3 AbOps cover {:.1} %, the top 5 {:.1} %",
+        100.0 * at(3),
+        100.0 * at(5)
+    );
+    let _ = match &c.abop_average_fit {
+        Some(f) => writeln!(
+            out,
+            "; 1 - K(1 - α)^n fitted with α = {:.3}, K = {:.3}, r = {:.4} ({} d.f.)",
+            f.alpha, f.k, f.correlation, f.degrees_of_freedom
+        ),
+        None => writeln!(out, "; too few AbOps to fit 1 - K(1 - α)^n"),
+    };
 }
 
 /// Table 3.10 and the pairs and clusters of table 3.11 and figure 3.11.
@@ -402,6 +429,7 @@ fn comparison_text(c: &Comparison) -> String {
     );
     distributions(&mut out, &c.programs, &names);
     concentration(&mut out, &c.programs, &names);
+    geometric_law(&mut out, c);
     similarity(&mut out, c, &names);
     if let Some(t) = &c.times {
         times(&mut out, t, &names);

@@ -76,6 +76,7 @@ fn compare_programs_and_rank_on_the_machine_library() {
         "Distribution of operands (table 3.4",
         "Distribution of basic blocks (table 3.6)",
         "skewness (table 3.9)",
+        "average of the programs (figure 3.10)",
         "Reduced parameters (table 3.10",
         "Distance between programs (table 3.11",
         "Clusters (figure 3.11",

@@ -35,11 +35,14 @@
 //! * Whole-array statements and array intrinsics are counted **per element**:
 //!   the statement costs `ALIN` once and its element group costs `ALOV` plus the
 //!   element-wise operations once per element ([`ElementGroup`]).
+//!
+//! Beside the AbOps, the counter tallies the statement's scalar operand references
+//! ([`ScalarOperands`]), once or per element like the operations around them.
 
 use crate::abop::AbOp;
-use crate::counts::AbOpCounts;
+use crate::counts::{AbOpCounts, ScalarOperands};
 use crate::program::{
-    BaseType, BinOp, CallTarget, Expr, ExprKind, StmtKind, Subscript, Type, UnOp,
+    BaseType, BinOp, CallTarget, Expr, ExprKind, StmtKind, Subscript, Type, UnOp, VarRef,
 };
 
 /// The AbOps of one statement: those executed once, and those executed once
@@ -50,6 +53,8 @@ pub struct StmtCounts {
     pub once: AbOpCounts,
     /// Executed once per element of an array operation in the statement.
     pub groups: Vec<ElementGroup>,
+    /// Scalar operand references made once per execution of the statement.
+    pub scalars: ScalarOperands,
 }
 
 /// Operations repeated for each element of an array-valued operation.
@@ -66,6 +71,9 @@ pub struct ElementGroup {
     /// compiler keeps in source order unless allowed to reassociate (gfortran 12 -O2,
     /// Zen 5: `dot_product(a(:,i), b(:,j))` 0.43 ns an element, the add's latency).
     pub chain: AbOpCounts,
+    /// Scalar operand references per element (`x` in `a = b * x`, as in the DO loop
+    /// the statement stands for).
+    pub scalars: ScalarOperands,
 }
 
 /// Type class of an operand, as the AbOp names see it.
@@ -233,6 +241,9 @@ struct Counter<'a> {
     /// starts elsewhere in the same position is the element loop's index plus a constant
     /// offset, as `u(i-1, j)` is in the DO loop the statement stands for.
     section_lows: Option<Vec<Option<Expr>>>,
+    /// Depth of the contexts whose variable references are not operands: subscripts
+    /// and section bounds (the address computation), arguments of inquiry intrinsics.
+    not_operands: u32,
 }
 
 impl<'a> Counter<'a> {
@@ -242,6 +253,7 @@ impl<'a> Counter<'a> {
             out,
             sink: None,
             section_lows: None,
+            not_operands: 0,
         }
     }
 }
@@ -280,6 +292,7 @@ impl Counter<'_> {
             constant_elements,
             counts,
             chain: AbOpCounts::new(),
+            scalars: ScalarOperands::default(),
         });
     }
 
@@ -291,6 +304,23 @@ impl Counter<'_> {
         match self.sink {
             None => self.out.once.add(op, n),
             Some(g) => self.out.groups[g].counts.add(op, n),
+        }
+    }
+
+    /// Tallies a reference to variable `v` when it is a scalar operand (not a named
+    /// constant, not in an address computation or an inquiry's argument).
+    fn operand(&mut self, v: &VarRef) {
+        if v.rank != 0 || v.constant || self.not_operands > 0 {
+            return;
+        }
+        let scalars = match self.sink {
+            None => &mut self.out.scalars,
+            Some(g) => &mut self.out.groups[g].scalars,
+        };
+        if v.global {
+            scalars.global += 1.0;
+        } else {
+            scalars.local += 1.0;
         }
     }
 
@@ -313,6 +343,7 @@ impl Counter<'_> {
             constant_elements: constant,
             counts: AbOpCounts::new(),
             chain: AbOpCounts::new(),
+            scalars: ScalarOperands::default(),
         });
         let prev = self.sink;
         self.sink = Some(self.out.groups.len() - 1);
@@ -351,6 +382,7 @@ impl Counter<'_> {
                     // A whole array inside an element loop: one address per element.
                     self.add(array_op(v.rank as usize));
                 }
+                self.operand(v);
                 Operand {
                     class,
                     global_leaf: v.global,
@@ -430,6 +462,13 @@ impl Counter<'_> {
     }
 
     fn subscripts(&mut self, rank: usize, subs: &[Subscript]) {
+        self.not_operands += 1;
+        self.subscript_list(rank, subs);
+        self.not_operands -= 1;
+    }
+
+    /// [`Counter::subscripts`] without the operand bookkeeping.
+    fn subscript_list(&mut self, rank: usize, subs: &[Subscript]) {
         let mut all_constant = true;
         let mut section = false;
         let mut position = 0;
@@ -606,7 +645,10 @@ impl Counter<'_> {
         if let Some(kind) = reduction(name) {
             return self.reduction(kind, args, result);
         }
+        let inquiry = u32::from(is_inquiry(name));
+        self.not_operands += inquiry;
         let ops: Vec<Operand> = args.iter().map(|a| self.count(a)).collect();
+        self.not_operands -= inquiry;
         if ops.iter().all(|o| o.constant) && !ops.is_empty() && !is_array_valued(args) {
             return Operand {
                 constant: true,
@@ -984,42 +1026,51 @@ pub fn is_intrinsic(name: &str) -> bool {
     reduction(name).is_some()
         || intrinsic_op(name, Class::RealS, Class::RealS).is_some()
         || intrinsic_op(name, Class::CplxS, Class::RealS).is_some()
+        || is_inquiry(name)
         || matches!(
             name,
-            "size"
-                | "shape"
-                | "lbound"
-                | "ubound"
-                | "kind"
-                | "huge"
-                | "tiny"
-                | "epsilon"
-                | "present"
-                | "allocated"
-                | "associated"
-                | "precision"
-                | "digits"
-                | "range"
-                | "radix"
-                | "bit_size"
-                | "len"
+            "null"
                 | "selected_int_kind"
                 | "selected_real_kind"
-                | "storage_size"
-                | "null"
-                | "minexponent"
-                | "maxexponent"
                 | "fraction"
                 | "exponent"
                 | "spacing"
                 | "nearest"
                 | "transfer"
-                | "c_loc"
-                | "loc"
                 | "is_iostat_end"
-                | "new_line"
-                | "rank"
         )
+}
+
+/// Whether intrinsic `name` asks about its argument's type, shape, bounds or
+/// association without reading its value: its arguments are no operands.
+fn is_inquiry(name: &str) -> bool {
+    matches!(
+        name,
+        "size"
+            | "shape"
+            | "lbound"
+            | "ubound"
+            | "kind"
+            | "huge"
+            | "tiny"
+            | "epsilon"
+            | "present"
+            | "allocated"
+            | "associated"
+            | "precision"
+            | "digits"
+            | "range"
+            | "radix"
+            | "bit_size"
+            | "len"
+            | "storage_size"
+            | "minexponent"
+            | "maxexponent"
+            | "c_loc"
+            | "loc"
+            | "new_line"
+            | "rank"
+    )
 }
 
 /// Counts the AbOps of evaluating one scalar expression once: its operands' loads and

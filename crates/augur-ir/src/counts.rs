@@ -1,5 +1,6 @@
 //! Sparse vectors of AbOp counts: one row of Saavedra's S matrix (static counts
-//! of a basic block) or a dynamic count vector C.
+//! of a basic block) or a dynamic count vector C; and the scalar operand references
+//! counted beside them ([`ScalarOperands`]).
 
 use crate::abop::{AbOp, ALL, COUNT};
 use serde::ser::SerializeMap;
@@ -84,6 +85,38 @@ impl AbOpCounts {
             }
         }
         c
+    }
+}
+
+/// References to scalar variables (Saavedra-Barrera's "simple variables", table 3.4),
+/// counted beside the AbOps, which fold loads into the operators: every reference to a
+/// non-constant scalar variable the counting rules visit, on either side of an
+/// assignment, except inside subscripts and section bounds (the address computation
+/// `ARR1`..`ARR4` stands for those) and in the arguments of inquiry intrinsics (`SIZE`,
+/// `KIND`, ...: they read no value). Named constants and literals are not operands here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScalarOperands {
+    /// References to local variables (and dummy arguments).
+    pub local: f64,
+    /// References to COMMON and module variables.
+    pub global: f64,
+}
+
+impl ScalarOperands {
+    /// Adds `scale` times `other`.
+    pub fn add_scaled(&mut self, other: &ScalarOperands, scale: f64) {
+        self.local += other.local * scale;
+        self.global += other.global * scale;
+    }
+
+    /// Local and global references together.
+    pub fn total(&self) -> f64 {
+        self.local + self.global
+    }
+
+    /// Whether nothing is counted.
+    pub fn is_zero(&self) -> bool {
+        self.local == 0.0 && self.global == 0.0
     }
 }
 

@@ -23,7 +23,7 @@ pub mod ranges;
 pub mod source;
 
 pub use abop::AbOp;
-pub use counts::AbOpCounts;
+pub use counts::{AbOpCounts, ScalarOperands};
 pub use diag::{Diagnostic, Severity};
 pub use program::*;
 pub use source::{FileId, Pos, SourceFile, SourceFiles, Span};

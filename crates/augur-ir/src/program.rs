@@ -6,7 +6,7 @@
 //! and the constructs the roadmap needs later: directives (`!$OMP`, `!HPF$`),
 //! MPI calls and whole-array statements.
 
-use crate::counts::AbOpCounts;
+use crate::counts::{AbOpCounts, ScalarOperands};
 use crate::diag::Diagnostic;
 use crate::source::{SourceFiles, Span};
 use serde::{Deserialize, Serialize};
@@ -620,6 +620,10 @@ pub struct Block {
     /// result from one element to the next ([`crate::count::ElementGroup::chain`]).
     #[serde(default)]
     pub element_chain: AbOpCounts,
+    /// Scalar operand references each time the block runs (beside `counts`, which fold
+    /// them into the operators; [`ScalarOperands`]).
+    #[serde(default, skip_serializing_if = "ScalarOperands::is_zero")]
+    pub scalar_operands: ScalarOperands,
 }
 
 /// Where a statement sits in the text the parser saw (the loaded, normalized

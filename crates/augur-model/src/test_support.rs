@@ -46,6 +46,7 @@ pub(crate) fn block_profile(
         counts,
         chain,
         register_writes: AbOpCounts::new(),
+        scalar_operands: None,
         executions: Some(10.0),
         how: "counter".into(),
     }

@@ -10,7 +10,7 @@ pub mod openmp;
 pub mod optreport;
 pub mod scaling;
 
-use augur_ir::{AbOpCounts, BlockKind, LoopKind, UnitKind};
+use augur_ir::{AbOpCounts, BlockKind, LoopKind, ScalarOperands, UnitKind};
 
 use serde::{Deserialize, Serialize};
 
@@ -215,6 +215,12 @@ pub struct BlockProfile {
     /// before the field.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub register_writes: AbOpCounts,
+    /// References to scalar variables of one execution, local and global, counted beside
+    /// `counts` (which fold them into the operators; `augur_ir::ScalarOperands`): with
+    /// the array references `ARR1`..`ARR4`, the operands of table 3.4. `None` in profiles
+    /// made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scalar_operands: Option<ScalarOperands>,
     /// Executions (μ); `null` for blocks without operations, whose count is not needed.
     pub executions: Option<f64>,
     /// How μ was obtained (`counter`, `same_as`, `difference`, `while_tests`, `not_needed`).
@@ -480,6 +486,13 @@ impl ProgramProfile {
                     ))
                 } else if b.executions.is_some_and(bad) {
                     Some(format!("{at} ran a negative or infinite number of times"))
+                } else if b
+                    .scalar_operands
+                    .is_some_and(|s| bad(s.local) || bad(s.global))
+                {
+                    Some(format!(
+                        "{at} has a negative or infinite count of scalar operands"
+                    ))
                 } else {
                     [&b.counts, &b.chain, &b.register_writes]
                         .into_iter()

@@ -152,6 +152,7 @@ fn unit_profile(
             counts: block_counts[bi].clone(),
             chain: block_chain(u, bi, mu),
             register_writes: block_register_writes(u, bi),
+            scalar_operands: Some(b.scalar_operands),
             executions: m,
             how: rule_name(&rules[bi]).to_string(),
         });

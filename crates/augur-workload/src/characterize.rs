@@ -1,11 +1,12 @@
 //! One program characterized from its profile: the dynamic distributions of statements
-//! (table 3.2), operations and operators (table 3.3), array operands (table 3.4), the
+//! (table 3.2), operations and operators (table 3.3), scalar and array operands (table
+//! 3.4), the
 //! block and AbOp concentration (tables 3.6-3.9) and the 13 reduced parameters (table
 //! 3.10).
 
 use crate::classes::{self, DataType, Operator, Reduced};
 use crate::concentration::{concentration, Concentration, ABOP_BANDS, BLOCK_BANDS};
-use augur_ir::{AbOp, AbOpCounts};
+use augur_ir::{AbOp, AbOpCounts, ScalarOperands};
 use augur_program_profile::ProgramProfile;
 use serde::Serialize;
 
@@ -35,11 +36,13 @@ pub struct Statements {
     pub do_iterations: f64,
 }
 
-/// The array operands of a program by number of dimensions (table 3.4).
+/// The operands of a program: scalar variables and array elements by number of
+/// dimensions (table 3.4).
 ///
-/// The profile counts an array element's address computation (`ARR1`..`ARR4`) but not
-/// scalar operands, so the share of scalar operands is not available; the split of array
-/// references by their dimensions is.
+/// Array references are the profile's address computations (`ARR1`..`ARR4`: elements
+/// with a non-constant subscript); scalar references are the blocks' scalar operand
+/// counts (`augur_ir::ScalarOperands`), which profiles made before 2026-11-27 lack: then
+/// only the split of array references by their dimensions is available.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Operands {
     /// Array element references executed (with a non-constant subscript).
@@ -48,6 +51,28 @@ pub struct Operands {
     pub dimensions: [f64; 4],
     /// Mean number of dimensions of a reference.
     pub mean_dimensions: f64,
+    /// Scalar variable references executed; `None` when the profile does not count them.
+    pub scalar_references: Option<f64>,
+    /// Of those, the share of references to COMMON and module variables.
+    pub global_scalar_share: Option<f64>,
+}
+
+impl Operands {
+    /// Table 3.4's column: the shares of scalar, 1-, 2-, 3- and 4-or-more-dimensional
+    /// array operands among all operands; `None` without scalar counts.
+    pub fn shares(&self) -> Option<[f64; 5]> {
+        let scalars = self.scalar_references?;
+        let total = scalars + self.array_references;
+        let arrays = share(self.array_references, total);
+        let d = self.dimensions;
+        Some([
+            share(scalars, total),
+            arrays * d[0],
+            arrays * d[1],
+            arrays * d[2],
+            arrays * d[3],
+        ])
+    }
 }
 
 /// One program's characterization.
@@ -199,8 +224,9 @@ fn operator_shares(c: &AbOpCounts) -> OperatorShares {
     (types, operators, by_type)
 }
 
-/// The array operands of a dynamic AbOp vector.
-pub fn operands(c: &AbOpCounts) -> Operands {
+/// The operands of a dynamic AbOp vector and, when known, the dynamic scalar operand
+/// references (see [`scalar_operands`]).
+pub fn operands(c: &AbOpCounts, scalars: Option<ScalarOperands>) -> Operands {
     let by_dim = [AbOp::ARR1, AbOp::ARR2, AbOp::ARR3, AbOp::ARR4].map(|op| c.get(op));
     let refs: f64 = by_dim.iter().sum();
     let dimensions = by_dim.map(|n| share(n, refs));
@@ -212,7 +238,19 @@ pub fn operands(c: &AbOpCounts) -> Operands {
             .enumerate()
             .map(|(i, s)| (i + 1) as f64 * s)
             .sum(),
+        scalar_references: scalars.map(|s| s.total()),
+        global_scalar_share: scalars.map(|s| share(s.global, s.total())),
     }
+}
+
+/// The dynamic scalar operand references of a profile: each block's static count times
+/// its executions. `None` when a block has no count (a profile made before them).
+pub fn scalar_operands(profile: &ProgramProfile) -> Option<ScalarOperands> {
+    let mut total = ScalarOperands::default();
+    for b in profile.units.iter().flat_map(|u| u.blocks.iter()) {
+        total.add_scaled(&b.scalar_operands?, b.executions.unwrap_or(0.0));
+    }
+    Some(total)
 }
 
 /// The 13 reduced parameters of a dynamic AbOp vector, and the share outside them.
@@ -255,10 +293,38 @@ pub fn characterize(name: &str, profile: &ProgramProfile) -> Characterization {
         operation_types,
         operators,
         operators_by_type,
-        operands: operands(c),
+        operands: operands(c, scalar_operands(profile)),
         blocks: concentration(&block_ops, with_ops, BLOCK_BANDS),
         abops: concentration(&abop_ops, augur_ir::abop::COUNT - 2, ABOP_BANDS),
         reduced,
         unreduced,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operand_shares_add_scalars_to_the_array_references() {
+        let mut c = AbOpCounts::new();
+        c.add(AbOp::ARR1, 300.0);
+        c.add(AbOp::ARR2, 200.0);
+        let scalars = ScalarOperands {
+            local: 302.0,
+            global: 101.0,
+        };
+        let o = operands(&c, Some(scalars));
+        let s = o.shares().unwrap();
+        let want = [403.0, 300.0, 200.0, 0.0, 0.0].map(|n| n / 903.0);
+        for (got, want) in s.iter().zip(want) {
+            assert!((got - want).abs() < 1e-12, "{s:?}");
+        }
+        assert!((o.global_scalar_share.unwrap() - 101.0 / 403.0).abs() < 1e-12);
+        assert!((o.mean_dimensions - 1.4).abs() < 1e-12);
+        // Without scalar counts only the array references' split is known.
+        let o = operands(&c, None);
+        assert_eq!(o.shares(), None);
+        assert_eq!(o.dimensions, [0.6, 0.4, 0.0, 0.0]);
     }
 }

@@ -2,6 +2,7 @@
 //! (`augur compare programs`) and a workload ranked on machines (`augur rank`).
 
 use crate::characterize::{characterize, Characterization};
+use crate::concentration::{geometric_fit, mean_cumulative, GeometricFit};
 use crate::ranking::{rank_machines, ranks, spearman, MachineScore};
 use crate::similarity::{clusters, pairs, time_similarity, Clusters, Pair};
 use crate::WorkloadError;
@@ -113,6 +114,11 @@ pub struct Comparison {
     pub pairs: Vec<Pair>,
     /// Programs joined below the threshold (figure 3.11).
     pub clusters: Clusters,
+    /// The programs' average cumulative distribution of their most executed AbOps, rank
+    /// by rank (figure 3.10).
+    pub abop_average: Vec<f64>,
+    /// The geometric law fitted to it (figure 3.10).
+    pub abop_average_fit: Option<GeometricFit>,
     /// With machines: predicted times, rankings and similarity.
     pub times: Option<TimeComparison>,
 }
@@ -130,7 +136,14 @@ pub fn compare(programs: &[Program], machines: &[LoadedMachine], threshold: f64)
     let pairs = pairs(&vectors);
     let clusters = clusters(programs.len(), &pairs, threshold);
     let times = (!machines.is_empty()).then(|| time_comparison(programs, machines, &pairs));
+    let curves: Vec<&[f64]> = chars
+        .iter()
+        .map(|c| c.abops.cumulative.as_slice())
+        .collect();
+    let abop_average = mean_cumulative(&curves);
     Comparison {
+        abop_average_fit: geometric_fit(&abop_average),
+        abop_average,
         programs: chars,
         pairs,
         clusters,

@@ -1,6 +1,7 @@
 //! Ordered distributions: how much of the execution the most executed basic blocks or
-//! AbOps cover (tables 3.6 and 3.8) and the skewness index of §3.5.7.1 (tables 3.7 and
-//! 3.9).
+//! AbOps cover (tables 3.6 and 3.8), the skewness index of §3.5.7.1 (tables 3.7 and
+//! 3.9), and the geometric law fitted to the cumulative distribution (§3.5.8.1, figure
+//! 3.10).
 
 use serde::Serialize;
 
@@ -19,6 +20,77 @@ pub struct Concentration {
     pub cumulative: Vec<f64>,
     /// The skewness index: the inverse of the mean rank, `1 / Σ k·p_k` (§3.5.7.1).
     pub skewness: f64,
+    /// The geometric law fitted to `cumulative` (figure 3.10); `None` when too few ranks
+    /// leave something uncovered.
+    pub fit: Option<GeometricFit>,
+}
+
+/// The geometric law of §3.5.8.1: the `n` most executed items cover `1 − K(1 − α)^n`
+/// (each takes about the share α of what the ones before it left).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GeometricFit {
+    /// α.
+    pub alpha: f64,
+    /// K.
+    pub k: f64,
+    /// Coefficient of correlation between `n` and `ln(1 − F(n))` (−1: exactly geometric).
+    pub correlation: f64,
+    /// Degrees of freedom of the fit: the ranks fitted less two.
+    pub degrees_of_freedom: usize,
+}
+
+/// Below this uncovered share a rank is left out of the fit: the thesis prints shares to
+/// 0.0001, and the logarithm of a smaller residual is rounding noise.
+const FIT_FLOOR: f64 = 1e-4;
+
+/// Fits `F(n) = 1 − K(1 − α)^n` to a cumulative distribution (`cumulative[n - 1]` =
+/// F(n)) by least squares on the straight line `ln(1 − F(n)) = ln K + n·ln(1 − α)`, whose
+/// coefficient of correlation the thesis reports. Ranks leaving less than 0.0001 are
+/// left out; `None` with fewer than three ranks left or a residual that does not fall.
+pub fn geometric_fit(cumulative: &[f64]) -> Option<GeometricFit> {
+    let points: Vec<(f64, f64)> = cumulative
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| 1.0 - **f >= FIT_FLOOR)
+        .map(|(i, f)| ((i + 1) as f64, (1.0 - f).ln()))
+        .collect();
+    if points.len() < 3 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sum = |f: &dyn Fn(f64, f64) -> f64| -> f64 {
+        points.iter().map(|&(x, y)| f(x - mean_x, y - mean_y)).sum()
+    };
+    let (sxx, sxy, syy) = (sum(&|x, _| x * x), sum(&|x, y| x * y), sum(&|_, y| y * y));
+    let slope = sxy / sxx;
+    if slope >= 0.0 || !slope.is_finite() {
+        return None;
+    }
+    Some(GeometricFit {
+        alpha: 1.0 - slope.exp(),
+        k: (mean_y - slope * mean_x).exp(),
+        correlation: sxy / (sxx * syy).sqrt(),
+        degrees_of_freedom: points.len() - 2,
+    })
+}
+
+/// The average of cumulative distributions rank by rank (a curve shorter than another
+/// has covered everything: 1 beyond its end), as figure 3.10 averages its programs.
+/// Empty curves (programs that executed nothing) are left out.
+pub fn mean_cumulative(curves: &[&[f64]]) -> Vec<f64> {
+    let curves: Vec<&[f64]> = curves.iter().copied().filter(|c| !c.is_empty()).collect();
+    let ranks = curves.iter().map(|c| c.len()).max().unwrap_or(0);
+    (0..ranks)
+        .map(|n| {
+            let sum: f64 = curves
+                .iter()
+                .map(|c| c.get(n).copied().unwrap_or(1.0))
+                .sum();
+            sum / curves.len() as f64
+        })
+        .collect()
 }
 
 /// A band of ranks and the share of execution it holds.
@@ -88,7 +160,7 @@ pub fn concentration(weights: &[f64], total: usize, bands: &[usize]) -> Concentr
         last: None,
         share: share(first, p.len()),
     });
-    let cumulative = p
+    let cumulative: Vec<f64> = p
         .iter()
         .take(25)
         .scan(0.0, |acc, x| {
@@ -100,6 +172,7 @@ pub fn concentration(weights: &[f64], total: usize, bands: &[usize]) -> Concentr
         executed: p.len(),
         total,
         bands: out,
+        fit: geometric_fit(&cumulative),
         cumulative,
         skewness: skewness(&p),
     }
@@ -136,6 +209,33 @@ mod tests {
         let steps: Vec<f64> = c.cumulative.windows(2).map(|w| w[1] - w[0]).collect();
         assert!(steps.windows(2).all(|w| w[1] <= w[0] + 1e-12));
         assert_eq!(c.executed, weights.iter().filter(|w| **w > 0.0).count());
+    }
+
+    #[test]
+    fn an_exact_geometric_law_is_fitted_back() {
+        let f: Vec<f64> = (1..=20).map(|n| 1.0 - 0.8 * 0.7f64.powi(n)).collect();
+        let fit = geometric_fit(&f).unwrap();
+        assert!((fit.alpha - 0.3).abs() < 1e-12, "{fit:?}");
+        assert!((fit.k - 0.8).abs() < 1e-12, "{fit:?}");
+        assert!((fit.correlation + 1.0).abs() < 1e-12, "{fit:?}");
+        assert_eq!(fit.degrees_of_freedom, 18);
+        // Ranks that leave nothing are left out; too few ranks give no fit.
+        assert_eq!(geometric_fit(&[0.5, 0.75, 1.0, 1.0]), None);
+        let with_tail = [0.5, 0.75, 0.875, 1.0];
+        assert_eq!(geometric_fit(&with_tail).unwrap().degrees_of_freedom, 1);
+    }
+
+    #[test]
+    fn curves_average_rank_by_rank_and_end_at_one() {
+        let short: &[f64] = &[0.6, 1.0];
+        let long: &[f64] = &[0.4, 0.7, 0.9];
+        let mean = mean_cumulative(&[short, long, &[]]);
+        let want = [0.5, 0.85, 0.95];
+        assert!(
+            mean.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-12),
+            "{mean:?}"
+        );
+        assert!(mean_cumulative(&[]).is_empty());
     }
 
     #[test]

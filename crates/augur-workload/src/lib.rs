@@ -6,7 +6,8 @@
 //! * [`characterize`](mod@characterize): one program's dynamic distributions (tables
 //!   3.2-3.4), concentration and skewness (tables 3.6-3.9) and reduced parameters
 //!   (table 3.10);
-//! * [`concentration`]: ordered distributions and the skewness index;
+//! * [`concentration`]: ordered distributions, the skewness index and the geometric law
+//!   fitted to them (figure 3.10);
 //! * [`similarity`]: the program distance (equation 3.5), clusters (figure 3.11) and
 //!   the execution-time similarity (table 3.15);
 //! * [`ranking`]: Spearman's rank correlation and the geometric mean of normalized

@@ -78,14 +78,19 @@ pub fn rank(a: &RankArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A table of shares: one column per program and their average.
-fn share_table(out: &mut String, title: &str, names: &[&str], rows: &[(&str, Vec<f64>)]) {
+/// A table's title and its header: one column per program and their average.
+fn table_header(out: &mut String, title: &str, names: &[&str]) {
     let _ = writeln!(out, "\n{title}");
     let _ = write!(out, "  {:<32}", "");
     for n in names {
         let _ = write!(out, " {:>12}", short(n));
     }
     let _ = writeln!(out, " {:>12}", "Average");
+}
+
+/// A table of shares: one column per program and their average.
+fn share_table(out: &mut String, title: &str, names: &[&str], rows: &[(&str, Vec<f64>)]) {
+    table_header(out, title, names);
     for (label, values) in rows {
         let _ = write!(out, "  {label:<32}");
         for v in values {
@@ -163,23 +168,74 @@ fn distributions(out: &mut String, p: &[Characterization], names: &[&str]) {
         names,
         &op,
     );
-    let dims = rows(
-        p,
-        &["Array 1-D", "Array 2-D", "Array 3-D", "Array 4-D"],
-        |c| c.operands.dimensions.to_vec(),
-    );
-    share_table(
+    operands(out, p, names);
+}
+
+/// Table 3.4: the shares of scalar and array operands among all operands. A profile
+/// made before the scalar counts shows `n/a` for scalars and, in the array rows, the
+/// split of its array references, left out of the average.
+fn operands(out: &mut String, p: &[Characterization], names: &[&str]) {
+    table_header(
         out,
-        "Distribution of array operands (table 3.4; share of array references; scalar operands: not available, profiles count array references only)",
+        "Distribution of operands (table 3.4; share of operand references: scalar variables and array elements)",
         names,
-        &dims,
     );
+    let labels = ["Scalar", "Array 1-D", "Array 2-D", "Array 3-D", "Array 4-D"];
+    for (i, label) in labels.iter().enumerate() {
+        let _ = write!(out, "  {label:<32}");
+        let mut complete = vec![];
+        for c in p {
+            let o = &c.operands;
+            match (o.shares(), i) {
+                (Some(s), _) => {
+                    complete.push(s[i]);
+                    let _ = write!(out, " {:>10.1} %", 100.0 * s[i] + 0.0);
+                }
+                (None, 0) => {
+                    let _ = write!(out, " {:>12}", "n/a");
+                }
+                (None, _) => {
+                    let _ = write!(out, " {:>10.1}*%", 100.0 * o.dimensions[i - 1] + 0.0);
+                }
+            }
+        }
+        match complete.len() {
+            0 => {
+                let _ = writeln!(out, " {:>12}", "n/a");
+            }
+            n => {
+                let avg = complete.iter().sum::<f64>() / n as f64;
+                let _ = writeln!(out, " {:>10.1} %", 100.0 * avg + 0.0);
+            }
+        }
+    }
     number_row(
         out,
         "mean dimensions",
         p.iter()
             .map(|c| format!("{:.3}", c.operands.mean_dimensions)),
     );
+    number_row(
+        out,
+        "global share of scalars",
+        p.iter().map(|c| match c.operands.global_scalar_share {
+            Some(g) => format!("{:.1} %", 100.0 * g + 0.0),
+            None => "n/a".to_string(),
+        }),
+    );
+    let old: Vec<&str> = names
+        .iter()
+        .zip(p)
+        .filter(|(_, c)| c.operands.scalar_references.is_none())
+        .map(|(n, _)| *n)
+        .collect();
+    if !old.is_empty() {
+        let _ = writeln!(
+            out,
+            "  n/a: scalar operands not available for profiles made before 2026-11-27 ({}; re-run `augur analyze`); * their share of array references, left out of the average",
+            old.join(", ")
+        );
+    }
 }
 
 /// Tables 3.6-3.9.
@@ -227,6 +283,33 @@ fn concentration(out: &mut String, p: &[Characterization], names: &[&str]) {
         "skewness (table 3.9)",
         p.iter().map(|c| format!("{:.3}", c.abops.skewness)),
     );
+    number_row(
+        out,
+        "geometric fit α, K (fig. 3.10)",
+        p.iter().map(|c| match &c.abops.fit {
+            Some(f) => format!("{:.3}, {:.2}", f.alpha, f.k),
+            None => "n/a".to_string(),
+        }),
+    );
+}
+
+/// Figure 3.10: the programs' average cumulative distribution of AbOps and its fit.
+fn geometric_law(out: &mut String, c: &Comparison) {
+    let at = |n: usize| c.abop_average.get(n - 1).copied().unwrap_or(1.0);
+    let _ = write!(
+        out,
+        "  average of the programs (figure 3.10): the top 3 AbOps cover {:.1} %, the top 5 {:.1} %",
+        100.0 * at(3),
+        100.0 * at(5)
+    );
+    let _ = match &c.abop_average_fit {
+        Some(f) => writeln!(
+            out,
+            "; 1 - K(1 - α)^n fitted with α = {:.3}, K = {:.3}, r = {:.4} ({} d.f.)",
+            f.alpha, f.k, f.correlation, f.degrees_of_freedom
+        ),
+        None => writeln!(out, "; too few AbOps to fit 1 - K(1 - α)^n"),
+    };
 }
 
 /// Table 3.10 and the pairs and clusters of table 3.11 and figure 3.11.
@@ -346,6 +429,7 @@ fn comparison_text(c: &Comparison) -> String {
     );
     distributions(&mut out, &c.programs, &names);
     concentration(&mut out, &c.programs, &names);
+    geometric_law(&mut out, c);
     similarity(&mut out, c, &names);
     if let Some(t) = &c.times {
         times(&mut out, t, &names);

@@ -49,6 +49,7 @@ impl Lowerer<'_> {
         let mut counts = count_stmt(&kind);
         if lhs_like.array {
             let per = std::mem::take(&mut counts.once);
+            let scalars = std::mem::take(&mut counts.scalars);
             counts.once.inc(AbOp::ALIN);
             let mut per = per;
             per.inc(AbOp::ALOV);
@@ -62,6 +63,7 @@ impl Lowerer<'_> {
                     constant_elements: None,
                     counts: per,
                     chain: Default::default(),
+                    scalars,
                 },
             );
         }

@@ -19,6 +19,7 @@ impl Lowerer<'_> {
             in_loop: self.loops.last().map(|l| l.id),
             succs: vec![],
             element_chain: Default::default(),
+            scalar_operands: Default::default(),
         });
         id
     }
@@ -75,6 +76,7 @@ impl Lowerer<'_> {
             }
             blk.stmts.push(idx);
             blk.counts.add_scaled(&counts.once, 1.0);
+            blk.scalar_operands.add_scaled(&counts.scalars, 1.0);
         }
         for g in counts.groups {
             let lid = LoopId(self.unit.loops.len() as u32);
@@ -82,6 +84,7 @@ impl Lowerer<'_> {
             self.block_mut(eb).stmts.push(idx);
             self.block_mut(eb).counts = g.counts;
             self.block_mut(eb).element_chain = g.chain;
+            self.block_mut(eb).scalar_operands = g.scalars;
             self.block_mut(eb).in_loop = Some(lid);
             self.edge(b, eb);
             self.edge(eb, b);

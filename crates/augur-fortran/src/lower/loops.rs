@@ -218,6 +218,7 @@ impl Lowerer<'_> {
                             .unwrap_or_else(|| Expr::constant(Type::LOGICAL, ".true.", None)),
                     });
                     h.counts.add_scaled(&c.once, 1.0);
+                    h.scalar_operands.add_scaled(&c.scalars, 1.0);
                 }
                 _ => h.counts.inc(AbOp::GOTO),
             }

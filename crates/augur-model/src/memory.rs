@@ -32,9 +32,7 @@
 //! sections, as implicit loop nests over their runtime extents) and `sampled`
 //! (references that are not affine — gathers, indirect subscripts, pointer chasing —
 //! whose addresses the instrumented run sampled; their histograms cover all their
-//! executions and join the row of the loop nest that holds them; the share of their
-//! executions that advanced by a steady step of at most a line streams, as affine
-//! sequential ones do). Affine references in
+//! executions and join the row of the loop nest that holds them). Affine references in
 //! loops that make no nest (DO WHILE, non-affine bounds) still have no memory term.
 
 use augur_locality::cache::CacheGeometry;
@@ -344,46 +342,7 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
     if !gather.is_empty() {
         add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
     }
-    mark_sampled_streams(&mut out, loc, &sampled);
     merge_rows(out, &rows)
-}
-
-/// Marks the sampled references that sweep sequentially, as the affine analysis marks
-/// its arrays ([`ArrayTraffic::sequential_share`]): the share of a reference's
-/// executions that advanced by a steady step of at most a line
-/// (`SampledRef::sequential_share`, recorded by the instrumented run) is a stream the
-/// hardware prefetcher follows, whose transfers overlap the operations like those of an
-/// affine stream. Its cache levels' seconds are its strided share's when the gather
-/// curve prices the rest (then the sequential part of them is that share of the strided
-/// one), else all its accesses' (then the sequential share of them is).
-fn mark_sampled_streams(out: &mut [NestMemory], loc: &LocalityProfile, sampled: &SampledRefs) {
-    for (r, &(row, a)) in loc.sampled_refs.iter().zip(sampled.at) {
-        let Some(array) = out.get_mut(row).and_then(|n| n.arrays.get_mut(a)) else {
-            continue;
-        };
-        let sequential = r.sequential_share.clamp(0.0, 1.0);
-        let strided = r.strided_share.clamp(0.0, 1.0);
-        array.sequential_share = if sampled.priced_by_levels {
-            sequential
-        } else if strided > 0.0 {
-            (sequential / strided).min(1.0)
-        } else {
-            0.0
-        };
-        array.sequential = sequential >= 0.5;
-    }
-}
-
-/// Whether a [`LevelTraffic`] row is a cache level's transfers (not store stalls, address
-/// translation or random accesses priced by a chase curve).
-fn is_cache_level(level: &str) -> bool {
-    !matches!(level, STORE_STALLS | "TLB" | "random" | "chase")
-}
-
-/// Whether a [`LevelTraffic`] row is random accesses priced by a chase curve (never a
-/// sequential stream's).
-fn is_random(level: &str) -> bool {
-    matches!(level, "random" | "chase")
 }
 
 /// A cache level as the memory term prices its misses.
@@ -907,15 +866,14 @@ impl NestMemory {
         for a in &self.arrays {
             // Of the first level's misses, those the second level serves: a miss that
             // goes on to a further level waits for it (and is priced there too).
-            let mut cache_levels = a.levels.iter().filter(|l| is_cache_level(&l.level));
+            let mut cache_levels = a.levels.iter().filter(|l| l.level != STORE_STALLS);
             if let (Some(l1), Some(l2)) = (cache_levels.next(), cache_levels.next()) {
                 if l1.misses > 0.0 {
                     let served = (1.0 - l2.misses / l1.misses).clamp(0.0, 1.0);
                     first_level_others += (1.0 - a.sequential_share) * l1.seconds * served;
                 }
             }
-            let streamed = |l: &&LevelTraffic| l.level != STORE_STALLS && !is_random(&l.level);
-            for l in a.levels.iter().filter(streamed) {
+            for l in a.levels.iter().filter(|l| l.level != STORE_STALLS) {
                 let s = a.sequential_share * l.seconds;
                 match per.iter_mut().find(|p| p.0 == l.level) {
                     Some(p) => p.1 += s,
@@ -936,7 +894,6 @@ mod tests {
     use super::*;
 
     use augur_machine_profile::memory::{ChaseCurve, TlbCurve, TlbLevel};
-    use augur_program_profile::locality::SampledRef;
 
     fn curve(order: &str, size_bytes: Vec<u64>, ns: Vec<f64>) -> ChaseCurve {
         ChaseCurve {
@@ -1138,80 +1095,5 @@ mod tests {
         assert!((s.total - 6.0).abs() < 1e-12, "{s:?}");
         // L1d 1 + 1, L2 3 + 1.
         assert!((s.busiest_level - 4.0).abs() < 1e-12, "{s:?}");
-    }
-
-    #[test]
-    fn a_sampled_reference_streams_by_its_share_of_steady_steps_within_a_line() {
-        let sampled_ref = |strided: f64, sequential: f64| SampledRef {
-            unit: "u".into(),
-            file: "u.f90".into(),
-            line: 7,
-            array: "u".into(),
-            reference: "u(i, j, old)".into(),
-            reason: "subscript: `old` changes inside the loop".into(),
-            loop_id: 4,
-            executions: 800,
-            samples: 800,
-            sample_rate: 1.0,
-            elem_bytes: 8,
-            histogram: Default::default(),
-            dependent: false,
-            span_bytes: 6400,
-            strided_share: strided,
-            sequential_share: sequential,
-        };
-        let traffic_row = || ArrayTraffic {
-            name: "u(i, j, old)".into(),
-            kind: "sampled".into(),
-            line: 7,
-            accesses: 800.0,
-            sequential: false,
-            sequential_share: 0.0,
-            levels: vec![
-                traffic("L1d", 100.0, 2.0),
-                traffic("L2", 50.0, 1.0),
-                traffic("random", 5.0, 0.5),
-            ],
-        };
-        let mut out = vec![NestMemory {
-            unit: "u".into(),
-            loop_id: 4,
-            line: 7,
-            kind: "sampled".into(),
-            seconds: 0.0,
-            levels: vec![],
-            arrays: vec![traffic_row(), traffic_row(), traffic_row()],
-        }];
-        // Unit stride; a steady stride of a page (prefetched, not sequential); a gather.
-        let loc = LocalityProfile {
-            sampled_refs: vec![
-                sampled_ref(0.9, 0.9),
-                sampled_ref(0.9, 0.0),
-                sampled_ref(0.0, 0.0),
-            ],
-            ..Default::default()
-        };
-        let at = [(0, 0), (0, 1), (0, 2)];
-        let gathered = SampledRefs {
-            at: &at,
-            priced_by_levels: false,
-            strided: vec![0.9, 0.9, 0.0],
-        };
-        mark_sampled_streams(&mut out, &loc, &gathered);
-        let shares: Vec<f64> = out[0].arrays.iter().map(|a| a.sequential_share).collect();
-        // Priced by the gather curve, the cache levels carry the strided share alone.
-        assert_eq!(shares, vec![1.0, 0.0, 0.0]);
-        // Its random accesses never join the stream's time: 2 + 1 over both levels.
-        let s = out[0].sequential();
-        assert!((s.total - 3.0).abs() < 1e-12, "{s:?}");
-        let by_levels = SampledRefs {
-            at: &at,
-            priced_by_levels: true,
-            strided: vec![0.9, 0.9, 0.0],
-        };
-        mark_sampled_streams(&mut out, &loc, &by_levels);
-        // Without a gather curve its levels price every access: the sequential share streams.
-        assert!((out[0].arrays[0].sequential_share - 0.9).abs() < 1e-12);
-        assert_eq!(out[0].arrays[1].sequential_share, 0.0);
     }
 }

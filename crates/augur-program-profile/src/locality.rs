@@ -137,12 +137,6 @@ pub struct SampledRef {
     /// accesses (0 in profiles made before it was recorded).
     #[serde(default)]
     pub strided_share: f64,
-    /// Of its executions that moved, those that moved by the same step as the execution
-    /// before with a step of at most a 64-byte line: a sequential stream, whose
-    /// transfers overlap the operations as an affine stream's do (0 in profiles made
-    /// before it was recorded).
-    #[serde(default)]
-    pub sequential_share: f64,
 }
 
 /// The address sampling of the instrumented run.

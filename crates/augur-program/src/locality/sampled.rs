@@ -24,9 +24,8 @@ pub struct AddressSamples {
     /// Whether the run's sampler failed (no memory for its buffer).
     pub failed: bool,
     /// Per probe: executions that moved by the same step (at most a page) as the
-    /// execution before, executions that moved at all, and of the first those whose step
-    /// is at most a 64-byte line (empty from older runtimes; the third 0).
-    pub strides: Vec<(u64, u64, u64)>,
+    /// execution before, and executions that moved at all (empty from older runtimes).
+    pub strides: Vec<(u64, u64)>,
 }
 
 /// Reads the samples file (`augur-samples P SHIFT N FAILED`, P call counts,
@@ -60,7 +59,6 @@ pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
         strides.push((
             fields.get(1).copied().unwrap_or(0),
             fields.get(2).copied().unwrap_or(0),
-            fields.get(3).copied().unwrap_or(0),
         ));
     }
     let ids = bytes.get(pos..pos.checked_add(n.checked_mul(4)?)?)?;
@@ -245,11 +243,7 @@ pub fn add_sampled(
             dependent: chases(unit, p),
             span_bytes,
             strided_share: match s.strides.get(k) {
-                Some(&(strided, moved, _)) if moved > 0 => strided as f64 / moved as f64,
-                _ => 0.0,
-            },
-            sequential_share: match s.strides.get(k) {
-                Some(&(_, moved, near)) if moved > 0 => near as f64 / moved as f64,
+                Some(&(strided, moved)) if moved > 0 => strided as f64 / moved as f64,
                 _ => 0.0,
             },
         });

@@ -153,9 +153,12 @@ fn flang_measures_the_experiments_it_once_removed() {
     let err = String::from_utf8_lossy(&res.stderr);
     assert!(res.status.success(), "{err}");
     let p = augur_machine_profile::MachineProfile::read(&out).unwrap();
+    // A loaded machine may make one noisy, and those that subtract it fail with it; none
+    // may fail otherwise.
     for m in ONCE_REMOVED_BY_FLANG.split(',') {
         let s = status_of(&p, m);
-        assert!(!s.starts_with("failed"), "{m} with {flang} -O2: `{s}`");
+        let ok = !s.starts_with("failed") || s.ends_with("which is noisy");
+        assert!(ok, "{m} with {flang} -O2: `{s}`");
     }
 }
 

@@ -25,7 +25,9 @@
 //!   the elements hold equal values, so the chain behaves as with one operand;
 //! * the element index moves with the iteration as far as the compiler knows (`aj =
 //!   iand(it, az)` with `az` zero at run time, in the reference loop too), so the loads
-//!   and stores cannot be hoisted out of the loop nor the chain summed in closed form;
+//!   and stores cannot be hoisted out of the loop nor the chain summed in closed form
+//!   (at -O0, where nothing is hoisted, `aj` and `az` are the constant 0 instead, so that
+//!   no subscript arithmetic is added to the operation: [`crate::harness::OperandIndex`]);
 //!   elements read are 8 apart so that neighbouring uses are not merged into vector
 //!   loads;
 //! * stores (`{b} = 3.0`) write `b(aj + az*c + 1)` for the c-th store: one element at run

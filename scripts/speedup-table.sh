@@ -40,8 +40,8 @@ for p in "${programs[@]}"; do
     fi
     profiles+=("$prof")
 done
-machines=(-m gfortran12-O0-epyc-2core -m gfortran12-O1-epyc-zen4-2core
-    -m gfortran12-O2-epyc-2core -m gfortran12-O3-epyc-zen4-2core)
+machines=(-m gfortran12-O0-epyc-zen4-2core -m gfortran12-O1-epyc-zen4-2core
+    -m gfortran12-O2-epyc-zen4-2core -m gfortran12-O3-epyc-zen4-2core)
 echo "Machine profiles: the gfortran 12 settings of the library, measured on a 2-vCPU AMD EPYC"
 echo "KVM guest, family 25 model 17 (Zen 4); the speedups are predicted, not measured."
 echo

@@ -66,7 +66,8 @@ struct RealManifest {
     stdin: String,
     #[serde(default)]
     inputs: std::collections::BTreeMap<String, String>,
-    /// Data files it reads at run time, relative to its root.
+    /// Data files it reads at run time and headers its sources include, relative to its
+    /// root: the files beside `files` that must be fetched.
     #[serde(default)]
     data: Vec<String>,
     #[serde(default)]

@@ -37,8 +37,8 @@
 
 use crate::nest::{Affine, ArrayDecl, Loop, Nest, Node, Ref};
 use augur_ir::{
-    BaseType, BinOp, CallTarget, Expr, ExprKind, LoopId, LoopKind, Stmt, StmtKind, Subscript,
-    Symbol, UnOp, Unit, VarRef,
+    BaseType, BinOp, CallTarget, Expr, ExprKind, LoopId, LoopKind, Stmt, StmtKind, Storage,
+    Subscript, Symbol, UnOp, Unit, VarRef,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -148,48 +148,21 @@ struct Cx<'a> {
     /// Depths (in `vars`) of the loops being built whose step is not known: a
     /// subscript in their index has no known addresses.
     unknown_step: Vec<usize>,
+    /// The unit's single-definition scalars ([`Cx::derived`]).
+    defs: Definitions,
+    /// The loops being built, outermost first (parallel to `vars`).
+    loop_stack: Vec<u32>,
+    /// The statement whose references (or, for a DO, bounds) are being built.
+    current_stmt: usize,
 }
 
 /// Extracts the affine nests of one unit (see the module docs).
 pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
-    // Innermost loop of every statement: the first non-element block that
-    // holds it; DO statements belong to the loop around their own loop.
-    let mut owner: Vec<Option<Option<u32>>> = vec![None; unit.stmts.len()];
-    for b in &unit.blocks {
-        if b.kind == augur_ir::BlockKind::Elements {
-            continue;
-        }
-        for &s in &b.stmts {
-            let o = &mut owner[s as usize];
-            if o.is_none() {
-                *o = Some(b.in_loop.map(|l| l.0));
-            }
-        }
-    }
-    // A loop made by a backward GOTO has no bounds to enumerate: its statements and
-    // loops count as its enclosing loop's (a sieve's GOTO loop over `I` inside a DO
-    // keeps its `DO J = I*I, N, I` in the DO's nest, with the step unknown).
-    let flat = |mut l: Option<u32>| {
-        while let Some(id) = l {
-            match unit.loops.get(id as usize) {
-                Some(x) if x.kind == LoopKind::Goto => l = x.parent.map(|p| p.0),
-                _ => break,
-            }
-        }
-        l
-    };
     let mut body: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
-    for (i, st) in unit.stmts.iter().enumerate() {
-        let key = match &st.kind {
-            StmtKind::Do { loop_id, .. } => {
-                flat(unit.loops[loop_id.0 as usize].parent.map(|p| p.0))
-            }
-            _ => match owner[i] {
-                Some(k) => flat(k),
-                None => continue,
-            },
-        };
-        body.entry(key).or_default().push(i);
+    for (i, key) in statement_loops(unit).into_iter().enumerate() {
+        if let Some(key) = key {
+            body.entry(key).or_default().push(i);
+        }
     }
     let mut elem_loops: HashMap<usize, Vec<u32>> = HashMap::new();
     for l in &unit.loops {
@@ -210,6 +183,9 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
     let mut cx = Cx {
         unit,
         opts,
+        defs: Definitions::of(unit),
+        loop_stack: Vec::new(),
+        current_stmt: 0,
         body,
         arrays: Vec::new(),
         non_affine: Vec::new(),
@@ -335,15 +311,17 @@ impl<'a> Cx<'a> {
             .var
             .clone()
             .ok_or_else(|| format!("loop at line {line} has no index"))?;
-        let do_exprs = self
+        let (do_stmt, do_exprs) = self
             .unit
             .stmts
             .iter()
-            .find_map(|s| match &s.kind {
-                StmtKind::Do { loop_id, exprs } if *loop_id == id => Some(exprs.clone()),
+            .enumerate()
+            .find_map(|(i, s)| match &s.kind {
+                StmtKind::Do { loop_id, exprs } if *loop_id == id => Some((i, exprs.clone())),
                 _ => None,
             })
             .ok_or_else(|| format!("loop at line {line} has no DO statement"))?;
+        self.current_stmt = do_stmt;
         let aff = |e: &Expr| self.affine(e, vars);
         // A step that reads a value not known (it changes inside the nest, `DO J = I*I,
         // N, I` in a GOTO loop over `I`) leaves the loop's trip count but not its
@@ -390,6 +368,7 @@ impl<'a> Cx<'a> {
             }
         };
         vars.push(var.to_lowercase());
+        self.loop_stack.push(id.0);
         if unknown_step {
             self.unknown_step.push(vars.len() - 1);
         }
@@ -406,6 +385,7 @@ impl<'a> Cx<'a> {
                             self.unknown_step.pop();
                         }
                         vars.pop();
+                        self.loop_stack.pop();
                         return Err(e);
                     }
                 }
@@ -417,6 +397,7 @@ impl<'a> Cx<'a> {
             self.unknown_step.pop();
         }
         vars.pop();
+        self.loop_stack.pop();
         Ok(Node::Loop(Loop {
             var,
             lower,
@@ -428,6 +409,7 @@ impl<'a> Cx<'a> {
 
     fn refs_of(&mut self, si: usize, st: &Stmt, vars: &[String], out: &mut Vec<Node>) {
         let line = st.span.start.line;
+        self.current_stmt = si;
         match &st.kind {
             StmtKind::Assign { lhs, rhs } if lhs.array => {
                 self.array_stmt(si, Some(lhs), rhs, vars, line, out)
@@ -989,6 +971,18 @@ impl<'a> Cx<'a> {
     /// `e` as an affine function of the loop indices `vars` (outermost
     /// first).
     fn affine(&self, e: &Expr, vars: &[String]) -> Result<Affine, String> {
+        self.affine_at(e, vars, self.current_stmt, 0)
+    }
+
+    /// [`Cx::affine`] of `e` as seen from statement `at`, `depth` substitutions deep.
+    fn affine_at(
+        &self,
+        e: &Expr,
+        vars: &[String],
+        at: usize,
+        depth: usize,
+    ) -> Result<Affine, String> {
+        let aff = |x: &Expr| self.affine_at(x, vars, at, depth);
         match &e.kind {
             ExprKind::Const { value: Some(v), .. } => Ok(Affine::constant(*v)),
             ExprKind::Var(v) => {
@@ -1000,16 +994,17 @@ impl<'a> Cx<'a> {
                         ));
                     }
                     Ok(Affine::var(d))
+                } else if let Some(value) = self.value_of(&v.name) {
+                    Ok(Affine::constant(value))
                 } else {
-                    self.value_of(&v.name)
-                        .map(Affine::constant)
+                    self.derived(&v.name, vars, at, depth)
                         .ok_or_else(|| format!("the value of `{}` is not known", v.name))
                 }
             }
-            ExprKind::Unary(UnOp::Neg, a) => Ok(self.affine(a, vars)?.scale(-1)),
-            ExprKind::Unary(UnOp::Plus, a) => self.affine(a, vars),
+            ExprKind::Unary(UnOp::Neg, a) => Ok(aff(a)?.scale(-1)),
+            ExprKind::Unary(UnOp::Plus, a) => aff(a),
             ExprKind::Binary(op, a, b) => {
-                let (x, y) = (self.affine(a, vars)?, self.affine(b, vars)?);
+                let (x, y) = (aff(a)?, aff(b)?);
                 match op {
                     BinOp::Add => Ok(x.add(&y)),
                     BinOp::Sub => Ok(x.add(&y.scale(-1))),
@@ -1025,6 +1020,217 @@ impl<'a> Cx<'a> {
             ExprKind::Call(..) => Err("a function call".into()),
             _ => Err("not an integer expression".into()),
         }
+    }
+}
+
+impl Cx<'_> {
+    /// A scalar's value as an affine function of the loop indices `vars`, from the one
+    /// statement that assigns it ([`Definitions::reaching`]), as seen from statement
+    /// `at`. Not substituted again inside (`depth` 1): its right-hand side reads loop
+    /// indices and named constants only.
+    fn derived(&self, name: &str, vars: &[String], at: usize, depth: usize) -> Option<Affine> {
+        if depth > 0 {
+            return None;
+        }
+        let (def, known) = self.defs.reaching(self.unit, name, at, &self.loop_stack)?;
+        let StmtKind::Assign { rhs, .. } = &self.unit.stmts[def].kind else {
+            return None;
+        };
+        self.affine_at(rhs, &vars[..known.min(vars.len())], def, depth + 1)
+            .ok()
+    }
+}
+
+/// Induction-variable substitution, as compilers do it: the local integer scalars that
+/// exactly one assignment statement of a unit defines and nothing else may change (not
+/// a DO index, not read by an input statement, not an actual argument of a CALL), such
+/// as `lag = (l - 1) * 97` in a loop over `l`, which makes `y(i + lag)` the affine
+/// stream `y(i + 97·l - 97)` of the loops over `l` and `i`. The extraction substitutes
+/// them; the instrumentation does not sample the references they make affine.
+#[derive(Clone, Debug, Default)]
+pub struct Definitions {
+    /// Each such scalar and the index of its statement.
+    single: HashMap<String, usize>,
+    /// The loop whose body holds each statement ([`statement_loops`]).
+    stmt_loop: Vec<Option<Option<u32>>>,
+}
+
+impl Definitions {
+    /// The single-definition scalars of `unit`.
+    pub fn of(unit: &Unit) -> Definitions {
+        Definitions {
+            single: single_definitions(unit),
+            stmt_loop: statement_loops(unit),
+        }
+    }
+
+    /// The definition of `name` that a use in statement `at`, inside the loops `stack`
+    /// (loop ids, outermost first), sees as a fixed function of those loops' indices:
+    /// `(statement, how many loops of stack enclose it)`. The definition must come
+    /// before `at` in the body of a loop of `stack`, or lie outside `stack`'s outermost
+    /// loop; and its right-hand side must read nothing but literals, named constants and
+    /// the indices of the loops around it, combined linearly. `None` otherwise (a
+    /// definition in a loop that does not enclose the use changes within it).
+    pub fn reaching(
+        &self,
+        unit: &Unit,
+        name: &str,
+        at: usize,
+        stack: &[u32],
+    ) -> Option<(usize, usize)> {
+        let &def = self.single.get(name)?;
+        let owner = self.stmt_loop.get(def).copied().flatten()?;
+        let known = match owner.and_then(|o| stack.iter().position(|&l| l == o)) {
+            Some(d) if def < at => d + 1,
+            Some(_) => return None,
+            None if owner.is_some_and(|o| stack.first().is_some_and(|&r| is_under(unit, o, r))) => {
+                return None
+            }
+            None => 0,
+        };
+        let StmtKind::Assign { rhs, .. } = &unit.stmts[def].kind else {
+            return None;
+        };
+        let indices: Vec<&str> = stack[..known]
+            .iter()
+            .filter_map(|&l| unit.loops.get(l as usize)?.var.as_deref())
+            .collect();
+        linear_in(unit, rhs, &indices).then_some((def, known))
+    }
+}
+
+/// Whether `e` is a linear combination of the loop indices `indices` (lower case) with
+/// literals and named constants.
+fn linear_in(unit: &Unit, e: &Expr, indices: &[&str]) -> bool {
+    let varies = |x: &Expr| {
+        let mut names = vec![];
+        visit_refs(x, &mut |r| {
+            if let ExprKind::Var(v) = &r.kind {
+                names.push(v.name.clone());
+            }
+        });
+        names
+            .iter()
+            .any(|n| indices.iter().any(|i| i.eq_ignore_ascii_case(n)))
+    };
+    match &e.kind {
+        ExprKind::Const { value: Some(_), .. } => true,
+        ExprKind::Var(v) => {
+            indices.iter().any(|i| i.eq_ignore_ascii_case(&v.name))
+                || unit.symbol(&v.name).is_some_and(|s| s.value.is_some())
+        }
+        ExprKind::Unary(UnOp::Neg | UnOp::Plus, a) => linear_in(unit, a, indices),
+        ExprKind::Binary(op, a, b) => {
+            let both = linear_in(unit, a, indices) && linear_in(unit, b, indices);
+            match op {
+                BinOp::Add | BinOp::Sub => both,
+                BinOp::Mul => both && !(varies(a) && varies(b)),
+                BinOp::Div => both && !varies(a) && !varies(b),
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether loop `id` is loop `root` or lies inside it.
+fn is_under(unit: &Unit, id: u32, root: u32) -> bool {
+    let mut l = Some(id);
+    while let Some(x) = l {
+        if x == root {
+            return true;
+        }
+        l = unit
+            .loops
+            .get(x as usize)
+            .and_then(|p| p.parent.map(|q| q.0));
+    }
+    false
+}
+
+/// The innermost loop of every statement (`Some(None)`: outside loops; `None`: in no
+/// block): the first non-element block that holds it; a DO statement belongs to the
+/// loop around its own loop. A loop made by a backward GOTO has no bounds to
+/// enumerate: its statements and loops count as its enclosing loop's (a sieve's GOTO
+/// loop over `I` inside a DO keeps its `DO J = I*I, N, I` in the DO's nest, with the
+/// step unknown).
+fn statement_loops(unit: &Unit) -> Vec<Option<Option<u32>>> {
+    let mut owner: Vec<Option<Option<u32>>> = vec![None; unit.stmts.len()];
+    for b in &unit.blocks {
+        if b.kind == augur_ir::BlockKind::Elements {
+            continue;
+        }
+        for &s in &b.stmts {
+            let o = &mut owner[s as usize];
+            if o.is_none() {
+                *o = Some(b.in_loop.map(|l| l.0));
+            }
+        }
+    }
+    let flat = |mut l: Option<u32>| {
+        while let Some(id) = l {
+            match unit.loops.get(id as usize) {
+                Some(x) if x.kind == LoopKind::Goto => l = x.parent.map(|p| p.0),
+                _ => break,
+            }
+        }
+        l
+    };
+    unit.stmts
+        .iter()
+        .enumerate()
+        .map(|(i, st)| match &st.kind {
+            StmtKind::Do { loop_id, .. } => {
+                Some(flat(unit.loops[loop_id.0 as usize].parent.map(|p| p.0)))
+            }
+            _ => owner[i].map(flat),
+        })
+        .collect()
+}
+
+/// The local integer scalars that exactly one assignment statement of `unit` defines
+/// and nothing else may change: not a DO index, not read by an input statement, not
+/// an actual argument of a CALL. Each with the index of its statement.
+fn single_definitions(unit: &Unit) -> HashMap<String, usize> {
+    let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut spoiled: Vec<&str> = vec![];
+    for (i, st) in unit.stmts.iter().enumerate() {
+        match &st.kind {
+            StmtKind::Assign { lhs, .. } => {
+                if let ExprKind::Var(v) = &lhs.kind {
+                    let e = count.entry(&v.name).or_insert((0, i));
+                    e.0 += 1;
+                }
+            }
+            StmtKind::Call { args, .. } => spoiled.extend(args.iter().filter_map(var_name)),
+            StmtKind::Io { keyword, items, .. } if keyword == "read" => {
+                spoiled.extend(items.iter().filter_map(var_name))
+            }
+            _ => {}
+        }
+    }
+    for l in &unit.loops {
+        if let Some(v) = &l.var {
+            spoiled.push(v);
+        }
+    }
+    count
+        .into_iter()
+        .filter(|(name, (n, _))| *n == 1 && !spoiled.iter().any(|s| s.eq_ignore_ascii_case(name)))
+        .filter(|(name, _)| {
+            unit.symbol(name).is_some_and(|s| {
+                s.storage == Storage::Local && s.dims.is_empty() && s.ty.base == BaseType::Integer
+            })
+        })
+        .map(|(name, (_, i))| (name.to_string(), i))
+        .collect()
+}
+
+/// The name of a scalar variable expression.
+fn var_name(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Var(v) => Some(&v.name),
+        _ => None,
     }
 }
 

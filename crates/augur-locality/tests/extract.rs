@@ -246,3 +246,69 @@ end program t
     // The first loop's stores remain: 3 passes of n.
     assert_eq!(nest.nest.access_count().unwrap(), 3 * 1000);
 }
+
+#[test]
+fn a_scalar_defined_once_from_the_outer_index_is_substituted() {
+    // `lag` is set once per `l` before the inner loop: `y(i + lag)` is the affine
+    // stream `y(i + 97*l - 97)`. `m` changes inside the loop that reads it after its
+    // definition (it is assigned twice), `k` is defined after its use in the loop
+    // body, and `s` in a loop beside the one that reads it: those stay out.
+    let src = "program t
+  integer, parameter :: n = 4096
+  real(8) :: x(n), y(n), z(n), s8
+  integer :: i, l, lag, m, k, s
+  s8 = 0
+  m = 1
+  do l = 1, 8
+    lag = (l - 1) * 97
+    do i = 1, n - lag
+      s8 = s8 + x(i) * y(i + lag)
+    end do
+    do i = 1, 10
+      s8 = s8 + z(i + k)
+    end do
+    k = l
+    do i = 1, 10
+      s = i
+    end do
+    do i = 1, 10
+      s8 = s8 + z(i + s) + z(i + m)
+    end do
+    m = m + 1
+  end do
+  print *, s8
+end program t
+";
+    let ex = extract(src, &ExtractOptions::default());
+    assert_eq!(ex.nests.len(), 1, "{:?}", ex.skipped);
+    let nest = &ex.nests[0];
+    assert!(
+        !nest.non_affine.iter().any(|r| r.array == "y"),
+        "{:?}",
+        nest.non_affine
+    );
+    let rejected: Vec<(u32, &str)> = nest
+        .non_affine
+        .iter()
+        .map(|r| (r.line, r.array.as_str()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [(13, "z"), (20, "z"), (20, "z")],
+        "{:?}",
+        nest.non_affine
+    );
+    // The first y access of pass l is y(1 + 97(l-1)): the nest's stream reads it.
+    let y = nest.nest.arrays.iter().find(|a| a.name == "y").unwrap();
+    let ys: Vec<u64> = stream(&nest.nest)
+        .iter()
+        .filter(|a| {
+            a.array as usize == nest.nest.arrays.iter().position(|a| a.name == "y").unwrap()
+        })
+        .map(|a| a.addr)
+        .collect();
+    let total: i64 = (1..=8).map(|l| 4096 - (l - 1) * 97).sum();
+    assert_eq!(ys.len() as i64, total);
+    assert_eq!(ys[0], y.base);
+    assert_eq!(ys[(4096) as usize], y.base + 8 * 97);
+}

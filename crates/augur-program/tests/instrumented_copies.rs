@@ -234,3 +234,49 @@ fn shapes_of_a_continued_logical_if_are_recorded_after_its_action() {
     let printed = String::from_utf8_lossy(&analysis.run.stdout);
     assert_eq!(printed.split_whitespace().collect::<Vec<_>>(), ["T", "5"]);
 }
+
+const LAGGED: &str = "program lagged
+  implicit none
+  integer, parameter :: n = 4096
+  real(8) :: x(n), y(n), s
+  integer :: i, l, lag, m
+  do i = 1, n
+    x(i) = dble(mod(i, 7))
+    y(i) = dble(mod(i, 5))
+  end do
+  s = 0.0d0
+  m = 0
+  do l = 1, 4
+    lag = (l - 1) * 97
+    do i = 1, n - lag
+      s = s + x(i) * y(i + lag) + x(i + m)
+    end do
+    m = m + 3
+  end do
+  print '(f14.1)', s
+end program lagged
+";
+
+#[test]
+fn a_subscript_the_extraction_substitutes_is_not_sampled() {
+    let analysis = instrumented_run("lagged.f90", LAGGED, "-O2", false);
+    let loc = analysis
+        .profile
+        .locality
+        .as_ref()
+        .expect("a locality profile");
+    // `lag` has one definition per pass of `l`: y(i + lag) is part of the nest, not
+    // sampled; `m` is assigned twice, so x(i + m) is sampled.
+    let sampled: Vec<&str> = loc
+        .sampled_refs
+        .iter()
+        .map(|r| r.reference.as_str())
+        .collect();
+    assert!(sampled.iter().all(|r| !r.starts_with('y')), "{sampled:?}");
+    assert!(sampled.iter().any(|r| r.starts_with('x')), "{sampled:?}");
+    assert!(
+        loc.non_affine.iter().all(|r| r.array != "y"),
+        "{:?}",
+        loc.non_affine
+    );
+}

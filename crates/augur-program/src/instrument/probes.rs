@@ -451,6 +451,7 @@ impl UnitProbes<'_, '_> {
             return;
         }
         let owner = statement_owners(u);
+        let defs = augur_locality::extract::Definitions::of(u);
         for (si, st) in u.stmts.iter().enumerate() {
             if p.probes.len() >= MAX_PROBES {
                 break;
@@ -474,7 +475,8 @@ impl UnitProbes<'_, '_> {
                 StmtKind::ArithmeticIf { expr, .. } => vec![expr],
                 _ => continue,
             };
-            let text_out = probe_references(p, ui, info, st, &chain, &exprs);
+            let stmt = (si, st);
+            let text_out = probe_references(p, ui, info, &defs, stmt, &chain, &exprs);
             if !text_out.is_empty() {
                 new_edits.push(Edit::Before {
                     line: st.text.line,
@@ -488,14 +490,16 @@ impl UnitProbes<'_, '_> {
     }
 }
 
-/// The probes of the references of `exprs` (of statement `st`, inside the loops
-/// `chain`, outermost first) that are not affine: added to the plan, and their
-/// `augur_probe` calls returned.
+/// The probes of the references of `exprs` (of statement `st`, index `si`, inside the
+/// loops `chain`, outermost first) that are not affine: added to the plan, and their
+/// `augur_probe` calls returned. A scalar assigned in the loops is no reason when the
+/// extraction substitutes its one definition (`defs`).
 fn probe_references(
     p: &mut Plan,
     ui: usize,
     info: &UnitInfo<'_>,
-    st: &Stmt,
+    defs: &augur_locality::extract::Definitions,
+    (si, st): (usize, &Stmt),
     chain: &[usize],
     exprs: &[&augur_ir::Expr],
 ) -> Vec<String> {
@@ -504,7 +508,13 @@ fn probe_references(
         .iter()
         .filter_map(|&l| u.loops[l].var.as_ref().map(|v| v.to_lowercase()))
         .collect();
-    let changing = assigned_scalars(info, chain[0]);
+    let stack: Vec<u32> = chain
+        .iter()
+        .filter(|&&l| u.loops[l].kind != LoopKind::Goto)
+        .map(|&l| l as u32)
+        .collect();
+    let mut changing = assigned_scalars(info, chain[0]);
+    changing.retain(|name| defs.reaching(u, name, si, &stack).is_none());
     let unknown_step = unknown_step_indices(u, chain, &changing);
     let mut refs = vec![];
     for e in exprs {

@@ -310,5 +310,5 @@ end program t
     let total: i64 = (1..=8).map(|l| 4096 - (l - 1) * 97).sum();
     assert_eq!(ys.len() as i64, total);
     assert_eq!(ys[0], y.base);
-    assert_eq!(ys[(4096) as usize], y.base + 8 * 97);
+    assert_eq!(ys[4096], y.base + 8 * 97);
 }

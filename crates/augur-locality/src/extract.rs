@@ -8,6 +8,10 @@
 //! * named constants (PARAMETER) take their declared value;
 //! * other names take the value in [`ExtractOptions::values`] (for example
 //!   the problem size the user runs with);
+//! * a local integer scalar that one assignment defines, before the use in
+//!   the body of a loop of the nest and from the indices of the loops around
+//!   it (`lag = (l - 1) * 97`), stands for that affine expression
+//!   ([`Definitions`], a compiler's induction-variable substitution);
 //! * a loop whose bounds still cannot be evaluated, but whose mean trip
 //!   count is known ([`ExtractOptions::trips`], from the program profile's
 //!   `LoopProfile::mean_trips`), becomes `DO i = lo, lo + (trips−1)·step`

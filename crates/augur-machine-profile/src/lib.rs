@@ -100,6 +100,14 @@ pub struct MachineProfile {
     /// Empty when not measured (older profiles, or a compiler without a report).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stream_vector: BTreeMap<AbOp, AbOpEntry>,
+    /// How long each operation of the floating-point divide and square-root unit holds
+    /// that unit in loops the compiler did not vectorize (its reciprocal throughput, ns):
+    /// the unit is not pipelined, so a loop iteration takes at least the sum over its
+    /// divides and square roots (`1/sqrt(x)` an iteration: a divide plus a square root).
+    /// Measured directly by a kernel of each operation alone over independent elements,
+    /// left scalar (`augur-stream`). Empty when not measured (older profiles).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub divider: BTreeMap<AbOp, AbOpEntry>,
     /// The memory hierarchy (`augur characterize --memory`); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<crate::memory::MemoryProfile>,
@@ -250,6 +258,7 @@ impl MachineProfile {
                 .collect(),
             stream: BTreeMap::new(),
             stream_vector: BTreeMap::new(),
+            divider: BTreeMap::new(),
             memory: None,
             openmp: None,
             mpi: None,
@@ -303,6 +312,7 @@ impl MachineProfile {
             ("abop", &self.abop),
             ("stream", &self.stream),
             ("stream_vector", &self.stream_vector),
+            ("divider", &self.divider),
         ];
         let entry_problem = |(section, entries): (&str, &BTreeMap<AbOp, AbOpEntry>)| {
             entries.iter().find_map(|(op, e)| {

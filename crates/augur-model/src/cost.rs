@@ -109,6 +109,37 @@ pub struct CostTable {
     /// and two scalar adds in turn: measured 0.54 ns an element on a Zen 5, the add's
     /// latency, where the vector costs say 0.11).
     pub ordered_reductions: bool,
+    /// Seconds each operation of the divide and square-root unit holds it in a scalar
+    /// loop, by AbOp (`MachineProfile::divider`; the global-operand forms take their local
+    /// form's): an iteration takes at least the sum over its divides and square roots.
+    /// Empty when the machine was characterized before it.
+    pub divider: Vec<(AbOp, f64)>,
+}
+
+/// The operations of the divide and square-root unit, each with the AbOp whose measured
+/// occupancy it takes.
+pub const DIVIDER_ABOPS: [(AbOp, AbOp); 6] = [
+    (AbOp::DRDL, AbOp::DRDL),
+    (AbOp::DRDG, AbOp::DRDL),
+    (AbOp::DRSL, AbOp::DRSL),
+    (AbOp::DRSG, AbOp::DRSL),
+    (AbOp::SQRD, AbOp::SQRD),
+    (AbOp::SQRS, AbOp::SQRS),
+];
+
+/// The divider occupancies of `machine` in seconds ([`CostTable::divider`]): its measured
+/// entries (a `not detected` one is left out).
+fn divider_occupancies(machine: &MachineProfile) -> Vec<(AbOp, f64)> {
+    DIVIDER_ABOPS
+        .iter()
+        .filter_map(|&(op, measured_as)| {
+            let e = machine.divider.get(&measured_as)?;
+            let ns = e
+                .mean_ns
+                .filter(|m| e.status == MEASURED && m.is_finite() && *m > 0.0)?;
+            Some((op, ns * 1e-9))
+        })
+        .collect()
 }
 
 /// so vectorize a reduction as partial sums).
@@ -435,6 +466,7 @@ impl CostTable {
                 .as_ref()
                 .and_then(|m| m.levels.first())
                 .map_or(0.0, |l| l.latency_ns.max(0.0) * 1e-9),
+            divider: divider_occupancies(machine),
         }
     }
 

@@ -814,6 +814,72 @@ pub const CALLS: [(&str, Ty, Ty, &str); 16] = [
     ("**", Ty::R8, Ty::R8, "XRDL"),
 ];
 
+/// The operations of the divide and square-root unit whose occupancy is measured: `(the
+/// operation on operands a and b, type, AbOp mnemonic)`. Each gets a kernel `y(i) = f(a(i),
+/// b(i))` of independent iterations that the compiler leaves scalar, whose time per
+/// element is the unit's time per operation: the loads, the store and the loop issue
+/// beside it ([`divider_kernels`]).
+pub const DIVIDERS: [(&str, Ty, &str); 4] = [
+    ("{a} / {b}", Ty::R8, "DRDL"),
+    ("sqrt({a})", Ty::R8, "SQRD"),
+    ("{a} / {b}", Ty::R4, "DRSL"),
+    ("sqrt({a})", Ty::R4, "SQRS"),
+];
+
+/// One kernel per entry of [`DIVIDERS`], numbered from `first_id`: local operands (the
+/// module's first two input arrays of the type, values in `[1, 2)`) and a trip count
+/// known only at run time (`augn`), which -O2 does not vectorize (to a known count it
+/// would, and the kernel would time the vector unit; one operation per iteration leaves
+/// nothing to pack for the basic-block vectorizer).
+pub fn divider_kernels(first_id: usize) -> Vec<Kernel> {
+    DIVIDERS
+        .iter()
+        .enumerate()
+        .map(|(k, &(op, ty, abop))| {
+            let id = first_id + k;
+            let t = ty.tag();
+            let (a, b, y) = (format!("x{t}1"), format!("x{t}2"), format!("y{t}1"));
+            let expr = op
+                .replace("{a}", &format!("{a}(i)"))
+                .replace("{b}", &format!("{b}(i)"));
+            let source = format!(
+                "! kernel {id}: divider {abop}\n\
+                 subroutine aug_k{id}(reps, {a}, {b}, {y})\n\
+                 \x20 use augsg, only: augn\n\
+                 \x20 implicit none\n\
+                 \x20 {d} :: {a}({n1}), {b}({n1}), {y}({n1})\n\
+                 \x20 integer(8), intent(in) :: reps\n\
+                 \x20 integer(8) :: r\n\
+                 \x20 integer :: i\n\
+                 \x20 do r = 1, reps\n\
+                 \x20   do i = 1, augn\n\
+                 \x20   {y}(i) = {expr}\n\
+                 \x20   end do\n\
+                 \x20   call augt_{t}({y})\n\
+                 \x20 end do\n\
+                 end subroutine aug_k{id}\n",
+                d = ty.decl(),
+                n1 = N + 1,
+            );
+            Kernel {
+                id,
+                description: format!(
+                    "divider {abop} ({} of {t})",
+                    op.replace("{a}", "a").replace("{b}", "b")
+                ),
+                global: false,
+                source,
+                args: vec![a, b, y],
+                then_lines: 0..0,
+                else_lines: 0..0,
+                then_fraction: None,
+                bytes: (N + 1) * 3 * ty.bytes(),
+                array_lines: None,
+            }
+        })
+        .collect()
+}
+
 /// Two kernels per entry of [`CALLS`], numbered from `first_id`: first one each to a
 /// trip count the compiler knows (which -O2 vectorizes with the vector math library
 /// where it can), then one each to a trip count known only at run time (`augn`, which

@@ -186,6 +186,8 @@ pub struct StreamResult {
     pub floor_ns: Option<f64>,
     /// The same over the kernels it vectorized.
     pub vector_floor_ns: Option<f64>,
+    /// The divider's occupancy per operation, for [`MachineProfile::divider`].
+    pub divider_entries: BTreeMap<AbOp, AbOpEntry>,
 }
 
 /// The issue floor: the 5th percentile of `time / issued AbOps` over `rows` (library
@@ -247,7 +249,7 @@ pub fn characterize_stream(
     let start = Instant::now();
     check_toolchain(tc)?;
     let (dir, _tmp) = work_dir(&settings)?;
-    let (kernels, first_call) = all_kernels(&settings);
+    let (kernels, first_call, first_divider) = all_kernels(&settings);
     let mut notes: Vec<String> = vec![];
     let mut failed: BTreeMap<usize, String> = BTreeMap::new();
     progress(&format!(
@@ -272,6 +274,7 @@ pub fn characterize_stream(
     let m = Measurements {
         kernels: &kernels,
         first_call,
+        first_divider,
         counts,
         vectorized,
         obs,
@@ -316,9 +319,9 @@ fn work_dir(
 }
 
 /// Every kernel: the random ones, the stencils (scalar multi-dimensional loops, one for
-/// every nine kernels), then the library calls' own kernels, which are not in the least
-/// squares; with the index of the first call kernel.
-fn all_kernels(settings: &StreamSettings) -> (Vec<gen::Kernel>, usize) {
+/// every nine kernels), then the library calls' own kernels and the divider's, which are
+/// not in the least squares; with the indices of the first call and first divider kernel.
+fn all_kernels(settings: &StreamSettings) -> (Vec<gen::Kernel>, usize, usize) {
     let mut kernels = gen::generate_kernels(settings.kernels, settings.seed);
     let first_stencil = kernels.len() + 1;
     kernels.extend(gen::stencil_kernels(
@@ -328,7 +331,9 @@ fn all_kernels(settings: &StreamSettings) -> (Vec<gen::Kernel>, usize) {
     ));
     let first_call = kernels.len();
     kernels.extend(gen::call_kernels(first_call + 1));
-    (kernels, first_call)
+    let first_divider = kernels.len();
+    kernels.extend(gen::divider_kernels(first_divider + 1));
+    (kernels, first_call, first_divider)
 }
 
 /// The AbOp counts of every kernel (empty for those not built); kernels the front end
@@ -362,6 +367,8 @@ struct Measurements<'a> {
     kernels: &'a [gen::Kernel],
     /// The index of the first library-call kernel.
     first_call: usize,
+    /// The index of the first divider kernel (after the calls').
+    first_divider: usize,
     /// AbOps per element iteration.
     counts: Vec<AbOpCounts>,
     /// Whether the compiler reported the kernel's loop vectorized.
@@ -491,7 +498,7 @@ fn result_of(
         _ => BTreeMap::new(),
     };
     // The calls' direct costs replace what the least squares made of them.
-    for i in m.first_call..m.kernels.len() {
+    for i in m.first_call..m.first_divider {
         let Some(v) = m.obs.get(&i) else {
             continue;
         };
@@ -507,6 +514,7 @@ fn result_of(
             Err(why) => notes.push(format!("{}: {why}", m.kernels[i].name())),
         }
     }
+    let divider_entries = divider_entries(m, &mut notes);
     let rows = kernel_rows(m, fits);
     let floor_ns = issue_floor(&rows, m.first_call, false);
     let vector_floor_ns = issue_floor(&rows, m.first_call, true);
@@ -519,7 +527,49 @@ fn result_of(
         notes,
         floor_ns,
         vector_floor_ns,
+        divider_entries,
     }
+}
+
+/// The divider's occupancy per operation from its kernels ([`gen::divider_kernels`]): the
+/// time per element (one operation each). A kernel the compiler vectorized, or whose
+/// counts do not hold the operation once, gives none (with a note).
+fn divider_entries(m: &Measurements, notes: &mut Vec<String>) -> BTreeMap<AbOp, AbOpEntry> {
+    let mut out = BTreeMap::new();
+    for i in m.first_divider..m.kernels.len() {
+        let Some(v) = m.obs.get(&i) else {
+            continue;
+        };
+        let (_, _, mnemonic) = gen::DIVIDERS[i - m.first_divider];
+        let name = m.kernels[i].name();
+        let Some(op) = AbOp::from_mnemonic(mnemonic) else {
+            continue;
+        };
+        let per = m.counts[i].get(op);
+        if m.vectorized[i] {
+            notes.push(format!("{name}: vectorized: no {op} divider occupancy"));
+            continue;
+        }
+        if (per - 1.0).abs() > 1e-9 {
+            notes.push(format!(
+                "{name}: counted {per} {op} per iteration instead of 1: no divider occupancy"
+            ));
+            continue;
+        }
+        let n = v.len();
+        let se = sd(v) / (n.max(1) as f64).sqrt() / per;
+        let ci = se * fit::t95(n.saturating_sub(1).max(1));
+        let context = format!(
+            "divider occupancy: `y(i) = {op}` over {} independent elements (L1-resident, \
+             not vectorized) timed {n} times, time per element",
+            gen::N
+        );
+        out.insert(
+            op,
+            stream_entry(m.times[i] / per, se, ci, n as u32, context),
+        );
+    }
+    out
 }
 
 /// The table of every generated kernel.
@@ -627,6 +677,7 @@ pub fn apply(profile: &mut MachineProfile, result: &StreamResult) {
     profile.stream_vector = result.vector_entries.clone();
     profile.stream_floor_ns = result.floor_ns;
     profile.stream_vector_floor_ns = result.vector_floor_ns;
+    profile.divider = result.divider_entries.clone();
 }
 
 /// A fit drawn towards the chain costs scaled by the median stream/chain ratio of an

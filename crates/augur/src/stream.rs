@@ -143,6 +143,25 @@ fn print_costs(p: &MachineProfile, r: &StreamResult) {
             "vectorized loops (kernels the compiler reported vectorized)",
         );
     }
+    print_divider(r);
+}
+
+/// The divide unit's occupancy per operation ([`StreamResult::divider_entries`]).
+fn print_divider(r: &StreamResult) {
+    if r.divider_entries.is_empty() {
+        return;
+    }
+    println!();
+    println!("divide unit, ns each operation holds it in a scalar loop (not pipelined):");
+    for (op, e) in &r.divider_entries {
+        println!(
+            "{:<5} {:>10.3} ±{:.3}  {}",
+            op.to_string(),
+            e.mean_ns.unwrap_or(f64::NAN),
+            e.ci90_ns.unwrap_or(f64::NAN),
+            e.status
+        );
+    }
 }
 
 fn print_table(

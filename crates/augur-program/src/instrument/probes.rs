@@ -508,7 +508,15 @@ fn probe_references(
         .iter()
         .filter_map(|&l| u.loops[l].var.as_ref().map(|v| v.to_lowercase()))
         .collect();
-    let stack: Vec<u32> = chain
+    // The loops that can make one nest with the statement's: those after the last loop
+    // the extraction cannot enumerate (a DO WHILE; GOTO loops count as their enclosing
+    // loop's), GOTO loops left out, as the extraction's stack of loops.
+    let enumerable = |l: usize| matches!(u.loops[l].kind, LoopKind::Counted | LoopKind::Goto);
+    let from = chain
+        .iter()
+        .rposition(|&l| !enumerable(l))
+        .map_or(0, |k| k + 1);
+    let stack: Vec<u32> = chain[from..]
         .iter()
         .filter(|&&l| u.loops[l].kind != LoopKind::Goto)
         .map(|&l| l as u32)

@@ -111,6 +111,44 @@ pub fn build(
     workdir: &Path,
     exe_name: &str,
 ) -> Result<PathBuf, BuildError> {
+    build_from(tc, input, workdir, exe_name, None)
+}
+
+/// [`build`] with every tool run in `workdir` itself, for generated programs: gfortran
+/// reads a `USE`d module's `.mod` file from the working directory before the `-I`
+/// directories, so a module file of the same name where augur was started (a foreign
+/// `augglob.mod`) would break the build. The paths of `input` are made absolute.
+pub fn build_in_workdir(
+    tc: &Toolchain,
+    input: &BuildInput,
+    workdir: &Path,
+    exe_name: &str,
+) -> Result<PathBuf, BuildError> {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let all = |v: &[PathBuf]| v.iter().map(|p| absolute(p)).collect::<Vec<_>>();
+    let input = BuildInput {
+        fortran: all(&input.fortran),
+        c_sources: all(&input.c_sources),
+        objects: all(&input.objects),
+        ..input.clone()
+    };
+    let dir = absolute(workdir);
+    build_from(tc, &input, &dir, exe_name, Some(&dir))
+}
+
+/// [`build`], the tools run in `cwd` when given.
+fn build_from(
+    tc: &Toolchain,
+    input: &BuildInput,
+    workdir: &Path,
+    exe_name: &str,
+    cwd: Option<&Path>,
+) -> Result<PathBuf, BuildError> {
+    let run_in = |cmd: &mut Command| {
+        if let Some(d) = cwd {
+            cmd.current_dir(d);
+        }
+    };
     std::fs::create_dir_all(workdir).map_err(|source| BuildError::Io {
         what: format!("cannot create the build directory {}", workdir.display()),
         source,
@@ -120,7 +158,8 @@ pub fn build(
 
     for src in &input.fortran {
         let obj = workdir.join(object_name(src, &mut taken));
-        let cmd = fortran_compile(tc, &input.extra_fflags, workdir, src, &obj);
+        let mut cmd = fortran_compile(tc, &input.extra_fflags, workdir, src, &obj);
+        run_in(&mut cmd);
         compile_one(cmd, &tc.fc, src)?;
         objects.push(obj);
     }
@@ -130,6 +169,7 @@ pub fn build(
         cmd.arg("-O2").args(preprocessing(&input.extra_fflags));
         cmd.arg("-c").arg(src).arg("-o").arg(&obj);
         scratch_in(&mut cmd, workdir);
+        run_in(&mut cmd);
         compile_one(cmd, &tc.cc, src)?;
         objects.push(obj);
     }
@@ -143,6 +183,7 @@ pub fn build(
         .arg("-o")
         .arg(&exe);
     scratch_in(&mut cmd, workdir);
+    run_in(&mut cmd);
     let output = tool_output(&mut cmd)
         .map_err(|source| build_io_error(source, || format!("cannot run `{}` to link", tc.fc)))?;
     if !output.status.success() {

@@ -122,7 +122,8 @@ impl<'a> ExperimentBuild<'a> {
             extra_fflags: self.extra_fflags.clone(),
             ..Default::default()
         };
-        let built = crate::build(self.toolchain, &input, self.dir, self.exe_name);
+        let built =
+            crate::builds::build_in_workdir(self.toolchain, &input, self.dir, self.exe_name);
         if crate::interrupt::cancelled() {
             return Err(BuildFailure::Cancelled);
         }

@@ -69,6 +69,29 @@ fn quick_characterization_writes_a_valid_profile() {
 }
 
 #[test]
+fn a_module_file_where_augur_starts_does_not_reach_the_experiments() {
+    // gfortran reads a USEd module's file from the working directory before `-I`: a
+    // foreign `augglob.mod` there (the experiments' support module) once broke every build.
+    require_gfortran();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("augglob.mod"), "not a module file").unwrap();
+    let res = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .current_dir(dir.path())
+        .args(["characterize", "--quick", "--only", "ARDL", "-o", "m.toml"])
+        .output()
+        .unwrap();
+    assert!(
+        res.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&res.stdout),
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let p = augur_machine_profile::MachineProfile::read(&dir.path().join("m.toml")).unwrap();
+    let e = &p.abop[&augur_ir::AbOp::ARDL];
+    assert!(!e.status.starts_with("failed"), "ARDL: {}", e.status);
+}
+
+#[test]
 fn bad_profile_and_bad_compiler_give_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");

@@ -50,18 +50,10 @@ fn labelled_blocks(u: &Unit) -> std::collections::HashMap<u32, usize> {
     out
 }
 
-/// Whether loop `inner` is `outer` or nested in it.
+/// Whether loop `inner` is `outer` or nested in it (everything is within the top level,
+/// `outer` = `None`).
 fn within(u: &Unit, inner: Option<LoopId>, outer: Option<LoopId>) -> bool {
-    let mut at = inner;
-    loop {
-        if at == outer {
-            return true;
-        }
-        match at {
-            None => return false,
-            Some(l) => at = u.loops.get(l.0 as usize).and_then(|l| l.parent),
-        }
-    }
+    outer.map_or(true, |o| u.loop_within(inner, o))
 }
 
 /// The first and last block (ids) of every loop, nested loops' blocks included (`None`

@@ -75,18 +75,6 @@ pub fn find(unit: &Unit, l: &Loop) -> Vec<Opportunity> {
     out
 }
 
-/// Whether loop `inner` is `outer` or nested in it.
-fn within(unit: &Unit, inner: Option<LoopId>, outer: LoopId) -> bool {
-    let mut at = inner;
-    while let Some(x) = at {
-        if x == outer {
-            return true;
-        }
-        at = unit.loops.get(x.0 as usize).and_then(|l| l.parent);
-    }
-    false
-}
-
 /// The statements (index, block) of the loop's own non-header blocks, in source order.
 fn own_statements(unit: &Unit, id: LoopId) -> Vec<(u32, BlockId)> {
     let mut v: Vec<(u32, BlockId)> = unit
@@ -114,13 +102,17 @@ impl Defs {
     /// Everything the statements of loop `id` (nested loops included) may change.
     fn of_loop(unit: &Unit, id: LoopId) -> Defs {
         let mut d = Defs::default();
-        for l in unit.loops.iter().filter(|x| within(unit, Some(x.id), id)) {
+        for l in unit
+            .loops
+            .iter()
+            .filter(|x| unit.loop_within(Some(x.id), id))
+        {
             d.names.extend(l.var.clone());
         }
         let stmts: BTreeSet<u32> = unit
             .blocks
             .iter()
-            .filter(|b| within(unit, b.in_loop, id))
+            .filter(|b| unit.loop_within(b.in_loop, id))
             .flat_map(|b| b.stmts.iter().copied())
             .collect();
         for s in stmts {

@@ -117,6 +117,18 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// Whether loop `inner` is loop `outer` or nested in it (`None`: outside every loop).
+    pub fn loop_within(&self, inner: Option<LoopId>, outer: LoopId) -> bool {
+        let mut at = inner;
+        while let Some(x) = at {
+            if x == outer {
+                return true;
+            }
+            at = self.loops.get(x.0 as usize).and_then(|l| l.parent);
+        }
+        false
+    }
+
     /// The symbol named `name` (lower case), if declared or used.
     pub fn symbol(&self, name: &str) -> Option<&Symbol> {
         self.symbols

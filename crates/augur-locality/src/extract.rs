@@ -975,18 +975,7 @@ impl<'a> Cx<'a> {
     /// `e` as an affine function of the loop indices `vars` (outermost
     /// first).
     fn affine(&self, e: &Expr, vars: &[String]) -> Result<Affine, String> {
-        self.affine_at(e, vars, self.current_stmt, 0)
-    }
-
-    /// [`Cx::affine`] of `e` as seen from statement `at`, `depth` substitutions deep.
-    fn affine_at(
-        &self,
-        e: &Expr,
-        vars: &[String],
-        at: usize,
-        depth: usize,
-    ) -> Result<Affine, String> {
-        let aff = |x: &Expr| self.affine_at(x, vars, at, depth);
+        let aff = |x: &Expr| self.affine(x, vars);
         match &e.kind {
             ExprKind::Const { value: Some(v), .. } => Ok(Affine::constant(*v)),
             ExprKind::Var(v) => {
@@ -1001,7 +990,7 @@ impl<'a> Cx<'a> {
                 } else if let Some(value) = self.value_of(&v.name) {
                     Ok(Affine::constant(value))
                 } else {
-                    self.derived(&v.name, vars, at, depth)
+                    self.derived(&v.name, vars)
                         .ok_or_else(|| format!("the value of `{}` is not known", v.name))
                 }
             }
@@ -1029,19 +1018,17 @@ impl<'a> Cx<'a> {
 
 impl Cx<'_> {
     /// A scalar's value as an affine function of the loop indices `vars`, from the one
-    /// statement that assigns it ([`Definitions::reaching`]), as seen from statement
-    /// `at`. Not substituted again inside (`depth` 1): its right-hand side reads loop
-    /// indices and named constants only.
-    fn derived(&self, name: &str, vars: &[String], at: usize, depth: usize) -> Option<Affine> {
-        if depth > 0 {
-            return None;
-        }
-        let (def, known) = self.defs.reaching(self.unit, name, at, &self.loop_stack)?;
+    /// statement that assigns it as the current statement sees it
+    /// ([`Definitions::reaching`]). Its right-hand side reads loop indices and named
+    /// constants only, so no further substitution happens inside.
+    fn derived(&self, name: &str, vars: &[String]) -> Option<Affine> {
+        let (def, known) =
+            self.defs
+                .reaching(self.unit, name, self.current_stmt, &self.loop_stack)?;
         let StmtKind::Assign { rhs, .. } = &self.unit.stmts[def].kind else {
             return None;
         };
-        self.affine_at(rhs, &vars[..known.min(vars.len())], def, depth + 1)
-            .ok()
+        self.affine(rhs, &vars[..known.min(vars.len())]).ok()
     }
 }
 
@@ -1087,7 +1074,12 @@ impl Definitions {
         let known = match owner.and_then(|o| stack.iter().position(|&l| l == o)) {
             Some(d) if def < at => d + 1,
             Some(_) => return None,
-            None if owner.is_some_and(|o| stack.first().is_some_and(|&r| is_under(unit, o, r))) => {
+            None if owner.is_some_and(|o| {
+                stack
+                    .first()
+                    .is_some_and(|&r| unit.loop_within(Some(LoopId(o)), LoopId(r)))
+            }) =>
+            {
                 return None
             }
             None => 0,
@@ -1135,21 +1127,6 @@ fn linear_in(unit: &Unit, e: &Expr, indices: &[&str]) -> bool {
         }
         _ => false,
     }
-}
-
-/// Whether loop `id` is loop `root` or lies inside it.
-fn is_under(unit: &Unit, id: u32, root: u32) -> bool {
-    let mut l = Some(id);
-    while let Some(x) = l {
-        if x == root {
-            return true;
-        }
-        l = unit
-            .loops
-            .get(x as usize)
-            .and_then(|p| p.parent.map(|q| q.0));
-    }
-    false
 }
 
 /// The innermost loop of every statement (`Some(None)`: outside loops; `None`: in no

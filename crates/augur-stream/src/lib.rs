@@ -564,17 +564,14 @@ fn divider_entries(m: &Measurements, notes: &mut Vec<String>) -> BTreeMap<AbOp, 
             continue;
         }
         let n = v.len();
-        let se = sd(v) / (n.max(1) as f64).sqrt() / per;
+        let se = sd(v) / (n.max(1) as f64).sqrt();
         let ci = se * fit::t95(n.saturating_sub(1).max(1));
         let context = format!(
             "divider occupancy: `y(i) = {op}` over {} independent elements (L1-resident, \
              not vectorized) timed {n} times, time per element",
             gen::N
         );
-        out.insert(
-            op,
-            stream_entry(m.times[i] / per, se, ci, n as u32, context),
-        );
+        out.insert(op, stream_entry(m.times[i], se, ci, n as u32, context));
     }
     out
 }

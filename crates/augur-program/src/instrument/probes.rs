@@ -475,8 +475,7 @@ impl UnitProbes<'_, '_> {
                 StmtKind::ArithmeticIf { expr, .. } => vec![expr],
                 _ => continue,
             };
-            let stmt = (si, st);
-            let text_out = probe_references(p, ui, info, &defs, stmt, &chain, &exprs);
+            let text_out = probe_references(p, ui, info, &defs, (si, st), &chain, &exprs);
             if !text_out.is_empty() {
                 new_edits.push(Edit::Before {
                     line: st.text.line,

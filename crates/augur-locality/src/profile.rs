@@ -129,41 +129,112 @@ fn miss_at(d: u64, g: &CacheGeometry) -> f64 {
 /// The first execution of a nest misses as its histogram says. Each later
 /// one misses as the reuse inside one execution says (`histogram −
 /// entering`), and its entering lines were last used one execution before,
-/// at a distance of about the nest's footprint: they miss when the footprint
-/// does not fit (`P(miss | footprint − 1)`). Code that runs between two
-/// executions is not seen, so the repeat misses are a lower bound.
-pub fn misses(loc: &LocalityProfile, g: &CacheGeometry) -> Vec<NestMisses> {
-    misses_of(loc, g, Granule::Line)
+/// at a distance of the nest's footprint and the lines the other nests touch
+/// in between ([`touched_between`]): they miss when the two do not fit
+/// (`P(miss | footprint + between − 1)`), at most `program_bytes` (the memory
+/// the whole program touches) all told. Code outside the analyzed nests is
+/// not seen, so the repeat misses are a lower bound.
+pub fn misses(
+    loc: &LocalityProfile,
+    g: &CacheGeometry,
+    program_bytes: Option<u64>,
+) -> Vec<NestMisses> {
+    misses_of(loc, g, Granule::Line, program_bytes)
 }
 
 /// Predicted misses per nest and array of a fully associative TLB of
 /// `entries` entries of [`PAGE_BYTES`] pages, from the page histograms, with
 /// the same first and repeated executions as [`misses`]. Nests of profiles
 /// made before page histograms have none.
-pub fn tlb_misses(loc: &LocalityProfile, entries: u64) -> Vec<NestMisses> {
+pub fn tlb_misses(
+    loc: &LocalityProfile,
+    entries: u64,
+    program_bytes: Option<u64>,
+) -> Vec<NestMisses> {
     let g = CacheGeometry {
         size_bytes: entries.max(1) * PAGE_BYTES,
         line_bytes: PAGE_BYTES,
         ways: entries.max(1).min(u64::from(u32::MAX)) as u32,
     };
-    misses_of(loc, &g, Granule::Page)
+    misses_of(loc, &g, Granule::Page, program_bytes)
 }
 
 /// Which histograms of an array a miss count reads.
-#[derive(Clone, Copy, PartialEq)]
-enum Granule {
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Granule {
+    /// Cache lines.
     Line,
+    /// [`PAGE_BYTES`] pages.
     Page,
 }
 
-fn misses_of(loc: &LocalityProfile, g: &CacheGeometry, granule: Granule) -> Vec<NestMisses> {
+/// The lines (or pages) the other analyzed nests touch, on average, between two
+/// executions of each nest: a nest `Y` that runs `E_Y` times beside a nest `X` that
+/// runs `E_X` times runs between a share `min(1, E_Y / E_X)` of `X`'s executions
+/// (a time step's sweeps run once each per step), and touches there its footprint
+/// less the arrays `X` itself touches (the same name in the same unit). Nests run once
+/// have no repeat and nothing between. Names in different units may be one array
+/// (dummy arguments, COMMON, modules), so the sum can count an array twice: with the
+/// memory the whole program touches (`program_bytes`), a nest's footprint and what is
+/// touched between its executions are at most that.
+pub fn touched_between(
+    loc: &LocalityProfile,
+    granule: Granule,
+    program_bytes: Option<u64>,
+) -> Vec<u64> {
+    let size = |fp_lines: u64, fp_pages: u64| match granule {
+        Granule::Line => fp_lines,
+        Granule::Page => fp_pages,
+    };
+    let granule_bytes = match granule {
+        Granule::Line => loc.line_bytes.max(1),
+        Granule::Page => PAGE_BYTES,
+    };
+    let program = program_bytes.map_or(f64::INFINITY, |b| (b / granule_bytes) as f64);
     loc.nests
         .iter()
-        .map(|n| {
+        .enumerate()
+        .map(|(i, x)| {
+            if x.executions <= 1.0 {
+                return 0;
+            }
+            let between: f64 = loc
+                .nests
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, y)| {
+                    let shared: u64 = y
+                        .arrays
+                        .iter()
+                        .filter(|a| y.unit == x.unit && x.arrays.iter().any(|b| b.name == a.name))
+                        .map(|a| size(a.footprint_lines, a.footprint_pages))
+                        .sum();
+                    let own = size(y.footprint_lines, y.footprint_pages).saturating_sub(shared);
+                    own as f64 * (y.executions / x.executions).min(1.0)
+                })
+                .sum();
+            let room = (program - size(x.footprint_lines, x.footprint_pages) as f64).max(0.0);
+            between.min(room).round() as u64
+        })
+        .collect()
+}
+
+fn misses_of(
+    loc: &LocalityProfile,
+    g: &CacheGeometry,
+    granule: Granule,
+    program_bytes: Option<u64>,
+) -> Vec<NestMisses> {
+    let between = touched_between(loc, granule, program_bytes);
+    loc.nests
+        .iter()
+        .zip(between)
+        .map(|(n, between)| {
             let footprint = match granule {
                 Granule::Line => n.footprint_lines,
                 Granule::Page => n.footprint_pages,
-            };
+            } + between;
             let arrays: Vec<ArrayMisses> = n
                 .arrays
                 .iter()

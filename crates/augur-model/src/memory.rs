@@ -313,8 +313,14 @@ fn sequential_share(a: &augur_program_profile::locality::ArrayLocality, line: u6
     }
 }
 
-/// The memory time of every analyzed nest of a program on a machine.
-pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory> {
+/// The memory time of every analyzed nest of a program on a machine; `program_bytes`,
+/// the memory the whole program touches when known, bounds what other nests touch
+/// between two executions of one (`augur_locality::profile::touched_between`).
+pub fn nest_memory(
+    loc: &LocalityProfile,
+    mem: &MemoryProfile,
+    program_bytes: Option<u64>,
+) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
     let levels = supplied_levels(mem, line);
     // A store that finds its line absent from the first level holds the in-order
@@ -336,9 +342,16 @@ pub fn nest_memory(loc: &LocalityProfile, mem: &MemoryProfile) -> Vec<NestMemory
             .collect(),
     };
     for (k, level) in levels.iter().enumerate() {
-        add_cache_level(&mut out, loc, level, k == 0, commit_wait, &sampled);
+        add_cache_level(
+            &mut out,
+            (loc, program_bytes),
+            level,
+            k == 0,
+            commit_wait,
+            &sampled,
+        );
     }
-    add_translation(&mut out, loc, mem, &sampled);
+    add_translation(&mut out, (loc, program_bytes), mem, &sampled);
     if !gather.is_empty() {
         add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
     }
@@ -480,7 +493,7 @@ struct SampledRefs<'a> {
 /// each waiting `commit_wait`).
 fn add_cache_level(
     out: &mut [NestMemory],
-    loc: &LocalityProfile,
+    (loc, program_bytes): (&LocalityProfile, Option<u64>),
     level: &SuppliedLevel,
     first_level: bool,
     commit_wait: f64,
@@ -495,7 +508,7 @@ fn add_cache_level(
     let mut level_misses = vec![0.0; out.len()];
     let mut level_seconds = vec![0.0; out.len()];
     let mut level_writebacks = vec![0.0; out.len()];
-    for (i, m) in misses(loc, g).into_iter().enumerate() {
+    for (i, m) in misses(loc, g, program_bytes).into_iter().enumerate() {
         if let Some(n) = out.get_mut(i) {
             if first_level {
                 let one_set = loc.nests.get(i).map_or(vec![], |nl| {
@@ -563,7 +576,7 @@ fn add_cache_level(
 /// and array when the machine has the curves.
 fn add_translation(
     out: &mut [NestMemory],
-    loc: &LocalityProfile,
+    (loc, program_bytes): (&LocalityProfile, Option<u64>),
     mem: &MemoryProfile,
     sampled: &SampledRefs,
 ) {
@@ -579,7 +592,10 @@ fn add_translation(
         .map(|n| vec![(0.0, 0.0); n.arrays.len()])
         .collect();
     for (k, &(entries, rise_s)) in steps.iter().enumerate() {
-        for (i, m) in tlb_misses(loc, entries).into_iter().enumerate() {
+        for (i, m) in tlb_misses(loc, entries, program_bytes)
+            .into_iter()
+            .enumerate()
+        {
             for (j, am) in m.arrays.iter().enumerate() {
                 if let Some(c) = array_cost.get_mut(i).and_then(|a| a.get_mut(j)) {
                     if k == 0 {

@@ -69,7 +69,13 @@ pub(crate) fn memory_term(
     overlap: Overlap,
 ) -> (Vec<NestRow>, f64) {
     let nest_mem = match (&program.locality, &machine.memory) {
-        (Some(loc), Some(mem)) if overlap != Overlap::None => nest_memory(loc, mem),
+        (Some(loc), Some(mem)) if overlap != Overlap::None => {
+            let touched = program
+                .run
+                .first_touch_pages
+                .map(|p| p * augur_program_profile::locality::PAGE_BYTES);
+            nest_memory(loc, mem, touched)
+        }
         _ => vec![],
     };
     let mut memory_rows = vec![];

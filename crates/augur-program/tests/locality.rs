@@ -129,7 +129,7 @@ fn matmul_dot_misses_more_than_saxpy_and_matches_the_simulator() {
     let l1 = CacheGeometry::new(32 * 1024, 64, 8).unwrap();
     let fa = CacheGeometry::new(32 * 1024, 64, 0).unwrap();
     let predicted = |g: &CacheGeometry, unit: &str| {
-        misses(loc, g)
+        misses(loc, g, None)
             .into_iter()
             .find(|m| m.unit == unit)
             .unwrap()
@@ -304,7 +304,7 @@ fn corpus_mm6_locality_cost() {
             loc.skipped_loops.len()
         );
         let l1 = CacheGeometry::new(32 * 1024, 64, 8).unwrap();
-        for (n, m) in loc.nests.iter().zip(misses(loc, &l1)) {
+        for (n, m) in loc.nests.iter().zip(misses(loc, &l1, None)) {
             println!(
                 "  {}:{} x{} {} accesses, rate {}, L1 misses {:.3e}",
                 n.unit, n.line, n.executions, n.accesses, n.sample_rate, m.misses
@@ -366,7 +366,7 @@ fn page_histograms_and_pointer_chases() {
     // of each since `a = 1.0d0` too): a TLB of 256 entries misses them all, one of 1024
     // none.
     let tlb = |entries| {
-        augur_locality::profile::tlb_misses(loc, entries)
+        augur_locality::profile::tlb_misses(loc, entries, None)
             .into_iter()
             .find(|m| m.line == line)
             .unwrap()
@@ -489,7 +489,7 @@ fn stores_and_write_backs_of_a_transpose() {
     assert!(a.writebacks.is_empty());
     let full = |lines: u64| CacheGeometry::new(lines * 64, 64, lines as u32).unwrap();
     let at = |lines: u64| {
-        let m = misses(loc, &full(lines));
+        let m = misses(loc, &full(lines), None);
         let k = loc.nests.iter().position(|x| x.unit == "bycol").unwrap();
         let arr = |name: &str| m[k].arrays.iter().find(|x| x.name == name).unwrap().clone();
         (arr("a"), arr("b"))

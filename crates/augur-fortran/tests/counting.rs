@@ -371,7 +371,9 @@ fn complex_coercions_and_conversions() {
             ("x = real(i)", "SRSL 1, CVIR 1"),
             ("x = float(i)", "SRSL 1, CVIR 1"),
             ("i = int(x)", "SISL 1, CVRI 1"),
-            ("i = nint(d)", "SISL 1, CVRI 1"),
+            // NINT rounds as ANINT does (half away from zero), then converts.
+            ("i = nint(d)", "SISL 1, CVRI 1, ANID 1"),
+            ("i = nint(x)", "SISL 1, CVRI 1, ANIS 1"),
             ("d = dble(x)", "SRDL 1, CVSD 1"),
             ("x = sngl(d)", "SRSL 1, CVSD 1"),
             // Assignment and mixed-mode arithmetic pay the conversion.

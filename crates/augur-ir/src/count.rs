@@ -662,6 +662,14 @@ impl Counter<'_> {
                 return result;
             }
         }
+        // NINT is the rounding of ANINT (half away from zero) followed by the conversion
+        // to an integer, as the standard defines it; the rounding is what costs (no
+        // instruction rounds half away from zero on common targets: a library call).
+        if matches!(name, "nint" | "idnint") && !arg_class.is_int() {
+            if let Some(round) = intrinsic_op("anint", arg_class, arg_class) {
+                self.add(round);
+            }
+        }
         if let Some(op) = intrinsic_op(name, arg_class, class) {
             let n = if is_min_max(name) {
                 (args.len().saturating_sub(1)).max(1) as f64

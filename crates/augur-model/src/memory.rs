@@ -102,6 +102,11 @@ pub struct NestMemory {
     pub levels: Vec<LevelTraffic>,
     /// Per array (or sampled reference) and level.
     pub arrays: Vec<ArrayTraffic>,
+    /// The least time its sequential streams take when main memory feeds them
+    /// ([`fill_floor`]): every line they bring into the first level, at main memory's
+    /// line time, in the proportion of the second level's misses that memory serves.
+    #[serde(default)]
+    pub fill_floor_seconds: f64,
 }
 
 /// One array's (or one sampled reference's) share of a nest's memory time.
@@ -351,11 +356,55 @@ pub fn nest_memory(
             &sampled,
         );
     }
+    fill_floor(&mut out, &levels, mem);
     add_translation(&mut out, (loc, program_bytes), mem, &sampled);
     if !gather.is_empty() {
         add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
     }
     merge_rows(out, &rows)
+}
+
+/// Sets each row's [`NestMemory::fill_floor_seconds`]. A nest that streams from main
+/// memory brings every line into the first level at about main memory's line time
+/// (a line at the bandwidth STREAM counts, each array once), also the lines the
+/// second level holds: a 5-point stencil's two neighbouring columns come from the
+/// second level, yet the stencil takes five lines' time per eight points, where its
+/// three memory streams alone would take three (`/tmp` measurements on a Zen 4 guest,
+/// docs/ACCURACY.md "Session 30"). The share of the second level's misses that memory
+/// serves scales it, so a nest the last cache holds keeps its overlap.
+fn fill_floor(out: &mut [NestMemory], levels: &[SuppliedLevel], mem: &MemoryProfile) {
+    let (Some(first), Some(second), Some(last)) = (
+        levels.first(),
+        levels.get(1),
+        levels.iter().find(|l| l.last),
+    ) else {
+        return;
+    };
+    if mem.memory.bandwidth_gbs <= 0.0 {
+        return;
+    }
+    let line_seconds = first.geometry.line_bytes as f64 / (mem.memory.bandwidth_gbs * 1e9);
+    let misses_at = |a: &ArrayTraffic, name: &str| {
+        a.levels
+            .iter()
+            .filter(|l| l.level == name)
+            .map(|l| l.misses)
+            .sum::<f64>()
+    };
+    for n in out.iter_mut() {
+        let second_misses: f64 = n.arrays.iter().map(|a| misses_at(a, &second.name)).sum();
+        let memory_misses: f64 = n.arrays.iter().map(|a| misses_at(a, &last.name)).sum();
+        if second_misses <= 0.0 {
+            continue;
+        }
+        let from_memory = (memory_misses / second_misses).clamp(0.0, 1.0);
+        let fills: f64 = n
+            .arrays
+            .iter()
+            .map(|a| a.sequential_share * misses_at(a, &first.name))
+            .sum();
+        n.fill_floor_seconds = fills * from_memory * line_seconds;
+    }
 }
 
 /// A cache level as the memory term prices its misses.
@@ -420,6 +469,7 @@ fn analyzed_nests(loc: &LocalityProfile, line: u64) -> Vec<NestMemory> {
             kind: n.kind.clone(),
             seconds: 0.0,
             levels: vec![],
+            fill_floor_seconds: 0.0,
             arrays: n
                 .arrays
                 .iter()
@@ -457,6 +507,7 @@ fn add_sampled_refs(out: &mut Vec<NestMemory>, loc: &LocalityProfile) -> Vec<(us
                     seconds: 0.0,
                     levels: vec![],
                     arrays: vec![],
+                    fill_floor_seconds: 0.0,
                 });
                 out.len() - 1
             }
@@ -748,6 +799,7 @@ fn merge_rows(out: Vec<NestMemory>, rows: &[usize]) -> Vec<NestMemory> {
         if first < i {
             let into = &mut merged[at[first]];
             into.seconds += n.seconds;
+            into.fill_floor_seconds += n.fill_floor_seconds;
             add_levels(&mut into.levels, &n.levels);
             for a in n.arrays {
                 match into
@@ -823,12 +875,16 @@ pub struct SequentialTime {
     /// second level serves: short enough for an out-of-order core to issue ahead of a
     /// recurrence that keeps it waiting (see [`combine`]).
     pub first_level_others: f64,
+    /// The least time of the streams when main memory feeds them
+    /// ([`NestMemory::fill_floor_seconds`]).
+    pub fill_floor: f64,
 }
 
 /// Combines a nest's operation time and its memory time `mem`, of which `sequential`
 /// is the sequential streams' part ([`Overlap::Streams`]: the levels of a prefetched
-/// stream move its lines at the same time, so it takes its busiest level's time, and
-/// that overlaps the operations). `idle` is the time the core waits on a
+/// stream move its lines at the same time, so it takes its busiest level's time, at
+/// least the fills main memory paces, [`SequentialTime::fill_floor`], and that overlaps
+/// the operations). `idle` is the time the core waits on a
 /// floating-point recurrence beyond what its operations need to issue (the operation
 /// time less the same operations at their throughput): the other transfers fill it
 /// first, since their loads do not wait for the recurrence (a loop `s = s + a(i,k) *
@@ -853,7 +909,10 @@ pub fn combine_issue(
         Overlap::Sum => ops + mem,
         Overlap::Streams | Overlap::Ecm => {
             let total = sequential.total.clamp(0.0, mem.max(0.0));
-            let busiest = sequential.busiest_level.clamp(0.0, total);
+            let busiest = sequential
+                .busiest_level
+                .clamp(0.0, total)
+                .max(sequential.fill_floor);
             let others = mem - total;
             let hidden = idle
                 .min(sequential.first_level_others)
@@ -901,6 +960,7 @@ impl NestMemory {
             total: per.iter().map(|p| p.1).sum(),
             busiest_level: per.iter().map(|p| p.1).fold(0.0, f64::max),
             first_level_others,
+            fill_floor: self.fill_floor_seconds,
         }
     }
 }
@@ -1020,6 +1080,7 @@ mod tests {
                     seconds: misses * 1e-9,
                 }],
             }],
+            fill_floor_seconds: 0.0,
         };
         // Rows 0 and 2 are one loop (two value sets), row 1 another.
         let out = merge_rows(
@@ -1040,6 +1101,7 @@ mod tests {
             total,
             busiest_level,
             first_level_others: 0.3,
+            fill_floor: 0.0,
         };
         let none = seq(0.0, 0.0);
         assert_eq!(combine(2.0, 3.0, none, 0.0, Overlap::Max), 3.0);
@@ -1105,11 +1167,95 @@ mod tests {
                 array("a", 1.0, 1.0, 3.0, 9.0),
                 array("b", 0.25, 4.0, 4.0, 9.0),
             ],
+            fill_floor_seconds: 0.0,
         };
         let s = n.sequential();
         // a: 1 + 3; b: a quarter of 4 + 4; stalls never count.
         assert!((s.total - 6.0).abs() < 1e-12, "{s:?}");
         // L1d 1 + 1, L2 3 + 1.
         assert!((s.busiest_level - 4.0).abs() < 1e-12, "{s:?}");
+    }
+
+    /// A row whose arrays miss the three levels as given: (name, L1d, L2, L3 misses).
+    fn streaming_row(arrays: &[(&str, f64, f64, f64)]) -> NestMemory {
+        let traffic = |level: &str, misses: f64| LevelTraffic {
+            level: level.into(),
+            misses,
+            writebacks: 0.0,
+            seconds: 0.0,
+        };
+        NestMemory {
+            unit: "u".into(),
+            loop_id: 0,
+            line: 3,
+            kind: "affine".into(),
+            seconds: 0.0,
+            levels: vec![],
+            arrays: arrays
+                .iter()
+                .map(|&(name, l1, l2, l3)| ArrayTraffic {
+                    name: name.into(),
+                    kind: "affine".into(),
+                    line: 3,
+                    accesses: 8.0 * l1,
+                    sequential: true,
+                    sequential_share: 1.0,
+                    levels: vec![traffic("L1d", l1), traffic("L2", l2), traffic("L3", l3)],
+                })
+                .collect(),
+            fill_floor_seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_stencil_from_memory_takes_every_first_level_fill_at_memory_line_time() {
+        let level = |name: &str, last: bool| SuppliedLevel {
+            name: name.into(),
+            geometry: CacheGeometry {
+                size_bytes: 1 << 20,
+                line_bytes: 64,
+                ways: 8,
+            },
+            line_seconds: 1e-9,
+            last,
+        };
+        let levels = [level("L1d", false), level("L2", false), level("L3", true)];
+        let mut mem = MemoryProfile::default();
+        mem.memory.bandwidth_gbs = 25.6;
+        // A 5-point stencil: three columns of u fill the first level, one comes from
+        // memory; f and v stream from memory too. Then the same with the last cache
+        // holding half the lines the second level misses.
+        let mut rows = vec![
+            streaming_row(&[
+                ("u", 3.0, 1.0, 1.0),
+                ("f", 1.0, 1.0, 1.0),
+                ("v", 1.0, 1.0, 1.0),
+            ]),
+            streaming_row(&[
+                ("u", 3.0, 1.0, 0.5),
+                ("f", 1.0, 1.0, 0.5),
+                ("v", 1.0, 1.0, 0.5),
+            ]),
+        ];
+        fill_floor(&mut rows, &levels, &mem);
+        // Five fills of 64 bytes at 25.6 GB/s: 2.5 ns each.
+        assert!(
+            (rows[0].fill_floor_seconds - 12.5e-9).abs() < 1e-15,
+            "{}",
+            rows[0].fill_floor_seconds
+        );
+        assert!((rows[1].fill_floor_seconds - 6.25e-9).abs() < 1e-15);
+        // The floor raises the streams' time in the combination, and only when larger.
+        let seq = |fill_floor: f64| SequentialTime {
+            total: 4e-9,
+            busiest_level: 4e-9,
+            first_level_others: 0.0,
+            fill_floor,
+        };
+        assert_eq!(combine(3e-9, 4e-9, seq(0.0), 0.0, Overlap::Streams), 4e-9);
+        assert_eq!(
+            combine(3e-9, 4e-9, seq(12.5e-9), 0.0, Overlap::Streams),
+            12.5e-9
+        );
     }
 }

@@ -795,7 +795,7 @@ fn kernels_of(configs: &[Config], count: usize, seed: u64, first_id: usize) -> V
 /// the random kernels hold too few calls of each kind for the least squares to tell them
 /// apart, and a call's cost in a loop is not a fixed fraction of its latency (on a Zen 5
 /// `exp` overlaps to an eighth of its latency, `clog` not at all).
-pub const CALLS: [(&str, Ty, Ty, &str); 16] = [
+pub const CALLS: [(&str, Ty, Ty, &str); 18] = [
     ("exp", Ty::R8, Ty::R8, "EXPD"),
     ("log", Ty::R8, Ty::R8, "LOGD"),
     ("sin", Ty::R8, Ty::R8, "SIND"),
@@ -812,6 +812,10 @@ pub const CALLS: [(&str, Ty, Ty, &str); 16] = [
     ("sqrt", Ty::C8, Ty::C8, "SQRC"),
     ("abs", Ty::C8, Ty::R8, "ABSC"),
     ("**", Ty::R8, Ty::R8, "XRDL"),
+    // Rounding half away from zero (ANINT, and NINT before its conversion): no common
+    // target has an instruction for it, so compilers call the C library's `round`.
+    ("anint", Ty::R8, Ty::R8, "ANID"),
+    ("anint", Ty::R4, Ty::R4, "ANIS"),
 ];
 
 /// The operations of the divide and square-root unit whose occupancy is measured: `(the

@@ -659,6 +659,29 @@ end program t
 }
 
 #[test]
+fn a_where_statement_tests_its_mask_as_it_goes() {
+    let src = "program t
+  implicit none
+  real :: u(10), v(10)
+  v = 1.0
+  where (v > 2.0) u = 1.0     ! @where
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    // The mask's block and the assignment's share the line.
+    let masks: Vec<String> =
+        blocks_with(u, line_of(src, "@where"), &[augur_ir::BlockKind::Elements])
+            .iter()
+            .map(|b| fmt_counts(&b.counts))
+            .collect();
+    assert!(
+        masks.iter().any(|c| c == "CRSL 1, GOTO 1, ALOV 1"),
+        "{masks:?}"
+    );
+}
+
+#[test]
 fn masked_elsewhere_evaluates_its_mask() {
     // The mask of a masked ELSEWHERE is an array expression evaluated per element, like
     // the WHERE's own mask; a plain ELSEWHERE has none.
@@ -678,8 +701,17 @@ end program t
     let a = analyze_ok(src);
     let u = a.unit("t");
     let el = |m: &str| elements_at(u, line_of(src, m));
-    assert_eq!(fmt_counts(&el("@where").counts), "CRSL 1, ALOV 1");
-    assert_eq!(fmt_counts(&el("@masked").counts), "CRSL 1, ALOV 1");
+    // The standard evaluates each mask before its assignments: kept in a logical
+    // temporary (SLGL), loaded and tested by the WHERE's assignment and the plain
+    // ELSEWHERE's (ARR1, GOTO), and by the masked ELSEWHERE's mask and assignment.
+    assert_eq!(
+        fmt_counts(&el("@where").counts),
+        "CRSL 1, GOTO 2, ARR1 2, ALOV 1, SLGL 1"
+    );
+    assert_eq!(
+        fmt_counts(&el("@masked").counts),
+        "CRSL 1, GOTO 2, ARR1 2, ALOV 1, SLGL 1"
+    );
     assert!(blocks_with(u, line_of(src, "@plain"), &[augur_ir::BlockKind::Elements]).is_empty());
     // One ALIN for each mask and each assignment, and for `v = 1.0`.
     assert_eq!(block_ops(u, line_of(src, "@where")), "ALIN 6");

@@ -8,7 +8,10 @@ use tree_sitter::Node;
 
 impl Lowerer<'_> {
     /// A WHERE statement or construct: its mask, then the statements of each part
-    /// (a masked ELSEWHERE evaluates its own mask).
+    /// (a masked ELSEWHERE evaluates its own mask). The standard evaluates every mask
+    /// before the assignments it controls, so a construct keeps each mask in a logical
+    /// temporary that each of its assignments tests element by element ([`MaskUse`]);
+    /// a WHERE with one assignment and no ELSEWHERE tests its mask as it goes.
     pub(super) fn where_statement(&mut self, node: Node<'_>) {
         self.leave_spec();
         let kids = named_children(node);
@@ -16,20 +19,37 @@ impl Lowerer<'_> {
             .iter()
             .find(|k| kind_of(k) == "parenthesized_expression")
             .copied();
+        let clauses: Vec<(bool, usize)> = kids
+            .iter()
+            .filter(|k| kind_of(k) == "elsewhere_clause")
+            .map(|k| (clause_mask(*k).is_some(), statements_in(*k)))
+            .collect();
+        let body = kids
+            .iter()
+            .filter(|k| Some(**k) != mask_node && is_assignment_like(kind_of(k)))
+            .count();
         if let Some(m) = mask_node {
-            self.where_mask(node, m);
+            let plain_tests: usize = clauses.iter().filter(|c| !c.0).map(|c| c.1).sum();
+            let kept = !(clauses.is_empty() && body <= 1);
+            self.where_mask(
+                node,
+                m,
+                MaskUse {
+                    kept,
+                    tests: body + plain_tests,
+                },
+            );
         }
         for k in kids {
             match kind_of(k) {
                 "elsewhere_clause" => {
                     self.coverage.statements += 1;
                     self.coverage.lowered += 1;
-                    // A masked ELSEWHERE evaluates its mask like the WHERE does.
-                    if let Some(m) = named_children(k)
-                        .into_iter()
-                        .find(|c| kind_of(c) == "parenthesized_expression")
-                    {
-                        self.where_mask(k, m);
+                    // A masked ELSEWHERE evaluates its mask like the WHERE does, where
+                    // the masks before it are false (one more test).
+                    if let Some(m) = clause_mask(k) {
+                        let tests = 1 + statements_in(k);
+                        self.where_mask(k, m, MaskUse { kept: true, tests });
                     }
                     self.nested_statements(k);
                 }
@@ -41,8 +61,9 @@ impl Lowerer<'_> {
     }
 
     /// The mask `m` of a WHERE statement or masked ELSEWHERE `node`: a statement whose
-    /// operations run once per element of the mask's shape.
-    fn where_mask(&mut self, node: Node<'_>, m: Node<'_>) {
+    /// operations run once per element of the mask's shape, with what keeping and
+    /// testing it costs there.
+    fn where_mask(&mut self, node: Node<'_>, m: Node<'_>, uses: MaskUse) {
         let mask = self.expr(m);
         let lhs_like = mask.clone();
         let kind = StmtKind::Where { mask };
@@ -53,6 +74,7 @@ impl Lowerer<'_> {
             counts.once.inc(AbOp::ALIN);
             let mut per = per;
             per.inc(AbOp::ALOV);
+            uses.add_to(&mut per);
             counts.groups.insert(
                 0,
                 augur_ir::count::ElementGroup {
@@ -132,4 +154,51 @@ impl Lowerer<'_> {
         }
         self.close_loop(end_span, end_text);
     }
+}
+
+/// What a WHERE mask costs per element besides its own expression.
+#[derive(Debug, Clone, Copy)]
+struct MaskUse {
+    /// Whether the mask is kept in a logical temporary (a store per element).
+    kept: bool,
+    /// The times an element of a kept mask is loaded and branched on: once per
+    /// assignment it controls, and for a masked ELSEWHERE once more for the masks
+    /// before it. Without a temporary, the one branch of a WHERE statement.
+    tests: usize,
+}
+
+impl MaskUse {
+    fn add_to(self, per: &mut augur_ir::AbOpCounts) {
+        if self.kept {
+            per.inc(AbOp::SLGL);
+            per.add(AbOp::ARR1, self.tests as f64);
+            per.add(AbOp::GOTO, self.tests as f64);
+        } else {
+            per.inc(AbOp::GOTO);
+        }
+    }
+}
+
+/// The mask of a masked ELSEWHERE clause.
+fn clause_mask(clause: Node<'_>) -> Option<Node<'_>> {
+    named_children(clause)
+        .into_iter()
+        .find(|c| kind_of(c) == "parenthesized_expression")
+}
+
+/// The statements directly inside a clause.
+fn statements_in(clause: Node<'_>) -> usize {
+    named_children(clause)
+        .iter()
+        .filter(|c| is_assignment_like(kind_of(c)))
+        .count()
+}
+
+/// A statement of a WHERE body (not a clause or the END WHERE).
+fn is_assignment_like(kind: &str) -> bool {
+    is_statement_like(kind)
+        && !matches!(
+            kind,
+            "elsewhere_clause" | "end_where_statement" | "comment" | "statement_label"
+        )
 }

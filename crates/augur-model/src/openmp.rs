@@ -269,6 +269,13 @@ impl MachineAt<'_> {
         }
     }
 
+    /// A construct's overhead with one thread (`chunk` 0); 0 where not measured.
+    fn overhead_alone(&mut self, construct: &str) -> f64 {
+        let Some(o) = self.omp else { return 0.0 };
+        o.overhead(construct, 0, 1)
+            .map_or(0.0, |v| v.value.max(0.0))
+    }
+
     /// How much longer a nest's memory time at `level` is when `concurrent` threads
     /// each ask it for `demand` bytes of line transfers per second: `P·D/B(P)` for a
     /// shared level, at least 1, where a thread asks at most what one thread alone gets
@@ -489,6 +496,7 @@ fn finish(
     let mut rows = vec![];
     for (key, mut acc) in phases {
         acc.schedule_sections();
+        acc.add_atomics();
         let max = acc.work.iter().copied().fold(0.0, f64::max);
         let sum: f64 = acc.work.iter().sum();
         let mean = sum / p as f64;
@@ -563,6 +571,31 @@ struct PhaseAcc {
     /// Its blocks, and their time on one thread.
     blocks: Vec<(u32, u32)>,
     alone: f64,
+    /// The ATOMIC updates each thread makes, and what one costs ([`AtomicCost`]).
+    atomics: Vec<f64>,
+    atomic_cost: AtomicCost,
+}
+
+/// What an ATOMIC update costs a thread: its overhead with one thread (a locked
+/// read-modify-write of a line the thread holds, which an out-of-order core overlaps
+/// with the independent work around it, as a divide overlaps: it shows only where the
+/// thread's other work per update is shorter) and what `P` threads add to it (the
+/// line's trip from another core: the thread waits for it).
+#[derive(Debug, Clone, Copy, Default)]
+struct AtomicCost {
+    uncontended: f64,
+    contended: f64,
+}
+
+impl AtomicCost {
+    /// The time `updates` atomic updates add to a thread whose other work is `work`.
+    fn added(self, updates: f64, work: f64) -> f64 {
+        if updates <= 0.0 {
+            return 0.0;
+        }
+        let hidden_behind = work / updates;
+        updates * (self.contended + (self.uncontended - hidden_behind).max(0.0))
+    }
 }
 
 impl PhaseAcc {
@@ -579,6 +612,15 @@ impl PhaseAcc {
             kind: String::new(),
             blocks: vec![],
             alone: 0.0,
+            atomics: vec![0.0; p as usize],
+            atomic_cost: AtomicCost::default(),
+        }
+    }
+
+    /// Adds each thread's ATOMIC updates to its work ([`AtomicCost::added`]).
+    fn add_atomics(&mut self) {
+        for (w, &updates) in self.work.iter_mut().zip(&self.atomics) {
+            *w += self.atomic_cost.added(updates, *w);
         }
     }
 }
@@ -755,18 +797,23 @@ fn add_overhead(
         acc.executions = executions;
     }
     // Critical sections and atomics cost on the entering thread's timeline.
-    let on_threads = match d.kind {
-        ConstructKind::Critical | ConstructKind::Ordered => Some(("critical", true)),
-        ConstructKind::Atomic => Some(("atomic", false)),
-        _ => None,
-    };
-    if let Some((name, serialized)) = on_threads {
-        let o = m.overhead(name, 0);
+    if matches!(d.kind, ConstructKind::Critical | ConstructKind::Ordered) {
+        let o = m.overhead("critical", 0);
         for (t, e) in per_thread.iter().enumerate().take(p as usize) {
             acc.work[t] += e * o;
-            if serialized {
-                acc.serialized += e * o;
-            }
+            acc.serialized += e * o;
+        }
+        return;
+    }
+    if d.kind == ConstructKind::Atomic {
+        let all = m.overhead("atomic", 0);
+        let alone = m.overhead_alone("atomic").min(all);
+        acc.atomic_cost = AtomicCost {
+            uncontended: alone,
+            contended: all - alone,
+        };
+        for (t, e) in per_thread.iter().enumerate().take(p as usize) {
+            acc.atomics[t] += e;
         }
         return;
     }
@@ -943,5 +990,25 @@ mod tests {
         assert!((ordered_bound(8.0, Some(500.0)) - 7.984).abs() < 1e-12);
         // Guided, runtime, auto: the runtime decides, no bound.
         assert_eq!(ordered_bound(8.0, None), 0.0);
+    }
+
+    #[test]
+    fn an_uncontended_atomic_hides_behind_the_work_around_it() {
+        // 5 ns alone, 32 ns with two threads: 27 ns of waiting for the line.
+        let cost = AtomicCost {
+            uncontended: 5e-9,
+            contended: 27e-9,
+        };
+        // 17 ns of other work per update hides the locked update; the wait adds.
+        assert!((cost.added(10.0, 170e-9) - 270e-9).abs() < 1e-18);
+        // 1 ns of other work per update hides 1 ns of it.
+        assert!((cost.added(10.0, 10e-9) - 310e-9).abs() < 1e-18);
+        // One thread: nothing contends.
+        let alone = AtomicCost {
+            uncontended: 5e-9,
+            contended: 0.0,
+        };
+        assert_eq!(alone.added(10.0, 170e-9), 0.0);
+        assert_eq!(alone.added(0.0, 170e-9), 0.0);
     }
 }

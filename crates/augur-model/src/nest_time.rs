@@ -5,7 +5,9 @@
 use crate::block::only;
 use crate::breakdown::loop_name;
 use crate::cost::CostTable;
-use crate::memory::{combine_issue, nest_memory, ArrayTraffic, LevelTraffic, Overlap};
+use crate::memory::{
+    combine_issue, nest_memory, ArrayTraffic, LevelTraffic, Overlap, SequentialTime,
+};
 use crate::price::PricedBlocks;
 use augur_ir::AbOp;
 use augur_machine_profile::MachineProfile;
@@ -39,6 +41,56 @@ pub struct NestRow {
     /// The id of its outermost loop.
     #[serde(skip)]
     pub loop_id: u32,
+    /// What the overlap rule combined, to combine again with the transfers stretched
+    /// (threads sharing a level's bandwidth: [`CombineParts::stretched`]).
+    #[serde(skip)]
+    pub(crate) parts: CombineParts,
+}
+
+/// The inputs of a nest's overlap rule ([`combine_issue`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct CombineParts {
+    /// Whether the nest runs loops one after another inside it (a time step's sweeps):
+    /// the rule then holds in each, not over the whole, and a stretch of the transfers
+    /// adds ([`CombineParts::stretched`]).
+    phased: bool,
+    ops: f64,
+    issue: f64,
+    memory: f64,
+    sequential: SequentialTime,
+    idle: f64,
+    overlap: Overlap,
+}
+
+impl CombineParts {
+    /// The nest's time when every transfer takes `stretch` times as long (the level that
+    /// serves them shared by threads), the operations unchanged: a nest its operations
+    /// bound absorbs the stretch until its transfers outgrow them.
+    pub(crate) fn stretched(&self, stretch: f64) -> f64 {
+        let alone = self.combined(1.0);
+        if self.phased {
+            return alone + self.memory * (stretch - 1.0);
+        }
+        self.combined(stretch)
+    }
+
+    fn combined(&self, stretch: f64) -> f64 {
+        let s = self.sequential;
+        let sequential = SequentialTime {
+            total: s.total * stretch,
+            busiest_level: s.busiest_level * stretch,
+            first_level_others: s.first_level_others * stretch,
+            fill_floor: s.fill_floor * stretch,
+        };
+        combine_issue(
+            self.ops,
+            self.issue,
+            self.memory * stretch,
+            sequential,
+            self.idle,
+            self.overlap,
+        )
+    }
 }
 
 /// The AbOps that issue loads and stores of memory: array references' address work
@@ -100,20 +152,23 @@ pub(crate) fn memory_term(
             } else {
                 0.0
             };
+            let parts = CombineParts {
+                phased: holds_loops_in_sequence(u, l.id),
+                ops,
+                issue: table.cost_of(&only(loop_c, memory_issue_abops())).seconds,
+                memory: nm.seconds,
+                sequential: nm.sequential(),
+                idle,
+                overlap,
+            };
             memory_rows.push(NestRow {
                 name: loop_name(u, l),
                 file: u.file.clone(),
                 line: l.line,
                 operations_seconds: ops,
                 memory_seconds: nm.seconds,
-                combined_seconds: combine_issue(
-                    ops,
-                    table.cost_of(&only(loop_c, memory_issue_abops())).seconds,
-                    nm.seconds,
-                    nm.sequential(),
-                    idle,
-                    overlap,
-                ),
+                combined_seconds: parts.stretched(1.0),
+                parts,
                 levels: nm.levels.clone(),
                 kind: nm.kind.clone(),
                 arrays: nm.arrays.clone(),
@@ -128,6 +183,24 @@ pub(crate) fn memory_term(
         .sum();
     memory_rows.sort_by(|a, b| b.memory_seconds.total_cmp(&a.memory_seconds));
     (memory_rows, memory_extra)
+}
+
+/// Whether loop `root` or a loop inside it holds two or more loops directly.
+fn holds_loops_in_sequence(u: &augur_program_profile::UnitProfile, root: u32) -> bool {
+    let inside = |id: u32| {
+        let mut at = Some(id);
+        while let Some(x) = at {
+            if x == root {
+                return true;
+            }
+            at = u.loops.iter().find(|l| l.id == x).and_then(|l| l.parent);
+        }
+        false
+    };
+    u.loops
+        .iter()
+        .filter(|l| inside(l.id))
+        .any(|p| u.loops.iter().filter(|c| c.parent == Some(p.id)).count() >= 2)
 }
 
 /// The pages the program touches for the first time, in the machine's base pages, and
@@ -151,5 +224,40 @@ pub(crate) fn first_touches(
         }
         (Some(pages), _) => (pages as f64, 0.0),
         _ => (0.0, 0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(phased: bool, ops: f64, memory: f64) -> CombineParts {
+        CombineParts {
+            phased,
+            ops,
+            issue: 0.0,
+            memory,
+            sequential: SequentialTime {
+                total: memory,
+                busiest_level: memory,
+                first_level_others: 0.0,
+                fill_floor: 0.0,
+            },
+            idle: 0.0,
+            overlap: Overlap::Streams,
+        }
+    }
+
+    #[test]
+    fn a_nest_its_operations_bound_absorbs_a_stretch_of_its_transfers() {
+        // Operations 3, transfers 2: shared by threads, the transfers take 2.8, then 4.
+        let one_loop = parts(false, 3.0, 2.0);
+        assert_eq!(one_loop.stretched(1.0), 3.0);
+        assert_eq!(one_loop.stretched(1.4), 3.0);
+        assert_eq!(one_loop.stretched(2.0), 4.0);
+        // Loops in sequence: the transfers of the memory-bound ones stretch whatever
+        // the others compute.
+        let phased = parts(true, 3.0, 2.0);
+        assert!((phased.stretched(1.4) - 3.8).abs() < 1e-12);
     }
 }

@@ -463,18 +463,22 @@ fn nest_factors(times: &BlockTimes, m: &mut MachineAt<'_>, concurrent: u32) -> V
         .iter()
         .map(|n| {
             let ops = n.operations_seconds.max(1e-300);
-            let extra: f64 = n
-                .levels
-                .iter()
-                .filter(|l| l.seconds > 0.0)
-                .filter_map(|l| {
-                    let serving = serving_level(&l.level)?;
-                    let demand = (l.misses + l.writebacks) * times.line_bytes / l.seconds;
-                    let f = m.contention(serving, concurrent, demand);
-                    Some(l.seconds * (f - 1.0))
-                })
-                .sum();
-            (n.combined_seconds / ops, (n.combined_seconds + extra) / ops)
+            // Each level's transfers stretched by its contention, weighed by their time.
+            let (mut moved, mut stretched) = (0.0, 0.0);
+            for l in n.levels.iter().filter(|l| l.seconds > 0.0) {
+                let f = match serving_level(&l.level) {
+                    Some(serving) => {
+                        let demand = (l.misses + l.writebacks) * times.line_bytes / l.seconds;
+                        m.contention(serving, concurrent, demand)
+                    }
+                    None => 1.0,
+                };
+                moved += l.seconds;
+                stretched += l.seconds * f;
+            }
+            let stretch = if moved > 0.0 { stretched / moved } else { 1.0 };
+            let shared = n.parts.stretched(stretch).max(n.combined_seconds);
+            (n.combined_seconds / ops, shared / ops)
         })
         .collect()
 }

@@ -1178,12 +1178,6 @@ mod tests {
 
     /// A row whose arrays miss the three levels as given: (name, L1d, L2, L3 misses).
     fn streaming_row(arrays: &[(&str, f64, f64, f64)]) -> NestMemory {
-        let traffic = |level: &str, misses: f64| LevelTraffic {
-            level: level.into(),
-            misses,
-            writebacks: 0.0,
-            seconds: 0.0,
-        };
         NestMemory {
             unit: "u".into(),
             loop_id: 0,
@@ -1200,7 +1194,11 @@ mod tests {
                     accesses: 8.0 * l1,
                     sequential: true,
                     sequential_share: 1.0,
-                    levels: vec![traffic("L1d", l1), traffic("L2", l2), traffic("L3", l3)],
+                    levels: vec![
+                        traffic("L1d", l1, 0.0),
+                        traffic("L2", l2, 0.0),
+                        traffic("L3", l3, 0.0),
+                    ],
                 })
                 .collect(),
             fill_floor_seconds: 0.0,

@@ -8,6 +8,7 @@ use crate::cost::CostTable;
 use crate::memory::{
     combine_issue, nest_memory, ArrayTraffic, LevelTraffic, Overlap, SequentialTime,
 };
+use crate::price::inside_loop;
 use crate::price::PricedBlocks;
 use augur_ir::AbOp;
 use augur_machine_profile::MachineProfile;
@@ -187,19 +188,9 @@ pub(crate) fn memory_term(
 
 /// Whether loop `root` or a loop inside it holds two or more loops directly.
 fn holds_loops_in_sequence(u: &augur_program_profile::UnitProfile, root: u32) -> bool {
-    let inside = |id: u32| {
-        let mut at = Some(id);
-        while let Some(x) = at {
-            if x == root {
-                return true;
-            }
-            at = u.loops.iter().find(|l| l.id == x).and_then(|l| l.parent);
-        }
-        false
-    };
     u.loops
         .iter()
-        .filter(|l| inside(l.id))
+        .filter(|p| inside_loop(u, Some(p.id), root))
         .any(|p| u.loops.iter().filter(|c| c.parent == Some(p.id)).count() >= 2)
 }
 

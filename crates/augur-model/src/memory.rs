@@ -1156,19 +1156,10 @@ mod tests {
                 traffic("L2", 1.0, l2),
             ],
         };
-        let n = NestMemory {
-            unit: "u".into(),
-            loop_id: 0,
-            line: 3,
-            kind: "affine".into(),
-            seconds: 0.0,
-            levels: vec![],
-            arrays: vec![
-                array("a", 1.0, 1.0, 3.0, 9.0),
-                array("b", 0.25, 4.0, 4.0, 9.0),
-            ],
-            fill_floor_seconds: 0.0,
-        };
+        let n = nest_of(vec![
+            array("a", 1.0, 1.0, 3.0, 9.0),
+            array("b", 0.25, 4.0, 4.0, 9.0),
+        ]);
         let s = n.sequential();
         // a: 1 + 3; b: a quarter of 4 + 4; stalls never count.
         assert!((s.total - 6.0).abs() < 1e-12, "{s:?}");
@@ -1176,8 +1167,8 @@ mod tests {
         assert!((s.busiest_level - 4.0).abs() < 1e-12, "{s:?}");
     }
 
-    /// A row whose arrays miss the three levels as given: (name, L1d, L2, L3 misses).
-    fn streaming_row(arrays: &[(&str, f64, f64, f64)]) -> NestMemory {
+    /// An affine nest's row holding `arrays`, no time yet.
+    fn nest_of(arrays: Vec<ArrayTraffic>) -> NestMemory {
         NestMemory {
             unit: "u".into(),
             loop_id: 0,
@@ -1185,7 +1176,15 @@ mod tests {
             kind: "affine".into(),
             seconds: 0.0,
             levels: vec![],
-            arrays: arrays
+            arrays,
+            fill_floor_seconds: 0.0,
+        }
+    }
+
+    /// A row whose arrays miss the three levels as given: (name, L1d, L2, L3 misses).
+    fn streaming_row(arrays: &[(&str, f64, f64, f64)]) -> NestMemory {
+        nest_of(
+            arrays
                 .iter()
                 .map(|&(name, l1, l2, l3)| ArrayTraffic {
                     name: name.into(),
@@ -1201,8 +1200,7 @@ mod tests {
                     ],
                 })
                 .collect(),
-            fill_floor_seconds: 0.0,
-        }
+        )
     }
 
     #[test]

@@ -165,7 +165,12 @@ pub fn characterize(
         stop_if_interrupted()?;
         // OpenMP when the compiler supports it; a compiler without it keeps the rest.
         match measure_openmp(&tc, quick) {
-            Ok(o) => profile.openmp = Some(o),
+            Ok(o) => {
+                profile.openmp = Some(o);
+                if let Some(warning) = memory_bandwidth_disagreement(&profile) {
+                    eprintln!("characterize: {warning}");
+                }
+            }
             Err(e) if augur_toolchain::interrupt::cancelled() => return Err(e),
             Err(e) => eprintln!("characterize: no OpenMP section: {e:#}"),
         }
@@ -282,6 +287,47 @@ fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryPro
     Ok(m)
 }
 
+/// How far apart the two measurements of main memory's bandwidth in one characterization
+/// may be before one of them is called disturbed: the memory section's triad and, minutes
+/// later, the OpenMP section's one-thread triad (on the Zen 4 guest they agree within 6%
+/// when nothing disturbs them).
+const BANDWIDTH_AGREEMENT: f64 = 0.2;
+
+/// A warning when the memory section's main-memory bandwidth and the OpenMP section's
+/// one-thread triad beyond the caches disagree by more than [`BANDWIDTH_AGREEMENT`]:
+/// another guest's memory traffic lowers a bandwidth without the process's CPU time
+/// showing it, so the lower one was likely disturbed (a memory section read 17 GB/s where
+/// the OpenMP triad read 25 and the day's other profiles 25). It says which to measure again.
+fn memory_bandwidth_disagreement(profile: &MachineProfile) -> Option<String> {
+    let sequential = profile.memory.as_ref()?.memory.bandwidth_gbs;
+    let team = profile
+        .openmp
+        .as_ref()?
+        .bandwidths
+        .iter()
+        .find(|b| b.threads == 1 && b.level == "memory")?
+        .bytes_per_second
+        / 1e9;
+    if sequential <= 0.0 || team <= 0.0 {
+        return None;
+    }
+    let ratio = sequential / team;
+    if (1.0 - BANDWIDTH_AGREEMENT..=1.0 / (1.0 - BANDWIDTH_AGREEMENT)).contains(&ratio) {
+        return None;
+    }
+    let (low, again) = if sequential < team {
+        ("the memory section's", "--memory")
+    } else {
+        ("the OpenMP section's", "--openmp")
+    };
+    Some(format!(
+        "main memory's bandwidth measured {sequential:.1} GB/s by the memory section's triad and \
+         {team:.1} GB/s by the OpenMP section's one-thread triad: {low} was likely disturbed \
+         (another program's memory traffic); measure it again with `augur characterize {again} \
+         -o FILE` (the rest of the file is kept)"
+    ))
+}
+
 /// Measures the OpenMP overheads and bandwidth per thread count (1 to the cores) with
 /// `tc` plus `-fopenmp`, and prints their table.
 fn measure_openmp(
@@ -370,6 +416,9 @@ pub fn section(
         Section::Mpi => profile.mpi = Some(measure_mpi(&tc, quick)?),
     }
     stop_if_interrupted()?;
+    if let Some(warning) = memory_bandwidth_disagreement(&profile) {
+        eprintln!("characterize: {warning}");
+    }
     profile
         .write(output)
         .with_context(|| format!("cannot write the machine profile {}", output.display()))?;
@@ -451,4 +500,50 @@ pub fn diff(a: &Path, b: &Path) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use augur_machine_profile::memory::MemoryProfile;
+    use augur_machine_profile::openmp::{Bandwidth, OpenMpProfile};
+    use augur_machine_profile::Provenance;
+
+    fn with_bandwidths(sequential_gbs: f64, team_gbs: f64) -> MachineProfile {
+        let mut p = MachineProfile::new(Provenance::default());
+        let mut memory = MemoryProfile::default();
+        memory.memory.bandwidth_gbs = sequential_gbs;
+        p.memory = Some(memory);
+        p.openmp = Some(OpenMpProfile {
+            bandwidths: vec![Bandwidth {
+                level: "memory".into(),
+                bytes: 1 << 28,
+                threads: 1,
+                bytes_per_second: team_gbs * 1e9,
+                shared: true,
+            }],
+            cores: 2,
+            threads: vec![1],
+            delay_seconds: 2e-8,
+            schedule_iterations: 128,
+            overheads: vec![],
+        });
+        p
+    }
+
+    #[test]
+    fn two_memory_bandwidths_that_disagree_name_the_section_to_measure_again() {
+        assert_eq!(
+            memory_bandwidth_disagreement(&with_bandwidths(24.8, 26.3)),
+            None
+        );
+        let low_sequential = memory_bandwidth_disagreement(&with_bandwidths(16.95, 25.0))
+            .expect("17 against 25 GB/s disagree");
+        assert!(low_sequential.contains("--memory"), "{low_sequential}");
+        let low_team = memory_bandwidth_disagreement(&with_bandwidths(25.0, 16.0))
+            .expect("25 against 16 GB/s disagree");
+        assert!(low_team.contains("--openmp"), "{low_team}");
+        let bare = MachineProfile::new(Provenance::default());
+        assert_eq!(memory_bandwidth_disagreement(&bare), None);
+    }
 }

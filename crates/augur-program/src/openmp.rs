@@ -132,16 +132,29 @@ impl ThreadRuns<'_> {
                 run: Box::new(run),
             });
         };
+        let workshared: &[(u32, u32)] = if opts.toolchain.is_gfortran() {
+            &self.plan.workshared
+        } else {
+            &[]
+        };
         Ok(ThreadRun {
             threads: p,
             wall_seconds: run.wall.as_secs_f64(),
-            blocks: self.per_thread_blocks(p, &rows),
+            blocks: self.per_thread_blocks(p, &rows, workshared),
             task_faults: read_task_faults(&file),
         })
     }
 
-    /// The blocks whose executions are not all the profile's count on thread 0.
-    fn per_thread_blocks(&self, p: u32, rows: &BTreeMap<usize, Vec<i64>>) -> Vec<ThreadCounts> {
+    /// The blocks whose executions are not all the profile's count on thread 0. The
+    /// elements of the `workshared` blocks (statements the compiler shares out inside a
+    /// WORKSHARE, whose counter one thread runs) go to the threads in equal parts, as
+    /// its static schedule gives them.
+    fn per_thread_blocks(
+        &self,
+        p: u32,
+        rows: &BTreeMap<usize, Vec<i64>>,
+        workshared: &[(u32, u32)],
+    ) -> Vec<ThreadCounts> {
         let zeros = vec![0i64; self.plan.counters];
         let per_thread: Vec<Vec<Vec<Option<f64>>>> = (0..p as usize)
             .map(|t| {
@@ -152,10 +165,14 @@ impl ThreadRuns<'_> {
         let mut out = vec![];
         for (ui, blocks) in self.mu.iter().enumerate() {
             for (bi, total) in blocks.iter().enumerate() {
-                let counts: Vec<f64> = per_thread
+                let mut counts: Vec<f64> = per_thread
                     .iter()
                     .map(|t| t[ui][bi].unwrap_or(0.0).max(0.0))
                     .collect();
+                if workshared.contains(&(ui as u32, bi as u32)) {
+                    let all: f64 = counts.iter().sum();
+                    counts.fill(all / p as f64);
+                }
                 let all_on_zero = counts[1..].iter().all(|&c| c == 0.0)
                     && (counts[0] - total.unwrap_or(0.0)).abs() < 0.5;
                 if !all_on_zero {

@@ -251,3 +251,51 @@ end program nest
     assert_eq!(cs[1].parent, Some(0), "{cs:?}");
     assert_eq!(cs[2].parent, Some(0), "{cs:?}");
 }
+
+const WORKSHARE: &str = "program tri
+  implicit none
+  integer, parameter :: n = 1000
+  real(8), allocatable :: u(:), f(:)
+  real(8) :: g(n)
+  integer :: step
+  allocate(u(n), f(n))
+  u = 0.5d0
+  f = 0
+  g = 0
+  do step = 1, 4
+!$omp parallel workshare
+    f(2:n-1) = u(1:n-2) + u(3:n)
+    where (f > 0.9d0) g = 1
+    where (f > 1d0)
+      f = 1
+    elsewhere
+      f = f * 1.001d0
+    end where
+    u = f
+!$omp end parallel workshare
+  end do
+  print *, sum(u), sum(g)
+end program tri
+";
+
+#[test]
+fn the_array_statements_gfortran_shares_out_of_a_workshare_split_evenly() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "ws.f90", WORKSHARE);
+    let a = augur_program::analyze(&[f], &options(dir.path(), &[1, 2]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let p = &a.profile;
+    // The section assignment and the WHERE statement become `omp for` loops: each
+    // thread gets half of the 4 x 998 and 4 x 1000 elements, although one thread ran
+    // each statement's counter.
+    assert_eq!(per_thread(p, 2, 13), vec![1996.0, 1996.0]);
+    assert_eq!(per_thread(p, 2, 14), vec![2000.0, 2000.0]);
+    // The WHERE construct with ELSEWHERE and the assignment that may reallocate `u`
+    // run in a SINGLE: whichever thread runs one of its executions has all 1000 of
+    // its elements.
+    for line in [15, 16, 18, 20] {
+        let c = per_thread(p, 2, line);
+        assert_eq!(c.iter().sum::<f64>(), 4000.0, "line {line}: {c:?}");
+        assert!(c.iter().all(|x| x % 1000.0 == 0.0), "line {line}: {c:?}");
+    }
+}

@@ -312,6 +312,15 @@ impl WhereRanges {
             .any(|(a, b, w)| s.text.line >= *a && s.text.line <= *b && *w != s.text)
     }
 
+    /// The first and last line of the WHERE construct or statement covering statement
+    /// `s`, if any.
+    pub(crate) fn range_of(&self, s: &Stmt) -> Option<(u32, u32)> {
+        self.0
+            .iter()
+            .find(|(a, b, _)| s.text.line >= *a && s.text.line <= *b)
+            .map(|(a, b, _)| (*a, *b))
+    }
+
     /// The position of the WHERE statement whose range covers statement `s`, if any.
     pub(crate) fn enclosing(&self, s: &Stmt) -> Option<TextPos> {
         self.0

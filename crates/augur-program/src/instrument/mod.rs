@@ -85,6 +85,11 @@ pub struct Plan {
     pub env_probes: Vec<EnvProbe>,
     /// Counters per thread (an OpenMP build, see `threads`): `augur_c(k, thread)`.
     pub threaded: bool,
+    /// The elements blocks of the array statements a WORKSHARE construct shares out
+    /// when gfortran compiles it (`(unit, block)`; see `threads::workshared_elements`):
+    /// their counter, a scalar statement, runs on one thread while the team shares the
+    /// elements.
+    pub workshared: Vec<(u32, u32)>,
     /// The MPI call sites of an MPI analysis (`sites`): site `n` is entry `n - 1`, the
     /// file and 1-based line of its CALL.
     pub mpi_sites: Vec<(augur_ir::FileId, u32)>,
@@ -133,6 +138,7 @@ pub fn plan_for(program: &Program, texts: &[Option<&str>], openmp: bool) -> Plan
     }
     if openmp {
         threads::adapt(&mut p, program, &structures, texts);
+        p.workshared = threads::workshared_elements(program, &structures, texts, &attrs);
     }
     p
 }

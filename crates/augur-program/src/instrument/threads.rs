@@ -13,10 +13,13 @@
 //! sequential build; [`adapt`] then moves what landed in a forbidden place before the
 //! directive and rewrites every counter reference for its thread's column.
 
+use super::facts::WhereRanges;
+use super::probes::Attr;
 use super::rewriting::Edit;
 use super::{Plan, COUNTER_ARRAY};
 use augur_ir::omp::{ConstructKind, Structure};
-use augur_ir::{Program, StmtKind, Unit};
+use augur_ir::{BlockKind, ExprKind, Program, StmtKind, Unit};
+use std::collections::HashMap;
 
 /// Columns of the per-thread counter array: thread numbers at or above this share the
 /// last column (augur refuses to count with more threads).
@@ -99,6 +102,74 @@ pub(crate) fn adapt(
                 *t = per_thread(t);
             }
         }
+    }
+}
+
+/// The elements blocks (`(unit, block)`) of the statements gfortran shares out among a
+/// team inside a WORKSHARE construct: an array assignment (a section, or a whole array
+/// that is neither ALLOCATABLE nor POINTER, whose assignment may reallocate it) and a
+/// WHERE with one mask and one assignment become `omp for schedule(static)` loops
+/// (`-fdump-tree-omplower` shows them); a WHERE with ELSEWHERE or several assignments,
+/// an assignment that may reallocate and a scalar assignment (COUNT, MAXVAL, ...) run
+/// in a SINGLE. The counter of an elements block is itself a scalar statement, which
+/// one thread runs for the whole statement, so the counting run cannot see the split.
+pub(crate) fn workshared_elements(
+    program: &Program,
+    structures: &[Structure],
+    texts: &[Option<&str>],
+    attrs: &HashMap<String, Option<Attr>>,
+) -> Vec<(u32, u32)> {
+    let mut out = vec![];
+    for (ui, u) in program.units.iter().enumerate() {
+        let Some(s) = structures.get(ui) else {
+            continue;
+        };
+        let Some(text) = texts.get(u.source as usize).copied().flatten() else {
+            continue;
+        };
+        let wheres = WhereRanges::of(u, text);
+        let blocks = s
+            .constructs
+            .iter()
+            .filter(|c| c.directive.kind == ConstructKind::Workshare)
+            .flat_map(|c| c.blocks.iter().map(|b| b.0 as usize));
+        for bi in blocks {
+            let b = &u.blocks[bi];
+            let first = b.stmts.first().map(|&i| &u.stmts[i as usize]);
+            let shared = first.is_some_and(|st| gfortran_shares(u, st, &wheres, attrs));
+            if b.kind == BlockKind::Elements && shared && !out.contains(&(ui as u32, bi as u32)) {
+                out.push((ui as u32, bi as u32));
+            }
+        }
+    }
+    out
+}
+
+/// Whether gfortran shares statement `st` of a WORKSHARE out ([`workshared_elements`]).
+fn gfortran_shares(
+    u: &Unit,
+    st: &augur_ir::Stmt,
+    wheres: &WhereRanges,
+    attrs: &HashMap<String, Option<Attr>>,
+) -> bool {
+    if let Some((first, last)) = wheres.range_of(st) {
+        let inside = u
+            .stmts
+            .iter()
+            .filter(|x| (first..=last).contains(&x.text.line));
+        let (masks, assignments) = inside.fold((0, 0), |(m, a), x| match x.kind {
+            StmtKind::Where { .. } => (m + 1, a),
+            StmtKind::Assign { .. } => (m, a + 1),
+            _ => (m, a),
+        });
+        return masks == 1 && assignments == 1;
+    }
+    match &st.kind {
+        StmtKind::Assign { lhs, .. } if lhs.array => match &lhs.kind {
+            ExprKind::Var(v) => attrs.get(&v.name).map_or(true, |a| a.is_none()),
+            _ => true,
+        },
+        _ => false,
     }
 }
 

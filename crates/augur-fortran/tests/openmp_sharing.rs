@@ -73,3 +73,43 @@ end program fs
             .any(|&k| u.stmts[k as usize].span.start.line == s.line));
     }
 }
+
+#[test]
+fn an_atomic_on_a_table_slot_spreads_one_on_a_variable_does_not() {
+    let src = "program at
+  implicit none
+  integer :: h(256), total, i, k
+  h = 0
+  total = 0
+!$omp parallel do private(k)
+  do i = 1, 1000
+    k = mod(i * 7, 256) + 1
+!$omp atomic
+    h(k) = h(k) + 1 ! slot
+!$omp atomic
+    total = total + 1 ! variable
+!$omp atomic
+    h(3) = h(3) + 1 ! fixed
+  end do
+!$omp end parallel do
+  print *, h(1), total
+end program at
+";
+    let a = analyze_ok(src);
+    let u = a.prog.units.iter().find(|u| u.name == "at").unwrap();
+    let st = augur_ir::omp::structure(u);
+    let atomics: Vec<(u32, bool)> = st
+        .constructs
+        .iter()
+        .filter(|c| c.directive.kind == augur_ir::omp::ConstructKind::Atomic)
+        .map(|c| (c.line + 1, c.spread_target))
+        .collect();
+    assert_eq!(
+        atomics,
+        vec![
+            (line_of(src, "slot"), true),
+            (line_of(src, "variable"), false),
+            (line_of(src, "fixed"), false),
+        ]
+    );
+}

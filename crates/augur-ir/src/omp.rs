@@ -389,6 +389,12 @@ pub struct Construct {
     /// or worksharing loop; see [`crate::omp_sharing`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared_stores: Vec<crate::omp_sharing::SharedStore>,
+    /// An `ATOMIC` whose statement updates an array element with a subscript that is not
+    /// a constant (a histogram's bin, a scatter-add's slot): the updates spread over a
+    /// table, and the line an update needs is another core's only as often as that core
+    /// wrote it last, where updates of one variable pass its line from core to core.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spread_target: bool,
 }
 
 /// The OpenMP constructs of a unit.
@@ -482,12 +488,15 @@ pub fn structure(unit: &Unit) -> Structure {
             loops: vec![],
             blocks: vec![],
             shared_stores: vec![],
+            spread_target: false,
         });
         match d.kind {
             ConstructKind::Loop => bind_loop(unit, &mut st, id, si),
             ConstructKind::Atomic => {
                 if let Some(next) = next_statement(unit, si) {
                     set_end(unit, &mut st, id, next);
+                    st.constructs[id as usize].spread_target =
+                        updates_a_table_slot(&unit.stmts[next as usize].kind);
                 }
             }
             ConstructKind::Section => open.push(id),
@@ -592,6 +601,21 @@ fn set_end(unit: &Unit, st: &mut Structure, id: u32, si: u32) {
 }
 
 /// The first statement after `si` that is not a directive or a non-executable one.
+/// Whether an ATOMIC's statement stores into an array element at a subscript that is
+/// not a constant ([`Construct::spread_target`]).
+fn updates_a_table_slot(kind: &StmtKind) -> bool {
+    let StmtKind::Assign { lhs, .. } = kind else {
+        return false;
+    };
+    let crate::ExprKind::Elem(_, subscripts) = &lhs.kind else {
+        return false;
+    };
+    subscripts.iter().any(|s| match s {
+        crate::Subscript::Index(e) => !matches!(e.kind, crate::ExprKind::Const { .. }),
+        crate::Subscript::Range(..) => false,
+    })
+}
+
 fn next_statement(unit: &Unit, si: u32) -> Option<u32> {
     unit.stmts
         .iter()

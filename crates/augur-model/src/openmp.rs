@@ -276,6 +276,13 @@ impl MachineAt<'_> {
             .map_or(0.0, |v| v.value.max(0.0))
     }
 
+    /// What the `P` threads add to an overhead of `construct` over one thread's; `None`
+    /// when the profile lacks it (one made before it was measured).
+    fn added_by_threads(&mut self, construct: &str) -> Option<f64> {
+        self.omp?.overhead(construct, 0, self.p)?;
+        Some((self.overhead(construct, 0) - self.overhead_alone(construct)).max(0.0))
+    }
+
     /// How much longer a nest's memory time at `level` is when `concurrent` threads
     /// each ask it for `demand` bytes of line transfers per second: `P·D/B(P)` for a
     /// shared level, at least 1, where a thread asks at most what one thread alone gets
@@ -584,7 +591,9 @@ struct PhaseAcc {
 /// read-modify-write of a line the thread holds, which an out-of-order core overlaps
 /// with the independent work around it, as a divide overlaps: it shows only where the
 /// thread's other work per update is shorter) and what `P` threads add to it (the
-/// line's trip from another core: the thread waits for it).
+/// line's trip from another core: the thread waits for it). Updates of one variable wait
+/// at every update (EPCC's `atomic`); updates spread over a table's slots only when
+/// another core wrote the line last (the machine's `atomic_table`).
 #[derive(Debug, Clone, Copy, Default)]
 struct AtomicCost {
     uncontended: f64,
@@ -812,9 +821,15 @@ fn add_overhead(
     if d.kind == ConstructKind::Atomic {
         let all = m.overhead("atomic", 0);
         let alone = m.overhead_alone("atomic").min(all);
+        // Updates spread over a table wait for their line as often as another thread
+        // wrote it last, not at every update as on one variable.
+        let spread = c
+            .spread_target
+            .then(|| m.added_by_threads("atomic_table"))
+            .flatten();
         acc.atomic_cost = AtomicCost {
             uncontended: alone,
-            contended: all - alone,
+            contended: spread.unwrap_or(all - alone),
         };
         for (t, e) in per_thread.iter().enumerate().take(p as usize) {
             acc.atomics[t] += e;
@@ -994,6 +1009,55 @@ mod tests {
         assert!((ordered_bound(8.0, Some(500.0)) - 7.984).abs() < 1e-12);
         // Guided, runtime, auto: the runtime decides, no bound.
         assert_eq!(ordered_bound(8.0, None), 0.0);
+    }
+
+    fn overheads(rows: &[(&str, u32, f64)]) -> MachineOpenMp {
+        MachineOpenMp {
+            cores: 2,
+            threads: vec![1, 2],
+            delay_seconds: 2e-8,
+            schedule_iterations: 128,
+            overheads: rows
+                .iter()
+                .map(
+                    |&(construct, threads, seconds)| augur_machine_profile::openmp::Overhead {
+                        construct: construct.into(),
+                        chunk: 0,
+                        threads,
+                        seconds,
+                        half_width: 0.0,
+                        observations: 10,
+                    },
+                )
+                .collect(),
+            bandwidths: vec![],
+        }
+    }
+
+    #[test]
+    fn what_threads_add_to_a_table_atomic_is_its_own_measure() {
+        let measured = overheads(&[
+            ("atomic", 1, 5e-9),
+            ("atomic", 2, 45e-9),
+            ("atomic_table", 1, 1e-9),
+            ("atomic_table", 2, 17e-9),
+        ]);
+        let mut at_two = MachineAt {
+            omp: Some(&measured),
+            p: 2,
+            extrapolated: vec![],
+        };
+        let table = at_two.added_by_threads("atomic_table").unwrap();
+        assert!((table - 16e-9).abs() < 1e-15, "{table}");
+        assert!((at_two.added_by_threads("atomic").unwrap() - 40e-9).abs() < 1e-15);
+        // A profile made before the table was measured says so: the caller keeps EPCC's.
+        let older = overheads(&[("atomic", 1, 5e-9), ("atomic", 2, 45e-9)]);
+        let mut before = MachineAt {
+            omp: Some(&older),
+            p: 2,
+            extrapolated: vec![],
+        };
+        assert_eq!(before.added_by_threads("atomic_table"), None);
     }
 
     #[test]

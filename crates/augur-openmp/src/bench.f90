@@ -13,6 +13,9 @@ program augur_ompbench
   real(8) :: target, delay_s
   character(len=32) :: arg
   integer(8), allocatable :: sizes(:)
+  ! The table of the spread atomic updates (64 lines of integers) and the order its
+  ! slots are visited in (scrambled, so that the two threads rarely meet on a line).
+  integer :: table(1024), slots(0:4095)
   call get_command_argument(1, arg); read (arg, *) nthreads
   call get_command_argument(2, arg); read (arg, *) nobs
   call get_command_argument(3, arg); read (arg, *) target
@@ -26,6 +29,10 @@ program augur_ompbench
   end do
   call omp_set_num_threads(nthreads)
   call omp_set_dynamic(.false.)
+  table = 0
+  do i = 0, 4095
+    slots(i) = 1 + int(mod(i * 2654435761_8, 1024_8))
+  end do
   dl = calibrate(delay_s)
   write (*, '(a,1x,es14.6)') 'AUGDELAY', time_delay(dl, 2000) 
   do k = 1, nobs
@@ -50,6 +57,7 @@ program augur_ompbench
     call observe('guided', 4, 14)
     call observe('guided', 16, 14)
     call observe('false_sharing', 0, 15)
+    call observe('atomic_table', 0, 16)
   end do
   do i = 1, nsizes
     call triad(sizes(i))
@@ -224,6 +232,17 @@ contains
           call augur_delay(dl)
         end do
 !$omp end do
+      end do
+!$omp end parallel
+    case (16)
+      ! EPCC's atomic with its delay, on a slot of a table instead of one variable.
+!$omp parallel private(j, i)
+      i = omp_get_thread_num() * 1531
+      do j = 1, inner / nthreads
+        call augur_delay(dl)
+        i = iand(i + 1, 4095)
+!$omp atomic
+        table(slots(i)) = table(slots(i)) + 1
       end do
 !$omp end parallel
     case (15)

@@ -6,13 +6,17 @@
 //! around a reference delay, many times per observation; its overhead is the time per
 //! execution less the delay's, measured in the same process. A critical section or lock
 //! serializes its entries, so its overhead is per entry; an atomic update's is per update
-//! on its thread's timeline; a schedule's is per execution of a loop of
+//! on its thread's timeline, of one variable back to back (`atomic`: every update passes
+//! the line from core to core) and, after the delay, of a slot of a table the updates
+//! spread over (`atomic_table`: an update waits for its line only when another core
+//! wrote it last, as a histogram's do); a schedule's is per execution of a loop of
 //! `schedule_iterations` delays per thread; false sharing's is per store of a thread
 //! into its own word of a line the others store into, less a store into a line of its
 //! own (measured from 2 threads). Each construct gets its observations' mean
 //! and 90% interval; constructs whose interval is wider than 5% of the mean are observed
 //! again (up to [`Options::max_rounds`] rounds). Bandwidth is STREAM's triad with the
-//! team, per working-set size (each cache level and memory), best of five.
+//! team, per working-set size (each cache level and memory), best of five, in two runs
+//! seconds apart (the faster kept).
 //!
 //! The benchmark is one generated Fortran program (`bench.f90`, with the delay compiled
 //! apart in `delay.f90` so that nothing is optimized into it) built with the machine's
@@ -175,7 +179,18 @@ pub fn characterize(
                 break;
             }
         }
-        for (level, (elements, bps)) in opts.levels.iter().zip(&all.bandwidth) {
+        // The triads once more, seconds after the first (the reference only): a
+        // bandwidth another program's traffic lowered in one is taken from the other.
+        let again = run(
+            &exe,
+            dir.path(),
+            p,
+            (1, 0),
+            opts,
+            &element_counts(&opts.levels, p),
+        )?;
+        let best = fastest_per_size(all.bandwidth.iter().chain(&again.bandwidth));
+        for (level, (elements, bps)) in opts.levels.iter().zip(&best) {
             bandwidths.push(Bandwidth {
                 level: level.name.clone(),
                 bytes: elements * 24,
@@ -197,7 +212,7 @@ pub fn characterize(
 
 /// The constructs the benchmark observes after the reference, in its order (bit k of
 /// its mask is the k-th).
-const CONSTRUCTS: [(&str, u32); 19] = [
+const CONSTRUCTS: [(&str, u32); 20] = [
     ("parallel", 0),
     ("do", 0),
     ("parallel_do", 0),
@@ -217,6 +232,7 @@ const CONSTRUCTS: [(&str, u32); 19] = [
     ("guided", 4),
     ("guided", 16),
     ("false_sharing", 0),
+    ("atomic_table", 0),
 ];
 
 /// The constructs that mean nothing with `p` threads: with one, no line is shared.
@@ -251,6 +267,19 @@ impl Observed {
         }
         self.bandwidth.extend(o.bandwidth);
     }
+}
+
+/// The fastest triad of each size, in the order the sizes first come (disturbances
+/// only lower a bandwidth).
+fn fastest_per_size<'a>(triads: impl Iterator<Item = &'a (u64, f64)>) -> Vec<(u64, f64)> {
+    let mut best: Vec<(u64, f64)> = vec![];
+    for &(elements, bps) in triads {
+        match best.iter_mut().find(|b| b.0 == elements) {
+            Some(b) => b.1 = b.1.max(bps),
+            None => best.push((elements, bps)),
+        }
+    }
+    best
 }
 
 /// The triad's element counts for each level at `p` threads.
@@ -368,6 +397,8 @@ fn summarize(o: &Observed, p: u32, opts: &Options) -> Vec<Overhead> {
             .map(|(_, t, reference)| match name.as_str() {
                 // Per update on its thread: the team shares the updates.
                 "atomic" => t * p as f64,
+                // The same, each update after the delay, which is taken away.
+                "atomic_table" => t * p as f64 - reference,
                 // Already the difference of two store loops.
                 "false_sharing" => t,
                 "static" | "static_chunk" | "dynamic" | "guided" => {
@@ -462,6 +493,15 @@ mod tests {
         let v = [1.0, 1.1, 0.9, 1.05, 0.95, 40.0];
         assert_eq!(without_outliers(&v).len(), 5);
         assert_eq!(without_outliers(&[2.0, 2.0, 2.0]).len(), 3);
+    }
+
+    #[test]
+    fn each_triad_size_keeps_its_fastest_run() {
+        let runs = [(1024, 5e10), (4096, 3e10), (1024, 7e10), (4096, 1e10)];
+        assert_eq!(
+            fastest_per_size(runs.iter()),
+            vec![(1024, 7e10), (4096, 3e10)]
+        );
     }
 
     #[test]

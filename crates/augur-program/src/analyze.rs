@@ -164,7 +164,7 @@ pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool, openm
     } else if stderr.contains("end of file") && !stdin_given {
         "it reached the end of its input: give the input it reads with --stdin FILE"
     } else if openmp && run.signal == Some(11) {
-        "-fopenmp implies -frecursive, which puts local arrays on the stack: raise the stack limits for the run (`ulimit -s unlimited` for the first thread, OMP_STACKSIZE=256M for the others) before running augur, or make the large local arrays SAVE or ALLOCATABLE"
+        "-fopenmp implies -frecursive, which puts local arrays on the stack, and augur's runs already raise the main thread's stack to the hard limit (4 GiB at most) and give the others OMP_STACKSIZE=256M unless set: raise the hard limit (`ulimit -Hs`) or OMP_STACKSIZE before running augur, or make the large local arrays SAVE or ALLOCATABLE"
     } else {
         "fix the run (its output is above), or use --keep-partial to keep the counts so far"
     };

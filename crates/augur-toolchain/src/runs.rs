@@ -194,7 +194,45 @@ pub enum RunError {
 /// inherited the pipes may keep them open).
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
+/// The stack of a program's main thread: its soft limit is raised to this (or to the hard
+/// limit, if lower). gfortran's `-fopenmp` implies `-frecursive`, which puts every local
+/// array on the stack, so an OpenMP build of a program that runs with the usual 8 MiB
+/// often stops on it (SIGSEGV) where its sequential build does not; a user raises the
+/// limit (`ulimit -s`) to run such a build at all, and augur runs every program so. A
+/// finite size keeps the usual address-space layout (an unlimited stack changes it).
+pub const MAIN_STACK_BYTES: u64 = 4 << 30;
+
+/// The variable that sizes the stacks of an OpenMP program's other threads.
+pub const OMP_STACKSIZE: &str = "OMP_STACKSIZE";
+
+/// The other threads' stacks, unless the environment sets [`OMP_STACKSIZE`] (the
+/// runtime's default is 2-4 MiB; the pages are reserved, not touched).
+pub const THREAD_STACK: &str = "256M";
+
+/// Raises the calling process's soft stack limit to [`MAIN_STACK_BYTES`], at most its
+/// hard limit; run in the child between fork and exec (async-signal-safe calls only).
+fn raise_stack_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain system calls on a local struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_STACK, &mut limit) != 0 {
+            return;
+        }
+        let wanted = (MAIN_STACK_BYTES as libc::rlim_t).min(limit.rlim_max);
+        if limit.rlim_cur < wanted {
+            limit.rlim_cur = wanted;
+            libc::setrlimit(libc::RLIMIT_STACK, &limit);
+        }
+    }
+}
+
 /// Runs the executable with the spec.
+///
+/// The program's main thread gets a stack of up to [`MAIN_STACK_BYTES`] and its OpenMP
+/// threads [`THREAD_STACK`] unless the environment sets [`OMP_STACKSIZE`].
 ///
 /// stdin comes from the file if given, else `/dev/null`, so a program that reads input that
 /// is not there gets end-of-file instead of hanging. The program runs in its own process
@@ -228,6 +266,9 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         }
         cmd.current_dir(&spec.cwd);
     }
+    if std::env::var_os(OMP_STACKSIZE).is_none() {
+        cmd.env(OMP_STACKSIZE, THREAD_STACK);
+    }
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }
@@ -249,15 +290,18 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         cmd.stdout(Stdio::inherit()).stderr(Stdio::inherit());
     }
     cmd.process_group(0);
-    if spec.fixed_addresses {
-        // SAFETY: `personality` is async-signal-safe and only changes how the child's
-        // address space is laid out; a refusal leaves randomization on.
-        unsafe {
-            cmd.pre_exec(|| {
+    let fixed_addresses = spec.fixed_addresses;
+    // SAFETY: `getrlimit`, `setrlimit` and `personality` are async-signal-safe and only
+    // change the child's own limits and address-space layout; a refusal leaves them as
+    // they were.
+    unsafe {
+        cmd.pre_exec(move || {
+            raise_stack_limit();
+            if fixed_addresses {
                 libc::personality(libc::ADDR_NO_RANDOMIZE as libc::c_ulong);
-                Ok(())
-            });
-        }
+            }
+            Ok(())
+        });
     }
 
     let cpu_before = children_cpu();

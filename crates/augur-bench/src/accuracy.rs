@@ -3,7 +3,7 @@
 
 use crate::corpus::{self, CorpusProgram};
 use crate::suite::{self, PartChoice};
-use crate::validation::{build_setup, validate_one};
+use crate::validation::{build_setup, validate_one, Request};
 use crate::Verdict;
 use anyhow::{Context, Result};
 use augur_model::memory::Overlap;
@@ -371,14 +371,14 @@ fn measure_built(
         }
         return Ok(o);
     }
-    let v = validate_one(
+    let v = validate_one(Request {
         machine,
         fortran,
         opts,
-        timed.extra_fflags,
-        a.runs,
-        a.options(),
-    )?;
+        extra_fflags: timed.extra_fflags,
+        runs: a.runs,
+        options: a.options(),
+    })?;
     let outputs = [
         (
             "instrumented (counting)".to_string(),

@@ -7,6 +7,7 @@
 //! program's profile and times; `--replay` prices them again without running anything.
 
 use crate::corpus::CorpusProgram;
+use crate::validation::Request;
 use anyhow::{Context, Result};
 use augur_model::openmp::predict_threads;
 use augur_model::LoadedMachine;
@@ -242,19 +243,28 @@ fn measure_one(
         // An old copy must not pass for this run's.
         let _ = std::fs::remove_file(f);
     }
-    let mut m = match a.parallelism {
-        Parallelism::Threads => {
-            opts.threads = a.counts.to_vec();
-            let v =
-                crate::threads::validate_threads(machine, &fortran, &opts, flags, a.runs, options)
-                    .with_context(failed)?;
-            Measured::new((v.profile, v.build), v.rows, v.warnings, v.outputs)
-        }
+    match a.parallelism {
+        Parallelism::Threads => opts.threads = a.counts.to_vec(),
         Parallelism::Ranks => {
             opts.mpi_ranks = a.counts.to_vec();
             opts.threads = p.threads.clone();
-            let v = crate::ranks::validate_ranks(machine, &fortran, &opts, flags, a.runs, options)
-                .with_context(failed)?;
+        }
+    }
+    let req = Request {
+        machine,
+        fortran: &fortran,
+        opts: &opts,
+        extra_fflags: flags,
+        runs: a.runs,
+        options,
+    };
+    let mut m = match a.parallelism {
+        Parallelism::Threads => {
+            let v = crate::threads::validate_threads(req).with_context(failed)?;
+            Measured::new((v.profile, v.build), v.rows, v.warnings, v.outputs)
+        }
+        Parallelism::Ranks => {
+            let v = crate::ranks::validate_ranks(req).with_context(failed)?;
             Measured::new((v.profile, v.build), v.rows, v.warnings, v.outputs)
         }
     };

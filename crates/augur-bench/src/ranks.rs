@@ -9,7 +9,6 @@
 //! cores of their own).
 
 use anyhow::{Context, Result};
-use augur_model::LoadedMachine;
 use augur_program::mpi::under_mpirun;
 use augur_program::AnalyzeOptions;
 use augur_simgrid::RanksPrediction;
@@ -54,16 +53,9 @@ pub struct RankValidation {
 
 /// Traces, predicts and times `fortran` at each of `opts.mpi_ranks` (times each of
 /// `opts.threads` for a hybrid program).
-pub fn validate_ranks(
-    machine: &LoadedMachine,
-    fortran: &[PathBuf],
-    opts: &AnalyzeOptions,
-    extra_fflags: Vec<String>,
-    runs: usize,
-    options: augur_model::PredictOptions,
-) -> Result<RankValidation> {
-    let analysis = augur_program::analyze(fortran, opts)
-        .map_err(|e| crate::validation::analysis_error(e, opts))?;
+pub fn validate_ranks(req: crate::validation::Request<'_>) -> Result<RankValidation> {
+    let (machine, opts, options) = (req.machine, req.opts, req.options);
+    let analysis = req.analyze()?;
     let (configs, mut warnings) = configurations(opts);
     let predictions: Vec<RanksPrediction> = configs
         .iter()
@@ -76,11 +68,10 @@ pub fn validate_ranks(
         })
         .collect::<Result<_, _>>()?;
     let tc = mpi_toolchain(opts)?;
-    let input =
-        crate::validation::plain_build_input(&analysis.program, fortran, opts, extra_fflags);
+    let input = req.build_input(&analysis.program);
     let (_work, exe) = build_plain(&tc, &input)?;
     let (launcher, specs) = jobs(&exe, opts, &configs)?;
-    let timed = time_interleaved(&launcher, &specs, runs, Clock::Wall)?;
+    let timed = time_interleaved(&launcher, &specs, req.runs, Clock::Wall)?;
     let mut rows = vec![];
     let mut outputs = vec![(
         "instrumented (counting)".to_string(),

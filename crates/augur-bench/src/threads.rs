@@ -5,12 +5,10 @@
 
 use anyhow::Result;
 use augur_model::openmp::{predict_threads, ThreadsPrediction};
-use augur_model::LoadedMachine;
 use augur_program::openmp::openmp_options;
-use augur_program::{AnalyzeOptions, ProgramProfile};
+use augur_program::ProgramProfile;
 use augur_validate::{build_plain, relative_error, time_interleaved, Clock, Timing};
 use serde::Serialize;
-use std::path::PathBuf;
 
 /// The result of validating one OpenMP program at several thread counts.
 #[derive(Debug, Serialize)]
@@ -69,21 +67,13 @@ impl ThreadValidation {
 }
 
 /// Counts, predicts and times `fortran` at each of `opts.threads`.
-pub fn validate_threads(
-    machine: &LoadedMachine,
-    fortran: &[PathBuf],
-    opts: &AnalyzeOptions,
-    extra_fflags: Vec<String>,
-    runs: usize,
-    options: augur_model::PredictOptions,
-) -> Result<ThreadValidation> {
-    let analysis = augur_program::analyze(fortran, opts)
-        .map_err(|e| crate::validation::analysis_error(e, opts))?;
+pub fn validate_threads(req: crate::validation::Request<'_>) -> Result<ThreadValidation> {
+    let (machine, opts, options) = (req.machine, req.opts, req.options);
+    let analysis = req.analyze()?;
     let prediction = predict_threads(&analysis.profile, &machine.profile, options, &opts.threads)
         .map_err(anyhow::Error::msg)?;
     let omp = openmp_options(opts)?;
-    let input =
-        crate::validation::plain_build_input(&analysis.program, fortran, opts, extra_fflags);
+    let input = req.build_input(&analysis.program);
     let (_work, exe) = build_plain(&omp.toolchain, &input)?;
     let mut rows = vec![];
     let mut warnings = prediction.warnings.clone();
@@ -100,7 +90,7 @@ pub fn validate_threads(
             crate::validation::timed_run(opts, env)
         })
         .collect();
-    let all = time_interleaved(&exe, &specs, runs, Clock::Wall)?;
+    let all = time_interleaved(&exe, &specs, req.runs, Clock::Wall)?;
     for (point, timed) in prediction.points.iter().zip(all) {
         if timed.stdout != analysis.run.stdout {
             warnings.push(format!(
@@ -122,7 +112,8 @@ pub fn validate_threads(
     }
     let tc = &omp.toolchain;
     Ok(ThreadValidation {
-        program: fortran
+        program: req
+            .fortran
             .first()
             .map(|p| p.display().to_string())
             .unwrap_or_default(),

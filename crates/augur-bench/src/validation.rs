@@ -47,50 +47,72 @@ pub struct Validation {
     pub counted_stdout: Vec<u8>,
 }
 
+/// What a validation analyzes, predicts and times: every validation (one program, a size
+/// never counted, thread or rank counts) takes one.
+pub struct Request<'a> {
+    /// The machine the prediction is for (and the timed build's compiler and flags).
+    pub machine: &'a LoadedMachine,
+    /// The program's sources.
+    pub fortran: &'a [PathBuf],
+    /// How to analyze it (and build and run it: toolchain, arguments, input).
+    pub opts: &'a AnalyzeOptions,
+    /// Flags the timed build adds to the machine's (preprocessing, a manifest's).
+    pub extra_fflags: Vec<String>,
+    /// Timed runs (the median is compared).
+    pub runs: usize,
+    /// How to predict.
+    pub options: augur_model::PredictOptions,
+}
+
+impl Request<'_> {
+    /// The counting run's analysis (a failed run's message says what to do).
+    pub(crate) fn analyze(&self) -> Result<augur_program::analyze::Analysis> {
+        augur_program::analyze(self.fortran, self.opts).map_err(|e| analysis_error(e, self.opts))
+    }
+
+    /// The timed build's input: the program's sources, compiled in the counting run's
+    /// order, with the extra flags.
+    pub(crate) fn build_input(&self, program: &augur_ir::Program) -> BuildInput {
+        plain_build_input(program, self.fortran, self.opts, self.extra_fflags.clone())
+    }
+}
+
 /// Analyzes, predicts and times one program.
-pub fn validate_one(
-    machine: &LoadedMachine,
-    fortran: &[PathBuf],
-    opts: &AnalyzeOptions,
-    extra_fflags: Vec<String>,
-    runs: usize,
-    options: augur_model::PredictOptions,
-) -> Result<Validation> {
-    let analysis = augur_program::analyze(fortran, opts).map_err(|e| analysis_error(e, opts))?;
+pub fn validate_one(req: Request<'_>) -> Result<Validation> {
+    let analysis = req.analyze()?;
     let counted = Counted {
         program: analysis.program,
         profile: analysis.profile,
         stdout: Some(analysis.run.stdout),
     };
-    time_and_compare(machine, counted, fortran, opts, extra_fflags, runs, options)
+    time_and_compare(req, counted)
 }
 
 /// Analyzes a program at small sizes (`augur analyze --scale`), predicts it at `x`, then
 /// builds and times it at `x`: how well a size never counted is predicted.
-#[allow(clippy::too_many_arguments)]
-pub fn validate_scaled(
-    machine: &LoadedMachine,
-    fortran: &[PathBuf],
-    opts: &AnalyzeOptions,
-    extra_fflags: Vec<String>,
-    spec: &ScaleSpec,
-    x: i64,
-    runs: usize,
-    options: augur_model::PredictOptions,
-) -> Result<Validation> {
-    let analysis = augur_program::scaling::analyze_scaled(fortran, opts, spec, |v| {
+pub fn validate_scaled(req: Request<'_>, spec: &ScaleSpec, x: i64) -> Result<Validation> {
+    let analysis = augur_program::scaling::analyze_scaled(req.fortran, req.opts, spec, |v| {
         eprintln!("augur: counting run at {}={v}", spec.symbol)
     })
-    .map_err(|e| analysis_error(e, opts))?;
+    .map_err(|e| analysis_error(e, req.opts))?;
     let profile = augur_program::scaling::profile_at(&analysis.profile, x)?;
     let counted = Counted {
         program: analysis.program,
         profile,
         stdout: None,
     };
-    let at_x = augur_program::scaling::options_at(opts, spec, x);
-    let flags = extra_fflags.iter().map(|f| spec.substitute(f, x)).collect();
-    time_and_compare(machine, counted, fortran, &at_x, flags, runs, options)
+    let at_x = augur_program::scaling::options_at(req.opts, spec, x);
+    let flags = req
+        .extra_fflags
+        .iter()
+        .map(|f| spec.substitute(f, x))
+        .collect();
+    let at_x_req = Request {
+        opts: &at_x,
+        extra_fflags: flags,
+        ..req
+    };
+    time_and_compare(at_x_req, counted)
 }
 
 /// An analysis error for the user: a failed run with its output's hint.
@@ -117,17 +139,10 @@ struct Counted {
 }
 
 /// Predicts the counted profile, builds the program normally and times it.
-fn time_and_compare(
-    machine: &LoadedMachine,
-    counted: Counted,
-    fortran: &[PathBuf],
-    opts: &AnalyzeOptions,
-    extra_fflags: Vec<String>,
-    runs: usize,
-    options: augur_model::PredictOptions,
-) -> Result<Validation> {
-    let prediction = machine.predict(&counted.profile, options);
-    let input = plain_build_input(&counted.program, fortran, opts, extra_fflags);
+fn time_and_compare(req: Request<'_>, counted: Counted) -> Result<Validation> {
+    let (machine, fortran, opts, runs) = (req.machine, req.fortran, req.opts, req.runs);
+    let prediction = machine.predict(&counted.profile, req.options);
+    let input = req.build_input(&counted.program);
     let spec = timed_run(opts, vec![]);
     let timed = time_program(&opts.toolchain, &input, &spec, runs)?;
     let mut warnings = prediction.warnings.clone();

@@ -5,7 +5,7 @@ use crate::cli::SourceArgs;
 use crate::dynamic::{analyze_options, DynamicArgs};
 use crate::predict::{fmt_seconds, By, PredictArgs};
 use anyhow::Result;
-use augur_bench::validation::{build_setup, validate_one, validate_scaled, Validation};
+use augur_bench::validation::{build_setup, validate_one, validate_scaled, Request, Validation};
 use augur_model::LoadedMachine;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -100,27 +100,30 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         ..augur_model::PredictOptions::default()
     };
     let flags = preprocessing_flags(src);
+    let mut opts = opts;
     if !v.mpi_ranks.is_empty() {
-        let mut opts = opts;
         opts.mpi_ranks = v.mpi_ranks.clone();
         opts.threads = v.threads.clone();
-        let val =
-            augur_bench::ranks::validate_ranks(&machine, &fortran, &opts, flags, v.runs, options)?;
-        return ranks_report(&val, v);
+    } else if !v.threads.is_empty() {
+        opts.threads = v.threads.clone();
+    }
+    let req = Request {
+        machine: &machine,
+        fortran: &fortran,
+        opts: &opts,
+        extra_fflags: flags,
+        runs: v.runs,
+        options,
+    };
+    if !v.mpi_ranks.is_empty() {
+        return ranks_report(&augur_bench::ranks::validate_ranks(req)?, v);
     }
     if !v.threads.is_empty() {
-        let mut opts = opts;
-        opts.threads = v.threads.clone();
-        let val = augur_bench::threads::validate_threads(
-            &machine, &fortran, &opts, flags, v.runs, options,
-        )?;
-        return threads_report(&val, v);
+        return threads_report(&augur_bench::threads::validate_threads(req)?, v);
     }
     let val = match &v.scale {
-        Some((spec, x)) => {
-            validate_scaled(&machine, &fortran, &opts, flags, spec, *x, v.runs, options)?
-        }
-        None => validate_one(&machine, &fortran, &opts, flags, v.runs, options)?,
+        Some((spec, x)) => validate_scaled(req, spec, *x)?,
+        None => validate_one(req)?,
     };
     if let Some(p) = &v.profile_out {
         let json = serde_json::to_string_pretty(&val.profile)?;

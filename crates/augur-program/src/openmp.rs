@@ -104,17 +104,23 @@ impl ThreadRuns<'_> {
     fn run(&self, p: u32, opts: &AnalyzeOptions) -> Result<ThreadRun, AnalyzeError> {
         let file = self.work.join(format!("augur-counts-{p}threads.txt"));
         let _ = std::fs::remove_file(&file);
+        let mut env = vec![
+            ("AUGUR_COUNTS_FILE".into(), file.display().to_string()),
+            ("AUGUR_NO_PROBES".into(), "1".into()),
+            ("OMP_NUM_THREADS".into(), p.to_string()),
+        ];
+        // Threads beyond the cores must sleep at barriers, not spin; up to the cores they
+        // wait as the runtime chooses (sleeping at every barrier made a program that opens
+        // a parallel region per call of a short routine, conman's coldot, run for minutes).
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if p as usize > cores {
+            env.push(("OMP_WAIT_POLICY".into(), "PASSIVE".into()));
+        }
         let spec = RunSpec {
             args: opts.args.clone(),
             stdin: opts.stdin.clone(),
             timeout: opts.timeout,
-            env: vec![
-                ("AUGUR_COUNTS_FILE".into(), file.display().to_string()),
-                ("AUGUR_NO_PROBES".into(), "1".into()),
-                ("OMP_NUM_THREADS".into(), p.to_string()),
-                // Threads beyond the cores must sleep at barriers, not spin.
-                ("OMP_WAIT_POLICY".into(), "PASSIVE".into()),
-            ],
+            env,
             cwd: opts.cwd.clone(),
             capture: true,
             fixed_addresses: false,

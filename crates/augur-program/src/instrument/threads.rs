@@ -106,9 +106,10 @@ pub(crate) fn adapt(
 }
 
 /// The elements blocks (`(unit, block)`) of the statements gfortran shares out among a
-/// team inside a WORKSHARE construct: an array assignment (a section, or a whole array
-/// that is neither ALLOCATABLE nor POINTER, whose assignment may reallocate it) and a
-/// WHERE with one mask and one assignment become `omp for schedule(static)` loops
+/// team inside a WORKSHARE construct: an assignment to an array section or to a whole
+/// array that is neither ALLOCATABLE nor POINTER (an assignment to one of those may
+/// reallocate it) and a WHERE with one mask and one assignment become
+/// `omp for schedule(static)` loops
 /// (`-fdump-tree-omplower` shows them); a WHERE with ELSEWHERE or several assignments,
 /// an assignment that may reallocate and a scalar assignment (COUNT, MAXVAL, ...) run
 /// in a SINGLE. The counter of an elements block is itself a scalar statement, which

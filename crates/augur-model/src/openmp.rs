@@ -1045,6 +1045,15 @@ mod tests {
         }
     }
 
+    /// The machine's parameters at two threads.
+    fn two_threads(omp: &MachineOpenMp) -> MachineAt<'_> {
+        MachineAt {
+            omp: Some(omp),
+            p: 2,
+            extrapolated: vec![],
+        }
+    }
+
     #[test]
     fn what_threads_add_to_a_table_atomic_is_its_own_measure() {
         let measured = overheads(&[
@@ -1053,11 +1062,7 @@ mod tests {
             ("atomic_table", 1, 1e-9),
             ("atomic_table", 2, 17e-9),
         ]);
-        let mut at_two = MachineAt {
-            omp: Some(&measured),
-            p: 2,
-            extrapolated: vec![],
-        };
+        let mut at_two = two_threads(&measured);
         let table = at_two.added_by_threads("atomic_table").unwrap();
         assert!((table - 16e-9).abs() < 1e-15, "{table}");
         assert!((at_two.added_by_threads("atomic").unwrap() - 40e-9).abs() < 1e-15);
@@ -1068,19 +1073,11 @@ mod tests {
             ("atomic_table", 1, 1e-9),
             ("atomic_table", 2, 14e-9),
         ]);
-        let mut at = MachineAt {
-            omp: Some(&with_critical),
-            p: 2,
-            extrapolated: vec![],
-        };
+        let mut at = two_threads(&with_critical);
         assert!((critical_entry(&mut at) - 16e-9).abs() < 1e-15);
         // A profile made before the table was measured says so: the caller keeps EPCC's.
         let older = overheads(&[("atomic", 1, 5e-9), ("atomic", 2, 45e-9)]);
-        let mut before = MachineAt {
-            omp: Some(&older),
-            p: 2,
-            extrapolated: vec![],
-        };
+        let mut before = two_threads(&older);
         assert_eq!(before.added_by_threads("atomic_table"), None);
     }
 

@@ -167,9 +167,7 @@ pub fn characterize(
         match measure_openmp(&tc, quick) {
             Ok(o) => {
                 profile.openmp = Some(o);
-                if let Some(warning) = memory_bandwidth_disagreement(&profile) {
-                    eprintln!("characterize: {warning}");
-                }
+                warn_if_bandwidths_disagree(&profile);
             }
             Err(e) if augur_toolchain::interrupt::cancelled() => return Err(e),
             Err(e) => eprintln!("characterize: no OpenMP section: {e:#}"),
@@ -345,6 +343,13 @@ fn memory_bandwidth_disagreement(profile: &MachineProfile) -> Option<String> {
     ))
 }
 
+/// Prints [`memory_bandwidth_disagreement`]'s warning, if any.
+fn warn_if_bandwidths_disagree(profile: &MachineProfile) {
+    if let Some(warning) = memory_bandwidth_disagreement(profile) {
+        eprintln!("characterize: {warning}");
+    }
+}
+
 /// Measures the OpenMP overheads and bandwidth per thread count (1 to the cores) with
 /// `tc` plus `-fopenmp`, and prints their table.
 fn measure_openmp(
@@ -433,9 +438,7 @@ pub fn section(
         Section::Mpi => profile.mpi = Some(measure_mpi(&tc, quick)?),
     }
     stop_if_interrupted()?;
-    if let Some(warning) = memory_bandwidth_disagreement(&profile) {
-        eprintln!("characterize: {warning}");
-    }
+    warn_if_bandwidths_disagree(&profile);
     profile
         .write(output)
         .with_context(|| format!("cannot write the machine profile {}", output.display()))?;

@@ -138,7 +138,8 @@ pub(crate) fn workshared_elements(
             let b = &u.blocks[bi];
             let first = b.stmts.first().map(|&i| &u.stmts[i as usize]);
             let shared = first.is_some_and(|st| gfortran_shares(u, st, &wheres, attrs));
-            if b.kind == BlockKind::Elements && shared && !out.contains(&(ui as u32, bi as u32)) {
+            // WORKSHARE constructs do not nest: each block is seen once.
+            if b.kind == BlockKind::Elements && shared {
                 out.push((ui as u32, bi as u32));
             }
         }

@@ -100,10 +100,12 @@ pub struct MachineProfile {
     /// Empty when not measured (older profiles, or a compiler without a report).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stream_vector: BTreeMap<AbOp, AbOpEntry>,
-    /// How long each operation of the floating-point divide and square-root unit holds
-    /// that unit in loops the compiler did not vectorize (its reciprocal throughput, ns):
-    /// the unit is not pipelined, so a loop iteration takes at least the sum over its
-    /// divides and square roots (`1/sqrt(x)` an iteration: a divide plus a square root).
+    /// How long each operation of the floating-point divide and square-root unit, and
+    /// each integer divide and remainder by a run-time value (`DISL`, `MODI`: the integer
+    /// divider), holds its unit in loops the compiler did not vectorize (its reciprocal
+    /// throughput, ns): neither unit is pipelined, so a loop iteration takes at least the
+    /// sum over its divides and square roots on the busier unit (`1/sqrt(x)` an
+    /// iteration: a divide plus a square root).
     /// Measured directly by a kernel of each operation alone over independent elements,
     /// left scalar (`augur-stream`). Empty when not measured (older profiles).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

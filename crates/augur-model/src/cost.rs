@@ -118,13 +118,16 @@ pub struct CostTable {
 
 /// The operations of the divide and square-root unit, each with the AbOp whose measured
 /// occupancy it takes.
-pub const DIVIDER_ABOPS: [(AbOp, AbOp); 6] = [
+pub const DIVIDER_ABOPS: [(AbOp, AbOp); 9] = [
     (AbOp::DRDL, AbOp::DRDL),
     (AbOp::DRDG, AbOp::DRDL),
     (AbOp::DRSL, AbOp::DRSL),
     (AbOp::DRSG, AbOp::DRSL),
     (AbOp::SQRD, AbOp::SQRD),
     (AbOp::SQRS, AbOp::SQRS),
+    (AbOp::DISL, AbOp::DISL),
+    (AbOp::DISG, AbOp::DISL),
+    (AbOp::MODI, AbOp::MODI),
 ];
 
 /// The divider occupancies of `machine` in seconds ([`CostTable::divider`]): its measured

@@ -235,24 +235,34 @@ pub(crate) fn loop_recurrences(
     scaled
 }
 
-/// The time the blocks `body` of `u` hold the divide and square-root unit, which is not
-/// pipelined: their divides and square roots one after another, each for its occupancy
+/// The time the blocks `body` of `u` hold the busier of the two dividers, neither of
+/// them pipelined: the floating-point divide and square-root unit and the integer
+/// divider, each taking its operations one after another for their occupancies
 /// ([`CostTable::divider`]). An iteration with `1/sqrt(x)` takes a divide plus a square
 /// root even when its other operations would run faster (3.7 ns on a Zen 4 where the
-/// stream costs say 2.5).
+/// stream costs say 2.5); a trial division's `mod(i, d)` takes its 1.7 ns (the stream
+/// costs said 0.4).
 fn divider_time(table: &CostTable, u: &UnitProfile, body: &[usize]) -> f64 {
-    body.iter()
-        .map(|&i| {
-            let b = &u.blocks[i];
-            let per: f64 = table
-                .divider
-                .iter()
-                .map(|&(op, s)| b.counts.get(op) * s)
-                .sum();
-            per * b.executions.unwrap_or(0.0)
-        })
-        .sum()
+    let mut floating = 0.0;
+    let mut integer = 0.0;
+    for &i in body {
+        let b = &u.blocks[i];
+        let runs = b.executions.unwrap_or(0.0);
+        for &(op, s) in &table.divider {
+            let t = b.counts.get(op) * s * runs;
+            if INTEGER_DIVIDES.contains(&op) {
+                integer += t;
+            } else {
+                floating += t;
+            }
+        }
+    }
+    f64::max(floating, integer)
 }
+
+/// The operations of the integer divider, a unit of its own beside the floating-point
+/// one (they overlap).
+const INTEGER_DIVIDES: [AbOp; 3] = [AbOp::DISL, AbOp::DISG, AbOp::MODI];
 
 /// `c + (k − 1)·work`: the work of `c` scaled by `k`, its mispredictions kept (and the
 /// operations executed as they were).
@@ -367,6 +377,20 @@ mod tests {
         );
     }
 
+    /// The seconds of `u`'s blocks priced with `t`, their loop's recurrences and dividers
+    /// applied.
+    fn priced_loop(t: &CostTable, u: &UnitProfile) -> f64 {
+        let ctx = BlockContext::default();
+        let mut c: Vec<Coefficients> = u.blocks.iter().map(|b| pricing(t).total(b, ctx)).collect();
+        let thru: Vec<Coefficients> = u
+            .blocks
+            .iter()
+            .map(|b| pricing(t).total(&without_chain(b), ctx))
+            .collect();
+        loop_recurrences(t, None, u, &mut c, &thru, &[]);
+        c.iter().map(|c| t.cost_of(c).seconds).sum()
+    }
+
     #[test]
     fn divides_and_square_roots_take_their_turns_on_the_divider() {
         // `s = s + 1/sqrt(x(i))`, 100 iterations: stream costs 0.5 ns each for the
@@ -391,18 +415,7 @@ mod tests {
                 ..block_profile(augur_ir::BlockKind::Straight, counts, chain)
             }],
         );
-        let priced = |t: &CostTable| -> f64 {
-            let ctx = BlockContext::default();
-            let mut c: Vec<Coefficients> =
-                u.blocks.iter().map(|b| pricing(t).total(b, ctx)).collect();
-            let thru: Vec<Coefficients> = u
-                .blocks
-                .iter()
-                .map(|b| pricing(t).total(&without_chain(b), ctx))
-                .collect();
-            loop_recurrences(t, None, &u, &mut c, &thru, &[]);
-            c.iter().map(|c| t.cost_of(c).seconds).sum()
-        };
+        let priced = |t: &CostTable| priced_loop(t, &u);
         // A profile without the divider section: the add's chain bounds it.
         let before = priced(&CostTable::from_profile(&m));
         assert!((before - 300e-9).abs() < 1e-15, "{before}");
@@ -410,6 +423,43 @@ mod tests {
         m.divider.insert(AbOp::SQRD, entry(2.5, 0.0));
         let after = priced(&CostTable::from_profile(&m));
         assert!((after - 380e-9).abs() < 1e-15, "{after}");
+    }
+
+    #[test]
+    fn integer_divides_take_their_turns_on_a_divider_of_their_own() {
+        // `k = k + mod(i, d) + mod(j, d) + mod(l, d)` beside `x = x + 1/sqrt(y)`, 100
+        // iterations: the integer divider holds each `mod` 1.7 ns (5.1 ns for three), the
+        // floating-point one 3.8 ns; the two overlap, so an iteration takes 5.1 ns.
+        let mut m = add_mul_machine();
+        for op in [AbOp::DRDL, AbOp::SQRD, AbOp::MODI] {
+            m.abop.insert(op, entry(10.0, 0.0));
+            m.stream.insert(op, entry(0.4, 0.0));
+        }
+        let mut counts = AbOpCounts::new();
+        for (op, k) in [(AbOp::ARDL, 1.0), (AbOp::DRDL, 1.0), (AbOp::SQRD, 1.0)] {
+            counts.add(op, k);
+        }
+        let one_iteration = |mods: f64| {
+            let mut c = counts.clone();
+            c.add(AbOp::MODI, mods);
+            let mut chain = AbOpCounts::new();
+            chain.add(AbOp::ARDL, 1.0);
+            unit_with_one_loop(
+                "t",
+                vec![BlockProfile {
+                    executions: Some(100.0),
+                    ..block_profile(augur_ir::BlockKind::Straight, c, chain)
+                }],
+            )
+        };
+        m.divider.insert(AbOp::DRDL, entry(1.3, 0.0));
+        m.divider.insert(AbOp::SQRD, entry(2.5, 0.0));
+        m.divider.insert(AbOp::MODI, entry(1.7, 0.0));
+        let t = CostTable::from_profile(&m);
+        let two = priced_loop(&t, &one_iteration(2.0));
+        assert!((two - 380e-9).abs() < 1e-15, "{two}");
+        let three = priced_loop(&t, &one_iteration(3.0));
+        assert!((three - 510e-9).abs() < 1e-12, "{three}");
     }
 
     #[test]

@@ -818,16 +818,22 @@ pub const CALLS: [(&str, Ty, Ty, &str); 18] = [
     ("anint", Ty::R4, Ty::R4, "ANIS"),
 ];
 
-/// The operations of the divide and square-root unit whose occupancy is measured: `(the
-/// operation on operands a and b, type, AbOp mnemonic)`. Each gets a kernel `y(i) = f(a(i),
+/// The operations of the divide and square-root unit, and of the integer divider, whose
+/// occupancy is measured: `(the operation on operands a and b, type, AbOp mnemonic)`. Each gets a kernel `y(i) = f(a(i),
 /// b(i))` of independent iterations that the compiler leaves scalar, whose time per
 /// element is the unit's time per operation: the loads, the store and the loop issue
 /// beside it ([`divider_kernels`]).
-pub const DIVIDERS: [(&str, Ty, &str); 4] = [
+pub const DIVIDERS: [(&str, Ty, &str); 6] = [
     ("{a} / {b}", Ty::R8, "DRDL"),
     ("sqrt({a})", Ty::R8, "SQRD"),
     ("{a} / {b}", Ty::R4, "DRSL"),
     ("sqrt({a})", Ty::R4, "SQRS"),
+    // An integer divide by a value known only at run time (a divide by a constant is
+    // a multiply and shifts: DICN, MOCN): one `idiv` each, which is not pipelined (a Zen
+    // 4: 1.67 ns an element for `mod(a(i), b(i))` or `a(i)/b(i)`, whatever the operands'
+    // size, where the least-squares MODI said 0.41).
+    ("{a} / {b}", Ty::I4, "DISL"),
+    ("mod({a}, {b})", Ty::I4, "MODI"),
 ];
 
 /// One kernel per entry of [`DIVIDERS`], numbered from `first_id`: local operands (the

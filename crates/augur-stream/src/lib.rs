@@ -38,10 +38,11 @@
 //!    residual variance and (AᵀWA)⁻¹, 90% intervals with K - P degrees of freedom, R²
 //!    and leave-one-out cross-validation of the kernel times.
 //!
-//! 5. **The divide unit** ([`gen::divider_kernels`]): one kernel per divide and square
-//!    root, `y(i) = a(i) / b(i)` over independent elements to a count known only at run
-//!    time (left scalar), times how long each operation holds the unit, which is not
-//!    pipelined (`MachineProfile::divider`): a least-squares cost is an average over
+//! 5. **The dividers** ([`gen::divider_kernels`]): one kernel per divide and square
+//!    root, and per integer divide and remainder, `y(i) = a(i) / b(i)` over independent
+//!    elements to a count known only at run time (left scalar), times how long each
+//!    operation holds its unit, which is not pipelined (`MachineProfile::divider`): a
+//!    least-squares cost is an average over
 //!    kernels in which the unit overlaps other work, and would let a loop of divides and
 //!    square roots run faster than the unit can serve them.
 //!

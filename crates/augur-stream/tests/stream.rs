@@ -308,8 +308,16 @@ fn quick_run_with_gfortran() {
         assert!((0.5..200.0).contains(&ns), "{op} {ns} ns");
     }
     // The divider's occupancies, measured directly: a scalar divide holds it for some
-    // cycles (1.3 ns on a Zen 4), a square root longer than a divide.
-    for op in [AbOp::DRDL, AbOp::SQRD, AbOp::DRSL, AbOp::SQRS] {
+    // cycles (1.3 ns on a Zen 4), a square root longer than a divide; an integer divide
+    // or remainder by a value read at run time holds the integer divider (1.7 ns).
+    for op in [
+        AbOp::DRDL,
+        AbOp::SQRD,
+        AbOp::DRSL,
+        AbOp::SQRS,
+        AbOp::DISL,
+        AbOp::MODI,
+    ] {
         let e = r
             .divider_entries
             .get(&op)

@@ -36,6 +36,7 @@ use crate::nest_time::{memory_term, NestRow};
 use crate::predict::{predict_with, PredictOptions, Prediction};
 use crate::price::{inside_loop, price_blocks};
 use augur_ir::omp::{Construct, ConstructKind, ScheduleKind};
+use augur_ir::{AbOp, AbOpCounts};
 use augur_machine_profile::openmp::OpenMpProfile as MachineOpenMp;
 use augur_machine_profile::MachineProfile;
 use augur_program_profile::openmp::{OpenMpProfile, ThreadRun};
@@ -77,7 +78,8 @@ pub struct ThreadPoint {
     /// Beyond the cores: what the threads' sharing of the cores adds beyond the slowest
     /// thread's work.
     pub sharing: f64,
-    /// Time serialized critical sections add beyond the slowest thread.
+    /// Time serialized critical sections (and run-time library locks, [`LOCKED`]) add
+    /// beyond the slowest thread.
     pub serialization: f64,
     /// Constructs' overheads.
     pub overhead: f64,
@@ -132,6 +134,9 @@ pub(crate) struct BlockTimes {
     pub(crate) per_exec: Vec<Vec<f64>>,
     /// [unit][block] index into `nests`.
     pub(crate) nest: Vec<Vec<Option<usize>>>,
+    /// [unit][block] per execution: the seconds its operations hold a run-time
+    /// library's process-wide lock, and how many times it takes it ([`LOCKED`]).
+    locked: Vec<Vec<(f64, f64)>>,
     pub(crate) nests: Vec<NestRow>,
     /// Seconds the sequential total has beyond the blocks (first touches, ...).
     rest: f64,
@@ -199,6 +204,16 @@ pub(crate) fn block_times(
     let mut per_exec = vec![];
     let mut nest = vec![];
     let mut blocks_total = 0.0;
+    let locked = program
+        .units
+        .iter()
+        .map(|u| {
+            u.blocks
+                .iter()
+                .map(|b| locked_work(table, &b.counts))
+                .collect()
+        })
+        .collect();
     for (ui, u) in program.units.iter().enumerate() {
         let mut pe = vec![];
         let mut ne = vec![];
@@ -223,6 +238,7 @@ pub(crate) fn block_times(
     BlockTimes {
         per_exec,
         nest,
+        locked,
         rest: sequential.total.seconds - blocks_total - memory - sequential.first_touch_seconds,
         nests,
         line_bytes: machine
@@ -231,6 +247,21 @@ pub(crate) fn block_times(
             .and_then(|m| m.levels.first())
             .map_or(64.0, |l| l.line_bytes.max(1) as f64),
     }
+}
+
+/// The operations that run under a process-wide lock of the language's run-time
+/// library: RANDOM_SEED with PUT= or GET= (gfortran's libgfortran and flang's runtime
+/// take the generator's one mutex; threads reseeding in a loop take turns, measured on a
+/// Zen 4: 290 ns a reseed alone, 450 ns a reseed for the loop with two threads).
+pub const LOCKED: [AbOp; 1] = [AbOp::RSED];
+
+/// Per execution of a block with `counts`: the seconds its [`LOCKED`] operations hold
+/// their lock, and how many times it takes it.
+fn locked_work(table: &CostTable, counts: &AbOpCounts) -> (f64, f64) {
+    LOCKED.iter().fold((0.0, 0.0), |(s, n), &op| {
+        let k = counts.get(op);
+        (s + k * table.get(op).seconds, n + k)
+    })
 }
 
 /// The level whose bandwidth serves the misses of cache level `missed` (none for the
@@ -364,16 +395,26 @@ fn point(
             }
             let critical = structure[ui].is_serialized(bi as u32);
             let section = structure[ui].section_of_block(bi as u32);
+            let (held, takes) = times.locked[ui][bi];
+            // (The operation's measured cost holds its uncontended lock and unlock.)
+            let lock_entry = if takes > 0.0 {
+                (critical_entry(&mut m) - m.overhead_alone("critical")).max(0.0)
+            } else {
+                0.0
+            };
             let acc = phases.entry(key).or_insert_with(|| PhaseAcc::new(p));
             acc.blocks.push((ui as u32, bi as u32));
             acc.alone += t * counts.iter().sum::<f64>() * factor(ui, bi, false);
             for (tid, c) in counts.iter().enumerate().take(p as usize) {
                 let s = t * c * factor(ui, bi, true);
                 contention += t * c * (factor(ui, bi, true) - factor(ui, bi, false));
-                acc.work[tid] += s;
+                acc.work[tid] += s + c * takes * lock_entry;
                 if critical {
                     acc.serialized += s;
                 }
+                // A run-time library's lock: its holders take turns, as in a critical
+                // section around those operations.
+                acc.serialized += c * (held + takes * lock_entry);
                 if let Some(id) = section {
                     *acc.sections.entry(id).or_default() += s;
                     acc.section_work[tid] += s;

@@ -145,7 +145,7 @@ fn point_notes(p: &ThreadPoint, cores: Option<u32>) -> Vec<String> {
     }
     if p.serialization > 0.0 {
         notes.push(format!(
-            "critical sections serialize {}",
+            "critical sections and library locks serialize {}",
             f(p.serialization)
         ));
     }

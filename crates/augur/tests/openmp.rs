@@ -331,3 +331,44 @@ fn a_section_thread_0_runs_is_parallel_work_not_serial() {
     let speedup = t(0, "seconds") / t(1, "seconds");
     assert!(speedup > 1.6, "speedup {speedup}: {points}");
 }
+
+/// Every iteration reseeds the generator (RANDOM_SEED with PUT=) before drawing a
+/// number: the run-time library reseeds under one process-wide lock.
+const RESEEDS: &str = "\
+program reseed
+  implicit none
+  integer :: i, k
+  integer :: seed(64)
+  real(8) :: g(200000), s
+  call random_seed(size=k)
+!$omp parallel do private(seed)
+  do i = 1, 200000
+    seed(1:k) = i
+    call random_seed(put=seed(1:k))
+    call random_number(g(i))
+  end do
+!$omp end parallel do
+  s = sum(g)
+  print *, s > 0
+end program reseed
+";
+
+#[test]
+fn reseeding_threads_take_turns_on_the_library_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("reseed.f90");
+    std::fs::write(&src, RESEEDS).unwrap();
+    let prof = dir.path().join("reseed.json");
+    ok(&augur()
+        .current_dir(dir.path())
+        .args(["analyze", "reseed.f90", "--threads", "1,2", "-o"])
+        .arg(&prof)
+        .output()
+        .unwrap());
+    let points = predicted_points(&prof);
+    let t = |k: usize, what: &str| points[k][what].as_f64().unwrap();
+    // The reseeds, nearly all the loop's work, do not overlap: no speedup to speak of.
+    assert!(t(1, "serialization") > 0.3 * t(0, "seconds"), "{points}");
+    let speedup = t(0, "seconds") / t(1, "seconds");
+    assert!(speedup < 1.15, "speedup {speedup}: {points}");
+}

@@ -852,7 +852,14 @@ fn add_overhead(
     }
     // Critical sections and atomics cost on the entering thread's timeline.
     if matches!(d.kind, ConstructKind::Critical | ConstructKind::Ordered) {
-        let o = critical_entry(m);
+        let mut o = critical_entry(m);
+        // The shared data a critical section stores into comes from the core that
+        // entered last, while the lock is held (two threads adding to a 256-bin
+        // histogram in a critical section, a Zen 4: 0.19 s for 5M entries; the same
+        // sections on a private counter 0.07 s, and 0.05 s without them).
+        if d.kind == ConstructKind::Critical && stores_inside(program, ui, s, c) {
+            o += m.added_by_threads("atomic_table").unwrap_or(0.0);
+        }
         for (t, e) in per_thread.iter().enumerate().take(p as usize) {
             acc.work[t] += e * o;
             acc.serialized += e * o;
@@ -886,6 +893,24 @@ fn add_overhead(
         0.0
     };
     acc.overhead += (synchronization_overhead(d, m) + schedule) * executions;
+}
+
+/// Whether a block of construct `c` (of unit `ui`) stores a value.
+fn stores_inside(
+    program: &ProgramProfile,
+    ui: usize,
+    s: &UnitConstructs<'_>,
+    c: &Construct,
+) -> bool {
+    let Some(u) = program.units.get(ui) else {
+        return false;
+    };
+    u.blocks.iter().enumerate().any(|(bi, b)| {
+        s.chain_of_block(bi as u32).iter().any(|x| x.id == c.id)
+            && b.counts
+                .iter()
+                .any(|(op, k)| k > 0.0 && op.info().meaning.starts_with("Store"))
+    })
 }
 
 /// What entering a critical section costs its thread: EPCC's figure (the lock handed to

@@ -372,3 +372,72 @@ fn reseeding_threads_take_turns_on_the_library_lock() {
     let speedup = t(0, "seconds") / t(1, "seconds");
     assert!(speedup < 1.15, "speedup {speedup}: {points}");
 }
+
+/// A histogram filled in a critical section (`hc(k) = hc(k) + 1`, the shared bins
+/// stored into while the lock is held) or the same sections storing nothing.
+const HISTOGRAM: &str = "\
+program histo
+  implicit none
+  integer :: hc(256), i, k
+  hc = 0
+!$omp parallel do private(k)
+  do i = 1, 400000
+    k = 1 + mod(i * 97, 256)
+!$omp critical
+    BODY
+!$omp end critical
+  end do
+!$omp end parallel do
+  print *, sum(hc)
+end program histo
+";
+
+#[test]
+fn a_critical_section_waits_for_the_shared_data_it_stores_into() {
+    let dir = tempfile::tempdir().unwrap();
+    // A Zen 4 profile with the table atomic (a line's trip from the other core).
+    let zen4 = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../measurements/zen4-2026-11-27f/zen4-O2.toml");
+    let at_two_threads = |name: &str, body: &str| -> f64 {
+        let src = dir.path().join(format!("{name}.f90"));
+        std::fs::write(&src, HISTOGRAM.replace("BODY", body)).unwrap();
+        let prof = dir.path().join(format!("{name}.json"));
+        ok(&augur()
+            .current_dir(dir.path())
+            .arg("analyze")
+            .arg(&src)
+            .args(["--threads", "1,2", "-o"])
+            .arg(&prof)
+            .output()
+            .unwrap());
+        let (json, _) = ok(&augur()
+            .arg("predict")
+            .arg(&prof)
+            .arg("-m")
+            .arg(&zen4)
+            .args(["--threads", "1,2", "--json"])
+            .output()
+            .unwrap());
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v[0]["prediction"]["points"][1]["seconds"].as_f64().unwrap()
+    };
+    let storing = at_two_threads("stores", "hc(k) = hc(k) + 1");
+    let storing_nothing = at_two_threads("checks", "if (k > 256) stop 1");
+    // The entries take turns, and each waits once more for a line: the table atomic's
+    // figure at two threads (a few to tens of nanoseconds).
+    let machine = augur_machine_profile::MachineProfile::read(&zen4).unwrap();
+    let omp = machine.openmp.unwrap();
+    let table = |p: u32| {
+        omp.overheads
+            .iter()
+            .find(|o| o.construct == "atomic_table" && o.threads == p)
+            .map(|o| o.seconds)
+            .unwrap()
+    };
+    let line = table(2) - table(1);
+    let added = storing - storing_nothing;
+    assert!(
+        added > 0.8 * 400_000.0 * line && added < 1.5 * 400_000.0 * line + 1e-3,
+        "{added} s for 400000 entries, a line {line} s"
+    );
+}

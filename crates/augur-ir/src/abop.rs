@@ -266,6 +266,12 @@ impl AbOp {
         self.info().code
     }
 
+    /// Whether it stores a value into a variable (`SRDL`, `SISG`, `SLGL`, ...: the
+    /// catalogue's "Store" entries).
+    pub fn is_store(self) -> bool {
+        self.info().meaning.starts_with("Store")
+    }
+
     /// Looks an AbOp up by mnemonic (case-insensitive).
     pub fn from_mnemonic(m: &str) -> Option<AbOp> {
         CATALOGUE
@@ -314,6 +320,19 @@ mod tests {
         assert_eq!(AbOp::CONJ.code(), 109);
         assert_eq!(SAAVEDRA_COUNT, 109);
         const { assert!(COUNT > SAAVEDRA_COUNT) };
+    }
+
+    #[test]
+    fn stores_are_the_store_entries() {
+        let stores: Vec<&str> = ALL
+            .iter()
+            .filter(|op| op.is_store())
+            .map(|op| op.mnemonic())
+            .collect();
+        for m in ["SRSL", "SISL", "SRDL", "SIDG", "SCDL", "SLGL"] {
+            assert!(stores.contains(&m), "{m}: {stores:?}");
+        }
+        assert!(!AbOp::TRDL.is_store() && !AbOp::ARDL.is_store());
     }
 
     #[test]

@@ -250,9 +250,9 @@ pub(crate) fn block_times(
 }
 
 /// The operations that run under a process-wide lock of the language's run-time
-/// library: RANDOM_SEED with PUT= or GET= (gfortran's libgfortran and flang's runtime
-/// take the generator's one mutex; threads reseeding in a loop take turns, measured on a
-/// Zen 4: 290 ns a reseed alone, 450 ns a reseed for the loop with two threads).
+/// library: RANDOM_SEED with PUT= or GET= (gfortran's libgfortran takes the generator's
+/// one mutex, `random_lock`; threads reseeding in a loop take turns, measured on a Zen 4:
+/// 290 ns a reseed alone, 450 ns a reseed for the loop with two threads).
 pub const LOCKED: [AbOp; 1] = [AbOp::RSED];
 
 /// Per execution of a block with `counts`: the seconds its [`LOCKED`] operations hold
@@ -907,9 +907,7 @@ fn stores_inside(
     };
     u.blocks.iter().enumerate().any(|(bi, b)| {
         s.chain_of_block(bi as u32).iter().any(|x| x.id == c.id)
-            && b.counts
-                .iter()
-                .any(|(op, k)| k > 0.0 && op.info().meaning.starts_with("Store"))
+            && b.counts.iter().any(|(op, k)| k > 0.0 && op.is_store())
     })
 }
 

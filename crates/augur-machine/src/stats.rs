@@ -128,20 +128,8 @@ pub fn ci90_half_width(sd: f64, n: usize) -> f64 {
     t95(n - 1) * sd / (n as f64).sqrt()
 }
 
-/// The median of `xs` (NaN for none).
-pub fn median(xs: &[f64]) -> f64 {
-    let mut v: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
-}
+/// The median of `xs` (NaN for none): the experiment harness's.
+pub use augur_toolchain::experiment::median;
 
 #[cfg(test)]
 mod tests {

@@ -289,19 +289,12 @@ fn median_per_size(triads: &[(u64, f64)]) -> Vec<(u64, f64)> {
     sizes
         .into_iter()
         .map(|elements| {
-            let mut v: Vec<f64> = triads
+            let readings: Vec<f64> = triads
                 .iter()
                 .filter(|t| t.0 == elements)
                 .map(|t| t.1)
                 .collect();
-            v.sort_by(f64::total_cmp);
-            let mid = v.len() / 2;
-            let median = if v.len() % 2 == 1 {
-                v[mid]
-            } else {
-                (v[mid - 1] + v[mid]) / 2.0
-            };
-            (elements, median)
+            (elements, experiment::median(&readings))
         })
         .collect()
 }

@@ -329,19 +329,9 @@ impl Sample {
 
 /// too).
 pub fn without_outliers(v: &[f64]) -> Vec<f64> {
-    let median = |x: &mut Vec<f64>| {
-        x.sort_by(f64::total_cmp);
-        let n = x.len();
-        if n == 0 {
-            0.0
-        } else if n % 2 == 1 {
-            x[n / 2]
-        } else {
-            (x[n / 2 - 1] + x[n / 2]) / 2.0
-        }
-    };
-    let m = median(&mut v.to_vec());
-    let mad = 1.4826 * median(&mut v.iter().map(|x| (x - m).abs()).collect());
+    let m = median(v);
+    let deviations: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    let mad = 1.4826 * median(&deviations);
     if mad <= 0.0 {
         return v.to_vec();
     }
@@ -349,6 +339,22 @@ pub fn without_outliers(v: &[f64]) -> Vec<f64> {
         .copied()
         .filter(|x| (x - m).abs() <= 5.0 * mad)
         .collect()
+}
+
+/// The median of `xs`, NaN values left out (the mean of the middle two for an even
+/// count; NaN for none).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        (v[m - 1] + v[m]) / 2.0
+    }
 }
 
 /// The mean of some observations (0 for none).

@@ -67,13 +67,35 @@ fn analyzed(dir: &Path, threads: &str) -> PathBuf {
     prof
 }
 
+/// `source` written to `DIR/NAME.f90` and analyzed at 1 and 2 threads into
+/// `DIR/NAME.json`, which is returned.
+fn analyzed_at_two_threads(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.f90"));
+    std::fs::write(&src, source).unwrap();
+    let prof = dir.join(format!("{name}.json"));
+    ok(&augur()
+        .current_dir(dir)
+        .arg("analyze")
+        .arg(&src)
+        .args(["--threads", "1,2", "-o"])
+        .arg(&prof)
+        .output()
+        .unwrap());
+    prof
+}
+
 /// The points of `augur predict PROF --threads 1,2 --json` on [`machine`].
 fn predicted_points(prof: &Path) -> serde_json::Value {
+    predicted_points_on(prof, &machine())
+}
+
+/// The points of `augur predict PROF --threads 1,2 --json` on `machine`.
+fn predicted_points_on(prof: &Path, machine: &Path) -> serde_json::Value {
     let (json, _) = ok(&augur()
         .arg("predict")
         .arg(prof)
         .arg("-m")
-        .arg(machine())
+        .arg(machine)
         .args(["--threads", "1,2", "--json"])
         .output()
         .unwrap());
@@ -269,17 +291,11 @@ end program acc
 fn stores_into_a_line_threads_share_cost_each_thread() {
     let dir = tempfile::tempdir().unwrap();
     let sharing = |stride: &str| -> f64 {
-        let src = dir.path().join(format!("acc{stride}.f90"));
-        std::fs::write(&src, ACCUMULATORS.replace("STRIDE", stride)).unwrap();
-        let prof = dir.path().join(format!("acc{stride}.json"));
-        ok(&augur()
-            .current_dir(dir.path())
-            .arg("analyze")
-            .arg(&src)
-            .args(["--threads", "1,2", "-o"])
-            .arg(&prof)
-            .output()
-            .unwrap());
+        let prof = analyzed_at_two_threads(
+            dir.path(),
+            &format!("acc{stride}"),
+            &ACCUMULATORS.replace("STRIDE", stride),
+        );
         let points = predicted_points(&prof);
         assert_eq!(points[0]["line_sharing"].as_f64(), Some(0.0), "{points}");
         points[1]["line_sharing"].as_f64().unwrap()
@@ -315,15 +331,7 @@ end program two
 #[test]
 fn a_section_thread_0_runs_is_parallel_work_not_serial() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("two.f90");
-    std::fs::write(&src, SECTIONS).unwrap();
-    let prof = dir.path().join("two.json");
-    ok(&augur()
-        .current_dir(dir.path())
-        .args(["analyze", "two.f90", "--threads", "1,2", "-o"])
-        .arg(&prof)
-        .output()
-        .unwrap());
+    let prof = analyzed_at_two_threads(dir.path(), "two", SECTIONS);
     let points = predicted_points(&prof);
     let t = |k: usize, what: &str| points[k][what].as_f64().unwrap();
     // Thread 0's section runs beside thread 1's: neither is serial time.
@@ -356,15 +364,7 @@ end program reseed
 #[test]
 fn reseeding_threads_take_turns_on_the_library_lock() {
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("reseed.f90");
-    std::fs::write(&src, RESEEDS).unwrap();
-    let prof = dir.path().join("reseed.json");
-    ok(&augur()
-        .current_dir(dir.path())
-        .args(["analyze", "reseed.f90", "--threads", "1,2", "-o"])
-        .arg(&prof)
-        .output()
-        .unwrap());
+    let prof = analyzed_at_two_threads(dir.path(), "reseed", RESEEDS);
     let points = predicted_points(&prof);
     let t = |k: usize, what: &str| points[k][what].as_f64().unwrap();
     // The reseeds, nearly all the loop's work, do not overlap: no speedup to speak of.
@@ -399,27 +399,10 @@ fn a_critical_section_waits_for_the_shared_data_it_stores_into() {
     let zen4 = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../measurements/zen4-2026-11-27f/zen4-O2.toml");
     let at_two_threads = |name: &str, body: &str| -> f64 {
-        let src = dir.path().join(format!("{name}.f90"));
-        std::fs::write(&src, HISTOGRAM.replace("BODY", body)).unwrap();
-        let prof = dir.path().join(format!("{name}.json"));
-        ok(&augur()
-            .current_dir(dir.path())
-            .arg("analyze")
-            .arg(&src)
-            .args(["--threads", "1,2", "-o"])
-            .arg(&prof)
-            .output()
-            .unwrap());
-        let (json, _) = ok(&augur()
-            .arg("predict")
-            .arg(&prof)
-            .arg("-m")
-            .arg(&zen4)
-            .args(["--threads", "1,2", "--json"])
-            .output()
-            .unwrap());
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        v[0]["prediction"]["points"][1]["seconds"].as_f64().unwrap()
+        let prof = analyzed_at_two_threads(dir.path(), name, &HISTOGRAM.replace("BODY", body));
+        predicted_points_on(&prof, &zen4)[1]["seconds"]
+            .as_f64()
+            .unwrap()
     };
     let storing = at_two_threads("stores", "hc(k) = hc(k) + 1");
     let storing_nothing = at_two_threads("checks", "if (k > 256) stop 1");

@@ -14,6 +14,7 @@ pub mod count;
 pub mod counts;
 pub mod diag;
 pub mod goto_loops;
+pub mod incore;
 pub mod intervals;
 pub mod omp;
 pub mod omp_sharing;

@@ -35,6 +35,7 @@
 //! interval (Student t), both in nanoseconds per operation.
 
 pub mod flags;
+pub mod incore;
 pub mod library;
 pub mod memory;
 pub mod mpi;
@@ -125,6 +126,11 @@ pub struct MachineProfile {
     /// --optimizations`); absent when not measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimizations: Option<crate::optimizations::OptimizationsProfile>,
+    /// The in-core parameters that price a compiled loop (`augur characterize`,
+    /// `augur-incore`); absent in profiles made before them, which then price every loop
+    /// by its AbOps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incore: Option<crate::incore::InCoreProfile>,
 }
 
 /// Where and how a profile was measured.
@@ -265,6 +271,7 @@ impl MachineProfile {
             openmp: None,
             mpi: None,
             optimizations: None,
+            incore: None,
         }
     }
 

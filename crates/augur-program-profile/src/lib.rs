@@ -4,6 +4,7 @@
 //! Profiles are machine-independent (they depend only on the source and the
 //! input), versioned (`schema`) and documented in `docs/FORMATS.md`.
 
+pub mod compiled;
 pub mod locality;
 pub mod mpi;
 pub mod openmp;

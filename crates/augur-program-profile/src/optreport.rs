@@ -40,6 +40,14 @@ pub struct OptReport {
     /// kept, whatever the shape of its arms).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub branching: Vec<SourceLine>,
+    /// The innermost loops of the compiled code, read from the assembly of the same
+    /// compile and mapped to their source loops (`crate::compiled`). Empty in profiles
+    /// made before them: those loops are priced by their AbOps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compiled_loops: Vec<crate::compiled::CompiledLoop>,
+    /// Compiled loops that could not be mapped to a source loop or read, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmapped_loops: Vec<crate::compiled::UnmappedLoop>,
     /// Problems in getting the report (a file that did not compile alone, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,

@@ -1,0 +1,238 @@
+//! The vocabulary of compiled loops: the classes of machine instructions an in-core
+//! model prices.
+//!
+//! A program profile records, for each hot loop the compiler emitted, how many
+//! instructions of each class one compiled iteration executes and which classes lie on
+//! its loop-carried dependence chains; a machine profile records, for each class, its
+//! latency and reciprocal throughput on the host, measured by the machine wing's own
+//! kernels. Neither side knows the other's numbers: the classes are the contract.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What one machine instruction does, as far as its time on an out-of-order core goes.
+/// A load or store folded into an arithmetic instruction (`addsd 8(%rax), %xmm0`) is
+/// counted as the arithmetic instruction plus a [`InstrClass::Load`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstrClass {
+    /// A read from memory (a move into a register, or an operand folded into another
+    /// instruction).
+    Load,
+    /// A load on a loop-carried chain that reads what a store of the chain wrote
+    /// (a variable kept in memory, as unoptimized code keeps every variable): its
+    /// latency is the store-to-load forwarding latency.
+    Forward,
+    /// A write to memory.
+    Store,
+    /// Integer and logical arithmetic, compares, moves between registers, address
+    /// computations (`lea`), shifts, conditional moves and sets.
+    IntAlu,
+    /// Integer multiply.
+    IntMul,
+    /// Integer divide or remainder (`div`, `idiv`): not pipelined.
+    IntDiv,
+    /// Floating-point add, subtract, compare, min and max.
+    FpAdd,
+    /// Floating-point multiply.
+    FpMul,
+    /// Fused multiply-add.
+    FpFma,
+    /// Floating-point divide: not pipelined.
+    FpDiv,
+    /// Floating-point square root: not pipelined.
+    FpSqrt,
+    /// Conversions between integer and floating point and between precisions,
+    /// roundings.
+    FpConvert,
+    /// Moves, shuffles, broadcasts, blends and logic on floating-point or vector
+    /// registers.
+    VecMove,
+    /// Integer arithmetic on vector registers.
+    VecInt,
+    /// A jump, taken or not.
+    Branch,
+    /// A call (its callee's time is not in the loop's instructions).
+    Call,
+    /// Anything else the classifier does not know.
+    Other,
+}
+
+impl InstrClass {
+    /// Every class, in order.
+    pub const ALL: [InstrClass; 17] = [
+        InstrClass::Load,
+        InstrClass::Forward,
+        InstrClass::Store,
+        InstrClass::IntAlu,
+        InstrClass::IntMul,
+        InstrClass::IntDiv,
+        InstrClass::FpAdd,
+        InstrClass::FpMul,
+        InstrClass::FpFma,
+        InstrClass::FpDiv,
+        InstrClass::FpSqrt,
+        InstrClass::FpConvert,
+        InstrClass::VecMove,
+        InstrClass::VecInt,
+        InstrClass::Branch,
+        InstrClass::Call,
+        InstrClass::Other,
+    ];
+
+    /// The class's name in the formats (`fp_add`).
+    pub fn name(self) -> &'static str {
+        match self {
+            InstrClass::Load => "load",
+            InstrClass::Forward => "forward",
+            InstrClass::Store => "store",
+            InstrClass::IntAlu => "int_alu",
+            InstrClass::IntMul => "int_mul",
+            InstrClass::IntDiv => "int_div",
+            InstrClass::FpAdd => "fp_add",
+            InstrClass::FpMul => "fp_mul",
+            InstrClass::FpFma => "fp_fma",
+            InstrClass::FpDiv => "fp_div",
+            InstrClass::FpSqrt => "fp_sqrt",
+            InstrClass::FpConvert => "fp_convert",
+            InstrClass::VecMove => "vec_move",
+            InstrClass::VecInt => "vec_int",
+            InstrClass::Branch => "branch",
+            InstrClass::Call => "call",
+            InstrClass::Other => "other",
+        }
+    }
+
+    /// Whether the class works on floating-point values.
+    pub fn is_floating(self) -> bool {
+        matches!(
+            self,
+            InstrClass::FpAdd
+                | InstrClass::FpMul
+                | InstrClass::FpFma
+                | InstrClass::FpDiv
+                | InstrClass::FpSqrt
+                | InstrClass::FpConvert
+        )
+    }
+
+    /// A latency in cycles typical of today's x86-64 cores, used only to choose which
+    /// of a loop's dependence paths is the longest when the profile is made (the
+    /// machine's own latencies price the path chosen).
+    pub fn generic_latency_cycles(self) -> f64 {
+        match self {
+            InstrClass::Load => 5.0,
+            InstrClass::Forward => 6.0,
+            InstrClass::Store => 0.0,
+            InstrClass::IntAlu | InstrClass::VecMove | InstrClass::VecInt => 1.0,
+            InstrClass::IntMul => 3.0,
+            InstrClass::IntDiv => 15.0,
+            InstrClass::FpAdd | InstrClass::FpMul => 3.0,
+            InstrClass::FpFma | InstrClass::FpConvert => 4.0,
+            InstrClass::FpDiv => 13.0,
+            InstrClass::FpSqrt => 15.0,
+            InstrClass::Branch | InstrClass::Call | InstrClass::Other => 1.0,
+        }
+    }
+}
+
+impl fmt::Display for InstrClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The width an instruction works on: one scalar, or a vector register of 128, 256 or
+/// 512 bits.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Width {
+    /// One value (a general-purpose register, or the low lane of a vector register).
+    #[default]
+    Scalar,
+    /// A 128-bit vector (xmm, packed).
+    V128,
+    /// A 256-bit vector (ymm).
+    V256,
+    /// A 512-bit vector (zmm).
+    V512,
+}
+
+impl Width {
+    /// The width in bits of a packed operation (64 for scalars).
+    pub fn bits(self) -> u32 {
+        match self {
+            Width::Scalar => 64,
+            Width::V128 => 128,
+            Width::V256 => 256,
+            Width::V512 => 512,
+        }
+    }
+}
+
+/// An instruction class at a width: the unit of both the program's counts and the
+/// machine's costs (`fp_add.v256`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct ClassWidth {
+    /// The class.
+    pub class: InstrClass,
+    /// Its width.
+    #[serde(default)]
+    pub width: Width,
+}
+
+impl ClassWidth {
+    /// A class at a width.
+    pub fn new(class: InstrClass, width: Width) -> Self {
+        ClassWidth { class, width }
+    }
+
+    /// The key used in machine profiles: `fp_add` for scalars, `fp_add.v256` for
+    /// vectors.
+    pub fn key(self) -> String {
+        match self.width {
+            Width::Scalar => self.class.name().to_string(),
+            Width::V128 => format!("{}.v128", self.class),
+            Width::V256 => format!("{}.v256", self.class),
+            Width::V512 => format!("{}.v512", self.class),
+        }
+    }
+
+    /// The inverse of [`ClassWidth::key`].
+    pub fn from_key(key: &str) -> Option<Self> {
+        let (name, width) = match key.split_once('.') {
+            None => (key, Width::Scalar),
+            Some((n, "v128")) => (n, Width::V128),
+            Some((n, "v256")) => (n, Width::V256),
+            Some((n, "v512")) => (n, Width::V512),
+            Some(_) => return None,
+        };
+        let class = InstrClass::ALL.into_iter().find(|c| c.name() == name)?;
+        Some(ClassWidth { class, width })
+    }
+}
+
+impl fmt::Display for ClassWidth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.key())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip() {
+        for c in InstrClass::ALL {
+            for w in [Width::Scalar, Width::V128, Width::V256, Width::V512] {
+                let cw = ClassWidth::new(c, w);
+                assert_eq!(ClassWidth::from_key(&cw.key()), Some(cw));
+            }
+        }
+        assert_eq!(ClassWidth::from_key("fp_add.v64"), None);
+        assert_eq!(ClassWidth::from_key("nothing"), None);
+    }
+}

@@ -1,0 +1,65 @@
+//! `[incore]`: what an analytical in-core model needs to price a compiled loop, measured
+//! on the host by the machine wing's own instruction kernels (`augur-incore`).
+//!
+//! ```toml
+//! [incore]
+//! cycle_ns = 0.238
+//! issue_ns = 0.048
+//! taken_branch_ns = 0.238
+//!
+//! [incore.class.fp_add]
+//! latency_ns = 0.714
+//! throughput_ns = 0.119
+//!
+//! [incore.class."fp_add.v256"]
+//! latency_ns = 0.714
+//! throughput_ns = 0.119
+//! ```
+//!
+//! Keys of `class` are [`augur_ir::incore::ClassWidth::key`]s. A class the kernels did
+//! not measure is absent; the model then prices it as the nearest class it knows
+//! (the same class at the scalar width, else one cycle).
+
+use augur_ir::incore::ClassWidth;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The in-core parameters of one host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct InCoreProfile {
+    /// One core clock cycle, in ns: the latency of one integer add in a chain of
+    /// dependent adds (one cycle on every x86-64 core since the 1990s).
+    pub cycle_ns: f64,
+    /// The least time one instruction of a loop body takes when nothing else binds it
+    /// (the reciprocal of the sustained issue width, ns): measured by a loop of
+    /// independent one-cycle integer instructions.
+    pub issue_ns: f64,
+    /// The least time one iteration of a loop takes (its taken backward branch), ns.
+    pub taken_branch_ns: f64,
+    /// Latency and reciprocal throughput of each class at each width measured.
+    #[serde(default)]
+    pub class: BTreeMap<String, ClassCost>,
+}
+
+/// What one instruction of a class costs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct ClassCost {
+    /// From its operands ready to its result ready, ns (a chain of dependent
+    /// instructions of the class).
+    pub latency_ns: f64,
+    /// Its reciprocal throughput, ns (independent instructions of the class back to
+    /// back, as many chains as the core overlaps).
+    pub throughput_ns: f64,
+}
+
+impl InCoreProfile {
+    /// The cost of `cw`, or of the same class at the scalar width when its width was
+    /// not measured (a vector instruction issues as one), or `None`.
+    pub fn cost(&self, cw: ClassWidth) -> Option<ClassCost> {
+        self.class.get(&cw.key()).copied().or_else(|| {
+            self.class
+                .get(&ClassWidth::new(cw.class, Default::default()).key())
+                .copied()
+        })
+    }
+}

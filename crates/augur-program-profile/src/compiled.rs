@@ -1,0 +1,68 @@
+//! Compiled loops: the instructions the compiler emitted for a program's innermost
+//! loops, read from the assembly of the optimization report's compile and mapped to the
+//! source loops by the assembly's line table.
+//!
+//! Each record belongs to the compiler and code-generation flags of its
+//! [`crate::optreport::OptReport`]; it holds counts of instruction classes, never a
+//! machine's number (the machine profile's `[incore]` section prices them).
+
+use augur_ir::incore::ClassWidth;
+use serde::{Deserialize, Serialize};
+
+/// One innermost loop of the compiled code, mapped to a source loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompiledLoop {
+    /// The source file, as in the profile's `sources`.
+    pub file: String,
+    /// The 1-based line of the source loop it was mapped to (its DO statement).
+    pub line: u32,
+    /// The assembly symbol of the function holding it.
+    pub function: String,
+    /// The instructions of one compiled iteration, by class and width.
+    pub instructions: Vec<ClassCount>,
+    /// How many iterations of the source loop one compiled iteration covers (vector
+    /// lanes times unrolling).
+    pub source_iterations: u32,
+    /// How `source_iterations` was found (`"4 double lanes (256-bit)"`, `"1: scalar"`).
+    pub source_iterations_from: String,
+    /// The loop-carried dependence chains: for each value carried from one compiled
+    /// iteration to the next (a register, or a memory slot the code stores and loads
+    /// again), the classes on its longest path through one iteration. The longest on
+    /// the machine's latencies bounds the iteration.
+    pub chains: Vec<Chain>,
+    /// The other compiled loops mapped to the same source loop (a vectorized loop's
+    /// scalar remainder, versions the compiler made for aliasing or alignment), which
+    /// are not priced.
+    #[serde(default)]
+    pub versions: u32,
+}
+
+/// A number of instructions of one class and width.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ClassCount {
+    /// The class and width.
+    #[serde(flatten)]
+    pub class: ClassWidth,
+    /// How many per compiled iteration.
+    pub count: u32,
+}
+
+/// One loop-carried dependence chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chain {
+    /// What carries it (`%xmm0`, `-8(%rbp)`).
+    pub carried_by: String,
+    /// The instructions on its path through one compiled iteration.
+    pub path: Vec<ClassCount>,
+}
+
+/// A source loop whose compiled code could not be read, and why (priced by its AbOps).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnmappedLoop {
+    /// The source file.
+    pub file: String,
+    /// The 1-based line the compiled loop's branch belongs to.
+    pub line: u32,
+    /// Why it is not priced from its instructions.
+    pub reason: String,
+}

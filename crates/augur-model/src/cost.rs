@@ -114,6 +114,9 @@ pub struct CostTable {
     /// form's): an iteration takes at least the sum over its divides and square roots.
     /// Empty when the machine was characterized before it.
     pub divider: Vec<(AbOp, f64)>,
+    /// The in-core parameters that price compiled loops (`MachineProfile::incore`);
+    /// `None` for profiles made before them (every loop is then priced by its AbOps).
+    pub incore: Option<augur_machine_profile::incore::InCoreProfile>,
 }
 
 /// The operations of the divide and square-root unit, each with the AbOp whose measured
@@ -470,6 +473,7 @@ impl CostTable {
                 .and_then(|m| m.levels.first())
                 .map_or(0.0, |l| l.latency_ns.max(0.0) * 1e-9),
             divider: divider_occupancies(machine),
+            incore: machine.incore.clone(),
         }
     }
 

@@ -21,6 +21,7 @@ pub mod block;
 pub mod breakdown;
 pub mod cost;
 pub mod hybrid;
+pub mod incore;
 pub mod interval;
 pub mod machine;
 pub mod memory;

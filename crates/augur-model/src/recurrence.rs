@@ -130,7 +130,11 @@ pub(crate) fn loop_recurrences(
             continue;
         };
         let innermost = !u.loops.iter().any(|o| o.parent == Some(l.id));
-        if !innermost || report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
+        if !innermost {
+            continue;
+        }
+        let compiled = compiled_time(table, report, u, l.line);
+        if compiled.is_none() && report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
             continue;
         }
         let body: Vec<usize> = u
@@ -218,7 +222,11 @@ pub(crate) fn loop_recurrences(
             // Profiles made before the field: every call on top of the recurrence.
             None => (t_throughput - t_calls).max(t_chain) + t_calls,
         };
-        let t = t.max(divider_time(table, u, &body));
+        let t = match compiled {
+            // The compiled loop's instructions hold its divides, chains and calls' absence.
+            Some(per_iteration) => n * per_iteration,
+            None => t.max(divider_time(table, u, &body)),
+        };
         let k = t / t_body;
         if (k - 1.0).abs() < 1e-12 {
             continue;
@@ -233,6 +241,20 @@ pub(crate) fn loop_recurrences(
         }
     }
     scaled
+}
+
+/// The in-core seconds per source iteration of the innermost loop of `u` on `line`,
+/// from the instructions the compiler emitted for it, when the report holds its
+/// compiled loop and the machine its in-core parameters ([`crate::incore`]).
+pub(crate) fn compiled_time(
+    table: &CostTable,
+    report: Option<&OptReport>,
+    u: &UnitProfile,
+    line: u32,
+) -> Option<f64> {
+    let m = table.incore.as_ref()?;
+    let cl = report?.compiled_loop(&u.file, line)?;
+    crate::incore::loop_time(cl, m).map(|t| t.per_source_iteration)
 }
 
 /// The time the blocks `body` of `u` hold the busier of the two dividers, neither of

@@ -6,7 +6,7 @@
 //! [`crate::optreport::OptReport`]; it holds counts of instruction classes, never a
 //! machine's number (the machine profile's `[incore]` section prices them).
 
-use augur_ir::incore::ClassWidth;
+pub use augur_ir::incore::{ClassWidth, InstrClass, Width};
 use serde::{Deserialize, Serialize};
 
 /// One innermost loop of the compiled code, mapped to a source loop.
@@ -30,6 +30,13 @@ pub struct CompiledLoop {
     /// again), the classes on its longest path through one iteration. The longest on
     /// the machine's latencies bounds the iteration.
     pub chains: Vec<Chain>,
+    /// Instructions of one compiled iteration as the core issues them (an operand
+    /// folded into an arithmetic instruction is one instruction, not two).
+    pub issued: u32,
+    /// Conditional jumps whose target lies inside the loop (the arms of an IF): an
+    /// iteration runs one path, while `instructions` counts every path's.
+    #[serde(default)]
+    pub inner_branches: u32,
     /// The other compiled loops mapped to the same source loop (a vectorized loop's
     /// scalar remainder, versions the compiler made for aliasing or alignment), which
     /// are not priced.

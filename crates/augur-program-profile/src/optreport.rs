@@ -109,6 +109,13 @@ pub struct InlinedCall {
 }
 
 impl OptReport {
+    /// The compiled loop mapped to the source loop on `file:line`, if any.
+    pub fn compiled_loop(&self, file: &str, line: u32) -> Option<&crate::compiled::CompiledLoop> {
+        self.compiled_loops
+            .iter()
+            .find(|c| c.line == line && same_file(&c.file, file))
+    }
+
     /// Whether the compiler vectorized a loop reported at `file:line`.
     pub fn is_vectorized(&self, file: &str, line: u32) -> bool {
         self.vectorized

@@ -333,7 +333,10 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         profile.mpi = Some(runs.profile(&opts.mpi_ranks, opts)?);
     }
     match report {
-        Ok(r) => profile.optimization = Some(r),
+        Ok(mut r) => {
+            crate::compiled::map_to_source(&mut r, &profile.units);
+            profile.optimization = Some(r)
+        }
         Err(e) => profile.notes.push(format!("no optimization report: {e}")),
     }
     drop(tmp);

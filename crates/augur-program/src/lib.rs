@@ -13,6 +13,7 @@
 
 pub mod analyze;
 pub mod branches;
+pub mod compiled;
 pub mod gcov;
 pub mod instrument;
 pub mod locality;

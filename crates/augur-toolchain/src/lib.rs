@@ -27,6 +27,7 @@
 //! Architecture invariant: this is the only crate of augur that starts processes.
 
 mod builds;
+pub mod compiled;
 mod compiler;
 pub mod experiment;
 pub mod interrupt;

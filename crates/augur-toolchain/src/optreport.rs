@@ -78,6 +78,8 @@ pub fn report(
             if p.extension().and_then(|x| x.to_str()) == Some("o") {
                 if let Ok(asm) = std::fs::read_to_string(&p) {
                     let (free, jumps) = branch_lines(&asm, names);
+                    out.compiled_loops
+                        .extend(crate::compiled::compiled_loops(&asm, names));
                     out.branchless.extend(free);
                     out.branching.extend(jumps);
                 }
@@ -131,18 +133,7 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
     let mut at: Option<(u32, u32)> = None;
     for raw in asm.lines() {
         let line = raw.trim();
-        if let Some(rest) = line.strip_prefix(".file") {
-            // `.file N "name"` or `.file N "dir" "name"` (DWARF 5).
-            let mut it = rest.split_whitespace();
-            let Some(n) = it.next().and_then(|n| n.parse::<u32>().ok()) else {
-                continue;
-            };
-            let quoted: Vec<&str> = rest.split('"').skip(1).step_by(2).collect();
-            let name = match quoted.as_slice() {
-                [dir, name] if !name.starts_with('/') => format!("{dir}/{name}"),
-                [.., name] => name.to_string(),
-                [] => continue,
-            };
+        if let Some((n, name)) = file_directive(line) {
             files.insert(n, match_name(&name, names));
             continue;
         }
@@ -182,6 +173,20 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
         }
     }
     (free, jumps)
+}
+
+/// A `.file N "name"` or `.file N "dir" "name"` (DWARF 5) directive: the number and
+/// the file's path.
+pub(crate) fn file_directive(line: &str) -> Option<(u32, String)> {
+    let rest = line.strip_prefix(".file")?;
+    let n = rest.split_whitespace().next()?.parse::<u32>().ok()?;
+    let quoted: Vec<&str> = rest.split('"').skip(1).step_by(2).collect();
+    let name = match quoted.as_slice() {
+        [dir, name] if !name.starts_with('/') => format!("{dir}/{name}"),
+        [.., name] => name.to_string(),
+        [] => return None,
+    };
+    Some((n, name))
 }
 
 /// Adds a vectorized loop unless one is already reported at `file:line`.
@@ -379,7 +384,7 @@ fn split_location(line: &str) -> Option<(&str, u32, &str)> {
     None
 }
 
-fn match_name(file: &str, names: &[String]) -> Option<String> {
+pub(crate) fn match_name(file: &str, names: &[String]) -> Option<String> {
     if let Some(n) = names.iter().find(|n| n.as_str() == file) {
         return Some(n.clone());
     }

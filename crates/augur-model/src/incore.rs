@@ -1,0 +1,281 @@
+//! The in-core time of a compiled loop: the instructions the compiler emitted for one
+//! iteration (`augur_program_profile::compiled`) priced on the machine's measured
+//! latencies and throughputs (`[incore]`).
+//!
+//! An iteration takes the longest of its throughput bounds (the instructions the core
+//! issues, each class on its own units: the sum over its widths of count times
+//! reciprocal throughput, one taken branch) and its longest loop-carried dependence
+//! chain (the sum of the latencies on its path). This is the analytical model uiCA's
+//! authors found competitive with detailed simulators on basic blocks, and Kerncraft's
+//! in-core part of ECM; the memory term overlaps it as before.
+
+use augur_machine_profile::incore::InCoreProfile;
+use augur_program_profile::compiled::{ClassCount, CompiledLoop, InstrClass};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What bounds a compiled iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Bound {
+    /// The instructions the core issues per cycle.
+    Issue,
+    /// The units of one class.
+    Class(InstrClass),
+    /// The loop's taken branch.
+    Branch,
+    /// A loop-carried dependence chain, carried by the register or slot named.
+    Chain(String),
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Issue => f.write_str("bound by issue"),
+            Bound::Class(c) => write!(f, "bound by the {c} units"),
+            Bound::Branch => f.write_str("bound by the loop branch"),
+            Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
+        }
+    }
+}
+
+/// The in-core time of a compiled loop.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopTime {
+    /// Seconds per source iteration.
+    pub per_source_iteration: f64,
+    /// Seconds per compiled iteration.
+    pub per_compiled_iteration: f64,
+    /// Its longest throughput bound, seconds per compiled iteration.
+    pub throughput: f64,
+    /// Its longest chain, seconds per compiled iteration.
+    pub chain: f64,
+    /// What bounds it.
+    pub bound: Bound,
+}
+
+/// Why a compiled loop is not priced from its instructions (the AbOps price it).
+pub fn unpriceable(cl: &CompiledLoop) -> Option<&'static str> {
+    let has = |c: InstrClass| cl.instructions.iter().any(|x| x.class.class == c);
+    if has(InstrClass::Call) {
+        Some("it calls a procedure: priced by AbOps")
+    } else if has(InstrClass::Other) {
+        Some(
+            "it holds instructions augur does not classify (a string instruction): priced by AbOps",
+        )
+    } else if cl.inner_branches > 0 {
+        Some("it branches inside an iteration: priced by AbOps")
+    } else if cl.source_iterations == 0 {
+        Some("its iterations are unknown: priced by AbOps")
+    } else {
+        None
+    }
+}
+
+/// The in-core time of `cl` on `m`, or `None` when it is not priced from its
+/// instructions ([`unpriceable`]) or the machine lacks a class it needs.
+pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
+    if unpriceable(cl).is_some() || m.cycle_ns <= 0.0 {
+        return None;
+    }
+    let ns = |x: f64| x * 1e-9;
+    let mut bounds: Vec<(f64, Bound)> = vec![
+        (f64::from(cl.issued) * m.issue_ns, Bound::Issue),
+        (m.taken_branch_ns, Bound::Branch),
+    ];
+    let mut per_class: BTreeMap<InstrClass, f64> = BTreeMap::new();
+    for c in &cl.instructions {
+        if matches!(c.class.class, InstrClass::Branch | InstrClass::Forward) {
+            continue;
+        }
+        let cost = m.cost(c.class)?;
+        *per_class.entry(c.class.class).or_default() += f64::from(c.count) * cost.throughput_ns;
+    }
+    bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
+    let (throughput, thru_bound) = bounds
+        .into_iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap_or((0.0, Bound::Issue));
+    let mut chain = (0.0, Bound::Issue);
+    for ch in &cl.chains {
+        let t = path_latency(&ch.path, m)?;
+        if t > chain.0 {
+            chain = (t, Bound::Chain(ch.carried_by.clone()));
+        }
+    }
+    let (t, bound) = if chain.0 > throughput {
+        chain.clone()
+    } else {
+        (throughput, thru_bound)
+    };
+    Some(LoopTime {
+        per_source_iteration: ns(t) / f64::from(cl.source_iterations),
+        per_compiled_iteration: ns(t),
+        throughput: ns(throughput),
+        chain: ns(chain.0),
+        bound,
+    })
+}
+
+/// The latency of a chain's path, ns.
+fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
+    let mut t = 0.0;
+    for c in path {
+        let cost = m.cost(c.class).or_else(|| {
+            // A forwarded load costs at least a load.
+            (c.class.class == InstrClass::Forward)
+                .then(|| {
+                    m.cost(augur_ir::incore::ClassWidth::new(
+                        InstrClass::Load,
+                        c.class.width,
+                    ))
+                })
+                .flatten()
+        })?;
+        t += f64::from(c.count) * cost.latency_ns;
+    }
+    Some(t)
+}
+
+/// A few words on what the compiler did to a loop and what bounds it, for `--by loop`:
+/// "4 source iterations a compiled iteration (256-bit vectors), 11 instructions, bound
+/// by the chain through %xmm0 (1.9 cycles an iteration)".
+pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfile>) -> String {
+    let widest = cl
+        .instructions
+        .iter()
+        .map(|c| c.class.width)
+        .max()
+        .unwrap_or_default();
+    let shape = if widest.bits() > 64 {
+        format!("vector code ({}-bit)", widest.bits())
+    } else {
+        "scalar code".to_string()
+    };
+    let covers = match cl.source_iterations {
+        1 => "one source iteration a compiled iteration".to_string(),
+        n => format!("{n} source iterations a compiled iteration"),
+    };
+    let mut s = format!("{shape}, {covers}, {} instructions", cl.issued);
+    match (t, m) {
+        (Some(t), Some(m)) if m.cycle_ns > 0.0 => s.push_str(&format!(
+            ", {} ({:.1} cycles a compiled iteration)",
+            t.bound,
+            t.per_compiled_iteration * 1e9 / m.cycle_ns
+        )),
+        _ => {
+            let why = unpriceable(cl)
+                .unwrap_or("the machine profile has no [incore] section: priced by AbOps");
+            s.push_str(&format!("; {why}"));
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use augur_ir::incore::{ClassWidth, Width};
+    use augur_machine_profile::incore::ClassCost;
+    use augur_program_profile::compiled::Chain;
+
+    fn machine() -> InCoreProfile {
+        let mut m = InCoreProfile {
+            cycle_ns: 0.25,
+            issue_ns: 0.05,
+            taken_branch_ns: 0.25,
+            ..InCoreProfile::default()
+        };
+        for (k, lat, thr) in [
+            ("load", 1.0, 0.125),
+            ("store", 0.0, 0.25),
+            ("int_alu", 0.25, 0.0625),
+            ("fp_add", 0.5, 0.125),
+            ("fp_mul", 0.75, 0.125),
+            ("forward", 1.5, 0.25),
+        ] {
+            m.class.insert(
+                k.into(),
+                ClassCost {
+                    latency_ns: lat,
+                    throughput_ns: thr,
+                },
+            );
+        }
+        m
+    }
+
+    fn count(c: InstrClass, n: u32) -> ClassCount {
+        ClassCount {
+            class: ClassWidth::new(c, Width::Scalar),
+            count: n,
+        }
+    }
+
+    fn dot(chain: Vec<ClassCount>) -> CompiledLoop {
+        CompiledLoop {
+            file: "k.f90".into(),
+            line: 5,
+            function: "k_".into(),
+            instructions: vec![
+                count(InstrClass::Load, 2),
+                count(InstrClass::IntAlu, 2),
+                count(InstrClass::FpAdd, 1),
+                count(InstrClass::FpMul, 1),
+                count(InstrClass::Branch, 1),
+            ],
+            issued: 6,
+            inner_branches: 0,
+            source_iterations: 1,
+            source_iterations_from: String::new(),
+            chains: vec![Chain {
+                carried_by: "%v0".into(),
+                path: chain,
+            }],
+            versions: 0,
+        }
+    }
+
+    #[test]
+    fn a_reduction_runs_at_its_add_latency() {
+        // Six instructions issue in 0.3 ns; the add chain takes 0.5.
+        let t = loop_time(&dot(vec![count(InstrClass::FpAdd, 1)]), &machine()).unwrap();
+        assert!((t.per_source_iteration - 0.5e-9).abs() < 1e-15);
+        assert_eq!(t.bound, Bound::Chain("%v0".into()));
+    }
+
+    #[test]
+    fn unoptimized_chains_pay_the_store_forwarding() {
+        let t = loop_time(
+            &dot(vec![
+                count(InstrClass::Forward, 1),
+                count(InstrClass::FpAdd, 1),
+            ]),
+            &machine(),
+        )
+        .unwrap();
+        assert!((t.per_compiled_iteration - 2.0e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn independent_iterations_run_at_their_throughput_per_lane() {
+        let mut cl = dot(vec![count(InstrClass::IntAlu, 1)]);
+        cl.source_iterations = 2;
+        let t = loop_time(&cl, &machine()).unwrap();
+        // Issue: 6 × 0.05 = 0.3 ns; loads 0.25; branch 0.25: issue binds.
+        assert_eq!(t.bound, Bound::Issue);
+        assert!((t.per_source_iteration - 0.15e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn loops_with_calls_or_unknown_classes_are_left_to_the_abops() {
+        let mut cl = dot(vec![]);
+        cl.instructions.push(count(InstrClass::Call, 1));
+        assert!(loop_time(&cl, &machine()).is_none());
+        let mut cl = dot(vec![]);
+        cl.instructions.push(count(InstrClass::FpDiv, 1));
+        assert!(
+            loop_time(&cl, &machine()).is_none(),
+            "the machine lacks fp_div"
+        );
+    }
+}

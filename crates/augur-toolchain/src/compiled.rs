@@ -1,0 +1,931 @@
+//! The innermost loops of compiled code, read from GNU assembler text (x86-64, AT&T
+//! syntax, with `.file`/`.loc` line tables): for each, the instructions of one compiled
+//! iteration by class and width, the source iterations it covers, and its loop-carried
+//! dependence chains (through registers, and through stack slots as unoptimized code
+//! keeps every variable).
+//!
+//! A loop is a jump back to a label of the same function; an innermost loop holds no
+//! other. Its source line is the line of that backward jump (the DO statement's line in
+//! gfortran's and flang's line tables). The records are mapped to the program's source
+//! loops by the program wing.
+
+use augur_program_profile::compiled::{Chain, ClassCount, ClassWidth, CompiledLoop};
+use augur_program_profile::compiled::{InstrClass, Width};
+use std::collections::{BTreeMap, HashMap};
+
+/// One instruction of the assembly.
+#[derive(Debug, Clone)]
+struct Instr {
+    mnemonic: String,
+    operands: Vec<String>,
+    /// `.loc` file number and line in force.
+    at: Option<(u32, u32)>,
+}
+
+/// A function's instructions and where its labels point.
+#[derive(Debug, Default)]
+struct Function {
+    name: String,
+    instrs: Vec<Instr>,
+    /// Label → index of the instruction it precedes.
+    labels: HashMap<String, usize>,
+}
+
+/// Where a value lives: a register (canonical name) or a stack or static slot.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Loc {
+    Reg(String),
+    Slot(String),
+}
+
+/// The compiled loops of `asm`, for the source files of `names` (`line` is the line
+/// of each loop's backward jump; the program wing maps it to its source loop).
+pub fn compiled_loops(asm: &str, names: &[String]) -> Vec<CompiledLoop> {
+    let (files, functions) = parse(asm, names);
+    let mut out = vec![];
+    for f in &functions {
+        for (start, end) in innermost_loops(f) {
+            let latch = &f.instrs[end];
+            let Some((file_no, line)) = latch
+                .at
+                .or_else(|| f.instrs[start..end].iter().rev().find_map(|i| i.at))
+            else {
+                continue;
+            };
+            let Some(Some(file)) = files.get(&file_no) else {
+                continue;
+            };
+            out.push(describe(f, start, end, file.clone(), line));
+        }
+    }
+    out
+}
+
+/// The `.file` table (number → the matching name of `names`) and the functions.
+fn parse(asm: &str, names: &[String]) -> (HashMap<u32, Option<String>>, Vec<Function>) {
+    let mut files = HashMap::new();
+    let mut functions: Vec<Function> = vec![];
+    let mut at = None;
+    let mut pending_labels: Vec<String> = vec![];
+    for raw in asm.lines() {
+        let line = raw.trim();
+        if let Some((n, name)) = crate::optreport::file_directive(line) {
+            files.insert(n, crate::optreport::match_name(&name, names));
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix(".loc") {
+            let mut it = rest.split_whitespace().map(|x| x.parse::<u32>().ok());
+            at = match (it.next().flatten(), it.next().flatten()) {
+                (Some(f), Some(l)) if l > 0 => Some((f, l)),
+                _ => None,
+            };
+            continue;
+        }
+        if let Some(label) = line
+            .strip_suffix(':')
+            .filter(|l| !l.contains(char::is_whitespace))
+        {
+            if !label.starts_with('.') {
+                functions.push(Function {
+                    name: label.to_string(),
+                    ..Function::default()
+                });
+                pending_labels.clear();
+            } else {
+                pending_labels.push(label.to_string());
+            }
+            continue;
+        }
+        if !raw.starts_with('\t') || line.is_empty() || line.starts_with('.') {
+            continue;
+        }
+        let Some(f) = functions.last_mut() else {
+            continue;
+        };
+        let (mnemonic, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        for l in pending_labels.drain(..) {
+            f.labels.insert(l, f.instrs.len());
+        }
+        f.instrs.push(Instr {
+            mnemonic: mnemonic.to_string(),
+            operands: split_operands(rest.trim()),
+            at,
+        });
+    }
+    (files, functions)
+}
+
+/// Operands separated by the commas outside parentheses.
+fn split_operands(text: &str) -> Vec<String> {
+    let mut out = vec![];
+    let (mut depth, mut cur) = (0, String::new());
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            '#' if depth == 0 => break,
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// Whether `m` is a jump (conditional or not).
+fn is_jump(m: &str) -> bool {
+    m.starts_with('j')
+}
+
+/// The `(first, latch)` instruction ranges of the loops that hold no other loop.
+fn innermost_loops(f: &Function) -> Vec<(usize, usize)> {
+    let mut loops = vec![];
+    for (j, i) in f.instrs.iter().enumerate() {
+        if !is_jump(&i.mnemonic) {
+            continue;
+        }
+        if let Some(&t) = i.operands.first().and_then(|l| f.labels.get(l)) {
+            if t <= j {
+                loops.push((t, j));
+            }
+        }
+    }
+    loops
+        .iter()
+        .copied()
+        .filter(|&(s, e)| {
+            !loops
+                .iter()
+                .any(|&(s2, e2)| (s2, e2) != (s, e) && s <= s2 && e2 <= e)
+        })
+        .collect()
+}
+
+/// The record of the loop `start..=end` of `f`.
+fn describe(f: &Function, start: usize, end: usize, file: String, line: u32) -> CompiledLoop {
+    let body = &f.instrs[start..=end];
+    let mut counts: BTreeMap<ClassWidth, u32> = BTreeMap::new();
+    let mut inner_branches = 0;
+    for (k, i) in body.iter().enumerate() {
+        for cw in classes(i) {
+            *counts.entry(cw).or_default() += 1;
+        }
+        if is_jump(&i.mnemonic) && i.mnemonic != "jmp" && start + k != end {
+            let target = i.operands.first().and_then(|l| f.labels.get(l));
+            if target.is_some_and(|&t| t > start && t <= end) {
+                inner_branches += 1;
+            }
+        }
+    }
+    let (source_iterations, from) = source_iterations(body);
+    CompiledLoop {
+        file,
+        line,
+        function: f.name.clone(),
+        instructions: class_counts(&counts),
+        issued: body.len() as u32,
+        inner_branches,
+        source_iterations,
+        source_iterations_from: from,
+        chains: chains(body),
+        versions: 0,
+    }
+}
+
+fn class_counts(counts: &BTreeMap<ClassWidth, u32>) -> Vec<ClassCount> {
+    counts
+        .iter()
+        .map(|(&class, &count)| ClassCount { class, count })
+        .collect()
+}
+
+/// The register family of an operand `%eax` → `a`, `%r8d` → `r8`, `%ymm3` → `v3`.
+fn register(op: &str) -> Option<String> {
+    let r = op.strip_prefix('%')?;
+    for p in ["xmm", "ymm", "zmm"] {
+        if let Some(n) = r.strip_prefix(p) {
+            return Some(format!("v{n}"));
+        }
+    }
+    if let Some(n) = r
+        .strip_prefix('r')
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        let digits: String = n.chars().take_while(|c| c.is_ascii_digit()).collect();
+        return Some(format!("r{digits}"));
+    }
+    let core = match r.len() {
+        3 if r.starts_with('r') || r.starts_with('e') => &r[1..],
+        _ => r,
+    };
+    let family = match core {
+        "ax" | "al" | "ah" => "a",
+        "bx" | "bl" | "bh" => "b",
+        "cx" | "cl" | "ch" => "c",
+        "dx" | "dl" | "dh" => "d",
+        "si" | "sil" => "si",
+        "di" | "dil" => "di",
+        "bp" | "bpl" => "bp",
+        "sp" | "spl" => "sp",
+        "ip" => "ip",
+        other => other,
+    };
+    Some(family.to_string())
+}
+
+fn is_memory(op: &str) -> bool {
+    op.contains('(') || (!op.starts_with('%') && !op.starts_with('$') && !op.is_empty())
+}
+
+/// The registers an address reads (`8(%rax,%rcx,8)` → `a`, `c`).
+fn address_registers(op: &str) -> Vec<String> {
+    let Some(inside) = op.split_once('(').map(|(_, r)| r.trim_end_matches(')')) else {
+        return vec![];
+    };
+    inside
+        .split(',')
+        .filter_map(|p| register(p.trim()))
+        .filter(|r| r != "ip")
+        .collect()
+}
+
+/// A memory operand that names one fixed place: a stack slot (`-8(%rbp)`, no index) or
+/// a static variable (`x_(%rip)`). Values carried through memory live there.
+fn slot(op: &str) -> Option<String> {
+    let regs = address_registers(op);
+    let fixed = op.contains("(%rip)")
+        || (regs.len() == 1 && (regs[0] == "bp" || regs[0] == "sp") && !op.contains(",%"));
+    fixed.then(|| op.to_string())
+}
+
+/// The mnemonic without a VEX/EVEX `v` prefix (`vaddpd` → `addpd`), for the vector
+/// and floating-point instructions that have one.
+fn base_mnemonic(m: &str) -> &str {
+    let stripped = m.strip_prefix('v').unwrap_or(m);
+    if m.starts_with('v') && !m.starts_with("vfm") && !m.starts_with("vfn") {
+        stripped
+    } else {
+        m
+    }
+}
+
+/// The class of an instruction's own operation (its folded load apart), or `None` for
+/// pure data movement (a load, a store or a register move gets only those).
+fn operation_class(m: &str) -> Option<InstrClass> {
+    let b = base_mnemonic(m);
+    let c = if m.starts_with("vfm") || m.starts_with("vfn") {
+        InstrClass::FpFma
+    } else if b.starts_with("cvt") || b.starts_with("round") {
+        InstrClass::FpConvert
+    } else if b.starts_with("sqrt") {
+        InstrClass::FpSqrt
+    } else if b.starts_with("div") && fp_suffix(b) {
+        InstrClass::FpDiv
+    } else if b.starts_with("div") || b.starts_with("idiv") {
+        InstrClass::IntDiv
+    } else if b.starts_with("mul") && fp_suffix(b) {
+        InstrClass::FpMul
+    } else if b.starts_with("imul") || b.starts_with("mul") {
+        InstrClass::IntMul
+    } else if [
+        "add", "sub", "min", "max", "ucomi", "comi", "cmp", "hadd", "hsub",
+    ]
+    .iter()
+    .any(|p| b.starts_with(p))
+        && fp_suffix(b)
+    {
+        InstrClass::FpAdd
+    } else if b.starts_with('p') && is_vector_integer(b) {
+        InstrClass::VecInt
+    } else if b.starts_with('p')
+        || b.starts_with("unpck")
+        || b.starts_with("shuf")
+        || b.starts_with("blend")
+        || b.starts_with("perm")
+        || b.starts_with("broadcast")
+        || b.starts_with("insert")
+        || b.starts_with("extract")
+        || ["and", "andn", "or", "xor"]
+            .iter()
+            .any(|p| b.strip_prefix(p).is_some_and(|s| matches!(s, "pd" | "ps")))
+    {
+        InstrClass::VecMove
+    } else if m.starts_with('j') {
+        InstrClass::Branch
+    } else if m.starts_with("call") {
+        InstrClass::Call
+    } else if m.starts_with("mov") || m.starts_with("lea") || m == "nop" || m.starts_with("nop") {
+        return None;
+    } else if [
+        "add", "sub", "inc", "dec", "neg", "not", "and", "or", "xor", "cmp", "test", "sal", "shl",
+        "sar", "shr", "rol", "ror", "cmov", "set", "clt", "cqt", "cwt", "sbb", "adc", "bt", "bsf",
+        "bsr", "tzcnt", "lzcnt", "popcnt", "xchg", "cdq", "cbw", "andn",
+    ]
+    .iter()
+    .any(|p| m.starts_with(p))
+    {
+        InstrClass::IntAlu
+    } else {
+        InstrClass::Other
+    };
+    Some(c)
+}
+
+/// Whether `b` ends in a floating-point suffix (scalar or packed, double or single).
+fn fp_suffix(b: &str) -> bool {
+    ["sd", "ss", "pd", "ps"].iter().any(|s| b.ends_with(s))
+}
+
+fn is_vector_integer(b: &str) -> bool {
+    [
+        "padd", "psub", "pmul", "pcmp", "pmax", "pmin", "psll", "psrl", "psra", "pabs", "pmadd",
+    ]
+    .iter()
+    .any(|p| b.starts_with(p))
+}
+
+/// The width of an instruction: a ymm or zmm register, or a packed xmm operation.
+fn width(i: &Instr) -> Width {
+    if i.operands.iter().any(|o| o.starts_with("%zmm")) {
+        return Width::V512;
+    }
+    if i.operands.iter().any(|o| o.starts_with("%ymm")) {
+        return Width::V256;
+    }
+    let b = base_mnemonic(&i.mnemonic);
+    let packed = b.ends_with("pd")
+        || b.ends_with("ps")
+        || b.starts_with('p')
+        || b.starts_with("movdq")
+        || b.starts_with("unpck")
+        || b.starts_with("shuf");
+    if packed && i.operands.iter().any(|o| o.starts_with("%xmm")) {
+        Width::V128
+    } else {
+        Width::Scalar
+    }
+}
+
+/// The classes one instruction counts as: its folded load, its operation, its store.
+fn classes(i: &Instr) -> Vec<ClassWidth> {
+    let w = width(i);
+    let m = i.mnemonic.as_str();
+    let mut out = vec![];
+    let n = i.operands.len();
+    let dest_memory =
+        n > 0 && is_memory(&i.operands[n - 1]) && !is_jump(m) && !m.starts_with("call");
+    let reads_memory = i
+        .operands
+        .iter()
+        .take(n.saturating_sub(1))
+        .any(|o| is_memory(o))
+        && !m.starts_with("lea");
+    let op = operation_class(m);
+    let (moves, rmw) = (
+        op.is_none(),
+        op.is_some() && !writes_only(m, n) && !is_compare(m),
+    );
+    if reads_memory || (dest_memory && (rmw || is_compare(m))) {
+        out.push(ClassWidth::new(InstrClass::Load, w));
+    }
+    match op {
+        Some(c) => out.push(ClassWidth::new(c, w)),
+        None if !dest_memory && !reads_memory && !m.starts_with("lea") && !m.starts_with("nop") => {
+            // A move between registers.
+            let class =
+                if i.operands.iter().any(|o| {
+                    o.starts_with("%xmm") || o.starts_with("%ymm") || o.starts_with("%zmm")
+                }) {
+                    InstrClass::VecMove
+                } else {
+                    InstrClass::IntAlu
+                };
+            out.push(ClassWidth::new(class, w));
+        }
+        None if m.starts_with("lea") => {
+            out.push(ClassWidth::new(InstrClass::IntAlu, Width::Scalar))
+        }
+        None => {}
+    }
+    if dest_memory && !is_compare(m) && (moves || rmw || m.starts_with("set")) {
+        out.push(ClassWidth::new(InstrClass::Store, w));
+    }
+    let _ = moves;
+    out
+}
+
+/// Whether `m` only compares (writes flags, no operand).
+fn is_compare(m: &str) -> bool {
+    let b = base_mnemonic(m);
+    m.starts_with("cmp") && !fp_suffix(b)
+        || m.starts_with("test")
+        || b.starts_with("ucomi")
+        || b.starts_with("comi")
+        || m.starts_with("bt")
+        || is_jump(m)
+}
+
+/// Whether `m` with `n` operands writes its last operand without reading it.
+fn writes_only(m: &str, n: usize) -> bool {
+    let b = base_mnemonic(m);
+    m.starts_with("mov")
+        || b.starts_with("mov")
+        || m.starts_with("lea")
+        || b.starts_with("cvt")
+        || b.starts_with("sqrt")
+        || b.starts_with("round")
+        || m.starts_with("set")
+        || m.starts_with("pop")
+        || b.starts_with("broadcast")
+        || b.starts_with("pshuf")
+        || m.starts_with("popcnt")
+        || m.starts_with("lzcnt")
+        || m.starts_with("tzcnt")
+        || (n == 3 && m.starts_with("imul"))
+        || (n == 3 && m.starts_with('v') && !m.starts_with("vfm") && !m.starts_with("vfn"))
+}
+
+/// What one instruction reads and writes, with the classes on the path from each read
+/// location to its writes.
+struct Flow {
+    /// Locations read, each with the classes between it and the written value.
+    reads: Vec<(Loc, Vec<ClassWidth>)>,
+    /// Locations written.
+    writes: Vec<Loc>,
+}
+
+/// The places one compiled iteration keeps values in memory: stack and static slots,
+/// and the targets of pointers the loop loads from slots it never writes (a dummy
+/// argument passed by reference, as unoptimized code reloads its address each time).
+#[derive(Default)]
+struct Places {
+    /// Register → the slot its pointer was loaded from, while it holds it.
+    pointers: HashMap<String, String>,
+    /// The slots the loop writes.
+    written: Vec<String>,
+}
+
+impl Places {
+    fn new(body: &[Instr]) -> Self {
+        let mut written: Vec<String> = body
+            .iter()
+            .filter(|i| !is_jump(&i.mnemonic) && !is_compare(&i.mnemonic))
+            .filter_map(|i| i.operands.last().and_then(|d| slot(d)))
+            .collect();
+        written.sort();
+        written.dedup();
+        Places {
+            pointers: HashMap::new(),
+            written,
+        }
+    }
+
+    /// The fixed place `op` names, if any.
+    fn place(&self, op: &str) -> Option<String> {
+        if let Some(s) = slot(op) {
+            return Some(s);
+        }
+        let (disp, inside) = op.split_once('(')?;
+        let inside = inside.trim_end_matches(')');
+        if inside.contains(',') {
+            return None;
+        }
+        let base = self.pointers.get(&register(inside)?)?;
+        Some(format!("{disp}(*{base})"))
+    }
+
+    /// Follows instruction `i`: a pointer loaded from a slot the loop never writes is
+    /// remembered; any other write to a register forgets it.
+    fn after(&mut self, i: &Instr, writes: &[Loc]) {
+        for w in writes {
+            if let Loc::Reg(r) = w {
+                self.pointers.remove(r);
+            }
+        }
+        if i.mnemonic == "movq" && i.operands.len() == 2 {
+            if let (Some(s), Some(r)) = (slot(&i.operands[0]), register(&i.operands[1])) {
+                if !self.written.contains(&s) {
+                    self.pointers.insert(r, s);
+                }
+            }
+        }
+    }
+}
+
+fn flow(i: &Instr, places: &Places) -> Flow {
+    let m = i.mnemonic.as_str();
+    let w = width(i);
+    let n = i.operands.len();
+    let mut reads = vec![];
+    let mut writes = vec![];
+    if is_jump(m) || m.starts_with("nop") || n == 0 && !matches!(m, "cltq" | "cqto" | "cltd") {
+        return Flow { reads, writes };
+    }
+    if matches!(m, "cltq" | "cqto" | "cltd") {
+        let a = Loc::Reg("a".into());
+        let out = if m == "cltq" { "a" } else { "d" };
+        return Flow {
+            reads: vec![(a, vec![ClassWidth::new(InstrClass::IntAlu, Width::Scalar)])],
+            writes: vec![Loc::Reg(out.into())],
+        };
+    }
+    let op = operation_class(m);
+    let op_path: Vec<ClassWidth> = match op {
+        Some(c) => vec![ClassWidth::new(c, w)],
+        // Moves between registers are renamed away on today's cores.
+        None if m.starts_with("lea") => vec![ClassWidth::new(InstrClass::IntAlu, Width::Scalar)],
+        None => vec![],
+    };
+    let zero_idiom = n >= 2
+        && i.operands[0] == i.operands[n - 1]
+        && [
+            "xor", "pxor", "xorpd", "xorps", "vxorpd", "vxorps", "vpxor", "sub",
+        ]
+        .iter()
+        .any(|p| m.starts_with(p));
+    if zero_idiom {
+        if let Some(r) = register(&i.operands[n - 1]) {
+            writes.push(Loc::Reg(r));
+        }
+        return Flow { reads, writes };
+    }
+    let dest = &i.operands[n - 1];
+    let dest_read = !writes_only(m, n) && !is_compare(m) || is_compare(m);
+    let sources: Vec<&String> = if dest_read {
+        i.operands.iter().collect()
+    } else {
+        i.operands[..n - 1].iter().collect()
+    };
+    for s in sources {
+        if s.starts_with('$') {
+            continue;
+        }
+        if let Some(r) = register(s) {
+            reads.push((Loc::Reg(r), op_path.clone()));
+        } else if is_memory(s) && !m.starts_with("lea") {
+            let load = if let Some(sl) = places.place(s) {
+                (Loc::Slot(sl), InstrClass::Forward)
+            } else {
+                (Loc::Reg(String::new()), InstrClass::Load)
+            };
+            let mut path = vec![ClassWidth::new(load.1, w)];
+            path.extend(op_path.iter().copied());
+            if load.1 == InstrClass::Forward {
+                reads.push((load.0, path.clone()));
+            }
+            for a in address_registers(s) {
+                let mut p = vec![ClassWidth::new(InstrClass::Load, w)];
+                p.extend(op_path.iter().copied());
+                reads.push((Loc::Reg(a), p));
+            }
+        }
+        if is_memory(s) && m.starts_with("lea") {
+            for a in address_registers(s) {
+                reads.push((Loc::Reg(a), op_path.clone()));
+            }
+        }
+    }
+    if is_compare(m) {
+        return Flow { reads, writes };
+    }
+    if let Some(r) = register(dest) {
+        writes.push(Loc::Reg(r));
+    } else if let Some(sl) = places.place(dest) {
+        writes.push(Loc::Slot(sl));
+    }
+    if matches!(
+        base_mnemonic(m),
+        "idivq" | "idivl" | "divq" | "divl" | "idiv" | "div"
+    ) {
+        writes = vec![Loc::Reg("a".into()), Loc::Reg("d".into())];
+        reads.push((Loc::Reg("a".into()), op_path.clone()));
+        reads.push((Loc::Reg("d".into()), op_path.clone()));
+    }
+    reads.retain(|(l, _)| *l != Loc::Reg(String::new()));
+    Flow { reads, writes }
+}
+
+/// The loop-carried chains of `body`: for each location read before it is written and
+/// written later, the longest path (on generic latencies) from its value at the start of
+/// an iteration to its value at the end. The four longest, longest first.
+fn chains(body: &[Instr]) -> Vec<Chain> {
+    let mut places = Places::new(body);
+    let flows: Vec<Flow> = body
+        .iter()
+        .map(|i| {
+            let f = flow(i, &places);
+            places.after(i, &f.writes);
+            f
+        })
+        .collect();
+    let mut written: Vec<&Loc> = flows.iter().flat_map(|f| f.writes.iter()).collect();
+    written.sort();
+    written.dedup();
+    let mut found: Vec<(f64, Chain)> = vec![];
+    for start in written {
+        // best[loc]: the longest path from `start`'s incoming value to loc's current value.
+        let mut best: HashMap<&Loc, (f64, Vec<ClassWidth>)> = HashMap::new();
+        best.insert(start, (0.0, vec![]));
+        for f in &flows {
+            let mut reached: Option<(f64, Vec<ClassWidth>)> = None;
+            for (loc, path) in &f.reads {
+                if let Some((lat, p)) = best.get(loc) {
+                    let add: f64 = path.iter().map(|c| c.class.generic_latency_cycles()).sum();
+                    if !reached.as_ref().is_some_and(|(l, _)| lat + add <= *l) {
+                        let mut q = p.clone();
+                        q.extend(path.iter().copied());
+                        reached = Some((lat + add, q));
+                    }
+                }
+            }
+            for w in &f.writes {
+                match &reached {
+                    Some(r) => {
+                        best.insert(w, r.clone());
+                    }
+                    None => {
+                        best.remove(w);
+                    }
+                }
+            }
+        }
+        if let Some((lat, path)) = best.get(start) {
+            if *lat > 0.0 {
+                let mut counts: BTreeMap<ClassWidth, u32> = BTreeMap::new();
+                for c in path {
+                    *counts.entry(*c).or_default() += 1;
+                }
+                let carried_by = match start {
+                    Loc::Reg(r) => format!("%{r}"),
+                    Loc::Slot(s) => s.clone(),
+                };
+                found.push((
+                    *lat,
+                    Chain {
+                        carried_by,
+                        path: class_counts(&counts),
+                    },
+                ));
+            }
+        }
+    }
+    found.sort_by(|a, b| b.0.total_cmp(&a.0));
+    found.into_iter().take(4).map(|(_, c)| c).collect()
+}
+
+/// How many source iterations one compiled iteration covers: the pointer or index the
+/// loop's compare tests, stepped by a known number of bytes each iteration, over the
+/// size of the elements it addresses; else the lanes of its widest packed arithmetic;
+/// else one.
+fn source_iterations(body: &[Instr]) -> (u32, String) {
+    if let Some(n) = induction_step(body) {
+        return n;
+    }
+    let lanes = body
+        .iter()
+        .filter_map(|i| {
+            let w = width(i);
+            let c = operation_class(&i.mnemonic)?;
+            let elem = element_bits(base_mnemonic(&i.mnemonic))?;
+            (w != Width::Scalar && (c.is_floating() || c == InstrClass::VecInt))
+                .then(|| (w.bits() / elem, w.bits(), elem))
+        })
+        .max();
+    match lanes {
+        Some((n, bits, elem)) if n > 1 => {
+            (n, format!("{n} lanes of {elem} bits ({bits}-bit vectors)"))
+        }
+        _ => (1, "1: scalar, no stepped pointer or index found".into()),
+    }
+}
+
+/// The element size in bits an instruction's suffix names.
+fn element_bits(b: &str) -> Option<u32> {
+    if b.ends_with("pd") || b.ends_with("sd") || b.ends_with('q') && b.starts_with('p') {
+        Some(64)
+    } else if b.ends_with("ps") || b.ends_with("ss") || b.ends_with('d') && b.starts_with('p') {
+        Some(32)
+    } else if b.ends_with('w') && b.starts_with('p') {
+        Some(16)
+    } else if b.ends_with('b') && b.starts_with('p') {
+        Some(8)
+    } else {
+        None
+    }
+}
+
+/// The element size in bytes of the loop's floating-point or vector-integer
+/// arithmetic, the smallest when they differ.
+fn arithmetic_element_bytes(body: &[Instr]) -> Option<u32> {
+    body.iter()
+        .filter(|i| {
+            operation_class(&i.mnemonic).is_some_and(|c| {
+                c.is_floating() && c != InstrClass::FpConvert || c == InstrClass::VecInt
+            })
+        })
+        .filter_map(|i| element_bits(base_mnemonic(&i.mnemonic)))
+        .min()
+        .map(|b| b / 8)
+}
+
+/// The size in bytes of the elements an instruction moves or computes on.
+fn access_bytes(i: &Instr) -> Option<u32> {
+    let b = base_mnemonic(&i.mnemonic);
+    if let Some(bits) = element_bits(b) {
+        return Some(bits / 8);
+    }
+    match b {
+        "movq" => Some(8),
+        "movl" | "movd" | "movss" => Some(4),
+        "movw" => Some(2),
+        "movb" => Some(1),
+        _ if b.ends_with('q') => Some(8),
+        _ if b.ends_with('l') => Some(4),
+        _ => None,
+    }
+}
+
+/// Source iterations from the induction: the register the latch's compare tests, an
+/// `add $k` to it in the body, and the memory operands it addresses (as a base: k bytes
+/// over their element size; as an index scaled by s: k·s bytes).
+fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
+    let n = body.len();
+    let cmp = body[..n.saturating_sub(1)].iter().rev().take(3).find(|i| {
+        i.mnemonic.starts_with("cmp")
+            || i.mnemonic.starts_with("sub")
+            || i.mnemonic.starts_with("add")
+    })?;
+    let tested: Vec<String> = cmp.operands.iter().filter_map(|o| register(o)).collect();
+    for reg in tested {
+        let Some(step) = body.iter().find_map(|i| {
+            let op = i.mnemonic.as_str();
+            if !(op.starts_with("add") || op.starts_with("sub")) || i.operands.len() != 2 {
+                return None;
+            }
+            if register(&i.operands[1]).as_deref() != Some(reg.as_str()) {
+                return None;
+            }
+            let k: i64 = i.operands[0].strip_prefix('$')?.parse().ok()?;
+            Some(if op.starts_with("sub") { -k } else { k })
+        }) else {
+            continue;
+        };
+        let step = step.unsigned_abs() as u32;
+        // The accesses it addresses.
+        let mut sizes = vec![];
+        for i in body {
+            for o in &i.operands {
+                if !o.contains('(') {
+                    continue;
+                }
+                let inside = o
+                    .split_once('(')
+                    .map(|(_, r)| r.trim_end_matches(')'))
+                    .unwrap_or("");
+                let parts: Vec<&str> = inside.split(',').map(str::trim).collect();
+                let bytes = access_bytes(i).unwrap_or(8);
+                let vector = match width(i) {
+                    Width::Scalar => bytes,
+                    w => w.bits() / 8,
+                };
+                let elem = bytes;
+                if register(parts[0]).as_deref() == Some(reg.as_str()) {
+                    sizes.push((step, elem, vector));
+                } else if parts.len() >= 2 && register(parts[1]).as_deref() == Some(reg.as_str()) {
+                    let scale: u32 = parts.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+                    sizes.push((step * scale, elem, vector));
+                }
+            }
+        }
+        let Some(&(bytes, mut elem, _)) = sizes.iter().min_by_key(|s| s.1) else {
+            continue;
+        };
+        // Stores and copies of doubles often use the single-precision encodings
+        // (`movups`, shorter): the arithmetic's elements say what the data are.
+        if let Some(e) = arithmetic_element_bytes(body) {
+            elem = e;
+        }
+        if elem == 0 || bytes % elem != 0 || bytes / elem == 0 {
+            continue;
+        }
+        let k = bytes / elem;
+        return Some((
+            k,
+            format!("{k}: the induction steps {bytes} bytes over {elem}-byte elements"),
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str = "\t.file\t\"k.f90\"\n\t.text\n";
+
+    fn loops(body: &str) -> Vec<CompiledLoop> {
+        let asm = format!("{HEADER}\t.file 1 \"k.f90\"\nk_:\n{body}");
+        compiled_loops(&asm, &["k.f90".to_string()])
+    }
+
+    #[test]
+    fn an_accumulation_at_o2_carries_its_add() {
+        // `c(i,j) = c(i,j) + a(i,k)*b(k,j)` as gfortran -O2 emits it: the element is
+        // loaded and stored each iteration (no carried register but the pointers).
+        let l = loops(
+            ".L3:\n\t.loc 1 7 39\n\tmovsd\t(%rdx), %xmm0\n\t.loc 1 6 12\n\taddq\t$8, %rax\n\taddq\t$8, %rdx\n\
+             \t.loc 1 7 39\n\tmulsd\t%xmm1, %xmm0\n\taddsd\t-8(%rax), %xmm0\n\tmovsd\t%xmm0, -8(%rax)\n\
+             \t.loc 1 6 12\n\tcmpq\t%rcx, %rax\n\tjne\t.L3\n",
+        );
+        assert_eq!(l.len(), 1);
+        let l = &l[0];
+        assert_eq!(l.line, 6);
+        assert_eq!(l.issued, 8);
+        assert_eq!(l.source_iterations, 1, "{}", l.source_iterations_from);
+        let n = |c: InstrClass| -> u32 {
+            l.instructions
+                .iter()
+                .filter(|x| x.class.class == c)
+                .map(|x| x.count)
+                .sum()
+        };
+        assert_eq!((n(InstrClass::Load), n(InstrClass::Store)), (2, 1));
+        assert_eq!((n(InstrClass::FpMul), n(InstrClass::FpAdd)), (1, 1));
+        // The pointer increments are the only register chains.
+        assert!(
+            l.chains
+                .iter()
+                .all(|c| c.path.iter().all(|p| p.class.class == InstrClass::IntAlu)),
+            "{:?}",
+            l.chains
+        );
+    }
+
+    #[test]
+    fn a_dot_product_carries_its_add_chain() {
+        let l = loops(
+            ".L5:\n\t.loc 1 16 10\n\tmovsd\t(%rdi,%rax,8), %xmm1\n\tmulsd\t(%rsi,%rax,8), %xmm1\n\
+             \taddq\t$1, %rax\n\taddsd\t%xmm1, %xmm0\n\tcmpq\t%rax, %rdx\n\tjne\t.L5\n",
+        );
+        let l = &l[0];
+        assert_eq!(l.source_iterations, 1, "{}", l.source_iterations_from);
+        let top = &l.chains[0];
+        assert_eq!(top.carried_by, "%v0");
+        assert_eq!(
+            top.path,
+            vec![ClassCount {
+                class: ClassWidth::new(InstrClass::FpAdd, Width::Scalar),
+                count: 1
+            }]
+        );
+    }
+
+    #[test]
+    fn unoptimized_code_carries_chains_through_stack_slots() {
+        // `s = s + a(i)` at -O0: s and i live on the stack.
+        let l = loops(
+            ".L3:\n\t.loc 1 5 10\n\tmovl\t-4(%rbp), %eax\n\tcmpl\t%eax, -20(%rbp)\n\tjl\t.L2\n\
+             \t.loc 1 6 10\n\tmovl\t-4(%rbp), %eax\n\tcltq\n\tmovsd\t(%rbx,%rax,8), %xmm0\n\
+             \tmovsd\t-16(%rbp), %xmm1\n\taddsd\t%xmm1, %xmm0\n\tmovsd\t%xmm0, -16(%rbp)\n\
+             \t.loc 1 5 10\n\taddl\t$1, -4(%rbp)\n\tjmp\t.L3\n.L2:\n\tret\n",
+        );
+        let l = &l[0];
+        assert_eq!(l.line, 5);
+        let top = &l.chains[0];
+        assert_eq!(top.carried_by, "-16(%rbp)");
+        let classes: Vec<InstrClass> = top.path.iter().map(|c| c.class.class).collect();
+        assert_eq!(classes, vec![InstrClass::Forward, InstrClass::FpAdd]);
+        assert_eq!(l.inner_branches, 0, "the exit test jumps out of the loop");
+    }
+
+    #[test]
+    fn a_vectorized_loop_covers_its_lanes() {
+        let l = loops(
+            ".L4:\n\t.loc 1 3 9\n\tvmovupd\t(%rsi,%rax), %ymm0\n\tvaddpd\t(%rdi,%rax), %ymm0, %ymm0\n\
+             \tvmovupd\t%ymm0, (%rdx,%rax)\n\taddq\t$32, %rax\n\tcmpq\t%rax, %rcx\n\tjne\t.L4\n",
+        );
+        let l = &l[0];
+        assert_eq!(l.source_iterations, 4, "{}", l.source_iterations_from);
+        assert!(l
+            .instructions
+            .iter()
+            .any(|c| c.class == ClassWidth::new(InstrClass::FpAdd, Width::V256)));
+    }
+
+    #[test]
+    fn only_innermost_loops_are_read() {
+        let l = loops(
+            ".L1:\n\t.loc 1 2 1\n\taddq\t$1, %rcx\n.L2:\n\t.loc 1 3 1\n\taddq\t$1, %rax\n\tcmpq\t%rax, %rdx\n\tjne\t.L2\n\
+             \t.loc 1 2 1\n\tcmpq\t%rcx, %rdi\n\tjne\t.L1\n",
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].line, 3);
+    }
+}

@@ -118,6 +118,49 @@ pub struct Prediction {
     /// The loops an optimization augur does not model is likely to change
     /// ([`crate::risks`]).
     pub risks: crate::risks::Risks,
+    /// What the compiler did to each innermost loop whose compiled code was read, in the
+    /// program's loop order ([`crate::incore::describe`]).
+    pub compiled: Vec<CompiledNote>,
+}
+
+/// What the compiler did to one source loop, in words.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompiledNote {
+    /// The source file.
+    pub file: String,
+    /// The loop's line.
+    pub line: u32,
+    /// Its in-core seconds per source iteration, when priced from its instructions.
+    pub seconds_per_iteration: Option<f64>,
+    /// "vector code (256-bit), 4 source iterations a compiled iteration, 11
+    /// instructions, bound by the chain through %v0 (4.0 cycles a compiled iteration)".
+    pub text: String,
+}
+
+/// The notes of the innermost loops of `program` whose compiled loops `report` holds.
+fn compiled_notes(
+    program: &ProgramProfile,
+    table: &CostTable,
+    report: Option<&OptReport>,
+) -> Vec<CompiledNote> {
+    let Some(r) = report else { return vec![] };
+    let mut out = vec![];
+    for u in &program.units {
+        for l in &u.loops {
+            let Some(cl) = r.compiled_loop(&u.file, l.line) else {
+                continue;
+            };
+            let m = table.incore.as_ref();
+            let t = m.and_then(|m| crate::incore::loop_time(cl, m));
+            out.push(CompiledNote {
+                file: u.file.clone(),
+                line: l.line,
+                seconds_per_iteration: t.as_ref().map(|t| t.per_source_iteration),
+                text: crate::incore::describe(cl, t.as_ref(), m),
+            });
+        }
+    }
+    out
 }
 
 /// Predicts the time of a program profile on a machine.
@@ -185,6 +228,7 @@ pub fn predict_with(
         uncosted,
         warnings,
         risks: crate::risks::risks(program, machine, report),
+        compiled: compiled_notes(program, table, report),
     }
 }
 

@@ -567,6 +567,7 @@ fn report_by(
                     &pred.loops,
                     a.top,
                 ));
+                s.push_str(&compiled_table(pred, a.top));
                 s.push_str(&risk_table(&pred.risks));
             }
             By::Line => s.push_str(&part_table("lines", &pred.lines, a.top)),
@@ -703,6 +704,43 @@ fn abop_table(pred: &Prediction, top: usize) -> String {
             pred.abops.len() - shown,
             100.0 * rest_o,
             100.0 * rest_t
+        );
+    }
+    s
+}
+
+/// What the compiler did to the loops shown, read from its assembly.
+fn compiled_table(pred: &Prediction, top: usize) -> String {
+    let mut s = String::new();
+    let shown: Vec<&augur_model::predict::CompiledNote> = pred
+        .loops
+        .iter()
+        .take(top)
+        .flat_map(|r| {
+            pred.compiled.iter().filter(move |c| {
+                c.file == r.file && r.first_line <= c.line && c.line <= r.last_line
+            })
+        })
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let shown: Vec<_> = shown
+        .into_iter()
+        .filter(|c| seen.insert((c.file.clone(), c.line)))
+        .collect();
+    if shown.is_empty() {
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "
+what the compiler did to these loops (its assembly, innermost loops):"
+    );
+    for c in shown {
+        let _ = writeln!(
+            s,
+            "  {:<22} {}",
+            truncate(&format!("{}:{}", short_path(&c.file), c.line), 22),
+            c.text
         );
     }
     s

@@ -1,0 +1,99 @@
+//! Compiled loops, with the real gfortran: `augur analyze` reads the innermost loops of
+//! the assembly of its optimization-report compile and maps them to the source loops,
+//! at -O2 (a reduction's add chain in a register, a loop around a continued statement)
+//! and at -O0 (the accumulator's chain through the stack).
+//!
+//! These tests need gfortran and gcc; without them they fail saying so.
+
+use augur_program::AnalyzeOptions;
+use augur_program_profile::compiled::{CompiledLoop, InstrClass};
+use augur_toolchain::Toolchain;
+use std::time::Duration;
+
+fn analyze(flags: &str, text: &str) -> augur_program_profile::ProgramProfile {
+    let tc = Toolchain::detect("gfortran", flags).unwrap_or_else(|e| {
+        panic!("these tests need gfortran and gcc: {e}\ninstall them: apt-get install gfortran gcc")
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("loops.f90");
+    std::fs::write(&src, text).unwrap();
+    let opts = AnalyzeOptions {
+        front: Default::default(),
+        toolchain: tc,
+        c_sources: vec![],
+        objects: vec![],
+        link_args: vec![],
+        args: vec![],
+        stdin: None,
+        timeout: Duration::from_secs(300),
+        cwd: dir.path().to_path_buf(),
+        keep_partial: false,
+        keep_build: None,
+        branch_run: false,
+        optimization_report: true,
+        threads: vec![],
+        mpi_ranks: vec![],
+    };
+    augur_program::analyze(std::slice::from_ref(&src), &opts)
+        .unwrap_or_else(|e| panic!("analyze failed: {e}"))
+        .profile
+}
+
+const PROGRAM: &str = "program loops
+  implicit none
+  integer, parameter :: n = 100000
+  double precision :: a(n), b(n), s
+  integer :: i
+  do i = 1, n
+    a(i) = 1.0d0 / i
+    b(i) = &
+      2.0d0 * a(i) + &
+      1.0d0
+  end do
+  s = 0
+  do i = 1, n
+    s = s + a(i) * b(i)
+  end do
+  print *, s
+end program
+";
+
+fn compiled(p: &augur_program_profile::ProgramProfile, line: u32) -> &CompiledLoop {
+    let r = p.optimization.as_ref().expect("an optimization report");
+    r.compiled_loops
+        .iter()
+        .find(|c| c.line == line)
+        .unwrap_or_else(|| panic!("no compiled loop at line {line}: {:#?}", r.compiled_loops))
+}
+
+fn chain_classes(c: &CompiledLoop) -> Vec<InstrClass> {
+    c.chains[0].path.iter().map(|p| p.class.class).collect()
+}
+
+#[test]
+fn a_reduction_at_o2_carries_one_add_in_a_register() {
+    let p = analyze("-O2", PROGRAM);
+    let dot = compiled(&p, 13);
+    assert_eq!(chain_classes(dot), vec![InstrClass::FpAdd], "{dot:#?}");
+    assert!(dot.chains[0].carried_by.starts_with("%v"), "{dot:#?}");
+    // The loop around the continued statement is found by its lines.
+    let fill = compiled(&p, 6);
+    assert!(
+        fill.instructions
+            .iter()
+            .any(|c| c.class.class == InstrClass::FpDiv),
+        "{fill:#?}"
+    );
+}
+
+#[test]
+fn a_reduction_at_o0_carries_its_add_through_the_stack() {
+    let p = analyze("-O0", PROGRAM);
+    let dot = compiled(&p, 13);
+    let forwarded = dot.chains.iter().any(|c| {
+        c.path.iter().any(|x| x.class.class == InstrClass::Forward)
+            && c.path.iter().any(|x| x.class.class == InstrClass::FpAdd)
+    });
+    assert!(forwarded, "{dot:#?}");
+    assert_eq!(dot.source_iterations, 1);
+}

@@ -119,17 +119,12 @@ pub struct Kernel {
     pub counted: u32,
 }
 
-/// The floating-point and vector classes measured at every width the host has.
-const VECTOR_CLASSES: [InstrClass; 8] = [
-    InstrClass::FpAdd,
-    InstrClass::FpMul,
-    InstrClass::FpFma,
-    InstrClass::FpDiv,
-    InstrClass::FpSqrt,
-    InstrClass::FpConvert,
-    InstrClass::VecMove,
-    InstrClass::VecInt,
-];
+/// The floating-point and vector classes, measured at every width the host has.
+fn vector_classes() -> impl Iterator<Item = InstrClass> {
+    InstrClass::ALL
+        .into_iter()
+        .filter(|c| c.is_floating() || matches!(c, InstrClass::VecMove | InstrClass::VecInt))
+}
 
 const WIDTHS: [Width; 4] = [Width::Scalar, Width::V128, Width::V256, Width::V512];
 
@@ -142,7 +137,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     v.extend(memory_kernels());
     v.push(issue_kernel());
     v.push(branch_kernel());
-    for class in VECTOR_CLASSES {
+    for class in vector_classes() {
         for width in WIDTHS {
             if let Some((lat, tput)) = vector_kernels(class, width, f) {
                 v.push(lat);

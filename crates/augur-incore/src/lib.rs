@@ -12,8 +12,9 @@
 //! [`Settings::observations`] times in rounds; the fastest observation is kept. Nothing
 //! makes a chain faster than its latency, while everything else on the machine can make
 //! it slower: a time slice taken by another process, another program on the core's
-//! sibling thread (the wall clock sees both; the median of seven of a 1-cycle chain
-//! read 4% high while two compilers ran on the 2-core guest, the fastest of them 0.1%).
+//! sibling thread (the wall clock sees both; the median of five observations of a
+//! 1-cycle chain read 6% high while other sessions' compilers ran on the 2-core Zen 4
+//! guest, the fastest within 1% of the quiet figure).
 //!
 //! * `cycle_ns` is the latency of a chain of dependent integer adds (one cycle).
 //! * `issue_ns` is the time per instruction of independent adds mixed with zeroing

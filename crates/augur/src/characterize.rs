@@ -40,10 +40,15 @@ struct Bar(indicatif::ProgressBar);
 
 impl Bar {
     fn new(total: usize) -> Bar {
+        Bar::counting(total, "experiments")
+    }
+
+    /// A bar of `total` things called `unit`.
+    fn counting(total: usize, unit: &str) -> Bar {
         let bar = indicatif::ProgressBar::new(total as u64);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "characterize [{elapsed_precise}] {bar:40} {pos}/{len} experiments, about {eta} left",
-        ) {
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+            "characterize [{{elapsed_precise}}] {{bar:40}} {{pos}}/{{len}} {unit}, about {{eta}} left"
+        )) {
             bar.set_style(style);
         }
         Bar(bar)
@@ -162,6 +167,13 @@ pub fn characterize(
         profile.memory = Some(measure_memory(&tc, quick)?);
         stop_if_interrupted()?;
         measure_stream(&tc, quick, &mut profile)?;
+        stop_if_interrupted()?;
+        // The in-core kernels are x86-64 assembly; another host keeps the rest.
+        match measure_incore(&tc, quick) {
+            Ok(p) => profile.incore = Some(p),
+            Err(e) if augur_toolchain::interrupt::cancelled() => return Err(e),
+            Err(e) => eprintln!("characterize: no in-core section: {e:#}"),
+        }
         stop_if_interrupted()?;
         // OpenMP when the compiler supports it; a compiler without it keeps the rest.
         match measure_openmp(&tc, quick) {
@@ -285,6 +297,37 @@ fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryPro
     Ok(m)
 }
 
+/// The in-core parameters (`augur_incore`) with a progress bar (progress lines when
+/// stderr is not a terminal), and their table.
+fn measure_incore(tc: &Toolchain, quick: bool) -> Result<augur_incore::InCoreProfile> {
+    let (settings, mode) = if quick {
+        (augur_incore::Settings::QUICK, "quick")
+    } else {
+        (augur_incore::Settings::DEFAULT, "default")
+    };
+    eprintln!(
+        "characterize: in-core kernels assembled by {}, linked by {} ({mode} mode: {} observations of {} ms)",
+        tc.cc, tc.fc, settings.observations, settings.window_ms
+    );
+    let start = Instant::now();
+    let mut bar: Option<Bar> = None;
+    let measured = augur_incore::characterize(tc, &settings, &mut |done, total| {
+        if std::io::stderr().is_terminal() {
+            let b = bar.get_or_insert_with(|| Bar::counting(total, "in-core kernels"));
+            b.0.set_position(done as u64);
+        } else if done > 0 {
+            eprintln!(
+                "characterize: in-core {done}/{total} kernels ({:.1} s elapsed)",
+                start.elapsed().as_secs_f64()
+            );
+        }
+    });
+    drop(bar);
+    let p = measured?;
+    print!("{}", augur_incore::report(&p));
+    Ok(p)
+}
+
 /// How far apart the two measurements of main memory's bandwidth in one characterization
 /// may be before one of them is called disturbed: the memory section's triad and, minutes
 /// later, the OpenMP section's one-thread triad (on the Zen 4 guest they agree within 6%
@@ -403,7 +446,8 @@ fn measure_mpi(tc: &Toolchain, quick: bool) -> Result<augur_machine_profile::mpi
     Ok(m)
 }
 
-/// Which section `augur characterize --memory`, `--openmp` or `--mpi` measures.
+/// Which section `augur characterize --memory`, `--openmp`, `--mpi` or `--incore`
+/// measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
     /// The memory hierarchy.
@@ -412,9 +456,11 @@ pub enum Section {
     OpenMp,
     /// The network between MPI ranks.
     Mpi,
+    /// The in-core parameters: instruction classes' latencies and throughputs.
+    InCore,
 }
 
-/// Runs `augur characterize --memory`, `--openmp` or `--mpi`: measures one section and writes it
+/// Runs `augur characterize --memory`, `--openmp`, `--mpi` or `--incore`: measures one section and writes it
 /// into `output` (an existing profile keeps everything else; the file is replaced
 /// atomically). Ctrl-C writes nothing and exits with 130.
 pub fn section(
@@ -436,6 +482,7 @@ pub fn section(
         Section::Memory => profile.memory = Some(measure_memory(&tc, quick)?),
         Section::OpenMp => profile.openmp = Some(measure_openmp(&tc, quick)?),
         Section::Mpi => profile.mpi = Some(measure_mpi(&tc, quick)?),
+        Section::InCore => profile.incore = Some(measure_incore(&tc, quick)?),
     }
     stop_if_interrupted()?;
     warn_if_bandwidths_disagree(&profile);

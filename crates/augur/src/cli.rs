@@ -73,7 +73,8 @@ enum Command {
     },
     /// Measure this machine completely: the cost of each abstract operation with your
     /// compiler and flags (narrow-spectrum experiments), then the memory hierarchy, then
-    /// the stream costs of loops with independent iterations, written as a machine
+    /// the stream costs of loops with independent iterations, then the in-core
+    /// parameters (instruction latencies and throughputs), written as a machine
     /// profile (TOML). About five minutes on a 2-core guest; `--quick` about a tenth.
     Characterize {
         /// Fortran compiler.
@@ -115,6 +116,15 @@ enum Command {
         /// kept.
         #[arg(long, conflicts_with_all = ["only", "precise", "memory", "openmp"])]
         mpi: bool,
+        /// Only the in-core parameters (x86-64): the cycle, the issue width, the taken
+        /// branch, and the latency and reciprocal throughput of each instruction class
+        /// (integer, load, store, store-to-load forwarding, floating-point add, multiply,
+        /// FMA, divide, square root, conversion, vector moves and integers) at each width
+        /// the CPU has, from generated assembly kernels (a few seconds); its section of the
+        /// profile is replaced, the rest of an existing file is kept (the default
+        /// characterization measures it after the stream costs).
+        #[arg(long, conflicts_with_all = ["only", "precise", "memory", "openmp", "mpi"])]
+        incore: bool,
         /// Only the optimization detection: which standard optimizations the compiler
         /// with its flags applies (constant folding, CSE, code motion, dead code, copy
         /// propagation, strength reduction, induction variables, address collapsing,
@@ -124,7 +134,7 @@ enum Command {
         /// the compiler's own report; its section of the profile is replaced, the rest of
         /// an existing file is kept. With --only: these optimizations only (their keys,
         /// e.g. dead_code,constant_folding).
-        #[arg(long, conflicts_with_all = ["precise", "memory", "openmp", "mpi"])]
+        #[arg(long, conflicts_with_all = ["precise", "memory", "openmp", "mpi", "incore"])]
         optimizations: bool,
         /// With --optimizations: run the detection this many times and report whether
         /// each rating was the same in every run.
@@ -1064,6 +1074,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             memory,
             openmp,
             mpi,
+            incore,
             optimizations,
             repeat,
             output,
@@ -1083,8 +1094,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 Some(Section::Memory)
             } else if openmp {
                 Some(Section::OpenMp)
+            } else if mpi {
+                Some(Section::Mpi)
             } else {
-                mpi.then_some(Section::Mpi)
+                incore.then_some(Section::InCore)
             };
             if let Some(section) = section {
                 crate::characterize::section(section, &fc, &fflags, quick, &output)

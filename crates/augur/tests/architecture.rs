@@ -57,6 +57,11 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["augur-machine-profile", "augur-toolchain"],
     ),
     ("augur-mpi", &["augur-machine-profile", "augur-toolchain"]),
+    // In-core kernels: the instruction classes' vocabulary, the profile, the assembler.
+    (
+        "augur-incore",
+        &["augur-ir", "augur-machine-profile", "augur-toolchain"],
+    ),
     (
         "augur-optimizations",
         &["augur-ir", "augur-machine-profile", "augur-toolchain"],
@@ -114,6 +119,7 @@ const MACHINE_WING: &[&str] = &[
     "augur-openmp",
     "augur-mpi",
     "augur-optimizations",
+    "augur-incore",
 ];
 
 fn workspace() -> PathBuf {

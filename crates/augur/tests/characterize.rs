@@ -68,6 +68,39 @@ fn quick_characterization_writes_a_valid_profile() {
     );
 }
 
+/// `--incore` on an existing profile: the `[incore]` section added, its table printed,
+/// the AbOp entries kept as they were.
+#[test]
+fn incore_alone_adds_its_section_and_keeps_the_rest() {
+    require_gfortran();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.toml");
+    let mut first = augur_machine_profile::MachineProfile::new(Default::default());
+    let ardl = augur_ir::AbOp::from_mnemonic("ARDL").unwrap();
+    first.abop.get_mut(&ardl).unwrap().mean_ns = Some(1.25);
+    first.write(&out).unwrap();
+    let res = Command::new(env!("CARGO_BIN_EXE_augur"))
+        .args(["characterize", "--incore", "--quick", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&res.stdout);
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    if std::env::consts::ARCH != "x86_64" {
+        assert!(
+            !res.status.success() && stderr.contains("x86-64 only"),
+            "{stderr}"
+        );
+        return;
+    }
+    assert!(res.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("fp_add") && stdout.contains("incore characterization"));
+    let p = augur_machine_profile::MachineProfile::read(&out).unwrap();
+    assert_eq!(p.abop[&ardl].mean_ns, Some(1.25));
+    let incore = p.incore.expect("an [incore] section");
+    assert!(incore.cycle_ns > 0.0 && incore.class.contains_key("load"));
+}
+
 #[test]
 fn a_module_file_where_augur_starts_does_not_reach_the_experiments() {
     // gfortran reads a USEd module's file from the working directory before `-I`: a

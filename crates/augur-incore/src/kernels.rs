@@ -1,0 +1,584 @@
+//! The kernels: x86-64 assembly (AT&T syntax, as gcc assembles it), one function
+//! `augur_k_<i>(long n)` per kernel, each a counted loop of `n` iterations whose body is
+//! [`BODY`] instructions of one kind.
+//!
+//! * A **latency** kernel is one dependent chain: every instruction reads the result of
+//!   the one before it (`addsd %xmm15, %xmm0` again and again), so an iteration lasts
+//!   the chain's latency and the loop's own counter, independent of it, hides in its
+//!   shadow. The values stay put: adds of zero, multiplies by one, divides by
+//!   0.99999999 (a full mantissa: no divider takes a short cut on it), square roots that
+//!   settle at one; integers add, multiply by one, divide by 7 and add 1000 back.
+//! * A **throughput** kernel is the same instruction over [`STREAMS`] independent
+//!   registers (each register's chain is 12 instructions apart, longer than any
+//!   latency-to-throughput ratio of today's cores), so the execution ports bind it.
+//!
+//! A few classes need a partner instruction on their chain; the driver then counts the
+//! pairs (or both instructions) as [`Kernel::counted`] says and `lib.rs` takes the
+//! partner off: an integer divide's chain adds 1000 back (one cycle), a forwarded load's
+//! chain is store, load and a floating-point add (`fp_add`'s latency), a conversion goes there and back (both
+//! counted: the mean of the two directions), a scalar register move goes back and forth
+//! between two registers (both counted).
+
+use augur_ir::incore::{ClassWidth, InstrClass, Width};
+use std::fmt::Write as _;
+
+/// Instructions of the measured kind in a loop body: long enough that the loop's counter
+/// and branch cost under 2% of an iteration, short enough for any core's op cache.
+pub const BODY: usize = 48;
+
+/// Independent registers of a throughput kernel.
+pub const STREAMS: usize = 12;
+
+/// The general-purpose registers a kernel may use freely besides `%rsi` (an operand or
+/// the buffer's address), `%rdi` (the counter), `%rbp` and `%rsp` (the frame).
+const GPR: [&str; STREAMS] = [
+    "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+];
+
+/// Their 32-bit halves (the zeroing idiom `xor %eax, %eax`).
+const GPR32: [&str; STREAMS] = [
+    "eax", "ebx", "ecx", "edx", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d", "r15d",
+];
+
+/// The instruction-set extensions the host's kernels may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Features {
+    /// AVX: 256-bit floating point (`vaddpd %ymm`).
+    pub avx: bool,
+    /// AVX2: 256-bit integer (`vpaddd %ymm`).
+    pub avx2: bool,
+    /// FMA3 (`vfmadd231sd`).
+    pub fma: bool,
+    /// AVX-512 Foundation: 512-bit registers (`vaddpd %zmm`).
+    pub avx512f: bool,
+}
+
+impl Features {
+    /// What this process may use, as the CPU and the operating system say (the standard
+    /// library's run-time detection, which checks that the OS saves the wide registers);
+    /// `None` on a host that is not x86-64.
+    pub fn host() -> Option<Features> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Some(Features {
+                avx: std::arch::is_x86_feature_detected!("avx"),
+                avx2: std::arch::is_x86_feature_detected!("avx2"),
+                fma: std::arch::is_x86_feature_detected!("fma"),
+                avx512f: std::arch::is_x86_feature_detected!("avx512f"),
+            })
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            None
+        }
+    }
+
+    /// Whether floating-point instructions of width `w` can run.
+    fn has_width(self, w: Width) -> bool {
+        match w {
+            Width::Scalar | Width::V128 => true,
+            Width::V256 => self.avx,
+            Width::V512 => self.avx512f,
+        }
+    }
+
+    /// Every extension: the kernels of the widest host.
+    pub const ALL: Features = Features {
+        avx: true,
+        avx2: true,
+        fma: true,
+        avx512f: true,
+    };
+}
+
+/// What a kernel's time per counted instruction is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// The latency of the class (before the partner's is taken off).
+    Latency(ClassWidth),
+    /// The reciprocal throughput of the class.
+    Throughput(ClassWidth),
+    /// Independent one-cycle integer instructions, half of them zeroing idioms no
+    /// execution port sees: the sustained issue width.
+    Issue,
+    /// A chain of taken jumps.
+    TakenBranch,
+}
+
+/// One generated kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kernel {
+    /// What its time says.
+    pub measure: Measure,
+    /// The instructions before the loop (registers and memory set up).
+    pub setup: Vec<String>,
+    /// The loop body.
+    pub body: Vec<String>,
+    /// The instructions counted per iteration: the time of an iteration divided by it is
+    /// the time of one.
+    pub counted: u32,
+}
+
+/// The floating-point and vector classes, measured at every width the host has.
+fn vector_classes() -> impl Iterator<Item = InstrClass> {
+    InstrClass::ALL
+        .into_iter()
+        .filter(|c| c.is_floating() || matches!(c, InstrClass::VecMove | InstrClass::VecInt))
+}
+
+const WIDTHS: [Width; 4] = [Width::Scalar, Width::V128, Width::V256, Width::V512];
+
+/// The kernels the host with `f` runs, in the order they are measured: the integer
+/// chain first (the cycle; the driver warms the core up with it), then the integer
+/// classes, memory, issue and branches, then each floating-point and vector class at
+/// each width `f` has.
+pub fn kernels(f: Features) -> Vec<Kernel> {
+    let mut v = integer_kernels();
+    v.extend(memory_kernels());
+    v.push(issue_kernel());
+    v.push(branch_kernel());
+    for class in vector_classes() {
+        for width in WIDTHS {
+            if let Some((lat, tput)) = vector_kernels(class, width, f) {
+                v.push(lat);
+                v.push(tput);
+            }
+        }
+    }
+    v
+}
+
+fn cw(class: InstrClass, width: Width) -> ClassWidth {
+    ClassWidth::new(class, width)
+}
+
+/// `BODY` instructions, `f(k)` the `k`-th.
+fn body(f: impl Fn(usize) -> String) -> Vec<String> {
+    (0..BODY).map(f).collect()
+}
+
+/// `BODY / group.len()` copies of a group of instructions, `f(k)` the `k`-th copy.
+fn groups(size: usize, f: impl Fn(usize) -> Vec<String>) -> Vec<String> {
+    (0..BODY / size).flat_map(f).collect()
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn integer_kernels() -> Vec<Kernel> {
+    let one = strings(&["mov $1, %esi"]);
+    let chain = |class, op: &str| Kernel {
+        measure: Measure::Latency(cw(class, Width::Scalar)),
+        setup: one.clone(),
+        body: body(|_| format!("{op} %rsi, %rax")),
+        counted: BODY as u32,
+    };
+    let streams = |class, op: &str| Kernel {
+        measure: Measure::Throughput(cw(class, Width::Scalar)),
+        setup: one.clone(),
+        body: body(|k| format!("{op} %rsi, %{}", GPR[k % STREAMS])),
+        counted: BODY as u32,
+    };
+    let divide = strings(&["mov $7, %esi", "mov $1000, %r8d", "mov $1000, %eax"]);
+    vec![
+        chain(InstrClass::IntAlu, "add"),
+        streams(InstrClass::IntAlu, "add"),
+        chain(InstrClass::IntMul, "imul"),
+        streams(InstrClass::IntMul, "imul"),
+        // rax = rax / 7 + 1000 settles near 1166: small operands, as a program's.
+        Kernel {
+            measure: Measure::Latency(cw(InstrClass::IntDiv, Width::Scalar)),
+            setup: divide.clone(),
+            body: groups(3, |_| {
+                strings(&["xor %edx, %edx", "idiv %rsi", "add %r8, %rax"])
+            }),
+            counted: (BODY / 3) as u32,
+        },
+        // Each divide starts from 1000 afresh (the move breaks the chain).
+        Kernel {
+            measure: Measure::Throughput(cw(InstrClass::IntDiv, Width::Scalar)),
+            setup: divide,
+            body: groups(3, |_| {
+                strings(&["mov %r8, %rax", "xor %edx, %edx", "idiv %rsi"])
+            }),
+            counted: (BODY / 3) as u32,
+        },
+    ]
+}
+
+/// The scratch buffer (4 KiB in `.bss`, 64-byte aligned) in `%rsi`.
+const BUFFER: &str = "lea augur_incore_buf(%rip), %rsi";
+
+fn memory_kernels() -> Vec<Kernel> {
+    // A ring of 8 pointers a line apart in the buffer.
+    let mut ring = vec![BUFFER.to_string()];
+    for k in 0..8 {
+        ring.push(format!("lea {}(%rsi), %rax", 64 * ((k + 1) % 8)));
+        ring.push(format!("mov %rax, {}(%rsi)", 64 * k));
+    }
+    ring.push("mov %rsi, %rax".to_string());
+    let scalar = |c| cw(c, Width::Scalar);
+    vec![
+        Kernel {
+            measure: Measure::Latency(scalar(InstrClass::Load)),
+            setup: ring,
+            body: body(|_| "mov (%rax), %rax".to_string()),
+            counted: BODY as u32,
+        },
+        Kernel {
+            measure: Measure::Throughput(scalar(InstrClass::Load)),
+            setup: vec![BUFFER.to_string()],
+            body: body(|k| format!("mov {}(%rsi), %{}", 8 * k, GPR[k % STREAMS])),
+            counted: BODY as u32,
+        },
+        Kernel {
+            measure: Measure::Throughput(scalar(InstrClass::Store)),
+            setup: vec![BUFFER.to_string()],
+            body: body(|k| format!("mov %{}, {}(%rsi)", GPR[k % STREAMS], 8 * k)),
+            counted: BODY as u32,
+        },
+        // A real variable kept in the frame, as unoptimized code keeps every variable
+        // (`s = s + x` at -O0). A floating-point one: a Zen 4 renames an integer
+        // register's store and reload (the chain `mov %rax, -48(%rbp)`, `mov -48(%rbp),
+        // %rax`, `add` takes 1 cycle, whatever the address) but forwards a `movsd`'s in
+        // 9 cycles, and a program's chains through memory are its real variables'.
+        Kernel {
+            measure: Measure::Latency(scalar(InstrClass::Forward)),
+            setup: [
+                broadcast(Width::Scalar, ".Lone", 0),
+                broadcast(Width::Scalar, ".Lzero", 1),
+            ]
+            .concat(),
+            body: groups(3, |_| {
+                strings(&[
+                    "movsd %xmm0, -48(%rbp)",
+                    "movsd -48(%rbp), %xmm0",
+                    "addsd %xmm1, %xmm0",
+                ])
+            }),
+            counted: (BODY / 3) as u32,
+        },
+    ]
+}
+
+/// Two independent adds and a zeroing `xor` (which the renamer completes: no port), over
+/// the twelve registers: as many instructions per cycle as the core issues.
+fn issue_kernel() -> Kernel {
+    Kernel {
+        measure: Measure::Issue,
+        setup: strings(&["mov $1, %esi"]),
+        body: body(|k| {
+            let r = k % STREAMS;
+            if k % 3 == 2 {
+                format!("xor %{0}, %{0}", GPR32[r])
+            } else {
+                format!("add %rsi, %{}", GPR[r])
+            }
+        }),
+        counted: BODY as u32,
+    }
+}
+
+/// A chain of jumps, each to the next 32-byte boundary (as far apart as a loop's
+/// branches are: jumps two bytes apart take 7 cycles each on a Zen 4, whose branch
+/// target buffer keeps few branches per line), then the loop's own taken branch.
+fn branch_kernel() -> Kernel {
+    Kernel {
+        measure: Measure::TakenBranch,
+        setup: vec![],
+        body: (0..BODY)
+            .flat_map(|_| strings(&["jmp 3f", ".p2align 5", "3:"]))
+            .collect(),
+        counted: BODY as u32 + 1,
+    }
+}
+
+/// `%xmm3`, `%ymm3` or `%zmm3`.
+fn reg(w: Width, n: usize) -> String {
+    match w {
+        Width::Scalar | Width::V128 => format!("%xmm{n}"),
+        Width::V256 => format!("%ymm{n}"),
+        Width::V512 => format!("%zmm{n}"),
+    }
+}
+
+/// A register of half the width (the integer side of a packed conversion).
+fn half(w: Width, n: usize) -> String {
+    match w {
+        Width::V512 => format!("%ymm{n}"),
+        _ => format!("%xmm{n}"),
+    }
+}
+
+/// The double at `label` in every lane of register `n`.
+fn broadcast(w: Width, label: &str, n: usize) -> Vec<String> {
+    match w {
+        Width::Scalar | Width::V128 => vec![
+            format!("movsd {label}(%rip), %xmm{n}"),
+            format!("unpcklpd %xmm{n}, %xmm{n}"),
+        ],
+        _ => vec![format!("vbroadcastsd {label}(%rip), {}", reg(w, n))],
+    }
+}
+
+/// `op %s, %d` (scalar and packed SSE) or `vop %s, %d, %d` (AVX, AVX-512).
+fn two_op(w: Width, scalar: &str, packed: &str, d: usize, s: usize) -> String {
+    match w {
+        Width::Scalar => format!("{scalar} %xmm{s}, %xmm{d}"),
+        Width::V128 => format!("{packed} %xmm{s}, %xmm{d}"),
+        _ => format!("v{packed} {}, {1}, {1}", reg(w, s), reg(w, d)),
+    }
+}
+
+/// The latency and throughput kernels of `class` at `w`, or `None` when the host lacks
+/// what they need (or the class has no such width: integer vector arithmetic has no
+/// scalar form).
+fn vector_kernels(class: InstrClass, w: Width, f: Features) -> Option<(Kernel, Kernel)> {
+    let supported = f.has_width(w)
+        && match class {
+            InstrClass::FpFma => f.fma,
+            InstrClass::VecInt => w != Width::Scalar && (w != Width::V256 || f.avx2),
+            _ => true,
+        };
+    if !supported {
+        return None;
+    }
+    // (accumulators' value, operands' value)
+    let (start, operand) = match class {
+        InstrClass::FpAdd | InstrClass::FpFma => (".Lone", ".Lzero"),
+        InstrClass::FpMul | InstrClass::VecMove => (".Lone", ".Lone"),
+        InstrClass::FpDiv => (".Lone", ".Lnear_one"),
+        InstrClass::FpSqrt => (".Ltwo", ".Ltwo"),
+        _ => (".Lzero", ".Lzero"),
+    };
+    let mut setup = strings(&["mov $3, %esi", "mov $3, %eax"]);
+    for n in 0..STREAMS {
+        setup.extend(broadcast(w, start, n));
+    }
+    for n in [14, 15] {
+        setup.extend(broadcast(w, operand, n));
+    }
+    // One instruction on register d with operands s (and t), or the group of a chain.
+    let op = |d: usize, s: usize| -> Vec<String> {
+        match class {
+            InstrClass::FpAdd => vec![two_op(w, "addsd", "addpd", d, s)],
+            InstrClass::FpMul => vec![two_op(w, "mulsd", "mulpd", d, s)],
+            InstrClass::FpDiv => vec![two_op(w, "divsd", "divpd", d, s)],
+            InstrClass::VecInt => vec![two_op(w, "", "paddd", d, s)],
+            InstrClass::FpFma => {
+                let m = if w == Width::Scalar { "sd" } else { "pd" };
+                vec![format!(
+                    "vfmadd231{m} {}, {}, {}",
+                    reg(w, s),
+                    reg(w, 14),
+                    reg(w, d)
+                )]
+            }
+            InstrClass::FpSqrt => vec![match w {
+                Width::Scalar => format!("sqrtsd %xmm{d}, %xmm{d}"),
+                Width::V128 => format!("sqrtpd %xmm{d}, %xmm{d}"),
+                _ => format!("vsqrtpd {0}, {0}", reg(w, d)),
+            }],
+            InstrClass::VecMove => vec![match w {
+                Width::Scalar => format!("movapd %xmm{s}, %xmm{d}"),
+                Width::V128 => format!("shufpd $1, %xmm{s}, %xmm{d}"),
+                Width::V256 => format!("vshufpd $5, {}, {1}, {1}", reg(w, s), reg(w, d)),
+                Width::V512 => format!("vshufpd $0x55, {}, {1}, {1}", reg(w, s), reg(w, d)),
+            }],
+            _ => unreachable!("conversions are pairs"),
+        }
+    };
+    let (lat_body, lat_counted, tput_body) = match (class, w) {
+        // Integer to double and back: both counted.
+        (InstrClass::FpConvert, Width::Scalar) => (
+            groups(2, |_| {
+                strings(&["cvtsi2sdq %rax, %xmm0", "cvttsd2si %xmm0, %rax"])
+            }),
+            BODY,
+            groups(2, |k| {
+                let r = k % STREAMS;
+                vec![
+                    format!("cvtsi2sdq %rsi, %xmm{r}"),
+                    format!("cvttsd2si %xmm15, %{}", GPR[r]),
+                ]
+            }),
+        ),
+        (InstrClass::FpConvert, _) => {
+            let (to, back) = match w {
+                Width::V128 => ("cvtdq2pd", "cvttpd2dq"),
+                _ => ("vcvtdq2pd", "vcvttpd2dq"),
+            };
+            (
+                groups(2, |_| {
+                    vec![
+                        format!("{to} {}, {}", half(w, 0), reg(w, 0)),
+                        format!("{back} {}, {}", reg(w, 0), half(w, 0)),
+                    ]
+                }),
+                BODY,
+                groups(2, |k| {
+                    let r = k % STREAMS;
+                    vec![
+                        format!("{to} {}, {}", half(w, 15), reg(w, r)),
+                        format!("{back} {}, {}", reg(w, 14), half(w, r)),
+                    ]
+                }),
+            )
+        }
+        // A register move back and forth (a move onto itself is no move).
+        (InstrClass::VecMove, Width::Scalar) => (
+            groups(2, |_| {
+                strings(&["movapd %xmm0, %xmm1", "movapd %xmm1, %xmm0"])
+            }),
+            BODY,
+            body(|k| op(k % STREAMS, 15).concat()),
+        ),
+        // Unary: the register is its own operand.
+        (InstrClass::FpSqrt, _) => (
+            body(|_| op(0, 0).concat()),
+            BODY,
+            body(|k| op(k % STREAMS, k % STREAMS).concat()),
+        ),
+        (InstrClass::VecMove, _) => (
+            body(|_| op(0, 0).concat()),
+            BODY,
+            body(|k| op(k % STREAMS, 15).concat()),
+        ),
+        _ => (
+            body(|_| op(0, 15).concat()),
+            BODY,
+            body(|k| op(k % STREAMS, 15).concat()),
+        ),
+    };
+    let c = cw(class, w);
+    Some((
+        Kernel {
+            measure: Measure::Latency(c),
+            setup: setup.clone(),
+            body: lat_body,
+            counted: lat_counted as u32,
+        },
+        Kernel {
+            measure: Measure::Throughput(c),
+            setup,
+            body: tput_body,
+            counted: BODY as u32,
+        },
+    ))
+}
+
+/// The assembly file of `kernels`: `augur_k_<i>` is `kernels[i]`. `vzeroupper` ends
+/// every kernel when the host has AVX (no SSE instruction after it pays for dirty upper
+/// halves).
+pub fn assembly(kernels: &[Kernel], f: Features) -> String {
+    let mut s = String::from(
+        "# Generated by augur-incore: in-core kernels, one counted loop each.\n\
+         \t.section .rodata\n\t.p2align 3\n\
+         .Lzero:\t.double 0.0\n.Lone:\t.double 1.0\n.Ltwo:\t.double 2.0\n\
+         .Lnear_one:\t.double 0.99999999\n\
+         \t.bss\n\t.p2align 6\naugur_incore_buf:\n\t.zero 4096\n\t.text\n",
+    );
+    for (i, k) in kernels.iter().enumerate() {
+        let name = format!("augur_k_{i}");
+        let _ = writeln!(s, "\n# {:?}", k.measure);
+        let _ = writeln!(
+            s,
+            "\t.globl {name}\n\t.type {name}, @function\n\t.p2align 6\n{name}:"
+        );
+        for line in [
+            "push %rbp",
+            "mov %rsp, %rbp",
+            "push %rbx",
+            "push %r12",
+            "push %r13",
+            "push %r14",
+            "push %r15",
+            "sub $72, %rsp",
+        ]
+        .iter()
+        .map(|l| l.to_string())
+        .chain(k.setup.iter().cloned())
+        {
+            let _ = writeln!(s, "\t{line}");
+        }
+        s.push_str("\ttest %rdi, %rdi\n\tjle 2f\n\t.p2align 5\n1:\n");
+        for line in &k.body {
+            if line.ends_with(':') || line.starts_with('.') {
+                let _ = writeln!(s, "{line}");
+            } else {
+                let _ = writeln!(s, "\t{line}");
+            }
+        }
+        s.push_str("\tdec %rdi\n\tjnz 1b\n2:\n");
+        if f.avx {
+            s.push_str("\tvzeroupper\n");
+        }
+        s.push_str(
+            "\tadd $72, %rsp\n\tpop %r15\n\tpop %r14\n\tpop %r13\n\tpop %r12\n\tpop %rbx\n\tpop %rbp\n\tret\n",
+        );
+        let _ = writeln!(s, "\t.size {name}, .-{name}");
+    }
+    s.push_str("\t.section .note.GNU-stack,\"\",@progbits\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_measure_once_and_widths_follow_the_features() {
+        let all = kernels(Features::ALL);
+        for (i, a) in all.iter().enumerate() {
+            assert!(
+                all[i + 1..].iter().all(|b| b.measure != a.measure),
+                "{:?} twice",
+                a.measure
+            );
+            assert!(a.counted > 0 && !a.body.is_empty());
+        }
+        let has = |v: &[Kernel], key: &str| {
+            v.iter().any(|k| {
+                matches!(k.measure, Measure::Latency(c) | Measure::Throughput(c) if c.key() == key)
+            })
+        };
+        assert!(has(&all, "fp_fma.v512") && has(&all, "vec_int.v256"));
+        assert!(!has(&all, "vec_int"), "no scalar vector integer");
+        let sse = kernels(Features::default());
+        assert!(has(&sse, "fp_add.v128") && has(&sse, "fp_div"));
+        assert!(!has(&sse, "fp_add.v256") && !has(&sse, "fp_fma") && !has(&sse, "fp_add.v512"));
+        // The cycle's chain comes first: the driver warms up with it.
+        assert_eq!(
+            all[0].measure,
+            Measure::Latency(cw(InstrClass::IntAlu, Width::Scalar))
+        );
+    }
+
+    #[test]
+    fn kernels_keep_the_counter_and_the_frame() {
+        for k in kernels(Features::ALL) {
+            for line in k.setup.iter().chain(&k.body) {
+                for reserved in ["%rdi", "%edi", "%rsp", "%rbp)", "1:", "2:"] {
+                    let frame_slot = reserved == "%rbp)" && line.contains("-48(%rbp)");
+                    assert!(
+                        frame_slot || !line.contains(reserved),
+                        "{:?}: `{line}` touches {reserved}",
+                        k.measure
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn assembly_names_every_kernel_and_ends_wide_ones_cleanly() {
+        let ks = kernels(Features::ALL);
+        let text = assembly(&ks, Features::ALL);
+        for i in 0..ks.len() {
+            assert!(text.contains(&format!("augur_k_{i}:\n")));
+        }
+        assert_eq!(text.matches("vzeroupper").count(), ks.len());
+        assert!(!assembly(&ks[..1], Features::default()).contains("vzeroupper"));
+    }
+}

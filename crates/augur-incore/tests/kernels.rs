@@ -1,0 +1,57 @@
+//! The real kernels on this host (quick settings), built with gfortran and gcc: figures
+//! every x86-64 core of the last twenty years gives, checked loosely enough to hold on
+//! any of them and tightly enough to catch a kernel that measures the wrong thing.
+
+use augur_incore::{characterize, report, InCoreError, Settings};
+use augur_toolchain::Toolchain;
+
+#[test]
+fn the_hosts_kernels_give_sane_figures() {
+    let tc = Toolchain::detect("gfortran", "-O2").expect("gfortran is installed");
+    let mut calls = Vec::new();
+    let start = std::time::Instant::now();
+    let p = match characterize(&tc, &Settings::QUICK, &mut |done, total| {
+        calls.push((done, total))
+    }) {
+        Ok(p) => p,
+        Err(e @ InCoreError::NotX86_64 { .. }) if std::env::consts::ARCH != "x86_64" => {
+            assert!(e.to_string().contains("x86-64 only"), "{e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let elapsed = start.elapsed().as_secs_f64();
+    print!("{}", report(&p));
+    println!("{elapsed:.1} s");
+    let (done, total) = *calls.last().unwrap();
+    assert_eq!(done, total);
+    assert_eq!(calls[0].0, 0);
+
+    let cycle = p.cycle_ns;
+    assert!((0.1..=1.0).contains(&cycle), "cycle {cycle} ns");
+    assert!(p.issue_ns < cycle, "issue {} ns", p.issue_ns);
+    assert!(
+        p.taken_branch_ns >= 0.5 * cycle,
+        "taken branch {} ns",
+        p.taken_branch_ns
+    );
+    let cost = |key: &str| {
+        *p.class
+            .get(key)
+            .unwrap_or_else(|| panic!("{key} not measured"))
+    };
+    let add = cost("fp_add");
+    assert!(add.latency_ns >= 2.0 * cycle, "fp_add latency {add:?}");
+    assert!(add.throughput_ns < add.latency_ns, "fp_add {add:?}");
+    assert!(cost("load").latency_ns >= 3.0 * cycle, "{:?}", cost("load"));
+    assert!(cost("fp_div").latency_ns > add.latency_ns);
+    assert!(cost("int_div").latency_ns > cost("int_mul").latency_ns);
+    // One cycle, as its own chain says.
+    let alu = cost("int_alu");
+    assert!((alu.latency_ns - cycle).abs() < 1e-9);
+    assert!(alu.throughput_ns < cycle);
+    for (key, c) in &p.class {
+        assert!(c.throughput_ns > 0.0 && c.latency_ns >= 0.0, "{key}: {c:?}");
+    }
+    assert!(elapsed < 20.0, "{elapsed:.1} s");
+}

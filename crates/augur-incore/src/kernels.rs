@@ -204,6 +204,14 @@ fn integer_kernels() -> Vec<Kernel> {
             }),
             counted: (BODY / 3) as u32,
         },
+        // An integer variable kept in the frame (`i = i + 1` at -O0, `addl $1,
+        // -36(%rbp)`): a read-modify-write of the slot, a chain through memory.
+        Kernel {
+            measure: Measure::Latency(cw(InstrClass::ForwardInt, Width::Scalar)),
+            setup: strings(&["movq $0, -48(%rbp)"]),
+            body: body(|_| "addq $1, -48(%rbp)".to_string()),
+            counted: BODY as u32,
+        },
     ]
 }
 

@@ -319,10 +319,11 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
             InstrClass::Store => Some(0.0),
             InstrClass::IntDiv => of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0)),
             InstrClass::Forward => of(Measure::Latency(c)).map(|l| (l - fp_add).max(0.0)),
+            InstrClass::ForwardInt => of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0)),
             _ => of(Measure::Latency(c)),
         };
         let throughput = match c.class {
-            InstrClass::Forward => load_throughput,
+            InstrClass::Forward | InstrClass::ForwardInt => load_throughput,
             _ => of(Measure::Throughput(c)),
         };
         if let (Some(l), Some(t)) = (latency, throughput) {

@@ -23,6 +23,10 @@ pub enum InstrClass {
     /// (a variable kept in memory, as unoptimized code keeps every variable): its
     /// latency is the store-to-load forwarding latency.
     Forward,
+    /// The same for a load into a general-purpose register (an integer variable kept in
+    /// memory): cores that rename memory through the stack (AMD since Zen 2) pass it on
+    /// at no cost, where a floating-point value waits for the forwarding.
+    ForwardInt,
     /// A write to memory.
     Store,
     /// Integer and logical arithmetic, compares, moves between registers, address
@@ -60,9 +64,10 @@ pub enum InstrClass {
 
 impl InstrClass {
     /// Every class, in order.
-    pub const ALL: [InstrClass; 17] = [
+    pub const ALL: [InstrClass; 18] = [
         InstrClass::Load,
         InstrClass::Forward,
+        InstrClass::ForwardInt,
         InstrClass::Store,
         InstrClass::IntAlu,
         InstrClass::IntMul,
@@ -85,6 +90,7 @@ impl InstrClass {
         match self {
             InstrClass::Load => "load",
             InstrClass::Forward => "forward",
+            InstrClass::ForwardInt => "forward_int",
             InstrClass::Store => "store",
             InstrClass::IntAlu => "int_alu",
             InstrClass::IntMul => "int_mul",
@@ -123,6 +129,7 @@ impl InstrClass {
         match self {
             InstrClass::Load => 5.0,
             InstrClass::Forward => 6.0,
+            InstrClass::ForwardInt => 1.0,
             InstrClass::Store => 0.0,
             InstrClass::IntAlu | InstrClass::VecMove | InstrClass::VecInt => 1.0,
             InstrClass::IntMul => 3.0,

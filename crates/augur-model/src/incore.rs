@@ -84,7 +84,10 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
     ];
     let mut per_class: BTreeMap<InstrClass, f64> = BTreeMap::new();
     for c in &cl.instructions {
-        if matches!(c.class.class, InstrClass::Branch | InstrClass::Forward) {
+        if matches!(
+            c.class.class,
+            InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
+        ) {
             continue;
         }
         let cost = m.cost(c.class)?;
@@ -121,8 +124,8 @@ fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
     let mut t = 0.0;
     for c in path {
         let cost = m.cost(c.class).or_else(|| {
-            // A forwarded load costs at least a load.
-            (c.class.class == InstrClass::Forward)
+            // A forwarded load the machine did not measure: a load.
+            matches!(c.class.class, InstrClass::Forward | InstrClass::ForwardInt)
                 .then(|| {
                     m.cost(augur_ir::incore::ClassWidth::new(
                         InstrClass::Load,

@@ -23,6 +23,9 @@ pub struct CompiledLoop {
     /// How many iterations of the source loop one compiled iteration covers (vector
     /// lanes times unrolling).
     pub source_iterations: u32,
+    /// The lanes of its widest packed arithmetic (1 for scalar code).
+    #[serde(default)]
+    pub lanes: u32,
     /// How `source_iterations` was found (`"4 double lanes (256-bit)"`, `"1: scalar"`).
     pub source_iterations_from: String,
     /// The loop-carried dependence chains: for each value carried from one compiled

@@ -334,7 +334,9 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     match report {
         Ok(mut r) => {
-            crate::compiled::map_to_source(&mut r, &profile.units);
+            crate::compiled::map_to_source(&mut r, &profile.units, |unit, id| {
+                source_step(&program, unit, id)
+            });
             profile.optimization = Some(r)
         }
         Err(e) => profile.notes.push(format!("no optimization report: {e}")),
@@ -699,6 +701,18 @@ fn optimization_report(
     }
     augur_toolchain::optreport::report(&opts.toolchain, &files, &names, &extra)
         .map_err(|e| e.to_string())
+}
+
+/// The step of loop `id` of unit `unit` when it is a constant: 1 for unit-step loops
+/// and array statements, `|k|` for a literal step `k`.
+fn source_step(program: &Program, unit: &str, id: u32) -> Option<u32> {
+    let u = program.units.iter().find(|u| u.name.eq_ignore_ascii_case(unit))?;
+    let l = u.loops.get(id as usize)?;
+    if l.unit_step {
+        return Some(1);
+    }
+    let step = l.bounds.as_ref()?.step.as_ref()?;
+    step.trim().parse::<i64>().ok().map(|k| k.unsigned_abs() as u32)
 }
 
 /// The plan alone (for tests and for inspecting where counters go).

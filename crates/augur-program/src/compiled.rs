@@ -11,7 +11,15 @@ use std::collections::BTreeMap;
 /// Replaces `report.compiled_loops` (as the assembly gave them, each at the line of its
 /// backward jump) by the loops mapped to an innermost source loop of `units`, one per
 /// source loop, and records the others in `report.unmapped_loops`.
-pub fn map_to_source(report: &mut OptReport, units: &[UnitProfile]) {
+///
+/// `step(unit, loop)` is the source loop's step when it is a constant (`None` when it is
+/// not): a compiled iteration of `do i = 1, n, 2` that advances its pointers by two
+/// elements covers one source iteration.
+pub fn map_to_source(
+    report: &mut OptReport,
+    units: &[UnitProfile],
+    step: impl Fn(&str, u32) -> Option<u32>,
+) {
     let raw = std::mem::take(&mut report.compiled_loops);
     let mut groups: BTreeMap<(String, u32), Vec<CompiledLoop>> = BTreeMap::new();
     for cl in raw {
@@ -23,6 +31,12 @@ pub fn map_to_source(report: &mut OptReport, units: &[UnitProfile]) {
             Some((line, true)) => {
                 let mut cl = cl;
                 cl.line = line;
+                let unit = units
+                    .iter()
+                    .find(|u| same_file(&u.file, &cl.file) && source_loop(u, line).is_some());
+                let id = unit.and_then(|u| u.loops.iter().find(|l| l.line == line).map(|l| (u, l.id)));
+                let k = id.and_then(|(u, l)| step(&u.name, l));
+                by_source_step(&mut cl, k);
                 groups.entry((cl.file.clone(), line)).or_default().push(cl);
                 continue;
             }
@@ -83,4 +97,28 @@ fn within(u: &UnitProfile, inner: Option<u32>, target: u32) -> bool {
         }
     }
     false
+}
+
+/// Divides a compiled loop's source iterations by its source loop's constant step `k`
+/// (the pointers advance `k` elements a source iteration); an unknown step leaves
+/// only the vector lanes to go by.
+fn by_source_step(cl: &mut CompiledLoop, k: Option<u32>) {
+    if !cl.source_iterations_from.contains("induction") {
+        return;
+    }
+    match k {
+        Some(1) => {}
+        Some(k) if k > 1 && cl.source_iterations % k == 0 => {
+            cl.source_iterations /= k;
+            cl.source_iterations_from
+                .push_str(&format!(", a source iteration steps {k} elements"));
+        }
+        _ => {
+            cl.source_iterations = cl.lanes.max(1);
+            cl.source_iterations_from = format!(
+                "{}: the vector lanes (the source loop's step is not a constant 1)",
+                cl.source_iterations
+            );
+        }
+    }
 }

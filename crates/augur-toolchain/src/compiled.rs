@@ -193,6 +193,7 @@ fn describe(f: &Function, start: usize, end: usize, file: String, line: u32) -> 
         issued: body.len() as u32,
         inner_branches,
         source_iterations,
+        lanes: lanes(body).map_or(1, |l| l.0),
         source_iterations_from: from,
         chains: chains(body),
         versions: 0,
@@ -571,13 +572,13 @@ fn flow(i: &Instr, places: &Places) -> Flow {
             reads.push((Loc::Reg(r), op_path.clone()));
         } else if is_memory(s) && !m.starts_with("lea") {
             let load = if let Some(sl) = places.place(s) {
-                (Loc::Slot(sl), InstrClass::Forward)
+                (Loc::Slot(sl), forward_class(i))
             } else {
                 (Loc::Reg(String::new()), InstrClass::Load)
             };
             let mut path = vec![ClassWidth::new(load.1, w)];
             path.extend(op_path.iter().copied());
-            if load.1 == InstrClass::Forward {
+            if matches!(load.1, InstrClass::Forward | InstrClass::ForwardInt) {
                 reads.push((load.0, path.clone()));
             }
             for a in address_registers(s) {
@@ -610,6 +611,21 @@ fn flow(i: &Instr, places: &Places) -> Flow {
     }
     reads.retain(|(l, _)| *l != Loc::Reg(String::new()));
     Flow { reads, writes }
+}
+
+/// The class of a load on a chain through memory: into a vector or floating-point
+/// register ([`InstrClass::Forward`]) or an integer one ([`InstrClass::ForwardInt`]).
+fn forward_class(i: &Instr) -> InstrClass {
+    let vector = i
+        .operands
+        .iter()
+        .any(|o| o.starts_with("%xmm") || o.starts_with("%ymm") || o.starts_with("%zmm"))
+        || fp_suffix(base_mnemonic(&i.mnemonic));
+    if vector {
+        InstrClass::Forward
+    } else {
+        InstrClass::ForwardInt
+    }
 }
 
 /// The loop-carried chains of `body`: for each location read before it is written and
@@ -688,7 +704,19 @@ fn source_iterations(body: &[Instr]) -> (u32, String) {
     if let Some(n) = induction_step(body) {
         return n;
     }
-    let lanes = body
+    match lanes(body) {
+        Some((n, bits, elem)) if n > 1 => (
+            n,
+            format!("{n} lanes of {elem} bits ({bits}-bit vectors)"),
+        ),
+        _ => (1, "1: scalar, no stepped pointer or index found".into()),
+    }
+}
+
+/// The lanes of the widest packed arithmetic of `body`, with the vector and element
+/// bits.
+fn lanes(body: &[Instr]) -> Option<(u32, u32, u32)> {
+    body
         .iter()
         .filter_map(|i| {
             let w = width(i);
@@ -697,13 +725,7 @@ fn source_iterations(body: &[Instr]) -> (u32, String) {
             (w != Width::Scalar && (c.is_floating() || c == InstrClass::VecInt))
                 .then(|| (w.bits() / elem, w.bits(), elem))
         })
-        .max();
-    match lanes {
-        Some((n, bits, elem)) if n > 1 => {
-            (n, format!("{n} lanes of {elem} bits ({bits}-bit vectors)"))
-        }
-        _ => (1, "1: scalar, no stepped pointer or index found".into()),
-    }
+        .max()
 }
 
 /// The element size in bits an instruction's suffix names.
@@ -752,76 +774,75 @@ fn access_bytes(i: &Instr) -> Option<u32> {
     }
 }
 
-/// Source iterations from the induction: the register the latch's compare tests, an
-/// `add $k` to it in the body, and the memory operands it addresses (as a base: k bytes
-/// over their element size; as an index scaled by s: k·s bytes).
+/// Source iterations from the inductions: each register the body steps by a constant
+/// (`add $k`) and addresses memory with (as a base: k bytes; as an index scaled by s:
+/// k·s bytes), over the size of the elements the loop works on; the smallest (a
+/// pointer striding down a column of a transposed array steps many elements, the one
+/// walking along the loop's own dimension as many as the loop advances).
 fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
-    let n = body.len();
-    let cmp = body[..n.saturating_sub(1)].iter().rev().take(3).find(|i| {
-        i.mnemonic.starts_with("cmp")
-            || i.mnemonic.starts_with("sub")
-            || i.mnemonic.starts_with("add")
-    })?;
-    let tested: Vec<String> = cmp.operands.iter().filter_map(|o| register(o)).collect();
-    for reg in tested {
-        let Some(step) = body.iter().find_map(|i| {
-            let op = i.mnemonic.as_str();
-            if !(op.starts_with("add") || op.starts_with("sub")) || i.operands.len() != 2 {
-                return None;
-            }
-            if register(&i.operands[1]).as_deref() != Some(reg.as_str()) {
-                return None;
-            }
-            let k: i64 = i.operands[0].strip_prefix('$')?.parse().ok()?;
-            Some(if op.starts_with("sub") { -k } else { k })
-        }) else {
-            continue;
-        };
-        let step = step.unsigned_abs() as u32;
-        // The accesses it addresses.
-        let mut sizes = vec![];
+    let mut best: Option<(u32, u32, u32)> = None;
+    for (reg, step) in stepped_registers(body) {
         for i in body {
-            for o in &i.operands {
-                if !o.contains('(') {
-                    continue;
-                }
+            let bytes_each = access_bytes(i).unwrap_or(8);
+            for o in i.operands.iter().filter(|o| o.contains('(')) {
                 let inside = o
                     .split_once('(')
                     .map(|(_, r)| r.trim_end_matches(')'))
                     .unwrap_or("");
                 let parts: Vec<&str> = inside.split(',').map(str::trim).collect();
-                let bytes = access_bytes(i).unwrap_or(8);
-                let vector = match width(i) {
-                    Width::Scalar => bytes,
-                    w => w.bits() / 8,
+                let bytes = if register(parts[0]).as_deref() == Some(reg.as_str()) {
+                    step
+                } else if parts.len() >= 2 && register(parts[1]).as_deref() == Some(reg.as_str())
+                {
+                    step * parts.get(2).and_then(|s| s.parse().ok()).unwrap_or(1)
+                } else {
+                    continue;
                 };
-                let elem = bytes;
-                if register(parts[0]).as_deref() == Some(reg.as_str()) {
-                    sizes.push((step, elem, vector));
-                } else if parts.len() >= 2 && register(parts[1]).as_deref() == Some(reg.as_str()) {
-                    let scale: u32 = parts.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-                    sizes.push((step * scale, elem, vector));
+                // Stores and copies of doubles often use the single-precision encodings
+                // (`movups`, shorter): the arithmetic's elements say what the data are.
+                let elem = arithmetic_element_bytes(body).unwrap_or(bytes_each);
+                if elem == 0 || bytes % elem != 0 || bytes / elem == 0 {
+                    continue;
+                }
+                let k = bytes / elem;
+                let smaller = match best {
+                    None => true,
+                    Some((b, _, _)) => k < b,
+                };
+                if smaller {
+                    best = Some((k, bytes, elem));
                 }
             }
         }
-        let Some(&(bytes, mut elem, _)) = sizes.iter().min_by_key(|s| s.1) else {
+    }
+    let (k, bytes, elem) = best?;
+    Some((
+        k,
+        format!("{k}: the induction steps {bytes} bytes over {elem}-byte elements"),
+    ))
+}
+
+/// The registers the body adds or subtracts a constant to, with the constant's size.
+fn stepped_registers(body: &[Instr]) -> Vec<(String, u32)> {
+    let mut out: Vec<(String, u32)> = vec![];
+    for i in body {
+        let op = i.mnemonic.as_str();
+        if !(op.starts_with("add") || op.starts_with("sub")) || i.operands.len() != 2 {
+            continue;
+        }
+        let (Some(k), Some(r)) = (
+            i.operands[0]
+                .strip_prefix('$')
+                .and_then(|k| k.parse::<i64>().ok()),
+            register(&i.operands[1]),
+        ) else {
             continue;
         };
-        // Stores and copies of doubles often use the single-precision encodings
-        // (`movups`, shorter): the arithmetic's elements say what the data are.
-        if let Some(e) = arithmetic_element_bytes(body) {
-            elem = e;
+        if k != 0 && !out.iter().any(|(x, _)| *x == r) {
+            out.push((r, k.unsigned_abs() as u32));
         }
-        if elem == 0 || bytes % elem != 0 || bytes / elem == 0 {
-            continue;
-        }
-        let k = bytes / elem;
-        return Some((
-            k,
-            format!("{k}: the induction steps {bytes} bytes over {elem}-byte elements"),
-        ));
     }
-    None
+    out
 }
 
 #[cfg(test)]

@@ -331,7 +331,7 @@ pub(crate) fn replace_word(line: &str, from: &str, to: &str) -> String {
 }
 
 /// The edits that make a unit use `module`: a USE right after its header (or before its
-/// first statement), and PURE and ELEMENTAL procedures made impure (they may not update
+/// first statement of any kind when it has none), and PURE and ELEMENTAL procedures made impure (they may not update
 /// the instrumentation's state).
 pub(crate) fn use_module_edits(u: &Unit, text: &str, module: &str) -> Vec<Edit> {
     let mut edits = vec![];
@@ -359,9 +359,11 @@ pub(crate) fn use_module_edits(u: &Unit, text: &str, module: &str) -> Vec<Edit> 
                 to: "".into(),
             });
         }
-    } else if let Some(first) = u.stmts.first() {
+    } else {
+        // A main program without PROGRAM statement: the USE goes before its first
+        // statement of any kind (a USE may follow no IMPLICIT, declaration, DATA, ...).
         edits.push(Edit::Before {
-            line: first.text.line,
+            line: u.start_text.line,
             col: 0,
             take_label: false,
             text: format!("use {module}"),

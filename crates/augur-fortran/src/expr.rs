@@ -28,7 +28,9 @@ fn literal_type(t: &str, lw: &Lowerer<'_>) -> (Type, Option<i64>) {
         } else if body.contains('q') {
             16
         } else {
-            suffix_kind.unwrap_or(crate::kinds::current().real)
+            suffix_kind.map_or(crate::kinds::current().real, |k| {
+                crate::kinds::current().written(BaseType::Real, k)
+            })
         };
         (
             Type {
@@ -42,7 +44,9 @@ fn literal_type(t: &str, lw: &Lowerer<'_>) -> (Type, Option<i64>) {
         (
             Type {
                 base: BaseType::Integer,
-                kind: suffix_kind.unwrap_or(crate::kinds::current().integer),
+                kind: suffix_kind.map_or(crate::kinds::current().integer, |k| {
+                    crate::kinds::current().written(BaseType::Integer, k)
+                }),
             },
             v,
         )

@@ -244,13 +244,13 @@ pub fn parse_intrinsic_type(node: Node<'_>, src: &str, scope: &Scope) -> Type {
             if let Some(star) = kt.strip_prefix('*') {
                 // REAL*8, COMPLEX*16 (bytes of the whole complex), INTEGER*8.
                 if let Ok(n) = star.trim_matches(|c| c == '(' || c == ')').parse::<u8>() {
-                    kind = if base == BaseType::Complex { n / 2 } else { n };
+                    kind = kinds.written(base, if base == BaseType::Complex { n / 2 } else { n });
                 }
             } else {
                 let inner = kt.trim_start_matches('(').trim_end_matches(')');
                 let inner = inner.strip_prefix("kind=").unwrap_or(inner);
                 if let Some(v) = eval_kind(inner, scope) {
-                    kind = v;
+                    kind = kinds.written(base, v);
                 }
             }
         }

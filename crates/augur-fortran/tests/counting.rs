@@ -1110,3 +1110,61 @@ end program t
     assert_eq!(iadds.len(), 2, "{iadds:?}");
     assert_eq!(iadds.iter().sum::<f64>(), 1.0, "{iadds:?}");
 }
+
+/// The static AbOps of unit `name` of `src` analyzed as built with `flags`.
+fn unit_ops_with_flags(src: &str, flags: &[&str]) -> augur_ir::AbOpCounts {
+    let flags: Vec<String> = flags.iter().map(|f| f.to_string()).collect();
+    let opts = augur_fortran::FrontEndOptions {
+        default_kinds: augur_fortran::DefaultKinds::from_flags(&flags),
+        ..Default::default()
+    };
+    let a = analyze_files_with(&[("k.f", src)], &opts);
+    a.assert_clean();
+    a.unit("kp").static_total()
+}
+
+#[test]
+fn kind_promotion_flags_change_the_precision_counted() {
+    use augur_ir::AbOp;
+    let src = "      PROGRAM KP
+      DOUBLE PRECISION D, E
+      REAL*8 R8
+      REAL(KIND=8) Q8
+      REAL S, T
+      REAL(4) S4
+      INTEGER(4) I4, J4
+      D = D + E
+      R8 = R8 + 1.0D0
+      Q8 = Q8 + 2.0_8
+      S = S + T
+      S4 = S4 + 1.0_4
+      I4 = I4 + J4
+      PRINT *, D, R8, Q8, S, S4, I4
+      END
+";
+    let ops = |flags: &[&str]| {
+        let c = unit_ops_with_flags(src, flags);
+        [
+            c.get(AbOp::ARSL),
+            c.get(AbOp::ARDL),
+            c.get(AbOp::AISL),
+            c.get(AbOp::AIDL),
+        ]
+    };
+    // Single, double, default integer, 8-byte integer additions.
+    assert_eq!(ops(&["-O2"]), [2.0, 3.0, 1.0, 0.0]);
+    // REAL(8), REAL*8, DOUBLE PRECISION and 1.0_8 are single precision.
+    assert_eq!(ops(&["-O2", "-freal-8-real-4"]), [5.0, 0.0, 1.0, 0.0]);
+    // REAL, REAL(4) and 1.0_4 are double precision.
+    assert_eq!(ops(&["-freal-4-real-8"]), [0.0, 5.0, 1.0, 0.0]);
+    // The default real only (DOUBLE PRECISION goes to 16 bytes, counted as double);
+    // REAL(4) stays single.
+    assert_eq!(ops(&["-fdefault-real-8"]), [1.0, 4.0, 1.0, 0.0]);
+    assert_eq!(
+        ops(&["-fdefault-real-8", "-fdefault-double-8"]),
+        [1.0, 4.0, 1.0, 0.0]
+    );
+    // INTEGER(4) is 8 bytes.
+    assert_eq!(ops(&["-finteger-4-integer-8"]), [2.0, 3.0, 0.0, 1.0]);
+    assert_eq!(ops(&["-fdefault-integer-8"]), [2.0, 3.0, 1.0, 0.0]);
+}

@@ -98,9 +98,16 @@ pub struct Unit {
     /// Index of the top-level source file (in the order given to the front end) the unit is in.
     #[serde(default)]
     pub source: u32,
-    /// Position of the unit's first statement in the parsed text of its source.
+    /// Position of the unit's header (PROGRAM, SUBROUTINE, ... statement) in the parsed
+    /// text of its source; the default when it has none (a main program without PROGRAM
+    /// statement).
     #[serde(default)]
     pub header_text: TextPos,
+    /// Position of the unit's first statement of any kind (its header, or for a main
+    /// program without PROGRAM statement its first specification or executable
+    /// statement) in the parsed text of its source.
+    #[serde(default)]
+    pub start_text: TextPos,
     /// Modules the unit USEs (lower case), in order of appearance.
     #[serde(default)]
     pub uses: Vec<String>,

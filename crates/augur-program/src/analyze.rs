@@ -94,13 +94,33 @@ pub enum AnalyzeError {
     /// The sources have errors (listed, already rendered with file and line).
     #[error("the sources could not be analyzed:\n{0}")]
     Sources(String),
-    /// The instrumented program did not compile; messages are mapped to the original lines.
+    /// The instrumented program did not compile, nor does the program itself; messages
+    /// are mapped to the original lines.
     #[error("the program does not compile with {compiler}:\n{messages}")]
     Compile {
         /// The compiler.
         compiler: String,
         /// Its messages, at the original files and lines.
         messages: String,
+        /// The same messages at the lines of the instrumented copy, each with the copy's
+        /// text there and where it came from (inserted by augur or not).
+        in_copy: String,
+    },
+    /// The program compiles but augur's instrumented copy of it does not: a bug in
+    /// augur. The copy is kept.
+    #[error(
+        "augur's instrumented copy does not compile with {compiler}, though the program itself does: \
+         this is a bug in augur, please report it with the copy kept in {}\n{messages}",
+        kept.display()
+    )]
+    InstrumentedCopy {
+        /// The compiler.
+        compiler: String,
+        /// Its messages at the lines of the copy, each with the copy's text there and the
+        /// original line it came from or was inserted at.
+        messages: String,
+        /// Where the copy (instrumented sources, module, runtime) is kept.
+        kept: PathBuf,
     },
     /// Linking failed.
     #[error("{0}")]
@@ -221,7 +241,31 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         order: &order,
         opts,
     };
-    let exe = ctx.build_counting_copy(&plan, &work)?;
+    let exe = match ctx.build_counting_copy(&plan, &work) {
+        Err(AnalyzeError::Compile {
+            compiler,
+            messages,
+            in_copy,
+        }) => {
+            if !plain_program_compiles(sources, &order, opts) {
+                return Err(AnalyzeError::Compile {
+                    compiler,
+                    messages,
+                    in_copy,
+                });
+            }
+            let kept = match &opts.keep_build {
+                Some(_) => work.clone(),
+                None => tmp.keep(),
+            };
+            return Err(AnalyzeError::InstrumentedCopy {
+                compiler,
+                messages: in_copy,
+                kept,
+            });
+        }
+        other => other?,
+    };
 
     let counts_file = work.join("augur-counts.txt");
     let _ = std::fs::remove_file(&counts_file);
@@ -445,7 +489,7 @@ impl BuildContext<'_> {
         };
         let mut fortran = vec![write(module.0, module.1)?];
         // Instrumented sources, with a map from their lines back to the loaded text.
-        let mut maps: Vec<(PathBuf, usize, Vec<u32>)> = vec![];
+        let mut maps: Vec<(PathBuf, usize, Vec<u32>, String)> = vec![];
         for &i in self.order {
             let Some(l) = &loaded[i] else { continue };
             let (text, map) = instrument::rewrite(plan, i as u32, &l.text);
@@ -454,7 +498,7 @@ impl BuildContext<'_> {
                 .map(|s| s.to_string_lossy().to_string())
                 .unwrap_or_else(|| format!("src{i}"));
             let p = write(&format!("aug{i}_{stem}.f90"), &text)?;
-            maps.push((p.clone(), i, map));
+            maps.push((p.clone(), i, map, text));
             fortran.push(p);
         }
         let mut c_sources = opts.c_sources.clone();
@@ -485,15 +529,17 @@ impl BuildContext<'_> {
                 messages, stderr, ..
             } => {
                 let mut out = String::new();
+                let mut in_copy = String::new();
                 for m in &messages {
-                    let orig = maps
-                        .iter()
-                        .find(|(p, _, _)| paths_match(p, &m.file))
-                        .and_then(|(_, src, map)| {
-                            let text_line = *map.get(m.line.saturating_sub(1) as usize)? as usize;
-                            loaded[*src].as_ref().map(|l| l.origin(text_line, 0))
-                        });
-                    match orig {
+                    let copy = maps.iter().find(|(p, ..)| paths_match(p, &m.file));
+                    let orig = copy.and_then(|(_, src, map, _)| {
+                        let text_line = *map.get(m.line.saturating_sub(1) as usize)? as usize;
+                        loaded[*src]
+                            .as_ref()
+                            .map(|l| (l.origin(text_line, 0), text_line))
+                    });
+                    in_copy.push_str(&copy_message(program, m, copy, orig, loaded));
+                    match orig.map(|o| o.0) {
                         Some(pos) => {
                             out.push_str(&render_at(program, pos, &m.severity, &m.message))
                         }
@@ -510,9 +556,14 @@ impl BuildContext<'_> {
                     out.push_str(stderr.trim());
                     out.push('\n');
                 }
+                if messages.is_empty() {
+                    in_copy.push_str(stderr.trim());
+                    in_copy.push('\n');
+                }
                 AnalyzeError::Compile {
                     compiler: opts.toolchain.fc.clone(),
                     messages: out,
+                    in_copy,
                 }
             }
             BuildError::Link { .. } => AnalyzeError::Link(e.to_string()),
@@ -684,6 +735,14 @@ fn optimization_report(
         .iter()
         .map(|f| f.path.display().to_string())
         .collect();
+    let extra = original_source_flags(opts);
+    augur_toolchain::optreport::report(&opts.toolchain, &files, &names, &extra)
+        .map_err(|e| e.to_string())
+}
+
+/// The flags the original sources need besides the user's: the front end's
+/// preprocessing (`-cpp`, `-D`, `-I`) and forced source form.
+fn original_source_flags(opts: &AnalyzeOptions) -> Vec<String> {
     let mut extra: Vec<String> = vec![];
     let load = &opts.front.load;
     if load.cpp {
@@ -699,8 +758,66 @@ fn optimization_report(
         Some(augur_source::SourceForm::Free) => extra.push("-ffree-form".into()),
         None => {}
     }
-    augur_toolchain::optreport::report(&opts.toolchain, &files, &names, &extra)
-        .map_err(|e| e.to_string())
+    extra
+}
+
+/// Whether the original sources compile (each to an object, in compile order) with the
+/// user's compiler and flags: when the instrumented copy does not, the fault is augur's.
+fn plain_program_compiles(sources: &[PathBuf], order: &[usize], opts: &AnalyzeOptions) -> bool {
+    let Ok(dir) = interrupt::temp_dir("augur-plain-") else {
+        return false;
+    };
+    let files: Vec<PathBuf> = order
+        .iter()
+        .filter_map(|&i| sources.get(i).cloned())
+        .collect();
+    let extra = original_source_flags(opts);
+    toolchain::compile_only(&opts.toolchain, &files, &extra, dir.path()).is_ok()
+}
+
+/// A compiler message `m` at its line of the instrumented copy (`copy`: its path, source
+/// index, line map and text): the copy's text on that line and the original line it
+/// came from (`orig`: the position and the loaded text's 0-based line), or that augur
+/// inserted or changed it there.
+fn copy_message(
+    program: &Program,
+    m: &toolchain::CompilerMessage,
+    copy: Option<&(PathBuf, usize, Vec<u32>, String)>,
+    orig: Option<(Pos, usize)>,
+    loaded: &[Option<augur_source::LoadedSource>],
+) -> String {
+    let col = m.col.map(|c| format!(":{c}")).unwrap_or_default();
+    let mut out = format!(
+        "{}:{}{col}: {}: {}\n",
+        m.file.display(),
+        m.line,
+        m.severity,
+        m.message
+    );
+    let Some((_, src, _, text)) = copy else {
+        return out;
+    };
+    let line = text
+        .lines()
+        .nth(m.line.saturating_sub(1) as usize)
+        .unwrap_or("");
+    out.push_str(&format!("{:>6} | {line}\n", m.line));
+    if let Some((pos, text_line)) = orig {
+        let original = loaded[*src]
+            .as_ref()
+            .and_then(|l| l.text.lines().nth(text_line))
+            .unwrap_or("");
+        let at = program.files.describe(pos);
+        let at = at.rsplit_once(':').map_or(at.as_str(), |(a, _)| a);
+        if original.trim() == line.trim() {
+            out.push_str(&format!("       = the program's line {at}\n"));
+        } else {
+            out.push_str(&format!(
+                "       = inserted or changed by augur at the program's line {at}\n"
+            ));
+        }
+    }
+    out
 }
 
 /// The step of loop `id` of unit `unit` when it is a constant: 1 for unit-step loops

@@ -612,6 +612,75 @@ fn labelled_do_shared_termination() {
     );
 }
 
+#[test]
+fn main_program_without_program_statement_first_in_its_file() {
+    // No PROGRAM statement: the instrumentation's USE must come before IMPLICIT,
+    // PARAMETER, DIMENSION, COMMON and DATA, and IMPLICIT must still type the unit.
+    let c = case(
+        "noprog.f",
+        "C     A MAIN PROGRAM WITHOUT A PROGRAM STATEMENT
+      IMPLICIT DOUBLE PRECISION (A-H,O-Z)
+      PARAMETER (N = 20)
+      DIMENSION X(N), Y(N)
+      COMMON /BLK/ SCALE
+      DATA SCALE /2.0D0/
+      DO 10 I = 1, N
+         X(I) = I
+   10 CONTINUE
+      CALL AXPY(N, X, Y)
+      S = 0.0D0
+      DO 20 I = 1, N
+         S = S + Y(I)
+   20 CONTINUE
+      PRINT *, S
+      END
+      SUBROUTINE AXPY(N, X, Y)
+      IMPLICIT DOUBLE PRECISION (A-H,O-Z)
+      DIMENSION X(N), Y(N)
+      COMMON /BLK/ SCALE
+      DO 30 I = 1, N
+         Y(I) = SCALE * X(I) + 1.0D0
+   30 CONTINUE
+      END
+",
+    );
+    assert_eq!(c.analysis.program.units[0].name, "main");
+    assert_eq!(c.iterations(7), 20.0);
+    assert_eq!(c.at(8), 20.0);
+    assert_eq!(c.at(10), 1.0);
+    assert_eq!(c.iterations(12), 20.0);
+    assert_eq!(c.calls("axpy"), 1.0);
+    assert_eq!(c.iterations(21), 20.0);
+    // S and Y are double precision by the IMPLICIT statement: 20 additions in the main
+    // program, 20 in AXPY, none in single precision.
+    let totals = &c.analysis.profile.totals;
+    assert_eq!(totals.get(AbOp::ARDL), 40.0, "{totals:?}");
+    assert_eq!(totals.get(AbOp::ARSL), 0.0, "{totals:?}");
+    assert_eq!(c.stdout().trim().parse::<f64>().ok(), Some(440.0));
+}
+
+#[test]
+fn main_program_without_program_statement_after_a_subroutine() {
+    // Its first statement is an assignment: counted, not taken for a header.
+    let c = case(
+        "noprog2.f",
+        "      SUBROUTINE TWICE(K)
+      K = 2 * K
+      END
+C     THE MAIN PROGRAM STARTS WITH AN ASSIGNMENT
+      K = 3
+      CALL TWICE(K)
+      PRINT *, K
+      END
+",
+    );
+    assert_eq!(c.calls("main"), 1.0);
+    assert_eq!(c.at(5), 1.0);
+    let stores = c.analysis.profile.totals.get(AbOp::SISL);
+    assert_eq!(stores, 2.0, "K = 3 and K = 2 * K");
+    assert_eq!(c.stdout().trim(), "6");
+}
+
 // ---------------------------------------------------------------------------------------
 // The corpus against gcov.
 

@@ -3,7 +3,8 @@
 //! `.and .`, `. true.`), variables named `CLASS` and `ENUM`, and other blank-insensitive
 //! spellings (`GO TO`, `END DO`, `DOUBLE PRECISION` written together, `END FILE`, the
 //! power operator as `* *`, also split over a continuation line, `DO50I=1,10` and
-//! `DOJ=1,3` beside the assignment `DO60X = 1.5`).
+//! `DOJ=1,3` beside the assignment `DO60X = 1.5`, `GOTO44`, `GO TO44`,
+//! `IF(K.GT.0)GOTO46`, `CALLBUMP(K)`, `DO 70 I = 1 , 3`).
 //! The front end must lower the program without errors, and the instrumented build
 //! must print what the plain build prints.
 //!
@@ -49,6 +50,18 @@ const SOURCE: &str = "      PROGRAM FB
       ENDDO
       DO60X = 1.5
       S = S + DO60X
+      GOTO44
+      K = K + 1000
+   44 K = K + 1
+      GO TO45
+      K = K + 1000
+   45 IF(K.GT.0)GOTO46
+      K = K + 1000
+   46 CALLBUMP(K)
+      IF(K.GT.0)CALLBUMP(K)
+      DO 70 I = 1 , 3
+         K = K + 1
+   70 CONTINUE
       OPEN(17, STATUS='SCRATCH')
       WRITE(17,*) S
       END FILE 17
@@ -56,6 +69,10 @@ const SOURCE: &str = "      PROGRAM FB
       READ(17,*) S
       CLOSE(17)
       PRINT *, 'CLASS ', CLASS, ' N . EQ. 250 ', N, K, ENUM, S
+      END
+      SUBROUTINE BUMP(K)
+      INTEGER K
+      K = K + 10
       END
 ";
 
@@ -101,4 +118,12 @@ fn blank_spellings_and_class_variable_compile_and_run_alike() {
         text,
         "the instrumented program printed something else"
     );
+    // `CALLBUMP(K)`, alone and as a logical IF's action, are calls.
+    let bump = analysis
+        .program
+        .units
+        .iter()
+        .position(|u| u.name == "bump")
+        .expect("a unit bump");
+    assert_eq!(analysis.profile.units[bump].blocks[0].executions, Some(2.0));
 }

@@ -280,3 +280,71 @@ fn a_subscript_the_extraction_substitutes_is_not_sampled() {
         loc.non_affine
     );
 }
+
+/// Analyzes `text` (written as `name`) with gfortran -O2: the error.
+fn analysis_error(name: &str, text: &str) -> augur_program::AnalyzeError {
+    let tc = Toolchain::detect("gfortran", "-O2")
+        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(name);
+    std::fs::write(&src, text).unwrap();
+    let opts = AnalyzeOptions::new(tc, dir.path());
+    match augur_program::analyze(std::slice::from_ref(&src), &opts) {
+        Ok(_) => panic!("{name} must not compile"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn a_compile_error_after_a_continued_probe_names_its_own_line() {
+    // The nest's probe call is two lines in the copy (continued with `&`): the error on
+    // line 10 must still be reported on line 10, not 11.
+    let src = "C     COMMENT
+      PROGRAM H
+      REAL X(100)
+      INTEGER I, N, K
+      N = 100
+      DO 10 I = 1, N
+         X(I) = I
+   10 CONTINUE
+C     ANOTHER COMMENT
+      K = 'ABC'
+      PRINT *, X(1), K
+      END
+";
+    match analysis_error("h.f", src) {
+        augur_program::AnalyzeError::Compile { messages, .. } => {
+            assert!(messages.contains("h.f:10:"), "{messages}");
+            assert!(messages.contains("Cannot convert"), "{messages}");
+        }
+        other => panic!("expected the program's own compile error, got {other}"),
+    }
+}
+
+#[test]
+fn an_instrumented_copy_that_does_not_compile_is_reported_as_augurs() {
+    // A variable named like augur's counter array: the program compiles, the copy (which
+    // uses augur's module) does not. The report says so, keeps the copy and shows the
+    // copy's line the error is on.
+    let src = "      PROGRAM CLASH
+      INTEGER AUGUR_C, I
+      AUGUR_C = 0
+      DO 10 I = 1, 5
+         AUGUR_C = AUGUR_C + I
+   10 CONTINUE
+      PRINT *, AUGUR_C
+      END
+";
+    match analysis_error("clash.f", src) {
+        augur_program::AnalyzeError::InstrumentedCopy { messages, kept, .. } => {
+            let copy = kept.join("aug0_clash.f90");
+            let kept_copy = copy.exists();
+            let _ = std::fs::remove_dir_all(&kept);
+            assert!(kept_copy, "the copy is kept in {}", kept.display());
+            assert!(messages.contains("aug0_clash.f90:3:"), "{messages}");
+            assert!(messages.contains("INTEGER AUGUR_C"), "{messages}");
+            assert!(messages.contains("clash.f:2"), "{messages}");
+        }
+        other => panic!("expected augur's copy to be blamed, got {other}"),
+    }
+}

@@ -284,6 +284,7 @@ impl LineConverter {
                 normal = marks;
                 squeezed = spaced;
             }
+            space_keyword(&mut squeezed, &mut normal);
         }
         let body_code = &squeezed[..];
         let mut code = String::new();
@@ -621,6 +622,86 @@ fn space_do_head(code: &[char], normal: &[bool]) -> Option<(Vec<char>, usize, us
     let new_eq = out.len();
     out.extend(&code[eq..]);
     Some((out, eq, new_eq))
+}
+
+/// `GOTO44`, `GO TO44` and `CALLFOO(A)` (legal fixed form: blanks are insignificant) as
+/// `GOTO 44`, `GO TO 44` and `CALL FOO(A)`, also as the action of a logical IF
+/// (`IF(X.GT.0)GOTO44`): one blank inserted after the keyword, the later columns of the
+/// line moving right by one. Only where no other reading exists: a GOTO is followed by
+/// a label and nothing else (`GOTOK` may be an assigned GOTO or a variable), and a CALL
+/// statement has no `=` outside parentheses (`CALLX(I) = 1` assigns to an array
+/// `CALLX`).
+fn space_keyword(code: &mut Vec<char>, normal: &mut Vec<bool>) {
+    let Some(mut start) = code.iter().position(|c| !c.is_whitespace()) else {
+        return;
+    };
+    if let Some(action) = logical_if_action(code, normal, start) {
+        start = action;
+    }
+    if let Some(k) = keyword_end(code, normal, start) {
+        code.insert(k, ' ');
+        normal.insert(k, true);
+    }
+}
+
+/// The start of the action of a logical IF statement starting at `start` (`IF (c)
+/// action`), when the action starts with a letter.
+fn logical_if_action(code: &[char], normal: &[bool], start: usize) -> Option<usize> {
+    let mut letters = (start..code.len()).filter(|&k| !code[k].is_whitespace());
+    let (i, f, open) = (letters.next()?, letters.next()?, letters.next()?);
+    if !code[i].eq_ignore_ascii_case(&'i') || !code[f].eq_ignore_ascii_case(&'f') {
+        return None;
+    }
+    if code[open] != '(' || !normal[open] {
+        return None;
+    }
+    let mut depth = 0i32;
+    let close = (open..code.len()).find(|&k| {
+        match (code[k], normal[k]) {
+            ('(', true) => depth += 1,
+            (')', true) => depth -= 1,
+            _ => {}
+        }
+        depth == 0
+    })?;
+    let action = (close + 1..code.len()).find(|&k| !code[k].is_whitespace())?;
+    (code[action].is_ascii_alphabetic() && normal[action]).then_some(action)
+}
+
+/// Where a blank goes after the keyword of a `GOTO label` or `CALLname` statement
+/// starting at `start` whose keyword is glued to what follows.
+fn keyword_end(code: &[char], normal: &[bool], start: usize) -> Option<usize> {
+    let word: Vec<usize> = (start..code.len())
+        .filter(|&k| !code[k].is_whitespace())
+        .take(4)
+        .collect();
+    let spelled: String = word.iter().map(|&k| code[k].to_ascii_lowercase()).collect();
+    let &last = word.last()?;
+    let next = last + 1;
+    let rest = code.get(next..)?;
+    if word.iter().any(|&k| !normal[k]) || rest.is_empty() || !normal[next] {
+        return None;
+    }
+    match spelled.as_str() {
+        "goto" => {
+            let label = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+            let only_label = rest[label..].iter().all(|c| c.is_whitespace());
+            (label > 0 && only_label).then_some(next)
+        }
+        "call" if last == start + 3 && rest[0].is_ascii_alphabetic() => {
+            let mut depth = 0i32;
+            let assigns = rest.iter().zip(&normal[next..]).any(|(c, &n)| {
+                match (c, n) {
+                    ('(', true) => depth += 1,
+                    (')', true) => depth -= 1,
+                    _ => {}
+                }
+                *c == '=' && n && depth == 0
+            });
+            (!assigns).then_some(next)
+        }
+        _ => None,
+    }
 }
 
 /// If a dotted operator or logical literal starts at the `.` at `start`,
@@ -1094,6 +1175,27 @@ mod tests {
             assert_eq!(o.chars().count(), i.chars().count(), "{i}");
         }
         assert_eq!(normalize_fixed(src).col_offsets, vec![0; 4]);
+    }
+
+    #[test]
+    fn glued_goto_and_call_keywords_get_a_blank() {
+        let src = "      GOTO44\n      GO TO44\n      IF(X.GT.0)GOTO44\n      CALLFOO(A)\n      IF (X .GT. 0) CALLFOO\n   10 GOTO 44\n      GOTO(10,20),K\n";
+        assert_eq!(
+            norm(src),
+            vec![
+                "      GOTO 44",
+                "      GO TO 44",
+                "      IF(X.GT.0)GOTO 44",
+                "      CALL FOO(A)",
+                "      IF (X .GT. 0) CALL FOO",
+                "   10 GOTO 44",
+                "      GOTO(10,20),K",
+            ]
+        );
+        // What could be something else is kept: assignments to variables named GOTO44X
+        // or CALLX, an assigned GOTO, a string.
+        let kept = "      GOTOX = 1\n      GOTO44X = 2\n      CALLX(I) = 3\n      GOTOK\n      IF(C.EQ.'A')GOTOK\n      CALLX = 4\n      PRINT *, 'GOTO44'\n      IF (A) = 1\n";
+        assert_eq!(norm(kept), kept.lines().collect::<Vec<_>>());
     }
 
     #[test]

@@ -245,6 +245,13 @@ impl TempDir {
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
+
+    /// Keeps the directory (neither dropping nor a forced exit removes it): its path.
+    pub fn keep(self) -> PathBuf {
+        let TempDir { dir, _registered } = self;
+        drop(_registered);
+        dir.keep()
+    }
 }
 
 /// Creates a temporary directory named `prefix` plus random characters in the system's

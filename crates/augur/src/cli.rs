@@ -352,9 +352,12 @@ struct PredictCmd {
     /// How operation time and memory-hierarchy time combine in a loop nest.
     #[arg(long, value_enum, default_value = "ecm")]
     overlap: OverlapArg,
-    /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
-    /// default: the estimate is an upper bound (every outcome against the most frequent
-    /// direction), several times too high for patterned branches; it is always reported.
+    /// Also price branch mispredictions (BRMP, BRMC) that the profile only bounds into
+    /// the total. Mispredictions simulated by the branch run (`augur analyze` makes one
+    /// unless --no-branch-run) are in the total with or without this flag. A profile
+    /// without a branch run has only a bound (every outcome against the most frequent
+    /// direction, several times too high for patterned branches), left out of the total
+    /// unless this flag is given; either way the branch time is reported.
     #[arg(long)]
     branches: bool,
     /// Predict at a size never run: NAME=VALUE (n=1024), or NAME=FROM..TO (n=64..4096) for
@@ -520,9 +523,12 @@ struct ValidateCmd {
     /// How operation time and memory-hierarchy time combine in a loop nest.
     #[arg(long, value_enum, default_value = "ecm")]
     overlap: OverlapArg,
-    /// Price the estimated branch mispredictions (BRMP, BRMC) into the total. Off by
-    /// default: the estimate is an upper bound (every outcome against the most frequent
-    /// direction), several times too high for patterned branches; it is always reported.
+    /// Also price branch mispredictions (BRMP, BRMC) that the profile only bounds into
+    /// the total. Mispredictions simulated by the branch run (`augur analyze` makes one
+    /// unless --no-branch-run) are in the total with or without this flag. A profile
+    /// without a branch run has only a bound (every outcome against the most frequent
+    /// direction, several times too high for patterned branches), left out of the total
+    /// unless this flag is given; either way the branch time is reported.
     #[arg(long)]
     branches: bool,
     /// Count at these sizes only (NAME=V1,V2,V3, `{NAME}` in -D, --args or --stdin), then
@@ -587,8 +593,10 @@ enum BenchCommand {
         /// How operation and memory time combine in the main table (all four are summarized).
         #[arg(long, value_enum, default_value = "ecm")]
         overlap: OverlapArg,
-        /// Price the estimated branch mispredictions into the main table (the summary
-        /// shows both).
+        /// Also price the bounded branch mispredictions of profiles without a branch run
+        /// into the main table; mispredictions simulated by a branch run are priced with
+        /// or without this flag (the summary also shows the errors without any branch
+        /// time).
         #[arg(long)]
         branches: bool,
         /// Keep each program's profile and measured times in DIR (for --replay); with

@@ -219,3 +219,20 @@ fn compile_errors_point_at_the_original_fixed_form_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.f:4:"), "{err}");
 }
+
+#[test]
+fn branches_help_says_simulated_mispredictions_are_priced_without_it() {
+    // What `predict_options` does: the branch run's simulated mispredictions are always
+    // priced; --branches adds the bound of a profile without a branch run.
+    for cmd in ["predict", "validate"] {
+        let out = augur().args([cmd, "--help"]).output().unwrap();
+        assert!(out.status.success());
+        let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(!help.contains("Off by default"), "{cmd}: {help}");
+        assert!(
+            help.contains("are in the total with or without this flag"),
+            "{cmd}: {help}"
+        );
+    }
+}

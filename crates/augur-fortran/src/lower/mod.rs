@@ -267,6 +267,7 @@ fn empty_unit() -> Unit {
         host: None,
         source: 0,
         header_text: TextPos::default(),
+        start_text: TextPos::default(),
         uses: vec![],
         dummies: vec![],
         symbols: vec![],

@@ -23,10 +23,19 @@ impl Lowerer<'_> {
             _ => return,
         };
         let kids = named_children(node);
-        let header = kids
-            .first()
-            .copied()
-            .filter(|k| kind_of(k).ends_with("_statement"));
+        // A main program may have no PROGRAM statement: its first statement (IMPLICIT,
+        // a declaration, an assignment) is then no header.
+        let header = kids.first().copied().filter(|k| {
+            matches!(
+                kind_of(k),
+                "program_statement"
+                    | "subroutine_statement"
+                    | "function_statement"
+                    | "module_statement"
+                    | "submodule_statement"
+                    | "block_data_statement"
+            )
+        });
         let name = header
             .and_then(|h| field(h, "name").or_else(|| child_of_kind(h, "name")))
             .map(|n| text(n, self.src).trim().to_ascii_lowercase())
@@ -35,6 +44,11 @@ impl Lowerer<'_> {
                 UnitKind::BlockData => "block_data".into(),
                 _ => "unnamed".into(),
             });
+        // The header, or the first child that is not a comment (a main program without
+        // PROGRAM statement starts there).
+        let first_statement = header
+            .or_else(|| kids.iter().copied().find(|k| kind_of(k) != "comment"))
+            .unwrap_or(node);
         let span = self.span(node);
         // Fresh state for this unit.
         let saved_scope = std::mem::replace(
@@ -53,6 +67,7 @@ impl Lowerer<'_> {
             host: host.map(|(h, _)| h),
             source: self.source_index,
             header_text: header.map(|h| self.text_pos(h, None)).unwrap_or_default(),
+            start_text: self.text_pos(first_statement, None),
             ..empty_unit()
         };
         self.cur = None;

@@ -200,9 +200,9 @@ impl<'a> ShapeRecorder<'a> {
             .stmts
             .iter()
             .find(|s| !matches!(s.kind, StmtKind::NonExecutable))
-            .map_or(u.header_text.line as usize + 1, |s| s.text.line as usize);
+            .map_or(u.start_text.line as usize + 1, |s| s.text.line as usize);
         let spec: Vec<String> = lines
-            .get(u.header_text.line as usize..spec_end.min(lines.len()))
+            .get(u.start_text.line as usize..spec_end.min(lines.len()))
             .unwrap_or(&[])
             .iter()
             .map(|l| l.to_ascii_lowercase())

@@ -122,11 +122,14 @@ struct Output {
 }
 
 impl Output {
-    /// Writes `line` as a line that came from input line `from`.
+    /// Writes `line` as a line that came from input line `from`; an inserted text of
+    /// several lines (a probe call continued with `&`, shape records) maps each of them.
     fn push_line(&mut self, line: &str, from: u32) {
-        self.text.push_str(line);
-        self.text.push('\n');
-        self.map.push(from);
+        for part in line.split('\n') {
+            self.text.push_str(part);
+            self.text.push('\n');
+            self.map.push(from);
+        }
     }
 }
 
@@ -331,7 +334,7 @@ pub(crate) fn replace_word(line: &str, from: &str, to: &str) -> String {
 }
 
 /// The edits that make a unit use `module`: a USE right after its header (or before its
-/// first statement), and PURE and ELEMENTAL procedures made impure (they may not update
+/// first statement of any kind when it has none), and PURE and ELEMENTAL procedures made impure (they may not update
 /// the instrumentation's state).
 pub(crate) fn use_module_edits(u: &Unit, text: &str, module: &str) -> Vec<Edit> {
     let mut edits = vec![];
@@ -359,9 +362,11 @@ pub(crate) fn use_module_edits(u: &Unit, text: &str, module: &str) -> Vec<Edit> 
                 to: "".into(),
             });
         }
-    } else if let Some(first) = u.stmts.first() {
+    } else {
+        // A main program without PROGRAM statement: the USE goes before its first
+        // statement of any kind (a USE may follow no IMPLICIT, declaration, DATA, ...).
         edits.push(Edit::Before {
-            line: first.text.line,
+            line: u.start_text.line,
             col: 0,
             take_label: false,
             text: format!("use {module}"),
@@ -369,4 +374,42 @@ pub(crate) fn use_module_edits(u: &Unit, text: &str, module: &str) -> Vec<Edit> 
         });
     }
     edits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserted_texts_of_several_lines_map_every_line() {
+        let text = "      N = 100\n      DO 10 I = 1, N\n   10 CONTINUE\n      K = 'ABC'\n";
+        let mut plan = Plan::default();
+        plan.edits.insert(
+            0,
+            vec![
+                Edit::Before {
+                    line: 1,
+                    col: 6,
+                    take_label: true,
+                    text: "call augur_env(int(0, 4), int(1, 4), [ &\nint(n, 8) ])".into(),
+                    order: 1,
+                },
+                Edit::After {
+                    line: 2,
+                    text: "s(1) = lbound(x, 1)\ns(2) = size(x, 1)".into(),
+                    order: 0,
+                },
+            ],
+        );
+        let (out, map) = rewrite(&plan, 0, text);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), map.len(), "{out}");
+        // Every line of the copy maps to the input line it came from or was inserted at.
+        let k = lines.iter().position(|l| l.contains("'ABC'")).unwrap();
+        assert_eq!(map[k], 3, "{out}\n{map:?}");
+        let d = lines.iter().position(|l| l.contains("DO 10")).unwrap();
+        assert_eq!(map[d], 1);
+        assert_eq!(map[d - 1], 1);
+        assert_eq!(map[d + 3], 2, "{out}\n{map:?}");
+    }
 }

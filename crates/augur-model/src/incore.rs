@@ -119,6 +119,57 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
     })
 }
 
+/// How many source iterations a compiled iteration covers, from the arithmetic: the
+/// compiled loop's floating-point operations (each vector instruction counted once per
+/// lane, a fused multiply-add twice) over the source iteration's real adds, multiplies
+/// and divides (`per_iteration`), rounded to a power of two (vector lanes times
+/// unrolling; a compiler's common subexpressions move the ratio less than that). `None`
+/// when the source iteration has no real arithmetic or complex arithmetic (whose
+/// operations the AbOps do not count one by one): the induction's step stands.
+pub fn iterations_by_arithmetic(
+    cl: &CompiledLoop,
+    per_iteration: &augur_ir::AbOpCounts,
+) -> Option<u32> {
+    let (mut source, mut element_bits) = (0.0, 64);
+    for (op, n) in per_iteration.iter() {
+        let m = op.mnemonic().as_bytes();
+        if n <= 0.0 || m.len() != 4 || !matches!(m[0], b'A' | b'M' | b'D') {
+            continue;
+        }
+        match m[1] {
+            b'C' => return None,
+            b'R' => {
+                source += n;
+                if m[2] == b'S' {
+                    element_bits = 32;
+                }
+            }
+            _ => {}
+        }
+    }
+    if source < 0.5 {
+        return None;
+    }
+    let compiled: f64 = cl
+        .instructions
+        .iter()
+        .filter_map(|c| {
+            let per = match c.class.class {
+                InstrClass::FpAdd | InstrClass::FpMul | InstrClass::FpDiv => 1.0,
+                InstrClass::FpFma => 2.0,
+                _ => return None,
+            };
+            let lanes = f64::from((c.class.width.bits() / element_bits).max(1));
+            Some(per * lanes * f64::from(c.count))
+        })
+        .sum();
+    if compiled <= 0.0 {
+        return None;
+    }
+    let k = (compiled / source).log2().round().clamp(0.0, 6.0);
+    Some(2f64.powf(k) as u32)
+}
+
 /// The latency of a chain's path, ns.
 fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
     let mut t = 0.0;
@@ -143,9 +194,11 @@ fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
 /// "4 source iterations a compiled iteration (256-bit vectors), 11 instructions, bound
 /// by the chain through %xmm0 (1.9 cycles an iteration)".
 pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfile>) -> String {
+    // The arithmetic's width: a scalar loop copies its values with packed moves too.
     let widest = cl
         .instructions
         .iter()
+        .filter(|c| c.class.class.is_floating() || c.class.class == InstrClass::VecInt)
         .map(|c| c.class.width)
         .max()
         .unwrap_or_default();
@@ -229,6 +282,7 @@ mod tests {
             issued: 6,
             inner_branches: 0,
             source_iterations: 1,
+            lanes: 1,
             source_iterations_from: String::new(),
             chains: vec![Chain {
                 carried_by: "%v0".into(),

@@ -152,7 +152,8 @@ pub(crate) fn memory_term(
                 (ops - table.cost_of(&sum.throughput).seconds).max(0.0)
             } else {
                 0.0
-            };
+            }
+            .max(sum.compiled_idle);
             let parts = CombineParts {
                 phased: holds_loops_in_sequence(u, l.id),
                 ops,

@@ -23,6 +23,9 @@ pub(crate) struct PricedBlocks {
     pub mispredictions: f64,
     /// Their time at the machine's misprediction costs.
     pub branch_seconds: f64,
+    /// Per unit, the seconds each innermost loop priced from its compiled code leaves
+    /// the core idle waiting on its chain (loop id, seconds).
+    pub idle: Vec<Vec<(u32, f64)>>,
 }
 
 /// Prices every block of `program`; `report` is its optimization report when it is
@@ -63,7 +66,19 @@ pub(crate) fn price_blocks(
     if table.has_stream() {
         scale_to_recurrences(program, table, report, &mut blocks_c, &throughput_c);
     }
+    let idle = program
+        .units
+        .iter()
+        .map(|u| {
+            u.loops
+                .iter()
+                .map(|l| (l.id, crate::recurrence::compiled_idle(table, report, u, l)))
+                .filter(|(_, t)| *t > 0.0)
+                .collect()
+        })
+        .collect();
     PricedBlocks {
+        idle,
         blocks: blocks_c,
         throughput: throughput_c,
         mispredictions,
@@ -109,6 +124,8 @@ pub(crate) struct LoopSum {
     pub floating_chain: bool,
     /// The last line of its blocks (at least the loop's own line).
     pub last_line: u32,
+    /// The seconds its compiled innermost loops leave the core idle on their chains.
+    pub compiled_idle: f64,
 }
 
 impl PricedBlocks {
@@ -132,7 +149,13 @@ impl PricedBlocks {
                 last = last.max(b.last_line);
             }
         }
+        let compiled_idle = self.idle[ui]
+            .iter()
+            .filter(|(id, _)| inside_loop(u, Some(*id), l.id))
+            .map(|(_, t)| t)
+            .sum();
         LoopSum {
+            compiled_idle,
             work: loop_c,
             throughput: loop_thru,
             floating_chain,

@@ -133,7 +133,7 @@ pub(crate) fn loop_recurrences(
         if !innermost {
             continue;
         }
-        let compiled = compiled_time(table, report, u, l.line);
+        let compiled = compiled_time(table, report, u, l.line).map(|t| t.per_source_iteration);
         if compiled.is_none() && report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
             continue;
         }
@@ -243,18 +243,61 @@ pub(crate) fn loop_recurrences(
     scaled
 }
 
-/// The in-core seconds per source iteration of the innermost loop of `u` on `line`,
-/// from the instructions the compiler emitted for it, when the report holds its
-/// compiled loop and the machine its in-core parameters ([`crate::incore`]).
+/// The in-core time of the innermost loop of `u` on `line`, from the instructions the
+/// compiler emitted for it, when the report holds its compiled loop and the machine its
+/// in-core parameters ([`crate::incore`]).
 pub(crate) fn compiled_time(
     table: &CostTable,
     report: Option<&OptReport>,
     u: &UnitProfile,
     line: u32,
-) -> Option<f64> {
+) -> Option<crate::incore::LoopTime> {
     let m = table.incore.as_ref()?;
     let cl = report?.compiled_loop(&u.file, line)?;
-    crate::incore::loop_time(cl, m).map(|t| t.per_source_iteration)
+    let l = u.loops.iter().find(|l| l.line == line)?;
+    let mut cl = cl.clone();
+    // An induction stepping more elements than vector lanes and unrolling explain is a
+    // pointer striding across a dimension (a transposed access): the arithmetic says
+    // how many source iterations the compiled one covers.
+    if cl.source_iterations > 8 * cl.lanes.max(1) {
+        cl.source_iterations =
+            crate::incore::iterations_by_arithmetic(&cl, &body_floating_ops(u, l.id)?)
+                .unwrap_or(cl.lanes.max(1));
+    }
+    crate::incore::loop_time(&cl, m)
+}
+
+/// The seconds a compiled loop bound by its dependence chain leaves its core's units
+/// idle (its chain's time minus its throughput's, over its iterations): independent
+/// loads and their misses run in that time.
+pub(crate) fn compiled_idle(
+    table: &CostTable,
+    report: Option<&OptReport>,
+    u: &UnitProfile,
+    l: &augur_program_profile::LoopProfile,
+) -> f64 {
+    let Some(t) = compiled_time(table, report, u, l.line) else {
+        return 0.0;
+    };
+    let n = l.iterations.unwrap_or(0.0);
+    let per = t.per_compiled_iteration / t.per_source_iteration.max(f64::MIN_POSITIVE);
+    n * (t.chain - t.throughput).max(0.0) / per
+}
+
+/// The real floating-point operations of one iteration of loop `id` of `u` (its body's
+/// blocks' AbOps over its iterations), or `None` when it did not iterate.
+fn body_floating_ops(u: &UnitProfile, id: u32) -> Option<AbOpCounts> {
+    let n = u
+        .loops
+        .iter()
+        .find(|l| l.id == id)?
+        .iterations
+        .filter(|n| *n > 0.0)?;
+    let mut out = AbOpCounts::new();
+    for b in u.blocks.iter().filter(|b| b.in_loop == Some(id)) {
+        out.add_scaled(&b.counts, b.executions.unwrap_or(0.0) / n);
+    }
+    Some(out)
 }
 
 /// The time the blocks `body` of `u` hold the busier of the two dividers, neither of

@@ -823,13 +823,19 @@ fn copy_message(
 /// The step of loop `id` of unit `unit` when it is a constant: 1 for unit-step loops
 /// and array statements, `|k|` for a literal step `k`.
 fn source_step(program: &Program, unit: &str, id: u32) -> Option<u32> {
-    let u = program.units.iter().find(|u| u.name.eq_ignore_ascii_case(unit))?;
+    let u = program
+        .units
+        .iter()
+        .find(|u| u.name.eq_ignore_ascii_case(unit))?;
     let l = u.loops.get(id as usize)?;
     if l.unit_step {
         return Some(1);
     }
     let step = l.bounds.as_ref()?.step.as_ref()?;
-    step.trim().parse::<i64>().ok().map(|k| k.unsigned_abs() as u32)
+    step.trim()
+        .parse::<i64>()
+        .ok()
+        .map(|k| k.unsigned_abs() as u32)
 }
 
 /// The plan alone (for tests and for inspecting where counters go).

@@ -705,10 +705,9 @@ fn source_iterations(body: &[Instr]) -> (u32, String) {
         return n;
     }
     match lanes(body) {
-        Some((n, bits, elem)) if n > 1 => (
-            n,
-            format!("{n} lanes of {elem} bits ({bits}-bit vectors)"),
-        ),
+        Some((n, bits, elem)) if n > 1 => {
+            (n, format!("{n} lanes of {elem} bits ({bits}-bit vectors)"))
+        }
         _ => (1, "1: scalar, no stepped pointer or index found".into()),
     }
 }
@@ -716,8 +715,7 @@ fn source_iterations(body: &[Instr]) -> (u32, String) {
 /// The lanes of the widest packed arithmetic of `body`, with the vector and element
 /// bits.
 fn lanes(body: &[Instr]) -> Option<(u32, u32, u32)> {
-    body
-        .iter()
+    body.iter()
         .filter_map(|i| {
             let w = width(i);
             let c = operation_class(&i.mnemonic)?;
@@ -792,8 +790,7 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
                 let parts: Vec<&str> = inside.split(',').map(str::trim).collect();
                 let bytes = if register(parts[0]).as_deref() == Some(reg.as_str()) {
                     step
-                } else if parts.len() >= 2 && register(parts[1]).as_deref() == Some(reg.as_str())
-                {
+                } else if parts.len() >= 2 && register(parts[1]).as_deref() == Some(reg.as_str()) {
                     step * parts.get(2).and_then(|s| s.parse().ok()).unwrap_or(1)
                 } else {
                     continue;

@@ -122,10 +122,10 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
 /// How many source iterations a compiled iteration covers, from the arithmetic: the
 /// compiled loop's floating-point operations (each vector instruction counted once per
 /// lane, a fused multiply-add twice) over the source iteration's real adds, multiplies
-/// and divides (`per_iteration`), rounded to a power of two (vector lanes times
-/// unrolling; a compiler's common subexpressions move the ratio less than that). `None`
-/// when the source iteration has no real arithmetic or complex arithmetic (whose
-/// operations the AbOps do not count one by one): the induction's step stands.
+/// and divides (`per_iteration`), when it is near a power of two (vector lanes times
+/// unrolling). `None` when it is not, or when the source iteration has no real
+/// arithmetic or complex arithmetic (whose operations the AbOps do not count one by
+/// one): the induction's step stands.
 pub fn iterations_by_arithmetic(
     cl: &CompiledLoop,
     per_iteration: &augur_ir::AbOpCounts,
@@ -166,8 +166,13 @@ pub fn iterations_by_arithmetic(
     if compiled <= 0.0 {
         return None;
     }
-    let k = (compiled / source).log2().round().clamp(0.0, 6.0);
-    Some(2f64.powf(k) as u32)
+    // Only a ratio near a power of two says something: common subexpressions, or an
+    // intrinsic the AbOps count otherwise, leave it in between.
+    let log = (compiled / source).log2();
+    if (log - log.round()).abs() > 0.2 {
+        return None;
+    }
+    Some(2f64.powf(log.round().clamp(0.0, 6.0)) as u32)
 }
 
 /// The latency of a chain's path, ns.
@@ -321,6 +326,38 @@ mod tests {
         // Issue: 6 × 0.05 = 0.3 ns; loads 0.25; branch 0.25: issue binds.
         assert_eq!(t.bound, Bound::Issue);
         assert!((t.per_source_iteration - 0.15e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_arithmetic_counts_the_source_iterations_of_a_strided_vector_loop() {
+        // `c(i,j) = c(i,j) + r*b(k,j)` over j, vectorized two columns at a time: one
+        // packed add and one packed multiply cover two source iterations of one add and
+        // one multiply each (the pointers stride a whole column).
+        let mut cl = dot(vec![]);
+        cl.instructions = vec![
+            ClassCount {
+                class: ClassWidth::new(InstrClass::FpAdd, Width::V128),
+                count: 1,
+            },
+            ClassCount {
+                class: ClassWidth::new(InstrClass::FpMul, Width::V128),
+                count: 1,
+            },
+        ];
+        let mut per = augur_ir::AbOpCounts::new();
+        per.add(augur_ir::AbOp::ARDL, 1.0);
+        per.add(augur_ir::AbOp::MRDL, 1.0);
+        assert_eq!(iterations_by_arithmetic(&cl, &per), Some(2));
+        // Single precision: four lanes.
+        let mut single = augur_ir::AbOpCounts::new();
+        single.add(augur_ir::AbOp::ARSL, 1.0);
+        single.add(augur_ir::AbOp::MRSL, 1.0);
+        assert_eq!(iterations_by_arithmetic(&cl, &single), Some(4));
+        // No real arithmetic in the source: the induction stands.
+        assert_eq!(
+            iterations_by_arithmetic(&cl, &augur_ir::AbOpCounts::new()),
+            None
+        );
     }
 
     #[test]

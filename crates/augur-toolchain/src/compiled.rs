@@ -41,6 +41,16 @@ enum Loc {
 /// The compiled loops of `asm`, for the source files of `names` (`line` is the line
 /// of each loop's backward jump; the program wing maps it to its source loop).
 pub fn compiled_loops(asm: &str, names: &[String]) -> Vec<CompiledLoop> {
+    loops_with_text(asm, names)
+        .into_iter()
+        .map(|(l, _)| l)
+        .collect()
+}
+
+/// [`compiled_loops`] with each loop's instructions as assembler text, one a line, its
+/// jumps aimed at a label `augur_loop` at its top: a body a peer such as llvm-mca can
+/// read.
+pub fn loops_with_text(asm: &str, names: &[String]) -> Vec<(CompiledLoop, String)> {
     let (files, functions) = parse(asm, names);
     let mut out = vec![];
     for f in &functions {
@@ -55,10 +65,49 @@ pub fn compiled_loops(asm: &str, names: &[String]) -> Vec<CompiledLoop> {
             let Some(Some(file)) = files.get(&file_no) else {
                 continue;
             };
-            out.push(describe(f, start, end, file.clone(), line));
+            out.push((
+                describe(f, start, end, file.clone(), line),
+                text(&f.instrs[start..=end]),
+            ));
         }
     }
     out
+}
+
+/// The instructions as assembler text, jumps aimed at `augur_loop` at the top.
+fn text(body: &[Instr]) -> String {
+    let mut out = String::from("augur_loop:\n");
+    for i in body {
+        let operands = if is_jump(&i.mnemonic) {
+            "augur_loop".to_string()
+        } else {
+            i.operands.join(", ")
+        };
+        out.push_str(&format!("\t{}\t{}\n", i.mnemonic, operands));
+    }
+    out
+}
+
+/// The assembly of `sources` compiled by `tc` with `extra_fflags` (`-S -g` added), one
+/// text per source file, or the compiler's complaint.
+pub fn assembly(
+    tc: &crate::Toolchain,
+    sources: &[std::path::PathBuf],
+    extra_fflags: &[String],
+) -> Result<Vec<String>, String> {
+    let dir = crate::interrupt::temp_dir("augur-assembly-")
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let mut flags = vec!["-S".to_string(), "-g".to_string()];
+    flags.extend(extra_fflags.iter().cloned());
+    crate::compile_only(tc, sources, &flags, dir.path()).map_err(|e| e.to_string())?;
+    let mut out = vec![];
+    let entries = std::fs::read_dir(dir.path()).map_err(|e| e.to_string())?;
+    for e in entries.flatten() {
+        if e.path().extension().and_then(|x| x.to_str()) == Some("o") {
+            out.push(std::fs::read_to_string(e.path()).map_err(|e| e.to_string())?);
+        }
+    }
+    Ok(out)
 }
 
 /// The `.file` table (number → the matching name of `names`) and the functions.

@@ -31,6 +31,7 @@ pub mod compiled;
 mod compiler;
 pub mod experiment;
 pub mod interrupt;
+pub mod mca;
 mod messages;
 pub mod optreport;
 pub mod os;

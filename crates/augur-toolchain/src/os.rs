@@ -226,6 +226,23 @@ pub fn host_provenance() -> Provenance {
     }
 }
 
+/// The `cpu family` and `model` of the first processor in /proc/cpuinfo (x86), or
+/// `None`.
+pub fn cpu_family_model() -> Option<(u32, u32)> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let field = |name: &str| -> Option<u32> {
+        text.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))?
+            .split(':')
+            .nth(1)?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((field("cpu family")?, field("model")?))
+}
+
+
 #[cfg(test)]
 mod tests {
     use super::*;

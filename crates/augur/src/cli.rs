@@ -712,6 +712,24 @@ enum BenchCommand {
         #[arg(long, default_value = "corpus/corpus.toml")]
         manifest: PathBuf,
     },
+    /// The in-core model against LLVM's llvm-mca: every innermost loop of the corpus's
+    /// compiled code that augur prices from its instructions, augur's cycles per compiled
+    /// iteration (on the profile's [incore] parameters) beside llvm-mca's.
+    Incore {
+        /// Machine profile with an [incore] section (library name or file); its compiler
+        /// and flags build the programs.
+        #[arg(short, long)]
+        machine: String,
+        /// Only these corpus programs (default: all).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The corpus manifest.
+        #[arg(long, default_value = "corpus/corpus.toml")]
+        manifest: PathBuf,
+        /// llvm-mca's -mcpu (default: the newest model of the host's family it knows).
+        #[arg(long)]
+        mcpu: Option<String>,
+    },
     /// Predicted cache misses against valgrind's cache simulation: per corpus program and
     /// loop nest, the
     /// L1d and last-level misses of the locality model beside those of the real binary
@@ -1414,6 +1432,18 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             })
             .map(exit_code)
         }
+        BenchCommand::Incore {
+            machine,
+            only,
+            manifest,
+            mcpu,
+        } => augur_bench::incore::run(&augur_bench::incore::IncoreArgs {
+            manifest: &manifest,
+            machine: &machine,
+            only: &only,
+            mcpu: mcpu.as_deref(),
+        })
+        .map(exit_code),
         BenchCommand::Misses {
             fc,
             fflags,

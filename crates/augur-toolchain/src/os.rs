@@ -242,7 +242,6 @@ pub fn cpu_family_model() -> Option<(u32, u32)> {
     Some((field("cpu family")?, field("model")?))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,15 @@ if ! command -v flang-19 >/dev/null 2>&1 && ! command -v flang-new-19 >/dev/null
   { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq flang-19 >/dev/null; } ||
     echo "setup: could not install flang-19; gfortran still works" >&2
 fi
+# LLVM 19's llvm-mca: the peer `augur bench incore` compares the in-core model with.
+# Optional: without it the benchmark prints augur's column alone.
+if ! command -v llvm-mca-19 >/dev/null 2>&1; then
+  echo "setup: installing llvm-19 (apt-get, for llvm-mca)"
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq llvm-19 >/dev/null ||
+    echo "setup: could not install llvm-19; augur bench incore will print augur's column alone" >&2
+fi
 command -v gfortran >/dev/null 2>&1 || { echo "setup: gfortran is still missing; install it (apt-get install gfortran)" >&2; exit 1; }
 command -v valgrind >/dev/null 2>&1 || { echo "setup: valgrind is still missing; install it (apt-get install -y valgrind)" >&2; exit 1; }
 command -v mpirun >/dev/null 2>&1 || { echo "setup: OpenMPI is still missing; install it (apt-get install -y openmpi-bin libopenmpi-dev)" >&2; exit 1; }

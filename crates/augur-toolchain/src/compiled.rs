@@ -122,12 +122,8 @@ fn parse(asm: &str, names: &[String]) -> (HashMap<u32, Option<String>>, Vec<Func
             files.insert(n, crate::optreport::match_name(&name, names));
             continue;
         }
-        if let Some(rest) = line.strip_prefix(".loc") {
-            let mut it = rest.split_whitespace().map(|x| x.parse::<u32>().ok());
-            at = match (it.next().flatten(), it.next().flatten()) {
-                (Some(f), Some(l)) if l > 0 => Some((f, l)),
-                _ => None,
-            };
+        if let Some(loc) = crate::optreport::loc_directive(line) {
+            at = loc;
             continue;
         }
         if let Some(label) = line
@@ -467,7 +463,6 @@ fn classes(i: &Instr) -> Vec<ClassWidth> {
     if dest_memory && !is_compare(m) && (moves || rmw || m.starts_with("set")) {
         out.push(ClassWidth::new(InstrClass::Store, w));
     }
-    let _ = moves;
     out
 }
 

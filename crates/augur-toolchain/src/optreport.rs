@@ -137,12 +137,8 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
             files.insert(n, match_name(&name, names));
             continue;
         }
-        if let Some(rest) = line.strip_prefix(".loc") {
-            let mut it = rest.split_whitespace().map(|x| x.parse::<u32>().ok());
-            at = match (it.next().flatten(), it.next().flatten()) {
-                (Some(f), Some(l)) if l > 0 => Some((f, l)),
-                _ => None,
-            };
+        if let Some(loc) = loc_directive(line) {
+            at = loc;
             continue;
         }
         if !raw.starts_with('\t') || line.starts_with('.') || line.is_empty() {
@@ -173,6 +169,17 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
         }
     }
     (free, jumps)
+}
+
+/// A `.loc FILE LINE ...` directive: `Some(Some((file, line)))`, or `Some(None)` for
+/// line 0 (code of no source line); `None` for any other line.
+pub(crate) fn loc_directive(line: &str) -> Option<Option<(u32, u32)>> {
+    let rest = line.strip_prefix(".loc")?;
+    let mut it = rest.split_whitespace().map(|x| x.parse::<u32>().ok());
+    Some(match (it.next().flatten(), it.next().flatten()) {
+        (Some(f), Some(l)) if l > 0 => Some((f, l)),
+        _ => None,
+    })
 }
 
 /// A `.file N "name"` or `.file N "dir" "name"` (DWARF 5) directive: the number and

@@ -10,7 +10,9 @@
 //! in-core part of ECM; the memory term overlaps it as before.
 
 use augur_machine_profile::incore::InCoreProfile;
-use augur_program_profile::compiled::{ClassCount, CompiledLoop, InstrClass};
+use augur_program_profile::compiled::{
+    BlockEnd, Chain, ClassCount, ClassWidth, CompiledLoop, InstrClass,
+};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -62,13 +64,32 @@ pub fn unpriceable(cl: &CompiledLoop) -> Option<&'static str> {
         Some(
             "it holds instructions augur does not classify (a string instruction): priced by AbOps",
         )
-    } else if cl.inner_branches > 0 {
-        Some("it branches inside an iteration: priced by AbOps")
+    } else if cl.inner_branches > 0 && weighted_blocks(cl).is_none() {
+        Some("it branches inside an iteration, on paths whose odds are unknown: priced by AbOps")
     } else if cl.source_iterations == 0 {
         Some("its iterations are unknown: priced by AbOps")
     } else {
         None
     }
+}
+
+/// The instructions an iteration of a loop that branches inside it issues, and those
+/// by class and width: each block's weighed by how often an iteration runs it. `None`
+/// for a loop without blocks or whose blocks' frequencies are unknown.
+fn weighted_blocks(cl: &CompiledLoop) -> Option<(f64, Vec<(ClassWidth, f64)>)> {
+    if cl.blocks.is_empty() {
+        return None;
+    }
+    let mut issued = 0.0;
+    let mut by_class: BTreeMap<ClassWidth, f64> = BTreeMap::new();
+    for b in &cl.blocks {
+        let f = b.frequency?;
+        issued += f * f64::from(b.issued);
+        for c in &b.instructions {
+            *by_class.entry(c.class).or_default() += f * f64::from(c.count);
+        }
+    }
+    Some((issued, by_class.into_iter().collect()))
 }
 
 /// The in-core time of `cl` on `m`, or `None` when it is not priced from its
@@ -78,33 +99,37 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
         return None;
     }
     let ns = |x: f64| x * 1e-9;
+    let (issued, instructions) = weighted_blocks(cl).unwrap_or_else(|| {
+        let all = cl
+            .instructions
+            .iter()
+            .map(|c| (c.class, f64::from(c.count)));
+        (f64::from(cl.issued), all.collect())
+    });
     let mut bounds: Vec<(f64, Bound)> = vec![
-        (f64::from(cl.issued) * m.issue_ns, Bound::Issue),
+        (issued * m.issue_ns, Bound::Issue),
         (m.taken_branch_ns, Bound::Branch),
     ];
     let mut per_class: BTreeMap<InstrClass, f64> = BTreeMap::new();
-    for c in &cl.instructions {
+    for (class, count) in instructions {
         if matches!(
-            c.class.class,
+            class.class,
             InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
         ) {
             continue;
         }
-        let cost = m.cost(c.class)?;
-        *per_class.entry(c.class.class).or_default() += f64::from(c.count) * cost.throughput_ns;
+        let cost = m.cost(class)?;
+        *per_class.entry(class.class).or_default() += count * cost.throughput_ns;
     }
     bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
     let (throughput, thru_bound) = bounds
         .into_iter()
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .unwrap_or((0.0, Bound::Issue));
-    let mut chain = (0.0, Bound::Issue);
-    for ch in &cl.chains {
-        let t = path_latency(&ch.path, m)?;
-        if t > chain.0 {
-            chain = (t, Bound::Chain(ch.carried_by.clone()));
-        }
-    }
+    let chain = match path_chains(cl, m) {
+        Some(c) => c,
+        None => longest_chain(&cl.chains, m)?,
+    };
     let (t, bound) = if chain.0 > throughput {
         chain.clone()
     } else {
@@ -173,6 +198,59 @@ pub fn iterations_by_arithmetic(
         return None;
     }
     Some(2f64.powf(log.round().clamp(0.0, 6.0)) as u32)
+}
+
+/// The longest of `chains` on `m`'s latencies, ns, with what carries it.
+fn longest_chain(chains: &[Chain], m: &InCoreProfile) -> Option<(f64, Bound)> {
+    let mut chain = (0.0, Bound::Issue);
+    for ch in chains {
+        let t = path_latency(&ch.path, m)?;
+        if t > chain.0 {
+            chain = (t, Bound::Chain(ch.carried_by.clone()));
+        }
+    }
+    Some(chain)
+}
+
+/// The chain an iteration of a loop that branches inside it waits on, on average: each
+/// path's longest chain weighed by how often an iteration takes that path (its jumps'
+/// taken shares), named after the likeliest path's. `None` without paths or shares.
+fn path_chains(cl: &CompiledLoop, m: &InCoreProfile) -> Option<(f64, Bound)> {
+    let (mut sum, mut weight, mut likeliest) = (0.0, 0.0, (0.0, Bound::Issue));
+    let mut best_p = -1.0;
+    for path in &cl.paths {
+        let p = path_probability(cl, &path.blocks)?;
+        let c = longest_chain(&path.chains, m)?;
+        sum += p * c.0;
+        weight += p;
+        if p > best_p {
+            best_p = p;
+            likeliest = c;
+        }
+    }
+    (weight > 0.0).then(|| (sum / weight, likeliest.1))
+}
+
+/// The probability an iteration takes the path through `blocks` (then back to the
+/// header), or `None` when a jump on it has no taken share.
+fn path_probability(cl: &CompiledLoop, blocks: &[u32]) -> Option<f64> {
+    let mut p = 1.0;
+    for (k, &b) in blocks.iter().enumerate() {
+        let next = blocks.get(k + 1).copied().unwrap_or(0);
+        let block = cl.blocks.get(b as usize)?;
+        if let BlockEnd::Branches {
+            taken, not_taken, ..
+        } = block.end
+        {
+            let share = block.taken_share?;
+            p *= match (taken == Some(next), not_taken == Some(next)) {
+                (true, false) => share,
+                (false, true) => 1.0 - share,
+                _ => 1.0,
+            };
+        }
+    }
+    Some(p)
 }
 
 /// The latency of a chain's path, ns.
@@ -294,7 +372,79 @@ mod tests {
                 path: chain,
             }],
             versions: 0,
+            blocks: vec![],
+            paths: vec![],
         }
+    }
+
+    /// A loop whose header branches to a likely arm (block 1, an add chain of one) or a
+    /// rare one (block 2, a chain of four adds), both jumping back.
+    fn arms(likely: f64) -> CompiledLoop {
+        use augur_program_profile::compiled::{BlockEnd, CompiledBlock, CompiledPath};
+        let block = |instructions: Vec<ClassCount>, end: BlockEnd, f: f64, share| {
+            let issued = instructions.iter().map(|c| c.count).sum();
+            CompiledBlock {
+                first_line: 0,
+                instructions,
+                issued,
+                end,
+                frequency: Some(f),
+                taken_share: share,
+            }
+        };
+        let back = || BlockEnd::Goes { to: Some(0) };
+        let adds = |n| Chain {
+            carried_by: "%v0".into(),
+            path: vec![count(InstrClass::FpAdd, n)],
+        };
+        let mut l = dot(vec![]);
+        l.inner_branches = 1;
+        l.blocks = vec![
+            block(
+                vec![count(InstrClass::Load, 4), count(InstrClass::Branch, 1)],
+                BlockEnd::Branches {
+                    line: 6,
+                    taken: Some(2),
+                    not_taken: Some(1),
+                },
+                1.0,
+                Some(1.0 - likely),
+            ),
+            block(vec![count(InstrClass::FpAdd, 1)], back(), likely, None),
+            block(
+                vec![count(InstrClass::FpAdd, 4)],
+                back(),
+                1.0 - likely,
+                None,
+            ),
+        ];
+        l.paths = vec![
+            CompiledPath {
+                blocks: vec![0, 1],
+                chains: vec![adds(1)],
+            },
+            CompiledPath {
+                blocks: vec![0, 2],
+                chains: vec![adds(4)],
+            },
+        ];
+        l
+    }
+
+    #[test]
+    fn a_loop_with_arms_pays_the_arm_it_takes() {
+        let m = machine();
+        // Always the likely arm: its one add (0.5 ns) bounds; the rare arm's four adds
+        // and its instructions weigh nothing.
+        let t = loop_time(&arms(1.0), &m).unwrap();
+        assert!((t.per_source_iteration - 0.5e-9).abs() < 1e-15, "{t:?}");
+        // Half and half: the chain is the mean of the two, 1.25 ns.
+        let t = loop_time(&arms(0.5), &m).unwrap();
+        assert!((t.chain - 1.25e-9).abs() < 1e-15, "{t:?}");
+        // Without the odds, the AbOps price it.
+        let mut l = arms(0.5);
+        l.blocks[1].frequency = None;
+        assert!(unpriceable(&l).is_some() && loop_time(&l, &m).is_none());
     }
 
     #[test]

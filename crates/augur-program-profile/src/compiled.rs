@@ -45,6 +45,70 @@ pub struct CompiledLoop {
     /// are not priced.
     #[serde(default)]
     pub versions: u32,
+    /// Its basic blocks, when it branches inside an iteration (`inner_branches > 0`):
+    /// the first is the loop's header, the others in the order they appear, so that
+    /// each block's frequency (how often an iteration runs it) can weigh its
+    /// instructions. Empty for a loop without branches inside.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<CompiledBlock>,
+    /// The paths an iteration can take through `blocks` (from the header back to it),
+    /// each with its own loop-carried chains: an iteration waits on the chains of the
+    /// path it takes, not on every arm's in turn. Empty for a loop without branches
+    /// inside, or with too many paths to list (its `chains` then span every block).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<CompiledPath>,
+}
+
+/// One path of an iteration through a compiled loop's blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompiledPath {
+    /// The blocks it runs, indices into the loop's blocks, the header first.
+    pub blocks: Vec<u32>,
+    /// Its loop-carried chains, as [`CompiledLoop::chains`].
+    pub chains: Vec<Chain>,
+}
+
+/// One basic block of a compiled loop that branches inside its iterations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompiledBlock {
+    /// The source line of its first instruction that has one (0 when none has).
+    pub first_line: u32,
+    /// Its instructions by class and width.
+    pub instructions: Vec<ClassCount>,
+    /// Its instructions as the core issues them.
+    pub issued: u32,
+    /// Where control goes after it.
+    pub end: BlockEnd,
+    /// How many times an iteration of the loop (an execution of its header) runs it,
+    /// from the program's counted branch outcomes (`augur_program::compiled`); `None`
+    /// until they are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency: Option<f64>,
+    /// When it ends in a conditional jump, the share of its executions the jump is
+    /// taken, from the same outcomes; `None` otherwise or until known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken_share: Option<f64>,
+}
+
+/// The end of a block of a compiled loop: its successors as indices into the loop's
+/// blocks (0, the header, is the next iteration; `None` leaves the loop).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockEnd {
+    /// Control goes on to one place (an unconditional jump or the next block).
+    Goes {
+        /// The block it goes to.
+        to: Option<u32>,
+    },
+    /// A conditional jump.
+    Branches {
+        /// The source line of the jump (the condition's statement).
+        line: u32,
+        /// Where the jump goes when taken.
+        taken: Option<u32>,
+        /// Where control goes otherwise.
+        not_taken: Option<u32>,
+    },
 }
 
 /// A number of instructions of one class and width.

@@ -381,6 +381,14 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             crate::compiled::map_to_source(&mut r, &profile.units, |unit, id| {
                 source_step(&program, unit, id)
             });
+            let odds = condition_odds(&program, branch_run.as_ref());
+            crate::compiled::block_frequencies(&mut r, |file, line| {
+                odds.iter()
+                    .find(|(f, l, _)| {
+                        *l == line && augur_program_profile::optreport::same_file(f, file)
+                    })
+                    .map(|x| x.2)
+            });
             profile.optimization = Some(r)
         }
         Err(e) => profile.notes.push(format!("no optimization report: {e}")),
@@ -641,6 +649,37 @@ fn first_line(s: &str) -> String {
         .find(|l| !l.is_empty() && !l.ends_with(':'))
         .unwrap_or("")
         .to_string()
+}
+
+/// How often the condition of each IF (block, ELSE IF, logical) held in the branch run:
+/// file, line and share, for the blocks of the compiled loops.
+fn condition_odds(
+    program: &Program,
+    run: Option<&(crate::branches::BranchPlan, crate::branches::BranchRun)>,
+) -> Vec<(String, u32, f64)> {
+    use augur_program_profile::BranchKind;
+    let Some((bp, r)) = run else {
+        return vec![];
+    };
+    bp.branches
+        .iter()
+        .zip(&r.branches)
+        .filter(|(p, c)| {
+            c.executions > 0
+                && matches!(
+                    p.kind,
+                    BranchKind::If | BranchKind::ElseIf | BranchKind::LogicalIf
+                )
+        })
+        .filter_map(|(p, c)| {
+            let f = program.files.files.get(p.file as usize)?;
+            Some((
+                f.path.display().to_string(),
+                p.line,
+                c.taken as f64 / c.executions as f64,
+            ))
+        })
+        .collect()
 }
 
 /// The branch summary of the profile: totals against the bound, and the rows.

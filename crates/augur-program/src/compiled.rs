@@ -3,7 +3,7 @@
 //! its iterations (the widest, when the compiler made several versions); compiled loops
 //! that match no innermost source loop are listed with the reason.
 
-use augur_program_profile::compiled::{CompiledLoop, UnmappedLoop};
+use augur_program_profile::compiled::{BlockEnd, CompiledBlock, CompiledLoop, UnmappedLoop};
 use augur_program_profile::optreport::{same_file, OptReport};
 use augur_program_profile::UnitProfile;
 use std::collections::BTreeMap;
@@ -120,5 +120,176 @@ fn by_source_step(cl: &mut CompiledLoop, k: Option<u32>) {
                 cl.source_iterations
             );
         }
+    }
+}
+
+/// Fills in how often an iteration runs each block of the compiled loops that branch
+/// inside their iterations, from `holds(file, line)`: how often the condition of the
+/// IF on that line held in the counted run (`None` when it was not recorded).
+///
+/// A conditional jump's sense is read from the line table: the arm whose first line
+/// comes first is the IF's THEN (the next iteration, the loop's header, comes after
+/// everything); an arm that leaves the loop is the less likely one. A jump on a line
+/// with no recorded condition goes either way with even odds, or stays in the loop.
+/// A loop whose blocks do not form a graph without cycles apart from the jumps back
+/// to the header keeps no frequencies (the AbOps price it).
+pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> Option<f64>) {
+    for cl in report.compiled_loops.iter_mut() {
+        if cl.blocks.is_empty() {
+            continue;
+        }
+        let file = cl.file.clone();
+        if let Some(f) = frequencies(&cl.blocks, |line| holds(&file, line)) {
+            for (k, f) in f.into_iter().enumerate() {
+                let share = match cl.blocks[k].end {
+                    BlockEnd::Branches {
+                        line,
+                        taken,
+                        not_taken,
+                    } => Some(taken_share(&cl.blocks, line, taken, not_taken, |l| {
+                        holds(&file, l)
+                    })),
+                    BlockEnd::Goes { .. } => None,
+                };
+                let b = &mut cl.blocks[k];
+                b.frequency = Some(f);
+                b.taken_share = share;
+            }
+        }
+    }
+}
+
+/// The frequencies of `blocks` (header first), or `None` when they hold a cycle that
+/// does not pass through the header.
+fn frequencies(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> Option<Vec<f64>> {
+    let n = blocks.len();
+    let inside = |t: &Option<u32>| t.filter(|&t| t != 0 && (t as usize) < n);
+    let edges = |b: &CompiledBlock| -> Vec<(usize, f64)> {
+        match &b.end {
+            BlockEnd::Goes { to } => inside(to).map(|t| (t as usize, 1.0)).into_iter().collect(),
+            BlockEnd::Branches {
+                line,
+                taken,
+                not_taken,
+            } => {
+                let p = taken_share(blocks, *line, *taken, *not_taken, &holds);
+                let mut out = vec![];
+                out.extend(inside(taken).map(|t| (t as usize, p)));
+                out.extend(inside(not_taken).map(|t| (t as usize, 1.0 - p)));
+                out
+            }
+        }
+    };
+    let mut indegree = vec![0usize; n];
+    for b in blocks {
+        for (t, _) in edges(b) {
+            indegree[t] += 1;
+        }
+    }
+    let mut freq = vec![0.0; n];
+    freq[0] = 1.0;
+    let mut ready = vec![0usize];
+    let mut done = 0;
+    while let Some(b) = ready.pop() {
+        done += 1;
+        for (t, p) in edges(&blocks[b]) {
+            freq[t] += freq[b] * p;
+            indegree[t] -= 1;
+            if indegree[t] == 0 {
+                ready.push(t);
+            }
+        }
+    }
+    (done == n).then_some(freq)
+}
+
+/// The share of a block's executions its conditional jump (on `line`) is taken.
+fn taken_share(
+    blocks: &[CompiledBlock],
+    line: u32,
+    taken: Option<u32>,
+    not_taken: Option<u32>,
+    holds: impl Fn(u32) -> Option<f64>,
+) -> f64 {
+    let p = holds(line);
+    // Where each arm goes on in the source: the next iteration after everything.
+    let first = |t: u32| match t {
+        0 => u32::MAX,
+        t => blocks.get(t as usize).map_or(0, |b| b.first_line),
+    };
+    match (taken, not_taken, p) {
+        (None, None, _) => 0.5,
+        (Some(_), None, p) => p.map_or(1.0, |p| p.max(1.0 - p)),
+        (None, Some(_), p) => p.map_or(0.0, |p| p.min(1.0 - p)),
+        (Some(_), Some(_), None) => 0.5,
+        (Some(t), Some(f), Some(p)) => match first(t).cmp(&first(f)) {
+            std::cmp::Ordering::Less => p,
+            std::cmp::Ordering::Greater => 1.0 - p,
+            std::cmp::Ordering::Equal => 0.5,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(first_line: u32, end: BlockEnd) -> CompiledBlock {
+        CompiledBlock {
+            first_line,
+            instructions: vec![],
+            issued: 1,
+            end,
+            frequency: None,
+            taken_share: None,
+        }
+    }
+
+    #[test]
+    fn the_arm_with_the_earlier_lines_is_the_then() {
+        // `if (c) then` on line 10, THEN on line 11, the code after END IF on line 13:
+        // the jump skips the THEN (to block 2) when the condition fails.
+        let blocks = vec![
+            block(
+                9,
+                BlockEnd::Branches {
+                    line: 10,
+                    taken: Some(2),
+                    not_taken: Some(1),
+                },
+            ),
+            block(11, BlockEnd::Goes { to: Some(2) }),
+            block(13, BlockEnd::Goes { to: Some(0) }),
+        ];
+        let f = frequencies(&blocks, |l| (l == 10).then_some(0.9)).unwrap();
+        assert!(
+            (f[1] - 0.9).abs() < 1e-12 && (f[2] - 1.0).abs() < 1e-12,
+            "{f:?}"
+        );
+        // Unrecorded: even odds.
+        let f = frequencies(&blocks, |_| None).unwrap();
+        assert!((f[1] - 0.5).abs() < 1e-12, "{f:?}");
+    }
+
+    #[test]
+    fn an_exit_is_the_rare_way_and_a_cycle_gives_up() {
+        let exit = vec![
+            block(
+                5,
+                BlockEnd::Branches {
+                    line: 5,
+                    taken: None,
+                    not_taken: Some(1),
+                },
+            ),
+            block(6, BlockEnd::Goes { to: Some(0) }),
+        ];
+        assert_eq!(frequencies(&exit, |_| None).unwrap(), vec![1.0, 1.0]);
+        let cycle = vec![
+            block(5, BlockEnd::Goes { to: Some(1) }),
+            block(6, BlockEnd::Goes { to: Some(2) }),
+            block(7, BlockEnd::Goes { to: Some(1) }),
+        ];
+        assert!(frequencies(&cycle, |_| None).is_none());
     }
 }

@@ -11,6 +11,14 @@ use augur_toolchain::Toolchain;
 use std::time::Duration;
 
 fn analyze(flags: &str, text: &str) -> augur_program_profile::ProgramProfile {
+    analyze_with(flags, text, false)
+}
+
+fn analyze_with(
+    flags: &str,
+    text: &str,
+    branch_run: bool,
+) -> augur_program_profile::ProgramProfile {
     let tc = Toolchain::detect("gfortran", flags).unwrap_or_else(|e| {
         panic!("these tests need gfortran and gcc: {e}\ninstall them: apt-get install gfortran gcc")
     });
@@ -29,7 +37,7 @@ fn analyze(flags: &str, text: &str) -> augur_program_profile::ProgramProfile {
         cwd: dir.path().to_path_buf(),
         keep_partial: false,
         keep_build: None,
-        branch_run: false,
+        branch_run,
         optimization_report: true,
         threads: vec![],
         mpi_ranks: vec![],
@@ -96,4 +104,55 @@ fn a_reduction_at_o0_carries_its_add_through_the_stack() {
     });
     assert!(forwarded, "{dot:#?}");
     assert_eq!(dot.source_iterations, 1);
+}
+
+const ARMS: &str = "program arms
+  implicit none
+  integer, parameter :: n = 100000
+  double precision :: x(n), y(n), r
+  integer :: i, it
+  x = 1.0d0
+  r = 0
+  do it = 1, 20
+    do i = 1, n
+      y(i) = x(i)
+      if (1 < i) then
+        y(i) = y(i) + x(i-1)
+      end if
+      if (i < n) then
+        y(i) = y(i) + x(i+1)
+      end if
+      r = r + y(i) * y(i)
+    end do
+    x(1) = r * 1.0d-12
+  end do
+  print *, r, y(n/2)
+end program
+";
+
+#[test]
+fn a_loop_with_ifs_at_o2_weighs_its_blocks_by_the_counted_outcomes() {
+    let p = analyze_with("-O2", ARMS, true);
+    let l = compiled(&p, 9);
+    assert!(l.inner_branches > 0 && !l.blocks.is_empty(), "{l:#?}");
+    let f: Vec<f64> = l
+        .blocks
+        .iter()
+        .map(|b| b.frequency.expect("a frequency"))
+        .collect();
+    assert_eq!(f[0], 1.0, "the header runs every iteration: {l:#?}");
+    assert!(f.iter().all(|&x| (0.0..=1.0 + 1e-9).contains(&x)), "{f:?}");
+    // The arms for i = 1 and i = n run once in 100,000 iterations.
+    assert!(f.iter().any(|&x| x < 1e-3), "{f:?}");
+    // Each path carries the accumulation's one add, not one per arm.
+    assert!(!l.paths.is_empty(), "{l:#?}");
+    for path in &l.paths {
+        let adds: u32 = path.chains[0]
+            .path
+            .iter()
+            .filter(|c| c.class.class == InstrClass::FpAdd)
+            .map(|c| c.count)
+            .sum();
+        assert_eq!(adds, 1, "{path:#?}");
+    }
 }

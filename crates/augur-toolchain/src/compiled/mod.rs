@@ -9,9 +9,13 @@
 //! gfortran's and flang's line tables). The records are mapped to the program's source
 //! loops by the program wing.
 
-use augur_program_profile::compiled::{Chain, ClassCount, ClassWidth, CompiledLoop};
+use augur_program_profile::compiled::{
+    BlockEnd, Chain, ClassCount, ClassWidth, CompiledBlock, CompiledLoop, CompiledPath,
+};
 use augur_program_profile::compiled::{InstrClass, Width};
 use std::collections::{BTreeMap, HashMap};
+
+mod cfg;
 
 /// One instruction of the assembly.
 #[derive(Debug, Clone)]
@@ -54,24 +58,101 @@ pub fn loops_with_text(asm: &str, names: &[String]) -> Vec<(CompiledLoop, String
     let (files, functions) = parse(asm, names);
     let mut out = vec![];
     for f in &functions {
-        for (start, end) in innermost_loops(f) {
-            let latch = &f.instrs[end];
-            let Some((file_no, line)) = latch
-                .at
-                .or_else(|| f.instrs[start..end].iter().rev().find_map(|i| i.at))
+        let g = cfg::Cfg::new(f);
+        for l in g.innermost_loops() {
+            let body: Vec<Instr> = l
+                .blocks
+                .iter()
+                .flat_map(|&b| {
+                    f.instrs[g.blocks[b].start..=g.blocks[b].end]
+                        .iter()
+                        .cloned()
+                })
+                .collect();
+            let latch = &f.instrs[g.blocks[l.latch].end];
+            let Some((file_no, line)) = latch.at.or_else(|| body.iter().rev().find_map(|i| i.at))
             else {
                 continue;
             };
             let Some(Some(file)) = files.get(&file_no) else {
                 continue;
             };
-            out.push((
-                describe(f, start, end, file.clone(), line),
-                text(&f.instrs[start..=end]),
-            ));
+            let mut cl = describe(&f.name, &body, file.clone(), line);
+            let blocks = loop_blocks(f, &g, &l);
+            cl.inner_branches = blocks
+                .iter()
+                .filter(|b| {
+                    matches!(
+                        b.end,
+                        BlockEnd::Branches {
+                            taken: Some(_),
+                            not_taken: Some(_),
+                            ..
+                        }
+                    )
+                })
+                .count() as u32;
+            if cl.inner_branches > 0 {
+                cl.paths = g
+                    .paths(&l, 64)
+                    .into_iter()
+                    .map(|p| {
+                        let instrs: Vec<Instr> = p
+                            .iter()
+                            .flat_map(|&k| {
+                                let b = g.blocks[l.blocks[k]];
+                                f.instrs[b.start..=b.end].iter().cloned()
+                            })
+                            .collect();
+                        CompiledPath {
+                            blocks: p.iter().map(|&k| k as u32).collect(),
+                            chains: chains(&instrs),
+                        }
+                    })
+                    .collect();
+                cl.blocks = blocks;
+            }
+            out.push((cl, text(&body)));
         }
     }
     out
+}
+
+/// The blocks of loop `l` of `f`, header first, with their successors as indices into
+/// the loop's blocks.
+fn loop_blocks(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Vec<CompiledBlock> {
+    let index = |b: Option<usize>| -> Option<u32> {
+        let b = b?;
+        l.blocks.iter().position(|&x| x == b).map(|k| k as u32)
+    };
+    l.blocks
+        .iter()
+        .map(|&b| {
+            let instrs = &f.instrs[g.blocks[b].start..=g.blocks[b].end];
+            let mut counts: BTreeMap<ClassWidth, u32> = BTreeMap::new();
+            for cw in instrs.iter().flat_map(classes) {
+                *counts.entry(cw).or_default() += 1;
+            }
+            let s = g.succ[b];
+            let end = if s.conditional {
+                BlockEnd::Branches {
+                    line: instrs.last().and_then(|i| i.at).map_or(0, |a| a.1),
+                    taken: index(s.taken),
+                    not_taken: index(s.next),
+                }
+            } else {
+                BlockEnd::Goes { to: index(s.next) }
+            };
+            CompiledBlock {
+                first_line: instrs.iter().find_map(|i| i.at).map_or(0, |a| a.1),
+                instructions: class_counts(&counts),
+                issued: instrs.len() as u32,
+                end,
+                frequency: None,
+                taken_share: None,
+            }
+        })
+        .collect()
 }
 
 /// The instructions as assembler text, jumps aimed at `augur_loop` at the top.
@@ -189,59 +270,28 @@ fn is_jump(m: &str) -> bool {
     m.starts_with('j')
 }
 
-/// The `(first, latch)` instruction ranges of the loops that hold no other loop.
-fn innermost_loops(f: &Function) -> Vec<(usize, usize)> {
-    let mut loops = vec![];
-    for (j, i) in f.instrs.iter().enumerate() {
-        if !is_jump(&i.mnemonic) {
-            continue;
-        }
-        if let Some(&t) = i.operands.first().and_then(|l| f.labels.get(l)) {
-            if t <= j {
-                loops.push((t, j));
-            }
-        }
-    }
-    loops
-        .iter()
-        .copied()
-        .filter(|&(s, e)| {
-            !loops
-                .iter()
-                .any(|&(s2, e2)| (s2, e2) != (s, e) && s <= s2 && e2 <= e)
-        })
-        .collect()
-}
-
-/// The record of the loop `start..=end` of `f`.
-fn describe(f: &Function, start: usize, end: usize, file: String, line: u32) -> CompiledLoop {
-    let body = &f.instrs[start..=end];
+/// The record of the loop whose instructions, header first, are `body`, in function
+/// `function` (its inner branches and blocks are the caller's).
+fn describe(function: &str, body: &[Instr], file: String, line: u32) -> CompiledLoop {
     let mut counts: BTreeMap<ClassWidth, u32> = BTreeMap::new();
-    let mut inner_branches = 0;
-    for (k, i) in body.iter().enumerate() {
-        for cw in classes(i) {
-            *counts.entry(cw).or_default() += 1;
-        }
-        if is_jump(&i.mnemonic) && i.mnemonic != "jmp" && start + k != end {
-            let target = i.operands.first().and_then(|l| f.labels.get(l));
-            if target.is_some_and(|&t| t > start && t <= end) {
-                inner_branches += 1;
-            }
-        }
+    for cw in body.iter().flat_map(classes) {
+        *counts.entry(cw).or_default() += 1;
     }
     let (source_iterations, from) = source_iterations(body);
     CompiledLoop {
         file,
         line,
-        function: f.name.clone(),
+        function: function.to_string(),
         instructions: class_counts(&counts),
         issued: body.len() as u32,
-        inner_branches,
+        inner_branches: 0,
         source_iterations,
         lanes: lanes(body).map_or(1, |l| l.0),
         source_iterations_from: from,
         chains: chains(body),
         versions: 0,
+        blocks: vec![],
+        paths: vec![],
     }
 }
 
@@ -989,5 +1039,55 @@ mod tests {
         );
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].line, 3);
+    }
+
+    #[test]
+    fn a_loop_with_an_arm_out_of_line_is_one_loop_with_its_blocks() {
+        // gfortran -O2 on `xnew(i) = b(i); if (1 < i) ...; if (i < n) ...`: the common
+        // path jumps to a block after the function's other code and back to the top.
+        let l = loops(
+            ".L16:\n\t.loc 1 82 21\n\tmovsd\t(%r12,%rax,8), %xmm0\n\t.loc 1 83 10\n\tcmpl\t$1, %eax\n\tje\t.L12\n\
+             \t.loc 1 84 34\n\taddsd\t(%r9,%rax,8), %xmm0\n\tmovsd\t%xmm0, (%r8,%rax,8)\n\t.loc 1 86 10\n\
+             \tcmpq\t$50000, %rax\n\tjne\t.L33\n\t.loc 1 89 33\n\tmulsd\t%xmm1, %xmm0\n\
+             .L15:\n\t.loc 1 98 37\n\taddsd\t%xmm0, %xmm2\n\taddq\t$8, %rax\n\tcmpq\t$400, %rax\n\tjne\t.L15\n\tret\n\
+             .L12:\n\t.loc 1 87 34\n\taddsd\t8(%rip), %xmm0\n\tmovl\t$2, %eax\n\tjmp\t.L16\n\
+             .L33:\n\t.loc 1 87 34\n\taddsd\t(%r15,%rax,8), %xmm0\n\t.loc 1 89 33\n\tmulsd\t%xmm1, %xmm0\n\
+             \tmovsd\t%xmm0, (%r8,%rax,8)\n\t.loc 1 81 10\n\taddq\t$1, %rax\n\tjmp\t.L16\n",
+        );
+        assert_eq!(l.len(), 2, "{l:#?}");
+        let outer = l
+            .iter()
+            .find(|x| x.line == 81)
+            .expect("the loop of line 81");
+        assert_eq!(outer.issued, 7 + 3 + 5, "{outer:#?}");
+        assert_eq!(
+            outer.inner_branches, 1,
+            "the test of line 86 also leaves the loop"
+        );
+        let b = &outer.blocks;
+        assert_eq!(b.len(), 4, "{b:#?}");
+        assert_eq!(b[0].first_line, 82);
+        assert_eq!(
+            b[0].end,
+            BlockEnd::Branches {
+                line: 83,
+                taken: Some(2),
+                not_taken: Some(1)
+            }
+        );
+        assert_eq!(
+            b[1].end,
+            BlockEnd::Branches {
+                line: 86,
+                taken: Some(3),
+                not_taken: None
+            }
+        );
+        assert_eq!(b[3].end, BlockEnd::Goes { to: Some(0) });
+        let inner = l
+            .iter()
+            .find(|x| x.line == 98)
+            .expect("the loop of line 98");
+        assert!(inner.blocks.is_empty());
     }
 }

@@ -1,0 +1,281 @@
+//! The control flow of a function's assembly: its basic blocks, and its innermost
+//! natural loops (a header that dominates a block jumping back to it, and the blocks
+//! that reach that jump without passing through it), whose blocks need not be
+//! contiguous nor start at the top: gcc moves a loop's less likely arms out of line,
+//! after the function's other code, and enters a loop at its test at the bottom.
+
+use super::{is_jump, Function};
+use std::collections::HashMap;
+
+/// A basic block: the instructions `start..=end` of a function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Block {
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Where control goes after a block: its conditional jump's target, and where it goes
+/// otherwise (the next block, an unconditional jump's target, or nowhere after a
+/// return or an indirect jump). Block indices.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Successors {
+    pub taken: Option<usize>,
+    pub next: Option<usize>,
+    pub conditional: bool,
+}
+
+/// The control flow of one function.
+pub(super) struct Cfg {
+    pub blocks: Vec<Block>,
+    pub succ: Vec<Successors>,
+}
+
+/// An innermost natural loop: its blocks, the header first, then the others in the
+/// order they appear after it (those before it last).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NaturalLoop {
+    pub blocks: Vec<usize>,
+    /// The block of the last jump back to the header.
+    pub latch: usize,
+}
+
+/// Whether a call's target never returns (the Fortran runtime's STOP and error stops,
+/// the C library's exits): the code after it belongs to another path.
+fn never_returns(target: &str) -> bool {
+    let name = target.trim_end_matches("@PLT");
+    const NAMES: [&str; 6] = [
+        "_gfortran_stop_",
+        "_gfortran_error_stop_",
+        "_gfortran_runtime_error",
+        "_gfortran_os_error",
+        "_gfortran_generate_error",
+        "__stack_chk_fail",
+    ];
+    NAMES.iter().any(|p| name.starts_with(p))
+        || matches!(name, "abort" | "exit" | "_exit" | "_gfortran_abort")
+}
+
+impl Cfg {
+    /// The blocks of `f` and their successors.
+    pub fn new(f: &Function) -> Cfg {
+        let n = f.instrs.len();
+        let target = |j: usize| -> Option<usize> {
+            f.instrs[j]
+                .operands
+                .first()
+                .and_then(|l| f.labels.get(l))
+                .copied()
+        };
+        let mut leader = vec![false; n + 1];
+        if n > 0 {
+            leader[0] = true;
+        }
+        for &t in f.labels.values() {
+            if t < n {
+                leader[t] = true;
+            }
+        }
+        for (j, i) in f.instrs.iter().enumerate() {
+            let ends = is_jump(&i.mnemonic)
+                || i.mnemonic.starts_with("ret")
+                || (i.mnemonic == "call" && i.operands.first().is_some_and(|t| never_returns(t)));
+            if ends {
+                leader[j + 1] = true;
+                if let Some(t) = target(j) {
+                    leader[t] = true;
+                }
+            }
+        }
+        let starts: Vec<usize> = (0..n).filter(|&j| leader[j]).collect();
+        let blocks: Vec<Block> = starts
+            .iter()
+            .enumerate()
+            .map(|(k, &s)| Block {
+                start: s,
+                end: starts.get(k + 1).map_or(n, |&e| e) - 1,
+            })
+            .collect();
+        let of: HashMap<usize, usize> = starts.iter().enumerate().map(|(k, &s)| (s, k)).collect();
+        let succ = blocks
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                let last = &f.instrs[b.end];
+                let after = (k + 1 < blocks.len()).then_some(k + 1);
+                let to = target(b.end).and_then(|t| of.get(&t).copied());
+                match last.mnemonic.as_str() {
+                    "jmp" => Successors {
+                        next: to,
+                        ..Successors::default()
+                    },
+                    m if is_jump(m) => Successors {
+                        taken: to,
+                        next: after,
+                        conditional: true,
+                    },
+                    m if m.starts_with("ret") || m == "ud2" => Successors::default(),
+                    "call" if last.operands.first().is_some_and(|t| never_returns(t)) => {
+                        Successors::default()
+                    }
+                    _ => Successors {
+                        next: after,
+                        ..Successors::default()
+                    },
+                }
+            })
+            .collect();
+        Cfg { blocks, succ }
+    }
+
+    fn targets(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
+        let s = self.succ[b];
+        s.taken.into_iter().chain(s.next)
+    }
+
+    /// Each block's immediate dominator (the entry's is itself; `None` for blocks the
+    /// entry does not reach), by Cooper, Harvey and Kennedy's iteration over the
+    /// reverse postorder.
+    fn dominators(&self) -> Vec<Option<usize>> {
+        let n = self.blocks.len();
+        if n == 0 {
+            return vec![];
+        }
+        let mut order = vec![];
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+        while let Some((b, expanded)) = stack.pop() {
+            if expanded {
+                order.push(b);
+                continue;
+            }
+            if seen[b] {
+                continue;
+            }
+            seen[b] = true;
+            stack.push((b, true));
+            stack.extend(self.targets(b).filter(|&t| !seen[t]).map(|t| (t, false)));
+        }
+        order.reverse();
+        let mut rank = vec![usize::MAX; n];
+        for (k, &b) in order.iter().enumerate() {
+            rank[b] = k;
+        }
+        let mut preds: Vec<Vec<usize>> = vec![vec![]; n];
+        for &b in &order {
+            for t in self.targets(b) {
+                preds[t].push(b);
+            }
+        }
+        let mut idom: Vec<Option<usize>> = vec![None; n];
+        idom[0] = Some(0);
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in order.iter().skip(1) {
+                let mut new: Option<usize> = None;
+                for &p in &preds[b] {
+                    if idom[p].is_none() {
+                        continue;
+                    }
+                    new = Some(match new {
+                        None => p,
+                        Some(q) => {
+                            let (mut x, mut y) = (p, q);
+                            while x != y {
+                                while rank[x] > rank[y] {
+                                    x = idom[x].unwrap_or(0);
+                                }
+                                while rank[y] > rank[x] {
+                                    y = idom[y].unwrap_or(0);
+                                }
+                            }
+                            x
+                        }
+                    });
+                }
+                if new.is_some() && idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        idom
+    }
+
+    /// The innermost natural loops: for each block that dominates a block jumping to
+    /// it (a back edge), the blocks that reach such a jump without passing through it;
+    /// those none of whose blocks heads another loop.
+    pub fn innermost_loops(&self) -> Vec<NaturalLoop> {
+        let n = self.blocks.len();
+        let idom = self.dominators();
+        let dominates = |h: usize, mut b: usize| loop {
+            if b == h {
+                return true;
+            }
+            match idom[b] {
+                Some(d) if d != b => b = d,
+                _ => return false,
+            }
+        };
+        let mut preds: Vec<Vec<usize>> = vec![vec![]; n];
+        let mut latches: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for b in (0..n).filter(|&b| idom[b].is_some()) {
+            for t in self.targets(b) {
+                preds[t].push(b);
+                if dominates(t, b) {
+                    latches.entry(t).or_default().push(b);
+                }
+            }
+        }
+        let mut loops: Vec<(usize, Vec<usize>, usize)> = vec![];
+        for (&h, ls) in &latches {
+            let mut inside = vec![false; n];
+            inside[h] = true;
+            let mut stack: Vec<usize> = ls.clone();
+            while let Some(b) = stack.pop() {
+                if !inside[b] {
+                    inside[b] = true;
+                    stack.extend(preds[b].iter().copied());
+                }
+            }
+            let body: Vec<usize> = (h..n).chain(0..h).filter(|&b| inside[b]).collect();
+            let latch = ls
+                .iter()
+                .copied()
+                .max_by_key(|&b| (b + n - h) % n)
+                .unwrap_or(h);
+            loops.push((h, body, latch));
+        }
+        let headers: Vec<usize> = loops.iter().map(|l| l.0).collect();
+        loops
+            .into_iter()
+            .filter(|(h, body, _)| !headers.iter().any(|o| o != h && body.contains(o)))
+            .map(|(_, blocks, latch)| NaturalLoop { blocks, latch })
+            .collect()
+    }
+
+    /// The paths of an iteration of `l` from its header back to it, as indices into
+    /// `l.blocks` (paths that leave the loop apart); none when there are more than
+    /// `most`.
+    pub fn paths(&self, l: &NaturalLoop, most: usize) -> Vec<Vec<usize>> {
+        let index = |b: usize| l.blocks.iter().position(|&x| x == b);
+        let mut done: Vec<Vec<usize>> = vec![];
+        let mut open: Vec<Vec<usize>> = vec![vec![0]];
+        while let Some(p) = open.pop() {
+            let last = *p.last().unwrap_or(&0);
+            for t in self.targets(l.blocks[last]).filter_map(index) {
+                if t == 0 {
+                    done.push(p.clone());
+                } else if !p.contains(&t) {
+                    let mut q = p.clone();
+                    q.push(t);
+                    open.push(q);
+                }
+            }
+            if done.len() + open.len() > most {
+                return vec![];
+            }
+        }
+        done
+    }
+}

@@ -294,7 +294,14 @@ pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfil
         1 => "one source iteration a compiled iteration".to_string(),
         n => format!("{n} source iterations a compiled iteration"),
     };
-    let mut s = format!("{shape}, {covers}, {} instructions", cl.issued);
+    let mut s = match weighted_blocks(cl) {
+        Some((issued, _)) => format!(
+            "{shape}, {covers}, {} instructions on {} paths ({issued:.1} an iteration on average, by the counted outcomes of its IFs)",
+            cl.issued,
+            cl.paths.len().max(1)
+        ),
+        None => format!("{shape}, {covers}, {} instructions", cl.issued),
+    };
     match (t, m) {
         (Some(t), Some(m)) if m.cycle_ns > 0.0 => s.push_str(&format!(
             ", {} ({:.1} cycles a compiled iteration)",

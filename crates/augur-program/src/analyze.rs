@@ -379,7 +379,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     match report {
         Ok(mut r) => {
             crate::compiled::map_to_source(&mut r, &profile.units, |unit, id| {
-                source_step(&program, unit, id)
+                crate::compiled::source_step(&program, unit, id)
             });
             let odds = condition_odds(&program, branch_run.as_ref());
             crate::compiled::block_frequencies(&mut r, |file, line| {
@@ -857,24 +857,6 @@ fn copy_message(
         }
     }
     out
-}
-
-/// The step of loop `id` of unit `unit` when it is a constant: 1 for unit-step loops
-/// and array statements, `|k|` for a literal step `k`.
-fn source_step(program: &Program, unit: &str, id: u32) -> Option<u32> {
-    let u = program
-        .units
-        .iter()
-        .find(|u| u.name.eq_ignore_ascii_case(unit))?;
-    let l = u.loops.get(id as usize)?;
-    if l.unit_step {
-        return Some(1);
-    }
-    let step = l.bounds.as_ref()?.step.as_ref()?;
-    step.trim()
-        .parse::<i64>()
-        .ok()
-        .map(|k| k.unsigned_abs() as u32)
 }
 
 /// The plan alone (for tests and for inspecting where counters go).

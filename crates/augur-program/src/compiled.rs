@@ -123,6 +123,82 @@ fn by_source_step(cl: &mut CompiledLoop, k: Option<u32>) {
     }
 }
 
+/// The elements a source iteration of loop `id` of unit `unit` advances the arrays it
+/// walks along, when it is a constant: the loop's step (1 for unit-step loops and array
+/// statements, `|k|` for a literal step `k`) times the smallest stride its index has in
+/// the first subscript of the loop's array references (`x(2*k+1)` and `x(2*k+2)`: 2,
+/// a pair a source iteration; 1 as soon as one reference walks the elements one by
+/// one; 1 when no first subscript holds the index as a constant multiple).
+pub fn source_step(program: &augur_ir::Program, unit: &str, id: u32) -> Option<u32> {
+    let u = program
+        .units
+        .iter()
+        .find(|u| u.name.eq_ignore_ascii_case(unit))?;
+    let l = u.loops.get(id as usize)?;
+    let step = if l.unit_step {
+        1
+    } else {
+        let step = l.bounds.as_ref()?.step.as_ref()?;
+        step.trim().parse::<i64>().ok()?.unsigned_abs() as u32
+    };
+    Some(step * l.var.as_deref().map_or(1, |v| index_stride(u, l.id, v)))
+}
+
+/// The smallest constant multiple of `var` in the first subscripts of the array
+/// references of loop `id`'s body (1 when none).
+fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> u32 {
+    use augur_ir::{ExprKind, StmtKind, Subscript};
+    let mut smallest: Option<u64> = None;
+    let stmts = u
+        .blocks
+        .iter()
+        .filter(|b| b.in_loop == Some(id))
+        .flat_map(|b| b.stmts.iter())
+        .filter_map(|&k| u.stmts.get(k as usize));
+    for st in stmts {
+        let StmtKind::Assign { lhs, rhs } = &st.kind else {
+            continue;
+        };
+        for e in [lhs, rhs] {
+            augur_locality::extract::visit_refs(e, &mut |x| {
+                if let ExprKind::Elem(_, subs) = &x.kind {
+                    if let Some(Subscript::Index(first)) = subs.first() {
+                        if let Some(c) = multiple_of(first, var).filter(|&c| c != 0) {
+                            let c = c.unsigned_abs();
+                            smallest = Some(smallest.map_or(c, |s| s.min(c)));
+                        }
+                    }
+                }
+            });
+        }
+    }
+    smallest.map_or(1, |s| s.min(64) as u32)
+}
+
+/// The coefficient of `var` in `e` when `e` is `var` times a constant plus terms
+/// without it (other variables count as constant), else `None`.
+fn multiple_of(e: &augur_ir::Expr, var: &str) -> Option<i64> {
+    use augur_ir::{BinOp, ExprKind, UnOp};
+    let constant = |e: &augur_ir::Expr| match &e.kind {
+        ExprKind::Const { value, .. } => *value,
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::Var(v) => Some(i64::from(v.name.eq_ignore_ascii_case(var))),
+        ExprKind::Const { .. } => Some(0),
+        ExprKind::Unary(UnOp::Neg, a) => multiple_of(a, var).map(|c| -c),
+        ExprKind::Unary(UnOp::Plus, a) => multiple_of(a, var),
+        ExprKind::Binary(BinOp::Add, a, b) => Some(multiple_of(a, var)? + multiple_of(b, var)?),
+        ExprKind::Binary(BinOp::Sub, a, b) => Some(multiple_of(a, var)? - multiple_of(b, var)?),
+        ExprKind::Binary(BinOp::Mul, a, b) => match (constant(a), constant(b)) {
+            (Some(k), _) => Some(k * multiple_of(b, var)?),
+            (_, Some(k)) => Some(k * multiple_of(a, var)?),
+            _ => (multiple_of(a, var)? == 0 && multiple_of(b, var)? == 0).then_some(0),
+        },
+        _ => None,
+    }
+}
+
 /// Fills in how often an iteration runs each block of the compiled loops that branch
 /// inside their iterations, from `holds(file, line)`: how often the condition of the
 /// IF on that line held in the counted run (`None` when it was not recorded).

@@ -156,3 +156,28 @@ fn a_loop_with_ifs_at_o2_weighs_its_blocks_by_the_counted_outcomes() {
         assert_eq!(adds, 1, "{path:#?}");
     }
 }
+
+#[test]
+fn pairs_of_elements_are_one_source_iteration() {
+    // A complex number kept as two reals, `x(2*k+1)` and `x(2*k+2)`: gfortran -O2 moves
+    // the pair in one 128-bit register; the iteration still covers one source iteration.
+    let p = analyze(
+        "-O2",
+        "program pairs
+  implicit none
+  integer, parameter :: n = 50000
+  double precision :: a(2*n), b(2*n), c(2*n)
+  integer :: k
+  a = 1.0d0
+  b = 2.0d0
+  do k = 0, n - 1
+    c(2*k+1) = a(2*k+1) + b(2*k+1)
+    c(2*k+2) = a(2*k+2) - b(2*k+2)
+  end do
+  print *, c(7)
+end program
+",
+    );
+    let l = compiled(&p, 8);
+    assert_eq!(l.source_iterations, 1, "{l:#?}");
+}

@@ -33,6 +33,9 @@ impl fmt::Display for Bound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Bound::Issue => f.write_str("bound by issue"),
+            Bound::Class(InstrClass::FpDiv) => {
+                f.write_str("bound by the divide and square-root unit")
+            }
             Bound::Class(c) => write!(f, "bound by the {c} units"),
             Bound::Branch => f.write_str("bound by the loop branch"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
@@ -119,7 +122,13 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
             continue;
         }
         let cost = m.cost(class)?;
-        *per_class.entry(class.class).or_default() += count * cost.throughput_ns;
+        // Divides and square roots share one unit (AMD's and Intel's cores alike): their
+        // times add up on it.
+        let unit = match class.class {
+            InstrClass::FpSqrt => InstrClass::FpDiv,
+            c => c,
+        };
+        *per_class.entry(unit).or_default() += count * cost.throughput_ns;
     }
     bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
     let (throughput, thru_bound) = bounds
@@ -381,6 +390,7 @@ mod tests {
             versions: 0,
             blocks: vec![],
             paths: vec![],
+            lines: vec![],
         }
     }
 

@@ -57,6 +57,11 @@ pub struct CompiledLoop {
     /// inside, or with too many paths to list (its `chains` then span every block).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<CompiledPath>,
+    /// The source lines (of `file`) its instructions come from, ascending: a loop the
+    /// compiler made inside a source loop (a string's padding, `LEN_TRIM`) holds only a
+    /// few of its lines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<u32>,
 }
 
 /// One path of an iteration through a compiled loop's blocks.

@@ -378,7 +378,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     match report {
         Ok(mut r) => {
-            crate::compiled::map_to_source(&mut r, &profile.units, |unit, id| {
+            crate::compiled::map_to_source(&mut r, &profile.units, &profile.lines, |unit, id| {
                 crate::compiled::source_step(&program, unit, id)
             });
             let odds = condition_odds(&program, branch_run.as_ref());

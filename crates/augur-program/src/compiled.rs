@@ -5,7 +5,7 @@
 
 use augur_program_profile::compiled::{BlockEnd, CompiledBlock, CompiledLoop, UnmappedLoop};
 use augur_program_profile::optreport::{same_file, OptReport};
-use augur_program_profile::UnitProfile;
+use augur_program_profile::{LineProfile, UnitProfile};
 use std::collections::BTreeMap;
 
 /// Replaces `report.compiled_loops` (as the assembly gave them, each at the line of its
@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 pub fn map_to_source(
     report: &mut OptReport,
     units: &[UnitProfile],
+    statements: &[LineProfile],
     step: impl Fn(&str, u32) -> Option<u32>,
 ) {
     let raw = std::mem::take(&mut report.compiled_loops);
@@ -35,6 +36,14 @@ pub fn map_to_source(
                     .iter()
                     .find(|u| same_file(&u.file, &cl.file) && source_loop(u, line).is_some());
                 let id = unit.and_then(|u| u.loops.iter().find(|l| l.line == line).map(|l| (u, l.id)));
+                if id.is_some_and(|(u, l)| !covers(u, l, &cl.lines, statements)) {
+                    report.unmapped_loops.push(UnmappedLoop {
+                        file: cl.file,
+                        line: cl.line,
+                        reason: "a loop the compiler made inside the source loop (its instructions come from half of the loop's statements or fewer: a string's padding, an intrinsic's loop)".to_string(),
+                    });
+                    continue;
+                }
                 let k = id.and_then(|(u, l)| step(&u.name, l));
                 by_source_step(&mut cl, k);
                 groups.entry((cl.file.clone(), line)).or_default().push(cl);
@@ -84,6 +93,40 @@ fn source_loop(u: &UnitProfile, line: u32) -> Option<(u32, bool)> {
         .filter(|l| l.line <= line && line <= last_line(l.id))
         .max_by_key(|l| l.depth)
         .map(|l| (l.line, innermost(l.id)))
+}
+
+/// Whether the compiled loop whose instructions come from `lines` is source loop `id`
+/// of `u`: its lines reach more than half of the statements with operations in the
+/// loop's body (`statements`: the profile's lines; a statement reached on any of its
+/// continuation lines). Without lines, it is taken to be.
+fn covers(u: &UnitProfile, id: u32, lines: &[u32], statements: &[LineProfile]) -> bool {
+    if lines.is_empty() {
+        return true;
+    }
+    let body = u
+        .blocks
+        .iter()
+        .filter(|b| b.in_loop == Some(id) && b.block_kind != augur_ir::BlockKind::LoopHeader);
+    let (lo, hi) = body.fold((u32::MAX, 0), |(lo, hi), b| {
+        (lo.min(b.first_line), hi.max(b.last_line))
+    });
+    let mut starts: Vec<u32> = statements
+        .iter()
+        .filter(|s| same_file(&s.file, &u.file) && (lo..=hi).contains(&s.line))
+        .filter(|s| !s.abops.is_empty())
+        .map(|s| s.line)
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let reached = starts
+        .iter()
+        .enumerate()
+        .filter(|&(k, &first)| {
+            let last = starts.get(k + 1).map_or(hi, |&n| n - 1);
+            lines.iter().any(|&l| first <= l && l <= last)
+        })
+        .count();
+    2 * reached > starts.len()
 }
 
 /// Whether a block whose innermost loop is `inner` lies inside loop `target` of `u`.

@@ -181,3 +181,39 @@ end program
     let l = compiled(&p, 8);
     assert_eq!(l.source_iterations, 1, "{l:#?}");
 }
+
+#[test]
+fn a_loop_the_compiler_made_inside_a_source_loop_does_not_stand_for_it() {
+    // The concatenation pads `name` with blanks in a loop of its own; the source loop
+    // around it (with its WRITE) is not that loop.
+    let p = analyze(
+        "-O2",
+        "program strs
+  implicit none
+  character(len=40) :: name
+  character(len=60) :: rec(1000)
+  character(len=8) :: syl(8)
+  integer :: i
+  syl = ['alpha   ', 'beta    ', 'gamma   ', 'delta   ', 'eps     ', 'zeta    ', 'eta     ', 'theta   ']
+  do i = 1, 1000
+    name = syl(mod(i, 8) + 1)(1:len_trim(syl(mod(i, 8) + 1))) // syl(mod(i * 3, 8) + 1)
+    write (rec(i), '(i6,1x,a)') i, name
+  end do
+  print *, rec(7)
+end program
+",
+    );
+    let r = p.optimization.as_ref().expect("an optimization report");
+    assert!(
+        r.compiled_loops.iter().all(|c| c.line != 8),
+        "{:#?}",
+        r.compiled_loops
+    );
+    assert!(
+        r.unmapped_loops
+            .iter()
+            .any(|u| u.line == 8 && u.reason.contains("the compiler made inside")),
+        "{:#?}",
+        r.unmapped_loops
+    );
+}

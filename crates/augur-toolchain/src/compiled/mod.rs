@@ -78,6 +78,15 @@ pub fn loops_with_text(asm: &str, names: &[String]) -> Vec<(CompiledLoop, String
                 continue;
             };
             let mut cl = describe(&f.name, &body, file.clone(), line);
+            let mut lines: Vec<u32> = body
+                .iter()
+                .filter_map(|i| i.at)
+                .filter(|a| a.0 == file_no && a.1 > 0)
+                .map(|a| a.1)
+                .collect();
+            lines.sort_unstable();
+            lines.dedup();
+            cl.lines = lines;
             let blocks = loop_blocks(f, &g, &l);
             cl.inner_branches = blocks
                 .iter()
@@ -292,6 +301,7 @@ fn describe(function: &str, body: &[Instr], file: String, line: u32) -> Compiled
         versions: 0,
         blocks: vec![],
         paths: vec![],
+        lines: vec![],
     }
 }
 

@@ -178,3 +178,41 @@ fn backward_gotos_make_loops_with_exact_trips_sampled_references_and_branches() 
     assert_eq!(l.entries, Some(1.0));
     assert_eq!(l.iterations, Some(sift_passes() as f64));
 }
+
+#[test]
+fn dos_ending_on_a_labelled_logical_if_count_it_inside_the_loops() {
+    // Two DOs share the terminal statement, a logical IF the instrumented copy turns
+    // into an IF-THEN; a GOTO to its label still runs the IF.
+    let tc = Toolchain::detect("gfortran", "-O2")
+        .unwrap_or_else(|e| panic!("this test needs gfortran and gcc: {e}"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("t.f");
+    std::fs::write(
+        &src,
+        "      PROGRAM T
+      INTEGER I, J, N, K
+      REAL A(10)
+      N = 10
+      K = 0
+      DO 20 J = 1, 3
+      DO 20 I = 1, N
+         A(I) = I * J
+         IF (I .EQ. 2) GOTO 20
+   20 IF (A(I) .GT. 5.0) K = K + 1
+      PRINT *, K
+      END
+",
+    )
+    .unwrap();
+    let opts = AnalyzeOptions::new(tc, dir.path());
+    let a = augur_program::analyze(&[src], &opts).unwrap_or_else(|e| panic!("analyze: {e}"));
+    let blocks = &a.profile.units[0].blocks;
+    let on_10: Vec<Option<f64>> = blocks
+        .iter()
+        .filter(|b| b.first_line == 10)
+        .map(|b| b.executions)
+        .collect();
+    // The IF runs 30 times; K = K + 1 runs for the 5 + 8 + 9 elements above 5.
+    assert!(on_10.contains(&Some(30.0)), "{on_10:?}");
+    assert!(on_10.contains(&Some(22.0)), "{on_10:?}");
+}

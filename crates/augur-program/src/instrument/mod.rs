@@ -38,6 +38,7 @@ mod facts;
 mod probes;
 mod rewriting;
 mod sites;
+mod terminals;
 mod threads;
 
 pub use counters::{block_counts, counter_module, Rule, COUNTER_ARRAY, COUNTER_MODULE};
@@ -136,6 +137,7 @@ pub fn plan_for(program: &Program, texts: &[Option<&str>], openmp: bool) -> Plan
         }
         p.rules.push(rules);
     }
+    terminals::block_dos(program, texts, &mut p.edits);
     if openmp {
         threads::adapt(&mut p, program, &structures, texts);
         p.workshared = threads::workshared_elements(program, &structures, texts, &attrs);

@@ -92,6 +92,7 @@ pub fn plan_mpi_sites(plan: &mut Plan, program: &Program, texts: &[Option<&str>]
             plan.edits.entry(u.source).or_default().push(edit);
         }
     }
+    super::terminals::block_dos(program, texts, &mut plan.edits);
 }
 
 /// A site's file and line, for the reader of the traces.

@@ -98,9 +98,13 @@ fn source_loop(u: &UnitProfile, line: u32) -> Option<(u32, bool)> {
 /// Whether the compiled loop whose instructions come from `lines` is source loop `id`
 /// of `u`: its lines reach more than half of the statements with operations in the
 /// loop's body (`statements`: the profile's lines; a statement reached on any of its
-/// continuation lines). Without lines, it is taken to be.
+/// continuation lines). Without lines, or with lines outside the unit (a procedure
+/// inlined into the loop, whose lines stand for the loop's calls), it is taken to be.
 fn covers(u: &UnitProfile, id: u32, lines: &[u32], statements: &[LineProfile]) -> bool {
-    if lines.is_empty() {
+    let (first, last) = u.blocks.iter().fold((u32::MAX, 0), |(lo, hi), b| {
+        (lo.min(b.first_line), hi.max(b.last_line))
+    });
+    if lines.is_empty() || lines.iter().any(|&l| l < first || l > last) {
         return true;
     }
     let body = u

@@ -36,11 +36,13 @@ pub fn map_to_source(
                     .iter()
                     .find(|u| same_file(&u.file, &cl.file) && source_loop(u, line).is_some());
                 let id = unit.and_then(|u| u.loops.iter().find(|l| l.line == line).map(|l| (u, l.id)));
-                if id.is_some_and(|(u, l)| !covers(u, l, &cl.lines, statements)) {
+                if id.is_some_and(|(u, l)| {
+                    !covers(u, l, &cl.lines, statements) && calls_it_lacks(u, l, &cl)
+                }) {
                     report.unmapped_loops.push(UnmappedLoop {
                         file: cl.file,
                         line: cl.line,
-                        reason: "a loop the compiler made inside the source loop (its instructions come from half of the loop's statements or fewer: a string's padding, an intrinsic's loop)".to_string(),
+                        reason: "a loop the compiler made inside the source loop (its instructions come from half of the loop's statements or fewer, and none calls the procedures or does the input/output the loop does: a string's padding, an intrinsic's loop)".to_string(),
                     });
                     continue;
                 }
@@ -131,6 +133,23 @@ fn covers(u: &UnitProfile, id: u32, lines: &[u32], statements: &[LineProfile]) -
         })
         .count();
     2 * reached > starts.len()
+}
+
+/// Whether source loop `id` of `u` does input/output or calls procedures while the
+/// compiled loop calls nothing: the compiled loop is then a part of the source loop's
+/// iteration (the calls run around it), not the whole.
+fn calls_it_lacks(u: &UnitProfile, id: u32, cl: &CompiledLoop) -> bool {
+    use augur_program_profile::compiled::InstrClass;
+    let calls = u.blocks.iter().filter(|b| b.in_loop == Some(id)).any(|b| {
+        b.counts.iter().any(|(op, n)| {
+            n > 0.0 && (op == augur_ir::AbOp::PROC || op.info().group == "input/output")
+        })
+    });
+    calls
+        && !cl
+            .instructions
+            .iter()
+            .any(|c| c.class.class == InstrClass::Call)
 }
 
 /// Whether a block whose innermost loop is `inner` lies inside loop `target` of `u`.

@@ -69,7 +69,7 @@ pub fn loops_with_text(asm: &str, names: &[String]) -> Vec<(CompiledLoop, String
                         .cloned()
                 })
                 .collect();
-            let latch = &f.instrs[g.blocks[l.latch].end];
+            let latch = &f.instrs[jump_back(f, &g, &l)];
             let Some((file_no, line)) = latch.at.or_else(|| body.iter().rev().find_map(|i| i.at))
             else {
                 continue;
@@ -125,6 +125,27 @@ pub fn loops_with_text(asm: &str, names: &[String]) -> Vec<(CompiledLoop, String
         }
     }
     out
+}
+
+/// The instruction whose line names loop `l`: its last jump (in the function's order) to
+/// one of its own blocks, the backward jump of the loop as laid out (gcc's line table
+/// gives it the DO statement's line, or its body's last); else the last instruction of
+/// the block that goes back to the header (a fall-through into a loop entered at its
+/// test carries whatever line the compiler's moves there had).
+fn jump_back(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> usize {
+    l.blocks
+        .iter()
+        .map(|&b| g.blocks[b].end)
+        .filter(|&e| {
+            is_jump(&f.instrs[e].mnemonic)
+                && f.instrs[e]
+                    .operands
+                    .first()
+                    .and_then(|t| f.labels.get(t))
+                    .is_some_and(|&t| l.blocks.iter().any(|&b| g.blocks[b].start == t))
+        })
+        .max()
+        .unwrap_or(g.blocks[l.latch].end)
 }
 
 /// The blocks of loop `l` of `f`, header first, with their successors as indices into
@@ -1099,5 +1120,19 @@ mod tests {
             .find(|x| x.line == 98)
             .expect("the loop of line 98");
         assert!(inner.blocks.is_empty());
+    }
+
+    #[test]
+    fn a_loop_entered_at_its_body_is_named_by_its_jump_back() {
+        // gcc -O2 on a tridiagonal sweep: the loop is entered by a jump into its body
+        // (.L14); the block that falls back into it holds moves with another line's mark.
+        let l = loops(
+            "\t.loc 1 66 18\n\tmovq\t$0, 8(%rsp)\n\tjmp\t.L14\n.L21:\n\t.loc 1 66 18\n\tmovapd\t%xmm9, %xmm4\n\
+             .L14:\n\t.loc 1 71 28\n\tmovsd\t(%r14,%rax), %xmm9\n\tsubsd\t%xmm4, %xmm9\n\
+             \t.loc 1 74 99\n\tmovsd\t%xmm9, (%rdi,%rax)\n\taddq\t$8, %rax\n\tcmpq\t$3192, %rax\n\tjne\t.L21\n\tret\n",
+        );
+        assert_eq!(l.len(), 1, "{l:#?}");
+        assert_eq!(l[0].line, 74);
+        assert_eq!(l[0].lines, vec![66, 71, 74]);
     }
 }

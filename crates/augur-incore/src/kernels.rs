@@ -103,6 +103,21 @@ pub enum Measure {
     Issue,
     /// A chain of taken jumps.
     TakenBranch,
+    /// Two independent chains of [`WINDOW_CHAIN`] dependent square roots, each followed by
+    /// this many independent moves, per iteration: the two chains overlap while the core
+    /// holds a chain and the moves after it in flight, and run one after the other beyond
+    /// (the reorder window).
+    Window(u32),
+}
+
+/// The dependent square roots of each chain of a [`Measure::Window`] kernel (about 330
+/// cycles: longer than the moves take to issue).
+pub const WINDOW_CHAIN: u32 = 16;
+
+/// The numbers of moves of the window kernels: 32 to 704, beyond every x86-64 core's
+/// reorder buffer of today (Zen 5: 448 entries).
+pub fn window_fillers() -> impl Iterator<Item = u32> {
+    (1..=22).map(|k| 32 * k)
 }
 
 /// One generated kernel.
@@ -137,6 +152,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     v.extend(memory_kernels());
     v.push(issue_kernel());
     v.push(branch_kernel());
+    v.extend(window_fillers().map(window_kernel));
     for class in vector_classes() {
         for width in WIDTHS {
             if let Some((lat, tput)) = vector_kernels(class, width, f) {
@@ -299,6 +315,23 @@ fn branch_kernel() -> Kernel {
             .flat_map(|_| strings(&["jmp 3f", ".p2align 5", "3:"]))
             .collect(),
         counted: BODY as u32 + 1,
+    }
+}
+
+/// A [`Measure::Window`] kernel with `n` independent moves after each chain of square
+/// roots (no-ops would not do: a Zen 4 keeps none of them in its window).
+fn window_kernel(n: u32) -> Kernel {
+    let chain = |r: u32| (0..WINDOW_CHAIN).map(move |_| format!("sqrtsd %xmm{r}, %xmm{r}"));
+    let fillers = || (0..n as usize).map(|k| format!("mov $1, %{}", GPR32[k % 8]));
+    let mut body: Vec<String> = chain(0).collect();
+    body.extend(fillers());
+    body.extend(chain(1));
+    body.extend(fillers());
+    Kernel {
+        measure: Measure::Window(n),
+        setup: strings(&["movsd .Ltwo(%rip), %xmm0", "movsd .Ltwo(%rip), %xmm1"]),
+        body,
+        counted: 1,
     }
 }
 

@@ -341,7 +341,36 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         issue_ns: round(of(Measure::Issue).unwrap_or(f64::NAN)),
         taken_branch_ns: round(of(Measure::TakenBranch).unwrap_or(f64::NAN)),
         class,
+        window: window(&of),
     }
+}
+
+/// The window, in instructions: the chain and the moves after it at which the window
+/// kernels' iteration, one chain's latency while the two chains overlap, reaches the
+/// midpoint to two chains' (interpolated between the two fillers around it); `None` when
+/// the kernels did not run or never slowed down. What binds it may be the reorder buffer
+/// or, as on a Zen 4 (224 integer registers, 320 reorder entries: 218 measured), the
+/// registers the moves write: either way what a loop of register-writing instructions
+/// keeps in flight.
+fn window(of: &dyn Fn(Measure) -> Option<f64>) -> Option<f64> {
+    let times: Vec<(f64, f64)> = kernels::window_fillers()
+        .filter_map(|n| of(Measure::Window(n)).map(|t| (f64::from(n), t)))
+        .collect();
+    let base = times.iter().map(|x| x.1).fold(f64::INFINITY, f64::min);
+    let top = times.iter().map(|x| x.1).fold(0.0, f64::max);
+    if !base.is_finite() || top < 1.5 * base {
+        return None;
+    }
+    let mid = 1.5 * base;
+    let k = times.iter().position(|x| x.1 >= mid)?;
+    let (n1, t1) = times[k];
+    let (n0, t0) = if k > 0 { times[k - 1] } else { (0.0, base) };
+    let n = if t1 > t0 {
+        n0 + (n1 - n0) * (mid - t0) / (t1 - t0)
+    } else {
+        n1
+    };
+    Some((n + f64::from(kernels::WINDOW_CHAIN)).round())
 }
 
 /// The section as a table: each figure in ns and in cycles.
@@ -356,6 +385,9 @@ pub fn report(p: &InCoreProfile) -> String {
         p.taken_branch_ns,
         cycles(p.taken_branch_ns)
     );
+    if let Some(w) = p.window {
+        let _ = writeln!(s, "window: {w:.0} instructions in flight");
+    }
     let _ = writeln!(
         s,
         "{:<16} {:>11} {:>8} {:>14} {:>8}",
@@ -423,5 +455,20 @@ mod tests {
             text.contains("kernels.s") && text.contains("notaninstruction"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_window_is_where_the_two_chains_stop_overlapping() {
+        // One chain's time (100) up to 192 moves, two chains' (200) from 224 on.
+        let times = |n: u32| if n <= 192 { 100.0 } else { 200.0 };
+        let of = |m: Measure| match m {
+            Measure::Window(n) => Some(times(n)),
+            _ => None,
+        };
+        // Halfway (150) between 192 and 224 moves, plus the chain.
+        assert_eq!(window(&of), Some(208.0 + f64::from(kernels::WINDOW_CHAIN)));
+        // Never slower: no window.
+        let flat = |m: Measure| matches!(m, Measure::Window(_)).then_some(100.0);
+        assert_eq!(window(&flat), None);
     }
 }

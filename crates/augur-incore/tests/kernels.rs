@@ -53,5 +53,10 @@ fn the_hosts_kernels_give_sane_figures() {
     for (key, c) in &p.class {
         assert!(c.throughput_ns > 0.0 && c.latency_ns >= 0.0, "{key}: {c:?}");
     }
+    // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight.
+    let w = p
+        .window
+        .expect("the window kernels slowed down at some number of moves");
+    assert!((100.0..=740.0).contains(&w), "window {w}");
     assert!(elapsed < 20.0, "{elapsed:.1} s");
 }

@@ -39,6 +39,11 @@ pub struct InCoreProfile {
     /// Latency and reciprocal throughput of each class at each width measured.
     #[serde(default)]
     pub class: BTreeMap<String, ClassCost>,
+    /// The instructions the core keeps in flight (its reorder window), measured by two
+    /// independent chains of multiplies with more and more independent moves between
+    /// them; `None` in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<f64>,
 }
 
 /// What one instruction of a class costs.

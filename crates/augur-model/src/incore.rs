@@ -27,6 +27,9 @@ pub enum Bound {
     Branch,
     /// A loop-carried dependence chain, carried by the register or slot named.
     Chain(String),
+    /// An iteration's longest dependent path, which the core's window overlaps with this
+    /// many iterations only.
+    Window(f64),
 }
 
 impl fmt::Display for Bound {
@@ -39,6 +42,10 @@ impl fmt::Display for Bound {
             Bound::Class(c) => write!(f, "bound by the {c} units"),
             Bound::Branch => f.write_str("bound by the loop branch"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
+            Bound::Window(k) => write!(
+                f,
+                "bound by its longest dependent path, {k:.1} iterations of which the core's window holds"
+            ),
         }
     }
 }
@@ -139,11 +146,16 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
         Some(c) => c,
         None => longest_chain(&cl.chains, m)?,
     };
-    let (t, bound) = if chain.0 > throughput {
+    let (mut t, mut bound) = if chain.0 > throughput {
         chain.clone()
     } else {
         (throughput, thru_bound)
     };
+    if let Some((t_path, k)) = window_bound(cl, m, issued) {
+        if t_path > t {
+            (t, bound) = (t_path, Bound::Window(k));
+        }
+    }
     Some(LoopTime {
         per_source_iteration: ns(t) / f64::from(cl.source_iterations),
         per_compiled_iteration: ns(t),
@@ -207,6 +219,29 @@ pub fn iterations_by_arithmetic(
         return None;
     }
     Some(2f64.powf(log.round().clamp(0.0, 6.0)) as u32)
+}
+
+/// The time an iteration's longest dependent path takes when the core's window overlaps
+/// it with the next iterations as far as it holds them (the window over the instructions
+/// an iteration issues, at least one), ns, with that overlap: for a loop with paths, the
+/// mean over its paths weighed by their probabilities. `None` without a window or a path.
+fn window_bound(cl: &CompiledLoop, m: &InCoreProfile, issued: f64) -> Option<(f64, f64)> {
+    let w = m.window.filter(|w| *w > 0.0)?;
+    let overlap = (w / issued.max(1.0)).max(1.0);
+    let span = if cl.paths.iter().all(|p| !p.span.is_empty()) && !cl.paths.is_empty() {
+        let (mut sum, mut weight) = (0.0, 0.0);
+        for p in &cl.paths {
+            let prob = path_probability(cl, &p.blocks)?;
+            sum += prob * path_latency(&p.span, m)?;
+            weight += prob;
+        }
+        (weight > 0.0).then(|| sum / weight)?
+    } else if !cl.span.is_empty() {
+        path_latency(&cl.span, m)?
+    } else {
+        return None;
+    };
+    Some((span / overlap, overlap))
 }
 
 /// The longest of `chains` on `m`'s latencies, ns, with what carries it.
@@ -387,6 +422,7 @@ mod tests {
                 carried_by: "%v0".into(),
                 path: chain,
             }],
+            span: vec![],
             versions: 0,
             blocks: vec![],
             paths: vec![],
@@ -439,13 +475,36 @@ mod tests {
             CompiledPath {
                 blocks: vec![0, 1],
                 chains: vec![adds(1)],
+                span: vec![],
             },
             CompiledPath {
                 blocks: vec![0, 2],
                 chains: vec![adds(4)],
+                span: vec![],
             },
         ];
         l
+    }
+
+    #[test]
+    fn a_long_path_the_window_cannot_overlap_binds_the_iteration() {
+        let mut m = machine();
+        // 100 instructions an iteration, a path of 40 fp adds (20 ns) through each.
+        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
+        l.issued = 100;
+        l.span = vec![count(InstrClass::FpAdd, 40)];
+        // Without a window, the throughput binds (100 instructions at 0.05 ns).
+        let t = loop_time(&l, &m).unwrap();
+        assert!((t.per_compiled_iteration - 5e-9).abs() < 1e-15, "{t:?}");
+        // A window of 200 holds two iterations: 10 ns.
+        m.window = Some(200.0);
+        let t = loop_time(&l, &m).unwrap();
+        assert!((t.per_compiled_iteration - 10e-9).abs() < 1e-15, "{t:?}");
+        assert_eq!(t.bound, Bound::Window(2.0));
+        // A window of 4,000 holds forty: the throughput binds again.
+        m.window = Some(4000.0);
+        let t = loop_time(&l, &m).unwrap();
+        assert!((t.per_compiled_iteration - 5e-9).abs() < 1e-15, "{t:?}");
     }
 
     #[test]

@@ -33,6 +33,12 @@ pub struct CompiledLoop {
     /// again), the classes on its longest path through one iteration. The longest on
     /// the machine's latencies bounds the iteration.
     pub chains: Vec<Chain>,
+    /// The longest path of dependent instructions through one compiled iteration
+    /// (carried or not: at -O0 every statement stores its result and the next loads it
+    /// back), the classes on it; the core overlaps it with the next iterations as far as
+    /// its reorder window holds them. Empty in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub span: Vec<ClassCount>,
     /// Instructions of one compiled iteration as the core issues them (an operand
     /// folded into an arithmetic instruction is one instruction, not two).
     pub issued: u32,
@@ -71,6 +77,9 @@ pub struct CompiledPath {
     pub blocks: Vec<u32>,
     /// Its loop-carried chains, as [`CompiledLoop::chains`].
     pub chains: Vec<Chain>,
+    /// Its longest dependent path, as [`CompiledLoop::span`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub span: Vec<ClassCount>,
 }
 
 /// One basic block of a compiled loop that branches inside its iterations.

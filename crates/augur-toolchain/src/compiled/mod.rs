@@ -116,6 +116,7 @@ pub fn loops_with_text(asm: &str, names: &[String]) -> Vec<(CompiledLoop, String
                         CompiledPath {
                             blocks: p.iter().map(|&k| k as u32).collect(),
                             chains: chains(&instrs),
+                            span: span(&instrs),
                         }
                     })
                     .collect();
@@ -319,6 +320,7 @@ fn describe(function: &str, body: &[Instr], file: String, line: u32) -> Compiled
         lanes: lanes(body).map_or(1, |l| l.0),
         source_iterations_from: from,
         chains: chains(body),
+        span: span(body),
         versions: 0,
         blocks: vec![],
         paths: vec![],
@@ -753,6 +755,41 @@ fn forward_class(i: &Instr) -> InstrClass {
     }
 }
 
+/// The longest path of dependent instructions through one iteration of `body`, from
+/// any value it starts from (carried or not) to any it makes, on generic latencies: the
+/// classes on it. An out-of-order core overlaps it with the next iterations only as far
+/// as its reorder window holds them.
+fn span(body: &[Instr]) -> Vec<ClassCount> {
+    let mut places = Places::new(body);
+    let mut best: HashMap<Loc, (f64, Vec<ClassWidth>)> = HashMap::new();
+    let mut longest: (f64, Vec<ClassWidth>) = (0.0, vec![]);
+    for i in body {
+        let f = flow(i, &places);
+        places.after(i, &f.writes);
+        let mut reached: (f64, Vec<ClassWidth>) = (0.0, vec![]);
+        for (loc, path) in &f.reads {
+            let (lat, p) = best.get(loc).map_or((0.0, &[][..]), |(l, p)| (*l, &p[..]));
+            let add: f64 = path.iter().map(|c| c.class.generic_latency_cycles()).sum();
+            if lat + add > reached.0 {
+                let mut q = p.to_vec();
+                q.extend(path.iter().copied());
+                reached = (lat + add, q);
+            }
+        }
+        for w in &f.writes {
+            best.insert(w.clone(), reached.clone());
+        }
+        if reached.0 > longest.0 {
+            longest = reached;
+        }
+    }
+    let mut counts: BTreeMap<ClassWidth, u32> = BTreeMap::new();
+    for c in longest.1 {
+        *counts.entry(c).or_default() += 1;
+    }
+    class_counts(&counts)
+}
+
 /// The loop-carried chains of `body`: for each location read before it is written and
 /// written later, the longest path (on generic latencies) from its value at the start of
 /// an iteration to its value at the end. The four longest, longest first.
@@ -1001,6 +1038,12 @@ mod tests {
         };
         assert_eq!((n(InstrClass::Load), n(InstrClass::Store)), (2, 1));
         assert_eq!((n(InstrClass::FpMul), n(InstrClass::FpAdd)), (1, 1));
+        // One iteration's longest path: the load, the multiply, the add (and its folded
+        // load), the store.
+        let on_span: Vec<InstrClass> = l.span.iter().map(|c| c.class.class).collect();
+        for c in [InstrClass::Load, InstrClass::FpMul, InstrClass::FpAdd] {
+            assert!(on_span.contains(&c), "{:?}", l.span);
+        }
         // The pointer increments are the only register chains.
         assert!(
             l.chains

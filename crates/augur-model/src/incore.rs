@@ -83,6 +83,38 @@ pub fn unpriceable(cl: &CompiledLoop) -> Option<&'static str> {
     }
 }
 
+/// The largest throughput bound of an iteration issuing `issued` instructions, `instructions`
+/// by class and width, on `m` (ns), with what it is; `None` when `m` lacks a class.
+fn throughput_bound(
+    issued: f64,
+    instructions: Vec<(ClassWidth, f64)>,
+    m: &InCoreProfile,
+) -> Option<(f64, Bound)> {
+    let mut bounds: Vec<(f64, Bound)> = vec![
+        (issued * m.issue_ns, Bound::Issue),
+        (m.taken_branch_ns, Bound::Branch),
+    ];
+    let mut per_class: BTreeMap<InstrClass, f64> = BTreeMap::new();
+    for (class, count) in instructions {
+        if matches!(
+            class.class,
+            InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
+        ) {
+            continue;
+        }
+        let cost = m.cost(class)?;
+        // Divides and square roots share one unit (AMD's and Intel's cores alike): their
+        // times add up on it.
+        let unit = match class.class {
+            InstrClass::FpSqrt => InstrClass::FpDiv,
+            c => c,
+        };
+        *per_class.entry(unit).or_default() += count * cost.throughput_ns;
+    }
+    bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
+    bounds.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
 /// The instructions an iteration of a loop that branches inside it issues, and those
 /// by class and width: each block's weighed by how often an iteration runs it. `None`
 /// for a loop without blocks or whose blocks' frequencies are unknown.
@@ -116,32 +148,7 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
             .map(|c| (c.class, f64::from(c.count)));
         (f64::from(cl.issued), all.collect())
     });
-    let mut bounds: Vec<(f64, Bound)> = vec![
-        (issued * m.issue_ns, Bound::Issue),
-        (m.taken_branch_ns, Bound::Branch),
-    ];
-    let mut per_class: BTreeMap<InstrClass, f64> = BTreeMap::new();
-    for (class, count) in instructions {
-        if matches!(
-            class.class,
-            InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
-        ) {
-            continue;
-        }
-        let cost = m.cost(class)?;
-        // Divides and square roots share one unit (AMD's and Intel's cores alike): their
-        // times add up on it.
-        let unit = match class.class {
-            InstrClass::FpSqrt => InstrClass::FpDiv,
-            c => c,
-        };
-        *per_class.entry(unit).or_default() += count * cost.throughput_ns;
-    }
-    bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
-    let (throughput, thru_bound) = bounds
-        .into_iter()
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .unwrap_or((0.0, Bound::Issue));
+    let (throughput, thru_bound) = throughput_bound(issued, instructions, m)?;
     let chain = match path_chains(cl, m) {
         Some(c) => c,
         None => longest_chain(&cl.chains, m)?,
@@ -229,13 +236,7 @@ fn window_bound(cl: &CompiledLoop, m: &InCoreProfile, issued: f64) -> Option<(f6
     let w = m.window.filter(|w| *w > 0.0)?;
     let overlap = (w / issued.max(1.0)).max(1.0);
     let span = if cl.paths.iter().all(|p| !p.span.is_empty()) && !cl.paths.is_empty() {
-        let (mut sum, mut weight) = (0.0, 0.0);
-        for p in &cl.paths {
-            let prob = path_probability(cl, &p.blocks)?;
-            sum += prob * path_latency(&p.span, m)?;
-            weight += prob;
-        }
-        (weight > 0.0).then(|| sum / weight)?
+        over_paths(cl, |p| Some((path_latency(&p.span, m)?, ())))?.0
     } else if !cl.span.is_empty() {
         path_latency(&cl.span, m)?
     } else {
@@ -260,19 +261,29 @@ fn longest_chain(chains: &[Chain], m: &InCoreProfile) -> Option<(f64, Bound)> {
 /// path's longest chain weighed by how often an iteration takes that path (its jumps'
 /// taken shares), named after the likeliest path's. `None` without paths or shares.
 fn path_chains(cl: &CompiledLoop, m: &InCoreProfile) -> Option<(f64, Bound)> {
-    let (mut sum, mut weight, mut likeliest) = (0.0, 0.0, (0.0, Bound::Issue));
-    let mut best_p = -1.0;
+    over_paths(cl, |p| longest_chain(&p.chains, m))
+}
+
+/// The mean over the paths of `cl` of `f`'s time, weighed by each path's probability,
+/// with the likeliest path's label; `None` without paths, or when a path has no
+/// probability or `f` none.
+fn over_paths<T>(
+    cl: &CompiledLoop,
+    f: impl Fn(&augur_program_profile::compiled::CompiledPath) -> Option<(f64, T)>,
+) -> Option<(f64, T)> {
+    let (mut sum, mut weight) = (0.0, 0.0);
+    let mut likeliest: Option<(f64, T)> = None;
     for path in &cl.paths {
         let p = path_probability(cl, &path.blocks)?;
-        let c = longest_chain(&path.chains, m)?;
-        sum += p * c.0;
+        let (t, label) = f(path)?;
+        sum += p * t;
         weight += p;
-        if p > best_p {
-            best_p = p;
-            likeliest = c;
+        if likeliest.as_ref().map_or(true, |(q, _)| p > *q) {
+            likeliest = Some((p, label));
         }
     }
-    (weight > 0.0).then(|| (sum / weight, likeliest.1))
+    let (_, label) = likeliest?;
+    (weight > 0.0).then(|| (sum / weight, label))
 }
 
 /// The probability an iteration takes the path through `blocks` (then back to the

@@ -60,72 +60,80 @@ pub fn loops_with_text(asm: &str, names: &[String]) -> Vec<(CompiledLoop, String
     for f in &functions {
         let g = cfg::Cfg::new(f);
         for l in g.innermost_loops() {
-            let body: Vec<Instr> = l
-                .blocks
-                .iter()
-                .flat_map(|&b| {
-                    f.instrs[g.blocks[b].start..=g.blocks[b].end]
-                        .iter()
-                        .cloned()
-                })
-                .collect();
-            let latch = &f.instrs[jump_back(f, &g, &l)];
-            let Some((file_no, line)) = latch.at.or_else(|| body.iter().rev().find_map(|i| i.at))
-            else {
-                continue;
-            };
-            let Some(Some(file)) = files.get(&file_no) else {
-                continue;
-            };
-            let mut cl = describe(&f.name, &body, file.clone(), line);
-            let mut lines: Vec<u32> = body
-                .iter()
-                .filter_map(|i| i.at)
-                .filter(|a| a.0 == file_no && a.1 > 0)
-                .map(|a| a.1)
-                .collect();
-            lines.sort_unstable();
-            lines.dedup();
-            cl.lines = lines;
-            let blocks = loop_blocks(f, &g, &l);
-            cl.inner_branches = blocks
-                .iter()
-                .filter(|b| {
-                    matches!(
-                        b.end,
-                        BlockEnd::Branches {
-                            taken: Some(_),
-                            not_taken: Some(_),
-                            ..
-                        }
-                    )
-                })
-                .count() as u32;
-            if cl.inner_branches > 0 {
-                cl.paths = g
-                    .paths(&l, 64)
-                    .into_iter()
-                    .map(|p| {
-                        let instrs: Vec<Instr> = p
-                            .iter()
-                            .flat_map(|&k| {
-                                let b = g.blocks[l.blocks[k]];
-                                f.instrs[b.start..=b.end].iter().cloned()
-                            })
-                            .collect();
-                        CompiledPath {
-                            blocks: p.iter().map(|&k| k as u32).collect(),
-                            chains: chains(&instrs),
-                            span: span(&instrs),
-                        }
-                    })
-                    .collect();
-                cl.blocks = blocks;
-            }
-            out.push((cl, text(&body)));
+            out.extend(record(f, &g, &l, &files));
         }
     }
     out
+}
+
+/// The record of loop `l` of `f` with its text, or `None` when its lines name no file
+/// of the program.
+fn record(
+    f: &Function,
+    g: &cfg::Cfg,
+    l: &cfg::NaturalLoop,
+    files: &HashMap<u32, Option<String>>,
+) -> Option<(CompiledLoop, String)> {
+    let body = instructions_of(f, g, l.blocks.iter().copied());
+    let latch = &f.instrs[jump_back(f, g, l)];
+    let (file_no, line) = latch.at.or_else(|| body.iter().rev().find_map(|i| i.at))?;
+    let file = files.get(&file_no)?.clone()?;
+    let mut cl = describe(&f.name, &body, file, line);
+    cl.lines = source_lines(&body, file_no);
+    let blocks = loop_blocks(f, g, l);
+    cl.inner_branches = blocks
+        .iter()
+        .filter(|b| {
+            matches!(
+                b.end,
+                BlockEnd::Branches {
+                    taken: Some(_),
+                    not_taken: Some(_),
+                    ..
+                }
+            )
+        })
+        .count() as u32;
+    if cl.inner_branches > 0 {
+        cl.paths = g
+            .paths(l, 64)
+            .into_iter()
+            .map(|p| {
+                let instrs = instructions_of(f, g, p.iter().map(|&k| l.blocks[k]));
+                CompiledPath {
+                    blocks: p.iter().map(|&k| k as u32).collect(),
+                    chains: chains(&instrs),
+                    span: span(&instrs),
+                }
+            })
+            .collect();
+        cl.blocks = blocks;
+    }
+    Some((cl, text(&body)))
+}
+
+/// The instructions of `blocks` of `f`, in that order.
+fn instructions_of(f: &Function, g: &cfg::Cfg, blocks: impl Iterator<Item = usize>) -> Vec<Instr> {
+    blocks
+        .flat_map(|b| {
+            f.instrs[g.blocks[b].start..=g.blocks[b].end]
+                .iter()
+                .cloned()
+        })
+        .collect()
+}
+
+/// The lines of file `file_no` the instructions of `body` come from, ascending.
+fn source_lines(body: &[Instr], file_no: u32) -> Vec<u32> {
+    let mut lines: Vec<u32> = body
+        .iter()
+        .filter_map(|i| i.at)
+        .filter(|a| a.0 == file_no && a.1 > 0)
+        .map(|a| a.1)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    lines
 }
 
 /// The instruction whose line names loop `l`: its last jump (in the function's order) to

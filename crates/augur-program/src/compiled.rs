@@ -24,41 +24,13 @@ pub fn map_to_source(
     let raw = std::mem::take(&mut report.compiled_loops);
     let mut groups: BTreeMap<(String, u32), Vec<CompiledLoop>> = BTreeMap::new();
     for cl in raw {
-        let found = units
-            .iter()
-            .filter(|u| same_file(&u.file, &cl.file))
-            .find_map(|u| source_loop(u, cl.line));
-        let reason = match found {
-            Some((line, true)) => {
-                let mut cl = cl;
-                cl.line = line;
-                let unit = units
-                    .iter()
-                    .find(|u| same_file(&u.file, &cl.file) && source_loop(u, line).is_some());
-                let id = unit.and_then(|u| u.loops.iter().find(|l| l.line == line).map(|l| (u, l.id)));
-                if id.is_some_and(|(u, l)| {
-                    !covers(u, l, &cl.lines, statements) && calls_it_lacks(u, l, &cl)
-                }) {
-                    report.unmapped_loops.push(UnmappedLoop {
-                        file: cl.file,
-                        line: cl.line,
-                        reason: "a loop the compiler made inside the source loop (its instructions come from half of the loop's statements or fewer, and none calls the procedures or does the input/output the loop does: a string's padding, an intrinsic's loop)".to_string(),
-                    });
-                    continue;
-                }
-                let k = id.and_then(|(u, l)| step(&u.name, l));
-                by_source_step(&mut cl, k);
-                groups.entry((cl.file.clone(), line)).or_default().push(cl);
-                continue;
-            }
-            Some((_, false)) => "the source loop here holds loops the compiled code no longer has (unrolled completely or replaced by a library call)",
-            None => "no source loop starts on this line (a loop the compiler made, or a loop built with GOTO)",
-        };
-        report.unmapped_loops.push(UnmappedLoop {
-            file: cl.file,
-            line: cl.line,
-            reason: reason.to_string(),
-        });
+        match place(cl, units, statements, &step) {
+            Ok(cl) => groups
+                .entry((cl.file.clone(), cl.line))
+                .or_default()
+                .push(cl),
+            Err(u) => report.unmapped_loops.push(u),
+        }
     }
     for (_, mut versions) in groups {
         // The widest version runs the iterations; the first of equals is the main body
@@ -71,6 +43,42 @@ pub fn map_to_source(
         chosen.versions = n - 1;
         report.compiled_loops.push(chosen);
     }
+}
+
+/// `cl` at the innermost source loop of `units` it runs (its line that loop's, its source
+/// iterations divided by the elements a source iteration advances), or why none.
+fn place(
+    mut cl: CompiledLoop,
+    units: &[UnitProfile],
+    statements: &[LineProfile],
+    step: &impl Fn(&str, u32) -> Option<u32>,
+) -> Result<CompiledLoop, UnmappedLoop> {
+    let found = units
+        .iter()
+        .filter(|u| same_file(&u.file, &cl.file))
+        .find_map(|u| source_loop(u, cl.line).map(|(line, innermost)| (u, line, innermost)));
+    let reason = match found {
+        Some((u, line, true)) => {
+            cl.line = line;
+            let id = u.loops.iter().find(|l| l.line == line).map(|l| l.id);
+            match id {
+                Some(id) if !covers(u, id, &cl.lines, statements) && calls_it_lacks(u, id, &cl) => {
+                    "a loop the compiler made inside the source loop (its instructions come from half of the loop's statements or fewer, and none calls the procedures or does the input/output the loop does: a string's padding, an intrinsic's loop)"
+                }
+                _ => {
+                    by_source_step(&mut cl, id.and_then(|l| step(&u.name, l)));
+                    return Ok(cl);
+                }
+            }
+        }
+        Some((_, _, false)) => "the source loop here holds loops the compiled code no longer has (unrolled completely or replaced by a library call)",
+        None => "no source loop starts on this line (a loop the compiler made, or a loop built with GOTO)",
+    };
+    Err(UnmappedLoop {
+        file: cl.file,
+        line: cl.line,
+        reason: reason.to_string(),
+    })
 }
 
 /// The source loop of `u` a compiled loop whose backward jump is on `line` belongs to:

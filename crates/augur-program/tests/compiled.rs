@@ -8,7 +8,6 @@
 use augur_program::AnalyzeOptions;
 use augur_program_profile::compiled::{CompiledLoop, InstrClass};
 use augur_toolchain::Toolchain;
-use std::time::Duration;
 
 fn analyze(flags: &str, text: &str) -> augur_program_profile::ProgramProfile {
     analyze_with(flags, text, false)
@@ -25,23 +24,8 @@ fn analyze_with(
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("loops.f90");
     std::fs::write(&src, text).unwrap();
-    let opts = AnalyzeOptions {
-        front: Default::default(),
-        toolchain: tc,
-        c_sources: vec![],
-        objects: vec![],
-        link_args: vec![],
-        args: vec![],
-        stdin: None,
-        timeout: Duration::from_secs(300),
-        cwd: dir.path().to_path_buf(),
-        keep_partial: false,
-        keep_build: None,
-        branch_run,
-        optimization_report: true,
-        threads: vec![],
-        mpi_ranks: vec![],
-    };
+    let mut opts = AnalyzeOptions::new(tc, dir.path());
+    opts.branch_run = branch_run;
     augur_program::analyze(std::slice::from_ref(&src), &opts)
         .unwrap_or_else(|e| panic!("analyze failed: {e}"))
         .profile

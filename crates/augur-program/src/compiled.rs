@@ -289,19 +289,9 @@ pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> Op
             continue;
         }
         let file = cl.file.clone();
-        if let Some(f) = frequencies(&cl.blocks, |line| holds(&file, line)) {
-            for (k, f) in f.into_iter().enumerate() {
-                let share = match cl.blocks[k].end {
-                    BlockEnd::Branches {
-                        line,
-                        taken,
-                        not_taken,
-                    } => Some(taken_share(&cl.blocks, line, taken, not_taken, |l| {
-                        holds(&file, l)
-                    })),
-                    BlockEnd::Goes { .. } => None,
-                };
-                let b = &mut cl.blocks[k];
+        let shares = shares(&cl.blocks, |line| holds(&file, line));
+        if let Some(f) = frequencies(&cl.blocks, &shares) {
+            for ((b, f), share) in cl.blocks.iter_mut().zip(f).zip(shares) {
                 b.frequency = Some(f);
                 b.taken_share = share;
             }
@@ -309,20 +299,34 @@ pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> Op
     }
 }
 
-/// The frequencies of `blocks` (header first), or `None` when they hold a cycle that
-/// does not pass through the header.
-fn frequencies(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> Option<Vec<f64>> {
-    let n = blocks.len();
-    let inside = |t: &Option<u32>| t.filter(|&t| t != 0 && (t as usize) < n);
-    let edges = |b: &CompiledBlock| -> Vec<(usize, f64)> {
-        match &b.end {
-            BlockEnd::Goes { to } => inside(to).map(|t| (t as usize, 1.0)).into_iter().collect(),
+/// For each of `blocks`, the share of its executions its conditional jump is taken
+/// ([`taken_share`]); `None` for a block without one.
+fn shares(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> Vec<Option<f64>> {
+    blocks
+        .iter()
+        .map(|b| match b.end {
             BlockEnd::Branches {
                 line,
                 taken,
                 not_taken,
+            } => Some(taken_share(blocks, line, taken, not_taken, &holds)),
+            BlockEnd::Goes { .. } => None,
+        })
+        .collect()
+}
+
+/// The frequencies of `blocks` (header first) given their jumps' taken `shares`, or
+/// `None` when they hold a cycle that does not pass through the header.
+fn frequencies(blocks: &[CompiledBlock], shares: &[Option<f64>]) -> Option<Vec<f64>> {
+    let n = blocks.len();
+    let inside = |t: &Option<u32>| t.filter(|&t| t != 0 && (t as usize) < n);
+    let edges = |k: usize| -> Vec<(usize, f64)> {
+        match &blocks[k].end {
+            BlockEnd::Goes { to } => inside(to).map(|t| (t as usize, 1.0)).into_iter().collect(),
+            BlockEnd::Branches {
+                taken, not_taken, ..
             } => {
-                let p = taken_share(blocks, *line, *taken, *not_taken, &holds);
+                let p = shares.get(k).copied().flatten().unwrap_or(0.5);
                 let mut out = vec![];
                 out.extend(inside(taken).map(|t| (t as usize, p)));
                 out.extend(inside(not_taken).map(|t| (t as usize, 1.0 - p)));
@@ -331,8 +335,8 @@ fn frequencies(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> 
         }
     };
     let mut indegree = vec![0usize; n];
-    for b in blocks {
-        for (t, _) in edges(b) {
+    for k in 0..n {
+        for (t, _) in edges(k) {
             indegree[t] += 1;
         }
     }
@@ -342,7 +346,7 @@ fn frequencies(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> 
     let mut done = 0;
     while let Some(b) = ready.pop() {
         done += 1;
-        for (t, p) in edges(&blocks[b]) {
+        for (t, p) in edges(b) {
             freq[t] += freq[b] * p;
             indegree[t] -= 1;
             if indegree[t] == 0 {
@@ -411,13 +415,13 @@ mod tests {
             block(11, BlockEnd::Goes { to: Some(2) }),
             block(13, BlockEnd::Goes { to: Some(0) }),
         ];
-        let f = frequencies(&blocks, |l| (l == 10).then_some(0.9)).unwrap();
+        let f = frequencies(&blocks, &shares(&blocks, |l| (l == 10).then_some(0.9))).unwrap();
         assert!(
             (f[1] - 0.9).abs() < 1e-12 && (f[2] - 1.0).abs() < 1e-12,
             "{f:?}"
         );
         // Unrecorded: even odds.
-        let f = frequencies(&blocks, |_| None).unwrap();
+        let f = frequencies(&blocks, &shares(&blocks, |_| None)).unwrap();
         assert!((f[1] - 0.5).abs() < 1e-12, "{f:?}");
     }
 
@@ -434,12 +438,15 @@ mod tests {
             ),
             block(6, BlockEnd::Goes { to: Some(0) }),
         ];
-        assert_eq!(frequencies(&exit, |_| None).unwrap(), vec![1.0, 1.0]);
+        assert_eq!(
+            frequencies(&exit, &shares(&exit, |_| None)).unwrap(),
+            vec![1.0, 1.0]
+        );
         let cycle = vec![
             block(5, BlockEnd::Goes { to: Some(1) }),
             block(6, BlockEnd::Goes { to: Some(2) }),
             block(7, BlockEnd::Goes { to: Some(1) }),
         ];
-        assert!(frequencies(&cycle, |_| None).is_none());
+        assert!(frequencies(&cycle, &shares(&cycle, |_| None)).is_none());
     }
 }

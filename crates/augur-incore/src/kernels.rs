@@ -104,21 +104,60 @@ pub enum Measure {
     /// A chain of taken jumps.
     TakenBranch,
     /// Two independent chains of [`WINDOW_CHAIN`] dependent square roots, each followed by
-    /// this many independent moves, per iteration: the two chains overlap while the core
-    /// holds a chain and the moves after it in flight, and run one after the other beyond
-    /// (the reorder window).
-    Window(u32),
+    /// this many independent fillers of one kind, per iteration: the two chains overlap
+    /// while the core holds a chain and the fillers after it in flight, and run one after
+    /// the other beyond (the resource of the core the fillers take runs out).
+    Window(Filler, u32),
+}
+
+/// What the fillers of a [`Measure::Window`] kernel take from the core while in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Filler {
+    /// An integer register each (`mov $1, %eax`): the integer register file, or the
+    /// reorder buffer when it is smaller.
+    Integer,
+    /// A vector register each (`vaddsd` of two constant registers): the floating-point
+    /// register file.
+    Vector,
+    /// A store-queue entry each (`mov %eax, augur_incore_buf+8(%rip)`).
+    Store,
+}
+
+impl Filler {
+    /// Every kind, in the order the kernels are measured.
+    pub const ALL: [Filler; 3] = [Filler::Integer, Filler::Vector, Filler::Store];
+
+    /// The `k`-th filler instruction.
+    fn instruction(self, k: usize) -> String {
+        match self {
+            Filler::Integer => format!("mov $1, %{}", GPR32[k % 8]),
+            Filler::Vector => format!("vaddsd %xmm14, %xmm15, %xmm{}", 2 + k % 12),
+            Filler::Store => format!("mov %eax, augur_incore_buf+{}(%rip)", 8 * (k % 8)),
+        }
+    }
+
+    /// The numbers of fillers of its kernels: integer and vector fillers 32 to 704, beyond
+    /// every x86-64 core's reorder buffer of today (Zen 5: 448 entries); stores 8 to 176
+    /// (store queues hold 48 to 114).
+    pub fn counts(self) -> impl Iterator<Item = u32> {
+        let step = if self == Filler::Store { 8 } else { 32 };
+        (1..=22).map(move |k| step * k)
+    }
+
+    /// The chain's own instructions that take the same resource (the square roots write
+    /// vector registers).
+    pub fn in_chain(self) -> u32 {
+        if self == Filler::Vector {
+            WINDOW_CHAIN
+        } else {
+            0
+        }
+    }
 }
 
 /// The dependent square roots of each chain of a [`Measure::Window`] kernel (about 330
-/// cycles: longer than the moves take to issue).
+/// cycles: longer than the fillers take to issue).
 pub const WINDOW_CHAIN: u32 = 16;
-
-/// The numbers of moves of the window kernels: 32 to 704, beyond every x86-64 core's
-/// reorder buffer of today (Zen 5: 448 entries).
-pub fn window_fillers() -> impl Iterator<Item = u32> {
-    (1..=22).map(|k| 32 * k)
-}
 
 /// One generated kernel.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,7 +191,12 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     v.extend(memory_kernels());
     v.push(issue_kernel());
     v.push(branch_kernel());
-    v.extend(window_fillers().map(window_kernel));
+    for filler in Filler::ALL
+        .into_iter()
+        .filter(|k| f.avx || *k != Filler::Vector)
+    {
+        v.extend(filler.counts().map(|n| window_kernel(filler, n)));
+    }
     for class in vector_classes() {
         for width in WIDTHS {
             if let Some((lat, tput)) = vector_kernels(class, width, f) {
@@ -318,18 +362,25 @@ fn branch_kernel() -> Kernel {
     }
 }
 
-/// A [`Measure::Window`] kernel with `n` independent moves after each chain of square
+/// A [`Measure::Window`] kernel with `n` independent fillers after each chain of square
 /// roots (no-ops would not do: a Zen 4 keeps none of them in its window).
-fn window_kernel(n: u32) -> Kernel {
+fn window_kernel(filler: Filler, n: u32) -> Kernel {
     let chain = |r: u32| (0..WINDOW_CHAIN).map(move |_| format!("sqrtsd %xmm{r}, %xmm{r}"));
-    let fillers = || (0..n as usize).map(|k| format!("mov $1, %{}", GPR32[k % 8]));
+    let fillers = || (0..n as usize).map(|k| filler.instruction(k));
     let mut body: Vec<String> = chain(0).collect();
     body.extend(fillers());
     body.extend(chain(1));
     body.extend(fillers());
+    let mut setup = strings(&["movsd .Ltwo(%rip), %xmm0", "movsd .Ltwo(%rip), %xmm1"]);
+    if filler == Filler::Vector {
+        setup.extend(strings(&[
+            "vxorps %xmm14, %xmm14, %xmm14",
+            "vxorps %xmm15, %xmm15, %xmm15",
+        ]));
+    }
     Kernel {
-        measure: Measure::Window(n),
-        setup: strings(&["movsd .Ltwo(%rip), %xmm0", "movsd .Ltwo(%rip), %xmm1"]),
+        measure: Measure::Window(filler, n),
+        setup,
         body,
         counted: 1,
     }

@@ -37,7 +37,7 @@
 pub mod kernels;
 
 pub use augur_machine_profile::incore::{ClassCost, InCoreProfile};
-pub use kernels::{Features, Kernel, Measure};
+pub use kernels::{Features, Filler, Kernel, Measure};
 
 use augur_ir::incore::{ClassWidth, InstrClass, Width};
 use augur_toolchain::experiment::{self, output_lines, RunFailure};
@@ -341,20 +341,22 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         issue_ns: round(of(Measure::Issue).unwrap_or(f64::NAN)),
         taken_branch_ns: round(of(Measure::TakenBranch).unwrap_or(f64::NAN)),
         class,
-        window: window(&of),
+        window: window(&of, Filler::Integer),
+        window_vector: window(&of, Filler::Vector),
+        window_stores: window(&of, Filler::Store),
     }
 }
 
-/// The window, in instructions: the chain and the moves after it at which the window
-/// kernels' iteration, one chain's latency while the two chains overlap, reaches the
-/// midpoint to two chains' (interpolated between the two fillers around it); `None` when
-/// the kernels did not run or never slowed down. What binds it may be the reorder buffer
-/// or, as on a Zen 4 (224 integer registers, 320 reorder entries: 218 measured), the
-/// registers the moves write: either way what a loop of register-writing instructions
-/// keeps in flight.
-fn window(of: &dyn Fn(Measure) -> Option<f64>) -> Option<f64> {
-    let times: Vec<(f64, f64)> = kernels::window_fillers()
-        .filter_map(|n| of(Measure::Window(n)).map(|t| (f64::from(n), t)))
+/// What the core keeps in flight of what `filler` takes: the fillers (with the chain's
+/// own instructions of that kind) at which the window kernels' iteration, one chain's
+/// latency while the two chains overlap, reaches the midpoint to two chains'
+/// (interpolated between the two counts around it); `None` when the kernels did not run
+/// or never slowed down. On a Zen 4: 202 integer moves (224 integer registers, fewer
+/// than its 320 reorder entries), 156 vector registers, 66 stores.
+fn window(of: &dyn Fn(Measure) -> Option<f64>, filler: Filler) -> Option<f64> {
+    let times: Vec<(f64, f64)> = filler
+        .counts()
+        .filter_map(|n| of(Measure::Window(filler, n)).map(|t| (f64::from(n), t)))
         .collect();
     let base = times.iter().map(|x| x.1).fold(f64::INFINITY, f64::min);
     let top = times.iter().map(|x| x.1).fold(0.0, f64::max);
@@ -370,7 +372,7 @@ fn window(of: &dyn Fn(Measure) -> Option<f64>) -> Option<f64> {
     } else {
         n1
     };
-    Some((n + f64::from(kernels::WINDOW_CHAIN)).round())
+    Some((n + f64::from(filler.in_chain())).round())
 }
 
 /// The section as a table: each figure in ns and in cycles.
@@ -386,7 +388,14 @@ pub fn report(p: &InCoreProfile) -> String {
         cycles(p.taken_branch_ns)
     );
     if let Some(w) = p.window {
-        let _ = writeln!(s, "window: {w:.0} instructions in flight");
+        let _ = write!(s, "in flight: {w:.0} integer-register instructions");
+        if let Some(v) = p.window_vector {
+            let _ = write!(s, ", {v:.0} vector-register instructions");
+        }
+        if let Some(st) = p.window_stores {
+            let _ = write!(s, ", {st:.0} stores");
+        }
+        s.push('\n');
     }
     let _ = writeln!(
         s,
@@ -459,16 +468,19 @@ mod tests {
 
     #[test]
     fn the_window_is_where_the_two_chains_stop_overlapping() {
-        // One chain's time (100) up to 192 moves, two chains' (200) from 224 on.
+        // One chain's time (100) up to 192 fillers, two chains' (200) from 224 on.
         let times = |n: u32| if n <= 192 { 100.0 } else { 200.0 };
         let of = |m: Measure| match m {
-            Measure::Window(n) => Some(times(n)),
+            Measure::Window(Filler::Integer | Filler::Vector, n) => Some(times(n)),
             _ => None,
         };
-        // Halfway (150) between 192 and 224 moves, plus the chain.
-        assert_eq!(window(&of), Some(208.0 + f64::from(kernels::WINDOW_CHAIN)));
-        // Never slower: no window.
-        let flat = |m: Measure| matches!(m, Measure::Window(_)).then_some(100.0);
-        assert_eq!(window(&flat), None);
+        // Halfway (150) between 192 and 224 moves; vector fillers plus the chain's roots.
+        assert_eq!(window(&of, Filler::Integer), Some(208.0));
+        let vector = 208.0 + f64::from(kernels::WINDOW_CHAIN);
+        assert_eq!(window(&of, Filler::Vector), Some(vector));
+        // Not measured (no such kernels), or never slower: none.
+        assert_eq!(window(&of, Filler::Store), None);
+        let flat = |m: Measure| matches!(m, Measure::Window(..)).then_some(100.0);
+        assert_eq!(window(&flat, Filler::Integer), None);
     }
 }

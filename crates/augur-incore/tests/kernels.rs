@@ -2,7 +2,7 @@
 //! every x86-64 core of the last twenty years gives, checked loosely enough to hold on
 //! any of them and tightly enough to catch a kernel that measures the wrong thing.
 
-use augur_incore::{characterize, report, InCoreError, Settings};
+use augur_incore::{characterize, report, Features, InCoreError, Settings};
 use augur_toolchain::Toolchain;
 
 #[test]
@@ -53,10 +53,20 @@ fn the_hosts_kernels_give_sane_figures() {
     for (key, c) in &p.class {
         assert!(c.throughput_ns > 0.0 && c.latency_ns >= 0.0, "{key}: {c:?}");
     }
-    // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight.
+    // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight,
+    // 64 to 256 of them writing vector registers, 32 to 128 stores.
     let w = p
         .window
         .expect("the window kernels slowed down at some number of moves");
     assert!((100.0..=740.0).contains(&w), "window {w}");
+    if Features::host().is_some_and(|f| f.avx) {
+        let v = p.window_vector.expect("the vector fillers slowed down");
+        assert!(
+            (64.0..=256.0).contains(&v) && v < w + 64.0,
+            "vector {v}, integer {w}"
+        );
+    }
+    let st = p.window_stores.expect("the store fillers slowed down");
+    assert!((32.0..=128.0).contains(&st), "stores {st}");
     assert!(elapsed < 20.0, "{elapsed:.1} s");
 }

@@ -6,6 +6,9 @@
 //! cycle_ns = 0.238
 //! issue_ns = 0.048
 //! taken_branch_ns = 0.238
+//! window = 202.0
+//! window_vector = 156.0
+//! window_stores = 66.0
 //!
 //! [incore.class.fp_add]
 //! latency_ns = 0.714
@@ -39,11 +42,21 @@ pub struct InCoreProfile {
     /// Latency and reciprocal throughput of each class at each width measured.
     #[serde(default)]
     pub class: BTreeMap<String, ClassCost>,
-    /// The instructions the core keeps in flight (its reorder window), measured by two
-    /// independent chains of multiplies with more and more independent moves between
-    /// them; `None` in profiles made before the field.
+    /// The instructions writing an integer register (or the flags) the core keeps in
+    /// flight: its integer register file or its reorder buffer, whichever runs out
+    /// first, measured by two independent chains of square roots with more and more
+    /// independent integer moves between them; `None` in profiles made before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<f64>,
+    /// The instructions writing a vector register the core keeps in flight (its
+    /// floating-point register file), measured as `window` with `vaddsd` fillers; `None`
+    /// in profiles made before the field, or on a host without AVX.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_vector: Option<f64>,
+    /// The stores the core keeps in flight (its store queue), measured as `window` with
+    /// stores; `None` in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_stores: Option<f64>,
 }
 
 /// What one instruction of a class costs.

@@ -27,9 +27,33 @@ pub enum Bound {
     Branch,
     /// A loop-carried dependence chain, carried by the register or slot named.
     Chain(String),
-    /// An iteration's longest dependent path, which the core's window overlaps with this
-    /// many iterations only.
-    Window(f64),
+    /// An iteration's longest dependent path, which the core overlaps with this many
+    /// iterations only, as the resource named allows.
+    Window(f64, InFlightLimit),
+}
+
+/// The resource of the core that limits how many iterations it keeps in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InFlightLimit {
+    /// Its window of instructions (a profile or loop without the split below).
+    Window,
+    /// Its integer registers (or its reorder buffer, when smaller).
+    IntegerRegisters,
+    /// Its vector registers.
+    VectorRegisters,
+    /// Its store queue.
+    StoreQueue,
+}
+
+impl fmt::Display for InFlightLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InFlightLimit::Window => "window",
+            InFlightLimit::IntegerRegisters => "integer registers",
+            InFlightLimit::VectorRegisters => "vector registers",
+            InFlightLimit::StoreQueue => "store queue",
+        })
+    }
 }
 
 impl fmt::Display for Bound {
@@ -42,9 +66,9 @@ impl fmt::Display for Bound {
             Bound::Class(c) => write!(f, "bound by the {c} units"),
             Bound::Branch => f.write_str("bound by the loop branch"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
-            Bound::Window(k) => write!(
+            Bound::Window(k, by) => write!(
                 f,
-                "bound by its longest dependent path, {k:.1} iterations of which the core's window holds"
+                "bound by its longest dependent path, {k:.1} iterations in flight (as many as the core's {by} allow)"
             ),
         }
     }
@@ -160,7 +184,7 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
     };
     if let Some((t_path, k)) = window_bound(cl, m, issued) {
         if t_path > t {
-            (t, bound) = (t_path, Bound::Window(k));
+            (t, bound) = (t_path, Bound::Window(k.0, k.1));
         }
     }
     Some(LoopTime {
@@ -232,9 +256,13 @@ pub fn iterations_by_arithmetic(
 /// it with the next iterations as far as it holds them (the window over the instructions
 /// an iteration issues, at least one), ns, with that overlap: for a loop with paths, the
 /// mean over its paths weighed by their probabilities. `None` without a window or a path.
-fn window_bound(cl: &CompiledLoop, m: &InCoreProfile, issued: f64) -> Option<(f64, f64)> {
-    let w = m.window.filter(|w| *w > 0.0)?;
-    let overlap = (w / issued.max(1.0)).max(1.0);
+fn window_bound(
+    cl: &CompiledLoop,
+    m: &InCoreProfile,
+    issued: f64,
+) -> Option<(f64, (f64, InFlightLimit))> {
+    let (overlap, by) = iterations_in_flight(cl, m, issued)?;
+    let overlap = overlap.max(1.0);
     let span = if cl.paths.iter().all(|p| !p.span.is_empty()) && !cl.paths.is_empty() {
         over_paths(cl, |p| Some((path_latency(&p.span, m)?, ())))?.0
     } else if !cl.span.is_empty() {
@@ -242,7 +270,40 @@ fn window_bound(cl: &CompiledLoop, m: &InCoreProfile, issued: f64) -> Option<(f6
     } else {
         return None;
     };
-    Some((span / overlap, overlap))
+    Some((span / overlap, (overlap, by)))
+}
+
+/// How many iterations of `cl` (issuing `issued` instructions each on average) the core
+/// keeps in flight, and what limits it: the fewest any of its resources allows, each
+/// resource's capacity over what an iteration takes of it (its integer registers, vector
+/// registers, store queue); the window over the instructions for a profile or loop
+/// without the split. `None` without a window.
+fn iterations_in_flight(
+    cl: &CompiledLoop,
+    m: &InCoreProfile,
+    issued: f64,
+) -> Option<(f64, InFlightLimit)> {
+    let w = m.window.filter(|w| *w > 0.0)?;
+    let whole = (w / issued.max(1.0), InFlightLimit::Window);
+    let split = m.window_vector.is_some() || m.window_stores.is_some();
+    let Some(f) = cl.in_flight.filter(|_| split) else {
+        return Some(whole);
+    };
+    // Paths weighed by their frequencies issue fewer than every block's instructions.
+    let scale = issued / f64::from(cl.issued.max(1));
+    let allows = |capacity: Option<f64>, uses: u32, by| {
+        let uses = f64::from(uses) * scale;
+        capacity.filter(|_| uses > 0.0).map(|c| (c / uses, by))
+    };
+    [
+        allows(Some(w), f.integer, InFlightLimit::IntegerRegisters),
+        allows(m.window_vector, f.vector, InFlightLimit::VectorRegisters),
+        allows(m.window_stores, f.stores, InFlightLimit::StoreQueue),
+    ]
+    .into_iter()
+    .flatten()
+    .min_by(|a, b| a.0.total_cmp(&b.0))
+    .or(Some(whole))
 }
 
 /// The longest of `chains` on `m`'s latencies, ns, with what carries it.
@@ -377,7 +438,7 @@ mod tests {
     use super::*;
     use augur_ir::incore::{ClassWidth, Width};
     use augur_machine_profile::incore::ClassCost;
-    use augur_program_profile::compiled::Chain;
+    use augur_program_profile::compiled::{Chain, InFlight};
 
     fn machine() -> InCoreProfile {
         let mut m = InCoreProfile {
@@ -438,6 +499,7 @@ mod tests {
             blocks: vec![],
             paths: vec![],
             lines: vec![],
+            in_flight: None,
         }
     }
 
@@ -511,11 +573,47 @@ mod tests {
         m.window = Some(200.0);
         let t = loop_time(&l, &m).unwrap();
         assert!((t.per_compiled_iteration - 10e-9).abs() < 1e-15, "{t:?}");
-        assert_eq!(t.bound, Bound::Window(2.0));
+        assert_eq!(t.bound, Bound::Window(2.0, InFlightLimit::Window));
         // A window of 4,000 holds forty: the throughput binds again.
         m.window = Some(4000.0);
         let t = loop_time(&l, &m).unwrap();
         assert!((t.per_compiled_iteration - 5e-9).abs() < 1e-15, "{t:?}");
+    }
+
+    #[test]
+    fn the_resource_that_runs_out_first_sets_the_overlap() {
+        let mut m = machine();
+        // 100 instructions: 40 write integer registers, 30 vector ones, 20 store.
+        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
+        l.issued = 100;
+        l.span = vec![count(InstrClass::FpAdd, 40)];
+        l.in_flight = Some(InFlight {
+            integer: 40,
+            vector: 30,
+            stores: 20,
+        });
+        // 200 integer registers, 200 stores: five iterations in flight, 4 ns, under the
+        // throughput's 5 ns.
+        m.window = Some(200.0);
+        m.window_stores = Some(200.0);
+        let t = loop_time(&l, &m).unwrap();
+        assert_eq!(t.bound, Bound::Issue);
+        // A store queue of 40 holds two iterations' stores: 10 ns.
+        m.window_stores = Some(40.0);
+        m.window_vector = Some(150.0);
+        let t = loop_time(&l, &m).unwrap();
+        assert_eq!(t.bound, Bound::Window(2.0, InFlightLimit::StoreQueue));
+        assert!((t.per_compiled_iteration - 10e-9).abs() < 1e-15, "{t:?}");
+        // A profile without the split: the window over every instruction, two.
+        let old = InCoreProfile {
+            window_vector: None,
+            window_stores: None,
+            ..m.clone()
+        };
+        assert_eq!(
+            loop_time(&l, &old).unwrap().bound,
+            Bound::Window(2.0, InFlightLimit::Window)
+        );
     }
 
     #[test]

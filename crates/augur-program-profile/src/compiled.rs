@@ -68,6 +68,24 @@ pub struct CompiledLoop {
     /// few of its lines.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<u32>,
+    /// What one compiled iteration takes of the core's in-flight resources (every
+    /// block's instructions); `None` in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight: Option<InFlight>,
+}
+
+/// The instructions of one compiled iteration by the resource each holds from issue to
+/// retirement: how many iterations the core keeps in flight is the fewest any resource
+/// allows (the machine profile's `[incore] window`, `window_vector`, `window_stores`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct InFlight {
+    /// Instructions writing an integer register or the flags (compares included; a move
+    /// between registers is renamed away and takes none).
+    pub integer: u32,
+    /// Instructions writing a vector register.
+    pub vector: u32,
+    /// Stores.
+    pub stores: u32,
 }
 
 /// One path of an iteration through a compiled loop's blocks.

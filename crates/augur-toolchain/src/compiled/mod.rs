@@ -12,7 +12,7 @@
 use augur_program_profile::compiled::{
     BlockEnd, Chain, ClassCount, ClassWidth, CompiledBlock, CompiledLoop, CompiledPath,
 };
-use augur_program_profile::compiled::{InstrClass, Width};
+use augur_program_profile::compiled::{InFlight, InstrClass, Width};
 use std::collections::{BTreeMap, HashMap};
 
 mod cfg;
@@ -333,7 +333,49 @@ fn describe(function: &str, body: &[Instr], file: String, line: u32) -> Compiled
         blocks: vec![],
         paths: vec![],
         lines: vec![],
+        in_flight: Some(in_flight(body)),
     }
+}
+
+/// What `body` takes of the core's in-flight resources: registers by the kind its
+/// instructions write (flags count as integer; a register-to-register move is renamed
+/// away), and stores.
+fn in_flight(body: &[Instr]) -> InFlight {
+    let mut f = InFlight::default();
+    for i in body {
+        let m = i.mnemonic.as_str();
+        if is_jump(m) || m.starts_with("nop") || m.starts_with("call") {
+            continue;
+        }
+        if is_compare(m) || m.starts_with("pop") {
+            f.integer += 1;
+            continue;
+        }
+        let Some(dest) = i.operands.last() else {
+            f.integer += u32::from(matches!(m, "cltq" | "cqto" | "cltd"));
+            continue;
+        };
+        if is_memory(dest) || m.starts_with("push") {
+            f.stores += 1;
+            let moves = m.starts_with("mov") || base_mnemonic(m).starts_with("mov");
+            f.integer += u32::from(!moves && !m.starts_with("push") && !m.starts_with("set"));
+            continue;
+        }
+        let renamed = i.operands.len() == 2
+            && (m.starts_with("mov") || base_mnemonic(m).starts_with("mov"))
+            && !m.starts_with("movs") // movsd/movss/movsx merge or extend
+            && !m.starts_with("movz")
+            && register(&i.operands[0]).is_some_and(|r| r.starts_with('v') == dest.contains("mm"));
+        if renamed {
+            continue;
+        }
+        match register(dest) {
+            Some(r) if r.starts_with('v') => f.vector += 1,
+            Some(_) => f.integer += 1,
+            None => {}
+        }
+    }
+    f
 }
 
 fn class_counts(counts: &BTreeMap<ClassWidth, u32>) -> Vec<ClassCount> {
@@ -989,27 +1031,46 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
     ))
 }
 
-/// The registers the body adds or subtracts a constant to, with the constant's size.
+/// The registers the body only ever changes by adding or subtracting constants, with
+/// the net step's size: an induction. A register also written otherwise (unoptimized
+/// code reloads an index from its stack slot and offsets it, `subq $2, %rax`) holds a
+/// value computed afresh each iteration, not a stepped one.
 fn stepped_registers(body: &[Instr]) -> Vec<(String, u32)> {
-    let mut out: Vec<(String, u32)> = vec![];
+    let mut steps: Vec<(String, i64)> = vec![];
+    let mut computed: Vec<String> = vec![];
     for i in body {
         let op = i.mnemonic.as_str();
-        if !(op.starts_with("add") || op.starts_with("sub")) || i.operands.len() != 2 {
+        if is_jump(op) || is_compare(op) {
             continue;
         }
-        let (Some(k), Some(r)) = (
-            i.operands[0]
-                .strip_prefix('$')
-                .and_then(|k| k.parse::<i64>().ok()),
-            register(&i.operands[1]),
-        ) else {
+        let Some(dest) = i.operands.last().and_then(|d| register(d)) else {
             continue;
         };
-        if k != 0 && !out.iter().any(|(x, _)| *x == r) {
-            out.push((r, k.unsigned_abs() as u32));
+        let constant = if op.starts_with("inc") || op.starts_with("dec") {
+            Some(1)
+        } else {
+            (op.starts_with("add") || op.starts_with("sub"))
+                .then(|| i.operands.first()?.strip_prefix('$')?.parse::<i64>().ok())
+                .flatten()
+                .filter(|_| i.operands.len() == 2)
+        };
+        match constant {
+            Some(k) => {
+                let down = op.starts_with("sub") || op.starts_with("dec");
+                let k = if down { -k } else { k };
+                match steps.iter_mut().find(|(r, _)| *r == dest) {
+                    Some((_, total)) => *total += k,
+                    None => steps.push((dest, k)),
+                }
+            }
+            None => computed.push(dest),
         }
     }
-    out
+    steps
+        .into_iter()
+        .filter(|(r, k)| *k != 0 && !computed.contains(r))
+        .map(|(r, k)| (r, k.unsigned_abs() as u32))
+        .collect()
 }
 
 #[cfg(test)]
@@ -1021,6 +1082,24 @@ mod tests {
     fn loops(body: &str) -> Vec<CompiledLoop> {
         let asm = format!("{HEADER}\t.file 1 \"k.f90\"\nk_:\n{body}");
         compiled_loops(&asm, &["k.f90".to_string()])
+    }
+
+    #[test]
+    fn an_index_recomputed_from_its_slot_is_no_induction() {
+        // `a1 = x(2,j) - xi` at -O0: the index is reloaded from its slot and offset
+        // (`subq $2`), the counter stepped in memory; one source iteration each.
+        let l = loops(
+            ".L3:\n\t.loc 1 7 10\n\tmovl\t-20(%rbp), %eax\n\tcltq\n\tsubq\t$2, %rax\n\
+             \tmovsd\tx_(,%rax,8), %xmm0\n\tsubsd\t-32(%rbp), %xmm0\n\tmovsd\t%xmm0, -40(%rbp)\n\
+             \t.loc 1 6 12\n\taddl\t$1, -20(%rbp)\n\tcmpl\t$99, -20(%rbp)\n\tjle\t.L3\n",
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].source_iterations, 1, "{}", l[0].source_iterations_from);
+        // Integer: the reloaded index, its extension and offset, the counter's add (its
+        // flags) and compare; vector: the loaded and subtracted element; stores: the
+        // result and the counter.
+        let f = l[0].in_flight.expect("counted");
+        assert_eq!((f.integer, f.vector, f.stores), (5, 2, 2), "{f:?}");
     }
 
     #[test]

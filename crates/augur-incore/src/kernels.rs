@@ -103,6 +103,8 @@ pub enum Measure {
     Issue,
     /// A chain of taken jumps.
     TakenBranch,
+    /// Independent loads and stores, one after the other: the address pipes they share.
+    LoadStore,
     /// Two independent chains of [`WINDOW_CHAIN`] dependent square roots, each followed by
     /// this many independent fillers of one kind, per iteration: the two chains overlap
     /// while the core holds a chain and the fillers after it in flight, and run one after
@@ -304,6 +306,18 @@ fn memory_kernels() -> Vec<Kernel> {
             measure: Measure::Throughput(scalar(InstrClass::Store)),
             setup: vec![BUFFER.to_string()],
             body: body(|k| format!("mov %{}, {}(%rsi)", GPR[k % STREAMS], 8 * k)),
+            counted: BODY as u32,
+        },
+        Kernel {
+            measure: Measure::LoadStore,
+            setup: vec![BUFFER.to_string()],
+            body: body(|k| {
+                if k % 2 == 0 {
+                    format!("mov {}(%rsi), %{}", 8 * k, GPR[k % STREAMS])
+                } else {
+                    format!("mov %rsi, {}(%rsi)", 2048 + 8 * k)
+                }
+            }),
             counted: BODY as u32,
         },
         // A real variable kept in the frame, as unoptimized code keeps every variable

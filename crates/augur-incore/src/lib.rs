@@ -340,6 +340,7 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         cycle_ns: round(cycle),
         issue_ns: round(of(Measure::Issue).unwrap_or(f64::NAN)),
         taken_branch_ns: round(of(Measure::TakenBranch).unwrap_or(f64::NAN)),
+        memory_op_ns: of(Measure::LoadStore).map(round),
         class,
         window: window(&of, Filler::Integer),
         window_vector: window(&of, Filler::Vector),
@@ -387,6 +388,13 @@ pub fn report(p: &InCoreProfile) -> String {
         p.taken_branch_ns,
         cycles(p.taken_branch_ns)
     );
+    if let Some(t) = p.memory_op_ns {
+        let _ = writeln!(
+            s,
+            "loads and stores mixed: {t:.4} ns each ({:.2} per cycle)",
+            p.cycle_ns / t
+        );
+    }
     if let Some(w) = p.window {
         let _ = write!(s, "in flight: {w:.0} integer-register instructions");
         if let Some(v) = p.window_vector {

@@ -6,6 +6,7 @@
 //! cycle_ns = 0.238
 //! issue_ns = 0.048
 //! taken_branch_ns = 0.238
+//! memory_op_ns = 0.079
 //! window = 202.0
 //! window_vector = 156.0
 //! window_stores = 66.0
@@ -39,6 +40,12 @@ pub struct InCoreProfile {
     pub issue_ns: f64,
     /// The least time one iteration of a loop takes (its taken backward branch), ns.
     pub taken_branch_ns: f64,
+    /// The reciprocal throughput of loads and stores mixed, ns each: the address pipes
+    /// they share (a Zen 4 does three memory operations a cycle, at most two of them
+    /// stores: a mix runs at the loads' rate, not at the loads' and the stores' apart);
+    /// `None` in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_op_ns: Option<f64>,
     /// Latency and reciprocal throughput of each class at each width measured.
     #[serde(default)]
     pub class: BTreeMap<String, ClassCost>,

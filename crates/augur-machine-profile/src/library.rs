@@ -18,14 +18,14 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum LibraryError {
     /// No file and no library entry of that name.
-    #[error("no machine profile `{name}`: it is neither a file nor a profile in the library ({searched}); available: {available}. Measure one with `augur characterize -o FILE.toml`")]
+    #[error("no machine profile `{name}`: it is neither a file nor a profile in the library ({searched}).{suggestion} `augur machines` lists the library; measure this host with `augur characterize -o FILE.toml`")]
     NotFound {
         /// What was asked for.
         name: String,
         /// The directories searched.
         searched: String,
-        /// The names found there.
-        available: String,
+        /// ` Did you mean `a` or `b`?` naming the closest library names, or empty.
+        suggestion: String,
     },
     /// The profile exists but cannot be read.
     #[error(transparent)]
@@ -114,7 +114,11 @@ pub fn resolve(spec: &str) -> Result<PathBuf, LibraryError> {
     }
     let stem = spec.strip_suffix(".toml").unwrap_or(spec);
     let all = list();
-    if let Some((_, path)) = all.iter().find(|(n, _)| n == stem) {
+    let found = all.iter().find(|(n, _)| n == stem).or_else(|| {
+        let mut same = all.iter().filter(|(n, _)| n.eq_ignore_ascii_case(stem));
+        same.next().filter(|_| same.next().is_none())
+    });
+    if let Some((_, path)) = found {
         return Ok(path.clone());
     }
     let searched = library_dirs()
@@ -122,14 +126,6 @@ pub fn resolve(spec: &str) -> Result<PathBuf, LibraryError> {
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    let available = if all.is_empty() {
-        "none".to_string()
-    } else {
-        all.iter()
-            .map(|(n, _)| n.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     Err(LibraryError::NotFound {
         name: spec.to_string(),
         searched: if searched.is_empty() {
@@ -137,8 +133,44 @@ pub fn resolve(spec: &str) -> Result<PathBuf, LibraryError> {
         } else {
             searched
         },
-        available,
+        suggestion: suggestion(stem, all.iter().map(|(n, _)| n.as_str())),
     })
+}
+
+/// ` Did you mean `a`?` (or `a`, `b` or `c`) with the library names closest to `asked`,
+/// case ignored: those holding every `-`-separated part of it (`gfortran-O2-zen4`), else
+/// those within a normalized edit distance of 0.6; empty when none is close.
+fn suggestion<'a>(asked: &str, names: impl Iterator<Item = &'a str>) -> String {
+    let asked = asked.to_ascii_lowercase();
+    let parts: Vec<&str> = asked.split('-').filter(|p| !p.is_empty()).collect();
+    let mut scored: Vec<(f64, &str)> = names
+        .map(|n| {
+            let lower = n.to_ascii_lowercase();
+            let holds_all = !parts.is_empty() && parts.iter().all(|p| lower.contains(p));
+            let score = if holds_all {
+                1.0
+            } else {
+                strsim::normalized_levenshtein(&asked, &lower)
+            };
+            (score, n)
+        })
+        .filter(|(score, _)| *score >= 0.6)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    let names: Vec<String> = scored
+        .iter()
+        .take(3)
+        .map(|(_, n)| format!("`{n}`"))
+        .collect();
+    match names.len() {
+        0 => String::new(),
+        1 => format!(" Did you mean {}?", names[0]),
+        k => format!(
+            " Did you mean {} or {}?",
+            names[..k - 1].join(", "),
+            names[k - 1]
+        ),
+    }
 }
 
 /// Resolves and reads a machine profile; returns it with the name to show (the file stem).
@@ -151,4 +183,24 @@ pub fn load(spec: &str) -> Result<(String, PathBuf, MachineProfile), LibraryErro
         .unwrap_or(spec)
         .to_string();
     Ok((name, path, profile))
+}
+
+#[cfg(test)]
+mod suggestion_tests {
+    use super::suggestion;
+
+    #[test]
+    fn a_misspelled_machine_gets_the_closest_names() {
+        let names = [
+            "gfortran12-O0-epyc-zen4-2core",
+            "gfortran12-O2-epyc-zen4-2core",
+            "gfortran12-O2-epyc-zen5-2core",
+            "vax-11-780",
+        ];
+        let s = suggestion("gfortran-O2-zen4", names.iter().copied());
+        assert_eq!(s, " Did you mean `gfortran12-O2-epyc-zen4-2core`?");
+        let s = suggestion("vax-11-870", names.iter().copied());
+        assert!(s.contains("`vax-11-780`"), "{s}");
+        assert_eq!(suggestion("nosuch", names.iter().copied()), "");
+    }
 }

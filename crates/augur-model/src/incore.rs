@@ -25,6 +25,8 @@ pub enum Bound {
     Class(InstrClass),
     /// The loop's taken branch.
     Branch,
+    /// The address pipes loads and stores share.
+    MemoryPipes,
     /// A loop-carried dependence chain, carried by the register or slot named.
     Chain(String),
     /// An iteration's longest dependent path, which the core overlaps with this many
@@ -65,6 +67,7 @@ impl fmt::Display for Bound {
             }
             Bound::Class(c) => write!(f, "bound by the {c} units"),
             Bound::Branch => f.write_str("bound by the loop branch"),
+            Bound::MemoryPipes => f.write_str("bound by the load/store pipes"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
             Bound::Window(k, by) => write!(
                 f,
@@ -119,7 +122,11 @@ fn throughput_bound(
         (m.taken_branch_ns, Bound::Branch),
     ];
     let mut per_class: BTreeMap<InstrClass, f64> = BTreeMap::new();
+    let mut memory_ops = 0.0;
     for (class, count) in instructions {
+        if matches!(class.class, InstrClass::Load | InstrClass::Store) {
+            memory_ops += count;
+        }
         if matches!(
             class.class,
             InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
@@ -134,6 +141,9 @@ fn throughput_bound(
             c => c,
         };
         *per_class.entry(unit).or_default() += count * cost.throughput_ns;
+    }
+    if let Some(t) = m.memory_op_ns {
+        bounds.push((memory_ops * t, Bound::MemoryPipes));
     }
     bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
     bounds.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))
@@ -578,6 +588,28 @@ mod tests {
         m.window = Some(4000.0);
         let t = loop_time(&l, &m).unwrap();
         assert!((t.per_compiled_iteration - 5e-9).abs() < 1e-15, "{t:?}");
+    }
+
+    #[test]
+    fn loads_and_stores_share_the_address_pipes() {
+        let mut m = machine();
+        // 40 loads, 40 stores, 80 instructions: the stores' own units bind (10 ns).
+        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
+        l.issued = 80;
+        l.instructions = vec![count(InstrClass::Load, 40), count(InstrClass::Store, 40)];
+        let t = loop_time(&l, &m).unwrap();
+        assert_eq!(t.bound, Bound::Class(InstrClass::Store));
+        // Pipes doing three a cycle between them (0.0833 ns each): the 80 take 6.67 ns,
+        // under the stores' 10; pipes doing one a cycle: 20 ns.
+        m.memory_op_ns = Some(0.25 / 3.0);
+        assert_eq!(
+            loop_time(&l, &m).unwrap().bound,
+            Bound::Class(InstrClass::Store)
+        );
+        m.memory_op_ns = Some(0.25);
+        let t = loop_time(&l, &m).unwrap();
+        assert_eq!(t.bound, Bound::MemoryPipes);
+        assert!((t.per_compiled_iteration - 20e-9).abs() < 1e-15, "{t:?}");
     }
 
     #[test]

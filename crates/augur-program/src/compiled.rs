@@ -218,8 +218,10 @@ pub fn source_step(program: &augur_ir::Program, unit: &str, id: u32) -> Option<u
     Some(step * l.var.as_deref().map_or(1, |v| index_stride(u, l.id, v)))
 }
 
-/// The smallest constant multiple of `var` in the first subscripts of the array
-/// references of loop `id`'s body (1 when none).
+/// The fewest elements a step of `var` moves the array references of loop `id`'s body:
+/// its constant multiple in a subscript times the extents of the dimensions before it
+/// (`x(2*k+1)`: 2; `du(is,k)` of `du(4,n)`: 4), over the references whose earlier
+/// extents are known constants; 1 when none.
 fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> u32 {
     use augur_ir::{ExprKind, StmtKind, Subscript};
     let mut smallest: Option<u64> = None;
@@ -235,18 +237,28 @@ fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> u32 {
         };
         for e in [lhs, rhs] {
             augur_locality::extract::visit_refs(e, &mut |x| {
-                if let ExprKind::Elem(_, subs) = &x.kind {
-                    if let Some(Subscript::Index(first)) = subs.first() {
-                        if let Some(c) = multiple_of(first, var).filter(|&c| c != 0) {
-                            let c = c.unsigned_abs();
-                            smallest = Some(smallest.map_or(c, |s| s.min(c)));
-                        }
+                let ExprKind::Elem(v, subs) = &x.kind else {
+                    return;
+                };
+                let dims = u.symbol(&v.name).map_or(&[][..], |s| &s.dims[..]);
+                let mut before: Option<u64> = Some(1);
+                for (k, sub) in subs.iter().enumerate() {
+                    let Subscript::Index(i) = sub else {
+                        break;
+                    };
+                    let c = multiple_of(i, var).filter(|&c| c != 0);
+                    if let (Some(c), Some(b)) = (c, before) {
+                        let stride = c.unsigned_abs().saturating_mul(b);
+                        smallest = Some(smallest.map_or(stride, |s| s.min(stride)));
+                        break;
                     }
+                    let extent = dims.get(k).and_then(|d| d.extent).filter(|e| *e > 0);
+                    before = before.zip(extent).map(|(b, e)| b.saturating_mul(e as u64));
                 }
             });
         }
     }
-    smallest.map_or(1, |s| s.min(64) as u32)
+    smallest.map_or(1, |s| s.min(1 << 20) as u32)
 }
 
 /// The coefficient of `var` in `e` when `e` is `var` times a constant plus terms

@@ -167,6 +167,32 @@ end program
 }
 
 #[test]
+fn columns_of_a_short_leading_dimension_are_one_source_iteration_each() {
+    // `du(1,k)`, `du(2,k)` of `du(4,n)` and `s(1,k)` of `s(2,n)`: a source iteration
+    // moves a column. gfortran 12 -O2 does two at once in 128-bit registers, its
+    // pointers stepping 64 and 32 bytes: two source iterations, not the four that 32
+    // bytes of 8-byte elements would say.
+    let p = analyze(
+        "-O2",
+        "program cols
+  implicit none
+  integer, parameter :: n = 50000
+  double precision :: du(4,n), s(2,n)
+  integer :: k
+  du = 1.0d0
+  do k = 1, n
+    s(1,k) = sqrt(du(1,k)*du(1,k) + du(2,k)*du(2,k))
+    s(2,k) = du(3,k) / max(du(4,k), 1.0d-9)
+  end do
+  print *, s(1,7)
+end program
+",
+    );
+    let l = compiled(&p, 7);
+    assert_eq!(l.source_iterations, 2, "{l:#?}");
+}
+
+#[test]
 fn a_loop_the_compiler_made_inside_a_source_loop_does_not_stand_for_it() {
     // The concatenation pads `name` with blanks in a loop of its own; the source loop
     // around it (with its WRITE) is not that loop.

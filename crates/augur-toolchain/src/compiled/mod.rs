@@ -973,6 +973,17 @@ fn access_bytes(i: &Instr) -> Option<u32> {
     if let Some(bits) = element_bits(b) {
         return Some(bits / 8);
     }
+    // Sign and zero extensions name the size they read in the middle (`movslq`: 4).
+    if let Some(rest) = b.strip_prefix("movs").or_else(|| b.strip_prefix("movz")) {
+        if rest.len() == 2 {
+            match rest.as_bytes()[0] {
+                b'b' => return Some(1),
+                b'w' => return Some(2),
+                b'l' => return Some(4),
+                _ => {}
+            }
+        }
+    }
     match b {
         "movq" => Some(8),
         "movl" | "movd" | "movss" => Some(4),
@@ -1008,8 +1019,14 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
                     continue;
                 };
                 // Stores and copies of doubles often use the single-precision encodings
-                // (`movups`, shorter): the arithmetic's elements say what the data are.
-                let elem = arithmetic_element_bytes(body).unwrap_or(bytes_each);
+                // (`movups`, shorter): the arithmetic's elements say what the data moved
+                // through vector registers are; an integer register's access says its own.
+                let through_vector = i.operands.iter().any(|o| o.contains("mm"));
+                let elem = if through_vector {
+                    arithmetic_element_bytes(body).unwrap_or(bytes_each)
+                } else {
+                    bytes_each
+                };
                 if elem == 0 || bytes % elem != 0 || bytes / elem == 0 {
                     continue;
                 }
@@ -1032,9 +1049,10 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
 }
 
 /// The registers the body only ever changes by adding or subtracting constants, with
-/// the net step's size: an induction. A register also written otherwise (unoptimized
-/// code reloads an index from its stack slot and offsets it, `subq $2, %rax`) holds a
-/// value computed afresh each iteration, not a stepped one.
+/// the step's size (the largest: the arms of an IF each step the induction once): an
+/// induction. A register also written otherwise (unoptimized code reloads an index from
+/// its stack slot and offsets it, `subq $2, %rax`) holds a value computed afresh each
+/// iteration, not a stepped one.
 fn stepped_registers(body: &[Instr]) -> Vec<(String, u32)> {
     let mut steps: Vec<(String, i64)> = vec![];
     let mut computed: Vec<String> = vec![];
@@ -1059,7 +1077,8 @@ fn stepped_registers(body: &[Instr]) -> Vec<(String, u32)> {
                 let down = op.starts_with("sub") || op.starts_with("dec");
                 let k = if down { -k } else { k };
                 match steps.iter_mut().find(|(r, _)| *r == dest) {
-                    Some((_, total)) => *total += k,
+                    Some((_, step)) if k.abs() > step.abs() => *step = k,
+                    Some(_) => {}
                     None => steps.push((dest, k)),
                 }
             }
@@ -1082,6 +1101,41 @@ mod tests {
     fn loops(body: &str) -> Vec<CompiledLoop> {
         let asm = format!("{HEADER}\t.file 1 \"k.f90\"\nk_:\n{body}");
         compiled_loops(&asm, &["k.f90".to_string()])
+    }
+
+    #[test]
+    fn an_integer_array_steps_in_its_own_elements() {
+        // `in1 = ielel(k, iel)` of `ielel(4, n)` (4-byte integers) beside double
+        // arithmetic on `du(k, iel)` of `du(4, n)`: both pointers step one column, four
+        // elements.
+        let l = loops(
+            ".L3:\n\t.loc 1 7 10\n\tmovl\t(%rsi), %eax\n\tmovsd\t(%rdi), %xmm0\n\
+             \tmulsd\t%xmm0, %xmm0\n\tmovsd\t%xmm0, (%rdi)\n\taddq\t$16, %rsi\n\taddq\t$32, %rdi\n\
+             \t.loc 1 6 12\n\tcmpq\t%rdi, %rcx\n\tjne\t.L3\n",
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].source_iterations, 4, "{}", l[0].source_iterations_from);
+    }
+
+    #[test]
+    fn each_arm_stepping_the_induction_is_one_step() {
+        // `maxval(abs(u - w))` at -O2: the first-element arm and the steady arm each add 8
+        // to the offset; an iteration runs one of them.
+        let l = loops(
+            ".L70:\n\t.loc 1 9 5\n\tcomisd\t%xmm1, %xmm0\n\tjb\t.L33\n\tmovapd\t%xmm0, %xmm1\n\
+             \tmovl\t$1, %edx\n.L33:\n\taddq\t$8, %rax\n\tcmpq\t$4000, %rax\n\tje\t.L69\n\
+             .L36:\n\tmovsd\t-4000(%rcx,%rax), %xmm0\n\tsubsd\t-4000(%rsi,%rax), %xmm0\n\
+             \tandpd\t%xmm2, %xmm0\n\ttestl\t%edx, %edx\n\tje\t.L70\n\tmaxsd\t%xmm1, %xmm0\n\
+             \taddq\t$8, %rax\n\tmovapd\t%xmm0, %xmm1\n\tcmpq\t$4000, %rax\n\tjne\t.L36\n.L69:\n\tret\n",
+        );
+        assert!(!l.is_empty());
+        assert!(
+            l.iter().all(|l| l.source_iterations == 1),
+            "{:?}",
+            l.iter()
+                .map(|l| &l.source_iterations_from)
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ echo "== augur validate examples/legacy.f at -O0"
 $augur validate examples/legacy.f --machine $O0 --runs 3 --by abop --top 6
 echo
 echo "== sizes never run: count examples/lu.F90 at N = 64, 96, 128, predict N = 900 and a sweep"
-$augur analyze examples/lu.F90 -D N={n} --scale n=64,96,128 -o demo-out/lu.scaled.json --output demo-out/lu.out
+$augur analyze examples/lu.F90 -D N={n} --scale n=64,96,128 -o demo-out/lu.scaled.json --program-output demo-out/lu.out
 $augur predict demo-out/lu.scaled.json --at n=900 --machine $O2 --by loop --top 5
 $augur predict demo-out/lu.scaled.json --at n=128..2048 --machine $O2 --plot demo-out/lu.svg
 echo

@@ -374,7 +374,11 @@ impl MachineProfile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+        // Readable as the user's umask says (a bare temporary file would stay 0600).
+        let mut tmp = tempfile::Builder::new()
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(dir)
+            .map_err(io)?;
         tmp.write_all(self.to_toml().as_bytes()).map_err(io)?;
         tmp.flush().map_err(io)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
@@ -527,6 +531,13 @@ mod tests {
         assert_eq!(MachineProfile::read(&path).unwrap(), p);
         // Only the profile is left in the directory.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // Its mode is what the umask makes of a new file's (as `File::create`'s).
+        use std::os::unix::fs::PermissionsExt;
+        let plain = dir.path().join("plain");
+        std::fs::File::create(&plain).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), mode(&plain));
+        std::fs::remove_file(&plain).unwrap();
         let missing = MachineProfile::read(&dir.path().join("none.toml")).unwrap_err();
         assert!(missing.to_string().contains("none.toml"));
     }

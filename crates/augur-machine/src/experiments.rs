@@ -741,39 +741,47 @@ fn calls(out: &mut Vec<Experiment>) {
 /// Branch mispredictions and SELECT CASE.
 fn branches(out: &mut Vec<Experiment>) {
     let ardl = ab("ARDL");
-    // Branch mispredictions: the same unit branching on the sign of a xorshift generator
-    // (unpredictable, taken half the time) and on the parity of a counter (alternating,
-    // which predictors learn). The arms increment elements of different arrays in memory
-    // (each copy its own element as far as the compiler knows, one counter per array at
-    // run time as the VOLATILE counters were; the arrays and the generator go to sinks), so
-    // the compiler cannot turn the IF into a conditional move: it may not invent stores.
-    let branch = |cond: &str| {
+    // Branch mispredictions as programs meet them: on a value loaded from memory (an
+    // array element, a variable), whose load and compare the core must redo after the
+    // flush before the next branch resolves (on a Zen 4 20 cycles a misprediction where a
+    // condition computed in registers costs 15). Each unit stores a xorshift generator's
+    // value in a ring of 16 and branches on the sign of the one stored eight units
+    // before: random, mispredicted half the time; the reference stores the parity of a
+    // counter instead (alternating, which predictors learn) and does the same work. The
+    // arms increment elements of different arrays in memory (each copy its own element as
+    // far as the compiler knows, one counter per array at run time), so the compiler
+    // cannot turn the IF into a conditional move: it may not invent stores.
+    let branch = |value: &str| {
         (1..=BODY_UNITS)
             .map(|u| {
                 let (e1, e2) = (store_slot("v1", u), store_slot("v2", u));
                 format!(
                     "k = ieor(k, ishft(k, 13))\nk = ieor(k, ishft(k, -17))\nk = ieor(k, ishft(k, 5))\n\
-                     c = c + 1\nif ({cond}) then\n  {e1} = {e1} + 1\nelse\n  {e2} = {e2} + 1\nend if\n"
+                     w(iand(c, 15) + 1) = {value}\nc = c + 1\n\
+                     if (w(iand(c + 7, 15) + 1) < 0) then\n  {e1} = {e1} + 1\nelse\n  {e2} = {e2} + 1\nend if\n"
                 )
             })
             .collect::<String>()
     };
     let mut e = custom(
         ab("BRMP"),
-        &format!("integer :: k, c\n{}", arrays("integer", &["v1", "v2"])),
         &format!(
-            "k = augi4(123456789)\nc = 0\n{}",
+            "integer :: k, c, w(16)\n{}",
+            arrays("integer", &["v1", "v2"])
+        ),
+        &format!(
+            "k = augi4(123456789)\nc = 0\nw = augi4(0)\n{}",
             sets("i4", &[("v1", "0"), ("v2", "0")])
         ),
-        &branch("iand(c, 1) == 0"),
-        &branch("k < 0"),
+        &branch("iand(c, 1) - 1"),
+        &branch("k"),
         BODY_UNITS as f64,
         0.5,
         vec![],
-        "IF on the sign of a xorshift generator (mispredicted half the time) against the same IF on the parity of a counter (alternating, predicted), per misprediction",
+        "IF on the sign of a value loaded from memory, stored there by a xorshift generator (mispredicted half the time), against the same IF on a stored counter parity (alternating, predicted), per misprediction",
     );
     e.sink = format!(
-        "call augsr8(x)\ncall augsi4(k + c)\n{}{}",
+        "call augsr8(x)\ncall augsi4(k + c + sum(w))\n{}{}",
         sink_array("i4", "v1"),
         sink_array("i4", "v2")
     );

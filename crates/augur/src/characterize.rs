@@ -512,6 +512,9 @@ pub fn existing_or_new(output: &Path, tc: &Toolchain, mode: &str) -> Result<Mach
 /// Runs `augur diff A B`: per-AbOp relative difference (B - A) / A and the median of their
 /// absolute values over the AbOps measured in both.
 pub fn diff(a: &Path, b: &Path) -> Result<ExitCode> {
+    // A file or a library name, as `-m` takes.
+    let a = &augur_machine_profile::library::resolve(&a.to_string_lossy())?;
+    let b = &augur_machine_profile::library::resolve(&b.to_string_lossy())?;
     let pa = MachineProfile::read(a)?;
     let pb = MachineProfile::read(b)?;
     println!(

@@ -170,8 +170,8 @@ enum Command {
     /// Draw the memory sweep of a machine profile as an SVG figure: time per access
     /// against stride (log2), one curve per array size, with the OS cache sizes.
     Plot {
-        /// The machine profile (with a `[memory]` section, from
-        /// `augur characterize --memory`).
+        /// The machine profile, a file or a library name (with a `[memory]` section,
+        /// from `augur characterize --memory`).
         profile: PathBuf,
         /// The SVG file to write.
         #[arg(short = 'o', long = "output")]
@@ -179,9 +179,9 @@ enum Command {
     },
     /// Compare two machine profiles: per-AbOp relative difference and the median.
     Diff {
-        /// The first profile (A).
+        /// The first profile (A), a file or a library name.
         a: PathBuf,
-        /// The second profile (B).
+        /// The second profile (B), a file or a library name.
         b: PathBuf,
     },
     /// Measure stream-context AbOp costs and add them to a machine profile.
@@ -1002,9 +1002,15 @@ struct AnalyzeArgs {
     /// With --static: write the static counts as JSON to standard output instead of tables.
     #[arg(long)]
     json: bool,
-    /// Where to write the profile (dynamic) or the static JSON (--static), atomically.
-    /// Default for the profile: STEM.profile.json in the current directory.
-    #[arg(short, long, value_name = "FILE")]
+    /// Where to write the profile (dynamic) or the static JSON (--static), atomically,
+    /// as `-o/--output` means the file augur makes in every command. Default for the
+    /// profile: STEM.profile.json in the current directory.
+    #[arg(
+        short,
+        long = "output",
+        visible_alias = "output-file",
+        value_name = "FILE"
+    )]
     output_file: Option<PathBuf>,
     /// Fortran compiler for the instrumented build: gfortran, flang-19 or a path.
     #[arg(long, default_value = "gfortran")]
@@ -1022,7 +1028,7 @@ struct AnalyzeArgs {
     #[arg(long, default_value_t = 600.0)]
     timeout: f64,
     /// Save the program's own output (stdout, then stderr) to this file instead of showing it.
-    #[arg(long = "output", value_name = "FILE")]
+    #[arg(long = "program-output", value_name = "FILE")]
     program_output: Option<PathBuf>,
     /// Link with library NAME (as the compiler's -l).
     #[arg(short = 'l', value_name = "NAME")]
@@ -1566,6 +1572,12 @@ fn scale_spec(
     .transpose()
 }
 
+/// Permissions that leave a new file's mode to the user's umask (0666 before it).
+fn umask_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o666)
+}
+
 /// Writes a file through a temporary file in the same directory and a rename,
 /// so an interrupted run never leaves a partial file; once interrupted, writes nothing
 /// (the file keeps its previous contents).
@@ -1575,7 +1587,10 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
     augur_toolchain::interrupt::check_cancel().map_err(anyhow::Error::msg)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+    // Readable as the user's umask says (a bare temporary file would stay 0600).
+    let mut tmp = tempfile::Builder::new()
+        .permissions(umask_permissions())
+        .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 
 /// Reads `profile`, draws its memory sweep and writes `output` atomically.
 pub fn run(profile: &Path, output: &Path) -> Result<ExitCode> {
+    // A file or a library name, as `-m` takes.
+    let profile = &augur_machine_profile::library::resolve(&profile.to_string_lossy())?;
     let p = MachineProfile::read(profile)?;
     let Some(m) = &p.memory else {
         bail!(

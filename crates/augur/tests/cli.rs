@@ -156,6 +156,31 @@ fn dynamic_analysis_writes_a_profile_and_shows_the_program_output() {
 }
 
 #[test]
+fn output_names_the_profile_and_program_output_the_programs_output() {
+    // `-o/--output` is the file augur makes in every command; the program's own output
+    // has a name of its own.
+    let dir = tempfile::tempdir().unwrap();
+    let (prof, text) = (dir.path().join("p.json"), dir.path().join("run.txt"));
+    let out = augur()
+        .args(["analyze", "--fflags", "-O0", "--no-branch-run", "--output"])
+        .arg(&prof)
+        .arg("--program-output")
+        .arg(&text)
+        .arg(repo().join("examples/legacy.f"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
+    assert_eq!(doc["kind"], "augur-program-profile");
+    let run = std::fs::read_to_string(&text).unwrap();
+    assert!(run.contains("LEGACY ITERATIONS"), "{run}");
+    assert!(!stderr.contains("LEGACY ITERATIONS"), "{stderr}");
+}
+
+#[test]
 fn failing_program_gets_a_clear_error_and_no_profile() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("fail.f90");

@@ -114,19 +114,26 @@ fn syntax_error_names_file_line_and_source_and_other_units_survive() {
     );
 }
 
+/// `augur analyze --fflags -O0 ARGS examples/legacy.f` run in `dir`, which must succeed:
+/// its standard error.
+fn analyze_legacy(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> String {
+    let out = augur()
+        .args(["analyze", "--fflags", "-O0"])
+        .args(args)
+        .arg(repo().join("examples/legacy.f"))
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    stderr
+}
+
 #[test]
 fn dynamic_analysis_writes_a_profile_and_shows_the_program_output() {
     let dir = tempfile::tempdir().unwrap();
     let prof = dir.path().join("legacy.json");
-    let out = augur()
-        .args(["analyze", "--fflags", "-O0", "-o"])
-        .arg(&prof)
-        .arg(repo().join("examples/legacy.f"))
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = analyze_legacy(dir.path(), &["-o".as_ref(), prof.as_os_str()]);
     assert!(
         stderr.contains("LEGACY ITERATIONS"),
         "program output shown: {stderr}"
@@ -161,17 +168,16 @@ fn output_names_the_profile_and_program_output_the_programs_output() {
     // has a name of its own.
     let dir = tempfile::tempdir().unwrap();
     let (prof, text) = (dir.path().join("p.json"), dir.path().join("run.txt"));
-    let out = augur()
-        .args(["analyze", "--fflags", "-O0", "--no-branch-run", "--output"])
-        .arg(&prof)
-        .arg("--program-output")
-        .arg(&text)
-        .arg(repo().join("examples/legacy.f"))
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = analyze_legacy(
+        dir.path(),
+        &[
+            "--no-branch-run".as_ref(),
+            "--output".as_ref(),
+            prof.as_os_str(),
+            "--program-output".as_ref(),
+            text.as_os_str(),
+        ],
+    );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&prof).unwrap()).unwrap();
     assert_eq!(doc["kind"], "augur-program-profile");

@@ -413,6 +413,12 @@ impl ProgramProfile {
     pub fn from_json(text: &str, path: &str) -> Result<ProgramProfile, ProfileReadError> {
         // Check the kind and schema first, so that another document gets a clear message
         // instead of a complaint about a missing field.
+        if looks_like_machine_profile(text) {
+            return Err(ProfileReadError::Mismatch {
+                path: path.to_string(),
+                message: "a machine profile (TOML), not a program profile: give it with `-m`, and first the program's profile (`augur analyze PROGRAM.f90` writes one)".to_string(),
+            });
+        }
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
                 path: path.to_string(),
@@ -562,6 +568,15 @@ impl ProgramProfile {
     }
 }
 
+/// Whether `text` is a machine profile's TOML (its `[provenance]` or `[abop.` tables) rather
+/// than JSON.
+fn looks_like_machine_profile(text: &str) -> bool {
+    !text.trim_start().starts_with('{')
+        && text
+            .lines()
+            .any(|l| l.starts_with("[provenance]") || l.starts_with("[abop."))
+}
+
 /// The SHA-256 of `bytes` in lower-case hex, as `augur-source` records every file it reads.
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
@@ -649,5 +664,16 @@ mod tests {
         assert!(err.contains("schema 99"), "{err}");
         let err = ProgramProfile::from_json("{\"kind\": ", "p.json").unwrap_err();
         assert!(err.to_string().starts_with("p.json:1:"), "{err}");
+        // A machine profile given where the program's goes: said so, with no advice to
+        // write a program profile over it.
+        let toml = "[provenance]\ncompiler = \"gfortran\"\n\n[abop.ARDL]\nmean_ns = 0.1\n";
+        let err = ProgramProfile::from_json(toml, "m.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("a machine profile") && err.contains("-m"),
+            "{err}"
+        );
+        assert!(!err.contains("-o m.toml"), "{err}");
     }
 }

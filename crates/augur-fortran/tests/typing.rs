@@ -78,6 +78,25 @@ end program t
 }
 
 #[test]
+fn names_of_a_module_without_source_are_not_reported_one_by_one() {
+    // `MPI_COMM_WORLD` and its kin come from `use mpi`, whose source is the library's.
+    let src = "program t
+  use mpi
+  implicit none
+  integer :: ierr, rank
+  call mpi_comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call mpi_barrier(MPI_COMM_WORLD, ierr)
+end program t
+";
+    let a = analyze_src("t.f90", src);
+    assert!(
+        !a.all_diags().iter().any(|d| d.contains("has no type")),
+        "{:?}",
+        a.all_diags()
+    );
+}
+
+#[test]
 fn declared_kinds() {
     let src = "module kinds
   implicit none

@@ -145,8 +145,17 @@ impl<'a> Lowerer<'a> {
         Span { start, end_line }
     }
 
-    /// Reports a name used but never declared under IMPLICIT NONE (once per unit).
+    /// Reports a name used but never declared under IMPLICIT NONE (once per unit), unless
+    /// the unit uses a module whose source augur does not have (`mpi`, `omp_lib`, a
+    /// library's): the name is most likely that module's (`MPI_COMM_WORLD`), and the
+    /// module itself is reported once where it is not a standard one.
     pub fn undeclared(&mut self, name: &str) {
+        let external_module = self.unit.uses.iter().any(|m| {
+            !self.globals.modules.contains_key(m) && m != "iso_fortran_env" && m != "iso_c_binding"
+        });
+        if external_module {
+            return;
+        }
         if self.warned.insert(format!("undeclared:{name}")) {
             let pos = Some(self.stmt_pos.unwrap_or(self.unit.span.start));
             self.diags.push(

@@ -123,7 +123,8 @@ pub(crate) fn analysis_error(e: AnalyzeError, opts: &AnalyzeOptions) -> anyhow::
                 how,
                 &run,
                 opts.stdin.is_some(),
-                !opts.threads.is_empty()
+                !opts.threads.is_empty(),
+                false
             ))
         }
         e => e.into(),

@@ -171,8 +171,15 @@ fn stop_if_interrupted() -> Result<(), AnalyzeError> {
 /// The message of a failed counting run ([`AnalyzeError::Failed`]) as the commands show
 /// it, with a hint of what to do: raise the time limit, give the program its input, raise
 /// the stack limits (a crash of an `-fopenmp` build, `openmp`), or fix the run (or keep
-/// the counts so far).
-pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool, openmp: bool) -> String {
+/// the counts so far). `output_shown`: the command showed the program's output above (`augur
+/// analyze`); else the message ends with its last lines.
+pub fn failed_run_message(
+    how: String,
+    run: &RunResult,
+    stdin_given: bool,
+    openmp: bool,
+    output_shown: bool,
+) -> String {
     let how = if how.starts_with("killed") {
         format!("was {how}")
     } else {
@@ -185,10 +192,40 @@ pub fn failed_run_message(how: String, run: &RunResult, stdin_given: bool, openm
         "it reached the end of its input: give the input it reads with --stdin FILE"
     } else if openmp && run.signal == Some(11) {
         "-fopenmp implies -frecursive, which puts local arrays on the stack, and augur's runs already raise the main thread's stack to the hard limit (4 GiB at most) and give the others OMP_STACKSIZE=256M unless set: raise the hard limit (`ulimit -Hs`) or OMP_STACKSIZE before running augur, or make the large local arrays SAVE or ALLOCATABLE"
-    } else {
+    } else if output_shown {
         "fix the run (its output is above), or use --keep-partial to keep the counts so far"
+    } else {
+        "fix the run (its output ends below); `augur analyze --keep-partial` keeps the counts so far"
     };
-    format!("the program {how}; no profile was written: {hint}")
+    let mut message = format!("the program {how}; no profile was written: {hint}");
+    if !output_shown {
+        message.push_str(&output_tail(run, 10));
+    }
+    message
+}
+
+/// The last `n` lines of a run's output (standard output, then standard error), each on a
+/// line of its own after a heading, or a note that it printed nothing.
+fn output_tail(run: &RunResult, n: usize) -> String {
+    let mut all = String::from_utf8_lossy(&run.stdout).into_owned();
+    all.push_str(&String::from_utf8_lossy(&run.stderr));
+    // A runtime's backtrace (gfortran's `Error termination. Backtrace:`) says less than
+    // the lines before it.
+    let lines: Vec<&str> = all
+        .lines()
+        .take_while(|l| !l.to_ascii_lowercase().contains("backtrace"))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    if lines.is_empty() {
+        return "\n(the program printed nothing)".to_string();
+    }
+    let from = lines.len().saturating_sub(n);
+    let mut s = String::from("\n---- the program's last lines of output ----");
+    for l in &lines[from..] {
+        s.push_str("\n  ");
+        s.push_str(l);
+    }
+    s
 }
 
 /// Analyzes a program dynamically: front end, instrumentation, build, run, profile.
@@ -966,4 +1003,42 @@ pub fn compile_order(program: &Program, n_sources: usize) -> Vec<usize> {
         visit(i, &defines, &uses, &mut state, &mut order);
     }
     order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn failed(stdout: &str, stderr: &str) -> RunResult {
+        RunResult {
+            exit_code: Some(3),
+            signal: None,
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: stderr.as_bytes().to_vec(),
+            wall: Duration::ZERO,
+            cpu: Duration::ZERO,
+            timed_out: false,
+        }
+    }
+
+    #[test]
+    fn a_failed_run_not_shown_ends_with_its_last_lines_before_the_backtrace() {
+        let run = failed(
+            " step 1\n about to fail\n",
+            "ERROR STOP 3\n\nError termination. Backtrace:\n#0  0x7f in ???\n",
+        );
+        let m = failed_run_message("exited with status 3".into(), &run, false, false, false);
+        assert!(m.ends_with("  about to fail\n  ERROR STOP 3"), "{m}");
+        assert!(
+            !m.contains("its output is above") && !m.contains("#0"),
+            "{m}"
+        );
+        // Shown above it (`augur analyze`): the hint says so, no copy.
+        let m = failed_run_message("exited with status 3".into(), &run, false, false, true);
+        assert!(
+            m.contains("its output is above") && !m.contains("ERROR STOP"),
+            "{m}"
+        );
+    }
 }

@@ -151,7 +151,8 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
                 how,
                 &run,
                 d.stdin.is_some(),
-                !opts.threads.is_empty()
+                !opts.threads.is_empty(),
+                true
             )));
         }
         Err(e) => return Err(e.into()),

@@ -200,6 +200,7 @@ pub fn predict_with(
     total.seconds += memory_extra;
     let (first_touch_pages, first_touch_seconds) = first_touches(program, machine, overlap);
     total.seconds += first_touch_seconds;
+    let compiled = table.incore.is_some() && report.is_some_and(|r| !r.compiled_loops.is_empty());
     Prediction {
         overlap,
         memory_seconds: memory_extra,
@@ -210,7 +211,7 @@ pub fn predict_with(
         branches_simulated,
         branches_priced: pricing.branches_priced,
         branch_seconds: priced.branch_seconds,
-        interval: Interval::new(&total, model_error_sd(&machine.provenance.fflags))
+        interval: Interval::new(&total, model_error_sd(&machine.provenance.fflags, compiled))
             .with_counts(crate::interval::count_log_sd(program)),
         model: if table.has_stream() {
             "stream+chain"

@@ -342,14 +342,19 @@ fn workload_table(
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "augur workload prediction: {} program(s) on {} machine(s), seconds (±90%)",
+        "augur workload prediction: {} program(s) on {} machine(s), seconds (×F: the 90% interval is F times smaller to F times larger, as each prediction's)",
         programs.len(),
         machines.len()
     );
-    let w = 24usize;
+    let w = machines
+        .iter()
+        .map(|m| m.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(20);
     let _ = write!(s, "{:<28} {:>6}", "program", "weight");
     for m in machines {
-        let _ = write!(s, " {:>w$}", truncate(&m.name, w));
+        let _ = write!(s, " {:>w$}", m.name);
     }
     s.push('\n');
     for (i, (p, _, preds, _)) in programs.iter().enumerate() {
@@ -361,22 +366,28 @@ fn workload_table(
             fmt_num(weight(i))
         );
         for pr in preds {
-            let _ = write!(s, " {:>w$}", fmt_estimate(&pr.total));
+            let _ = write!(s, " {:>w$}", fmt_interval(pr.total.seconds, &pr.interval));
         }
         s.push('\n');
     }
     let _ = write!(s, "{:<28} {:>6}", "workload Σ weight·time", "");
-    for e in workload {
-        let _ = write!(s, " {:>w$}", fmt_estimate(e));
+    for (k, e) in workload.iter().enumerate() {
+        // The programs' model errors, weighed by their share of the workload.
+        let (mut sd, mut total) = (0.0, 0.0);
+        for (i, (_, _, preds, _)) in programs.iter().enumerate() {
+            if let Some(pr) = preds.get(k) {
+                let t = weight(i) * pr.total.seconds;
+                sd += t * pr.interval.model_log_sd;
+                total += t;
+            }
+        }
+        let sd = if total > 0.0 { sd / total } else { 0.0 };
+        let interval = augur_model::Interval::new(e, sd);
+        let _ = write!(s, " {:>w$}", fmt_interval(e.seconds, &interval));
     }
     s.push('\n');
     if machines.len() > 1 && workload[0].seconds > 0.0 {
-        let _ = write!(
-            s,
-            "{:<28} {:>6}",
-            format!("relative to {}", truncate(&machines[0].name, 16)),
-            ""
-        );
+        let _ = write!(s, "{:<35}", "relative to the first machine");
         for e in workload {
             let _ = write!(
                 s,
@@ -388,6 +399,15 @@ fn workload_table(
     }
     s.push('\n');
     s
+}
+
+/// `1.323 s ×1.81`: a time with the factor its 90% interval spans either way.
+fn fmt_interval(seconds: f64, i: &augur_model::Interval) -> String {
+    if i.low > 0.0 && i.high > i.low {
+        format!("{} ×{:.2}", fmt_seconds(seconds), (i.high / i.low).sqrt())
+    } else {
+        fmt_seconds(seconds)
+    }
 }
 
 pub(crate) fn truncate(s: &str, n: usize) -> String {
@@ -418,22 +438,6 @@ pub fn fmt_seconds(s: f64) -> String {
         format!("{:.3} us", s * 1e6)
     } else {
         format!("{:.3} ns", s * 1e9)
-    }
-}
-
-fn fmt_estimate(e: &Estimate) -> String {
-    format!(
-        "{} ±{:.1}%",
-        fmt_seconds(e.seconds),
-        pct(e.half_width90(), e.seconds)
-    )
-}
-
-fn pct(part: f64, whole: f64) -> f64 {
-    if whole > 0.0 {
-        100.0 * part / whole
-    } else {
-        0.0
     }
 }
 

@@ -266,10 +266,21 @@ fn bad_inputs_get_clear_messages() {
         assert!(!se.contains("panicked"), "{se}");
         se
     };
-    // Unknown machine: lists the library.
+    // Unknown machine: says where the library is listed; a misspelled one gets the
+    // closest names.
     let se = run(&["predict", prof.to_str().unwrap(), "-m", "no-such-machine"]);
     assert!(se.contains("no machine profile `no-such-machine`"), "{se}");
-    assert!(se.contains("gfortran12-O2-epyc-2core"), "{se}");
+    assert!(se.contains("`augur machines` lists the library"), "{se}");
+    let se = run(&[
+        "predict",
+        prof.to_str().unwrap(),
+        "-m",
+        "gfortran12-O2-epyc-2cor",
+    ]);
+    assert!(
+        se.contains("Did you mean `gfortran12-O2-epyc-2core`"),
+        "{se}"
+    );
     // Malformed program profile: file, line and column.
     std::fs::write(dir.path().join("bad.json"), "{\n  \"kind\": \n").unwrap();
     let se = run(&["predict", "bad.json", "-m", &m]);

@@ -87,7 +87,23 @@ pub fn profile_at_size(
             sc.symbol
         );
     }
-    profile_at(profile, x).with_context(|| format!("{}: at {}={x}", path.display(), at.symbol))
+    let work = spinner(format!("computing the profile at {}={x}", at.symbol));
+    let p =
+        profile_at(profile, x).with_context(|| format!("{}: at {}={x}", path.display(), at.symbol));
+    work.finish_and_clear();
+    p
+}
+
+/// A spinner with the elapsed time on standard error, drawn only on a terminal: a step
+/// that may take seconds says what it is doing.
+fn spinner(what: String) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    if let Ok(style) = indicatif::ProgressStyle::with_template("augur: {msg} {spinner} {elapsed}") {
+        bar.set_style(style);
+    }
+    bar.set_message(what);
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
 }
 
 /// One line on the models behind a profile at a size: `exact 62% of operations (40

@@ -452,7 +452,7 @@ fn vector_kernels(class: InstrClass, w: Width, f: Features) -> Option<(Kernel, K
     }
     // (accumulators' value, operands' value)
     let (start, operand) = match class {
-        InstrClass::FpAdd | InstrClass::FpFma => (".Lone", ".Lzero"),
+        InstrClass::FpAdd | InstrClass::FpMinMax | InstrClass::FpFma => (".Lone", ".Lzero"),
         InstrClass::FpMul | InstrClass::VecMove => (".Lone", ".Lone"),
         InstrClass::FpDiv => (".Lone", ".Lnear_one"),
         InstrClass::FpSqrt => (".Ltwo", ".Ltwo"),
@@ -469,6 +469,7 @@ fn vector_kernels(class: InstrClass, w: Width, f: Features) -> Option<(Kernel, K
     let op = |d: usize, s: usize| -> Vec<String> {
         match class {
             InstrClass::FpAdd => vec![two_op(w, "addsd", "addpd", d, s)],
+            InstrClass::FpMinMax => vec![two_op(w, "maxsd", "maxpd", d, s)],
             InstrClass::FpMul => vec![two_op(w, "mulsd", "mulpd", d, s)],
             InstrClass::FpDiv => vec![two_op(w, "divsd", "divpd", d, s)],
             InstrClass::VecInt => vec![two_op(w, "", "paddd", d, s)],

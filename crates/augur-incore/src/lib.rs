@@ -353,7 +353,7 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
 /// latency while the two chains overlap, reaches the midpoint to two chains'
 /// (interpolated between the two counts around it); `None` when the kernels did not run
 /// or never slowed down. On a Zen 4: 202 integer moves (224 integer registers, fewer
-/// than its 320 reorder entries), 156 vector registers, 66 stores.
+/// than its 320 reorder entries), 156 vector registers, 67 stores.
 fn window(of: &dyn Fn(Measure) -> Option<f64>, filler: Filler) -> Option<f64> {
     let times: Vec<(f64, f64)> = filler
         .counts()

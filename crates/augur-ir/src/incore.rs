@@ -36,8 +36,11 @@ pub enum InstrClass {
     IntMul,
     /// Integer divide or remainder (`div`, `idiv`): not pipelined.
     IntDiv,
-    /// Floating-point add, subtract, compare, min and max.
+    /// Floating-point add, subtract and compare.
     FpAdd,
+    /// Floating-point minimum and maximum (`maxsd`: two cycles on a Zen 4 where an add
+    /// takes three).
+    FpMinMax,
     /// Floating-point multiply.
     FpMul,
     /// Fused multiply-add.
@@ -64,7 +67,7 @@ pub enum InstrClass {
 
 impl InstrClass {
     /// Every class, in order.
-    pub const ALL: [InstrClass; 18] = [
+    pub const ALL: [InstrClass; 19] = [
         InstrClass::Load,
         InstrClass::Forward,
         InstrClass::ForwardInt,
@@ -73,6 +76,7 @@ impl InstrClass {
         InstrClass::IntMul,
         InstrClass::IntDiv,
         InstrClass::FpAdd,
+        InstrClass::FpMinMax,
         InstrClass::FpMul,
         InstrClass::FpFma,
         InstrClass::FpDiv,
@@ -96,6 +100,7 @@ impl InstrClass {
             InstrClass::IntMul => "int_mul",
             InstrClass::IntDiv => "int_div",
             InstrClass::FpAdd => "fp_add",
+            InstrClass::FpMinMax => "fp_min_max",
             InstrClass::FpMul => "fp_mul",
             InstrClass::FpFma => "fp_fma",
             InstrClass::FpDiv => "fp_div",
@@ -114,6 +119,7 @@ impl InstrClass {
         matches!(
             self,
             InstrClass::FpAdd
+                | InstrClass::FpMinMax
                 | InstrClass::FpMul
                 | InstrClass::FpFma
                 | InstrClass::FpDiv
@@ -134,7 +140,7 @@ impl InstrClass {
             InstrClass::IntAlu | InstrClass::VecMove | InstrClass::VecInt => 1.0,
             InstrClass::IntMul => 3.0,
             InstrClass::IntDiv => 15.0,
-            InstrClass::FpAdd | InstrClass::FpMul => 3.0,
+            InstrClass::FpAdd | InstrClass::FpMinMax | InstrClass::FpMul => 3.0,
             InstrClass::FpFma | InstrClass::FpConvert => 4.0,
             InstrClass::FpDiv => 13.0,
             InstrClass::FpSqrt => 15.0,

@@ -9,7 +9,7 @@
 //! memory_op_ns = 0.079
 //! window = 202.0
 //! window_vector = 156.0
-//! window_stores = 66.0
+//! window_stores = 67.0
 //!
 //! [incore.class.fp_add]
 //! latency_ns = 0.714
@@ -79,12 +79,63 @@ pub struct ClassCost {
 
 impl InCoreProfile {
     /// The cost of `cw`, or of the same class at the scalar width when its width was
-    /// not measured (a vector instruction issues as one), or `None`.
+    /// not measured (a vector instruction issues as one); a minimum or maximum not
+    /// measured (profiles made before its class) costs an add, as it was counted; else
+    /// `None`.
     pub fn cost(&self, cw: ClassWidth) -> Option<ClassCost> {
-        self.class.get(&cw.key()).copied().or_else(|| {
+        let own = |class| {
             self.class
-                .get(&ClassWidth::new(cw.class, Default::default()).key())
+                .get(&ClassWidth::new(class, cw.width).key())
                 .copied()
+                .or_else(|| {
+                    self.class
+                        .get(&ClassWidth::new(class, Default::default()).key())
+                        .copied()
+                })
+        };
+        own(cw.class).or_else(|| {
+            (cw.class == augur_ir::incore::InstrClass::FpMinMax)
+                .then(|| own(augur_ir::incore::InstrClass::FpAdd))
+                .flatten()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use augur_ir::incore::{InstrClass, Width};
+
+    #[test]
+    fn a_class_not_measured_falls_back_to_its_scalar_width_or_an_add() {
+        let mut p = InCoreProfile::default();
+        let add = ClassCost {
+            latency_ns: 0.8,
+            throughput_ns: 0.13,
+        };
+        p.class.insert("fp_add".into(), add);
+        // A 256-bit add measured only at the scalar width issues as one.
+        assert_eq!(
+            p.cost(ClassWidth::new(InstrClass::FpAdd, Width::V256)),
+            Some(add)
+        );
+        // A maximum in a profile made before its class costs an add, as it was counted.
+        assert_eq!(
+            p.cost(ClassWidth::new(InstrClass::FpMinMax, Width::Scalar)),
+            Some(add)
+        );
+        let max = ClassCost {
+            latency_ns: 0.54,
+            throughput_ns: 0.13,
+        };
+        p.class.insert("fp_min_max".into(), max);
+        assert_eq!(
+            p.cost(ClassWidth::new(InstrClass::FpMinMax, Width::V128)),
+            Some(max)
+        );
+        assert_eq!(
+            p.cost(ClassWidth::new(InstrClass::FpMul, Width::Scalar)),
+            None
+        );
     }
 }

@@ -746,8 +746,9 @@ fn branches(out: &mut Vec<Experiment>) {
     // flush before the next branch resolves (on a Zen 4 20 cycles a misprediction where a
     // condition computed in registers costs 15). Each unit stores a xorshift generator's
     // value in a ring of 16 and branches on the sign of the one stored eight units
-    // before: random, mispredicted half the time; the reference stores the parity of a
-    // counter instead (alternating, which predictors learn) and does the same work. The
+    // before: random, mispredicted half the time (`ieor(k, iand(c, 1))`: the generator's
+    // sign, with the reference's two operations); the reference stores the parity of a
+    // counter instead (`iand(c, 1) - 1`, alternating, which predictors learn). The
     // arms increment elements of different arrays in memory (each copy its own element as
     // far as the compiler knows, one counter per array at run time), so the compiler
     // cannot turn the IF into a conditional move: it may not invent stores.
@@ -774,7 +775,7 @@ fn branches(out: &mut Vec<Experiment>) {
             sets("i4", &[("v1", "0"), ("v2", "0")])
         ),
         &branch("iand(c, 1) - 1"),
-        &branch("k"),
+        &branch("ieor(k, iand(c, 1))"),
         BODY_UNITS as f64,
         0.5,
         vec![],

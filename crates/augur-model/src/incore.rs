@@ -138,6 +138,8 @@ fn throughput_bound(
         // times add up on it.
         let unit = match class.class {
             InstrClass::FpSqrt => InstrClass::FpDiv,
+            // Minima and maxima run on the adders.
+            InstrClass::FpMinMax => InstrClass::FpAdd,
             c => c,
         };
         *per_class.entry(unit).or_default() += count * cost.throughput_ns;

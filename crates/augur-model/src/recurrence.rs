@@ -25,6 +25,8 @@ pub(crate) struct InlinedShare {
     throughput: Coefficients,
     /// Their recurrences at chain cost, times `share`.
     chains: Coefficients,
+    /// Whether one of those recurrences holds complex arithmetic.
+    complex_chain: bool,
 }
 
 /// For each unit, the work of the procedures the compiler inlined into its innermost
@@ -91,6 +93,7 @@ pub(crate) fn inlined_shares(
                 priced_chain(table, vb),
                 share * vb.executions.unwrap_or(0.0),
             );
+            s.complex_chain |= complex_chain(&vb.chain);
         }
         out[ui].push(s);
     }
@@ -155,6 +158,17 @@ pub(crate) fn loop_recurrences(
             }
         }
         let here: Vec<&InlinedShare> = inlined.iter().filter(|s| s.loop_id == l.id).collect();
+        // An optimizing compiler keeps a real recurrence in a register, where the compiled
+        // loop's chains see it with the machine's own latencies (a `maxval`'s `maxsd`, not
+        // an add's): its chains stand for the source's. Not a complex one, whose parts
+        // the compiled chains follow only in part (cplxpoly77 -33% -> -37% when they did).
+        let chains_seen = table.register_scalars
+            && !complex_chain(&l.chain)
+            && !body.iter().any(|&i| complex_chain(&u.blocks[i].chain))
+            && !here.iter().any(|s| s.complex_chain)
+            && report
+                .and_then(|r| r.compiled_loop(&u.file, l.line))
+                .is_some_and(floating_chain);
         for s in &here {
             work.add(&s.work);
             throughput.add(&s.throughput);
@@ -227,6 +241,7 @@ pub(crate) fn loop_recurrences(
             // registers and fixed slots; a recurrence through array elements (`x(i)`
             // from `x(i-1)`, kept in memory at -O0) moves its address each iteration:
             // the source's recurrence finds it.
+            Some(per_iteration) if chains_seen => n * per_iteration,
             Some(per_iteration) => (n * per_iteration).max(t_chain),
             None => t.max(divider_time(table, u, &body)),
         };
@@ -270,6 +285,22 @@ pub(crate) fn compiled_time(
                 .unwrap_or(cl.lanes.max(1));
     }
     crate::incore::loop_time(&cl, m)
+}
+
+/// Whether a source recurrence holds complex arithmetic (`ACDL`, `MCSG`: a `C` second).
+fn complex_chain(chain: &AbOpCounts) -> bool {
+    chain
+        .iter()
+        .any(|(op, n)| n > 0.0 && op.mnemonic().as_bytes().get(1) == Some(&b'C'))
+}
+
+/// Whether a compiled loop carries a floating-point value from one iteration to the next
+/// in a register (on any of its paths).
+fn floating_chain(cl: &augur_program_profile::compiled::CompiledLoop) -> bool {
+    let floating = |c: &augur_program_profile::compiled::Chain| {
+        c.carried_by.starts_with("%v") && c.path.iter().any(|p| p.class.class.is_floating())
+    };
+    cl.chains.iter().any(floating) || cl.paths.iter().any(|p| p.chains.iter().any(floating))
 }
 
 /// The seconds a compiled loop bound by its dependence chain leaves its core's units
@@ -348,6 +379,39 @@ mod tests {
     use crate::block::{without_chain, BlockContext};
     use crate::test_support::{add_mul_machine, block_profile, entry, pricing, unit_with_one_loop};
     use augur_program_profile::BlockProfile;
+
+    #[test]
+    fn compiled_chains_stand_for_real_recurrences_in_registers_only() {
+        use augur_program_profile::compiled::{Chain, ClassCount, ClassWidth, CompiledLoop};
+        use augur_program_profile::compiled::{InstrClass, Width};
+        let chain = |by: &str, class| Chain {
+            carried_by: by.into(),
+            path: vec![ClassCount {
+                class: ClassWidth::new(class, Width::Scalar),
+                count: 1,
+            }],
+        };
+        let mut cl: CompiledLoop = serde_json::from_value(serde_json::json!({
+            "file": "k.f90", "line": 5, "function": "k_", "instructions": [],
+            "source_iterations": 1, "source_iterations_from": "", "chains": [],
+            "issued": 6
+        }))
+        .unwrap();
+        // A pointer's increment is no floating-point recurrence; `maxsd` through a
+        // register is; a value kept in a stack slot is not in a register.
+        cl.chains = vec![chain("%a", InstrClass::IntAlu)];
+        assert!(!floating_chain(&cl));
+        cl.chains.push(chain("%v1", InstrClass::FpMinMax));
+        assert!(floating_chain(&cl));
+        cl.chains = vec![chain("-8(%rbp)", InstrClass::FpAdd)];
+        assert!(!floating_chain(&cl));
+        // A complex recurrence keeps the source's chain.
+        let mut ops = AbOpCounts::new();
+        ops.add(AbOp::ARDL, 1.0);
+        assert!(!complex_chain(&ops));
+        ops.add(AbOp::MCDL, 1.0);
+        assert!(complex_chain(&ops));
+    }
 
     #[test]
     fn an_inlined_procedure_joins_its_callers_loop() {

@@ -473,11 +473,11 @@ fn operation_class(m: &str) -> Option<InstrClass> {
         InstrClass::FpMul
     } else if b.starts_with("imul") || b.starts_with("mul") {
         InstrClass::IntMul
-    } else if [
-        "add", "sub", "min", "max", "ucomi", "comi", "cmp", "hadd", "hsub",
-    ]
-    .iter()
-    .any(|p| b.starts_with(p))
+    } else if (b.starts_with("min") || b.starts_with("max")) && fp_suffix(b) {
+        InstrClass::FpMinMax
+    } else if ["add", "sub", "ucomi", "comi", "cmp", "hadd", "hsub"]
+        .iter()
+        .any(|p| b.starts_with(p))
         && fp_suffix(b)
     {
         InstrClass::FpAdd
@@ -1061,6 +1061,16 @@ fn stepped_registers(body: &[Instr]) -> Vec<(String, u32)> {
         if is_jump(op) || is_compare(op) {
             continue;
         }
+        // Writes of `%rax` and `%rdx` no operand names (`cltq`, `cqto`, a divide).
+        let implicit = matches!(op, "cltq" | "cqto" | "cltd" | "cwtl")
+            || (i.operands.len() == 1
+                && ["div", "idiv", "mul", "imul"]
+                    .iter()
+                    .any(|p| op.starts_with(p)));
+        if implicit {
+            computed.extend(["a".to_string(), "d".to_string()]);
+            continue;
+        }
         let Some(dest) = i.operands.last().and_then(|d| register(d)) else {
             continue;
         };
@@ -1136,6 +1146,9 @@ mod tests {
                 .map(|l| &l.source_iterations_from)
                 .collect::<Vec<_>>()
         );
+        // `maxsd` is a maximum, not an add.
+        let classes: Vec<InstrClass> = l[0].instructions.iter().map(|c| c.class.class).collect();
+        assert!(classes.contains(&InstrClass::FpMinMax), "{classes:?}");
     }
 
     #[test]

@@ -206,7 +206,7 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
                 tally.add(&name, v, &machine, a.options());
             }
             Err(e) => {
-                println!("{name:<14} failed: {e:#}");
+                println!("{name:<14} failed: {}", crate::error_text(&e));
                 tally.failed.push(name);
             }
         }

@@ -40,3 +40,21 @@ pub enum Verdict {
     /// Some program failed or did not pass (the command exits with status 1).
     Failed,
 }
+
+/// An error with its causes, each said once: a message that already quotes its cause
+/// (`cannot read X: No such file or directory`) is not followed by it again (`{e:#}`
+/// would repeat it).
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if text.contains(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
+}

@@ -1050,7 +1050,7 @@ pub fn run(a: &MissesArgs) -> Result<Verdict> {
             }
             Err(e) => {
                 if !a.json {
-                    println!("{:<12} failed: {e:#}", p.name);
+                    println!("{:<12} failed: {}", p.name, crate::error_text(&e));
                 }
                 report.failed.push((p.name.clone(), format!("{e:#}")));
             }

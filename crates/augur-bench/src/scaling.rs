@@ -106,7 +106,7 @@ pub fn run(a: &ScalingArgs) -> Result<Verdict> {
                 rows.push(r);
             }
             Err(e) => {
-                println!("{:<16} failed: {e:#}", p.name);
+                println!("{:<16} failed: {}", p.name, crate::error_text(&e));
                 failed.push(p.name.clone());
             }
         }

@@ -57,25 +57,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", error_text(&e));
+            eprintln!("error: {}", augur_bench::error_text(&e));
             ExitCode::from(2)
         }
     }
-}
-
-/// The error with its causes, each cause said once: a message that already quotes its
-/// cause (`cannot read X: No such file or directory`) is not followed by it again.
-fn error_text(e: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in e.chain() {
-        let said = cause.to_string();
-        if text.contains(&said) {
-            continue;
-        }
-        if !text.is_empty() {
-            text.push_str(": ");
-        }
-        text.push_str(&said);
-    }
-    text
 }

@@ -40,12 +40,12 @@ pub const TYPICAL_PARAMETER_LOG_SD: f64 = 0.14;
 /// σ of an optimizing build whose loops are priced from the instructions the compiler
 /// emitted (the machine profile has `[incore]`, the program an optimization report of its
 /// compiler and flags), pooled as [`OPTIMIZED_LOG_SD`]: gfortran 12 -O2 on a Zen 4 guest,
-/// 2026-11-28 (session 35), the development part (21 programs) 0.198 and the corpus (48)
-/// 0.289, pooled 0.264; the part set aside 0.126.
+/// 2026-11-28 (session 35), the development part (21 programs) 0.197 and the corpus (48)
+/// 0.285, pooled 0.261; the part set aside 0.127.
 pub const OPTIMIZED_COMPILED_LOG_SD: f64 = 0.26;
 
-/// The same without optimization (-O0): development part 0.336, corpus 0.370, pooled 0.360;
-/// the part set aside 0.169.
+/// The same without optimization (-O0): development part 0.335, corpus 0.365, pooled 0.356;
+/// the part set aside 0.171.
 pub const UNOPTIMIZED_COMPILED_LOG_SD: f64 = 0.36;
 
 /// The model's error, as the standard deviation of `ln(predicted/measured)`, for a

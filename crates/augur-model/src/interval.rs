@@ -112,6 +112,16 @@ impl Interval {
         }
     }
 
+    /// The factor the interval spans either way of its centre (`high / t = t / low`), as
+    /// every view prints it; 1 for an empty or degenerate interval.
+    pub fn factor(&self) -> f64 {
+        if self.low > 0.0 && self.high > self.low {
+            (self.high / self.low).sqrt()
+        } else {
+            1.0
+        }
+    }
+
     /// Whether `seconds` lies inside.
     pub fn contains(&self, seconds: f64) -> bool {
         (self.low..=self.high).contains(&seconds)
@@ -164,6 +174,8 @@ mod tests {
         let s = (0.30f64 * 0.30 + 0.40 * 0.40).sqrt();
         assert!((w.high / 3.0 - (Z90 * s).exp()).abs() < 1e-9, "{w:?}");
         assert!((w.low * w.high - 9.0).abs() < 1e-9);
+        // The factor every view prints is the interval's own, the counts' term included.
+        assert!((w.factor() - (Z90 * s).exp()).abs() < 1e-9, "{w:?}");
         assert_eq!(w.count_log_sd, 0.40);
         let same = i.with_counts(0.0);
         assert_eq!((same.low, same.high), (i.low, i.high));

@@ -3,7 +3,6 @@
 
 use anyhow::{bail, Result};
 use augur_machine_profile::library;
-use augur_model::cost::Z90;
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
 use augur_model::speedup::SpeedupExplanation;
@@ -403,8 +402,8 @@ fn workload_table(
 
 /// `1.323 s ×1.81`: a time with the factor its 90% interval spans either way.
 fn fmt_interval(seconds: f64, i: &augur_model::Interval) -> String {
-    if i.low > 0.0 && i.high > i.low {
-        format!("{} ×{:.2}", fmt_seconds(seconds), (i.high / i.low).sqrt())
+    if i.factor() > 1.0 {
+        format!("{} ×{:.2}", fmt_seconds(seconds), i.factor())
     } else {
         fmt_seconds(seconds)
     }
@@ -482,7 +481,7 @@ fn report_by(
         fmt_seconds(pred.total.seconds),
         fmt_seconds(i.low),
         fmt_seconds(i.high),
-        (Z90 * (i.model_log_sd.powi(2) + i.parameter_log_sd.powi(2)).sqrt()).exp()
+        i.factor()
     );
     let _ = writeln!(
         s,

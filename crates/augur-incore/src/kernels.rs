@@ -123,33 +123,51 @@ pub enum Filler {
     Vector,
     /// A store-queue entry each (`mov %eax, augur_incore_buf+8(%rip)`).
     Store,
+    /// A floating-point scheduler entry each: `vaddsd` of the chain's result, waiting
+    /// for it (the instructions of a long dependent path wait there).
+    Waiting,
 }
 
 impl Filler {
     /// Every kind, in the order the kernels are measured.
-    pub const ALL: [Filler; 3] = [Filler::Integer, Filler::Vector, Filler::Store];
+    pub const ALL: [Filler; 4] = [
+        Filler::Integer,
+        Filler::Vector,
+        Filler::Store,
+        Filler::Waiting,
+    ];
 
-    /// The `k`-th filler instruction.
-    fn instruction(self, k: usize) -> String {
+    /// The `k`-th filler instruction after the chain whose result is in `%xmm{chain}`.
+    fn instruction(self, k: usize, chain: u32) -> String {
         match self {
             Filler::Integer => format!("mov $1, %{}", GPR32[k % 8]),
             Filler::Vector => format!("vaddsd %xmm14, %xmm15, %xmm{}", 2 + k % 12),
             Filler::Store => format!("mov %eax, augur_incore_buf+{}(%rip)", 8 * (k % 8)),
+            Filler::Waiting => format!("vaddsd %xmm{chain}, %xmm15, %xmm{}", 2 + k % 12),
         }
     }
 
+    /// Whether the host with `f` can run its kernels (the `v` encodings need AVX).
+    fn runs_on(self, f: Features) -> bool {
+        f.avx || !matches!(self, Filler::Vector | Filler::Waiting)
+    }
+
     /// The numbers of fillers of its kernels: integer and vector fillers 32 to 704, beyond
-    /// every x86-64 core's reorder buffer of today (Zen 5: 448 entries); stores 8 to 176
-    /// (store queues hold 48 to 114).
+    /// every x86-64 core's reorder buffer of today (Zen 5: 448 entries); stores and
+    /// waiting instructions 8 to 176 (store queues hold 48 to 114, schedulers fewer).
     pub fn counts(self) -> impl Iterator<Item = u32> {
-        let step = if self == Filler::Store { 8 } else { 32 };
+        let step = if matches!(self, Filler::Store | Filler::Waiting) {
+            8
+        } else {
+            32
+        };
         (1..=22).map(move |k| step * k)
     }
 
     /// The chain's own instructions that take the same resource (the square roots write
     /// vector registers).
     pub fn in_chain(self) -> u32 {
-        if self == Filler::Vector {
+        if matches!(self, Filler::Vector | Filler::Waiting) {
             WINDOW_CHAIN
         } else {
             0
@@ -193,10 +211,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     v.extend(memory_kernels());
     v.push(issue_kernel());
     v.push(branch_kernel());
-    for filler in Filler::ALL
-        .into_iter()
-        .filter(|k| f.avx || *k != Filler::Vector)
-    {
+    for filler in Filler::ALL.into_iter().filter(|k| k.runs_on(f)) {
         v.extend(filler.counts().map(|n| window_kernel(filler, n)));
     }
     for class in vector_classes() {
@@ -380,13 +395,13 @@ fn branch_kernel() -> Kernel {
 /// roots (no-ops would not do: a Zen 4 keeps none of them in its window).
 fn window_kernel(filler: Filler, n: u32) -> Kernel {
     let chain = |r: u32| (0..WINDOW_CHAIN).map(move |_| format!("sqrtsd %xmm{r}, %xmm{r}"));
-    let fillers = || (0..n as usize).map(|k| filler.instruction(k));
+    let fillers = |r: u32| (0..n as usize).map(move |k| filler.instruction(k, r));
     let mut body: Vec<String> = chain(0).collect();
-    body.extend(fillers());
+    body.extend(fillers(0));
     body.extend(chain(1));
-    body.extend(fillers());
+    body.extend(fillers(1));
     let mut setup = strings(&["movsd .Ltwo(%rip), %xmm0", "movsd .Ltwo(%rip), %xmm1"]);
-    if filler == Filler::Vector {
+    if matches!(filler, Filler::Vector | Filler::Waiting) {
         setup.extend(strings(&[
             "vxorps %xmm14, %xmm14, %xmm14",
             "vxorps %xmm15, %xmm15, %xmm15",

@@ -345,6 +345,7 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         window: window(&of, Filler::Integer),
         window_vector: window(&of, Filler::Vector),
         window_stores: window(&of, Filler::Store),
+        window_waiting: window(&of, Filler::Waiting),
     }
 }
 
@@ -402,6 +403,12 @@ pub fn report(p: &InCoreProfile) -> String {
         }
         if let Some(st) = p.window_stores {
             let _ = write!(s, ", {st:.0} stores");
+        }
+        if let Some(w) = p.window_waiting {
+            let _ = write!(
+                s,
+                ", {w:.0} floating-point instructions waiting for operands"
+            );
         }
         s.push('\n');
     }

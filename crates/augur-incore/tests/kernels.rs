@@ -54,7 +54,8 @@ fn the_hosts_kernels_give_sane_figures() {
         assert!(c.throughput_ns > 0.0 && c.latency_ns >= 0.0, "{key}: {c:?}");
     }
     // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight,
-    // 64 to 256 of them writing vector registers, 32 to 128 stores.
+    // 64 to 256 of them writing vector registers, 32 to 128 stores; fewer instructions
+    // waiting for an operand than writing vector registers (a Zen 4: 75 and 156).
     let w = p
         .window
         .expect("the window kernels slowed down at some number of moves");
@@ -64,6 +65,11 @@ fn the_hosts_kernels_give_sane_figures() {
         assert!(
             (64.0..=256.0).contains(&v) && v < w + 64.0,
             "vector {v}, integer {w}"
+        );
+        let waiting = p.window_waiting.expect("the waiting fillers slowed down");
+        assert!(
+            (24.0..=256.0).contains(&waiting) && waiting <= v,
+            "waiting {waiting}, vector {v}"
         );
     }
     let st = p.window_stores.expect("the store fillers slowed down");

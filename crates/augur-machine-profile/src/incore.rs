@@ -10,6 +10,7 @@
 //! window = 202.0
 //! window_vector = 156.0
 //! window_stores = 67.0
+//! window_waiting = 100.0
 //!
 //! [incore.class.fp_add]
 //! latency_ns = 0.714
@@ -64,6 +65,12 @@ pub struct InCoreProfile {
     /// stores; `None` in profiles made before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_stores: Option<f64>,
+    /// The floating-point instructions waiting for an operand the core keeps in flight
+    /// (its floating-point schedulers), measured as `window` with `vaddsd` fillers that
+    /// read the chain's result; `None` in profiles made before the field, or on a host
+    /// without AVX.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_waiting: Option<f64>,
 }
 
 /// What one instruction of a class costs.

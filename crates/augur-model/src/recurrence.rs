@@ -133,10 +133,12 @@ pub(crate) fn loop_recurrences(
             continue;
         };
         let innermost = !u.loops.iter().any(|o| o.parent == Some(l.id));
-        if !innermost {
+        let compiled = compiled_time(table, report, u, l.line).map(|t| t.per_source_iteration);
+        // A nest whose inner loops the compiler unrolled completely is priced whole
+        // from its compiled loop, and its inner loops with it.
+        if !(innermost || compiled.is_some()) || in_compiled_nest(table, report, u, l) {
             continue;
         }
-        let compiled = compiled_time(table, report, u, l.line).map(|t| t.per_source_iteration);
         if compiled.is_none() && report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
             continue;
         }
@@ -144,8 +146,15 @@ pub(crate) fn loop_recurrences(
             .blocks
             .iter()
             .enumerate()
-            .filter(|(_, b)| b.in_loop == Some(l.id))
+            .filter(|(_, b)| crate::price::inside_loop(u, b.in_loop, l.id))
             .map(|(i, _)| i)
+            .collect();
+        // The recurrences of the loop's own blocks (an unrolled inner loop's reduction
+        // starts again each iteration).
+        let own: Vec<usize> = body
+            .iter()
+            .copied()
+            .filter(|&i| u.blocks[i].in_loop == Some(l.id))
             .collect();
         let mut work = Coefficients::default();
         let mut throughput = Coefficients::default();
@@ -157,7 +166,10 @@ pub(crate) fn loop_recurrences(
                 throughput.add(&without_branches(c));
             }
         }
-        let here: Vec<&InlinedShare> = inlined.iter().filter(|s| s.loop_id == l.id).collect();
+        let here: Vec<&InlinedShare> = inlined
+            .iter()
+            .filter(|s| crate::price::inside_loop(u, Some(s.loop_id), l.id))
+            .collect();
         // An optimizing compiler keeps a real recurrence in a register, where the compiled
         // loop's chains see it with the machine's own latencies (a `maxval`'s `maxsd`, not
         // an add's): its chains stand for the source's. Not a complex one, whose parts
@@ -184,7 +196,7 @@ pub(crate) fn loop_recurrences(
             .sum::<f64>();
         // The blocks' own recurrences, whether or not they bound their blocks.
         let mut block_chains = Coefficients::default();
-        for &i in &body {
+        for &i in &own {
             let b = &u.blocks[i];
             block_chains
                 .chain
@@ -261,7 +273,29 @@ pub(crate) fn loop_recurrences(
     scaled
 }
 
-/// The in-core time of the innermost loop of `u` on `line`, from the instructions the
+/// Whether loop `l` of `u` lies inside a loop priced from a compiled loop (a nest the
+/// compiler unrolled completely into one loop).
+fn in_compiled_nest(
+    table: &CostTable,
+    report: Option<&OptReport>,
+    u: &UnitProfile,
+    l: &augur_program_profile::LoopProfile,
+) -> bool {
+    let mut parent = l.parent;
+    for _ in 0..u.loops.len() {
+        let Some(p) = parent.and_then(|id| u.loops.iter().find(|o| o.id == id)) else {
+            return false;
+        };
+        if compiled_time(table, report, u, p.line).is_some() {
+            return true;
+        }
+        parent = p.parent;
+    }
+    false
+}
+
+/// The in-core time of the innermost loop of `u` on `line` (or of the nest the compiler
+/// unrolled into one loop there), from the instructions the
 /// compiler emitted for it, when the report holds its compiled loop and the machine its
 /// in-core parameters ([`crate::incore`]).
 pub(crate) fn compiled_time(
@@ -380,6 +414,18 @@ mod tests {
     use crate::test_support::{add_mul_machine, block_profile, entry, pricing, unit_with_one_loop};
     use augur_program_profile::BlockProfile;
 
+    /// Each block of `u` priced in its own context, and at throughput.
+    fn priced(t: &CostTable, u: &UnitProfile) -> (Vec<Coefficients>, Vec<Coefficients>) {
+        let ctx = BlockContext::default();
+        let c = u.blocks.iter().map(|b| pricing(t).total(b, ctx)).collect();
+        let thru = u
+            .blocks
+            .iter()
+            .map(|b| pricing(t).total(&without_chain(b), ctx))
+            .collect();
+        (c, thru)
+    }
+
     #[test]
     fn compiled_chains_stand_for_real_recurrences_in_registers_only() {
         use augur_program_profile::compiled::{Chain, ClassCount, ClassWidth, CompiledLoop};
@@ -411,6 +457,76 @@ mod tests {
         assert!(!complex_chain(&ops));
         ops.add(AbOp::MCDL, 1.0);
         assert!(complex_chain(&ops));
+    }
+
+    #[test]
+    fn a_nest_unrolled_into_one_compiled_loop_is_priced_whole() {
+        use augur_program_profile::compiled::CompiledLoop;
+        use augur_program_profile::LoopProfile;
+        let m = add_mul_machine();
+        let mut t = CostTable::from_profile(&m);
+        t.incore = Some(augur_machine_profile::incore::InCoreProfile {
+            cycle_ns: 1.0,
+            issue_ns: 1.0,
+            ..Default::default()
+        });
+        let ops = |op: AbOp| {
+            let mut c = AbOpCounts::new();
+            c.add(op, 1.0);
+            c
+        };
+        // `do m = 1, 100; d = sum(r(:,m)**2); mag(m) = d*d; end do`: the sum's loop of
+        // three (its add a 3 ns chain, 900 ns priced alone) unrolled into the loop
+        // over `m`, whose compiled iteration issues 4 instructions: 4 ns each, 400 ns.
+        let outer = BlockProfile {
+            executions: Some(100.0),
+            ..block_profile(
+                augur_ir::BlockKind::Straight,
+                ops(AbOp::MRDL),
+                AbOpCounts::new(),
+            )
+        };
+        let inner = BlockProfile {
+            id: 1,
+            first_line: 2,
+            last_line: 2,
+            in_loop: Some(1),
+            executions: Some(300.0),
+            ..block_profile(
+                augur_ir::BlockKind::Straight,
+                ops(AbOp::ARDL),
+                ops(AbOp::ARDL),
+            )
+        };
+        let mut u = unit_with_one_loop("t", vec![outer, inner]);
+        u.loops.push(LoopProfile {
+            id: 1,
+            line: 2,
+            depth: 2,
+            parent: Some(0),
+            entries: Some(100.0),
+            iterations: Some(300.0),
+            mean_trips: Some(3.0),
+            ..u.loops[0].clone()
+        });
+        let cl: CompiledLoop = serde_json::from_value(serde_json::json!({
+            "file": "t.f90", "line": 1, "function": "t_", "instructions": [],
+            "source_iterations": 1, "source_iterations_from": "", "chains": [],
+            "issued": 4
+        }))
+        .unwrap();
+        let report = OptReport {
+            compiled_loops: vec![cl],
+            ..OptReport::default()
+        };
+        let (mut c, thru) = priced(&t, &u);
+        let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
+        loop_recurrences(&t, Some(&report), &u, &mut c, &thru, &[]);
+        assert!((total(&c) - 400e-9).abs() < 1e-15, "{}", total(&c));
+        // Without the compiled loop, the inner loop keeps its chain: 50 + 900 ns.
+        let (mut c, _) = priced(&t, &u);
+        loop_recurrences(&t, None, &u, &mut c, &thru, &[]);
+        assert!((total(&c) - 950e-9).abs() < 1e-15, "{}", total(&c));
     }
 
     #[test]
@@ -634,12 +750,7 @@ mod tests {
             ],
         );
         let ctx = BlockContext::default();
-        let mut c: Vec<Coefficients> = u.blocks.iter().map(|b| pricing(&t).total(b, ctx)).collect();
-        let thru: Vec<Coefficients> = u
-            .blocks
-            .iter()
-            .map(|b| pricing(&t).total(&without_chain(b), ctx))
-            .collect();
+        let (mut c, thru) = priced(&t, &u);
         let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
         assert!((total(&c) - 500e-9).abs() < 1e-15, "{}", total(&c));
         loop_recurrences(&t, None, &u, &mut c, &thru, &[]);

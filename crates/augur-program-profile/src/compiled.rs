@@ -76,7 +76,8 @@ pub struct CompiledLoop {
 
 /// The instructions of one compiled iteration by the resource each holds from issue to
 /// retirement: how many iterations the core keeps in flight is the fewest any resource
-/// allows (the machine profile's `[incore] window`, `window_vector`, `window_stores`).
+/// allows (the machine profile's `[incore] window`, `window_vector`, `window_stores`,
+/// `window_waiting`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct InFlight {
     /// Instructions writing an integer register or the flags (compares included; a move
@@ -86,6 +87,11 @@ pub struct InFlight {
     pub vector: u32,
     /// Stores.
     pub stores: u32,
+    /// Instructions computing into a vector register (loads and moves apart): each
+    /// waits for its operands in a floating-point scheduler. 0 in profiles made before
+    /// the field.
+    #[serde(default)]
+    pub waiting: u32,
 }
 
 /// One path of an iteration through a compiled loop's blocks.

@@ -19,7 +19,7 @@ pub fn map_to_source(
     report: &mut OptReport,
     units: &[UnitProfile],
     statements: &[LineProfile],
-    step: impl Fn(&str, u32) -> Option<u32>,
+    step: impl Fn(&str, u32) -> Option<SourceStep>,
 ) {
     let raw = std::mem::take(&mut report.compiled_loops);
     let mut groups: BTreeMap<(String, u32), Vec<CompiledLoop>> = BTreeMap::new();
@@ -46,32 +46,34 @@ pub fn map_to_source(
 }
 
 /// `cl` at the innermost source loop of `units` it runs (its line that loop's, its source
-/// iterations divided by the elements a source iteration advances), or why none.
+/// iterations divided by the elements a source iteration advances), or why none. A
+/// source loop whose inner loops all run a few iterations ([`unrolled_nest`]) counts as
+/// innermost: the compiler unrolled them completely into its body.
 fn place(
     mut cl: CompiledLoop,
     units: &[UnitProfile],
     statements: &[LineProfile],
-    step: &impl Fn(&str, u32) -> Option<u32>,
+    step: &impl Fn(&str, u32) -> Option<SourceStep>,
 ) -> Result<CompiledLoop, UnmappedLoop> {
     let found = units
         .iter()
         .filter(|u| same_file(&u.file, &cl.file))
-        .find_map(|u| source_loop(u, cl.line).map(|(line, innermost)| (u, line, innermost)));
+        .find_map(|u| source_loop(u, cl.line).map(|l| (u, l.id, l.line)));
     let reason = match found {
-        Some((u, line, true)) => {
+        Some((u, id, line)) if innermost(u, id) || unrolled_nest(u, id, &cl) => {
             cl.line = line;
-            let id = u.loops.iter().find(|l| l.line == line).map(|l| l.id);
-            match id {
-                Some(id) if !covers(u, id, &cl.lines, statements) && calls_it_lacks(u, id, &cl) => {
-                    "a loop the compiler made inside the source loop (its instructions come from half of the loop's statements or fewer, and none calls the procedures or does the input/output the loop does: a string's padding, an intrinsic's loop)"
+            if !covers(u, id, &cl.lines, statements) && calls_it_lacks(u, id, &cl) {
+                "a loop the compiler made inside the source loop (its instructions come from half of the loop's statements or fewer, and none calls the procedures or does the input/output the loop does: a string's padding, an intrinsic's loop)"
+            } else {
+                if !innermost(u, id) {
+                    cl.source_iterations_from
+                        .push_str(", its inner loops unrolled completely into it");
                 }
-                _ => {
-                    by_source_step(&mut cl, id.and_then(|l| step(&u.name, l)));
-                    return Ok(cl);
-                }
+                by_source_step(&mut cl, step(&u.name, id));
+                return Ok(cl);
             }
         }
-        Some((_, _, false)) => "the source loop here holds loops the compiled code no longer has (unrolled completely or replaced by a library call)",
+        Some(_) => "the source loop here holds loops the compiled code no longer has (replaced by a library call, or unrolled completely from more iterations than a few)",
         None => "no source loop starts on this line (a loop the compiler made, or a loop built with GOTO)",
     };
     Err(UnmappedLoop {
@@ -81,14 +83,46 @@ fn place(
     })
 }
 
+/// Whether loop `id` of `u` holds no other loop.
+fn innermost(u: &UnitProfile, id: u32) -> bool {
+    !u.loops.iter().any(|o| o.parent == Some(id))
+}
+
+/// The most iterations a loop the compiler unrolls completely runs (gfortran's
+/// `max-completely-peel-times`).
+const COMPLETELY_UNROLLED_TRIPS: f64 = 16.0;
+
+/// Whether compiled loop `cl`, found at source loop `id` of `u` that holds other loops,
+/// is that whole nest with its inner loops unrolled completely: it calls nothing (a
+/// loop replaced by `memcpy` or `memset` is a call) and every loop inside `id` is a
+/// counted DO or an array statement's element loop (not a DO WHILE, whose trips the
+/// compiler cannot know) that ran at most [`COMPLETELY_UNROLLED_TRIPS`] iterations an
+/// entry (`r(:,m)` of `r(3,n)`).
+fn unrolled_nest(u: &UnitProfile, id: u32, cl: &CompiledLoop) -> bool {
+    use augur_ir::LoopKind;
+    use augur_program_profile::compiled::InstrClass;
+    let calls = cl
+        .instructions
+        .iter()
+        .any(|c| c.class.class == InstrClass::Call);
+    let inner = u
+        .loops
+        .iter()
+        .filter(|l| l.id != id && within(u, Some(l.id), id));
+    !calls
+        && inner.into_iter().all(|l| {
+            matches!(l.loop_kind, LoopKind::Counted | LoopKind::ArrayElements)
+                && l.mean_trips.is_some_and(|t| t <= COMPLETELY_UNROLLED_TRIPS)
+        })
+}
+
 /// The source loop of `u` a compiled loop whose backward jump is on `line` belongs to:
 /// the loop whose DO statement is on that line, else the deepest loop whose lines hold
 /// it (gfortran puts the jump of a loop around a continued statement on its last
-/// line). Its line, and whether it is innermost.
-fn source_loop(u: &UnitProfile, line: u32) -> Option<(u32, bool)> {
-    let innermost = |id: u32| !u.loops.iter().any(|o| o.parent == Some(id));
+/// line).
+fn source_loop(u: &UnitProfile, line: u32) -> Option<&augur_program_profile::LoopProfile> {
     if let Some(l) = u.loops.iter().find(|l| l.line == line) {
-        return Some((l.line, innermost(l.id)));
+        return Some(l);
     }
     let last_line = |id: u32| {
         u.blocks
@@ -102,7 +136,6 @@ fn source_loop(u: &UnitProfile, line: u32) -> Option<(u32, bool)> {
         .iter()
         .filter(|l| l.line <= line && line <= last_line(l.id))
         .max_by_key(|l| l.depth)
-        .map(|l| (l.line, innermost(l.id)))
 }
 
 /// Whether the compiled loop whose instructions come from `lines` is source loop `id`
@@ -173,19 +206,35 @@ fn within(u: &UnitProfile, inner: Option<u32>, target: u32) -> bool {
     false
 }
 
+/// How far a source iteration moves the arrays its loop walks ([`source_step`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceStep {
+    /// This many elements of the arrays.
+    Elements(u32),
+    /// One record of an array of derived type (`b(j)%x`), whose size in bytes augur
+    /// does not know: a compiled iteration that steps its pointers once is one source
+    /// iteration.
+    Record,
+}
+
 /// Divides a compiled loop's source iterations by its source loop's constant step `k`
 /// (the pointers advance `k` elements a source iteration); an unknown step leaves
 /// only the vector lanes to go by.
-fn by_source_step(cl: &mut CompiledLoop, k: Option<u32>) {
+fn by_source_step(cl: &mut CompiledLoop, k: Option<SourceStep>) {
     if !cl.source_iterations_from.contains("induction") {
         return;
     }
     match k {
-        Some(1) => {}
-        Some(k) if k > 1 && cl.source_iterations % k == 0 => {
+        Some(SourceStep::Elements(1)) => {}
+        Some(SourceStep::Elements(k)) if k > 1 && cl.source_iterations % k == 0 => {
             cl.source_iterations /= k;
             cl.source_iterations_from
                 .push_str(&format!(", a source iteration steps {k} elements"));
+        }
+        Some(SourceStep::Record) => {
+            cl.source_iterations = 1;
+            cl.source_iterations_from
+                .push_str(", a source iteration steps one record of a derived type");
         }
         _ => {
             cl.source_iterations = cl.lanes.max(1);
@@ -202,8 +251,9 @@ fn by_source_step(cl: &mut CompiledLoop, k: Option<u32>) {
 /// statements, `|k|` for a literal step `k`) times the smallest stride its index has in
 /// the first subscript of the loop's array references (`x(2*k+1)` and `x(2*k+2)`: 2,
 /// a pair a source iteration; 1 as soon as one reference walks the elements one by
-/// one; 1 when no first subscript holds the index as a constant multiple).
-pub fn source_step(program: &augur_ir::Program, unit: &str, id: u32) -> Option<u32> {
+/// one; 1 when no first subscript holds the index as a constant multiple). A unit-step
+/// loop that walks only arrays of derived type steps one record.
+pub fn source_step(program: &augur_ir::Program, unit: &str, id: u32) -> Option<SourceStep> {
     let u = program
         .units
         .iter()
@@ -215,16 +265,34 @@ pub fn source_step(program: &augur_ir::Program, unit: &str, id: u32) -> Option<u
         let step = l.bounds.as_ref()?.step.as_ref()?;
         step.trim().parse::<i64>().ok()?.unsigned_abs() as u32
     };
-    Some(step * l.var.as_deref().map_or(1, |v| index_stride(u, l.id, v)))
+    let Some(var) = l.var.as_deref() else {
+        return Some(SourceStep::Elements(step));
+    };
+    match index_stride(u, l.id, var) {
+        Stride::Elements(k) => Some(SourceStep::Elements(step * k)),
+        Stride::Records if step == 1 => Some(SourceStep::Record),
+        Stride::Records => None,
+    }
+}
+
+/// What a step of a loop's index moves its body's array references ([`index_stride`]).
+enum Stride {
+    /// The fewest elements over the references of intrinsic type (1 when none holds
+    /// the index as a constant multiple).
+    Elements(u32),
+    /// Only references of arrays of derived type hold it.
+    Records,
 }
 
 /// The fewest elements a step of `var` moves the array references of loop `id`'s body:
 /// its constant multiple in a subscript times the extents of the dimensions before it
 /// (`x(2*k+1)`: 2; `du(is,k)` of `du(4,n)`: 4), over the references whose earlier
-/// extents are known constants; 1 when none.
-fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> u32 {
-    use augur_ir::{ExprKind, StmtKind, Subscript};
+/// extents are known constants; 1 when none; records when only arrays of derived type
+/// hold it.
+fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> Stride {
+    use augur_ir::{BaseType, ExprKind, StmtKind, Subscript};
     let mut smallest: Option<u64> = None;
+    let mut records = false;
     let stmts = u
         .blocks
         .iter()
@@ -240,7 +308,9 @@ fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> u32 {
                 let ExprKind::Elem(v, subs) = &x.kind else {
                     return;
                 };
-                let dims = u.symbol(&v.name).map_or(&[][..], |s| &s.dims[..]);
+                let symbol = u.symbol(&v.name);
+                let dims = symbol.map_or(&[][..], |s| &s.dims[..]);
+                let derived = symbol.is_some_and(|s| s.ty.base == BaseType::Derived);
                 let mut before: Option<u64> = Some(1);
                 for (k, sub) in subs.iter().enumerate() {
                     let Subscript::Index(i) = sub else {
@@ -248,8 +318,12 @@ fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> u32 {
                     };
                     let c = multiple_of(i, var).filter(|&c| c != 0);
                     if let (Some(c), Some(b)) = (c, before) {
-                        let stride = c.unsigned_abs().saturating_mul(b);
-                        smallest = Some(smallest.map_or(stride, |s| s.min(stride)));
+                        if derived {
+                            records = true;
+                        } else {
+                            let stride = c.unsigned_abs().saturating_mul(b);
+                            smallest = Some(smallest.map_or(stride, |s| s.min(stride)));
+                        }
                         break;
                     }
                     let extent = dims.get(k).and_then(|d| d.extent).filter(|e| *e > 0);
@@ -258,7 +332,11 @@ fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> u32 {
             });
         }
     }
-    smallest.map_or(1, |s| s.min(1 << 20) as u32)
+    match smallest {
+        Some(s) => Stride::Elements(s.min(1 << 20) as u32),
+        None if records => Stride::Records,
+        None => Stride::Elements(1),
+    }
 }
 
 /// The coefficient of `var` in `e` when `e` is `var` times a constant plus terms

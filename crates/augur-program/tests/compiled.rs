@@ -227,3 +227,35 @@ end program
         r.unmapped_loops
     );
 }
+
+#[test]
+fn a_nest_whose_short_inner_loops_were_unrolled_is_one_compiled_loop() {
+    // `sum(r(:,m)**2)` over the three rows of `r(3,n)`: gfortran -O2 unrolls the
+    // element loop completely; the compiled loop is the loop over `m`, one `m` an
+    // iteration (its stores of doubles step 8 bytes beside single-precision divides).
+    let p = analyze(
+        "-O2",
+        "program nest
+  implicit none
+  integer, parameter :: n = 10
+  double precision :: r(3,n), mag(n), d2
+  integer :: m, it
+  call random_number(r)
+  do it = 1, 1000
+    do m = 1, n
+      d2 = sum(r(:,m)**2)
+      mag(m) = 1 / sqrt(real(d2))
+    end do
+    r(1,1) = r(1,1) + mag(it / 100 + 1)
+  end do
+  print *, mag(3)
+end program
+",
+    );
+    let l = compiled(&p, 8);
+    assert_eq!(l.source_iterations, 1, "{l:#?}");
+    assert!(
+        l.source_iterations_from.contains("unrolled completely"),
+        "{l:#?}"
+    );
+}

@@ -370,7 +370,11 @@ fn in_flight(body: &[Instr]) -> InFlight {
             continue;
         }
         match register(dest) {
-            Some(r) if r.starts_with('v') => f.vector += 1,
+            Some(r) if r.starts_with('v') => {
+                f.vector += 1;
+                let load = base_mnemonic(m).starts_with("mov") || m.starts_with("movs");
+                f.waiting += u32::from(!load);
+            }
             Some(_) => f.integer += 1,
             None => {}
         }
@@ -1020,9 +1024,13 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
                 };
                 // Stores and copies of doubles often use the single-precision encodings
                 // (`movups`, shorter): the arithmetic's elements say what the data moved
-                // through vector registers are; an integer register's access says its own.
+                // through vector registers are; a scalar instruction (`movsd`, `mulss`)
+                // and an integer register's access say their own.
                 let through_vector = i.operands.iter().any(|o| o.contains("mm"));
-                let elem = if through_vector {
+                let scalar = ["sd", "ss"]
+                    .iter()
+                    .any(|s| base_mnemonic(&i.mnemonic).ends_with(s));
+                let elem = if through_vector && !scalar {
                     arithmetic_element_bytes(body).unwrap_or(bytes_each)
                 } else {
                     bytes_each
@@ -1128,6 +1136,20 @@ mod tests {
     }
 
     #[test]
+    fn a_scalar_double_store_steps_in_doubles_beside_single_divides() {
+        // `mag(m) = ... 1/sqrt(real(d2)) ...`: `sqrtss` and `divss` work on floats, the
+        // store of the double result steps 8 bytes: one element, not two floats.
+        let l = loops(
+            ".L20:\n\t.loc 1 9 5\n\tmovsd\t(%r8), %xmm0\n\taddq\t$24, %r8\n\taddq\t$8, %r9\n\
+             \tcvtsd2ss\t%xmm0, %xmm7\n\tsqrtss\t%xmm7, %xmm7\n\tdivss\t%xmm7, %xmm1\n\
+             \tcvtss2sd\t%xmm1, %xmm1\n\tmovsd\t%xmm1, -8(%r9)\n\
+             \t.loc 1 8 5\n\tcmpq\t%r8, %rcx\n\tjne\t.L20\n",
+        );
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].source_iterations, 1, "{}", l[0].source_iterations_from);
+    }
+
+    #[test]
     fn each_arm_stepping_the_induction_is_one_step() {
         // `maxval(abs(u - w))` at -O2: the first-element arm and the steady arm each add 8
         // to the offset; an iteration runs one of them.
@@ -1163,10 +1185,14 @@ mod tests {
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].source_iterations, 1, "{}", l[0].source_iterations_from);
         // Integer: the reloaded index, its extension and offset, the counter's add (its
-        // flags) and compare; vector: the loaded and subtracted element; stores: the
-        // result and the counter.
+        // flags) and compare; vector: the loaded and subtracted element, of which the
+        // subtraction waits for its operands; stores: the result and the counter.
         let f = l[0].in_flight.expect("counted");
-        assert_eq!((f.integer, f.vector, f.stores), (5, 2, 2), "{f:?}");
+        assert_eq!(
+            (f.integer, f.vector, f.stores, f.waiting),
+            (5, 2, 2, 1),
+            "{f:?}"
+        );
     }
 
     #[test]

@@ -68,7 +68,8 @@ pub struct InCoreProfile {
     /// The floating-point instructions waiting for an operand the core keeps in flight
     /// (its floating-point schedulers), measured as `window` with `vaddsd` fillers that
     /// read the chain's result; `None` in profiles made before the field, or on a host
-    /// without AVX.
+    /// without AVX. Recorded for the model to come: the predictor does not use it yet
+    /// (docs/ACCURACY.md, session 36).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_waiting: Option<f64>,
 }

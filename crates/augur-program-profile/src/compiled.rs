@@ -76,8 +76,7 @@ pub struct CompiledLoop {
 
 /// The instructions of one compiled iteration by the resource each holds from issue to
 /// retirement: how many iterations the core keeps in flight is the fewest any resource
-/// allows (the machine profile's `[incore] window`, `window_vector`, `window_stores`,
-/// `window_waiting`).
+/// allows (the machine profile's `[incore] window`, `window_vector`, `window_stores`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct InFlight {
     /// Instructions writing an integer register or the flags (compares included; a move
@@ -88,8 +87,9 @@ pub struct InFlight {
     /// Stores.
     pub stores: u32,
     /// Instructions computing into a vector register (loads and moves apart): each
-    /// waits for its operands in a floating-point scheduler. 0 in profiles made before
-    /// the field.
+    /// waits for its operands in a floating-point scheduler (the machine's `[incore]
+    /// window_waiting`; recorded, not yet used by the predictor). 0 in profiles made
+    /// before the field.
     #[serde(default)]
     pub waiting: u32,
 }

@@ -43,6 +43,12 @@ enum Command {
     /// loop, line, block and region. Several profiles form a workload (optionally
     /// weighted); several machines are shown side by side.
     Predict(Box<PredictCmd>),
+    /// Write one self-contained HTML report of a prediction to open in a browser: the
+    /// predicted time with its interval on each machine, where the time goes by loop,
+    /// procedure, line and AbOp (sortable tables, machines side by side), the source with
+    /// each line's share, the memory term by nest, what the compiler did to the hot
+    /// loops, the risk flags. No network or external file is needed to view it.
+    Report(Box<ReportCmd>),
     /// Check a prediction against real runs: analyze, predict, build the program
     /// normally with the machine's compiler and flags, time it, print the error.
     Validate(Box<ValidateCmd>),
@@ -320,6 +326,25 @@ struct WorkloadArgs {
 }
 
 #[derive(Debug, Args)]
+struct ReportCmd {
+    /// The program profile written by `augur analyze`.
+    profile: PathBuf,
+    /// Machine profile: a library name (see `augur machines`) or a TOML file; repeat
+    /// to show machines side by side.
+    #[arg(short, long = "machine", required = true)]
+    machines: Vec<String>,
+    /// The HTML file to write.
+    #[arg(short, long, value_name = "FILE.html")]
+    output: PathBuf,
+    /// How operation time and memory-hierarchy time combine in a loop nest.
+    #[arg(long, value_enum, default_value = "ecm")]
+    overlap: OverlapArg,
+    /// Also price branch mispredictions the profile only bounds (as `augur predict`).
+    #[arg(long)]
+    branches: bool,
+}
+
+#[derive(Debug, Args)]
 struct RankCmd {
     #[command(flatten)]
     workload: WorkloadArgs,
@@ -349,6 +374,9 @@ struct PredictCmd {
     /// Print JSON (every breakdown, all rows) instead of text.
     #[arg(long)]
     json: bool,
+    /// Also write the prediction as one self-contained HTML page (`augur report`).
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     /// How operation time and memory-hierarchy time combine in a loop nest.
     #[arg(long, value_enum, default_value = "ecm")]
     overlap: OverlapArg,
@@ -1087,6 +1115,16 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => analyze(*a),
         Command::Predict(p) => predict(*p),
+        Command::Report(r) => crate::predict::report_page(
+            &r.profile,
+            &r.machines,
+            augur_model::PredictOptions {
+                branches: r.branches,
+                overlap: r.overlap.model(),
+                ..augur_model::PredictOptions::default()
+            },
+            &r.output,
+        ),
         Command::Validate(v) => validate(*v),
         Command::Machines {
             import_thesis: Some(seed),
@@ -1199,6 +1237,7 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
         top: p.top.max(1),
         region: p.region,
         json: p.json,
+        report: p.report,
         overlap: p.overlap.model(),
         branches: p.branches,
         at: p.at.as_deref().map(crate::scale::At::parse).transpose()?,

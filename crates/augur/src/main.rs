@@ -8,6 +8,7 @@ mod gantt;
 mod optimizations;
 mod plot;
 mod predict;
+mod report;
 mod scale;
 mod simgrid;
 mod speedup;

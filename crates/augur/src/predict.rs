@@ -78,6 +78,8 @@ pub struct PredictArgs {
     pub region: Option<String>,
     /// JSON instead of text.
     pub json: bool,
+    /// Where to write the HTML report (one profile, sequential).
+    pub report: Option<PathBuf>,
     /// How operation and memory time combine.
     pub overlap: Overlap,
     /// Price estimated branch mispredictions into the total.
@@ -208,6 +210,9 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     if a.plot.is_some() {
         bail!("--plot draws a sweep (--at NAME=FROM..TO) or a speedup curve (--threads 1,2,4)");
     }
+    if a.report.is_some() && a.profiles.len() != 1 {
+        bail!("--report writes the page of one program profile; give exactly one (or run `augur report` for each)");
+    }
     let mut programs = vec![];
     for p in &a.profiles {
         let mut profile = ProgramProfile::read(p)?;
@@ -246,6 +251,9 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|n| format!("{}: note: {n}", p.display())),
         );
+        if let Some(out) = &a.report {
+            write_report(p, &profile, &machines, &preds, &warnings, out)?;
+        }
         programs.push((p.clone(), profile, preds, warnings));
     }
     let weight = |i: usize| a.weights.get(i).copied().unwrap_or(1.0);
@@ -331,6 +339,52 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
 }
 
 type ProgramEntry = (PathBuf, ProgramProfile, Vec<Prediction>, Vec<String>);
+
+/// Runs `augur report`: the HTML page of `profile` predicted on `machines`.
+pub fn report_page(
+    profile: &Path,
+    machines: &[String],
+    options: PredictOptions,
+    output: &Path,
+) -> Result<ExitCode> {
+    let machines = machines
+        .iter()
+        .map(|m| LoadedMachine::load(m))
+        .collect::<Result<Vec<_>, _>>()?;
+    let program = ProgramProfile::read(profile)?;
+    let mut warnings = source_warnings(&program, profile);
+    warnings.extend(program.notes.iter().map(|n| format!("note: {n}")));
+    let preds: Vec<Prediction> = machines
+        .iter()
+        .map(|m| m.predict(&program, options))
+        .collect();
+    write_report(profile, &program, &machines, &preds, &warnings, output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the HTML report of one program's predictions (atomically) and says where.
+fn write_report(
+    path: &Path,
+    profile: &ProgramProfile,
+    machines: &[LoadedMachine],
+    predictions: &[Prediction],
+    warnings: &[String],
+    output: &Path,
+) -> Result<()> {
+    let page = crate::report::html(&crate::report::ReportInput {
+        profile_path: path,
+        profile,
+        machines,
+        predictions,
+        warnings,
+    });
+    crate::cli::write_atomically(output, page.as_bytes())?;
+    eprintln!(
+        "augur: report written to {} (open it in a browser)",
+        output.display()
+    );
+    Ok(())
+}
 
 fn workload_table(
     machines: &[LoadedMachine],
@@ -647,7 +701,7 @@ fn memory_table(pred: &Prediction, top: usize) -> String {
 
 /// `L1d 1.000e6, L2 ... (+2.0e5 written back)`: misses per level, with the dirty lines
 /// written back when there are any.
-fn levels_text(levels: &[augur_model::memory::LevelTraffic]) -> String {
+pub(crate) fn levels_text(levels: &[augur_model::memory::LevelTraffic]) -> String {
     levels
         .iter()
         .map(|l| {

@@ -146,6 +146,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         top: v.top,
         region: None,
         json: false,
+        report: None,
         overlap: v.overlap,
         branches: v.branches,
         at: None,

@@ -3,6 +3,9 @@
 //! screenshot of an empty page of the same size, which compresses to almost nothing).
 //! Needs Chromium: scripts/setup.sh installs it.
 
+// Each test binary that includes this module uses a part of it.
+#![allow(dead_code)]
+
 use std::path::Path;
 use std::process::Command;
 
@@ -85,4 +88,41 @@ pub fn assert_renders(page: &Path, dir: &Path) {
         shot.len(),
         empty.len()
     );
+}
+
+/// Asserts that an HTML `page` renders in headless Chromium at `size` (a screenshot
+/// several times larger than a blank page's), and returns its DOM after its scripts ran
+/// with `fragment` (`#selftest`) in its address, with what the browser logged: a
+/// script's uncaught error shows there.
+pub fn render_html(page: &Path, dir: &Path, size: (u32, u32), fragment: &str) -> (String, String) {
+    let browser = chromium();
+    let blank = dir.join("blank-page.html");
+    std::fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
+    let shot = screenshot(&browser, page, size, dir);
+    let empty = screenshot(&browser, &blank, size, dir);
+    assert_eq!(png_size(&shot), size, "{}", page.display());
+    assert!(
+        shot.len() > 3 * empty.len(),
+        "{}: the screenshot ({} bytes) is hardly more than a blank page's ({} bytes)",
+        page.display(),
+        shot.len(),
+        empty.len()
+    );
+    let out = Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("file://{}{fragment}", page.display()))
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

@@ -128,6 +128,42 @@ impl Interval {
     }
 }
 
+/// The machine parameter whose uncertainty widens a prediction's interval most, named
+/// when the parameters widen it beyond a typical program's (what to measure again).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct WidestParameter {
+    /// The AbOp whose cost it is.
+    pub abop: augur_ir::AbOp,
+    /// Its share (0-1) of the parameters' variance.
+    pub share: f64,
+    /// How the machine knows its cost.
+    pub status: crate::cost::CostStatus,
+}
+
+/// The parameter of `table` that makes most of the variance of the coefficients `all`
+/// (whose estimate is `total`), when the parameters widen `interval` beyond a typical
+/// program's ([`TYPICAL_PARAMETER_LOG_SD`]); `None` otherwise.
+pub(crate) fn widest_parameter(
+    table: &crate::cost::CostTable,
+    all: &crate::cost::Coefficients,
+    total: &Estimate,
+    interval: &Interval,
+) -> Option<WidestParameter> {
+    let var = total.sd_seconds.powi(2);
+    if interval.parameter_log_sd <= TYPICAL_PARAMETER_LOG_SD || var <= 0.0 {
+        return None;
+    }
+    augur_ir::abop::ALL
+        .iter()
+        .map(|&op| (op, table.variance_of(all, op) / var))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(abop, share)| WidestParameter {
+            abop,
+            share: share.min(1.0),
+            status: table.get(abop).status,
+        })
+}
+
 /// The counts' uncertainty of a profile computed at a size never run (`augur predict
 /// --at`): the blocks whose executions come from a fitted model (Extra-P's form, or a
 /// share of their loop's iterations) weigh their cross-validation error by their share of
@@ -162,6 +198,33 @@ pub fn count_log_sd(program: &augur_program_profile::ProgramProfile) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_parameter_that_widens_the_interval_most_is_named() {
+        use crate::cost::{Coefficients, CostTable};
+        use crate::test_support::machine;
+        use augur_ir::AbOp;
+        use augur_machine_profile::MEASURED;
+        // Adds known to ±200%, multiplies to ±0.1%: a program of adds is wide, and the
+        // adds make all of it; a program of multiplies is a typical one, nothing named.
+        let m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(4.0), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.003), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        let of = |op: AbOp| {
+            let mut c = Coefficients::default();
+            c.chain.add(op, 1e9);
+            c.chain.add(AbOp::MRDL, 1e9);
+            let total = t.cost_of(&c);
+            let i = Interval::new(&total, 0.3);
+            widest_parameter(&t, &c, &total, &i)
+        };
+        let w = of(AbOp::ARDL).expect("the adds widen it");
+        assert_eq!(w.abop, AbOp::ARDL);
+        assert!(w.share > 0.99, "{w:?}");
+        assert_eq!(of(AbOp::MRDL), None);
+    }
 
     #[test]
     fn fitted_counts_widen_the_interval_in_log_space() {

@@ -97,6 +97,9 @@ pub struct Prediction {
     /// The 90% interval of the total with the model's own error on real programs
     /// ([`crate::interval`]).
     pub interval: Interval,
+    /// The machine parameter that widens the interval most, when the parameters widen it
+    /// beyond a typical program's.
+    pub widest_parameter: Option<crate::interval::WidestParameter>,
     /// Operations executed.
     pub operations: f64,
     /// Per AbOp executed, largest time first.
@@ -201,6 +204,8 @@ pub fn predict_with(
     let (first_touch_pages, first_touch_seconds) = first_touches(program, machine, overlap);
     total.seconds += first_touch_seconds;
     let compiled = table.incore.is_some() && report.is_some_and(|r| !r.compiled_loops.is_empty());
+    let interval = Interval::new(&total, model_error_sd(&machine.provenance.fflags, compiled))
+        .with_counts(crate::interval::count_log_sd(program));
     Prediction {
         overlap,
         memory_seconds: memory_extra,
@@ -211,8 +216,8 @@ pub fn predict_with(
         branches_simulated,
         branches_priced: pricing.branches_priced,
         branch_seconds: priced.branch_seconds,
-        interval: Interval::new(&total, model_error_sd(&machine.provenance.fflags, compiled))
-            .with_counts(crate::interval::count_log_sd(program)),
+        widest_parameter: crate::interval::widest_parameter(table, &all, &total, &interval),
+        interval,
         model: if table.has_stream() {
             "stream+chain"
         } else {

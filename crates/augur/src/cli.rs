@@ -539,6 +539,9 @@ struct ValidateCmd {
     /// Also write the program profile of the counting run to FILE.
     #[arg(short = 'o', long = "profile", value_name = "FILE")]
     profile_out: Option<PathBuf>,
+    /// Also write the prediction and the measured time as one HTML page (`augur report`).
+    #[arg(long, value_name = "FILE.html", conflicts_with_all = ["threads", "mpi_ranks"])]
+    report: Option<PathBuf>,
     /// Breakdowns to show (default: abop, loop).
     #[arg(long, value_enum, value_delimiter = ',')]
     by: Vec<crate::predict::By>,
@@ -1312,6 +1315,7 @@ fn validate(v: ValidateCmd) -> Result<ExitCode> {
             libs: v.libs,
             lib_dirs: v.lib_dirs,
             profile_out: v.profile_out,
+            report: v.report,
             json: v.json,
             by: v.by,
             top: v.top.max(1),

@@ -252,7 +252,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 .map(|n| format!("{}: note: {n}", p.display())),
         );
         if let Some(out) = &a.report {
-            write_report(p, &profile, &machines, &preds, &warnings, out)?;
+            write_report(p, &profile, &machines, &preds, &warnings, None, out)?;
         }
         programs.push((p.clone(), profile, preds, warnings));
     }
@@ -340,6 +340,25 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
 
 type ProgramEntry = (PathBuf, ProgramProfile, Vec<Prediction>, Vec<String>);
 
+/// What widens an interval beyond a typical program's, and how to narrow it: "the
+/// machine's parameters widen it: ARR2's cost (not detected) makes 70% of their
+/// uncertainty; measure it again with `augur characterize --only ARR2 -o m.toml`".
+pub(crate) fn widest_text(w: &augur_model::interval::WidestParameter, machine: &Path) -> String {
+    use augur_model::cost::CostStatus;
+    let how = match w.status {
+        CostStatus::Measured => "measured",
+        CostStatus::NotDetected => "not detected: below the machine's noise",
+        CostStatus::Missing => "not measured",
+        CostStatus::Scaled => "scaled from its chain cost",
+    };
+    let op = w.abop.mnemonic();
+    format!(
+        "the machine's parameters widen it beyond a typical program's: {op}'s cost ({how}) makes {:.0}% of their uncertainty; measure it again on that machine with `augur characterize --only {op} -o {}`",
+        100.0 * w.share,
+        machine.display()
+    )
+}
+
 /// Runs `augur report`: the HTML page of `profile` predicted on `machines`.
 pub fn report_page(
     profile: &Path,
@@ -358,17 +377,21 @@ pub fn report_page(
         .iter()
         .map(|m| m.predict(&program, options))
         .collect();
-    write_report(profile, &program, &machines, &preds, &warnings, output)?;
+    write_report(
+        profile, &program, &machines, &preds, &warnings, None, output,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the HTML report of one program's predictions (atomically) and says where.
-fn write_report(
+/// Writes the HTML report of one program's predictions (atomically), with its measured
+/// time when validated, and says where.
+pub(crate) fn write_report(
     path: &Path,
     profile: &ProgramProfile,
     machines: &[LoadedMachine],
     predictions: &[Prediction],
     warnings: &[String],
+    measured: Option<&crate::report::Measured>,
     output: &Path,
 ) -> Result<()> {
     let page = crate::report::html(&crate::report::ReportInput {
@@ -377,6 +400,7 @@ fn write_report(
         machines,
         predictions,
         warnings,
+        measured,
     });
     crate::cli::write_atomically(output, page.as_bytes())?;
     eprintln!(
@@ -537,6 +561,9 @@ fn report_by(
         fmt_seconds(i.high),
         i.factor()
     );
+    if let Some(w) = &pred.widest_parameter {
+        let _ = writeln!(s, "  {}", widest_text(w, &m.path));
+    }
     let _ = writeln!(
         s,
         "{:.4e} abstract operations; counted with {} {} (run {:.2} s instrumented)",

@@ -35,6 +35,20 @@ pub struct ReportInput<'a> {
     pub predictions: &'a [Prediction],
     /// Warnings about the inputs (changed sources, notes).
     pub warnings: &'a [String],
+    /// The time measured on the first machine (`augur validate --report`).
+    pub measured: Option<&'a Measured>,
+}
+
+/// A validation's measured time, shown beside the prediction on the first machine.
+pub struct Measured {
+    /// The median CPU time of the timed runs, seconds.
+    pub seconds: f64,
+    /// How many runs were timed.
+    pub runs: usize,
+    /// Their spread, (max - min) / median.
+    pub spread: f64,
+    /// How the program was built (compiler and flags).
+    pub build: String,
 }
 
 /// The report as one HTML document.
@@ -158,6 +172,29 @@ fn summary(r: &ReportInput) -> String {
         );
     }
     s.push_str("</tbody></table>\n");
+    if let (Some(t), Some(p)) = (r.measured, r.predictions.first()) {
+        let error = (p.total.seconds - t.seconds) / t.seconds;
+        let _ = writeln!(
+            s,
+            "<p class=\"measured\">Measured on this machine (built with {}): {} (CPU time, median of {} run(s), spread {:.1}%); the prediction is off by {:+.1}%, {} the 90% interval.</p>",
+            esc(&t.build),
+            esc(&fmt_seconds(t.seconds)),
+            t.runs,
+            100.0 * t.spread,
+            100.0 * error,
+            if p.interval.contains(t.seconds) { "inside" } else { "outside" }
+        );
+    }
+    for (m, p) in r.machines.iter().zip(r.predictions) {
+        if let Some(w) = &p.widest_parameter {
+            let _ = writeln!(
+                s,
+                "<p class=\"note\">On {}: {}.</p>",
+                esc(&m.name),
+                esc(&crate::predict::widest_text(w, &m.path))
+            );
+        }
+    }
     s.push_str("<p class=\"note\">The interval is where the run's time falls 9 times in 10: the model's error on real programs, the machine parameters' uncertainty and the counts' (docs/FORMATS.md).</p>\n");
     s.push_str(&interval_figure(r));
     s.push_str("</section>\n");
@@ -600,6 +637,7 @@ table.sortable th{cursor:pointer;user-select:none}
 th.asc::after{content:" ▲"}th.desc::after{content:" ▼"}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .note{color:#555;font-size:13.5px}
+.measured{font-weight:600}
 pre.src{font:12.5px/1.35 ui-monospace,Menlo,Consolas,monospace;background:#fafafa;border:1px solid #eee;padding:6px;overflow-x:auto}
 .ln{color:#999;display:inline-block;width:3.5em}
 .heat{display:inline-block;width:14px;height:1.1em;vertical-align:text-bottom;margin:0 6px}

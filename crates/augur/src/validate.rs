@@ -43,6 +43,8 @@ pub struct ValidateArgs {
     pub lib_dirs: Vec<PathBuf>,
     /// Where to write the program profile.
     pub profile_out: Option<PathBuf>,
+    /// Where to write the HTML report (sequential validations).
+    pub report: Option<PathBuf>,
     /// JSON output.
     pub json: bool,
     /// Breakdowns to show.
@@ -129,6 +131,23 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         let json = serde_json::to_string_pretty(&val.profile)?;
         crate::cli::write_atomically(p, json.as_bytes())?;
         eprintln!("augur: program profile written to {}", p.display());
+    }
+    if let Some(out) = &v.report {
+        let measured = crate::report::Measured {
+            seconds: val.measured.median,
+            runs: val.measured.runs.len(),
+            spread: val.measured.spread(),
+            build: val.build.clone(),
+        };
+        crate::predict::write_report(
+            Path::new(&val.program),
+            &val.profile,
+            std::slice::from_ref(&machine),
+            std::slice::from_ref(&val.prediction),
+            &val.warnings,
+            Some(&measured),
+            out,
+        )?;
     }
     if v.json {
         println!("{}", serde_json::to_string_pretty(&val)?);

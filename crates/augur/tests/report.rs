@@ -152,3 +152,33 @@ fn predict_writes_the_report_beside_its_text_and_refuses_a_workload() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("exactly one"));
 }
+
+#[test]
+fn validate_writes_the_report_with_the_measured_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("heat.f90");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let page = dir.path().join("v.html");
+    augur(
+        &[
+            "validate".as_ref(),
+            src.as_os_str(),
+            "-m".as_ref(),
+            "gfortran12-O2-epyc-zen4-2core".as_ref(),
+            "--runs".as_ref(),
+            "1".as_ref(),
+            "--report".as_ref(),
+            page.as_os_str(),
+        ],
+        true,
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let measured = html
+        .split("<p class=\"measured\">")
+        .nth(1)
+        .expect("the measured time beside the prediction");
+    assert!(
+        measured.contains("median of 1 run(s)") && measured.contains("the 90% interval"),
+        "{measured}"
+    );
+}

@@ -55,6 +55,9 @@ pub const KIND: &str = "augur-machine-profile";
 
 /// Status values.
 pub const MEASURED: &str = "measured";
+/// The least |r| of a correlation between two fitted stream costs a profile keeps.
+pub const MIN_CORRELATION: f64 = 0.05;
+
 /// The parameter is below the noise floor.
 pub const NOT_DETECTED: &str = "not detected";
 /// No experiment measures the parameter yet.
@@ -101,6 +104,16 @@ pub struct MachineProfile {
     /// Empty when not measured (older profiles, or a compiler without a report).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stream_vector: BTreeMap<AbOp, AbOpEntry>,
+    /// The correlations of the `stream` costs fitted together (`[a, b, r]`, each pair
+    /// once, those with |r| of at least [`MIN_CORRELATION`]): costs the kernels tell
+    /// apart poorly are correlated, most often negatively, and the time of a loop that
+    /// holds several is known better than their standard errors alone say. Empty in
+    /// profiles made before the field (the costs are then taken as independent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stream_correlation: Vec<(AbOp, AbOp, f64)>,
+    /// The same for `stream_vector`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stream_vector_correlation: Vec<(AbOp, AbOp, f64)>,
     /// How long each operation of the floating-point divide and square-root unit, and
     /// each integer divide and remainder by a run-time value (`DISL`, `MODI`: the integer
     /// divider), holds its unit in loops the compiler did not vectorize (its reciprocal
@@ -266,6 +279,8 @@ impl MachineProfile {
                 .collect(),
             stream: BTreeMap::new(),
             stream_vector: BTreeMap::new(),
+            stream_correlation: vec![],
+            stream_vector_correlation: vec![],
             divider: BTreeMap::new(),
             memory: None,
             openmp: None,

@@ -117,6 +117,11 @@ pub struct CostTable {
     /// The in-core parameters that price compiled loops (`MachineProfile::incore`);
     /// `None` for profiles made before them (every loop is then priced by its AbOps).
     pub incore: Option<augur_machine_profile::incore::InCoreProfile>,
+    /// The correlations of the stream costs fitted together (`stream_correlation`), of
+    /// the pairs both of whose costs this table takes from the fit.
+    stream_correlation: Vec<(AbOp, AbOp, f64)>,
+    /// The same of the vectorized-loop costs.
+    vector_correlation: Vec<(AbOp, AbOp, f64)>,
 }
 
 /// The operations of the divide and square-root unit, each with the AbOp whose measured
@@ -455,11 +460,25 @@ impl CostTable {
             strength_reduced_addresses(&mut stream);
         }
         scale_missing_stream(&mut stream, &chain);
-        let vector = augur_ir::abop::ALL
+        let vector: Vec<Option<Parameter>> = augur_ir::abop::ALL
             .iter()
             .map(|op| machine.stream_vector.get(op).and_then(fitted_parameter))
             .collect();
+        let fitted = |params: &[Option<Parameter>], pairs: &[(AbOp, AbOp, f64)]| {
+            let from_fit = |op: AbOp| {
+                params[op.index()].is_some_and(|p| p.status != CostStatus::Scaled)
+            };
+            pairs
+                .iter()
+                .copied()
+                .filter(|&(a, b, r)| from_fit(a) && from_fit(b) && r.is_finite())
+                .collect::<Vec<_>>()
+        };
+        let stream_correlation = fitted(&stream, &machine.stream_correlation);
+        let vector_correlation = fitted(&vector, &machine.stream_vector_correlation);
         CostTable {
+            stream_correlation,
+            vector_correlation,
             chain,
             stream,
             vector,
@@ -560,10 +579,35 @@ impl CostTable {
             t += n * p.seconds;
             var += (n * p.se_seconds).powi(2);
         }
+        var += self.covariance(&c.stream, &self.stream_correlation, |op| self.stream(op))
+            + self.covariance(&c.vector, &self.vector_correlation, |op| self.vector(op));
         Estimate {
             seconds: t,
-            sd_seconds: var.sqrt(),
+            sd_seconds: var.max(0.0).sqrt(),
         }
+    }
+
+    /// The covariance terms of costs fitted together, `2 Σ_pairs n_a n_b σ_a σ_b r_ab`,
+    /// over the pairs of `pairs` both of whose AbOps `counts` holds.
+    fn covariance(
+        &self,
+        counts: &AbOpCounts,
+        pairs: &[(AbOp, AbOp, f64)],
+        param: impl Fn(AbOp) -> Parameter,
+    ) -> f64 {
+        if counts.is_empty() {
+            return 0.0;
+        }
+        pairs
+            .iter()
+            .map(|&(a, b, r)| {
+                let (na, nb) = (counts.get(a), counts.get(b));
+                if na == 0.0 || nb == 0.0 {
+                    return 0.0;
+                }
+                2.0 * na * nb * param(a).se_seconds * param(b).se_seconds * r
+            })
+            .sum()
     }
 
     /// Seconds per AbOp of coefficients.
@@ -617,6 +661,36 @@ mod tests {
             "{} vs {want}",
             e.sd_seconds
         );
+    }
+
+    #[test]
+    fn costs_fitted_together_add_their_covariance() {
+        // Two stream costs of ±1 ns each (standard errors), fitted together with a
+        // correlation of -0.9: a loop of one of each is known to ±0.45 ns, not ±1.41.
+        let mut m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(0.0), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.0), 10),
+        ]);
+        let se = |sd: f64| {
+            let mut e = crate::test_support::entry(1.0, 0.0);
+            e.ci90_ns = Some(sd * 1.833_112_9);
+            e
+        };
+        m.stream.insert(AbOp::ARDL, se(1.0));
+        m.stream.insert(AbOp::MRDL, se(1.0));
+        let mut c = Coefficients::default();
+        c.stream.add(AbOp::ARDL, 1.0);
+        c.stream.add(AbOp::MRDL, 1.0);
+        let independent = CostTable::from_profile(&m).cost_of(&c).sd_seconds;
+        assert!((independent - 2f64.sqrt() * 1e-9).abs() < 1e-15, "{independent}");
+        m.stream_correlation = vec![(AbOp::ARDL, AbOp::MRDL, -0.9)];
+        let t = CostTable::from_profile(&m);
+        let together = t.cost_of(&c).sd_seconds;
+        assert!((together - 0.2f64.sqrt() * 1e-9).abs() < 1e-15, "{together}");
+        // A loop of one of them alone keeps its own.
+        let mut one = Coefficients::default();
+        one.stream.add(AbOp::ARDL, 1.0);
+        assert!((t.cost_of(&one).sd_seconds - 1e-9).abs() < 1e-15);
     }
 
     #[test]

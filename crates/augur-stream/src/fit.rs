@@ -16,6 +16,11 @@ pub struct Fit {
     pub params: Vec<f64>,
     /// Their standard errors (ns), from the residual variance and (AᵀWA)⁻¹.
     pub se: Vec<f64>,
+    /// Their correlations (`correlation[i][j]`, from the same matrix): parameters the
+    /// kernels tell apart poorly are strongly (often negatively) correlated, and a sum
+    /// of them is known better than their standard errors alone say. Empty when AᵀWA is
+    /// singular.
+    pub correlation: Vec<Vec<f64>>,
     /// Half-widths of their 90% intervals (Student t, K - P degrees of freedom).
     pub ci90: Vec<f64>,
     /// In how many of the kernels used each fitted AbOp appears.
@@ -144,7 +149,7 @@ pub fn fit_with_prior(
     }
     let dof = k_used - p;
     let sigma2 = rss / dof.max(1) as f64;
-    let se = standard_errors(&a, p, sigma2);
+    let (se, correlation) = standard_errors(&a, p, sigma2);
     let t = t95(dof);
     let ci90: Vec<f64> = se.iter().map(|s| t * s).collect();
     // Leave-one-out: each kernel's row left out; the prior's rows (after the kernels')
@@ -173,6 +178,7 @@ pub fn fit_with_prior(
         columns,
         params,
         se,
+        correlation,
         ci90,
         appearances,
         used,
@@ -340,9 +346,10 @@ fn prior_rows(columns: &[AbOp], prior: &dyn Fn(AbOp) -> Option<f64>) -> Vec<Vec<
         .collect()
 }
 
-/// The parameters' standard errors: sqrt(σ² (AᵀA)⁻¹_ii) of the `p` columns of the rows
-/// `a` (NaN when AᵀA is singular).
-fn standard_errors(a: &[Vec<f64>], p: usize, sigma2: f64) -> Vec<f64> {
+/// The parameters' standard errors, sqrt(σ² (AᵀA)⁻¹_ii), of the `p` columns of the rows
+/// `a` (NaN when AᵀA is singular), and their correlations,
+/// (AᵀA)⁻¹_ij / sqrt((AᵀA)⁻¹_ii (AᵀA)⁻¹_jj) (empty when singular).
+fn standard_errors(a: &[Vec<f64>], p: usize, sigma2: f64) -> (Vec<f64>, Vec<Vec<f64>>) {
     let mut ata = vec![vec![0.0; p]; p];
     for row in a {
         for i in 0..p {
@@ -351,13 +358,27 @@ fn standard_errors(a: &[Vec<f64>], p: usize, sigma2: f64) -> Vec<f64> {
             }
         }
     }
-    let inv = spd_inverse(&ata);
-    (0..p)
-        .map(|i| match &inv {
-            Some(inv) => (sigma2 * inv[i][i]).max(0.0).sqrt(),
-            None => f64::NAN,
+    let Some(inv) = spd_inverse(&ata) else {
+        return (vec![f64::NAN; p], vec![]);
+    };
+    let se = (0..p)
+        .map(|i| (sigma2 * inv[i][i]).max(0.0).sqrt())
+        .collect();
+    let correlation = (0..p)
+        .map(|i| {
+            (0..p)
+                .map(|j| {
+                    let d = (inv[i][i] * inv[j][j]).sqrt();
+                    if d > 0.0 {
+                        (inv[i][j] / d).clamp(-1.0, 1.0)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
         })
-        .collect()
+        .collect();
+    (se, correlation)
 }
 
 #[cfg(test)]

@@ -196,6 +196,30 @@ pub struct StreamResult {
     pub vector_floor_ns: Option<f64>,
     /// The divider's occupancy per operation, for [`MachineProfile::divider`].
     pub divider_entries: BTreeMap<AbOp, AbOpEntry>,
+    /// The correlations of `entries` fitted together, for
+    /// [`MachineProfile::stream_correlation`].
+    pub correlation: Vec<(AbOp, AbOp, f64)>,
+    /// The same of `vector_entries`.
+    pub vector_correlation: Vec<(AbOp, AbOp, f64)>,
+}
+
+/// The correlations of a fit's parameters, each pair once, those with |r| of at least
+/// [`augur_machine_profile::MIN_CORRELATION`], leaving out the AbOps in `direct` (costs
+/// measured on their own afterwards).
+fn correlations_of(f: &fit::Fit, direct: &[AbOp]) -> Vec<(AbOp, AbOp, f64)> {
+    let mut out = vec![];
+    for (i, row) in f.correlation.iter().enumerate() {
+        for (j, &r) in row.iter().enumerate().skip(i + 1) {
+            let (a, b) = (f.columns[i], f.columns[j]);
+            if r.abs() >= augur_machine_profile::MIN_CORRELATION
+                && !direct.contains(&a)
+                && !direct.contains(&b)
+            {
+                out.push((a, b, (r * 1000.0).round() / 1000.0));
+            }
+        }
+    }
+    out
 }
 
 /// The issue floor: the 5th percentile of `time / issued AbOps` over `rows` (library
@@ -506,6 +530,7 @@ fn result_of(
         _ => BTreeMap::new(),
     };
     // The calls' direct costs replace what the least squares made of them.
+    let mut direct = vec![];
     for i in m.first_call..m.first_divider {
         let Some(v) = m.obs.get(&i) else {
             continue;
@@ -514,9 +539,11 @@ fn result_of(
         let call = gen::CALLS[(i - m.first_call) % gen::CALLS.len()];
         match call_entry(call.3, &m.kernels[i], &m.counts[i], m.times[i], v, own) {
             Ok((op, e)) if m.vectorized[i] && fits.vector.is_some() => {
+                direct.push(op);
                 vector_entries.insert(op, e);
             }
             Ok((op, e)) => {
+                direct.push(op);
                 entries.insert(op, e);
             }
             Err(why) => notes.push(format!("{}: {why}", m.kernels[i].name())),
@@ -536,6 +563,11 @@ fn result_of(
         floor_ns,
         vector_floor_ns,
         divider_entries,
+        correlation: correlations_of(&fits.scalar, &direct),
+        vector_correlation: fits
+            .vector
+            .as_ref()
+            .map_or_else(Vec::new, |v| correlations_of(v, &direct)),
     }
 }
 
@@ -683,6 +715,8 @@ pub fn apply(profile: &mut MachineProfile, result: &StreamResult) {
     profile.stream_floor_ns = result.floor_ns;
     profile.stream_vector_floor_ns = result.vector_floor_ns;
     profile.divider = result.divider_entries.clone();
+    profile.stream_correlation = result.correlation.clone();
+    profile.stream_vector_correlation = result.vector_correlation.clone();
 }
 
 /// A fit drawn towards the chain costs scaled by the median stream/chain ratio of an

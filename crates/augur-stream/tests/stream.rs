@@ -343,3 +343,26 @@ fn quick_run_with_gfortran() {
         r.stats
     );
 }
+
+/// Two costs that always come together in the kernels (ARDL and MRDL in the same
+/// kernels, in equal numbers but for a few) are told apart poorly: the fit says so by a
+/// strongly negative correlation, while independent ones are nearly uncorrelated.
+#[test]
+fn costs_the_kernels_cannot_tell_apart_are_negatively_correlated() {
+    let (mut counts, mut times) = synthetic(60, &TRUTH, 7);
+    let mut rng = gen::Rng::new(5);
+    for (c, t) in counts.iter_mut().zip(times.iter_mut()) {
+        let a = c.get(AbOp::ARDL);
+        let extra = if rng.chance(0.1) { 1.0 } else { 0.0 };
+        let m = a + extra;
+        *t += (m - c.get(AbOp::MRDL)) * 0.4;
+        c.add(AbOp::MRDL, m - c.get(AbOp::MRDL));
+        *t *= 1.0 + 0.1 * (rng.unit() - 0.5);
+    }
+    let f = fit::fit(&counts, &times, 4).unwrap();
+    let at = |op: AbOp| f.columns.iter().position(|&c| c == op).unwrap();
+    let r = |a: AbOp, b: AbOp| f.correlation[at(a)][at(b)];
+    assert!(r(AbOp::ARDL, AbOp::MRDL) < -0.8, "{}", r(AbOp::ARDL, AbOp::MRDL));
+    assert!((r(AbOp::ARDL, AbOp::ARDL) - 1.0).abs() < 1e-9);
+    assert!(r(AbOp::DRDL, AbOp::SQRD).abs() < 0.5, "{}", r(AbOp::DRDL, AbOp::SQRD));
+}

@@ -465,9 +465,8 @@ impl CostTable {
             .map(|op| machine.stream_vector.get(op).and_then(fitted_parameter))
             .collect();
         let fitted = |params: &[Option<Parameter>], pairs: &[(AbOp, AbOp, f64)]| {
-            let from_fit = |op: AbOp| {
-                params[op.index()].is_some_and(|p| p.status != CostStatus::Scaled)
-            };
+            let from_fit =
+                |op: AbOp| params[op.index()].is_some_and(|p| p.status != CostStatus::Scaled);
             pairs
                 .iter()
                 .copied()
@@ -621,10 +620,19 @@ impl CostTable {
 
     /// Variance of the seconds of one AbOp in coefficients.
     pub(crate) fn variance_of(&self, c: &Coefficients, op: AbOp) -> f64 {
-        // The issue contexts are exact: no term.
-        (c.stream.get(op) * self.stream(op).se_seconds).powi(2)
-            + (c.vector.get(op) * self.vector(op).se_seconds).powi(2)
-            + (c.chain.get(op) * self.get(op).se_seconds).powi(2)
+        self.variances_of(c, op).iter().map(|(v, _)| v).sum()
+    }
+
+    /// The variance of one AbOp's seconds in each context of coefficients (the issue
+    /// contexts are exact: no term), with the parameter of that context: stream,
+    /// vectorized loops, chain.
+    pub(crate) fn variances_of(&self, c: &Coefficients, op: AbOp) -> [(f64, Parameter); 3] {
+        let term = |n: f64, p: Parameter| ((n * p.se_seconds).powi(2), p);
+        [
+            term(c.stream.get(op), self.stream(op)),
+            term(c.vector.get(op), self.vector(op)),
+            term(c.chain.get(op), self.get(op)),
+        ]
     }
 }
 
@@ -682,11 +690,17 @@ mod tests {
         c.stream.add(AbOp::ARDL, 1.0);
         c.stream.add(AbOp::MRDL, 1.0);
         let independent = CostTable::from_profile(&m).cost_of(&c).sd_seconds;
-        assert!((independent - 2f64.sqrt() * 1e-9).abs() < 1e-15, "{independent}");
+        assert!(
+            (independent - 2f64.sqrt() * 1e-9).abs() < 1e-15,
+            "{independent}"
+        );
         m.stream_correlation = vec![(AbOp::ARDL, AbOp::MRDL, -0.9)];
         let t = CostTable::from_profile(&m);
         let together = t.cost_of(&c).sd_seconds;
-        assert!((together - 0.2f64.sqrt() * 1e-9).abs() < 1e-15, "{together}");
+        assert!(
+            (together - 0.2f64.sqrt() * 1e-9).abs() < 1e-15,
+            "{together}"
+        );
         // A loop of one of them alone keeps its own.
         let mut one = Coefficients::default();
         one.stream.add(AbOp::ARDL, 1.0);

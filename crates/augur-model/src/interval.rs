@@ -136,8 +136,12 @@ pub struct WidestParameter {
     pub abop: augur_ir::AbOp,
     /// Its share (0-1) of the parameters' variance.
     pub share: f64,
-    /// How the machine knows its cost.
+    /// How the machine knows its cost (in the context below).
     pub status: crate::cost::CostStatus,
+    /// Which of its costs: `chain` (the narrow-spectrum experiment's), `stream` (loops
+    /// the compiler did not vectorize) or `vector` (loops it vectorized): the one whose
+    /// uncertainty weighs most.
+    pub context: &'static str,
 }
 
 /// The parameter of `table` that makes most of the variance of the coefficients `all`
@@ -153,15 +157,18 @@ pub(crate) fn widest_parameter(
     if interval.parameter_log_sd <= TYPICAL_PARAMETER_LOG_SD || var <= 0.0 {
         return None;
     }
-    augur_ir::abop::ALL
+    let (abop, share) = augur_ir::abop::ALL
         .iter()
         .map(|&op| (op, table.variance_of(all, op) / var))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(abop, share)| WidestParameter {
-            abop,
-            share: share.min(1.0),
-            status: table.get(abop).status,
-        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let terms = table.variances_of(all, abop);
+    let k = (0..3).max_by(|&a, &b| terms[a].0.total_cmp(&terms[b].0))?;
+    Some(WidestParameter {
+        abop,
+        share: share.min(1.0),
+        status: terms[k].1.status,
+        context: ["stream", "vector", "chain"][k],
+    })
 }
 
 /// The counts' uncertainty of a profile computed at a size never run (`augur predict
@@ -221,7 +228,7 @@ mod tests {
             widest_parameter(&t, &c, &total, &i)
         };
         let w = of(AbOp::ARDL).expect("the adds widen it");
-        assert_eq!(w.abop, AbOp::ARDL);
+        assert_eq!((w.abop, w.context), (AbOp::ARDL, "chain"));
         assert!(w.share > 0.99, "{w:?}");
         assert_eq!(of(AbOp::MRDL), None);
     }

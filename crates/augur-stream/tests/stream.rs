@@ -362,7 +362,15 @@ fn costs_the_kernels_cannot_tell_apart_are_negatively_correlated() {
     let f = fit::fit(&counts, &times, 4).unwrap();
     let at = |op: AbOp| f.columns.iter().position(|&c| c == op).unwrap();
     let r = |a: AbOp, b: AbOp| f.correlation[at(a)][at(b)];
-    assert!(r(AbOp::ARDL, AbOp::MRDL) < -0.8, "{}", r(AbOp::ARDL, AbOp::MRDL));
+    assert!(
+        r(AbOp::ARDL, AbOp::MRDL) < -0.8,
+        "{}",
+        r(AbOp::ARDL, AbOp::MRDL)
+    );
     assert!((r(AbOp::ARDL, AbOp::ARDL) - 1.0).abs() < 1e-9);
-    assert!(r(AbOp::DRDL, AbOp::SQRD).abs() < 0.5, "{}", r(AbOp::DRDL, AbOp::SQRD));
+    assert!(
+        r(AbOp::DRDL, AbOp::SQRD).abs() < 0.5,
+        "{}",
+        r(AbOp::DRDL, AbOp::SQRD)
+    );
 }

@@ -347,15 +347,38 @@ pub(crate) fn widest_text(w: &augur_model::interval::WidestParameter, machine: &
     use augur_model::cost::CostStatus;
     let how = match w.status {
         CostStatus::Measured => "measured",
+        CostStatus::NotDetected if w.context != "chain" => {
+            "not told apart from zero by the loop kernels"
+        }
         CostStatus::NotDetected => "not detected: below the machine's noise",
         CostStatus::Missing => "not measured",
         CostStatus::Scaled => "scaled from its chain cost",
     };
     let op = w.abop.mnemonic();
+    let path = std::fs::canonicalize(machine).unwrap_or_else(|_| machine.to_path_buf());
+    let (cost, remedy) = match w.context {
+        "chain" => (
+            "cost".to_string(),
+            format!("`augur characterize --only {op} -o {}`", path.display()),
+        ),
+        context => (
+            format!(
+                "cost in loops the compiler {}",
+                if context == "vector" {
+                    "vectorized"
+                } else {
+                    "did not vectorize"
+                }
+            ),
+            format!(
+                "`augur stream --machine {}` (its loop kernels tell it apart from the others)",
+                path.display()
+            ),
+        ),
+    };
     format!(
-        "the machine's parameters widen it beyond a typical program's: {op}'s cost ({how}) makes {:.0}% of their uncertainty; measure it again on that machine with `augur characterize --only {op} -o {}`",
-        100.0 * w.share,
-        machine.display()
+        "the machine's parameters widen it beyond a typical program's: {op}'s {cost} ({how}) makes {:.0}% of their uncertainty; measure it again on that machine with {remedy}",
+        100.0 * w.share
     )
 }
 

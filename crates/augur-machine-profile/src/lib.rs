@@ -188,6 +188,28 @@ pub struct Provenance {
     /// costs have no interval). Empty for a measured profile.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source: String,
+    /// The x86 `cpu family` of the host (/proc/cpuinfo): 25 for Zen 3 and Zen 4, 26 for
+    /// Zen 5. Absent in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_family: Option<u32>,
+    /// The x86 `model` of the host within its family (Zen 4 EPYC: 17, Zen 3: 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_model_number: Option<u32>,
+}
+
+impl Provenance {
+    /// Whether this profile was measured on a CPU like the host whose provenance is
+    /// `host`: the same family and model (both recorded), the same CPU name and the same
+    /// cache sizes.
+    pub fn same_cpu(&self, host: &Provenance) -> bool {
+        let known = |p: &Provenance| p.cpu_family.zip(p.cpu_model_number);
+        known(self).is_some()
+            && known(self) == known(host)
+            && self.cpu_model == host.cpu_model
+            && ["L1d", "L2", "L3"]
+                .iter()
+                .all(|k| self.caches.get(*k) == host.caches.get(*k))
+    }
 }
 
 /// One AbOp's cost.
@@ -442,6 +464,38 @@ pub fn format_utc(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profile_matches_a_host_of_the_same_family_model_and_caches() {
+        let host = Provenance {
+            cpu_model: "AMD EPYC".into(),
+            cpu_family: Some(25),
+            cpu_model_number: Some(17),
+            caches: [("L2", "1024K"), ("L3", "32768K")]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Provenance::default()
+        };
+        assert!(host.same_cpu(&host));
+        // A Zen 5 has the same name and caches: the family tells them apart.
+        let zen5 = Provenance {
+            cpu_family: Some(26),
+            cpu_model_number: Some(2),
+            ..host.clone()
+        };
+        assert!(!zen5.same_cpu(&host));
+        // A profile made before the fields matches nothing.
+        let old = Provenance {
+            cpu_family: None,
+            cpu_model_number: None,
+            ..host.clone()
+        };
+        assert!(!old.same_cpu(&host));
+        let mut other_l3 = host.clone();
+        other_l3.caches.insert("L3".into(), "16384K".into());
+        assert!(!other_l3.same_cpu(&host));
+    }
 
     fn sample() -> MachineProfile {
         let mut p = MachineProfile::new(Provenance {

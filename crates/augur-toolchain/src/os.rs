@@ -216,12 +216,15 @@ pub fn host_provenance() -> Provenance {
     let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
         .map(|s| format!(", Linux {}", s.trim()))
         .unwrap_or_default();
+    let family_model = cpu_family_model();
     Provenance {
         cpu_model,
         cores,
         os: format!("{pretty}{kernel}"),
         date: utc_now(),
         caches,
+        cpu_family: family_model.map(|f| f.0),
+        cpu_model_number: family_model.map(|f| f.1),
         ..Default::default()
     }
 }

@@ -316,8 +316,9 @@ struct WorkloadArgs {
     #[arg(required = true)]
     profiles: Vec<PathBuf>,
     /// Machine profile: a library name (see `augur machines`) or a TOML file; repeat
-    /// to compare machines side by side.
-    #[arg(short, long = "machine", required = true)]
+    /// to compare machines side by side. `augur predict` without one takes the library
+    /// profile measured on this host's CPU with the program's compiler and flags.
+    #[arg(short, long = "machine")]
     machines: Vec<String>,
     /// Weights of the programs in the workload, one per profile, comma-separated
     /// (default 1 each); the workload time is Σ weight·time.
@@ -330,8 +331,9 @@ struct ReportCmd {
     /// The program profile written by `augur analyze`.
     profile: PathBuf,
     /// Machine profile: a library name (see `augur machines`) or a TOML file; repeat
-    /// to show machines side by side.
-    #[arg(short, long = "machine", required = true)]
+    /// to show machines side by side (default: the library profile measured on this
+    /// host's CPU with the program's compiler and flags).
+    #[arg(short, long = "machine")]
     machines: Vec<String>,
     /// The HTML file to write.
     #[arg(short, long, value_name = "FILE.html")]
@@ -1219,6 +1221,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             measured: c.measured,
             json: c.json,
         }),
+        Command::Rank(r) if r.workload.machines.is_empty() => {
+            bail!("give the machines to rank with -m NAME|FILE.toml (at least one; see `augur machines`)")
+        }
         Command::Rank(r) => crate::workload::rank(&crate::workload::RankArgs {
             profiles: r.workload.profiles,
             machines: r.workload.machines,
@@ -1336,6 +1341,7 @@ fn machines() -> ExitCode {
     use augur_machine_profile::library::{is_historical, list};
     let (historical, measured): (Vec<_>, Vec<_>) =
         list().into_iter().partition(|(_, p)| is_historical(p));
+    let host = augur_toolchain::os::host_provenance();
     if measured.is_empty() && historical.is_empty() {
         let _ = writeln!(
             out,
@@ -1350,7 +1356,7 @@ fn machines() -> ExitCode {
             continue;
         }
         for (name, path) in all {
-            if writeln!(out, "  {}", machine_line(&name, &path)).is_err() {
+            if writeln!(out, "  {}", machine_line(&name, &path, &host)).is_err() {
                 return ExitCode::SUCCESS;
             }
         }
@@ -1358,21 +1364,35 @@ fn machines() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// One line of `augur machines`.
-fn machine_line(name: &str, path: &Path) -> String {
+/// One line of `augur machines`: the compiler and flags, the CPU (family and model when
+/// recorded), its caches, the day measured, and whether it matches this host (`host`).
+fn machine_line(name: &str, path: &Path, host: &augur_machine_profile::Provenance) -> String {
     match augur_machine_profile::MachineProfile::read(path) {
         Ok(m) if m.provenance.mode == "historical" => format!(
             "{name:<32} {} {}, published {}",
             m.provenance.cpu_model, m.provenance.fflags, m.provenance.date
         ),
-        Ok(m) => format!(
-            "{name:<32} {} {} on {} ({}), measured {}",
-            m.provenance.compiler,
-            m.provenance.fflags,
-            m.provenance.cpu_model,
-            m.provenance.mode,
-            m.provenance.date
-        ),
+        Ok(m) => {
+            let p = &m.provenance;
+            let cpu = match (p.cpu_family, p.cpu_model_number) {
+                (Some(f), Some(n)) => format!("{} (family {f} model {n})", p.cpu_model),
+                (Some(f), None) => format!("{} (family {f})", p.cpu_model),
+                _ => p.cpu_model.clone(),
+            };
+            let cache = |k: &str| p.caches.get(k).map_or("?", String::as_str);
+            let day = p.date.get(..10).unwrap_or(&p.date);
+            let mark = if p.same_cpu(host) {
+                "   <- this host's CPU"
+            } else {
+                ""
+            };
+            format!(
+                "{name:<32} {:<17} {cpu}, L2 {} L3 {}, measured {day}{mark}",
+                format!("{} {}", p.compiler, p.fflags),
+                cache("L2"),
+                cache("L3"),
+            )
+        }
         Err(e) => format!("{name:<32} unreadable: {e}"),
     }
 }

@@ -2,7 +2,7 @@
 //! report and the breakdowns; several programs form a weighted workload.
 
 use anyhow::{bail, Result};
-use augur_machine_profile::library;
+use augur_machine_profile::{library, MachineProfile};
 use augur_model::memory::Overlap;
 use augur_model::predict::{CostStatus, PartRow};
 use augur_model::speedup::SpeedupExplanation;
@@ -120,17 +120,12 @@ fn source_warnings(profile: &ProgramProfile, path: &Path) -> Vec<String> {
 
 /// Runs `augur predict`.
 pub fn run(a: &PredictArgs) -> Result<ExitCode> {
-    if a.machines.is_empty() {
-        let names: Vec<String> = library::list().into_iter().map(|(n, _)| n).collect();
-        bail!(
-            "give a machine with --machine NAME|FILE.toml (library: {})",
-            if names.is_empty() {
-                "none found".to_string()
-            } else {
-                names.join(", ")
-            }
-        );
-    }
+    let given = a.machines.clone();
+    let machines_wanted = if given.is_empty() {
+        vec![host_machine(&a.profiles)?]
+    } else {
+        given
+    };
     if !a.weights.is_empty() && a.weights.len() != a.profiles.len() {
         bail!(
             "--weights has {} value(s) for {} program profile(s); give one weight per profile, in the same order",
@@ -141,8 +136,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     if a.weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
         bail!("--weights must be non-negative numbers");
     }
-    let machines = a
-        .machines
+    let machines = machines_wanted
         .iter()
         .map(|m| LoadedMachine::load(m))
         .collect::<Result<Vec<_>, _>>()?;
@@ -382,6 +376,46 @@ pub(crate) fn widest_text(w: &augur_model::interval::WidestParameter, machine: &
     )
 }
 
+/// The library profile measured on this host's CPU (family, model, caches) with the
+/// compiler and flags of the first program profile's counting run, said on stderr; an
+/// error naming the choices when there is none.
+fn host_machine(profiles: &[PathBuf]) -> Result<String> {
+    let host = augur_toolchain::os::host_provenance();
+    let run = profiles
+        .first()
+        .map(|p| ProgramProfile::read(p))
+        .transpose()?
+        .map(|p| p.run);
+    let found = library::list().into_iter().find(|(_, path)| {
+        MachineProfile::read(path).is_ok_and(|m| {
+            let p = &m.provenance;
+            p.same_cpu(&host)
+                && run
+                    .as_ref()
+                    .is_some_and(|r| r.compiler == p.compiler && r.fflags.join(" ") == p.fflags)
+        })
+    });
+    match found {
+        Some((name, _)) => {
+            eprintln!(
+                "augur: no --machine given: {name} (measured on this host's CPU, with the profile's compiler and flags)"
+            );
+            Ok(name)
+        }
+        None => {
+            let names: Vec<String> = library::list().into_iter().map(|(n, _)| n).collect();
+            bail!(
+                "give a machine with --machine NAME|FILE.toml: no library profile was measured on this host's CPU with the profile's compiler and flags (`augur characterize -o my-machine.toml` makes one; library: {})",
+                if names.is_empty() {
+                    "none found".to_string()
+                } else {
+                    names.join(", ")
+                }
+            );
+        }
+    }
+}
+
 /// Runs `augur report`: the HTML page of `profile` predicted on `machines`.
 pub fn report_page(
     profile: &Path,
@@ -389,6 +423,11 @@ pub fn report_page(
     options: PredictOptions,
     output: &Path,
 ) -> Result<ExitCode> {
+    let machines = if machines.is_empty() {
+        vec![host_machine(std::slice::from_ref(&profile.to_path_buf()))?]
+    } else {
+        machines.to_vec()
+    };
     let machines = machines
         .iter()
         .map(|m| LoadedMachine::load(m))

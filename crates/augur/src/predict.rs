@@ -365,7 +365,7 @@ pub(crate) fn widest_text(w: &augur_model::interval::WidestParameter, machine: &
                 }
             ),
             format!(
-                "`augur stream --machine {}` (its loop kernels tell it apart from the others)",
+                "`augur stream --machine {}` (its loop kernels)",
                 path.display()
             ),
         ),

@@ -203,7 +203,7 @@ fn summary(r: &ReportInput) -> String {
 
 /// Each machine's prediction as a horizontal bar with its interval as a whisker (SVG).
 fn interval_figure(r: &ReportInput) -> String {
-    let (w, row, left, right) = (900.0, 34.0, 260.0, 120.0);
+    let (w, row, left, right) = (960.0, 34.0, 260.0, 290.0);
     let h = 40.0 + row * r.predictions.len() as f64 + 30.0;
     let top = r
         .predictions
@@ -243,10 +243,12 @@ fn interval_figure(r: &ReportInput) -> String {
         );
         let _ = write!(
             s,
-            "<text x=\"{:.1}\" y=\"{}\" font-size=\"14\">{}</text>",
+            "<text x=\"{:.1}\" y=\"{}\" font-size=\"14\">{} ({} .. {})</text>",
             hi + 8.0,
             y + 17.0,
-            esc(&fmt_seconds(p.total.seconds))
+            esc(&fmt_seconds(p.total.seconds)),
+            esc(&fmt_seconds(p.interval.low)),
+            esc(&fmt_seconds(p.interval.high))
         );
     }
     let axis = h - 22.0;

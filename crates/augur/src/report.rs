@@ -124,30 +124,10 @@ fn header(r: &ReportInput, title: &str) -> String {
         run.counters,
         esc(&fmt_seconds(run.wall_seconds)),
         env!("CARGO_PKG_VERSION"),
-        chrono_now()
-    )
-}
-
-/// The current time as `YYYY-MM-DD HH:MM`, from the system clock.
-fn chrono_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
-        rest / 3600,
-        rest % 3600 / 60
+        augur_machine_profile::utc_now()
+            .replace('T', " ")
+            .get(..16)
+            .unwrap_or_default()
     )
 }
 

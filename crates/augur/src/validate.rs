@@ -185,7 +185,37 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
     for w in val.setup_differences.iter().chain(&val.warnings) {
         eprintln!("augur: warning: {w}");
     }
+    warn_if_busy(&[("", &val.measured)]);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The spread of timed runs above which the machine was likely busy with other work.
+const BUSY_SPREAD: f64 = 0.10;
+
+/// Warns when timed runs spread so much that something else was running
+/// ([`busy_warnings`]).
+fn warn_if_busy(timings: &[(&str, &augur_validate::Timing)]) {
+    for w in busy_warnings(timings) {
+        eprintln!("augur: warning: {w}");
+    }
+}
+
+/// One warning per timing whose runs spread more than [`BUSY_SPREAD`]: each entry a
+/// label (`at 2 thread(s)`, or empty) and its timing.
+fn busy_warnings(timings: &[(&str, &augur_validate::Timing)]) -> Vec<String> {
+    timings
+        .iter()
+        .filter(|(_, t)| t.runs.len() >= 2 && t.spread() > BUSY_SPREAD)
+        .map(|(label, t)| {
+            format!(
+                "the timed runs{} spread {:.0}% (from {} to {}): something else was running; the measured time and the error are uncertain: time again on a quiet machine (more --runs, nothing else running)",
+                if label.is_empty() { String::new() } else { format!(" {label}") },
+                100.0 * t.spread(),
+                fmt_seconds(t.min),
+                fmt_seconds(t.max)
+            )
+        })
+        .collect()
 }
 
 /// Predicted against measured, as text.
@@ -249,6 +279,17 @@ fn threads_report(
     for w in &val.warnings {
         println!("warning: {w}");
     }
+    let labels: Vec<String> = val
+        .rows
+        .iter()
+        .map(|r| format!("at {} thread(s)", r.threads))
+        .collect();
+    let timings: Vec<(&str, &augur_validate::Timing)> = labels
+        .iter()
+        .zip(&val.rows)
+        .map(|(l, r)| (l.as_str(), &r.measured))
+        .collect();
+    warn_if_busy(&timings);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -284,4 +325,20 @@ fn ranks_report(val: &augur_bench::ranks::RankValidation, v: &ValidateArgs) -> R
         println!("warning: {w}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_that_spread_say_the_machine_was_busy() {
+        let quiet = augur_validate::Timing::from_runs(vec![1.00, 1.02, 1.01]);
+        let busy = augur_validate::Timing::from_runs(vec![1.00, 1.60, 1.05]);
+        let one = augur_validate::Timing::from_runs(vec![1.0]);
+        assert!(busy_warnings(&[("", &quiet), ("", &one)]).is_empty());
+        let w = busy_warnings(&[("at 2 thread(s)", &busy)]);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].contains("at 2 thread(s) spread 57%"), "{}", w[0]);
+    }
 }

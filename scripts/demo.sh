@@ -16,6 +16,11 @@ if [ "$(cat /sys/devices/system/cpu/cpu0/cache/index0/size 2>/dev/null)" = "48K"
   O2=gfortran12-O2-epyc-zen5-2core
   O0=gfortran12-O0-epyc-zen5-2core
 fi
+# A library profile measured on this host's very CPU (family, model, caches) is better.
+host_profile() { $augur machines | awk -v f="$1" '/<- this host/ && $2 == "gfortran" && $3 == f { print $1; exit }'; }
+match=$(host_profile -O2); O2=${match:-$O2}
+match=$(host_profile -O0); O0=${match:-$O0}
+echo "library profiles for this host: $O2, $O0"
 
 echo
 echo "== augur analyze --static examples/heat2d.f90 (free form, module, array syntax, region)"

@@ -134,7 +134,7 @@ impl Interval {
 pub struct WidestParameter {
     /// The AbOp whose cost it is.
     pub abop: augur_ir::AbOp,
-    /// Its share (0-1) of the parameters' variance.
+    /// Its share (0-1) of the sum of the parameters' own variances.
     pub share: f64,
     /// How the machine knows its cost (in the context below).
     pub status: crate::cost::CostStatus,
@@ -153,19 +153,23 @@ pub(crate) fn widest_parameter(
     total: &Estimate,
     interval: &Interval,
 ) -> Option<WidestParameter> {
-    let var = total.sd_seconds.powi(2);
-    if interval.parameter_log_sd <= TYPICAL_PARAMETER_LOG_SD || var <= 0.0 {
+    if interval.parameter_log_sd <= TYPICAL_PARAMETER_LOG_SD || total.sd_seconds <= 0.0 {
         return None;
     }
-    let (abop, share) = augur_ir::abop::ALL
+    // Shares of the parameters' own variances (the covariances of costs fitted together
+    // belong to no one parameter, and would push a share past 1).
+    let own: Vec<(augur_ir::AbOp, f64)> = augur_ir::abop::ALL
         .iter()
-        .map(|&op| (op, table.variance_of(all, op) / var))
-        .max_by(|a, b| a.1.total_cmp(&b.1))?;
+        .map(|&op| (op, table.variance_of(all, op)))
+        .collect();
+    let var: f64 = own.iter().map(|x| x.1).sum();
+    let (abop, largest) = own.into_iter().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let share = largest / var.max(f64::MIN_POSITIVE);
     let terms = table.variances_of(all, abop);
     let k = (0..3).max_by(|&a, &b| terms[a].0.total_cmp(&terms[b].0))?;
     Some(WidestParameter {
         abop,
-        share: share.min(1.0),
+        share,
         status: terms[k].1.status,
         context: ["stream", "vector", "chain"][k],
     })

@@ -78,8 +78,14 @@ pub fn assert_renders(page: &Path, dir: &Path) {
         page.file_stem().unwrap().to_str().unwrap()
     ));
     std::fs::write(&blank, format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/></svg>", size.0, size.1)).unwrap();
-    let shot = screenshot(&browser, page, size, dir);
-    let empty = screenshot(&browser, &blank, size, dir);
+    assert_not_blank(&browser, page, &blank, size, dir);
+}
+
+/// Asserts that `page`'s screenshot at `size` has that size and is several times larger
+/// than the screenshot of `blank` (an empty page of the same kind).
+fn assert_not_blank(browser: &str, page: &Path, blank: &Path, size: (u32, u32), dir: &Path) {
+    let shot = screenshot(browser, page, size, dir);
+    let empty = screenshot(browser, blank, size, dir);
     assert_eq!(png_size(&shot), size, "{}", page.display());
     assert!(
         shot.len() > 3 * empty.len(),
@@ -98,16 +104,7 @@ pub fn render_html(page: &Path, dir: &Path, size: (u32, u32), fragment: &str) ->
     let browser = chromium();
     let blank = dir.join("blank-page.html");
     std::fs::write(&blank, "<!DOCTYPE html><html><body></body></html>").unwrap();
-    let shot = screenshot(&browser, page, size, dir);
-    let empty = screenshot(&browser, &blank, size, dir);
-    assert_eq!(png_size(&shot), size, "{}", page.display());
-    assert!(
-        shot.len() > 3 * empty.len(),
-        "{}: the screenshot ({} bytes) is hardly more than a blank page's ({} bytes)",
-        page.display(),
-        shot.len(),
-        empty.len()
-    );
+    assert_not_blank(&browser, page, &blank, size, dir);
     let out = Command::new(&browser)
         .args([
             "--headless",

@@ -318,7 +318,20 @@ pub(crate) fn compiled_time(
             crate::incore::iterations_by_arithmetic(&cl, &body_floating_ops(u, l.id)?)
                 .unwrap_or(cl.lanes.max(1));
     }
-    crate::incore::loop_time(&cl, m)
+    let iterations = |id: u32| u.loops.iter().find(|o| o.id == id)?.iterations;
+    let restarts = |line: u32| {
+        // The enclosing loop on `line` whose iterations restart the chain.
+        let mut p = l.parent;
+        while let Some(id) = p {
+            let o = u.loops.iter().find(|o| o.id == id)?;
+            if o.line == line {
+                return Some(iterations(l.id)? / o.iterations.filter(|n| *n > 0.0)?);
+            }
+            p = o.parent;
+        }
+        None
+    };
+    crate::incore::loop_time_restarted(&cl, m, restarts)
 }
 
 /// Whether a source recurrence holds complex arithmetic (`ACDL`, `MCSG`: a `C` second).
@@ -436,6 +449,7 @@ mod tests {
                 class: ClassWidth::new(class, Width::Scalar),
                 count: 1,
             }],
+            restarted_by: None,
         };
         let mut cl: CompiledLoop = serde_json::from_value(serde_json::json!({
             "file": "k.f90", "line": 5, "function": "k_", "instructions": [],

@@ -166,6 +166,13 @@ pub struct Chain {
     pub carried_by: String,
     /// The instructions on its path through one compiled iteration.
     pub path: Vec<ClassCount>,
+    /// The line of the enclosing loop each of whose iterations starts the chain afresh
+    /// (writes its register or slot without reading it, or moves the address it lives
+    /// at): a sum over a short inner loop that the next outer iteration restarts, whose
+    /// restarts the core overlaps. `None` when no enclosing loop of the procedure does
+    /// (or in profiles made before the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarted_by: Option<u32>,
 }
 
 /// A source loop whose compiled code could not be read, and why (priced by its AbOps).

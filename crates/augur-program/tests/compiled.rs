@@ -259,3 +259,41 @@ end program
         "{l:#?}"
     );
 }
+
+const STENCIL: &str = "program st
+  implicit none
+  integer, parameter :: n = 200, r = 2
+  double precision :: a(n,n), b(n,n), w(-r:r,-r:r)
+  integer :: i, j, ii, jj
+  call random_number(a)
+  call random_number(w)
+  b = 0
+  do j = r+1, n-r
+    do i = r+1, n-r
+      do jj = -r, r
+        do ii = -r, r
+          b(i,j) = b(i,j) + w(ii,jj) * a(i+ii,j+jj)
+        end do
+      end do
+    end do
+  end do
+  print *, sum(b)
+end program
+";
+
+#[test]
+fn a_sum_over_short_inner_loops_is_restarted_by_the_loop_that_moves_its_element() {
+    // At -O2 b(i,j) is summed in a register across the jj and ii loops and loaded
+    // afresh for each i; at -O0 it is summed in memory, at an address moved by i.
+    for flags in ["-O2", "-O0"] {
+        let p = analyze(flags, STENCIL);
+        let c = compiled(&p, 12);
+        let top = &c.chains[0];
+        assert!(
+            chain_classes(c).contains(&InstrClass::FpAdd),
+            "{flags}: {:?}",
+            c.chains
+        );
+        assert_eq!(top.restarted_by, Some(10), "{flags}: {:?}", c.chains);
+    }
+}

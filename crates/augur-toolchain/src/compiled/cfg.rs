@@ -206,6 +206,32 @@ impl Cfg {
     /// it (a back edge), the blocks that reach such a jump without passing through it;
     /// those none of whose blocks heads another loop.
     pub fn innermost_loops(&self) -> Vec<NaturalLoop> {
+        let loops = self.natural_loops();
+        let headers: Vec<usize> = loops.iter().map(|l| l.blocks[0]).collect();
+        loops
+            .into_iter()
+            .filter(|l| {
+                !headers
+                    .iter()
+                    .any(|&o| o != l.blocks[0] && l.blocks.contains(&o))
+            })
+            .collect()
+    }
+
+    /// The loops that hold every block of `l` and more, innermost first.
+    pub fn enclosing_loops(&self, l: &NaturalLoop) -> Vec<NaturalLoop> {
+        let mut out: Vec<NaturalLoop> = self
+            .natural_loops()
+            .into_iter()
+            .filter(|o| o.blocks.len() > l.blocks.len())
+            .filter(|o| l.blocks.iter().all(|b| o.blocks.contains(b)))
+            .collect();
+        out.sort_by_key(|o| o.blocks.len());
+        out
+    }
+
+    /// Every natural loop, one a header, header first.
+    fn natural_loops(&self) -> Vec<NaturalLoop> {
         let n = self.blocks.len();
         let idom = self.dominators();
         let dominates = |h: usize, mut b: usize| loop {
@@ -227,7 +253,7 @@ impl Cfg {
                 }
             }
         }
-        let mut loops: Vec<(usize, Vec<usize>, usize)> = vec![];
+        let mut loops: Vec<NaturalLoop> = vec![];
         for (&h, ls) in &latches {
             let mut inside = vec![false; n];
             inside[h] = true;
@@ -244,14 +270,12 @@ impl Cfg {
                 .copied()
                 .max_by_key(|&b| (b + n - h) % n)
                 .unwrap_or(h);
-            loops.push((h, body, latch));
+            loops.push(NaturalLoop {
+                blocks: body,
+                latch,
+            });
         }
-        let headers: Vec<usize> = loops.iter().map(|l| l.0).collect();
         loops
-            .into_iter()
-            .filter(|(h, body, _)| !headers.iter().any(|o| o != h && body.contains(o)))
-            .map(|(_, blocks, latch)| NaturalLoop { blocks, latch })
-            .collect()
     }
 
     /// The paths of an iteration of `l` from its header back to it, as indices into

@@ -13,9 +13,12 @@ use augur_program_profile::compiled::{
     BlockEnd, Chain, ClassCount, ClassWidth, CompiledBlock, CompiledLoop, CompiledPath,
 };
 use augur_program_profile::compiled::{InFlight, InstrClass, Width};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod cfg;
+mod places;
+
+use places::Places;
 
 /// One instruction of the assembly.
 #[derive(Debug, Clone)]
@@ -79,6 +82,7 @@ fn record(
     let (file_no, line) = latch.at.or_else(|| body.iter().rev().find_map(|i| i.at))?;
     let file = files.get(&file_no)?.clone()?;
     let mut cl = describe(&f.name, &body, file, line);
+    cl.chains = restarted_chains(f, g, l, &body);
     cl.lines = source_lines(&body, file_no);
     let blocks = loop_blocks(f, g, l);
     cl.inner_branches = blocks
@@ -102,7 +106,7 @@ fn record(
                 let instrs = instructions_of(f, g, p.iter().map(|&k| l.blocks[k]));
                 CompiledPath {
                     blocks: p.iter().map(|&k| k as u32).collect(),
-                    chains: chains(&instrs),
+                    chains: restarted_chains(f, g, l, &instrs),
                     span: span(&instrs),
                 }
             })
@@ -110,6 +114,48 @@ fn record(
         cl.blocks = blocks;
     }
     Some((cl, text(&body)))
+}
+
+/// The loop-carried chains of `instrs`, an iteration of loop `l` of `f`, each with the
+/// line of the enclosing loop that restarts it.
+fn restarted_chains(
+    f: &Function,
+    g: &cfg::Cfg,
+    l: &cfg::NaturalLoop,
+    instrs: &[Instr],
+) -> Vec<Chain> {
+    carried_chains(instrs)
+        .into_iter()
+        .map(|(carried, mut chain)| {
+            chain.restarted_by = restart_line(f, g, l, &carried);
+            chain
+        })
+        .collect()
+}
+
+/// The line of the innermost loop enclosing `l` each of whose iterations starts the
+/// chain `carried` afresh: its code outside the inner loops writes the location without
+/// reading it, or writes what the place's address is computed from.
+fn restart_line(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop, carried: &Loc) -> Option<u32> {
+    let moved_by = match carried {
+        Loc::Slot(key) => places::inputs(key),
+        Loc::Reg(_) => vec![],
+    };
+    let none = Places::default();
+    let mut inner = l.blocks.clone();
+    for outer in g.enclosing_loops(l) {
+        let own = outer.blocks.iter().copied().filter(|b| !inner.contains(b));
+        let restarts = instructions_of(f, g, own).iter().any(|i| {
+            let fl = flow(i, &none);
+            let fresh = fl.writes.contains(carried) && fl.reads.iter().all(|(r, _)| r != carried);
+            fresh || fl.writes.iter().any(|w| moved_by.contains(w))
+        });
+        if restarts {
+            return f.instrs[jump_back(f, g, &outer)].at.map(|a| a.1);
+        }
+        inner = outer.blocks;
+    }
+    None
 }
 
 /// The instructions of `blocks` of `f`, in that order.
@@ -643,64 +689,6 @@ struct Flow {
     writes: Vec<Loc>,
 }
 
-/// The places one compiled iteration keeps values in memory: stack and static slots,
-/// and the targets of pointers the loop loads from slots it never writes (a dummy
-/// argument passed by reference, as unoptimized code reloads its address each time).
-#[derive(Default)]
-struct Places {
-    /// Register → the slot its pointer was loaded from, while it holds it.
-    pointers: HashMap<String, String>,
-    /// The slots the loop writes.
-    written: Vec<String>,
-}
-
-impl Places {
-    fn new(body: &[Instr]) -> Self {
-        let mut written: Vec<String> = body
-            .iter()
-            .filter(|i| !is_jump(&i.mnemonic) && !is_compare(&i.mnemonic))
-            .filter_map(|i| i.operands.last().and_then(|d| slot(d)))
-            .collect();
-        written.sort();
-        written.dedup();
-        Places {
-            pointers: HashMap::new(),
-            written,
-        }
-    }
-
-    /// The fixed place `op` names, if any.
-    fn place(&self, op: &str) -> Option<String> {
-        if let Some(s) = slot(op) {
-            return Some(s);
-        }
-        let (disp, inside) = op.split_once('(')?;
-        let inside = inside.trim_end_matches(')');
-        if inside.contains(',') {
-            return None;
-        }
-        let base = self.pointers.get(&register(inside)?)?;
-        Some(format!("{disp}(*{base})"))
-    }
-
-    /// Follows instruction `i`: a pointer loaded from a slot the loop never writes is
-    /// remembered; any other write to a register forgets it.
-    fn after(&mut self, i: &Instr, writes: &[Loc]) {
-        for w in writes {
-            if let Loc::Reg(r) = w {
-                self.pointers.remove(r);
-            }
-        }
-        if i.mnemonic == "movq" && i.operands.len() == 2 {
-            if let (Some(s), Some(r)) = (slot(&i.operands[0]), register(&i.operands[1])) {
-                if !self.written.contains(&s) {
-                    self.pointers.insert(r, s);
-                }
-            }
-        }
-    }
-}
-
 fn flow(i: &Instr, places: &Places) -> Flow {
     let m = i.mnemonic.as_str();
     let w = width(i);
@@ -794,6 +782,22 @@ fn flow(i: &Instr, places: &Places) -> Flow {
     Flow { reads, writes }
 }
 
+/// The registers `body` writes.
+fn registers_written(body: &[Instr]) -> HashSet<String> {
+    let none = Places::default();
+    body.iter()
+        .flat_map(|i| registers(&flow(i, &none).writes).collect::<Vec<_>>())
+        .collect()
+}
+
+/// The registers among `locs`.
+fn registers(locs: &[Loc]) -> impl Iterator<Item = String> + '_ {
+    locs.iter().filter_map(|l| match l {
+        Loc::Reg(r) => Some(r.clone()),
+        Loc::Slot(_) => None,
+    })
+}
+
 /// The class of a load on a chain through memory: into a vector or floating-point
 /// register ([`InstrClass::Forward`]) or an integer one ([`InstrClass::ForwardInt`]).
 fn forward_class(i: &Instr) -> InstrClass {
@@ -814,12 +818,12 @@ fn forward_class(i: &Instr) -> InstrClass {
 /// classes on it. An out-of-order core overlaps it with the next iterations only as far
 /// as its reorder window holds them.
 fn span(body: &[Instr]) -> Vec<ClassCount> {
-    let mut places = Places::new(body);
+    let mut places = Places::new(body, &registers_written(body));
     let mut best: HashMap<Loc, (f64, Vec<ClassWidth>)> = HashMap::new();
     let mut longest: (f64, Vec<ClassWidth>) = (0.0, vec![]);
     for i in body {
         let f = flow(i, &places);
-        places.after(i, &f.writes);
+        places.after(i, registers(&f.writes));
         let mut reached: (f64, Vec<ClassWidth>) = (0.0, vec![]);
         for (loc, path) in &f.reads {
             let (lat, p) = best.get(loc).map_or((0.0, &[][..]), |(l, p)| (*l, &p[..]));
@@ -848,19 +852,31 @@ fn span(body: &[Instr]) -> Vec<ClassCount> {
 /// written later, the longest path (on generic latencies) from its value at the start of
 /// an iteration to its value at the end. The four longest, longest first.
 fn chains(body: &[Instr]) -> Vec<Chain> {
-    let mut places = Places::new(body);
+    carried_chains(body).into_iter().map(|(_, c)| c).collect()
+}
+
+/// [`chains`] with the location that carries each.
+fn carried_chains(body: &[Instr]) -> Vec<(Loc, Chain)> {
+    let mut places = Places::new(body, &registers_written(body));
+    // Each place as the assembly first names it, for the reader.
+    let mut shown: HashMap<String, String> = HashMap::new();
     let flows: Vec<Flow> = body
         .iter()
         .map(|i| {
+            for op in i.operands.iter().filter(|o| is_memory(o)) {
+                if let Some(key) = places.place(op) {
+                    shown.entry(key).or_insert_with(|| op.clone());
+                }
+            }
             let f = flow(i, &places);
-            places.after(i, &f.writes);
+            places.after(i, registers(&f.writes));
             f
         })
         .collect();
     let mut written: Vec<&Loc> = flows.iter().flat_map(|f| f.writes.iter()).collect();
     written.sort();
     written.dedup();
-    let mut found: Vec<(f64, Chain)> = vec![];
+    let mut found: Vec<(f64, Loc, Chain)> = vec![];
     for start in written {
         // best[loc]: the longest path from `start`'s incoming value to loc's current value.
         let mut best: HashMap<&Loc, (f64, Vec<ClassWidth>)> = HashMap::new();
@@ -896,20 +912,22 @@ fn chains(body: &[Instr]) -> Vec<Chain> {
                 }
                 let carried_by = match start {
                     Loc::Reg(r) => format!("%{r}"),
-                    Loc::Slot(s) => s.clone(),
+                    Loc::Slot(s) => shown.get(s).unwrap_or(s).clone(),
                 };
                 found.push((
                     *lat,
+                    start.clone(),
                     Chain {
                         carried_by,
                         path: class_counts(&counts),
+                        restarted_by: None,
                     },
                 ));
             }
         }
     }
     found.sort_by(|a, b| b.0.total_cmp(&a.0));
-    found.into_iter().take(4).map(|(_, c)| c).collect()
+    found.into_iter().take(4).map(|(_, l, c)| (l, c)).collect()
 }
 
 /// How many source iterations one compiled iteration covers: the pointer or index the
@@ -1269,6 +1287,38 @@ mod tests {
         let classes: Vec<InstrClass> = top.path.iter().map(|c| c.class.class).collect();
         assert_eq!(classes, vec![InstrClass::Forward, InstrClass::FpAdd]);
         assert_eq!(l.inner_branches, 0, "the exit test jumps out of the loop");
+    }
+
+    #[test]
+    fn unoptimized_code_carries_an_element_it_reloads_by_the_same_address() {
+        // `b(i,j) = b(i,j) + w(k) * a(k,j)` in a loop over k, gfortran 12 -O0: b(i,j)'s
+        // address is recomputed from i, j (slots the loop never writes) each time, so
+        // its store feeds the next iteration's load.
+        // b(i,j)'s address, into %r8 (base) and %r11 (index), as computed each time.
+        let b_address = "\tmovl\t-40(%rbp), %r8d\n\tmovslq\t%r8d, %r8\n\timulq\t%rax, %r8\n\
+             \tleaq\t(%rcx,%r8), %r11\n\tmovl\t-36(%rbp), %r8d\n\tmovslq\t%r8d, %r8\n\
+             \taddq\t%r8, %r11\n";
+        let l = loops(&format!(
+            ".L5:\n\t.loc 1 6 12\n\tcmpl\t%r9d, -44(%rbp)\n\tsetg\t%r8b\n\tmovzbl\t%r8b, %r8d\n\
+             \ttestl\t%r8d, %r8d\n\tjne\t.L10\n\t.loc 1 7 39\n{b_address}\
+             \tmovq\t-104(%rbp), %r8\n\tmovsd\t(%r8,%r11,8), %xmm1\n\
+             \tmovl\t-44(%rbp), %r8d\n\tmovslq\t%r8d, %r8\n\tleaq\t-1(%r8), %r11\n\
+             \tmovq\t-112(%rbp), %r8\n\tmovsd\t(%r8,%r11,8), %xmm2\n\
+             \tmovl\t-40(%rbp), %r8d\n\tmovslq\t%r8d, %r8\n\timulq\t%rdx, %r8\n\
+             \tleaq\t(%r10,%r8), %r11\n\tmovl\t-44(%rbp), %r8d\n\tmovslq\t%r8d, %r8\n\
+             \taddq\t%r8, %r11\n\tmovq\t-120(%rbp), %r8\n\tmovsd\t(%r8,%r11,8), %xmm0\n\
+             \tmulsd\t%xmm2, %xmm0\n{b_address}\taddsd\t%xmm1, %xmm0\n\
+             \tmovq\t-104(%rbp), %r8\n\tmovsd\t%xmm0, (%r8,%r11,8)\n\
+             \t.loc 1 6 12\n\taddl\t$1, -44(%rbp)\n\tjmp\t.L5\n\t.loc 1 10 1\n\tret\n",
+        ));
+        let top = &l[0].chains[0];
+        let classes: Vec<InstrClass> = top.path.iter().map(|c| c.class.class).collect();
+        assert_eq!(
+            classes,
+            vec![InstrClass::Forward, InstrClass::FpAdd],
+            "{top:?}"
+        );
+        assert_eq!(top.carried_by, "(%r8,%r11,8)");
     }
 
     #[test]

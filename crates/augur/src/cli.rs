@@ -240,6 +240,19 @@ enum Command {
         #[command(subcommand)]
         what: BenchCommand,
     },
+    /// Print a shell completion script, generated from these commands, to standard output:
+    /// `augur completions bash > ~/.local/share/bash-completion/completions/augur`.
+    Completions {
+        /// The shell to complete in.
+        shell: clap_complete::Shell,
+    },
+    /// Write the man pages: with -o DIR one page per command (augur.1, augur-predict.1,
+    /// augur-compare-machines.1, ...) into DIR; without, the top-level page to standard output.
+    Man {
+        /// The directory to write the pages into, created if missing (e.g. ~/.local/share/man/man1).
+        #[arg(short, long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+        output: Option<PathBuf>,
+    },
 }
 
 /// What `augur compare` compares.
@@ -1232,6 +1245,8 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             json: r.json,
         }),
         Command::Bench { what } => bench(what),
+        Command::Completions { shell } => crate::completions::completions(shell),
+        Command::Man { output } => crate::completions::man(output.as_deref()),
     }
 }
 

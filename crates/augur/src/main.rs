@@ -3,6 +3,7 @@
 mod characterize;
 mod cli;
 mod compare;
+mod completions;
 mod dynamic;
 mod gantt;
 mod optimizations;

@@ -72,6 +72,27 @@ pub struct CompiledLoop {
     /// block's instructions); `None` in profiles made before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_flight: Option<InFlight>,
+    /// One iteration of the loop around this one, when every loop inside that one is
+    /// innermost (`None` otherwise, and in profiles made before the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outer: Option<OuterIteration>,
+}
+
+/// One iteration of the loop around innermost loops, as compiled: what runs between two
+/// of its backward jumps, each inner loop's body taken once. Unoptimized code keeps
+/// every value in memory, so such an iteration (a pair of bodies: the separation by
+/// components in an inner loop, its square root and divide, the forces by components in
+/// another) is one long dependent path the core cannot overlap with the next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OuterIteration {
+    /// The line of its backward jump (its DO statement's).
+    pub line: u32,
+    /// Its longest dependent path, its inner loops' bodies taken once each.
+    pub span: Vec<ClassCount>,
+    /// The instructions it issues outside its inner loops.
+    pub issued: u32,
+    /// How many innermost loops it holds.
+    pub inner_loops: u32,
 }
 
 /// The instructions of one compiled iteration by the resource each holds from issue to

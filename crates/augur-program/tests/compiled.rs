@@ -297,3 +297,48 @@ fn a_sum_over_short_inner_loops_is_restarted_by_the_loop_that_moves_its_element(
         assert_eq!(top.restarted_by, Some(10), "{flags}: {:?}", c.chains);
     }
 }
+
+const PAIRS: &str = "program pairs
+  implicit none
+  integer, parameter :: n = 60
+  double precision :: x(3,n), body(n), f(3,n), a(3), rij2, a8
+  integer :: i, j, k
+  call random_number(x)
+  call random_number(body)
+  f = 0
+  do i = 1, n
+    do j = 1, n
+      if (j == i) cycle
+      do k = 1, 3
+        a(k) = x(k,j) - x(k,i)
+      end do
+      rij2 = a(1)*a(1) + a(2)*a(2) + a(3)*a(3) + 0.01d0
+      a8 = body(j)/(rij2*sqrt(rij2))
+      do k = 1, 3
+        f(k,i) = f(k,i) + a(k)*a8
+      end do
+    end do
+  end do
+  print *, sum(f)
+end program
+";
+
+#[test]
+fn an_unoptimized_pair_iteration_is_one_path_through_its_inner_loops() {
+    // At -O0 the separation goes through memory into the square root and the divide,
+    // whose result goes through memory into the forces: one path through the iteration
+    // over j and both of its inner loops.
+    let p = analyze("-O0", PAIRS);
+    for line in [12, 17] {
+        let o = compiled(&p, line)
+            .outer
+            .as_ref()
+            .unwrap_or_else(|| panic!("no outer iteration at {line}"));
+        assert_eq!((o.line, o.inner_loops), (10, 2), "{o:?}");
+        let on_path = |c: InstrClass| o.span.iter().any(|x| x.class.class == c);
+        for c in [InstrClass::FpSqrt, InstrClass::FpDiv, InstrClass::Forward] {
+            assert!(on_path(c), "{c:?} not on {:?}", o.span);
+        }
+        assert!(o.issued > 10, "{o:?}");
+    }
+}

@@ -230,6 +230,23 @@ impl Cfg {
         out
     }
 
+    /// The loops strictly inside `outer`, when each of them is innermost; `None` when one
+    /// holds another loop.
+    pub fn innermost_inside(&self, outer: &NaturalLoop) -> Option<Vec<NaturalLoop>> {
+        let loops = self.natural_loops();
+        let inside: Vec<NaturalLoop> = loops
+            .into_iter()
+            .filter(|o| o.blocks[0] != outer.blocks[0])
+            .filter(|o| o.blocks.iter().all(|b| outer.blocks.contains(b)))
+            .collect();
+        let nested = inside.iter().any(|o| {
+            inside
+                .iter()
+                .any(|q| q.blocks[0] != o.blocks[0] && o.blocks.contains(&q.blocks[0]))
+        });
+        (!nested).then_some(inside)
+    }
+
     /// Every natural loop, one a header, header first.
     fn natural_loops(&self) -> Vec<NaturalLoop> {
         let n = self.blocks.len();

@@ -12,7 +12,7 @@
 use augur_program_profile::compiled::{
     BlockEnd, Chain, ClassCount, ClassWidth, CompiledBlock, CompiledLoop, CompiledPath,
 };
-use augur_program_profile::compiled::{InFlight, InstrClass, Width};
+use augur_program_profile::compiled::{InFlight, InstrClass, OuterIteration, Width};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod cfg;
@@ -83,6 +83,7 @@ fn record(
     let file = files.get(&file_no)?.clone()?;
     let mut cl = describe(&f.name, &body, file, line);
     cl.chains = restarted_chains(f, g, l, &body);
+    cl.outer = outer_iteration(f, g, l);
     cl.lines = source_lines(&body, file_no);
     let blocks = loop_blocks(f, g, l);
     cl.inner_branches = blocks
@@ -114,6 +115,27 @@ fn record(
         cl.blocks = blocks;
     }
     Some((cl, text(&body)))
+}
+
+/// One iteration of the loop around `l`, when every loop inside it is innermost: its
+/// longest dependent path through its blocks in their order, each inner loop's body
+/// once, and the instructions outside its inner loops.
+fn outer_iteration(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Option<OuterIteration> {
+    let outer = g.enclosing_loops(l).into_iter().next()?;
+    let inner = g.innermost_inside(&outer)?;
+    let own = outer
+        .blocks
+        .iter()
+        .copied()
+        .filter(|b| !inner.iter().any(|i| i.blocks.contains(b)));
+    let issued = instructions_of(f, g, own).len() as u32;
+    let whole = instructions_of(f, g, outer.blocks.iter().copied());
+    Some(OuterIteration {
+        line: f.instrs[jump_back(f, g, &outer)].at?.1,
+        span: span(&whole),
+        issued,
+        inner_loops: inner.len() as u32,
+    })
 }
 
 /// The loop-carried chains of `instrs`, an iteration of loop `l` of `f`, each with the
@@ -380,6 +402,7 @@ fn describe(function: &str, body: &[Instr], file: String, line: u32) -> Compiled
         paths: vec![],
         lines: vec![],
         in_flight: Some(in_flight(body)),
+        outer: None,
     }
 }
 

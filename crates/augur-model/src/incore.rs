@@ -358,18 +358,8 @@ struct Overlap<'a> {
 
 impl Overlap<'_> {
     /// The share of its latency an iteration waits on `ch`, with the compiled
-    /// iterations between its restarts; `None` for a chain no loop restarts, and for a
-    /// chain through memory, whose restart stores to the place the previous chain
-    /// still stores to (gfortran 12 -O0 on a Zen 4: a sum in a stack slot restarted
-    /// every 2 terms took 4.7 ns a term, every 256 terms 5.8 ns; its chain 3.3 ns).
+    /// iterations between its restarts; `None` for a chain no loop restarts.
     fn share(&self, ch: &Chain) -> Option<(f64, f64)> {
-        let through_memory = ch
-            .path
-            .iter()
-            .any(|c| matches!(c.class.class, InstrClass::Forward | InstrClass::ForwardInt));
-        if through_memory {
-            return None;
-        }
         let n = (self.restarts)(ch.restarted_by?)? / self.source_iterations;
         (n > 0.0 && n.is_finite()).then(|| (n / (n + self.in_flight), n))
     }

@@ -29,10 +29,6 @@ pub enum Bound {
     MemoryPipes,
     /// A loop-carried dependence chain, carried by the register or slot named.
     Chain(String),
-    /// A chain that an outer loop restarts every so many source iterations (the
-    /// second), whose restarts the core overlaps as far as its iterations in flight
-    /// reach into the next.
-    RestartedChain(String, f64),
     /// An iteration's longest dependent path, which the core overlaps with this many
     /// iterations only, as the resource named allows.
     Window(f64, InFlightLimit),
@@ -73,10 +69,6 @@ impl fmt::Display for Bound {
             Bound::Branch => f.write_str("bound by the loop branch"),
             Bound::MemoryPipes => f.write_str("bound by the load/store pipes"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
-            Bound::RestartedChain(by, n) => write!(
-                f,
-                "bound by the chain through {by}, restarted every {n:.0} iterations, the next restart overlapping it"
-            ),
             Bound::Window(k, by) => write!(
                 f,
                 "bound by its longest dependent path, {k:.1} iterations in flight (as many as the core's {by} allow)"
@@ -181,21 +173,6 @@ fn weighted_blocks(cl: &CompiledLoop) -> Option<(f64, Vec<(ClassWidth, f64)>)> {
 /// The in-core time of `cl` on `m`, or `None` when it is not priced from its
 /// instructions ([`unpriceable`]) or the machine lacks a class it needs.
 pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
-    loop_time_restarted(cl, m, |_| None)
-}
-
-/// [`loop_time`] for a loop whose chains an enclosing loop restarts: `restarts(line)`
-/// is how many source iterations of `cl` run between two iterations of the enclosing
-/// loop on `line` (each restarting the chains it names), `None` when unknown. A chain
-/// of `n` compiled iterations between restarts overlaps the next restart's as far as
-/// the `k` iterations the core keeps in flight reach into it: an iteration waits
-/// `n / (n + k)` of its latency (a sum over 25 terms restarted by its outer loop, gfortran
-/// 12 -O2 on a Zen 4: 0.37 ns a term measured, its add's latency 0.81, `k` = 34).
-pub fn loop_time_restarted(
-    cl: &CompiledLoop,
-    m: &InCoreProfile,
-    restarts: impl Fn(u32) -> Option<f64>,
-) -> Option<LoopTime> {
     if unpriceable(cl).is_some() || m.cycle_ns <= 0.0 {
         return None;
     }
@@ -208,15 +185,9 @@ pub fn loop_time_restarted(
         (f64::from(cl.issued), all.collect())
     });
     let (throughput, thru_bound) = throughput_bound(issued, instructions, m)?;
-    let in_flight = iterations_in_flight(cl, m, issued).map_or(0.0, |k| k.0);
-    let overlap = Overlap {
-        source_iterations: f64::from(cl.source_iterations.max(1)),
-        in_flight,
-        restarts: &restarts,
-    };
-    let chain = match path_chains(cl, m, &overlap) {
+    let chain = match path_chains(cl, m) {
         Some(c) => c,
-        None => longest_chain(&cl.chains, m, &overlap)?,
+        None => longest_chain(&cl.chains, m)?,
     };
     let (mut t, mut bound) = if chain.0 > throughput {
         chain.clone()
@@ -347,38 +318,13 @@ fn iterations_in_flight(
     .or(Some(whole))
 }
 
-/// How restarted chains overlap: a compiled loop's source iterations an iteration, the
-/// iterations the core keeps in flight, and the source iterations between restarts by
-/// the line of the loop that restarts them.
-struct Overlap<'a> {
-    source_iterations: f64,
-    in_flight: f64,
-    restarts: &'a dyn Fn(u32) -> Option<f64>,
-}
-
-impl Overlap<'_> {
-    /// The share of its latency an iteration waits on `ch`, with the compiled
-    /// iterations between its restarts; `None` for a chain no loop restarts.
-    fn share(&self, ch: &Chain) -> Option<(f64, f64)> {
-        let n = (self.restarts)(ch.restarted_by?)? / self.source_iterations;
-        (n > 0.0 && n.is_finite()).then(|| (n / (n + self.in_flight), n))
-    }
-}
-
 /// The longest of `chains` on `m`'s latencies, ns, with what carries it.
-fn longest_chain(chains: &[Chain], m: &InCoreProfile, overlap: &Overlap) -> Option<(f64, Bound)> {
+fn longest_chain(chains: &[Chain], m: &InCoreProfile) -> Option<(f64, Bound)> {
     let mut chain = (0.0, Bound::Issue);
     for ch in chains {
         let t = path_latency(&ch.path, m)?;
-        let (t, bound) = match overlap.share(ch) {
-            Some((share, n)) => (
-                t * share,
-                Bound::RestartedChain(ch.carried_by.clone(), n * overlap.source_iterations),
-            ),
-            None => (t, Bound::Chain(ch.carried_by.clone())),
-        };
         if t > chain.0 {
-            chain = (t, bound);
+            chain = (t, Bound::Chain(ch.carried_by.clone()));
         }
     }
     Some(chain)
@@ -387,8 +333,8 @@ fn longest_chain(chains: &[Chain], m: &InCoreProfile, overlap: &Overlap) -> Opti
 /// The chain an iteration of a loop that branches inside it waits on, on average: each
 /// path's longest chain weighed by how often an iteration takes that path (its jumps'
 /// taken shares), named after the likeliest path's. `None` without paths or shares.
-fn path_chains(cl: &CompiledLoop, m: &InCoreProfile, overlap: &Overlap) -> Option<(f64, Bound)> {
-    over_paths(cl, |p| longest_chain(&p.chains, m, overlap))
+fn path_chains(cl: &CompiledLoop, m: &InCoreProfile) -> Option<(f64, Bound)> {
+    over_paths(cl, |p| longest_chain(&p.chains, m))
 }
 
 /// The mean over the paths of `cl` of `f`'s time, weighed by each path's probability,
@@ -735,27 +681,6 @@ mod tests {
         // Six instructions issue in 0.3 ns; the add chain takes 0.5.
         let t = loop_time(&dot(vec![count(InstrClass::FpAdd, 1)]), &machine()).unwrap();
         assert!((t.per_source_iteration - 0.5e-9).abs() < 1e-15);
-        assert_eq!(t.bound, Bound::Chain("%v0".into()));
-    }
-
-    #[test]
-    fn a_chain_restarted_by_an_outer_loop_overlaps_the_next_restart() {
-        // A sum of 6 terms that the loop on line 3 restarts: with 12 iterations in flight
-        // (a window of 72 over 6 instructions) an iteration waits 6 / (6 + 12) of the
-        // add's 0.5 ns; the issue (0.3 ns) then binds.
-        let mut m = machine();
-        m.window = Some(72.0);
-        let mut cl = dot(vec![count(InstrClass::FpAdd, 1)]);
-        cl.chains[0].restarted_by = Some(3);
-        let t = loop_time_restarted(&cl, &m, |line| (line == 3).then_some(6.0)).unwrap();
-        assert!((t.chain - 0.5e-9 / 3.0).abs() < 1e-15, "{t:?}");
-        assert_eq!(t.bound, Bound::Issue);
-        // 600 terms between restarts: the chain's full latency, nearly.
-        let t = loop_time_restarted(&cl, &m, |_| Some(600.0)).unwrap();
-        assert!((t.chain - 0.5e-9 * 600.0 / 612.0).abs() < 1e-15, "{t:?}");
-        assert_eq!(t.bound, Bound::RestartedChain("%v0".into(), 600.0));
-        // An enclosing loop the program does not know: no overlap.
-        let t = loop_time_restarted(&cl, &m, |_| None).unwrap();
         assert_eq!(t.bound, Bound::Chain("%v0".into()));
     }
 

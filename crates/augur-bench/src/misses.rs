@@ -78,7 +78,7 @@ pub struct MissesArgs<'a> {
 }
 
 /// One cache as valgrind simulates it and the predictor prices it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Cache {
     /// Capacity, bytes.
     pub size_bytes: u64,
@@ -127,7 +127,7 @@ impl Cache {
 }
 
 /// The two caches compared: the L1 data cache and the last level.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Geometry {
     /// L1 data cache.
     pub l1: Cache,
@@ -189,7 +189,7 @@ fn geometry(machine: Option<&str>) -> Result<Geometry> {
 }
 
 /// The simulation's data counts: reads and writes and their misses in D1 and LL.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DataCounts {
     /// Data reads.
     pub dr: u64,
@@ -386,7 +386,7 @@ pub fn parse_callgrind(text: &str) -> Result<SimOut> {
 }
 
 /// The source lines of one loop nest: its DO statement to its last END DO.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LineRange {
     /// The file.
     pub file: PathBuf,
@@ -474,7 +474,7 @@ fn same_file(cg: &str, path: &Path, canonical: &Option<PathBuf>) -> bool {
 }
 
 /// Hardware cache counters from `perf stat`.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize, schemars::JsonSchema)]
 pub struct PerfCounts {
     /// `L1-dcache-load-misses`.
     pub l1_load_misses: Option<u64>,
@@ -563,7 +563,7 @@ fn perf_stat(perf: &Path, exe: &Path, spec: &RunSpec) -> Result<PerfCounts, Stri
 }
 
 /// One analyzed nest compared.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NestResult {
     /// Program unit.
     pub unit: String,
@@ -593,7 +593,7 @@ pub struct NestResult {
 }
 
 /// One program compared.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProgramResult {
     /// Corpus name.
     pub name: String,
@@ -615,7 +615,7 @@ pub struct ProgramResult {
 }
 
 /// The whole benchmark.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// Compiler and flags of the builds.
     pub setup: String,
@@ -627,6 +627,26 @@ pub struct Report {
     pub programs: Vec<ProgramResult>,
     /// Programs that failed, with the reason.
     pub failed: Vec<(String, String)>,
+}
+
+/// The `schema` of `augur bench misses --json`.
+pub const SCHEMA: u32 = 1;
+
+/// The `kind` of `augur bench misses --json`.
+pub const KIND: &str = "augur-cache-misses";
+
+/// What `augur bench misses --json` prints: the report and the summaries of its ratios.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Doc<'a> {
+    /// [`SCHEMA`].
+    pub schema: u32,
+    /// [`KIND`].
+    pub kind: &'static str,
+    /// The report.
+    #[serde(flatten)]
+    pub report: &'a Report,
+    /// Each summary's title and numbers.
+    pub summaries: &'a [(String, RatioSummary)],
 }
 
 /// A memory profile with just the two compared caches, for the predictor's memory term
@@ -871,17 +891,21 @@ fn share_text(part: u64, whole: u64) -> String {
 
 /// Summary of ratios: count, share within 1.5x and 2x, median deviation factor
 /// `exp(median |ln ratio|)` and geometric mean ratio.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct RatioSummary {
-    /// Pairs compared.
+    /// Pairs compared (none: the four numbers are NaN, `null` in JSON).
     pub compared: usize,
     /// Share with `1/1.5 ≤ ratio ≤ 1.5`.
+    #[schemars(with = "Option<f64>")]
     pub within_1_5: f64,
     /// Share with `1/2 ≤ ratio ≤ 2`.
+    #[schemars(with = "Option<f64>")]
     pub within_2: f64,
     /// `exp(median |ln ratio|)`.
+    #[schemars(with = "Option<f64>")]
     pub median_factor: f64,
     /// `exp(mean ln ratio)`: above 1, the model over-predicts on the whole.
+    #[schemars(with = "Option<f64>")]
     pub geometric_mean: f64,
 }
 
@@ -1062,13 +1086,9 @@ pub fn run(a: &MissesArgs) -> Result<Verdict> {
     });
     let summaries = summaries(&report);
     if a.json {
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            #[serde(flatten)]
-            report: &'a Report,
-            summaries: &'a [(String, RatioSummary)],
-        }
         let doc = Doc {
+            schema: SCHEMA,
+            kind: KIND,
             report: &report,
             summaries: &summaries,
         };

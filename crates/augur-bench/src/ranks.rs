@@ -18,7 +18,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// One rank count: predicted against measured.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct RankRow {
     /// Ranks.
     pub ranks: u32,
@@ -35,7 +35,7 @@ pub struct RankRow {
 }
 
 /// The rows of one program, and the timed build.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct RankValidation {
     /// Compiler and flags of the timed build.
     pub build: String,

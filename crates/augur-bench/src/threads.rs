@@ -11,7 +11,7 @@ use augur_validate::{build_plain, relative_error, time_interleaved, Clock, Timin
 use serde::Serialize;
 
 /// The result of validating one OpenMP program at several thread counts.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ThreadValidation {
     /// The program (its first source file).
     pub program: String,
@@ -34,7 +34,7 @@ pub struct ThreadValidation {
 }
 
 /// One thread count: predicted against measured.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ThreadRow {
     /// Threads.
     pub threads: u32,

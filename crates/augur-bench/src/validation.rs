@@ -14,7 +14,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// The result of validating one program on one machine.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Validation {
     /// The program (its first source file).
     pub program: String,

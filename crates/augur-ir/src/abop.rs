@@ -293,6 +293,22 @@ impl Serialize for AbOp {
     }
 }
 
+/// An AbOp is written as its mnemonic: a string, one of the catalogue's.
+impl schemars::JsonSchema for AbOp {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AbOp".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mnemonics: Vec<&str> = CATALOGUE.iter().map(|i| i.mnemonic).collect();
+        schemars::json_schema!({
+            "description": "An abstract operation, by its mnemonic (`augur abops`).",
+            "type": "string",
+            "enum": mnemonics,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for AbOp {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AbOp, D::Error> {
         let s = String::deserialize(d)?;

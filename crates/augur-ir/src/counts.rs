@@ -130,6 +130,22 @@ impl Serialize for AbOpCounts {
     }
 }
 
+/// Counts are written as an object from mnemonic to count.
+impl schemars::JsonSchema for AbOpCounts {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AbOpCounts".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Executions of each abstract operation, by mnemonic.",
+            "type": "object",
+            "propertyNames": g.subschema_for::<AbOp>(),
+            "additionalProperties": { "type": "number" },
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for AbOpCounts {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<AbOpCounts, D::Error> {
         let m = BTreeMap::<AbOp, f64>::deserialize(d)?;

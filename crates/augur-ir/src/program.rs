@@ -69,7 +69,7 @@ impl Coverage {
 }
 
 /// What kind of program unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UnitKind {
     /// `PROGRAM` (or a main program without a PROGRAM statement).
@@ -527,7 +527,7 @@ impl Expr {
 }
 
 /// How a DO loop is controlled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LoopKind {
     /// `DO i = start, end [, step]`.
@@ -603,7 +603,7 @@ pub struct LoopBounds {
 }
 
 /// Why a basic block exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockKind {
     /// The unit's first block.

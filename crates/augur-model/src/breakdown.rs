@@ -11,7 +11,7 @@ use augur_program_profile::{LoopProfile, ProgramProfile, UnitProfile};
 use serde::Serialize;
 
 /// One row of the AbOp breakdown (Saavedra's Fig. 3.12 report).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AbOpRow {
     /// The AbOp.
     pub abop: AbOp,
@@ -32,7 +32,7 @@ pub struct AbOpRow {
 }
 
 /// What a part of the program is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum PartKind {
     /// A procedure (program unit), its own blocks only (callees not included).
@@ -48,7 +48,7 @@ pub enum PartKind {
 }
 
 /// A part of the program with its predicted time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PartRow {
     /// What it is.
     pub kind: PartKind,
@@ -75,7 +75,7 @@ pub struct PartRow {
 }
 
 /// An AbOp the program executes whose cost the machine profile does not give.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Uncosted {
     /// The AbOp.
     pub abop: AbOp,

@@ -13,7 +13,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 pub const Z90: f64 = 1.644_853_626_951_472_2;
 
 /// How the cost of one AbOp is known on a machine.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CostStatus {
     /// Measured: the mean and its standard error are used.
@@ -41,7 +41,7 @@ pub struct Parameter {
 }
 
 /// A time with its standard deviation.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, schemars::JsonSchema)]
 pub struct Estimate {
     /// Seconds.
     pub seconds: f64,

@@ -61,7 +61,7 @@ pub fn model_error_sd(fflags: &str, compiled: bool) -> f64 {
 }
 
 /// A predicted time's 90% interval with what it is made of.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct Interval {
     /// Lower end, seconds.
     pub low: f64,
@@ -130,7 +130,7 @@ impl Interval {
 
 /// The machine parameter whose uncertainty widens a prediction's interval most, named
 /// when the parameters widen it beyond a typical program's (what to measure again).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct WidestParameter {
     /// The AbOp whose cost it is.
     pub abop: augur_ir::AbOp,

@@ -44,7 +44,7 @@ use augur_program_profile::locality::{LocalityProfile, PAGE_BYTES};
 use serde::Serialize;
 
 /// How operation time and memory time combine within a loop nest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Overlap {
     /// `max(T_ops, T_mem)`: transfers overlap computation (out-of-order core).
@@ -71,7 +71,7 @@ pub enum Overlap {
 }
 
 /// One level's share of a nest's memory time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LevelTraffic {
     /// The level whose misses these are (`L1d`, `L2`, `L3`).
     pub level: String,
@@ -110,7 +110,7 @@ pub struct NestMemory {
 }
 
 /// One array's (or one sampled reference's) share of a nest's memory time.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ArrayTraffic {
     /// Array name (for a sampled reference, the reference as written).
     pub name: String,

@@ -16,7 +16,7 @@ use augur_program_profile::ProgramProfile;
 use serde::Serialize;
 
 /// A loop nest's operation time, memory time and their combination.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NestRow {
     /// The nest (its outermost loop).
     pub name: String,

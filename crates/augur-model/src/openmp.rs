@@ -45,7 +45,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Predictions at several thread counts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ThreadsPrediction {
     /// The sequential prediction (one thread, no OpenMP overheads).
     #[serde(skip)]
@@ -59,7 +59,7 @@ pub struct ThreadsPrediction {
 }
 
 /// The prediction at one thread count.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ThreadPoint {
     /// Threads.
     pub threads: u32,
@@ -97,7 +97,7 @@ pub struct ThreadPoint {
 }
 
 /// One phase at one thread count.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Phase {
     /// `unit:line kind` of its construct (or `unit (called in parallel)`).
     pub name: String,

@@ -62,7 +62,7 @@ impl Default for PredictOptions {
 }
 
 /// A prediction: total time, the AbOp report and the breakdowns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Prediction {
     /// The cost model: `chain` (every AbOp at its narrow-spectrum, dependent-chain cost,
     /// Saavedra's model) or `stream+chain` (blocks in loops at stream cost, bounded below
@@ -127,7 +127,7 @@ pub struct Prediction {
 }
 
 /// What the compiler did to one source loop, in words.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CompiledNote {
     /// The source file.
     pub file: String,

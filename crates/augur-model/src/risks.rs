@@ -19,7 +19,7 @@ use augur_program_profile::{LoopProfile, ProgramProfile, UnitProfile};
 use serde::Serialize;
 
 /// One loop at risk from one optimization.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RiskFlag {
     /// The loop, as the `--by loop` rows name it (`unit loop 2 (line 40)`).
     pub loop_name: String,
@@ -43,7 +43,7 @@ pub struct RiskFlag {
 }
 
 /// The risk flags of one prediction.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Risks {
     /// The flags, in program order.
     pub flags: Vec<RiskFlag>,

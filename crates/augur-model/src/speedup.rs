@@ -40,7 +40,7 @@ const ABOPS_SHOWN: usize = 4;
 const MIN_SHARE: f64 = 0.001;
 
 /// One compiler setting (machine profile) of the comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Setting {
     /// The machine profile's name.
     pub name: String,
@@ -58,7 +58,7 @@ pub struct Setting {
 }
 
 /// One optimization (and scope) with each setting's rating.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Ratings {
     /// The table's key (`code_motion`).
     pub optimization: String,
@@ -71,7 +71,7 @@ pub struct Ratings {
 }
 
 /// Where a reason was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Evidence {
     /// An opportunity stored in the program profile (`augur_ir::opportunities`).
@@ -84,7 +84,7 @@ pub enum Evidence {
 }
 
 /// One optimization that accounts for (part of) a loop's speedup.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Reason {
     /// The optimization and each setting's rating of it.
     #[serde(flatten)]
@@ -101,7 +101,7 @@ pub struct Reason {
 }
 
 /// One AbOp's time in a loop under each setting.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct AbOpChange {
     /// The AbOp.
     pub abop: AbOp,
@@ -115,7 +115,7 @@ pub struct AbOpChange {
 }
 
 /// One loop under every setting.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LoopSpeedup {
     /// The loop, as the `--by loop` rows name it.
     pub name: String,
@@ -140,7 +140,7 @@ pub struct LoopSpeedup {
 }
 
 /// The per-loop explanation of a program's speedup between compiler settings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SpeedupExplanation {
     /// The settings, the first the base.
     pub settings: Vec<Setting>,

@@ -11,7 +11,7 @@ use serde::Serialize;
 pub const THRESHOLD: f64 = 0.7;
 
 /// Machines compared.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// The machines' names, in the order given.
     pub machines: Vec<String>,

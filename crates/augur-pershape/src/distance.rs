@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 /// The distance between two pershapes and what it rests on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Distance {
     /// Equation 2.10's value.
     pub value: f64,
@@ -63,7 +63,7 @@ pub fn matrix(shapes: &[Vec<Option<f64>>]) -> Vec<Vec<Option<Distance>>> {
 }
 
 /// Figure 2.7's graph: machines joined when their distance is below the threshold.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Clusters {
     /// The threshold (the thesis: 0.7).
     pub threshold: f64,

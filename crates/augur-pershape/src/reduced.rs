@@ -77,7 +77,7 @@ const fn p(
 }
 
 /// A machine's 17 reduced parameters, in ns, with what each lacked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Reduced {
     /// Parameter `i + 1`'s value in ns; `None` when none of its components has a cost.
     pub values: Vec<Option<f64>>,

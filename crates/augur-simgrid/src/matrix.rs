@@ -6,7 +6,7 @@ use augur_program_profile::mpi::MpiRun;
 use serde::Serialize;
 
 /// Bytes and messages from rank to rank.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Matrix {
     /// Ranks.
     pub ranks: u32,

@@ -242,7 +242,7 @@ pub enum State {
 }
 
 /// One rank's time.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct RankTime {
     /// Computing, seconds.
     pub compute: f64,
@@ -255,7 +255,7 @@ pub struct RankTime {
 }
 
 /// One call site over all ranks.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct SiteTime {
     /// The call site.
     pub label: String,

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::path::Path;
 
 /// The wall times of K runs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Timing {
     /// Every run, seconds, in the order run.
     pub runs: Vec<f64>,

@@ -20,7 +20,7 @@ use serde::Serialize;
 /// computed GOTO, SELECT CASE, an IF whose condition is a plain logical variable); a DO
 /// loop iteration one `LOOV`, `LOOX` or `ALOV` (an element of a whole-array statement,
 /// the DO loop it stands for).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Statements {
     /// Statements executed (the sum of the five kinds).
     pub executed: f64,
@@ -43,7 +43,7 @@ pub struct Statements {
 /// with a non-constant subscript); scalar references are the blocks' scalar operand
 /// counts (`augur_ir::ScalarOperands`), which profiles made before 2026-11-27 lack: then
 /// only the split of array references by their dimensions is available.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Operands {
     /// Array element references executed (with a non-constant subscript).
     pub array_references: f64,
@@ -76,7 +76,7 @@ impl Operands {
 }
 
 /// One program's characterization.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Characterization {
     /// Name shown (the profile's file stem).
     pub name: String,

@@ -12,7 +12,9 @@ use augur_ir::AbOp;
 use serde::Serialize;
 
 /// The data type of an operation, as the rows of table 3.3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DataType {
     /// REAL (single precision).
@@ -50,7 +52,9 @@ impl DataType {
 }
 
 /// The arithmetic operator, as the rows of table 3.3's second part.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Operator {
     /// `+` and `-` (unary minus included).
@@ -91,7 +95,9 @@ impl Operator {
 }
 
 /// The 13 reduced program parameters of table 3.10, in its order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Reduced {
     /// Stores and transfers (assignments).

@@ -72,7 +72,7 @@ pub fn predicted_times(programs: &[Program], machines: &[LoadedMachine]) -> Vec<
 }
 
 /// A pair of programs compared by their predicted times (table 3.15).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TimePair {
     /// First program (index).
     pub a: usize,
@@ -85,7 +85,7 @@ pub struct TimePair {
 }
 
 /// How the programs' predicted times compare across machines (§3.6.6).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TimeComparison {
     /// Machine names.
     pub machines: Vec<String>,
@@ -106,7 +106,7 @@ pub struct TimeComparison {
 
 /// `augur compare programs`: characterizations, distances, clusters, and with machines
 /// the execution-time comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// Each program characterized, in the order given.
     pub programs: Vec<Characterization>,
@@ -193,7 +193,7 @@ fn time_comparison(
 }
 
 /// `augur rank`: table 3.14 for a weighted workload.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Ranking {
     /// Machine names.
     pub machines: Vec<String>,

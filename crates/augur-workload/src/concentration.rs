@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 /// An ordered distribution summarized as the thesis does.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Concentration {
     /// Items (blocks or AbOps) executed at least once.
     pub executed: usize,
@@ -27,7 +27,7 @@ pub struct Concentration {
 
 /// The geometric law of §3.5.8.1: the `n` most executed items cover `1 − K(1 − α)^n`
 /// (each takes about the share α of what the ones before it left).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GeometricFit {
     /// α.
     pub alpha: f64,
@@ -94,7 +94,7 @@ pub fn mean_cumulative(curves: &[&[f64]]) -> Vec<f64> {
 }
 
 /// A band of ranks and the share of execution it holds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Band {
     /// First rank of the band (1-based).
     pub first: usize,

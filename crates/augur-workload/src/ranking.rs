@@ -52,7 +52,7 @@ pub fn geometric_mean(values: &[f64], weights: &[f64]) -> Option<f64> {
 }
 
 /// One machine's row of table 3.14.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MachineScore {
     /// Index of the machine.
     pub machine: usize,

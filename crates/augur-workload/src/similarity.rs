@@ -41,7 +41,7 @@ pub fn distance(a: &[f64], b: &[f64], w: &[f64]) -> f64 {
 }
 
 /// One pair of programs (indices into the caller's list) and their distance.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Pair {
     /// First program.
     pub a: usize,
@@ -70,7 +70,7 @@ pub fn pairs(vectors: &[Vec<f64>]) -> Vec<Pair> {
 
 /// The clusters of figure 3.11: programs joined by an edge when closer than the
 /// threshold, as connected components.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Clusters {
     /// The threshold used.
     pub threshold: f64,

@@ -11,7 +11,7 @@ use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The correlation of two settings' speedups over the programs (table 4.7's row).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Correlation {
     /// First setting (index).
     pub a: usize,
@@ -30,7 +30,7 @@ pub struct Correlation {
 }
 
 /// Speedups of one set of times (predicted or measured) over a base setting.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Speedups {
     /// `speedups[program][setting]`: the base time over this one (`None` when a time is
     /// missing or not positive).
@@ -46,7 +46,7 @@ pub struct Speedups {
 }
 
 /// Table 4.6 and 4.7 over a program set.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SpeedupTable {
     /// The settings (machine names), in column order.
     pub settings: Vec<String>,

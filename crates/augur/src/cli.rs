@@ -246,6 +246,13 @@ enum Command {
         /// The shell to complete in.
         shell: clap_complete::Shell,
     },
+    /// Print the JSON Schema (draft 2020-12) of a kind of JSON document augur prints (every
+    /// `--json` document says its `kind` and `schema` version; docs/schemas/KIND.schema.json
+    /// holds the same); without KIND, list the kinds and the commands that print them.
+    Schema {
+        /// The kind, e.g. augur-prediction (the `augur-` may be left out).
+        kind: Option<String>,
+    },
     /// Write the man pages: with -o DIR one page per command (augur.1, augur-predict.1,
     /// augur-compare-machines.1, ...) into DIR; without, the top-level page to standard output.
     Man {
@@ -1247,6 +1254,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Bench { what } => bench(what),
         Command::Completions { shell } => crate::completions::completions(shell),
         Command::Man { output } => crate::completions::man(output.as_deref()),
+        Command::Schema { kind } => crate::schemas::run(kind.as_deref()),
     }
 }
 

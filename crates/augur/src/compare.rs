@@ -31,6 +31,26 @@ pub struct MachinesArgs {
     json: bool,
 }
 
+/// The body of `augur compare machines --json`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct MachinesJson<'a> {
+    /// The reduced parameters, in the order of the comparison's values.
+    parameters: Vec<ParameterJson>,
+    /// The comparison.
+    comparison: &'a Comparison,
+}
+
+/// A reduced parameter (Saavedra-Barrera's Table 2.5).
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct ParameterJson {
+    /// 1-17, as in Table 2.5 and Appendix 2.C.
+    number: usize,
+    /// The thesis's name.
+    name: &'static str,
+    /// A short label for tables and graphs.
+    short: &'static str,
+}
+
 /// `augur machines --import-thesis SEED -o DIR`.
 pub fn import_thesis(seed: &Path, dir: &Path) -> Result<ExitCode> {
     let text = std::fs::read_to_string(seed)
@@ -77,11 +97,19 @@ pub fn machines(args: &MachinesArgs) -> Result<ExitCode> {
     let c = compare(&loaded, reference, args.threshold);
     write_figures(&c, args)?;
     if args.json {
-        let doc = serde_json::json!({
-            "schema": 1,
-            "parameters": PARAMETERS.iter().map(|p| serde_json::json!({"number": p.number, "name": p.name, "short": p.short})).collect::<Vec<_>>(),
-            "comparison": c,
-        });
+        let parameters = PARAMETERS
+            .iter()
+            .map(|p| ParameterJson {
+                number: p.number,
+                name: p.name,
+                short: p.short,
+            })
+            .collect();
+        let body = MachinesJson {
+            parameters,
+            comparison: &c,
+        };
+        let doc = crate::schemas::Document::new("augur-machine-comparison", body);
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", render(&c));

@@ -11,6 +11,7 @@ mod plot;
 mod predict;
 mod report;
 mod scale;
+mod schemas;
 mod simgrid;
 mod speedup;
 mod static_report;

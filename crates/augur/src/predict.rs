@@ -31,28 +31,42 @@ pub enum By {
     Region,
 }
 
-#[derive(Serialize)]
-struct MachineJson<'a> {
+/// A machine of a prediction.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct MachineJson<'a> {
+    /// Its name (the profile's file stem).
     name: &'a str,
+    /// Its profile's file.
     path: String,
+    /// The CPU it was measured on.
     cpu: &'a str,
+    /// The compiler it was measured with.
     compiler: &'a str,
+    /// The compiler's flags.
     fflags: &'a str,
 }
 
-#[derive(Serialize)]
-struct ProgramJson<'a> {
+/// A program of a prediction: one prediction per machine.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct ProgramJson<'a> {
+    /// The program profile's file.
     profile: String,
+    /// Its weight in the workload.
     weight: f64,
+    /// Warnings about the profile and its predictions.
     warnings: Vec<String>,
+    /// One per machine, in the order of `machines`.
     predictions: Vec<&'a Prediction>,
 }
 
-#[derive(Serialize)]
-struct PredictionJson<'a> {
+/// What `augur predict --json` prints.
+#[derive(Serialize, schemars::JsonSchema)]
+pub(crate) struct PredictionJson<'a> {
     schema: u32,
     kind: &'static str,
+    /// The machines, in the order given.
     machines: Vec<MachineJson<'a>>,
+    /// The programs, in the order given.
     programs: Vec<ProgramJson<'a>>,
     /// Σ weight · time per machine.
     workload: Vec<Estimate>,

@@ -61,6 +61,41 @@ pub fn platform(cluster: &Path, output: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The body of `augur predict --mpi-ranks P --json`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct RanksJson<'a> {
+    /// Ranks.
+    ranks: u32,
+    /// The predicted wall-clock time of the job: the simulated time plus the launch, seconds.
+    seconds: f64,
+    /// The simulated time (SimGrid), seconds.
+    simulated: f64,
+    /// The launch (`mpirun`, MPI_Init, MPI_Finalize), seconds; 0 when not measured or on a
+    /// cluster file.
+    startup: f64,
+    /// The cluster replayed on: nodes.
+    nodes: u32,
+    /// Cores per node.
+    cores_per_node: u32,
+    /// Each rank's MPI calls.
+    calls: &'a [u64],
+    /// Where each rank's time went.
+    timeline: Option<TimelineJson<'a>>,
+    /// Bytes and messages between each pair of ranks.
+    matrix: &'a augur_simgrid::matrix::Matrix,
+    /// The rank counts the traces were extrapolated from (empty: traced at `ranks`).
+    extrapolated_from: &'a [u32],
+}
+
+/// The replayed timeline: per rank and per call site.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct TimelineJson<'a> {
+    /// By rank.
+    ranks: &'a [augur_simgrid::timeline::RankTime],
+    /// By call site, most waiting first.
+    sites: &'a [augur_simgrid::timeline::SiteTime],
+}
+
 /// What `augur predict --mpi-ranks` was given.
 pub struct MpiPredict {
     /// The rank count.
@@ -107,18 +142,23 @@ pub fn predict(
         eprintln!("augur: per-rank timeline written to {}", path.display());
     }
     if json {
-        return Ok(serde_json::to_string_pretty(&serde_json::json!({
-            "ranks": p.ranks,
-            "seconds": p.seconds,
-            "simulated": p.simulated,
-            "startup": p.startup,
-            "nodes": p.nodes,
-            "cores_per_node": p.cores_per_node,
-            "calls": p.calls,
-            "timeline": p.timeline.as_ref().map(|t| serde_json::json!({"ranks": t.ranks, "sites": t.sites})),
-            "matrix": p.matrix,
-            "extrapolated_from": p.extrapolated_from,
-        }))? + "\n");
+        let body = RanksJson {
+            ranks: p.ranks,
+            seconds: p.seconds,
+            simulated: p.simulated,
+            startup: p.startup,
+            nodes: p.nodes,
+            cores_per_node: p.cores_per_node,
+            calls: &p.calls,
+            timeline: p.timeline.as_ref().map(|t| TimelineJson {
+                ranks: &t.ranks,
+                sites: &t.sites,
+            }),
+            matrix: &p.matrix,
+            extrapolated_from: &p.extrapolated_from,
+        };
+        let doc = crate::schemas::Document::new("augur-rank-prediction", body);
+        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
     }
     Ok(report(profile, machine, a, &p))
 }

@@ -44,7 +44,8 @@ pub fn compare_compilers(a: &CompilersArgs) -> Result<ExitCode> {
     };
     let table = augur_workload::speedups::speedup_table(&programs, &machines, 0, measured);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&table)?);
+        let doc = crate::schemas::Document::new("augur-compiler-comparison", &table);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", table_text(&table));
     }

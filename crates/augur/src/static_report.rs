@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 pub const STATIC_SCHEMA: u32 = 1;
 
 /// The JSON document written by `augur analyze --static --json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct StaticReport<'a> {
     schema: u32,
     kind: &'static str,
@@ -19,14 +19,14 @@ pub struct StaticReport<'a> {
     diagnostics: Vec<DiagEntry<'a>>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct FileEntry<'a> {
     path: String,
     sha256: &'a str,
     lines: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct CoverageEntry {
     statements: u64,
     lowered: u64,
@@ -34,7 +34,7 @@ struct CoverageEntry {
     source_lines: u64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct UnitEntry<'a> {
     name: &'a str,
     kind: UnitKind,
@@ -47,7 +47,7 @@ struct UnitEntry<'a> {
     static_total: AbOpCounts,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct BlockEntry<'a> {
     id: u32,
     kind: BlockKind,
@@ -59,7 +59,7 @@ struct BlockEntry<'a> {
     counts: &'a AbOpCounts,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct LoopEntry<'a> {
     id: u32,
     kind: &'a LoopKind,
@@ -76,7 +76,7 @@ struct LoopEntry<'a> {
     header_block: u32,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 struct DiagEntry<'a> {
     severity: augur_ir::Severity,
     file: Option<String>,

@@ -2,13 +2,31 @@
 //! count with its breakdown (serial, work, imbalance, overhead), the phases of the
 //! largest count, the speedup curve (`--plot`) and the per-thread timeline (`--gantt`).
 
+use crate::schemas::Document;
 use anyhow::{bail, Result};
 use augur_model::openmp::{predict_threads, ThreadPoint, ThreadsPrediction};
 use augur_model::{LoadedMachine, PredictOptions};
 use augur_program_profile::ProgramProfile;
 use plotters::prelude::*;
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
+
+/// The body of `augur predict --threads ... --json`.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct ThreadsJson<'a> {
+    /// One entry per machine, in the order given.
+    machines: Vec<MachineThreads<'a>>,
+}
+
+/// One machine's prediction at each thread count.
+#[derive(Serialize, schemars::JsonSchema)]
+struct MachineThreads<'a> {
+    /// The machine's name.
+    machine: &'a str,
+    /// The prediction.
+    prediction: &'a ThreadsPrediction,
+}
 
 /// What `--threads` was given with.
 pub struct ThreadArgs<'a> {
@@ -44,11 +62,15 @@ pub fn run(
         all.push((m.name.clone(), pred));
     }
     if args.json {
-        let json: Vec<serde_json::Value> = all
+        let machines = all
             .iter()
-            .map(|(name, p)| serde_json::json!({"machine": name, "prediction": p}))
+            .map(|(machine, prediction)| MachineThreads {
+                machine,
+                prediction,
+            })
             .collect();
-        out = serde_json::to_string_pretty(&json)? + "\n";
+        let doc = Document::new("augur-thread-prediction", ThreadsJson { machines });
+        out = serde_json::to_string_pretty(&doc)? + "\n";
     }
     if let Some(path) = args.plot {
         let svg = speedup_figure(&all).map_err(anyhow::Error::msg)?;

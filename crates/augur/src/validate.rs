@@ -150,7 +150,8 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         )?;
     }
     if v.json {
-        println!("{}", serde_json::to_string_pretty(&val)?);
+        let doc = crate::schemas::Document::new("augur-validation", &val);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     let pa = PredictArgs {
@@ -251,7 +252,8 @@ fn threads_report(
         eprintln!("augur: program profile written to {}", p.display());
     }
     if v.json {
-        println!("{}", serde_json::to_string_pretty(val)?);
+        let doc = crate::schemas::Document::new("augur-thread-validation", val);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!(
@@ -297,7 +299,8 @@ fn threads_report(
 /// (median of the job's wall-clock times) with the error and the busiest rank's compute.
 fn ranks_report(val: &augur_bench::ranks::RankValidation, v: &ValidateArgs) -> Result<ExitCode> {
     if v.json {
-        println!("{}", serde_json::to_string_pretty(val)?);
+        let doc = crate::schemas::Document::new("augur-rank-validation", val);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!(

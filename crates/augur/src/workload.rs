@@ -50,7 +50,8 @@ pub fn compare_programs(a: &CompareArgs) -> Result<ExitCode> {
         crate::cli::write_atomically(path, clusters_svg(&c).as_bytes())?;
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&c)?);
+        let doc = crate::schemas::Document::new("augur-program-comparison", &c);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", comparison_text(&c));
     }
@@ -71,7 +72,8 @@ pub fn rank(a: &RankArgs) -> Result<ExitCode> {
     let machines = augur_workload::load_machines(&specs)?;
     let r = augur_workload::rank(&programs, &machines, &a.weights, reference)?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&r)?);
+        let doc = crate::schemas::Document::new("augur-ranking", &r);
+        println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", ranking_text(&r));
     }

@@ -100,7 +100,7 @@ fn predicted_points_on(prof: &Path, machine: &Path) -> serde_json::Value {
         .output()
         .unwrap());
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    v[0]["prediction"]["points"].clone()
+    v["machines"][0]["prediction"]["points"].clone()
 }
 
 #[test]

@@ -382,7 +382,7 @@ fn path_probability(cl: &CompiledLoop, blocks: &[u32]) -> Option<f64> {
 }
 
 /// The latency of a chain's path, ns.
-pub(crate) fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
+fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
     let mut t = 0.0;
     for c in path {
         let cost = m.cost(c.class).or_else(|| {

@@ -27,7 +27,6 @@ pub mod machine;
 pub mod memory;
 pub mod nest_time;
 pub mod openmp;
-mod outer;
 pub mod predict;
 mod price;
 mod recurrence;

@@ -105,7 +105,6 @@ fn scale_to_recurrences(
         .zip(&shares)
     {
         callee_scales.extend(loop_recurrences(table, report, u, unit_c, thru, inlined));
-        crate::outer::outer_iterations(table, report, u, unit_c);
     }
     // An inlined procedure's blocks take their loops' scale, each for its share.
     for (vi, share, k) in callee_scales {

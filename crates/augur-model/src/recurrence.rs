@@ -467,31 +467,25 @@ mod tests {
         assert!(complex_chain(&ops));
     }
 
-    /// `do m = 1, 100` (a multiply, 50 ns at stream cost) around an inner loop of three
-    /// iterations (an add each, a 3 ns chain: 900 ns priced alone), on an in-core
-    /// profile of 1 ns cycles and issue, whose divide takes 50 ns.
-    fn nest() -> (CostTable, UnitProfile) {
+    #[test]
+    fn a_nest_unrolled_into_one_compiled_loop_is_priced_whole() {
+        use augur_program_profile::compiled::CompiledLoop;
         use augur_program_profile::LoopProfile;
         let m = add_mul_machine();
         let mut t = CostTable::from_profile(&m);
-        let mut incore = augur_machine_profile::incore::InCoreProfile {
+        t.incore = Some(augur_machine_profile::incore::InCoreProfile {
             cycle_ns: 1.0,
             issue_ns: 1.0,
             ..Default::default()
-        };
-        incore.class.insert(
-            "fp_div".into(),
-            augur_machine_profile::incore::ClassCost {
-                latency_ns: 50.0,
-                throughput_ns: 1.0,
-            },
-        );
-        t.incore = Some(incore);
+        });
         let ops = |op: AbOp| {
             let mut c = AbOpCounts::new();
             c.add(op, 1.0);
             c
         };
+        // `do m = 1, 100; d = sum(r(:,m)**2); mag(m) = d*d; end do`: the sum's loop of
+        // three (its add a 3 ns chain, 900 ns priced alone) unrolled into the loop
+        // over `m`, whose compiled iteration issues 4 instructions: 4 ns each, 400 ns.
         let outer = BlockProfile {
             executions: Some(100.0),
             ..block_profile(
@@ -523,39 +517,24 @@ mod tests {
             mean_trips: Some(3.0),
             ..u.loops[0].clone()
         });
-        (t, u)
-    }
-
-    /// A compiled loop on `line` issuing `issued` instructions an iteration, nothing else.
-    fn compiled_loop(line: u32, issued: u32) -> augur_program_profile::compiled::CompiledLoop {
-        serde_json::from_value(serde_json::json!({
-            "file": "t.f90", "line": line, "function": "t_", "instructions": [],
+        let cl: CompiledLoop = serde_json::from_value(serde_json::json!({
+            "file": "t.f90", "line": 1, "function": "t_", "instructions": [],
             "source_iterations": 1, "source_iterations_from": "", "chains": [],
-            "issued": issued
+            "issued": 4
         }))
-        .unwrap()
-    }
-
-    fn total(t: &CostTable, c: &[Coefficients]) -> f64 {
-        c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>()
-    }
-
-    #[test]
-    fn a_nest_unrolled_into_one_compiled_loop_is_priced_whole() {
-        // The sum's loop unrolled into the loop over `m`, whose compiled iteration issues
-        // 4 instructions: 4 ns each, 400 ns.
-        let (t, u) = nest();
+        .unwrap();
         let report = OptReport {
-            compiled_loops: vec![compiled_loop(1, 4)],
+            compiled_loops: vec![cl],
             ..OptReport::default()
         };
         let (mut c, thru) = priced(&t, &u);
+        let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
         loop_recurrences(&t, Some(&report), &u, &mut c, &thru, &[]);
-        assert!((total(&t, &c) - 400e-9).abs() < 1e-15, "{}", total(&t, &c));
+        assert!((total(&c) - 400e-9).abs() < 1e-15, "{}", total(&c));
         // Without the compiled loop, the inner loop keeps its chain: 50 + 900 ns.
         let (mut c, _) = priced(&t, &u);
         loop_recurrences(&t, None, &u, &mut c, &thru, &[]);
-        assert!((total(&t, &c) - 950e-9).abs() < 1e-15, "{}", total(&t, &c));
+        assert!((total(&c) - 950e-9).abs() < 1e-15, "{}", total(&c));
     }
 
     #[test]

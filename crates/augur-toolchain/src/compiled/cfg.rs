@@ -28,6 +28,8 @@ pub(super) struct Successors {
 pub(super) struct Cfg {
     pub blocks: Vec<Block>,
     pub succ: Vec<Successors>,
+    /// Every natural loop, found once on first use.
+    loops: std::cell::OnceCell<Vec<NaturalLoop>>,
 }
 
 /// An innermost natural loop: its blocks, the header first, then the others in the
@@ -124,7 +126,11 @@ impl Cfg {
                 }
             })
             .collect();
-        Cfg { blocks, succ }
+        Cfg {
+            blocks,
+            succ,
+            loops: Default::default(),
+        }
     }
 
     fn targets(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
@@ -209,12 +215,13 @@ impl Cfg {
         let loops = self.natural_loops();
         let headers: Vec<usize> = loops.iter().map(|l| l.blocks[0]).collect();
         loops
-            .into_iter()
+            .iter()
             .filter(|l| {
                 !headers
                     .iter()
                     .any(|&o| o != l.blocks[0] && l.blocks.contains(&o))
             })
+            .cloned()
             .collect()
     }
 
@@ -222,9 +229,10 @@ impl Cfg {
     pub fn enclosing_loops(&self, l: &NaturalLoop) -> Vec<NaturalLoop> {
         let mut out: Vec<NaturalLoop> = self
             .natural_loops()
-            .into_iter()
+            .iter()
             .filter(|o| o.blocks.len() > l.blocks.len())
             .filter(|o| l.blocks.iter().all(|b| o.blocks.contains(b)))
+            .cloned()
             .collect();
         out.sort_by_key(|o| o.blocks.len());
         out
@@ -233,11 +241,12 @@ impl Cfg {
     /// The loops strictly inside `outer`, when each of them is innermost; `None` when one
     /// holds another loop.
     pub fn innermost_inside(&self, outer: &NaturalLoop) -> Option<Vec<NaturalLoop>> {
-        let loops = self.natural_loops();
-        let inside: Vec<NaturalLoop> = loops
-            .into_iter()
+        let inside: Vec<NaturalLoop> = self
+            .natural_loops()
+            .iter()
             .filter(|o| o.blocks[0] != outer.blocks[0])
             .filter(|o| o.blocks.iter().all(|b| outer.blocks.contains(b)))
+            .cloned()
             .collect();
         let nested = inside.iter().any(|o| {
             inside
@@ -248,7 +257,13 @@ impl Cfg {
     }
 
     /// Every natural loop, one a header, header first.
-    fn natural_loops(&self) -> Vec<NaturalLoop> {
+    fn natural_loops(&self) -> &[NaturalLoop] {
+        self.loops.get_or_init(|| self.find_natural_loops())
+    }
+
+    /// [`Cfg::natural_loops`], found: for each block that dominates a block jumping to it,
+    /// the blocks that reach such a jump without passing through it.
+    fn find_natural_loops(&self) -> Vec<NaturalLoop> {
         let n = self.blocks.len();
         let idom = self.dominators();
         let dominates = |h: usize, mut b: usize| loop {

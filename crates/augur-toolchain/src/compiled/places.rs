@@ -27,6 +27,10 @@ const PURE: &[&str] = &[
     "inc", "dec",
 ];
 
+/// The registers a call keeps (the System V x86-64 ABI's callee-saved ones); a call may
+/// change every other.
+const CALLEE_SAVED: &[&str] = &["b", "bp", "sp", "r12", "r13", "r14", "r15"];
+
 impl Places {
     /// The places of `body`, whose instructions write the registers `written_registers`.
     pub(super) fn new(body: &[Instr], written_registers: &HashSet<String>) -> Self {
@@ -37,11 +41,13 @@ impl Places {
             .collect();
         written.sort();
         written.dedup();
+        let calls = body.iter().any(|i| i.mnemonic.starts_with("call"));
         let untouched = body
             .iter()
             .flat_map(|i| i.operands.iter())
             .flat_map(|o| register(o).into_iter().chain(address_registers(o)))
             .filter(|r| !written_registers.contains(r))
+            .filter(|r| !calls || CALLEE_SAVED.contains(&r.as_str()))
             .collect();
         Places {
             values: HashMap::new(),
@@ -143,6 +149,11 @@ impl Places {
         let value = self.value_of(i);
         for r in written_registers {
             self.values.remove(&r);
+        }
+        if i.mnemonic.starts_with("call") {
+            // A call may change every register it does not have to keep.
+            self.values
+                .retain(|r, _| CALLEE_SAVED.contains(&r.as_str()));
         }
         let dest = if i.mnemonic == "cltq" {
             Some("a".to_string())

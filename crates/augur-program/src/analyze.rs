@@ -331,6 +331,10 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             } else {
                 run.describe()
             };
+            let mut run = run;
+            run.stderr = ctx
+                .runtime_lines_mapped(&plan, &String::from_utf8_lossy(&run.stderr))
+                .into_bytes();
             return Err(AnalyzeError::Failed {
                 how,
                 run: Box::new(run),
@@ -513,6 +517,56 @@ impl BuildContext<'_> {
         )
     }
 
+    /// The file name of source `i`'s instrumented copy.
+    fn copy_name(&self, i: usize) -> String {
+        let stem = self.sources[i]
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_else(|| format!("src{i}"));
+        format!("aug{i}_{stem}.f90")
+    }
+
+    /// `output` (a failed run's) with each run-time error's "At line N of file F" that
+    /// names a file of the instrumented copy `plan` made pointing at the program's own
+    /// line instead, the copy's line after it.
+    fn runtime_lines_mapped(&self, plan: &Plan, output: &str) -> String {
+        let mut out = String::with_capacity(output.len());
+        for line in output.split_inclusive('\n') {
+            out.push_str(
+                &self
+                    .runtime_line(plan, line)
+                    .unwrap_or_else(|| line.to_string()),
+            );
+        }
+        out
+    }
+
+    /// One line of a run's output mapped as [`Self::runtime_lines_mapped`] says, or `None`.
+    fn runtime_line(&self, plan: &Plan, line: &str) -> Option<String> {
+        let rest = line.trim_start().strip_prefix("At line ")?;
+        let (number, rest) = rest.split_once(" of file ")?;
+        let n: usize = number.trim().parse().ok()?;
+        let file_end = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
+        let (file, tail) = rest.split_at(file_end);
+        let name = Path::new(file).file_name()?.to_string_lossy().to_string();
+        let i = self
+            .order
+            .iter()
+            .copied()
+            .find(|&i| self.copy_name(i) == name)?;
+        let l = self.loaded[i].as_ref()?;
+        let (_, map) = instrument::rewrite(plan, i as u32, &l.text);
+        let text_line = *map.get(n.checked_sub(1)?)? as usize;
+        let pos = l.origin(text_line, 0);
+        let f = self.program.files.get(pos.file);
+        Some(format!(
+            "At line {} of file {}{} (line {n} of augur's instrumented copy)\n",
+            pos.line,
+            f.path.display(),
+            tail.trim_end_matches('\n'),
+        ))
+    }
+
     /// Writes the rewritten sources, the module and the C runtime into `work` and
     /// builds them; compiler messages are mapped back to the original lines.
     fn build(
@@ -538,11 +592,7 @@ impl BuildContext<'_> {
         for &i in self.order {
             let Some(l) = &loaded[i] else { continue };
             let (text, map) = instrument::rewrite(plan, i as u32, &l.text);
-            let stem = self.sources[i]
-                .file_stem()
-                .map(|s| s.to_string_lossy().to_string())
-                .unwrap_or_else(|| format!("src{i}"));
-            let p = write(&format!("aug{i}_{stem}.f90"), &text)?;
+            let p = write(&self.copy_name(i), &text)?;
             maps.push((p.clone(), i, map, text));
             fortran.push(p);
         }

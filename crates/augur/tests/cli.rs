@@ -209,6 +209,12 @@ fn failing_program_gets_a_clear_error_and_no_profile() {
         err.contains("--stdin"),
         "hint about the missing input: {err}"
     );
+    // The run-time error names the program's line, not the instrumented copy's.
+    let at = format!("At line 3 of file {}", src.display());
+    assert!(
+        err.contains(&at) && err.contains("of augur's instrumented copy)"),
+        "{err}"
+    );
     assert!(!prof.exists());
     // With its input it succeeds.
     let input = dir.path().join("in.txt");

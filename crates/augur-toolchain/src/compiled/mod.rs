@@ -1345,6 +1345,22 @@ mod tests {
     }
 
     #[test]
+    fn a_call_may_move_what_a_register_it_does_not_keep_points_at() {
+        // %rdx is written by no instruction of the loop, but the call may change it: its
+        // target is no fixed place, so no chain runs through it.
+        let l = loops(
+            ".L2:\n\t.loc 1 4 10\n\tmovsd\t(%rdx), %xmm0\n\taddsd\t%xmm1, %xmm0\n\
+             \tmovsd\t%xmm0, (%rdx)\n\tcall\tfoo_\n\taddl\t$1, %ebx\n\tcmpl\t%ebx, %r12d\n\
+             \tjne\t.L2\n\tret\n",
+        );
+        assert!(
+            l[0].chains.iter().all(|c| c.carried_by != "(%rdx)"),
+            "{:?}",
+            l[0].chains
+        );
+    }
+
+    #[test]
     fn a_vectorized_loop_covers_its_lanes() {
         let l = loops(
             ".L4:\n\t.loc 1 3 9\n\tvmovupd\t(%rsi,%rax), %ymm0\n\tvaddpd\t(%rdi,%rax), %ymm0, %ymm0\n\

@@ -70,6 +70,9 @@ enum Command {
             requires = "import_thesis"
         )]
         output: PathBuf,
+        /// Print the list as one JSON document (kind augur-machines) instead of text.
+        #[arg(long, conflicts_with = "import_thesis")]
+        json: bool,
     },
     /// List the catalogue of abstract operations (AbOps) with their codes and meanings.
     Abops {
@@ -1154,7 +1157,9 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Machines {
             import_thesis: Some(seed),
             output,
+            ..
         } => crate::compare::import_thesis(&seed, &output),
+        Command::Machines { json: true, .. } => machines_json(),
         Command::Machines { .. } => Ok(machines()),
         Command::Abops { markdown } => {
             print!("{}", crate::static_report::catalogue(markdown));
@@ -1385,6 +1390,107 @@ fn machines() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The body of `augur machines --json`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct MachinesListJson {
+    /// The library's profiles: the measured ones, then the historical ones, each group
+    /// sorted by name, as `augur machines` lists them.
+    machines: Vec<LibraryMachine>,
+}
+
+/// One profile of the library.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct LibraryMachine {
+    /// The name to give `-m` (the file's stem).
+    name: String,
+    /// The profile's file.
+    path: String,
+    /// Whether it is historical (`machines/historical/`: transcribed from a publication,
+    /// no intervals) rather than measured by `augur characterize`.
+    historical: bool,
+    /// Whether it was measured on a CPU like this host's: the same family and model, CPU
+    /// name and cache sizes.
+    this_host_cpu: bool,
+    /// Why the file could not be read; then none of the profile's keys are present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    /// What the profile records of where it comes from (absent when unreadable).
+    #[serde(flatten)]
+    profile: Option<LibraryProvenance>,
+}
+
+/// Where a library profile comes from.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct LibraryProvenance {
+    /// The CPU model (`model name` of /proc/cpuinfo; a historical machine's name).
+    cpu: String,
+    /// The x86 `cpu family`, when recorded.
+    cpu_family: Option<u32>,
+    /// The x86 `model` within its family, when recorded.
+    cpu_model_number: Option<u32>,
+    /// Cache sizes as the OS reported them (`L1d`, `L2`, `L3`, ...: `"32K"`).
+    caches: std::collections::BTreeMap<String, String>,
+    /// When it was measured (RFC 3339) or published.
+    date: String,
+    /// The compiler command.
+    compiler: String,
+    /// The compiler's version line.
+    compiler_version: String,
+    /// The compiler flags.
+    fflags: String,
+    /// How it was made: `quick`, `default`, `precise` or `historical`.
+    mode: String,
+    /// The publication a historical profile was transcribed from (empty if measured).
+    source: String,
+}
+
+/// `augur machines --json`: the library's profiles as one document.
+fn machines_json() -> Result<ExitCode> {
+    use augur_machine_profile::library::{is_historical, list};
+    let host = augur_toolchain::os::host_provenance();
+    let (historical, measured): (Vec<_>, Vec<_>) =
+        list().into_iter().partition(|(_, p)| is_historical(p));
+    let machines = measured
+        .into_iter()
+        .chain(historical)
+        .map(|(name, path)| {
+            let read = augur_machine_profile::MachineProfile::read(&path);
+            let historical = is_historical(&path);
+            let (profile, error, this_host_cpu) = match read {
+                Ok(m) => {
+                    let p = m.provenance;
+                    let same = !historical && p.mode != "historical" && p.same_cpu(&host);
+                    let profile = LibraryProvenance {
+                        cpu: p.cpu_model,
+                        cpu_family: p.cpu_family,
+                        cpu_model_number: p.cpu_model_number,
+                        caches: p.caches,
+                        date: p.date,
+                        compiler: p.compiler,
+                        compiler_version: p.compiler_version,
+                        fflags: p.fflags,
+                        mode: p.mode,
+                        source: p.source,
+                    };
+                    (Some(profile), None, same)
+                }
+                Err(e) => (None, Some(e.to_string()), false),
+            };
+            LibraryMachine {
+                name,
+                path: path.display().to_string(),
+                historical,
+                this_host_cpu,
+                error,
+                profile,
+            }
+        })
+        .collect();
+    let doc = crate::schemas::Document::new("augur-machines", MachinesListJson { machines });
+    println!("{}", serde_json::to_string_pretty(&doc)?);
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One line of `augur machines`: the compiler and flags, the CPU (family and model when

@@ -174,7 +174,8 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 options,
                 at,
                 a.plot.as_deref(),
-                &a.measured
+                &a.measured,
+                a.json
             )?
         );
         return Ok(ExitCode::SUCCESS);

@@ -120,6 +120,60 @@ pub fn models_line(profile: &ProgramProfile) -> String {
 /// One size of a sweep: the value, and per machine the time with its 90% interval.
 type SweepRow = (i64, Vec<(f64, f64, f64)>);
 
+/// The body of `augur predict PROFILE --at NAME=FROM..TO --json`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct SweepJson<'a> {
+    /// The program profile swept (analyzed with --scale).
+    profile: String,
+    /// The scale variable's name (`n`).
+    symbol: &'a str,
+    /// The sizes it was analyzed (counted) at.
+    analyzed: Vec<i64>,
+    /// The machines, in the order given; each size's `predictions` follow it.
+    machines: Vec<&'a str>,
+    /// One entry per size, smallest first.
+    sizes: Vec<SweepSize>,
+    /// The figure written with --plot, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    figure: Option<String>,
+}
+
+/// One size of a sweep.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct SweepSize {
+    /// The scale variable's value.
+    value: i64,
+    /// Per machine (in the order of `machines`), the predicted time.
+    predictions: Vec<SweepPrediction>,
+    /// The models behind the profile at this size: per kind (`exact`, `fitted`, ...)
+    /// the blocks and their share of the operations; kinds with no block left out.
+    models: Vec<SweepModel>,
+}
+
+/// One machine's prediction at one size.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct SweepPrediction {
+    /// The machine's name.
+    machine: String,
+    /// The predicted time, in seconds.
+    seconds: f64,
+    /// The 90% interval's lower bound, in seconds.
+    low: f64,
+    /// The 90% interval's upper bound, in seconds.
+    high: f64,
+}
+
+/// One kind of model behind a profile at a size.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct SweepModel {
+    /// The kind of model (`exact`, `fitted`, ...).
+    kind: String,
+    /// The blocks modeled so.
+    blocks: usize,
+    /// Their share of the operations, from 0 to 1.
+    share: f64,
+}
+
 /// Measured times to mark on the figure: `SIZE=SECONDS` pairs, comma-separated
 /// (`900=0.31,1200=0.74`).
 pub fn parse_measured(text: &str) -> Result<Vec<(i64, f64)>> {
@@ -154,10 +208,12 @@ pub fn sweep(
     at: &At,
     plot: Option<&Path>,
     measured: &[(i64, f64)],
+    json: bool,
 ) -> Result<String> {
     let profile = ProgramProfile::read(path)?;
     let mut out = String::new();
     let mut rows: Vec<SweepRow> = vec![];
+    let mut sizes: Vec<SweepSize> = vec![];
     writeln!(out, "{} against {}:", path.display(), at.symbol)?;
     write!(out, "{:>10}", at.symbol)?;
     for m in machines {
@@ -184,14 +240,38 @@ pub fn sweep(
             write!(out, "  {cell:>30}")?;
         }
         writeln!(out, "  {}", models_line(&p))?;
+        if json {
+            sizes.push(SweepSize {
+                value: x,
+                predictions: machines
+                    .iter()
+                    .zip(&times)
+                    .map(|(m, (t, lo, hi))| SweepPrediction {
+                        machine: m.name.clone(),
+                        seconds: *t,
+                        low: *lo,
+                        high: *hi,
+                    })
+                    .collect(),
+                models: model_shares(&p)
+                    .iter()
+                    .filter(|r| r.1 > 0)
+                    .map(|(k, n, share)| SweepModel {
+                        kind: k.to_string(),
+                        blocks: *n,
+                        share: *share,
+                    })
+                    .collect(),
+            });
+        }
         rows.push((x, times));
     }
+    let analyzed = profile
+        .scaling
+        .as_ref()
+        .map(|s| s.values.clone())
+        .unwrap_or_default();
     if let Some(file) = plot {
-        let analyzed = profile
-            .scaling
-            .as_ref()
-            .map(|s| s.values.clone())
-            .unwrap_or_default();
         let names: Vec<String> = machines.iter().map(|m| m.name.clone()).collect();
         let marks = Marks {
             analyzed: &analyzed,
@@ -200,6 +280,20 @@ pub fn sweep(
         let svg = figure(&at.symbol, &rows, &names, &marks).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(file, svg.as_bytes())?;
         writeln!(out, "figure written to {}", file.display())?;
+    }
+    if json {
+        let doc = crate::schemas::Document::new(
+            "augur-size-sweep",
+            SweepJson {
+                profile: path.display().to_string(),
+                symbol: &at.symbol,
+                analyzed,
+                machines: machines.iter().map(|m| m.name.as_str()).collect(),
+                sizes,
+                figure: plot.map(|f| f.display().to_string()),
+            },
+        );
+        out = serde_json::to_string_pretty(&doc)? + "\n";
     }
     Ok(out)
 }

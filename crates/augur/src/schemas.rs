@@ -76,6 +76,12 @@ pub const KINDS: &[Kind] = &[
         schema: of::<Document<crate::simgrid::RanksJson<'static>>>,
     },
     Kind {
+        name: "augur-size-sweep",
+        version: 1,
+        command: "augur predict --at NAME=FROM..TO --json",
+        schema: of::<Document<crate::scale::SweepJson<'static>>>,
+    },
+    Kind {
         name: "augur-validation",
         version: 1,
         command: "augur validate --json",
@@ -92,6 +98,12 @@ pub const KINDS: &[Kind] = &[
         version: 1,
         command: "augur validate --mpi-ranks P1,P2,... --json",
         schema: of::<Document<augur_bench::ranks::RankValidation>>,
+    },
+    Kind {
+        name: "augur-machines",
+        version: 1,
+        command: "augur machines --json",
+        schema: of::<Document<crate::cli::MachinesListJson>>,
     },
     Kind {
         name: "augur-machine-comparison",

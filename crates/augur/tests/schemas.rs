@@ -5,7 +5,9 @@
 //! The predictions, comparisons and the ranking read checked-in program profiles
 //! (`tests/fixtures/schemas/`: `augur analyze tiny.f90`, `augur analyze omp.f90 --threads
 //! 1,2` and `augur analyze ring.f90 --mpi-ranks 2`, each `-o NAME.json`, beside
-//! their sources) and need no compiler; the MPI prediction needs SimGrid's `smpirun`. The
+//! their sources) and need no compiler, nor does the size sweep, which reads a profile of
+//! `augur analyze --scale` checked in with its measurements
+//! (`measurements/scaling-zen3-2026-11-26/corpus/jacobi77.scaled.json`); the MPI prediction needs SimGrid's `smpirun`. The
 //! validations and `bench misses` build and run programs: without their tools (gfortran;
 //! OpenMPI and SimGrid; valgrind) those tests check only that the schema file parses as a
 //! draft 2020-12 schema, and say so.
@@ -102,7 +104,7 @@ fn need(tool: &str, test: &str) {
 fn the_schema_files_are_what_augur_schema_prints() {
     let list = augur(&repo(), &["schema"]);
     let kinds: Vec<&str> = list.lines().filter_map(|l| l.split(' ').next()).collect();
-    assert_eq!(kinds.len(), 12, "{list}");
+    assert_eq!(kinds.len(), 14, "{list}");
     for kind in &kinds {
         let path = repo().join(format!("docs/schemas/{kind}.schema.json"));
         let file = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
@@ -163,6 +165,62 @@ fn thread_prediction() {
         &[&args[..], &["-m", machine.to_str().unwrap()][..]].concat(),
     );
     check("augur-thread-prediction", &out);
+}
+
+#[test]
+fn size_sweep() {
+    let profile = repo().join("measurements/scaling-zen3-2026-11-26/corpus/jacobi77.scaled.json");
+    let args = ["predict", profile.to_str().unwrap(), "--at", "n=48..200"];
+    let machines = [
+        "-m",
+        "gfortran12-O0-epyc-2core",
+        "-m",
+        "gfortran12-O2-epyc-2core",
+    ];
+    let out = augur(
+        &repo(),
+        &[&args[..], &machines[..], &["--json"][..]].concat(),
+    );
+    check("augur-size-sweep", &out);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let sizes = doc["sizes"].as_array().unwrap();
+    assert_eq!(sizes[0]["value"], 48, "{out}");
+    assert_eq!(sizes.last().unwrap()["value"], 200, "{out}");
+    assert!(sizes
+        .iter()
+        .all(|s| s["predictions"].as_array().unwrap().len() == 2));
+    // One size is an ordinary prediction.
+    let one = [
+        "predict",
+        profile.to_str().unwrap(),
+        "--at",
+        "n=200",
+        "--json",
+    ];
+    check(
+        "augur-prediction",
+        &augur(&repo(), &[&one[..], &machines[..2]].concat()),
+    );
+}
+
+#[test]
+fn machines() {
+    let out = augur(&repo(), &["machines", "--json"]);
+    check("augur-machines", &out);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let all = doc["machines"].as_array().unwrap();
+    let named = |n: &str| {
+        all.iter()
+            .find(|m| m["name"] == n)
+            .unwrap_or_else(|| panic!("{n}: {out}"))
+    };
+    assert_eq!(named("gfortran12-O2-epyc-2core")["historical"], false);
+    assert_eq!(named("cray-2")["historical"], true);
+    assert_eq!(named("cray-2")["this_host_cpu"], false);
+    // As many as the text lists, one line each under its heading.
+    let text = augur(&repo(), &["machines"]);
+    let lines = text.lines().filter(|l| l.starts_with("  ")).count();
+    assert_eq!(all.len(), lines, "{text}");
 }
 
 #[test]

@@ -32,6 +32,10 @@ pub enum Bound {
     /// An iteration's longest dependent path, which the core overlaps with this many
     /// iterations only, as the resource named allows.
     Window(f64, InFlightLimit),
+    /// The replay of its iterations on the core ([`crate::schedule`]), where its
+    /// dependences, units and in-flight resources interact: this many times the largest
+    /// of the bounds above.
+    Schedule(f64),
 }
 
 /// The resource of the core that limits how many iterations it keeps in flight.
@@ -69,6 +73,10 @@ impl fmt::Display for Bound {
             Bound::Branch => f.write_str("bound by the loop branch"),
             Bound::MemoryPipes => f.write_str("bound by the load/store pipes"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
+            Bound::Schedule(x) => write!(
+                f,
+                "bound by its dependences, units and window together (replayed: {x:.2}x its largest single bound)"
+            ),
             Bound::Window(k, by) => write!(
                 f,
                 "bound by its longest dependent path, {k:.1} iterations in flight (as many as the core's {by} allow)"
@@ -199,6 +207,14 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
             (t, bound) = (t_path, Bound::Window(k.0, k.1));
         }
     }
+    if let Some(replayed) = replay(cl, m) {
+        // The replay holds every bound above at once; it names its own only where it
+        // departs from them.
+        if (replayed - t).abs() > 0.1 * t {
+            bound = Bound::Schedule(replayed / t);
+        }
+        t = replayed;
+    }
     Some(LoopTime {
         per_source_iteration: ns(t) / f64::from(cl.source_iterations),
         per_compiled_iteration: ns(t),
@@ -206,6 +222,21 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
         chain: ns(chain.0),
         bound,
     })
+}
+
+/// The time of one iteration of `cl` replayed on `m` ([`crate::schedule`]), ns; `None`
+/// for a profile made before the schedules were recorded.
+fn replay(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
+    if cl.schedule.is_empty() {
+        return None;
+    }
+    let frequencies: Vec<Option<f64>> = cl.blocks.iter().map(|b| b.frequency).collect();
+    let trips = std::collections::HashMap::new();
+    let repeats = crate::schedule::Repeats {
+        block_frequency: &frequencies,
+        inner_trips: &trips,
+    };
+    crate::schedule::iteration_ns(&cl.schedule, &repeats, m)
 }
 
 /// How many source iterations a compiled iteration covers, from the arithmetic: the
@@ -514,6 +545,7 @@ mod tests {
             lines: vec![],
             in_flight: None,
             outer: None,
+            schedule: vec![],
         }
     }
 

@@ -31,6 +31,7 @@ pub mod predict;
 mod price;
 mod recurrence;
 pub mod risks;
+pub mod schedule;
 pub mod segments;
 pub mod speedup;
 #[cfg(test)]

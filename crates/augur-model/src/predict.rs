@@ -151,6 +151,14 @@ fn compiled_notes(
     for u in &program.units {
         for l in &u.loops {
             let Some(cl) = r.compiled_loop(&u.file, l.line) else {
+                if let Some(o) = crate::recurrence::outer_replay(table, report, u, l) {
+                    out.push(CompiledNote {
+                        file: u.file.clone(),
+                        line: l.line,
+                        seconds_per_iteration: Some(o.seconds),
+                        text: o.describe(),
+                    });
+                }
                 continue;
             };
             let m = table.incore.as_ref();

@@ -5,6 +5,7 @@
 use crate::block::{only, priced_chain, split_ops, without_branches};
 use crate::cost::{Coefficients, CostTable, LIBRARY_CALLS};
 use augur_ir::{AbOp, AbOpCounts};
+use augur_program_profile::compiled::InstrClass;
 use augur_program_profile::optreport::OptReport;
 use augur_program_profile::UnitProfile;
 
@@ -133,9 +134,12 @@ pub(crate) fn loop_recurrences(
             continue;
         };
         let innermost = !u.loops.iter().any(|o| o.parent == Some(l.id));
-        let compiled = compiled_time(table, report, u, l.line).map(|t| t.per_source_iteration);
+        let compiled = compiled_time(table, report, u, l.line)
+            .map(|t| t.per_source_iteration)
+            .or_else(|| outer_replay(table, report, u, l).map(|r| r.seconds));
         // A nest whose inner loops the compiler unrolled completely is priced whole
-        // from its compiled loop, and its inner loops with it.
+        // from its compiled loop, and its inner loops with it; so is a loop around short
+        // innermost loops, replayed whole.
         if !(innermost || compiled.is_some()) || in_compiled_nest(table, report, u, l) {
             continue;
         }
@@ -286,7 +290,9 @@ fn in_compiled_nest(
         let Some(p) = parent.and_then(|id| u.loops.iter().find(|o| o.id == id)) else {
             return false;
         };
-        if compiled_time(table, report, u, p.line).is_some() {
+        if compiled_time(table, report, u, p.line).is_some()
+            || outer_replay(table, report, u, p).is_some()
+        {
             return true;
         }
         parent = p.parent;
@@ -326,6 +332,107 @@ pub(crate) fn compiled_time(
     // a CSR product's rows of 5, -11% -> -35%; a 25-point stencil, +36% -> -44%; corpus
     // RMS 21.9% -> 22.4% at -O2.
     crate::incore::loop_time(&cl, m)
+}
+
+/// The seconds one iteration of loop `l` of `u` takes when it holds only innermost
+/// loops and the compiler's code for it was recorded whole (`OuterIteration::schedule`):
+/// its instructions replayed on the core ([`crate::schedule`]), each inner loop's body
+/// as many times as the counts say it runs an iteration of `l`. Inner loops of a few
+/// iterations restart their chains every iteration of `l`, and unoptimized code carries
+/// its values through the stack from one inner loop to the next: the core overlaps the
+/// iterations of `l` as far as its window holds them, which neither the inner loops
+/// priced apart nor one iteration's longest path says. `None` when an inner loop is
+/// vectorized or has versions or branches (its trips by source line would not be its
+/// compiled iterations'), holds a call, or is not counted.
+pub(crate) fn outer_replay(
+    table: &CostTable,
+    report: Option<&OptReport>,
+    u: &UnitProfile,
+    l: &augur_program_profile::LoopProfile,
+) -> Option<OuterReplay> {
+    let m = table.incore.as_ref()?;
+    let n = l.iterations.filter(|n| *n > 0.0)?;
+    let inner: Vec<&augur_program_profile::compiled::CompiledLoop> = report?
+        .compiled_loops
+        .iter()
+        .filter(|c| {
+            augur_program_profile::optreport::same_file(&c.file, &u.file)
+                && c.outer.as_ref().is_some_and(|o| o.line == l.line)
+        })
+        .collect();
+    let outer = inner.first()?.outer.as_ref()?;
+    if outer.schedule.is_empty() || inner.len() != outer.inner_loops as usize {
+        return None;
+    }
+    let mut trips = std::collections::HashMap::new();
+    for c in &inner {
+        let simple = c.source_iterations == 1
+            && c.versions == 0
+            && c.inner_branches == 0
+            && crate::incore::unpriceable(c).is_none();
+        let counted = u
+            .loops
+            .iter()
+            .find(|o| o.line == c.line && o.parent == Some(l.id))?
+            .iterations?;
+        if !simple || trips.insert(c.line, counted / n).is_some() {
+            return None;
+        }
+    }
+    let calls = outer.schedule.iter().any(|o| {
+        o.classes
+            .iter()
+            .any(|c| matches!(c.class, InstrClass::Call | InstrClass::Other))
+    });
+    if calls
+        || outer
+            .schedule
+            .iter()
+            .any(|o| o.inner != 0 && !trips.contains_key(&o.inner))
+    {
+        return None;
+    }
+    let repeats = crate::schedule::Repeats {
+        block_frequency: &[],
+        inner_trips: &trips,
+    };
+    let ns = crate::schedule::iteration_ns(&outer.schedule, &repeats, m)?;
+    let mut trips: Vec<(u32, f64)> = trips.into_iter().collect();
+    trips.sort_by_key(|t| t.0);
+    Some(OuterReplay {
+        seconds: ns * 1e-9,
+        cycles: ns / m.cycle_ns.max(f64::MIN_POSITIVE),
+        trips,
+    })
+}
+
+/// A loop around innermost loops replayed whole ([`outer_replay`]).
+pub(crate) struct OuterReplay {
+    /// Seconds an iteration.
+    pub seconds: f64,
+    /// The same in core cycles.
+    pub cycles: f64,
+    /// Per inner loop (its line), its iterations per iteration of the loop.
+    pub trips: Vec<(u32, f64)>,
+}
+
+impl OuterReplay {
+    /// "around 2 innermost loops (lines 108 and 115: 3.0 and 3.0 iterations each
+    /// time), its instructions replayed whole on the core, 85.2 cycles an iteration".
+    pub fn describe(&self) -> String {
+        let lines: Vec<String> = self.trips.iter().map(|t| t.0.to_string()).collect();
+        let trips: Vec<String> = self.trips.iter().map(|t| format!("{:.1}", t.1)).collect();
+        let (n, s) = (
+            self.trips.len(),
+            if self.trips.len() == 1 { "" } else { "s" },
+        );
+        format!(
+            "around {n} innermost loop{s} (line{s} {}: {} iterations each time), its instructions replayed whole on the core, {:.1} cycles an iteration",
+            lines.join(", "),
+            trips.join(", "),
+            self.cycles
+        )
+    }
 }
 
 /// Whether a source recurrence holds complex arithmetic (`ACDL`, `MCSG`: a `C` second).
@@ -532,6 +639,92 @@ mod tests {
         loop_recurrences(&t, Some(&report), &u, &mut c, &thru, &[]);
         assert!((total(&c) - 400e-9).abs() < 1e-15, "{}", total(&c));
         // Without the compiled loop, the inner loop keeps its chain: 50 + 900 ns.
+        let (mut c, _) = priced(&t, &u);
+        loop_recurrences(&t, None, &u, &mut c, &thru, &[]);
+        assert!((total(&c) - 950e-9).abs() < 1e-15, "{}", total(&c));
+    }
+
+    #[test]
+    fn a_loop_around_a_short_inner_loop_is_replayed_whole() {
+        use augur_program_profile::compiled::CompiledLoop;
+        use augur_program_profile::LoopProfile;
+        let m = add_mul_machine();
+        let mut t = CostTable::from_profile(&m);
+        let mut incore = augur_machine_profile::incore::InCoreProfile {
+            cycle_ns: 1.0,
+            issue_ns: 0.25,
+            window: Some(100.0),
+            window_vector: Some(100.0),
+            ..Default::default()
+        };
+        for (class, latency_ns, throughput_ns) in [("fp_add", 3.0, 1.0), ("int_alu", 1.0, 0.25)] {
+            let cost = augur_machine_profile::incore::ClassCost {
+                latency_ns,
+                throughput_ns,
+            };
+            incore.class.insert(class.into(), cost);
+        }
+        t.incore = Some(incore);
+        let ops = |op: AbOp| {
+            let mut c = AbOpCounts::new();
+            c.add(op, 1.0);
+            c
+        };
+        // `do m = 1, 100; s = 0; do k = 1, 3; s = s + r(k,m); end do; ...`: the sum's
+        // chain of three adds (3 ns each) restarts every iteration of the loop over m.
+        // Priced alone the inner loop waits on it, 900 ns; replayed whole, the next
+        // restart overlaps the last: the adders take three adds an iteration, 300 ns.
+        let outer = BlockProfile {
+            executions: Some(100.0),
+            ..block_profile(
+                augur_ir::BlockKind::Straight,
+                ops(AbOp::MRDL),
+                AbOpCounts::new(),
+            )
+        };
+        let inner = BlockProfile {
+            id: 1,
+            first_line: 2,
+            last_line: 2,
+            in_loop: Some(1),
+            executions: Some(300.0),
+            ..block_profile(
+                augur_ir::BlockKind::Straight,
+                ops(AbOp::ARDL),
+                ops(AbOp::ARDL),
+            )
+        };
+        let mut u = unit_with_one_loop("t", vec![outer, inner]);
+        u.loops.push(LoopProfile {
+            id: 1,
+            line: 2,
+            depth: 2,
+            parent: Some(0),
+            entries: Some(100.0),
+            iterations: Some(300.0),
+            mean_trips: Some(3.0),
+            ..u.loops[0].clone()
+        });
+        let cl: CompiledLoop = serde_json::from_value(serde_json::json!({
+            "file": "t.f90", "line": 2, "function": "t_", "instructions": [],
+            "source_iterations": 1, "source_iterations_from": "", "chains": [],
+            "issued": 1,
+            "outer": {"line": 1, "span": [], "issued": 1, "inner_loops": 1, "schedule": [
+                {"classes": ["int_alu"], "writes": [0], "holds": "v"},
+                {"classes": ["fp_add"], "reads": [{"value": 0, "path": ["fp_add"]}],
+                 "writes": [0], "holds": "v", "inner": 2, "back_jump": true}
+            ]}
+        }))
+        .unwrap();
+        let report = OptReport {
+            compiled_loops: vec![cl],
+            ..OptReport::default()
+        };
+        let (mut c, thru) = priced(&t, &u);
+        let total = |c: &[Coefficients]| c.iter().map(|c| t.cost_of(c).seconds).sum::<f64>();
+        loop_recurrences(&t, Some(&report), &u, &mut c, &thru, &[]);
+        assert!((total(&c) - 300e-9).abs() < 3e-9, "{}", total(&c));
+        // Without the compiled code, the inner loop keeps its chain: 50 + 900 ns.
         let (mut c, _) = priced(&t, &u);
         loop_recurrences(&t, None, &u, &mut c, &thru, &[]);
         assert!((total(&c) - 950e-9).abs() < 1e-15, "{}", total(&c));

@@ -76,6 +76,85 @@ pub struct CompiledLoop {
     /// innermost (`None` otherwise, and in profiles made before the field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outer: Option<OuterIteration>,
+    /// Its instructions in order (every block's, the header's first), as the schedule
+    /// simulation replays them; empty in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<ScheduledOp>,
+}
+
+/// One instruction of a compiled iteration, as the schedule simulation of the predictor
+/// replays it: the units it occupies, the values it waits for, the values it makes and
+/// the core's resources it holds until it retires. Values are numbered per loop (a
+/// register or a slot of the stack or of a fixed address: the same number is the same
+/// place in every instruction of the loop).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduledOp {
+    /// The units it occupies, by class and width (`["load", "fp_add"]` for an add with an
+    /// operand in memory).
+    #[serde(with = "class_keys")]
+    pub classes: Vec<ClassWidth>,
+    /// The values it reads, each with the classes between that value and its result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<ScheduledRead>,
+    /// The values it writes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writes: Vec<u32>,
+    /// The in-flight resources it holds until it retires: `i` an integer register (or
+    /// the flags), `v` a vector register, `s` a store-queue entry, `w` an entry of the
+    /// floating-point scheduler until its operands are ready (none: empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub holds: String,
+    /// Its basic block, an index into the loop's `blocks` (0 for a loop without them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub block: u32,
+    /// In an outer iteration's schedule, the line of the innermost loop it belongs to
+    /// (0: the outer loop's own instruction).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inner: u32,
+    /// Whether it is a loop's backward jump (taken on every iteration but the last).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub back_jump: bool,
+    /// In an outer iteration's schedule, the values it reads or writes that are places
+    /// of its inner loop only (an element `c(i,j)` inside the loop over k, whose address
+    /// the loop around it moves): the replay starts them afresh each time the inner loop
+    /// is entered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local: Vec<u32>,
+}
+
+/// A value an instruction reads and the classes between it and the instruction's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduledRead {
+    /// The value (numbered as in [`ScheduledOp::writes`]).
+    pub value: u32,
+    /// The classes on the way to the result (`["forward", "fp_add"]`).
+    #[serde(with = "class_keys")]
+    pub path: Vec<ClassWidth>,
+}
+
+fn is_zero(x: &u32) -> bool {
+    *x == 0
+}
+
+/// Classes and widths written by their machine-profile keys (`fp_add.v256`).
+mod class_keys {
+    use super::ClassWidth;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[ClassWidth], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(v.iter().map(|c| c.key()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ClassWidth>, D::Error> {
+        let keys = Vec::<String>::deserialize(d)?;
+        keys.iter()
+            .map(|k| {
+                ClassWidth::from_key(k).ok_or_else(|| {
+                    serde::de::Error::custom(format!("unknown instruction class {k:?}"))
+                })
+            })
+            .collect()
+    }
 }
 
 /// One iteration of the loop around innermost loops, as compiled: what runs between two
@@ -93,6 +172,11 @@ pub struct OuterIteration {
     pub issued: u32,
     /// How many innermost loops it holds.
     pub inner_loops: u32,
+    /// Its instructions in order, each inner loop's body once (marked by the inner
+    /// loop's line: the simulation repeats them by its trip count); empty in profiles
+    /// made before the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<ScheduledOp>,
 }
 
 /// The instructions of one compiled iteration by the resource each holds from issue to

@@ -340,5 +340,74 @@ fn an_unoptimized_pair_iteration_is_one_path_through_its_inner_loops() {
             assert!(on_path(c), "{c:?} not on {:?}", o.span);
         }
         assert!(o.issued > 10, "{o:?}");
+        // Its instructions in order for the replay: each inner loop's marked by its
+        // line, three backward jumps (two inner loops and its own), the square root
+        // reading a value an earlier instruction writes.
+        let inner = |l: u32| o.schedule.iter().filter(|op| op.inner == l).count();
+        assert!(inner(12) > 3 && inner(17) > 3, "{:?}", o.schedule);
+        assert!(inner(0) > 10, "{:?}", o.schedule);
+        assert_eq!(o.schedule.iter().filter(|op| op.back_jump).count(), 3);
+        let sqrt = o
+            .schedule
+            .iter()
+            .position(|op| op.classes.iter().any(|c| c.class == InstrClass::FpSqrt))
+            .expect("a square root");
+        let written = |v: u32| o.schedule[..sqrt].iter().any(|op| op.writes.contains(&v));
+        assert!(o.schedule[sqrt].reads.iter().any(|r| written(r.value)));
     }
+}
+
+const PRODUCT: &str = "program product
+  implicit none
+  integer, parameter :: n = 40
+  double precision :: a(n,n), b(n,n), c(n,n)
+  call random_number(a)
+  call random_number(b)
+  c = 0
+  call mm(a, b, c, n)
+  print *, sum(c)
+end program
+
+subroutine mm(a, b, c, n)
+  implicit none
+  integer :: n, i, j, k
+  double precision :: a(n,n), b(n,n), c(n,n)
+  do j = 1, n
+    do i = 1, n
+      do k = 1, n
+        c(i,j) = c(i,j) + a(i,k)*b(k,j)
+      end do
+    end do
+  end do
+end subroutine
+";
+
+#[test]
+fn an_element_carried_through_an_inner_loop_starts_afresh_as_the_loop_around_it_moves_it() {
+    // At -O0 `c(i,j)` is reloaded from its recomputed address each iteration over k:
+    // a chain there, a new element at each iteration over i. In the schedule of the
+    // iteration over i, the inner loop's reload of c(i,j) is marked local to it.
+    let p = analyze("-O0", PRODUCT);
+    let k_loop = compiled(&p, 18);
+    let o = k_loop.outer.as_ref().expect("the loop over i around it");
+    assert_eq!((o.line, o.inner_loops), (17, 1), "{o:?}");
+    let local: Vec<_> = o
+        .schedule
+        .iter()
+        .filter(|op| op.inner == 18 && !op.local.is_empty())
+        .collect();
+    assert!(!local.is_empty(), "{:?}", o.schedule);
+    assert!(o
+        .schedule
+        .iter()
+        .all(|op| op.inner == 18 || op.local.is_empty()));
+    // The innermost loop's own schedule sees the chain through that element.
+    assert!(
+        k_loop
+            .chains
+            .iter()
+            .any(|c| c.path.iter().any(|x| x.class.class == InstrClass::Forward)),
+        "{:?}",
+        k_loop.chains
+    );
 }

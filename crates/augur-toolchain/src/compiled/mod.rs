@@ -13,6 +13,7 @@ use augur_program_profile::compiled::{
     BlockEnd, Chain, ClassCount, ClassWidth, CompiledBlock, CompiledLoop, CompiledPath,
 };
 use augur_program_profile::compiled::{InFlight, InstrClass, OuterIteration, Width};
+use augur_program_profile::compiled::{ScheduledOp, ScheduledRead};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod cfg;
@@ -84,6 +85,7 @@ fn record(
     let mut cl = describe(&f.name, &body, file, line);
     cl.chains = restarted_chains(f, g, l, &body);
     cl.outer = outer_iteration(f, g, l);
+    cl.schedule = schedule(&placed(f, g, l, 0), &[]);
     cl.lines = source_lines(&body, file_no);
     let blocks = loop_blocks(f, g, l);
     cl.inner_branches = blocks
@@ -130,11 +132,28 @@ fn outer_iteration(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Option<O
         .filter(|b| !inner.iter().any(|i| i.blocks.contains(b)));
     let issued = instructions_of(f, g, own).len() as u32;
     let whole = instructions_of(f, g, outer.blocks.iter().copied());
+    let mut order = placed(f, g, &outer, 0);
+    let mut bodies = vec![];
+    for l in &inner {
+        let back = jump_back(f, g, l);
+        let line = f.instrs[back].at.map_or(0, |a| a.1).max(1);
+        bodies.push((line, instructions_of(f, g, l.blocks.iter().copied())));
+        let inside: HashSet<usize> = l
+            .blocks
+            .iter()
+            .flat_map(|&b| g.blocks[b].start..=g.blocks[b].end)
+            .collect();
+        for p in order.iter_mut().filter(|p| inside.contains(&p.index)) {
+            p.inner = line;
+            p.back_jump |= p.index == back;
+        }
+    }
     Some(OuterIteration {
         line: f.instrs[jump_back(f, g, &outer)].at?.1,
         span: span(&whole),
         issued,
         inner_loops: inner.len() as u32,
+        schedule: schedule(&order, &bodies),
     })
 }
 
@@ -403,6 +422,7 @@ fn describe(function: &str, body: &[Instr], file: String, line: u32) -> Compiled
         lines: vec![],
         in_flight: Some(in_flight(body)),
         outer: None,
+        schedule: vec![],
     }
 }
 
@@ -412,43 +432,160 @@ fn describe(function: &str, body: &[Instr], file: String, line: u32) -> Compiled
 fn in_flight(body: &[Instr]) -> InFlight {
     let mut f = InFlight::default();
     for i in body {
-        let m = i.mnemonic.as_str();
-        if is_jump(m) || m.starts_with("nop") || m.starts_with("call") {
-            continue;
-        }
-        if is_compare(m) || m.starts_with("pop") {
-            f.integer += 1;
-            continue;
-        }
-        let Some(dest) = i.operands.last() else {
-            f.integer += u32::from(matches!(m, "cltq" | "cqto" | "cltd"));
-            continue;
-        };
-        if is_memory(dest) || m.starts_with("push") {
-            f.stores += 1;
-            let moves = m.starts_with("mov") || base_mnemonic(m).starts_with("mov");
-            f.integer += u32::from(!moves && !m.starts_with("push") && !m.starts_with("set"));
-            continue;
-        }
-        let renamed = i.operands.len() == 2
-            && (m.starts_with("mov") || base_mnemonic(m).starts_with("mov"))
-            && !m.starts_with("movs") // movsd/movss/movsx merge or extend
-            && !m.starts_with("movz")
-            && register(&i.operands[0]).is_some_and(|r| r.starts_with('v') == dest.contains("mm"));
-        if renamed {
-            continue;
-        }
-        match register(dest) {
-            Some(r) if r.starts_with('v') => {
-                f.vector += 1;
-                let load = base_mnemonic(m).starts_with("mov") || m.starts_with("movs");
-                f.waiting += u32::from(!load);
-            }
-            Some(_) => f.integer += 1,
-            None => {}
-        }
+        let one = holds(i);
+        f.integer += one.integer;
+        f.vector += one.vector;
+        f.stores += one.stores;
+        f.waiting += one.waiting;
     }
     f
+}
+
+/// What one instruction takes of the core's in-flight resources ([`in_flight`]).
+fn holds(i: &Instr) -> InFlight {
+    let mut f = InFlight::default();
+    let m = i.mnemonic.as_str();
+    if is_jump(m) || m.starts_with("nop") || m.starts_with("call") {
+        return f;
+    }
+    if is_compare(m) || m.starts_with("pop") {
+        f.integer += 1;
+        return f;
+    }
+    let Some(dest) = i.operands.last() else {
+        f.integer += u32::from(matches!(m, "cltq" | "cqto" | "cltd"));
+        return f;
+    };
+    if is_memory(dest) || m.starts_with("push") {
+        f.stores += 1;
+        let moves = m.starts_with("mov") || base_mnemonic(m).starts_with("mov");
+        f.integer += u32::from(!moves && !m.starts_with("push") && !m.starts_with("set"));
+        return f;
+    }
+    let renamed = i.operands.len() == 2
+        && (m.starts_with("mov") || base_mnemonic(m).starts_with("mov"))
+        && !m.starts_with("movs") // movsd/movss/movsx merge or extend
+        && !m.starts_with("movz")
+        && register(&i.operands[0]).is_some_and(|r| r.starts_with('v') == dest.contains("mm"));
+    if renamed {
+        return f;
+    }
+    match register(dest) {
+        Some(r) if r.starts_with('v') => {
+            f.vector += 1;
+            let load = base_mnemonic(m).starts_with("mov") || m.starts_with("movs");
+            f.waiting += u32::from(!load);
+        }
+        Some(_) => f.integer += 1,
+        None => {}
+    }
+    f
+}
+
+/// One instruction of a loop's schedule: where it is (its block, the inner loop it
+/// belongs to, 0 for none) and whether it is a loop's backward jump.
+struct Placed<'a> {
+    instr: &'a Instr,
+    /// Its index among its function's instructions.
+    index: usize,
+    block: u32,
+    inner: u32,
+    back_jump: bool,
+}
+
+/// The instructions of `body` as the schedule simulation replays them: each one's
+/// classes, the values it reads (with the classes between each and its result) and
+/// writes, numbered per loop, and the resources it holds.
+fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)]) -> Vec<ScheduledOp> {
+    let instrs: Vec<Instr> = body.iter().map(|p| p.instr.clone()).collect();
+    let mut places = Places::new(&instrs, &registers_written(&instrs));
+    // An inner loop's instructions see the places of the inner loop (an element
+    // `c(i,j)` inside the loop over k is one place there, and another in the next
+    // iteration of the loop around it).
+    let mut inner_places: HashMap<u32, Places> = inner
+        .iter()
+        .map(|(line, b)| (*line, Places::new(b, &registers_written(b))))
+        .collect();
+    let mut numbers: HashMap<Loc, u32> = HashMap::new();
+    let mut number = |l: &Loc| {
+        let next = numbers.len() as u32;
+        *numbers.entry(l.clone()).or_insert(next)
+    };
+    let mut out = Vec::with_capacity(body.len());
+    for p in body {
+        let i = p.instr;
+        if i.mnemonic.starts_with("nop") {
+            continue;
+        }
+        let mut f = flow(i, &places);
+        places.after(i, registers(&f.writes));
+        let mut local = vec![];
+        if let Some(own) = inner_places.get_mut(&p.inner) {
+            let seen = flow(i, own);
+            own.after(i, registers(&seen.writes));
+            let outside: Vec<&Loc> = f.reads.iter().map(|r| &r.0).chain(&f.writes).collect();
+            local = seen
+                .reads
+                .iter()
+                .map(|r| &r.0)
+                .chain(&seen.writes)
+                .filter(|l| matches!(l, Loc::Slot(_)) && !outside.contains(l))
+                .map(&mut number)
+                .collect();
+            f = seen;
+        }
+        let h = holds(i);
+        let mut held = String::new();
+        for (n, c) in [
+            (h.integer, 'i'),
+            (h.vector, 'v'),
+            (h.stores, 's'),
+            (h.waiting, 'w'),
+        ] {
+            if n > 0 {
+                held.push(c);
+            }
+        }
+        local.sort_unstable();
+        local.dedup();
+        out.push(ScheduledOp {
+            classes: classes(i),
+            reads: f
+                .reads
+                .iter()
+                .map(|(l, path)| ScheduledRead {
+                    value: number(l),
+                    path: path.clone(),
+                })
+                .collect(),
+            writes: f.writes.iter().map(&mut number).collect(),
+            holds: held,
+            block: p.block,
+            inner: p.inner,
+            back_jump: p.back_jump,
+            local,
+        });
+    }
+    out
+}
+
+/// The instructions of loop `l` of `f` in the order of its blocks, each with its
+/// block's index among them, the backward jump marked.
+fn placed<'a>(f: &'a Function, g: &cfg::Cfg, l: &cfg::NaturalLoop, inner: u32) -> Vec<Placed<'a>> {
+    let back = jump_back(f, g, l);
+    l.blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &b)| {
+            (g.blocks[b].start..=g.blocks[b].end).map(move |x| Placed {
+                instr: &f.instrs[x],
+                index: x,
+                block: k as u32,
+                inner,
+                back_jump: x == back,
+            })
+        })
+        .collect()
 }
 
 fn class_counts(counts: &BTreeMap<ClassWidth, u32>) -> Vec<ClassCount> {

@@ -1,0 +1,507 @@
+//! A compiled loop's iterations replayed on a model of an out-of-order core: the
+//! instructions of one iteration (`augur_program_profile::compiled::ScheduledOp`), in
+//! order, many times over, each dispatched as soon as the core's issue width and its
+//! in-flight resources allow (integer registers, vector registers, store queue: the
+//! machine's `[incore] window`, `window_vector`, `window_stores`, freed as instructions
+//! retire in order), started when the values it reads are ready and a unit of its class
+//! is free (one instruction per reciprocal throughput on each class's units, loads and
+//! stores on the address pipes they share, one taken backward jump per
+//! `taken_branch_ns`), done after its latencies.
+//!
+//! The analytical bounds of [`crate::incore`] (throughput, longest chain, longest path
+//! over the iterations in flight) each hold one mechanism apart; a loop where they
+//! interact (a long dependent path through stack slots, issued slower than its window
+//! drains; short inner loops restarted by the iteration around them) runs between them,
+//! where only a replay finds it. Steady state: the time between the retirements of the
+//! last instructions of two iterations, over the second half of the replay.
+
+use augur_machine_profile::incore::InCoreProfile;
+use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+
+/// How often each instruction of an iteration runs: blocks run by their frequencies
+/// (how often an iteration runs each), inner loops' bodies by their trip counts. Counts
+/// that are not whole spread over the iterations (a block run every other iteration
+/// runs in every second one).
+pub struct Repeats<'a> {
+    /// Per block index, how often an iteration runs it (missing: once).
+    pub block_frequency: &'a [Option<f64>],
+    /// Per inner loop line, its iterations per iteration of the loop replayed.
+    pub inner_trips: &'a HashMap<u32, f64>,
+}
+
+/// The least and most iterations replayed, and the instructions after which it stops.
+const MIN_ITERATIONS: usize = 16;
+const MAX_ITERATIONS: usize = 400;
+const INSTRUCTIONS: usize = 6000;
+
+/// The time one iteration of `ops` takes on `m` in steady state, ns; `None` when `m`
+/// lacks the latency or throughput of a class they hold, or there is nothing to replay.
+pub fn iteration_ns(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f64> {
+    let prepared = Prepared::new(ops, m)?;
+    let mut core = Core::new(m, prepared.values);
+    let mut ends: Vec<f64> = vec![];
+    let mut done = 0usize;
+    let mut k = 0usize;
+    while k < MIN_ITERATIONS || (done < INSTRUCTIONS && k < MAX_ITERATIONS) {
+        let before = done;
+        for_each_op(ops, repeats, k, |step| match step {
+            Step::Enter(line) => {
+                for v in prepared.local.get(&line).into_iter().flatten() {
+                    core.ready[*v as usize] = 0.0;
+                }
+            }
+            Step::Run(i) => {
+                core.run(&prepared.ops[i]);
+                done += 1;
+            }
+        });
+        if done == before {
+            return None;
+        }
+        ends.push(core.last_retired);
+        k += 1;
+    }
+    let h = k / 2;
+    Some((ends[k - 1] - ends[h - 1]) / (k - h) as f64)
+}
+
+/// What the replay does next.
+enum Step {
+    /// Enter the inner loop of this line.
+    Enter(u32),
+    /// Run the instruction of this index.
+    Run(usize),
+}
+
+/// Calls `step` for each instruction iteration `k` runs, in order, and as it enters
+/// each inner loop.
+fn for_each_op(ops: &[ScheduledOp], repeats: &Repeats, k: usize, mut step: impl FnMut(Step)) {
+    let times = |x: f64| -> usize {
+        let x = x.max(0.0);
+        ((k as f64 + 1.0) * x).floor() as usize - (k as f64 * x).floor() as usize
+    };
+    let mut start = 0;
+    while start < ops.len() {
+        let inner = ops[start].inner;
+        let end = (start..ops.len())
+            .find(|&j| ops[j].inner != inner)
+            .unwrap_or(ops.len());
+        let trips = if inner == 0 {
+            1
+        } else {
+            times(repeats.inner_trips.get(&inner).copied().unwrap_or(1.0))
+        };
+        if trips > 0 && inner != 0 {
+            step(Step::Enter(inner));
+        }
+        for _ in 0..trips {
+            for (i, op) in ops.iter().enumerate().take(end).skip(start) {
+                let f = repeats
+                    .block_frequency
+                    .get(op.block as usize)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(1.0);
+                if f >= 1.0 || times(f) > 0 {
+                    step(Step::Run(i));
+                }
+            }
+        }
+        start = end;
+    }
+}
+
+/// A unit of the core that takes one instruction per reciprocal throughput.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Unit {
+    Class(InstrClass),
+    AddressPipes,
+    TakenBranch,
+}
+
+/// An instruction with its machine's numbers.
+struct Op {
+    /// Per value read, its number and the latency from it to the result, ns.
+    reads: Vec<(u32, f64)>,
+    writes: Vec<u32>,
+    /// The units it occupies, with their reciprocal throughputs.
+    units: Vec<(Unit, f64)>,
+    holds: Vec<Resource>,
+    /// Whether it waits for its operands in the floating-point scheduler.
+    waits: bool,
+    /// Its latency when it reads nothing (a load from a fixed address), ns.
+    own: f64,
+}
+
+/// The in-flight resources the replay tracks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Resource {
+    Integer = 0,
+    Vector = 1,
+    Stores = 2,
+}
+
+struct Prepared {
+    ops: Vec<Op>,
+    values: usize,
+    /// Per inner loop line, the values that start afresh as it is entered.
+    local: HashMap<u32, Vec<u32>>,
+}
+
+impl Prepared {
+    fn new(ops: &[ScheduledOp], m: &InCoreProfile) -> Option<Self> {
+        let latency = |c: ClassWidth| -> Option<f64> {
+            if c.class == InstrClass::Branch {
+                return Some(0.0);
+            }
+            m.cost(c)
+                .or_else(|| {
+                    matches!(c.class, InstrClass::Forward | InstrClass::ForwardInt)
+                        .then(|| m.cost(ClassWidth::new(InstrClass::Load, c.width)))
+                        .flatten()
+                })
+                .map(|x| x.latency_ns)
+        };
+        let split = m.window_vector.is_some() || m.window_stores.is_some();
+        let mut values = 0;
+        let mut out = Vec::with_capacity(ops.len());
+        let mut local: HashMap<u32, Vec<u32>> = HashMap::new();
+        for o in ops {
+            for v in &o.local {
+                values = values.max(*v as usize + 1);
+                local.entry(o.inner).or_default().push(*v);
+            }
+            let mut reads = Vec::with_capacity(o.reads.len());
+            for r in &o.reads {
+                let mut t = 0.0;
+                for c in &r.path {
+                    t += latency(*c)?;
+                }
+                reads.push((r.value, t));
+                values = values.max(r.value as usize + 1);
+            }
+            for w in &o.writes {
+                values = values.max(*w as usize + 1);
+            }
+            let mut units = vec![];
+            for c in &o.classes {
+                if matches!(c.class, InstrClass::Load | InstrClass::Store) {
+                    if let Some(t) = m.memory_op_ns {
+                        units.push((Unit::AddressPipes, t));
+                    }
+                }
+                if matches!(
+                    c.class,
+                    InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
+                ) {
+                    continue;
+                }
+                let unit = match c.class {
+                    InstrClass::FpSqrt => InstrClass::FpDiv,
+                    InstrClass::FpMinMax => InstrClass::FpAdd,
+                    x => x,
+                };
+                units.push((Unit::Class(unit), m.cost(*c)?.throughput_ns));
+            }
+            if o.back_jump {
+                units.push((Unit::TakenBranch, m.taken_branch_ns));
+            }
+            let holds = if split {
+                o.holds
+                    .chars()
+                    .filter_map(|c| match c {
+                        'i' => Some(Resource::Integer),
+                        'v' => Some(Resource::Vector),
+                        's' => Some(Resource::Stores),
+                        _ => None,
+                    })
+                    .collect()
+            } else {
+                vec![Resource::Integer]
+            };
+            let mut own = 0.0;
+            for c in o.classes.iter().filter(|c| c.class != InstrClass::Store) {
+                own += latency(*c)?;
+            }
+            out.push(Op {
+                waits: split && o.holds.contains('w'),
+                own,
+                reads,
+                writes: o.writes.clone(),
+                units,
+                holds,
+            });
+        }
+        (!out.is_empty()).then_some(Prepared {
+            ops: out,
+            values,
+            local,
+        })
+    }
+}
+
+/// The state of the core as the replay goes.
+struct Core {
+    issue_ns: f64,
+    /// Per resource, its capacity and the retirement times of the instructions that
+    /// held it, in order.
+    capacity: [usize; 3],
+    retired: [Vec<f64>; 3],
+    /// When each value is ready.
+    ready: Vec<f64>,
+    /// Per unit, the slots taken (index = start time over the reciprocal throughput) and
+    /// the first slot that may be free.
+    calendar: HashMap<Unit, (BTreeSet<i64>, i64)>,
+    last_dispatch: f64,
+    last_retired: f64,
+    /// The floating-point scheduler's size and the start times (ps, as integers) of the
+    /// instructions waiting in it.
+    scheduler: usize,
+    waiting: BinaryHeap<Reverse<i64>>,
+}
+
+impl Core {
+    fn new(m: &InCoreProfile, values: usize) -> Self {
+        let cap = |w: Option<f64>| w.filter(|w| *w >= 1.0).map_or(usize::MAX, |w| w as usize);
+        Core {
+            issue_ns: m.issue_ns,
+            capacity: [cap(m.window), cap(m.window_vector), cap(m.window_stores)],
+            retired: [vec![], vec![], vec![]],
+            ready: vec![0.0; values],
+            calendar: HashMap::new(),
+            last_dispatch: 0.0,
+            last_retired: 0.0,
+            scheduler: cap(m.window_waiting),
+            waiting: BinaryHeap::new(),
+        }
+    }
+
+    /// Dispatches, executes and retires `op`.
+    fn run(&mut self, op: &Op) {
+        let mut dispatch = self.last_dispatch + self.issue_ns;
+        for r in &op.holds {
+            let held = &self.retired[*r as usize];
+            let cap = self.capacity[*r as usize];
+            if held.len() >= cap {
+                dispatch = dispatch.max(held[held.len() - cap]);
+            }
+        }
+        if op.waits {
+            dispatch = self.scheduler_entry(dispatch);
+        }
+        self.last_dispatch = dispatch;
+        // When it may start (its first operand's path begins) and when its result is
+        // ready if no unit delays it.
+        let mut done = dispatch + if op.reads.is_empty() { op.own } else { 0.0 };
+        let mut start = dispatch;
+        for &(v, lat) in &op.reads {
+            let t = self.ready[v as usize].max(dispatch);
+            done = done.max(t + lat);
+            start = start.max(t);
+        }
+        let mut delay: f64 = 0.0;
+        for &(unit, thr) in &op.units {
+            if thr > 0.0 {
+                let at = self.reserve(unit, start, thr);
+                delay = delay.max(at - start);
+            }
+        }
+        if op.waits {
+            self.waiting.push(Reverse(((start + delay) * 1e3) as i64));
+        }
+        done += delay;
+        for &w in &op.writes {
+            self.ready[w as usize] = done;
+        }
+        self.last_retired = self.last_retired.max(done);
+        for r in &op.holds {
+            self.retired[*r as usize].push(self.last_retired);
+        }
+    }
+
+    /// The first time from `t` on when the floating-point scheduler has an entry free
+    /// (the instructions waiting in it leave as they start).
+    fn scheduler_entry(&mut self, mut t: f64) -> f64 {
+        loop {
+            while self
+                .waiting
+                .peek()
+                .is_some_and(|Reverse(s)| (*s as f64) / 1e3 <= t)
+            {
+                self.waiting.pop();
+            }
+            if self.waiting.len() < self.scheduler {
+                return t;
+            }
+            if let Some(Reverse(s)) = self.waiting.pop() {
+                t = t.max(s as f64 / 1e3);
+            }
+        }
+    }
+
+    /// Takes the first free slot of `unit` at or after `t`; returns its time.
+    fn reserve(&mut self, unit: Unit, t: f64, thr: f64) -> f64 {
+        let (taken, first_free) = self.calendar.entry(unit).or_default();
+        let mut slot = ((t / thr) - 1e-9).ceil() as i64;
+        slot = slot.max(*first_free);
+        while taken.contains(&slot) {
+            slot += 1;
+        }
+        taken.insert(slot);
+        while taken.contains(first_free) {
+            *first_free += 1;
+        }
+        slot as f64 * thr
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use augur_machine_profile::incore::ClassCost;
+    use augur_program_profile::compiled::{ScheduledRead, Width};
+
+    fn machine() -> InCoreProfile {
+        let mut m = InCoreProfile {
+            cycle_ns: 0.25,
+            issue_ns: 0.05,
+            taken_branch_ns: 0.25,
+            memory_op_ns: Some(0.1),
+            ..InCoreProfile::default()
+        };
+        for (c, lat, thr) in [
+            ("fp_add", 0.75, 0.125),
+            ("fp_mul", 0.75, 0.125),
+            ("load", 1.0, 0.1),
+            ("store", 0.25, 0.2),
+            ("forward", 2.0, 0.1),
+            ("int_alu", 0.25, 0.0625),
+            ("fp_div", 3.0, 1.0),
+        ] {
+            m.class.insert(
+                c.to_string(),
+                ClassCost {
+                    latency_ns: lat,
+                    throughput_ns: thr,
+                },
+            );
+        }
+        m
+    }
+
+    fn cw(c: InstrClass) -> ClassWidth {
+        ClassWidth::new(c, Width::Scalar)
+    }
+
+    fn op(classes: &[InstrClass], reads: &[(u32, &[InstrClass])], writes: &[u32]) -> ScheduledOp {
+        ScheduledOp {
+            classes: classes.iter().map(|c| cw(*c)).collect(),
+            reads: reads
+                .iter()
+                .map(|(v, p)| ScheduledRead {
+                    value: *v,
+                    path: p.iter().map(|c| cw(*c)).collect(),
+                })
+                .collect(),
+            writes: writes.to_vec(),
+            holds: "v".into(),
+            block: 0,
+            inner: 0,
+            back_jump: false,
+            local: vec![],
+        }
+    }
+
+    fn once() -> (Vec<Option<f64>>, HashMap<u32, f64>) {
+        (vec![], HashMap::new())
+    }
+
+    #[test]
+    fn a_sum_runs_at_the_latency_of_its_add() {
+        use InstrClass::*;
+        // s = s + x(i): a load, an add carried through value 0.
+        let ops = vec![
+            op(&[Load], &[], &[1]),
+            op(&[FpAdd], &[(0, &[FpAdd]), (1, &[FpAdd])], &[0]),
+        ];
+        let (f, t) = once();
+        let r = Repeats {
+            block_frequency: &f,
+            inner_trips: &t,
+        };
+        let ns = iteration_ns(&ops, &r, &machine()).unwrap();
+        assert!((ns - 0.75).abs() < 1e-6, "{ns}");
+    }
+
+    #[test]
+    fn independent_iterations_run_at_their_busiest_unit() {
+        use InstrClass::*;
+        // Eight independent divides an iteration: the divider, 8 ns.
+        let ops: Vec<ScheduledOp> = (0..8)
+            .map(|k| op(&[FpDiv], &[(k, &[FpDiv])], &[100 + k]))
+            .collect();
+        let (f, t) = once();
+        let r = Repeats {
+            block_frequency: &f,
+            inner_trips: &t,
+        };
+        let ns = iteration_ns(&ops, &r, &machine()).unwrap();
+        assert!((ns - 8.0).abs() < 1e-6, "{ns}");
+    }
+
+    #[test]
+    fn iterations_overlap_as_far_as_the_window_holds_them() {
+        use InstrClass::*;
+        // One divide an iteration, nothing carried (3 ns each, one a ns on the divider):
+        // a window of one vector register runs them one after another, of two two at
+        // once, of four as fast as the divider takes them.
+        let ops = vec![op(&[FpDiv], &[], &[1])];
+        let (f, t) = once();
+        let r = Repeats {
+            block_frequency: &f,
+            inner_trips: &t,
+        };
+        let mut m = machine();
+        for (window, ns) in [(1.0, 3.0), (2.0, 1.5), (4.0, 1.0)] {
+            m.window = Some(400.0);
+            m.window_vector = Some(window);
+            let got = iteration_ns(&ops, &r, &m).unwrap();
+            assert!((got - ns).abs() < 1e-6, "window {window}: {got}");
+        }
+    }
+
+    #[test]
+    fn an_inner_loop_runs_by_its_trips_and_a_rare_block_by_its_frequency() {
+        use InstrClass::*;
+        // An outer iteration: one divide of its own, an inner loop of one divide run
+        // three times, a block of one divide run every other iteration: 1 + 3 + 0.5.
+        let mut ops = vec![
+            op(&[FpDiv], &[], &[1]),
+            op(&[FpDiv], &[], &[2]),
+            op(&[FpDiv], &[], &[3]),
+        ];
+        ops[1].inner = 12;
+        ops[2].block = 1;
+        let f = vec![None, Some(0.5)];
+        let t = HashMap::from([(12, 3.0)]);
+        let r = Repeats {
+            block_frequency: &f,
+            inner_trips: &t,
+        };
+        let ns = iteration_ns(&ops, &r, &machine()).unwrap();
+        assert!((ns - 4.5).abs() < 1e-6, "{ns}");
+    }
+
+    #[test]
+    fn a_class_the_machine_lacks_leaves_the_loop_to_the_formulas() {
+        let ops = vec![op(&[InstrClass::FpSqrt], &[], &[0])];
+        let (f, t) = once();
+        let r = Repeats {
+            block_frequency: &f,
+            inner_trips: &t,
+        };
+        assert!(iteration_ns(&ops, &r, &machine()).is_none());
+    }
+}

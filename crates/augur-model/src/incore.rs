@@ -8,6 +8,10 @@
 //! chain (the sum of the latencies on its path). This is the analytical model uiCA's
 //! authors found competitive with detailed simulators on basic blocks, and Kerncraft's
 //! in-core part of ECM; the memory term overlaps it as before.
+//!
+//! A loop whose profile records its instructions one by one (`schedule`) is replayed on
+//! a model of the core instead ([`crate::schedule`]): the bounds above each hold one
+//! mechanism apart, the replay all of them at once.
 
 use augur_machine_profile::incore::InCoreProfile;
 use augur_program_profile::compiled::{

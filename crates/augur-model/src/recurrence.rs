@@ -8,6 +8,7 @@ use augur_ir::{AbOp, AbOpCounts};
 use augur_program_profile::compiled::InstrClass;
 use augur_program_profile::optreport::OptReport;
 use augur_program_profile::UnitProfile;
+use std::collections::HashMap;
 
 /// The share of an inlined procedure's work that belongs to one loop of its caller
 /// ([`inlined_shares`]): its blocks' coefficients, at throughput, and their
@@ -129,6 +130,11 @@ pub(crate) fn loop_recurrences(
     inlined: &[InlinedShare],
 ) -> Vec<(usize, f64, f64)> {
     let mut scaled = vec![];
+    let replayed: HashMap<u32, f64> = u
+        .loops
+        .iter()
+        .filter_map(|l| Some((l.id, outer_replay(table, report, u, l)?.seconds)))
+        .collect();
     for l in &u.loops {
         let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
             continue;
@@ -136,11 +142,11 @@ pub(crate) fn loop_recurrences(
         let innermost = !u.loops.iter().any(|o| o.parent == Some(l.id));
         let compiled = compiled_time(table, report, u, l.line)
             .map(|t| t.per_source_iteration)
-            .or_else(|| outer_replay(table, report, u, l).map(|r| r.seconds));
+            .or_else(|| replayed.get(&l.id).copied());
         // A nest whose inner loops the compiler unrolled completely is priced whole
         // from its compiled loop, and its inner loops with it; so is a loop around short
         // innermost loops, replayed whole.
-        if !(innermost || compiled.is_some()) || in_compiled_nest(table, report, u, l) {
+        if !(innermost || compiled.is_some()) || in_compiled_nest(table, report, u, l, &replayed) {
             continue;
         }
         if compiled.is_none() && report.is_some_and(|r| r.is_vectorized(&u.file, l.line)) {
@@ -278,21 +284,21 @@ pub(crate) fn loop_recurrences(
 }
 
 /// Whether loop `l` of `u` lies inside a loop priced from a compiled loop (a nest the
-/// compiler unrolled completely into one loop).
+/// compiler unrolled completely into one loop) or replayed whole (`replayed`, by loop
+/// id).
 fn in_compiled_nest(
     table: &CostTable,
     report: Option<&OptReport>,
     u: &UnitProfile,
     l: &augur_program_profile::LoopProfile,
+    replayed: &HashMap<u32, f64>,
 ) -> bool {
     let mut parent = l.parent;
     for _ in 0..u.loops.len() {
         let Some(p) = parent.and_then(|id| u.loops.iter().find(|o| o.id == id)) else {
             return false;
         };
-        if compiled_time(table, report, u, p.line).is_some()
-            || outer_replay(table, report, u, p).is_some()
-        {
+        if compiled_time(table, report, u, p.line).is_some() || replayed.contains_key(&p.id) {
             return true;
         }
         parent = p.parent;
@@ -360,11 +366,14 @@ pub(crate) fn outer_replay(
                 && c.outer.as_ref().is_some_and(|o| o.line == l.line)
         })
         .collect();
-    let outer = inner.first()?.outer.as_ref()?;
-    if outer.schedule.is_empty() || inner.len() != outer.inner_loops as usize {
+    let outer = inner
+        .iter()
+        .filter_map(|c| c.outer.as_ref())
+        .find(|o| !o.schedule.is_empty())?;
+    if inner.len() != outer.inner_loops as usize {
         return None;
     }
-    let mut trips = std::collections::HashMap::new();
+    let mut trips = HashMap::new();
     for c in &inner {
         let simple = c.source_iterations == 1
             && c.versions == 0
@@ -392,6 +401,16 @@ pub(crate) fn outer_replay(
     {
         return None;
     }
+    // Long inner loops set the pace alone: their own replays price them, and the
+    // restarts between them are a small part of the time.
+    let per_iteration: f64 = outer
+        .schedule
+        .iter()
+        .map(|o| trips.get(&o.inner).copied().unwrap_or(1.0))
+        .sum();
+    if per_iteration > MAX_REPLAYED_INSTRUCTIONS {
+        return None;
+    }
     let repeats = crate::schedule::Repeats {
         block_frequency: &[],
         inner_trips: &trips,
@@ -405,6 +424,10 @@ pub(crate) fn outer_replay(
         trips,
     })
 }
+
+/// The most instructions an iteration of a loop around innermost loops runs for it to
+/// be replayed whole ([`outer_replay`]): a hundred iterations of an inner loop of forty.
+const MAX_REPLAYED_INSTRUCTIONS: f64 = 4000.0;
 
 /// A loop around innermost loops replayed whole ([`outer_replay`]).
 pub(crate) struct OuterReplay {
@@ -710,9 +733,8 @@ mod tests {
             "source_iterations": 1, "source_iterations_from": "", "chains": [],
             "issued": 1,
             "outer": {"line": 1, "span": [], "issued": 1, "inner_loops": 1, "schedule": [
-                {"classes": ["int_alu"], "writes": [0], "holds": "v"},
-                {"classes": ["fp_add"], "reads": [{"value": 0, "path": ["fp_add"]}],
-                 "writes": [0], "holds": "v", "inner": 2, "back_jump": true}
+                "int_alu; ; 0; hold=v",
+                "fp_add; 0:fp_add; 0; hold=v inner=2 back"
             ]}
         }))
         .unwrap();

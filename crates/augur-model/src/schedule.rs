@@ -34,11 +34,69 @@ pub struct Repeats<'a> {
 /// The least and most iterations replayed, and the instructions after which it stops.
 const MIN_ITERATIONS: usize = 16;
 const MAX_ITERATIONS: usize = 400;
-const INSTRUCTIONS: usize = 6000;
+const INSTRUCTIONS: usize = 3000;
 
 /// The time one iteration of `ops` takes on `m` in steady state, ns; `None` when `m`
 /// lacks the latency or throughput of a class they hold, or there is nothing to replay.
+/// A prediction asks for the same loop several times (its time, its idle units, the
+/// loops around it): each replay is kept, by a hash of what it was made of.
 pub fn iteration_ns(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f64> {
+    let key = replay_key(ops, repeats, m);
+    if let Some(kept) = KEPT.with(|k| k.borrow().get(&key).copied()) {
+        return kept;
+    }
+    let t = replay(ops, repeats, m);
+    KEPT.with(|k| {
+        let mut k = k.borrow_mut();
+        if k.len() > 100_000 {
+            k.clear();
+        }
+        k.insert(key, t);
+    });
+    t
+}
+
+thread_local! {
+    /// Replays already made, by [`replay_key`].
+    static KEPT: std::cell::RefCell<HashMap<u64, Option<f64>>> = Default::default();
+}
+
+/// A hash of everything a replay depends on.
+fn replay_key(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    ops.hash(&mut h);
+    for f in repeats.block_frequency {
+        f.map(f64::to_bits).hash(&mut h);
+    }
+    let mut trips: Vec<(u32, u64)> = repeats
+        .inner_trips
+        .iter()
+        .map(|(l, t)| (*l, t.to_bits()))
+        .collect();
+    trips.sort_unstable();
+    trips.hash(&mut h);
+    let numbers = [
+        Some(m.cycle_ns),
+        Some(m.issue_ns),
+        Some(m.taken_branch_ns),
+        m.memory_op_ns,
+        m.window,
+        m.window_vector,
+        m.window_stores,
+        m.window_waiting,
+    ];
+    for x in numbers {
+        x.map(f64::to_bits).hash(&mut h);
+    }
+    for (k, c) in &m.class {
+        (k, c.latency_ns.to_bits(), c.throughput_ns.to_bits()).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// [`iteration_ns`], replayed.
+fn replay(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f64> {
     let prepared = Prepared::new(ops, m)?;
     let mut core = Core::new(m, prepared.values);
     let mut ends: Vec<f64> = vec![];

@@ -87,73 +87,142 @@ pub struct CompiledLoop {
 /// the core's resources it holds until it retires. Values are numbered per loop (a
 /// register or a slot of the stack or of a fixed address: the same number is the same
 /// place in every instruction of the loop).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Written as one line of text, so that a profile stays small:
+/// `CLASSES; READS; WRITES; FLAGS`, e.g. `load,fp_add; 3:load+fp_add 5:fp_add; 4; hold=vw`
+/// (docs/FORMATS.md).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub struct ScheduledOp {
-    /// The units it occupies, by class and width (`["load", "fp_add"]` for an add with an
+    /// The units it occupies, by class and width (`load` and `fp_add` for an add with an
     /// operand in memory).
-    #[serde(with = "class_keys")]
     pub classes: Vec<ClassWidth>,
     /// The values it reads, each with the classes between that value and its result.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<ScheduledRead>,
     /// The values it writes.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub writes: Vec<u32>,
     /// The in-flight resources it holds until it retires: `i` an integer register (or
     /// the flags), `v` a vector register, `s` a store-queue entry, `w` an entry of the
     /// floating-point scheduler until its operands are ready (none: empty).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub holds: String,
     /// Its basic block, an index into the loop's `blocks` (0 for a loop without them).
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub block: u32,
     /// In an outer iteration's schedule, the line of the innermost loop it belongs to
     /// (0: the outer loop's own instruction).
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub inner: u32,
     /// Whether it is a loop's backward jump (taken on every iteration but the last).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub back_jump: bool,
     /// In an outer iteration's schedule, the values it reads or writes that are places
     /// of its inner loop only (an element `c(i,j)` inside the loop over k, whose address
     /// the loop around it moves): the replay starts them afresh each time the inner loop
     /// is entered.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub local: Vec<u32>,
 }
 
 /// A value an instruction reads and the classes between it and the instruction's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ScheduledRead {
     /// The value (numbered as in [`ScheduledOp::writes`]).
     pub value: u32,
-    /// The classes on the way to the result (`["forward", "fp_add"]`).
-    #[serde(with = "class_keys")]
+    /// The classes on the way to the result (`forward`, `fp_add`).
     pub path: Vec<ClassWidth>,
 }
 
-fn is_zero(x: &u32) -> bool {
-    *x == 0
+impl From<ScheduledOp> for String {
+    fn from(op: ScheduledOp) -> String {
+        let keys =
+            |v: &[ClassWidth], sep: &str| v.iter().map(|c| c.key()).collect::<Vec<_>>().join(sep);
+        let numbers = |v: &[u32]| {
+            v.iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let reads: Vec<String> = op
+            .reads
+            .iter()
+            .map(|r| format!("{}:{}", r.value, keys(&r.path, "+")))
+            .collect();
+        let mut flags = vec![];
+        if !op.holds.is_empty() {
+            flags.push(format!("hold={}", op.holds));
+        }
+        if op.block != 0 {
+            flags.push(format!("block={}", op.block));
+        }
+        if op.inner != 0 {
+            flags.push(format!("inner={}", op.inner));
+        }
+        if op.back_jump {
+            flags.push("back".to_string());
+        }
+        if !op.local.is_empty() {
+            flags.push(format!("local={}", numbers(&op.local)));
+        }
+        format!(
+            "{}; {}; {}; {}",
+            keys(&op.classes, ","),
+            reads.join(" "),
+            numbers(&op.writes),
+            flags.join(" ")
+        )
+    }
 }
 
-/// Classes and widths written by their machine-profile keys (`fp_add.v256`).
-mod class_keys {
-    use super::ClassWidth;
-    use serde::{Deserialize, Deserializer, Serializer};
+impl TryFrom<String> for ScheduledOp {
+    type Error = String;
 
-    pub fn serialize<S: Serializer>(v: &[ClassWidth], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(v.iter().map(|c| c.key()))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ClassWidth>, D::Error> {
-        let keys = Vec::<String>::deserialize(d)?;
-        keys.iter()
-            .map(|k| {
-                ClassWidth::from_key(k).ok_or_else(|| {
-                    serde::de::Error::custom(format!("unknown instruction class {k:?}"))
-                })
-            })
-            .collect()
+    fn try_from(text: String) -> Result<Self, String> {
+        let bad = |what: &str| format!("scheduled instruction {text:?}: {what}");
+        let class =
+            |k: &str| ClassWidth::from_key(k).ok_or_else(|| bad(&format!("unknown class {k:?}")));
+        let number = |n: &str| {
+            n.parse::<u32>()
+                .map_err(|_| bad(&format!("not a number: {n:?}")))
+        };
+        let list = |t: &str| -> Result<Vec<u32>, String> {
+            t.split(',').filter(|x| !x.is_empty()).map(number).collect()
+        };
+        let parts: Vec<&str> = text.split(';').map(str::trim).collect();
+        let [classes, reads, writes, flags] = parts[..] else {
+            return Err(bad("expected four parts separated by ';'"));
+        };
+        let mut op = ScheduledOp {
+            classes: classes
+                .split(',')
+                .filter(|x| !x.is_empty())
+                .map(class)
+                .collect::<Result<_, _>>()?,
+            reads: vec![],
+            writes: list(writes)?,
+            holds: String::new(),
+            block: 0,
+            inner: 0,
+            back_jump: false,
+            local: vec![],
+        };
+        for r in reads.split_whitespace() {
+            let (value, path) = r.split_once(':').ok_or_else(|| bad("a read without ':'"))?;
+            op.reads.push(ScheduledRead {
+                value: number(value)?,
+                path: path
+                    .split('+')
+                    .filter(|x| !x.is_empty())
+                    .map(class)
+                    .collect::<Result<_, _>>()?,
+            });
+        }
+        for f in flags.split_whitespace() {
+            match f.split_once('=') {
+                Some(("hold", h)) => op.holds = h.to_string(),
+                Some(("block", b)) => op.block = number(b)?,
+                Some(("inner", l)) => op.inner = number(l)?,
+                Some(("local", l)) => op.local = list(l)?,
+                None if f == "back" => op.back_jump = true,
+                _ => return Err(bad(&format!("unknown flag {f:?}"))),
+            }
+        }
+        Ok(op)
     }
 }
 
@@ -289,4 +358,41 @@ pub struct UnmappedLoop {
     pub line: u32,
     /// Why it is not priced from its instructions.
     pub reason: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scheduled_instruction_is_one_line_of_text_and_back() {
+        let text =
+            "load,fp_add.v256; 3:load+fp_add.v256 5:; 4,7; hold=vw block=2 inner=12 back local=3";
+        let op = ScheduledOp::try_from(text.to_string()).unwrap();
+        assert_eq!(op.classes.len(), 2);
+        assert_eq!(op.reads[0].value, 3);
+        assert_eq!(op.reads[0].path[1].width, Width::V256);
+        assert!(op.reads[1].path.is_empty());
+        assert_eq!((op.writes.clone(), op.block, op.inner), (vec![4, 7], 2, 12));
+        assert!(op.back_jump && op.holds == "vw" && op.local == vec![3]);
+        assert_eq!(String::from(op), text);
+        let bare = "branch; ; ; ";
+        assert_eq!(
+            String::from(ScheduledOp::try_from(bare.to_string()).unwrap()),
+            bare
+        );
+    }
+
+    #[test]
+    fn a_damaged_scheduled_instruction_says_what_is_wrong() {
+        for (text, says) in [
+            ("load; 3:load", "four parts"),
+            ("lode; ; ; ", "unknown class \"lode\""),
+            ("load; x:load; ; ", "not a number"),
+            ("load; ; ; hold=v color=red", "unknown flag"),
+        ] {
+            let e = ScheduledOp::try_from(text.to_string()).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+    }
 }

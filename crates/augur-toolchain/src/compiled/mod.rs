@@ -148,12 +148,20 @@ fn outer_iteration(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Option<O
             p.back_jump |= p.index == back;
         }
     }
+    // The schedule once per outer loop (on its first inner loop's record), and only
+    // where a replay can use it (no call).
+    let first = inner.first().is_some_and(|i| i.blocks[0] == l.blocks[0]);
+    let calls = whole.iter().any(|i| i.mnemonic.starts_with("call"));
     Some(OuterIteration {
         line: f.instrs[jump_back(f, g, &outer)].at?.1,
         span: span(&whole),
         issued,
         inner_loops: inner.len() as u32,
-        schedule: schedule(&order, &bodies),
+        schedule: if first && !calls {
+            schedule(&order, &bodies)
+        } else {
+            vec![]
+        },
     })
 }
 

@@ -18,7 +18,7 @@
 use augur_machine_profile::incore::InCoreProfile;
 use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp};
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap};
 
 /// How often each instruction of an iteration runs: blocks run by their frequencies
 /// (how often an iteration runs each), inner loops' bodies by their trip counts. Counts
@@ -179,13 +179,50 @@ enum Unit {
     TakenBranch,
 }
 
+/// The units the replay keeps a calendar of: each class's, the address pipes, the taken
+/// branch.
+const UNITS: usize = InstrClass::ALL.len() + 2;
+
+impl Unit {
+    fn index(self) -> usize {
+        match self {
+            Unit::Class(c) => InstrClass::ALL.iter().position(|x| *x == c).unwrap_or(0),
+            Unit::AddressPipes => UNITS - 2,
+            Unit::TakenBranch => UNITS - 1,
+        }
+    }
+}
+
+/// The slots of one unit's calendar taken so far (a bit each), and the first that may be
+/// free.
+#[derive(Default)]
+struct Slots {
+    bits: Vec<u64>,
+    first_free: usize,
+}
+
+impl Slots {
+    fn taken(&self, slot: usize) -> bool {
+        self.bits
+            .get(slot / 64)
+            .is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    fn take(&mut self, slot: usize) {
+        if self.bits.len() <= slot / 64 {
+            self.bits.resize(slot / 64 + 1, 0);
+        }
+        self.bits[slot / 64] |= 1 << (slot % 64);
+    }
+}
+
 /// An instruction with its machine's numbers.
 struct Op {
     /// Per value read, its number and the latency from it to the result, ns.
     reads: Vec<(u32, f64)>,
     writes: Vec<u32>,
-    /// The units it occupies, with their reciprocal throughputs.
-    units: Vec<(Unit, f64)>,
+    /// The units it occupies (by [`Unit::index`]), with their reciprocal throughputs.
+    units: Vec<(usize, f64)>,
     holds: Vec<Resource>,
     /// Whether it waits for its operands in the floating-point scheduler.
     waits: bool,
@@ -247,7 +284,7 @@ impl Prepared {
             for c in &o.classes {
                 if matches!(c.class, InstrClass::Load | InstrClass::Store) {
                     if let Some(t) = m.memory_op_ns {
-                        units.push((Unit::AddressPipes, t));
+                        units.push((Unit::AddressPipes.index(), t));
                     }
                 }
                 if matches!(
@@ -261,10 +298,10 @@ impl Prepared {
                     InstrClass::FpMinMax => InstrClass::FpAdd,
                     x => x,
                 };
-                units.push((Unit::Class(unit), m.cost(*c)?.throughput_ns));
+                units.push((Unit::Class(unit).index(), m.cost(*c)?.throughput_ns));
             }
             if o.back_jump {
-                units.push((Unit::TakenBranch, m.taken_branch_ns));
+                units.push((Unit::TakenBranch.index(), m.taken_branch_ns));
             }
             let holds = if split {
                 o.holds
@@ -311,7 +348,7 @@ struct Core {
     ready: Vec<f64>,
     /// Per unit, the slots taken (index = start time over the reciprocal throughput) and
     /// the first slot that may be free.
-    calendar: HashMap<Unit, (BTreeSet<i64>, i64)>,
+    calendar: Vec<Slots>,
     last_dispatch: f64,
     last_retired: f64,
     /// The floating-point scheduler's size and the start times (ps, as integers) of the
@@ -328,7 +365,7 @@ impl Core {
             capacity: [cap(m.window), cap(m.window_vector), cap(m.window_stores)],
             retired: [vec![], vec![], vec![]],
             ready: vec![0.0; values],
-            calendar: HashMap::new(),
+            calendar: (0..UNITS).map(|_| Slots::default()).collect(),
             last_dispatch: 0.0,
             last_retired: 0.0,
             scheduler: cap(m.window_waiting),
@@ -400,16 +437,15 @@ impl Core {
     }
 
     /// Takes the first free slot of `unit` at or after `t`; returns its time.
-    fn reserve(&mut self, unit: Unit, t: f64, thr: f64) -> f64 {
-        let (taken, first_free) = self.calendar.entry(unit).or_default();
-        let mut slot = ((t / thr) - 1e-9).ceil() as i64;
-        slot = slot.max(*first_free);
-        while taken.contains(&slot) {
+    fn reserve(&mut self, unit: usize, t: f64, thr: f64) -> f64 {
+        let slots = &mut self.calendar[unit];
+        let mut slot = (((t / thr) - 1e-9).ceil().max(0.0) as usize).max(slots.first_free);
+        while slots.taken(slot) {
             slot += 1;
         }
-        taken.insert(slot);
-        while taken.contains(first_free) {
-            *first_free += 1;
+        slots.take(slot);
+        while slots.taken(slots.first_free) {
+            slots.first_free += 1;
         }
         slot as f64 * thr
     }

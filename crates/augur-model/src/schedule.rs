@@ -436,10 +436,13 @@ impl Core {
         }
     }
 
-    /// Takes the first free slot of `unit` at or after `t`; returns its time.
+    /// Takes the first free slot of `unit` from the one holding `t` on; returns when the
+    /// instruction starts on it.
     fn reserve(&mut self, unit: usize, t: f64, thr: f64) -> f64 {
         let slots = &mut self.calendar[unit];
-        let mut slot = (((t / thr) - 1e-9).ceil().max(0.0) as usize).max(slots.first_free);
+        // The slot holding `t` if free (an instruction takes a slot's turn, not its
+        // start: no delay from rounding), else the next free one.
+        let mut slot = ((t / thr).floor().max(0.0) as usize).max(slots.first_free);
         while slots.taken(slot) {
             slot += 1;
         }
@@ -447,7 +450,7 @@ impl Core {
         while slots.taken(slots.first_free) {
             slots.first_free += 1;
         }
-        slot as f64 * thr
+        t.max(slot as f64 * thr)
     }
 }
 

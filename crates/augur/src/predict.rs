@@ -894,7 +894,7 @@ fn compiled_table(pred: &Prediction, top: usize) -> String {
     let _ = writeln!(
         s,
         "
-what the compiler did to these loops (its assembly: innermost loops, and the loops around them replayed whole):"
+what the compiler did to these loops (its assembly: innermost loops, and the loops around them replayed whole for comparison):"
     );
     for c in shown {
         let _ = writeln!(

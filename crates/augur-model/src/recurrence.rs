@@ -602,25 +602,15 @@ mod tests {
         assert!(complex_chain(&ops));
     }
 
-    #[test]
-    fn a_nest_unrolled_into_one_compiled_loop_is_priced_whole() {
-        use augur_program_profile::compiled::CompiledLoop;
+    /// A loop of 100 iterations (line 1, a multiply of its own) around a loop of three
+    /// (line 2) adding into a chain: `do m = 1, 100; ...; do k = 1, 3; s = s + ...`.
+    fn sum_of_three_in_a_loop_of_100() -> UnitProfile {
         use augur_program_profile::LoopProfile;
-        let m = add_mul_machine();
-        let mut t = CostTable::from_profile(&m);
-        t.incore = Some(augur_machine_profile::incore::InCoreProfile {
-            cycle_ns: 1.0,
-            issue_ns: 1.0,
-            ..Default::default()
-        });
         let ops = |op: AbOp| {
             let mut c = AbOpCounts::new();
             c.add(op, 1.0);
             c
         };
-        // `do m = 1, 100; d = sum(r(:,m)**2); mag(m) = d*d; end do`: the sum's loop of
-        // three (its add a 3 ns chain, 900 ns priced alone) unrolled into the loop
-        // over `m`, whose compiled iteration issues 4 instructions: 4 ns each, 400 ns.
         let outer = BlockProfile {
             executions: Some(100.0),
             ..block_profile(
@@ -652,6 +642,23 @@ mod tests {
             mean_trips: Some(3.0),
             ..u.loops[0].clone()
         });
+        u
+    }
+
+    #[test]
+    fn a_nest_unrolled_into_one_compiled_loop_is_priced_whole() {
+        use augur_program_profile::compiled::CompiledLoop;
+        let m = add_mul_machine();
+        let mut t = CostTable::from_profile(&m);
+        t.incore = Some(augur_machine_profile::incore::InCoreProfile {
+            cycle_ns: 1.0,
+            issue_ns: 1.0,
+            ..Default::default()
+        });
+        // `do m = 1, 100; d = sum(r(:,m)**2); mag(m) = d*d; end do`: the sum's loop of
+        // three (its add a 3 ns chain, 900 ns priced alone) unrolled into the loop
+        // over `m`, whose compiled iteration issues 4 instructions: 4 ns each, 400 ns.
+        let u = sum_of_three_in_a_loop_of_100();
         let cl: CompiledLoop = serde_json::from_value(serde_json::json!({
             "file": "t.f90", "line": 1, "function": "t_", "instructions": [],
             "source_iterations": 1, "source_iterations_from": "", "chains": [],
@@ -675,7 +682,6 @@ mod tests {
     #[test]
     fn a_loop_around_a_short_inner_loop_replays_no_faster_than_its_inner_loops_alone() {
         use augur_program_profile::compiled::CompiledLoop;
-        use augur_program_profile::LoopProfile;
         let m = add_mul_machine();
         let mut t = CostTable::from_profile(&m);
         let mut incore = augur_machine_profile::incore::InCoreProfile {
@@ -693,11 +699,6 @@ mod tests {
             incore.class.insert(class.into(), cost);
         }
         t.incore = Some(incore);
-        let ops = |op: AbOp| {
-            let mut c = AbOpCounts::new();
-            c.add(op, 1.0);
-            c
-        };
         // `do m = 1, 100; s = 0; do k = 1, 3; s = s + r(k,m); end do; ...`: the sum's
         // chain of three adds (3 ns each) restarts every iteration of the loop over m.
         // The inner loop priced alone from its compiled code waits on its chain: 3 adds,
@@ -706,37 +707,7 @@ mod tests {
         // the inner loops' own times stand, 900 ns. When the code around the inner loop
         // carries the sum on (`s = s + 1` between entries), its add joins the path: 4
         // adds an iteration, 1200 ns.
-        let outer = BlockProfile {
-            executions: Some(100.0),
-            ..block_profile(
-                augur_ir::BlockKind::Straight,
-                ops(AbOp::MRDL),
-                AbOpCounts::new(),
-            )
-        };
-        let inner = BlockProfile {
-            id: 1,
-            first_line: 2,
-            last_line: 2,
-            in_loop: Some(1),
-            executions: Some(300.0),
-            ..block_profile(
-                augur_ir::BlockKind::Straight,
-                ops(AbOp::ARDL),
-                ops(AbOp::ARDL),
-            )
-        };
-        let mut u = unit_with_one_loop("t", vec![outer, inner]);
-        u.loops.push(LoopProfile {
-            id: 1,
-            line: 2,
-            depth: 2,
-            parent: Some(0),
-            entries: Some(100.0),
-            iterations: Some(300.0),
-            mean_trips: Some(3.0),
-            ..u.loops[0].clone()
-        });
+        let u = sum_of_three_in_a_loop_of_100();
         let compiled = |restart: &str| -> CompiledLoop {
             serde_json::from_value(serde_json::json!({
                 "file": "t.f90", "line": 2, "function": "t_", "instructions": [],

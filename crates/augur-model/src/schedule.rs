@@ -511,8 +511,14 @@ mod tests {
         }
     }
 
-    fn once() -> (Vec<Option<f64>>, HashMap<u32, f64>) {
-        (vec![], HashMap::new())
+    /// One iteration of `ops` replayed on `m`, each instruction once.
+    fn once(ops: &[ScheduledOp], m: &InCoreProfile) -> Option<f64> {
+        let (f, t) = (vec![], HashMap::new());
+        let r = Repeats {
+            block_frequency: &f,
+            inner_trips: &t,
+        };
+        iteration_ns(ops, &r, m)
     }
 
     #[test]
@@ -523,12 +529,7 @@ mod tests {
             op(&[Load], &[], &[1]),
             op(&[FpAdd], &[(0, &[FpAdd]), (1, &[FpAdd])], &[0]),
         ];
-        let (f, t) = once();
-        let r = Repeats {
-            block_frequency: &f,
-            inner_trips: &t,
-        };
-        let ns = iteration_ns(&ops, &r, &machine()).unwrap();
+        let ns = once(&ops, &machine()).unwrap();
         assert!((ns - 0.75).abs() < 1e-6, "{ns}");
     }
 
@@ -539,12 +540,7 @@ mod tests {
         let ops: Vec<ScheduledOp> = (0..8)
             .map(|k| op(&[FpDiv], &[(k, &[FpDiv])], &[100 + k]))
             .collect();
-        let (f, t) = once();
-        let r = Repeats {
-            block_frequency: &f,
-            inner_trips: &t,
-        };
-        let ns = iteration_ns(&ops, &r, &machine()).unwrap();
+        let ns = once(&ops, &machine()).unwrap();
         assert!((ns - 8.0).abs() < 1e-6, "{ns}");
     }
 
@@ -555,16 +551,11 @@ mod tests {
         // a window of one vector register runs them one after another, of two two at
         // once, of four as fast as the divider takes them.
         let ops = vec![op(&[FpDiv], &[], &[1])];
-        let (f, t) = once();
-        let r = Repeats {
-            block_frequency: &f,
-            inner_trips: &t,
-        };
         let mut m = machine();
         for (window, ns) in [(1.0, 3.0), (2.0, 1.5), (4.0, 1.0)] {
             m.window = Some(400.0);
             m.window_vector = Some(window);
-            let got = iteration_ns(&ops, &r, &m).unwrap();
+            let got = once(&ops, &m).unwrap();
             assert!((got - ns).abs() < 1e-6, "window {window}: {got}");
         }
     }
@@ -594,11 +585,6 @@ mod tests {
     #[test]
     fn a_class_the_machine_lacks_leaves_the_loop_to_the_formulas() {
         let ops = vec![op(&[InstrClass::FpSqrt], &[], &[0])];
-        let (f, t) = once();
-        let r = Repeats {
-            block_frequency: &f,
-            inner_trips: &t,
-        };
-        assert!(iteration_ns(&ops, &r, &machine()).is_none());
+        assert!(once(&ops, &machine()).is_none());
     }
 }

@@ -193,27 +193,14 @@ impl Unit {
     }
 }
 
-/// The slots of one unit's calendar taken so far (a bit each), and the first that may be
-/// free.
+/// One unit's calendar: per turn (a cycle, or the unit's reciprocal throughput when it
+/// takes longer), the instructions started in it so far, and the first turn that may have
+/// room. A class with several units (four integer ALUs: a reciprocal throughput of a
+/// quarter cycle) starts that many instructions in one cycle, each when it is ready.
 #[derive(Default)]
 struct Slots {
-    bits: Vec<u64>,
+    started: Vec<u16>,
     first_free: usize,
-}
-
-impl Slots {
-    fn taken(&self, slot: usize) -> bool {
-        self.bits
-            .get(slot / 64)
-            .is_some_and(|w| w & (1 << (slot % 64)) != 0)
-    }
-
-    fn take(&mut self, slot: usize) {
-        if self.bits.len() <= slot / 64 {
-            self.bits.resize(slot / 64 + 1, 0);
-        }
-        self.bits[slot / 64] |= 1 << (slot % 64);
-    }
 }
 
 /// An instruction with its machine's numbers.
@@ -340,6 +327,8 @@ impl Prepared {
 /// The state of the core as the replay goes.
 struct Core {
     issue_ns: f64,
+    /// One core clock cycle: the turn of a unit's calendar.
+    cycle_ns: f64,
     /// Per resource, its capacity and the retirement times of the instructions that
     /// held it, in order.
     capacity: [usize; 3],
@@ -362,6 +351,7 @@ impl Core {
         let cap = |w: Option<f64>| w.filter(|w| *w >= 1.0).map_or(usize::MAX, |w| w as usize);
         Core {
             issue_ns: m.issue_ns,
+            cycle_ns: m.cycle_ns.max(f64::MIN_POSITIVE),
             capacity: [cap(m.window), cap(m.window_vector), cap(m.window_stores)],
             retired: [vec![], vec![], vec![]],
             ready: vec![0.0; values],
@@ -436,21 +426,25 @@ impl Core {
         }
     }
 
-    /// Takes the first free slot of `unit` from the one holding `t` on; returns when the
-    /// instruction starts on it.
+    /// Takes a place in the first turn of `unit` from the one holding `t` on that has
+    /// room; returns when the instruction starts in it.
     fn reserve(&mut self, unit: usize, t: f64, thr: f64) -> f64 {
+        let turn = thr.max(self.cycle_ns);
+        let room = (self.cycle_ns / thr).round().max(1.0) as u16;
         let slots = &mut self.calendar[unit];
-        // The slot holding `t` if free (an instruction takes a slot's turn, not its
-        // start: no delay from rounding), else the next free one.
-        let mut slot = ((t / thr).floor().max(0.0) as usize).max(slots.first_free);
-        while slots.taken(slot) {
-            slot += 1;
+        let full = |s: &Slots, k: usize| s.started.get(k).is_some_and(|n| *n >= room);
+        let mut k = ((t / turn).floor().max(0.0) as usize).max(slots.first_free);
+        while full(slots, k) {
+            k += 1;
         }
-        slots.take(slot);
-        while slots.taken(slots.first_free) {
+        if slots.started.len() <= k {
+            slots.started.resize(k + 1, 0);
+        }
+        slots.started[k] += 1;
+        while full(slots, slots.first_free) {
             slots.first_free += 1;
         }
-        t.max(slot as f64 * thr)
+        t.max(k as f64 * turn)
     }
 }
 

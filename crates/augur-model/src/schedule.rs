@@ -11,9 +11,12 @@
 //! The analytical bounds of [`crate::incore`] (throughput, longest chain, longest path
 //! over the iterations in flight) each hold one mechanism apart; a loop where they
 //! interact (a long dependent path through stack slots, issued slower than its window
-//! drains; short inner loops restarted by the iteration around them) runs between them,
-//! where only a replay finds it. Steady state: the time between the retirements of the
-//! last instructions of two iterations, over the second half of the replay.
+//! drains; a chain's instruction beside independent ones on the same units) runs between
+//! them, where only a replay finds it; floating-point instructions waiting for their
+//! operands hold an entry of the scheduler (`window_waiting`) until they start. Steady
+//! state: the time between the retirements of the last instructions of two iterations,
+//! over the second half of the replay. A loop around short inner loops can be replayed
+//! whole, each inner loop's body repeated by its trips ([`Repeats::inner_trips`]).
 
 use augur_machine_profile::incore::InCoreProfile;
 use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp};

@@ -487,33 +487,17 @@ pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfil
 mod tests {
     use super::*;
     use augur_ir::incore::{ClassWidth, Width};
-    use augur_machine_profile::incore::ClassCost;
     use augur_program_profile::compiled::{Chain, InFlight};
 
     fn machine() -> InCoreProfile {
-        let mut m = InCoreProfile {
-            cycle_ns: 0.25,
-            issue_ns: 0.05,
-            taken_branch_ns: 0.25,
-            ..InCoreProfile::default()
-        };
-        for (k, lat, thr) in [
+        crate::test_support::incore_machine(&[
             ("load", 1.0, 0.125),
             ("store", 0.0, 0.25),
             ("int_alu", 0.25, 0.0625),
             ("fp_add", 0.5, 0.125),
             ("fp_mul", 0.75, 0.125),
             ("forward", 1.5, 0.25),
-        ] {
-            m.class.insert(
-                k.into(),
-                ClassCost {
-                    latency_ns: lat,
-                    throughput_ns: thr,
-                },
-            );
-        }
-        m
+        ])
     }
 
     fn count(c: InstrClass, n: u32) -> ClassCount {

@@ -454,35 +454,21 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use augur_machine_profile::incore::ClassCost;
     use augur_program_profile::compiled::{ScheduledRead, Width};
 
     fn machine() -> InCoreProfile {
-        let mut m = InCoreProfile {
-            cycle_ns: 0.25,
-            issue_ns: 0.05,
-            taken_branch_ns: 0.25,
+        InCoreProfile {
             memory_op_ns: Some(0.1),
-            ..InCoreProfile::default()
-        };
-        for (c, lat, thr) in [
-            ("fp_add", 0.75, 0.125),
-            ("fp_mul", 0.75, 0.125),
-            ("load", 1.0, 0.1),
-            ("store", 0.25, 0.2),
-            ("forward", 2.0, 0.1),
-            ("int_alu", 0.25, 0.0625),
-            ("fp_div", 3.0, 1.0),
-        ] {
-            m.class.insert(
-                c.to_string(),
-                ClassCost {
-                    latency_ns: lat,
-                    throughput_ns: thr,
-                },
-            );
+            ..crate::test_support::incore_machine(&[
+                ("fp_add", 0.75, 0.125),
+                ("fp_mul", 0.75, 0.125),
+                ("load", 1.0, 0.1),
+                ("store", 0.25, 0.2),
+                ("forward", 2.0, 0.1),
+                ("int_alu", 0.25, 0.0625),
+                ("fp_div", 3.0, 1.0),
+            ])
         }
-        m
     }
 
     fn cw(c: InstrClass) -> ClassWidth {

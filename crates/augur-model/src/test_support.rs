@@ -102,3 +102,24 @@ pub(crate) fn pricing(table: &CostTable) -> BlockPricing<'_> {
         branches_priced: false,
     }
 }
+
+/// An in-core profile of a 0.25 ns cycle, issuing one instruction each 0.05 ns, a taken
+/// branch a cycle, with these classes (key, latency ns, reciprocal throughput ns).
+pub(crate) fn incore_machine(
+    classes: &[(&str, f64, f64)],
+) -> augur_machine_profile::incore::InCoreProfile {
+    let mut m = augur_machine_profile::incore::InCoreProfile {
+        cycle_ns: 0.25,
+        issue_ns: 0.05,
+        taken_branch_ns: 0.25,
+        ..Default::default()
+    };
+    for &(key, latency_ns, throughput_ns) in classes {
+        let cost = augur_machine_profile::incore::ClassCost {
+            latency_ns,
+            throughput_ns,
+        };
+        m.class.insert(key.into(), cost);
+    }
+    m
+}

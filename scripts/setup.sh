@@ -14,6 +14,9 @@ command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 { command -v mpif90 >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1; } || need_apt+=(openmpi-bin libopenmpi-dev)
 # SimGrid's SMPI: `augur platform` platforms are replayed with smpirun and smpireplaymain.
 command -v smpirun >/dev/null 2>&1 || need_apt+=(simgrid libsimgrid-dev)
+# Linux perf: `augur validate --by loop` samples the CPU clock (a software event, which a
+# VM has) of one run to measure each loop's time.
+{ command -v perf >/dev/null 2>&1 && perf --version >/dev/null 2>&1; } || need_apt+=(linux-perf)
 # Headless Chromium: the figure tests open the SVGs augur writes and screenshot them.
 { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || need_apt+=(chromium)
 

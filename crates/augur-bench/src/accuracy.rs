@@ -378,6 +378,7 @@ fn measure_built(
         extra_fflags: timed.extra_fflags,
         runs: a.runs,
         options: a.options(),
+        sample: false,
     })?;
     let outputs = [
         (

@@ -257,6 +257,7 @@ fn measure_one(
         extra_fflags: flags,
         runs: a.runs,
         options,
+        sample: false,
     };
     let mut m = match a.parallelism {
         Parallelism::Threads => {

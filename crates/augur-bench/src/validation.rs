@@ -36,6 +36,10 @@ pub struct Validation {
     pub warnings: Vec<String>,
     /// The full prediction.
     pub prediction: Prediction,
+    /// Where the time went, measured by sampling, beside the prediction (when asked for
+    /// and `perf` ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_parts: Option<MeasuredParts>,
     /// The program profile (not in JSON output; written with -o).
     #[serde(skip)]
     pub profile: ProgramProfile,
@@ -62,6 +66,9 @@ pub struct Request<'a> {
     pub runs: usize,
     /// How to predict.
     pub options: augur_model::PredictOptions,
+    /// Also run the normal build once under `perf record` to measure where the time went
+    /// ([`MeasuredParts`]).
+    pub sample: bool,
 }
 
 impl Request<'_> {
@@ -147,6 +154,23 @@ fn time_and_compare(req: Request<'_>, counted: Counted) -> Result<Validation> {
     let spec = timed_run(opts, vec![]);
     let timed = time_program(&opts.toolchain, &input, &spec, runs)?;
     let mut warnings = prediction.warnings.clone();
+    let measured_parts = if req.sample {
+        match MeasuredParts::sample(
+            &opts.toolchain,
+            &input,
+            &spec,
+            &prediction,
+            timed.timing.median,
+        ) {
+            Ok(parts) => Some(parts),
+            Err(e) => {
+                warnings.push(format!("where the time went was not measured: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
     let tc = &opts.toolchain;
     let error = relative_error(prediction.total.seconds, timed.timing.median);
     if counted.stdout.as_ref().is_some_and(|s| *s != timed.stdout) {
@@ -171,6 +195,7 @@ fn time_and_compare(req: Request<'_>, counted: Counted) -> Result<Validation> {
         error,
         warnings,
         prediction,
+        measured_parts,
         profile: counted.profile,
         stdout: timed.stdout,
         counted_stdout: counted.stdout.unwrap_or_default(),
@@ -227,4 +252,109 @@ pub fn build_setup(
         .map(str::to_string)
         .unwrap_or_else(|| p.fflags.clone());
     (fc, fflags)
+}
+
+/// Where a run's time went, measured by sampling the CPU clock of one run of the normal
+/// build ([`augur_validate::sampled`]), beside the prediction, loop by loop and procedure
+/// by procedure.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct MeasuredParts {
+    /// Samples taken.
+    pub samples: u64,
+    /// The share (0-1) of the samples on no line of the program's sources (the run-time
+    /// library, the operating system).
+    pub outside_sources: f64,
+    /// Every loop with samples or predicted time, most measured time first.
+    pub loops: Vec<MeasuredPart>,
+    /// Every procedure with samples or predicted time, most measured time first.
+    pub procedures: Vec<MeasuredPart>,
+}
+
+/// One loop or procedure: its predicted and measured time.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct MeasuredPart {
+    /// Its name, as the prediction's breakdown names it.
+    pub name: String,
+    /// Its file.
+    pub file: String,
+    /// First line.
+    pub first_line: u32,
+    /// Last line.
+    pub last_line: u32,
+    /// A loop with no loop inside it (the compiled loops are these).
+    pub innermost: bool,
+    /// Predicted time, seconds.
+    pub predicted_seconds: f64,
+    /// Measured time: its lines' share of the samples times the timed runs' median.
+    pub measured_seconds: f64,
+}
+
+impl MeasuredParts {
+    /// Builds `input` again with line tables, runs it once under `perf record` as `spec`
+    /// says and shares `measured_seconds` (the timed runs' median) out by line.
+    fn sample(
+        tc: &augur_toolchain::Toolchain,
+        input: &BuildInput,
+        spec: &RunSpec,
+        prediction: &Prediction,
+        measured_seconds: f64,
+    ) -> Result<MeasuredParts> {
+        use augur_validate::sampled;
+        let perf = sampled::find_perf()?;
+        let mut with_lines = input.clone();
+        with_lines.extra_fflags.push("-g".to_string());
+        let (work, exe) = augur_validate::build_plain(tc, &with_lines)?;
+        let lines = sampled::sample_lines(&perf, &exe, spec, work.path())?;
+        if lines.samples == 0 {
+            anyhow::bail!(
+                "perf took no sample of the run (too short a run, or perf cannot sample here)"
+            );
+        }
+        Ok(Self::from_lines(&lines, prediction, measured_seconds))
+    }
+
+    /// The parts of `prediction` with their measured times from `lines`.
+    pub fn from_lines(
+        lines: &augur_validate::sampled::LineSamples,
+        prediction: &Prediction,
+        measured_seconds: f64,
+    ) -> MeasuredParts {
+        let part = |r: &augur_model::breakdown::PartRow, innermost: bool| MeasuredPart {
+            name: r.name.clone(),
+            file: r.file.clone(),
+            first_line: r.first_line,
+            last_line: r.last_line,
+            innermost,
+            predicted_seconds: r.estimate.seconds,
+            measured_seconds: (lines.share_of(&r.file, r.first_line, r.last_line)
+                * measured_seconds)
+                .max(0.0),
+        };
+        let contains = |a: &augur_model::breakdown::PartRow,
+                        b: &augur_model::breakdown::PartRow| {
+            a.file == b.file
+                && a.first_line <= b.first_line
+                && b.last_line <= a.last_line
+                && (a.first_line, a.last_line) != (b.first_line, b.last_line)
+        };
+        let loops = &prediction.loops;
+        let mut out = MeasuredParts {
+            samples: lines.samples,
+            outside_sources: 1.0 - lines.share.values().sum::<f64>(),
+            loops: loops
+                .iter()
+                .map(|l| part(l, !loops.iter().any(|o| contains(l, o))))
+                .collect(),
+            procedures: prediction
+                .procedures
+                .iter()
+                .map(|p| part(p, false))
+                .collect(),
+        };
+        for parts in [&mut out.loops, &mut out.procedures] {
+            parts.retain(|p| p.measured_seconds > 0.0 || p.predicted_seconds > 0.0);
+            parts.sort_by(|a, b| b.measured_seconds.total_cmp(&a.measured_seconds));
+        }
+        out
+    }
 }

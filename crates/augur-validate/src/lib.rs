@@ -3,6 +3,7 @@
 //! share of programs within 5, 10, 15, 20 and 30%, the mean and the RMS error).
 
 pub mod kept;
+pub mod sampled;
 
 use augur_machine_profile::flags::{code_generation_differences, same_code_generation};
 use augur_machine_profile::Provenance;

@@ -5,8 +5,11 @@ use crate::cli::SourceArgs;
 use crate::dynamic::{analyze_options, DynamicArgs};
 use crate::predict::{fmt_seconds, By, PredictArgs};
 use anyhow::Result;
-use augur_bench::validation::{build_setup, validate_one, validate_scaled, Request, Validation};
+use augur_bench::validation::{
+    build_setup, validate_one, validate_scaled, MeasuredParts, Request, Validation,
+};
 use augur_model::LoadedMachine;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -116,6 +119,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         extra_fflags: flags,
         runs: v.runs,
         options,
+        sample: v.by.contains(&By::Loop) || v.by.contains(&By::Procedure),
     };
     if !v.mpi_ranks.is_empty() {
         return ranks_report(&augur_bench::ranks::validate_ranks(req)?, v);
@@ -182,12 +186,85 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         "{}",
         crate::predict::report(shown, &val.profile, &machine, &val.prediction, &pa)
     );
+    if let Some(parts) = &val.measured_parts {
+        print!("{}", measured_report(parts, &pa.by, v.top));
+    }
     println!("\n{}", comparison(&val));
     for w in val.setup_differences.iter().chain(&val.warnings) {
         eprintln!("augur: warning: {w}");
     }
     warn_if_busy(&[("", &val.measured)]);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the time went, measured by sampling, beside the prediction: the innermost
+/// loops (where the compiled code is priced) and the procedures, most measured time first.
+fn measured_report(parts: &MeasuredParts, by: &[By], top: usize) -> String {
+    let mut out = format!(
+        "\nwhere the time went, measured ({} samples of the CPU clock in one run of the normal build, \
+         `perf record`; {:.1}% outside the program's sources) against predicted:\n",
+        parts.samples,
+        100.0 * parts.outside_sources
+    );
+    let tables = [
+        (By::Loop, "innermost loop", &parts.loops),
+        (
+            By::Procedure,
+            "procedure (its own lines)",
+            &parts.procedures,
+        ),
+    ];
+    for (kind, title, rows) in tables {
+        if !by.contains(&kind) {
+            continue;
+        }
+        let rows: Vec<_> = rows
+            .iter()
+            .filter(|r| kind != By::Loop || r.innermost)
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<34} {:<26} {:>10} {:>10} {:>7}",
+            title, "where", "measured", "predicted", "error"
+        );
+        for r in rows.iter().take(top) {
+            let place = format!("{}:{}-{}", file_name(&r.file), r.first_line, r.last_line);
+            let error = if r.measured_seconds > 0.0 {
+                let e = 100.0 * (r.predicted_seconds / r.measured_seconds - 1.0);
+                format!("{:+.0}%", if e.abs() < 0.5 { 0.0 } else { e })
+            } else {
+                "-".to_string()
+            };
+            let _ = writeln!(
+                out,
+                "  {:<34} {:<26} {:>10} {:>10} {:>7}",
+                clip(&r.name, 34),
+                clip(&place, 26),
+                fmt_seconds(r.measured_seconds),
+                fmt_seconds(r.predicted_seconds),
+                error
+            );
+        }
+        if rows.len() > top {
+            let _ = writeln!(out, "  ({} more; --top N shows more)", rows.len() - top);
+        }
+    }
+    out
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |f| f.to_string_lossy().to_string())
+}
+
+fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let kept: String = s.chars().take(width - 1).collect();
+        format!("{kept}…")
+    }
 }
 
 /// The spread of timed runs above which the machine was likely busy with other work.

@@ -255,6 +255,83 @@ fn validate_times_real_runs_and_reports_the_error() {
     assert!(se.contains("measured with flags `-O2`"), "{se}");
 }
 
+/// Two loops, the first with ten times the second's work.
+const TWO_LOOPS: &str = "\
+program two
+  implicit none
+  integer, parameter :: n = 2000
+  real(8) :: a(n), s, t
+  integer :: i, k
+  call random_number(a)
+  s = 0
+  do k = 1, 40000
+    do i = 1, n
+      s = s + a(i) / (1.0d0 + a(i))
+    end do
+  end do
+  t = 0
+  do k = 1, 4000
+    do i = 1, n
+      t = t + a(i) / (1.0d0 + a(i))
+    end do
+  end do
+  print *, s, t
+end program
+";
+
+#[test]
+fn validate_by_loop_measures_where_the_time_went() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("two.f90"), TWO_LOOPS).unwrap();
+    let validate = |extra: &[&str]| {
+        let out = augur()
+            .current_dir(dir.path())
+            .args([
+                "validate",
+                "two.f90",
+                "--runs",
+                "1",
+                "--by",
+                "loop",
+                "--by",
+                "procedure",
+            ])
+            .args(extra)
+            .arg("-m")
+            .arg(machine("gfortran12-O2-epyc-2core"))
+            .output()
+            .unwrap();
+        let (so, se) = text(&out);
+        assert!(out.status.success(), "{se}");
+        assert!(!se.contains("was not measured"), "perf must run here: {se}");
+        so
+    };
+    let doc: serde_json::Value = serde_json::from_str(&validate(&["--json"])).unwrap();
+    let parts = &doc["measured_parts"];
+    assert!(parts["samples"].as_u64().unwrap() > 100, "{parts}");
+    let loops = parts["loops"].as_array().unwrap();
+    let innermost = |line: u64| {
+        loops
+            .iter()
+            .find(|l| l["first_line"] == line && l["innermost"] == true)
+            .unwrap_or_else(|| panic!("no innermost loop at line {line}: {loops:?}"))
+    };
+    let (heavy, light) = (innermost(9), innermost(15));
+    let m = |l: &serde_json::Value| l["measured_seconds"].as_f64().unwrap();
+    let ratio = m(heavy) / m(light);
+    assert!(
+        (5.0..20.0).contains(&ratio),
+        "measured {ratio} times the work"
+    );
+    let program = &parts["procedures"][0];
+    let total = doc["measured"]["median"].as_f64().unwrap();
+    assert!(m(program) > 0.9 * total && m(program) <= total, "{program}");
+
+    let text = validate(&[]);
+    assert!(text.contains("where the time went, measured"), "{text}");
+    assert!(text.contains("two.f90:9-10"), "{text}");
+}
+
 #[test]
 fn bad_inputs_get_clear_messages() {
     let (dir, prof) = analyzed();

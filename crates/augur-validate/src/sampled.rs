@@ -1,0 +1,189 @@
+//! Where a run's time went, measured: the normally built program (compiled again with
+//! line tables, `-g`, which does not change the code gfortran generates) run once under
+//! Linux `perf record`, sampling the CPU clock (a software event: it works in a virtual
+//! machine without hardware counters), each sample's source line read from the line
+//! tables by `perf report --sort srcline`. The shares of the samples on each line are
+//! what a prediction's loops, lines and procedures are compared with.
+
+use augur_toolchain::{self as toolchain, RunSpec};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Samples per second of CPU time taken by `perf record`.
+pub const FREQUENCY: u32 = 4000;
+
+/// The shares of a run's samples by source line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LineSamples {
+    /// Samples taken.
+    pub samples: u64,
+    /// Per (file name without its directory, line): the share of the samples (0-1).
+    pub share: BTreeMap<(String, u32), f64>,
+}
+
+impl LineSamples {
+    /// The share of the samples on lines `first..=last` of `file` (matched by its name
+    /// without the directory: line tables keep the path the compiler was given).
+    pub fn share_of(&self, file: &str, first: u32, last: u32) -> f64 {
+        let name = file_name(file);
+        self.share
+            .range((name.clone(), first)..=(name, last))
+            .map(|(_, s)| s)
+            .sum()
+    }
+}
+
+/// Why sampling failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SampleError {
+    /// `perf` is not installed or cannot sample.
+    #[error("{0}")]
+    Perf(String),
+    /// The program could not be run under it.
+    #[error("cannot run the program under perf: {0}")]
+    Run(#[from] toolchain::RunError),
+    /// The sampled run failed.
+    #[error("the run under perf {0}")]
+    Failed(String),
+    /// Its report could not be read.
+    #[error("cannot read perf's report: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// `perf` on the PATH, when it runs (`perf --version`); else what to install.
+pub fn find_perf() -> Result<PathBuf, SampleError> {
+    let found = toolchain::find_on_path("perf").filter(|perf| {
+        Command::new(perf)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if let Some(perf) = found {
+        Ok(perf)
+    } else {
+        Err(SampleError::Perf(
+            "perf is not installed (or does not run for this kernel): install it (Debian: \
+             apt-get install linux-perf) for each loop's measured time"
+                .to_string(),
+        ))
+    }
+}
+
+/// Runs `exe` once under `perf record` as `spec` says, the samples written in `work`,
+/// and reads the shares of its samples by source line.
+pub fn sample_lines(
+    perf: &Path,
+    exe: &Path,
+    spec: &RunSpec,
+    work: &Path,
+) -> Result<LineSamples, SampleError> {
+    let data = work.join("augur-perf.data");
+    let exe = std::path::absolute(exe)?;
+    let mut args: Vec<String> = ["record", "-q", "-e", "cpu-clock", "-F"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.push(FREQUENCY.to_string());
+    args.push("-o".to_string());
+    args.push(data.display().to_string());
+    args.push("--".to_string());
+    args.push(exe.display().to_string());
+    args.extend(spec.args.iter().cloned());
+    let under_perf = RunSpec {
+        args,
+        ..spec.clone()
+    };
+    let run = toolchain::run(perf, &under_perf)?;
+    if !run.success() {
+        let err = String::from_utf8_lossy(&run.stderr);
+        return Err(SampleError::Failed(format!(
+            "{}{}",
+            run.describe(),
+            err.lines()
+                .next()
+                .map(|l| format!(": {l}"))
+                .unwrap_or_default()
+        )));
+    }
+    let report = Command::new(perf)
+        .args(["report", "--stdio", "-n", "--sort", "srcline", "-i"])
+        .arg(&data)
+        .output()?;
+    if !report.status.success() {
+        return Err(SampleError::Perf(format!(
+            "perf report failed: {}",
+            String::from_utf8_lossy(&report.stderr).trim()
+        )));
+    }
+    Ok(parse_report(&String::from_utf8_lossy(&report.stdout)))
+}
+
+/// Reads `perf report --stdio -n --sort srcline`: rows of a percentage, a sample count
+/// and `file:line` (samples in code without line tables, `??:0` or `symbol+0x12`,
+/// count toward the total only).
+pub fn parse_report(text: &str) -> LineSamples {
+    let mut rows = vec![];
+    let mut samples = 0u64;
+    for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+        let mut words = line.split_whitespace();
+        let (Some(pct), Some(count), Some(place)) = (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        let (Some(_), Ok(count)) = (pct.strip_suffix('%'), count.parse::<u64>()) else {
+            continue;
+        };
+        samples += count;
+        if let Some((file, line)) = place.rsplit_once(':') {
+            if let (Ok(line), false) = (line.parse::<u32>(), file.starts_with("??")) {
+                rows.push(((file_name(file), line), count));
+            }
+        }
+    }
+    let mut share = BTreeMap::new();
+    for (key, count) in rows {
+        *share.entry(key).or_insert(0.0) += count as f64 / samples.max(1) as f64;
+    }
+    LineSamples { samples, share }
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |f| f.to_string_lossy().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = "\
+# Samples: 5K of event 'cpu-clock'
+#
+# Overhead       Samples  Source:Line
+# ........  ............  ..................
+#
+    60.00%          3000  kernel.f90:66
+    30.00%          1500  /tmp/x/kernel.f90:69
+     5.00%           250  main.f90:12
+     4.00%           200  ??:0
+     1.00%            50  _raw_spin_unlock_irqrestore+25
+";
+
+    #[test]
+    fn a_report_gives_each_lines_share_of_all_samples() {
+        let s = parse_report(REPORT);
+        assert_eq!(s.samples, 5000);
+        assert!((s.share[&("kernel.f90".to_string(), 66)] - 0.6).abs() < 1e-12);
+        assert!((s.share_of("src/kernel.f90", 60, 70) - 0.9).abs() < 1e-12);
+        assert!((s.share_of("main.f90", 1, 11)).abs() < 1e-12);
+        assert!((s.share.values().sum::<f64>() - 0.95).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_report_without_rows_has_no_samples() {
+        assert_eq!(parse_report("# nothing\n").samples, 0);
+        assert_eq!(parse_report("").share.len(), 0);
+    }
+}

@@ -12,6 +12,7 @@ use augur_model::PredictOptions;
 use augur_program::AnalyzeOptions;
 use augur_toolchain::Toolchain;
 use augur_validate::kept::KeptTiming;
+use augur_validate::sampled::LineSamples;
 use augur_validate::{relative_error, summarize, ErrorSummary, THRESHOLDS};
 use std::path::{Path, PathBuf};
 
@@ -69,6 +70,8 @@ pub struct AccuracyArgs<'a> {
     /// With `replay`: analyze the programs again (counting rules or analyzer changed) and
     /// keep only the measured times.
     pub recount: bool,
+    /// Measure where each program's time went by sampling ([`crate::loop_errors`]).
+    pub by_loop: bool,
 }
 
 /// One program's outcome: its profile, prediction and measured times.
@@ -78,6 +81,10 @@ struct Outcome {
     measured: augur_validate::Timing,
     wall: Vec<f64>,
     error: f64,
+    /// Where the time went, sampled ([`AccuracyArgs::by_loop`]).
+    lines: Option<LineSamples>,
+    /// The program analyzed again (`--recount`), to build it for sampling.
+    program: Option<augur_ir::Program>,
 }
 
 fn saved_paths(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
@@ -96,9 +103,18 @@ fn replay_one(
     recount: Option<(&[PathBuf], &AnalyzeOptions)>,
 ) -> Result<Outcome> {
     let (pp, tp) = saved_paths(dir, name);
-    let profile = match recount {
-        None => augur_program_profile::ProgramProfile::read(&pp)?,
-        Some((fortran, opts)) => augur_program::analyze(fortran, opts)?.profile,
+    let (profile, program) = match recount {
+        None => (augur_program_profile::ProgramProfile::read(&pp)?, None),
+        Some((fortran, opts)) => {
+            let a = augur_program::analyze(fortran, opts)?;
+            (a.profile, Some(a.program))
+        }
+    };
+    let kept_lines = LineSamples::kept_path(dir, name);
+    let lines = if kept_lines.exists() {
+        Some(LineSamples::read(&kept_lines).map_err(anyhow::Error::msg)?)
+    } else {
+        None
     };
     let t = KeptTiming::read(&tp)?;
     let wall = t.wall;
@@ -111,6 +127,8 @@ fn replay_one(
         measured,
         wall,
         error,
+        lines,
+        program,
     })
 }
 
@@ -129,6 +147,9 @@ fn save_one(dir: &Path, name: &str, build: &str, o: &Outcome) -> Result<()> {
         (tp, serde_json::to_string_pretty(&t)?),
     ] {
         write_through_rename(&path, &text)?;
+    }
+    if let Some(lines) = &o.lines {
+        write_through_rename(&LineSamples::kept_path(dir, name), &lines.to_json())?;
     }
     Ok(())
 }
@@ -215,6 +236,20 @@ pub fn run(a: &AccuracyArgs) -> Result<Verdict> {
     print_summaries(&tally, &s, a.overlap);
     if a.markdown {
         print_markdown(&tally.rows, &s);
+    }
+    if a.by_loop {
+        crate::loop_errors::print(
+            &tally
+                .rows
+                .iter()
+                .map(|(n, o)| crate::loop_errors::Sampled {
+                    program: n,
+                    prediction: &o.prediction,
+                    measured_seconds: o.measured.median,
+                    lines: o.lines.as_ref(),
+                })
+                .collect::<Vec<_>>(),
+        );
     }
     Ok(if tally.failed.is_empty() {
         Verdict::Passed
@@ -363,7 +398,10 @@ fn measure_built(
     timed: Timed,
 ) -> Result<Outcome> {
     if a.replay.is_some() {
-        let o = measure(a, name, machine, Some((fortran, opts)))?;
+        let mut o = measure(a, name, machine, Some((fortran, opts)))?;
+        if a.by_loop && o.lines.is_none() {
+            o.lines = sample_now(name, &o, (fortran, opts), timed.extra_fflags);
+        }
         if let Some(to) = a.save {
             let tc = &opts.toolchain;
             let build = format!("{} {}", tc.fc, tc.fflags.join(" "));
@@ -378,7 +416,7 @@ fn measure_built(
         extra_fflags: timed.extra_fflags,
         runs: a.runs,
         options: a.options(),
-        sample: false,
+        sample: a.by_loop,
     })?;
     let outputs = [
         (
@@ -394,11 +432,29 @@ fn measure_built(
         measured: v.measured,
         wall: v.measured_wall.runs.clone(),
         error: v.error,
+        lines: v.measured_parts.map(|p| p.lines),
+        program: None,
     };
     if let Some(dir) = a.save {
         save_one(dir, name, &v.build, &o)?;
     }
     Ok(o)
+}
+
+/// A replayed program's samples taken now (`--replay --recount --by-loop` without kept
+/// samples); `None`, said why, when they cannot be.
+fn sample_now(
+    name: &str,
+    o: &Outcome,
+    (fortran, opts): (&[PathBuf], &AnalyzeOptions),
+    extra_fflags: Vec<String>,
+) -> Option<LineSamples> {
+    let program = o.program.as_ref()?;
+    let input = crate::validation::plain_build_input(program, fortran, opts, extra_fflags);
+    let spec = crate::validation::timed_run(opts, vec![]);
+    crate::validation::sample_build(&opts.toolchain, &input, &spec)
+        .map_err(|e| println!("{name:<14} not sampled: {}", crate::error_text(&e)))
+        .ok()
 }
 
 /// A program's line of the main table.

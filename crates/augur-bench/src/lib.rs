@@ -22,6 +22,7 @@ pub mod corpus;
 pub mod counts;
 pub mod front_end;
 pub mod incore;
+pub mod loop_errors;
 pub mod misses;
 pub mod overhead;
 pub mod parallel;

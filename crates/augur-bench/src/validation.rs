@@ -268,6 +268,9 @@ pub struct MeasuredParts {
     pub loops: Vec<MeasuredPart>,
     /// Every procedure with samples or predicted time, most measured time first.
     pub procedures: Vec<MeasuredPart>,
+    /// The samples by line they were measured from.
+    #[serde(skip)]
+    pub lines: augur_validate::sampled::LineSamples,
 }
 
 /// One loop or procedure: its predicted and measured time.
@@ -299,23 +302,13 @@ impl MeasuredParts {
         prediction: &Prediction,
         measured_seconds: f64,
     ) -> Result<MeasuredParts> {
-        use augur_validate::sampled;
-        let perf = sampled::find_perf()?;
-        let mut with_lines = input.clone();
-        with_lines.extra_fflags.push("-g".to_string());
-        let (work, exe) = augur_validate::build_plain(tc, &with_lines)?;
-        let lines = sampled::sample_lines(&perf, &exe, spec, work.path())?;
-        if lines.samples == 0 {
-            anyhow::bail!(
-                "perf took no sample of the run (too short a run, or perf cannot sample here)"
-            );
-        }
-        Ok(Self::from_lines(&lines, prediction, measured_seconds))
+        let lines = sample_build(tc, input, spec)?;
+        Ok(Self::from_lines(lines, prediction, measured_seconds))
     }
 
     /// The parts of `prediction` with their measured times from `lines`.
     pub fn from_lines(
-        lines: &augur_validate::sampled::LineSamples,
+        lines: augur_validate::sampled::LineSamples,
         prediction: &Prediction,
         measured_seconds: f64,
     ) -> MeasuredParts {
@@ -350,11 +343,33 @@ impl MeasuredParts {
                 .iter()
                 .map(|p| part(p, false))
                 .collect(),
+            lines: augur_validate::sampled::LineSamples::default(),
         };
         for parts in [&mut out.loops, &mut out.procedures] {
             parts.retain(|p| p.measured_seconds > 0.0 || p.predicted_seconds > 0.0);
             parts.sort_by(|a, b| b.measured_seconds.total_cmp(&a.measured_seconds));
         }
+        out.lines = lines;
         out
     }
+}
+
+/// Builds `input` again with line tables (`-g`) and runs it once under `perf record` as
+/// `spec` says: its samples by source line ([`augur_validate::sampled`]).
+pub fn sample_build(
+    tc: &augur_toolchain::Toolchain,
+    input: &BuildInput,
+    spec: &RunSpec,
+) -> Result<augur_validate::sampled::LineSamples> {
+    use augur_validate::sampled;
+    let perf = sampled::find_perf()?;
+    let mut with_lines = input.clone();
+    with_lines.extra_fflags.push("-g".to_string());
+    let (work, exe) = augur_validate::build_plain(tc, &with_lines)?;
+    let lines = sampled::sample_lines(&perf, &exe, spec, work.path())?;
+    anyhow::ensure!(
+        lines.samples > 0,
+        "perf took no sample of the run (too short a run, or perf cannot sample here)"
+    );
+    Ok(lines)
 }

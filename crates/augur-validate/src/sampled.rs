@@ -34,6 +34,54 @@ impl LineSamples {
     }
 }
 
+/// The form a program's samples are kept in (`augur bench accuracy --by-loop --save`),
+/// `NAME.lines.json` beside its kept times.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct KeptLines {
+    samples: u64,
+    /// `[file, line, share]`.
+    lines: Vec<(String, u32, f64)>,
+}
+
+impl LineSamples {
+    /// The file of program `name`'s samples in `dir`.
+    pub fn kept_path(dir: &Path, name: &str) -> PathBuf {
+        dir.join(format!("{name}.lines.json"))
+    }
+
+    /// The samples as JSON, to keep.
+    pub fn to_json(&self) -> String {
+        let kept = KeptLines {
+            samples: self.samples,
+            lines: self
+                .share
+                .iter()
+                .map(|((f, l), s)| (f.clone(), *l, *s))
+                .collect(),
+        };
+        serde_json::to_string_pretty(&kept).unwrap_or_default()
+    }
+
+    /// Samples kept by [`LineSamples::to_json`]; a file that is not says why.
+    pub fn read(path: &Path) -> Result<LineSamples, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let kept: KeptLines = serde_json::from_str(&text).map_err(|e| {
+            format!(
+                "{}: not line samples kept by `augur bench accuracy --by-loop` ({e})",
+                path.display()
+            )
+        })?;
+        Ok(LineSamples {
+            samples: kept.samples,
+            share: kept
+                .lines
+                .into_iter()
+                .map(|(f, l, s)| ((f, l), s))
+                .collect(),
+        })
+    }
+}
+
 /// Why sampling failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SampleError {
@@ -148,7 +196,8 @@ pub fn parse_report(text: &str) -> LineSamples {
     LineSamples { samples, share }
 }
 
-fn file_name(path: &str) -> String {
+/// A path's file name without its directory (how samples and parts are matched).
+pub fn file_name(path: &str) -> String {
     Path::new(path)
         .file_name()
         .map_or(path.to_string(), |f| f.to_string_lossy().to_string())
@@ -179,6 +228,21 @@ mod tests {
         assert!((s.share_of("src/kernel.f90", 60, 70) - 0.9).abs() < 1e-12);
         assert!((s.share_of("main.f90", 1, 11)).abs() < 1e-12);
         assert!((s.share.values().sum::<f64>() - 0.95).abs() < 1e-12);
+    }
+
+    #[test]
+    fn kept_samples_read_back_the_same() {
+        let s = parse_report(REPORT);
+        let dir = std::env::temp_dir().join(format!("augur-lines-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = LineSamples::kept_path(&dir, "p");
+        std::fs::write(&path, s.to_json()).unwrap();
+        assert_eq!(LineSamples::read(&path).unwrap(), s);
+        std::fs::write(&path, "{}").unwrap();
+        assert!(LineSamples::read(&path)
+            .unwrap_err()
+            .contains("p.lines.json"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -671,6 +671,12 @@ enum BenchCommand {
         /// or the analyzer) and keep only the measured times.
         #[arg(long, requires = "replay")]
         recount: bool,
+        /// Also measure where each program's time went (one more run of its normal build,
+        /// with line tables, under `perf record`; kept by --save as NAME.lines.json, read
+        /// back by --replay, taken then with --replay --recount when not kept) and print
+        /// each program's innermost loops, measured against predicted.
+        #[arg(long)]
+        by_loop: bool,
     },
     /// Prediction at sizes never run: per program with a `[scale]` table in its manifest,
     /// counting runs at its small sizes, the prediction at its target size from them
@@ -1614,6 +1620,7 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             save,
             replay,
             recount,
+            by_loop,
         } => {
             let suite = suite.resolved();
             let programs = suite.programs(&manifest);
@@ -1630,6 +1637,7 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
                 save: save.as_deref(),
                 replay: replay.as_deref(),
                 recount,
+                by_loop,
             })
             .map(exit_code)
         }

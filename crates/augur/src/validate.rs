@@ -3,12 +3,13 @@
 
 use crate::cli::SourceArgs;
 use crate::dynamic::{analyze_options, DynamicArgs};
-use crate::predict::{fmt_seconds, By, PredictArgs};
+use crate::predict::{fmt_seconds, truncate, By, PredictArgs};
 use anyhow::Result;
 use augur_bench::validation::{
     build_setup, validate_one, validate_scaled, MeasuredParts, Request, Validation,
 };
 use augur_model::LoadedMachine;
+use augur_validate::sampled::file_name;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -238,8 +239,8 @@ fn measured_report(parts: &MeasuredParts, by: &[By], top: usize) -> String {
             let _ = writeln!(
                 out,
                 "  {:<34} {:<26} {:>10} {:>10} {:>7}",
-                clip(&r.name, 34),
-                clip(&place, 26),
+                truncate(&r.name, 34),
+                truncate(&place, 26),
                 fmt_seconds(r.measured_seconds),
                 fmt_seconds(r.predicted_seconds),
                 error
@@ -250,21 +251,6 @@ fn measured_report(parts: &MeasuredParts, by: &[By], top: usize) -> String {
         }
     }
     out
-}
-
-fn file_name(path: &str) -> String {
-    Path::new(path)
-        .file_name()
-        .map_or(path.to_string(), |f| f.to_string_lossy().to_string())
-}
-
-fn clip(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        s.to_string()
-    } else {
-        let kept: String = s.chars().take(width - 1).collect();
-        format!("{kept}…")
-    }
 }
 
 /// The spread of timed runs above which the machine was likely busy with other work.

@@ -284,25 +284,15 @@ fn validate_by_loop_measures_where_the_time_went() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("two.f90"), TWO_LOOPS).unwrap();
     let validate = |extra: &[&str]| {
-        let out = augur()
-            .current_dir(dir.path())
-            .args([
-                "validate",
-                "two.f90",
-                "--runs",
-                "1",
-                "--by",
-                "loop",
-                "--by",
-                "procedure",
-            ])
-            .args(extra)
-            .arg("-m")
-            .arg(machine("gfortran12-O2-epyc-2core"))
-            .output()
-            .unwrap();
-        let (so, se) = text(&out);
-        assert!(out.status.success(), "{se}");
+        let args = [
+            "validate",
+            "two.f90",
+            "--runs",
+            "1",
+            "--by",
+            "loop,procedure",
+        ];
+        let (so, se) = on_the_o2_machine(dir.path(), &[&args, extra].concat());
         assert!(!se.contains("was not measured"), "perf must run here: {se}");
         so
     };
@@ -330,6 +320,51 @@ fn validate_by_loop_measures_where_the_time_went() {
     let text = validate(&[]);
     assert!(text.contains("where the time went, measured"), "{text}");
     assert!(text.contains("two.f90:9-10"), "{text}");
+}
+
+/// `augur ARGS -m` the library's -O2 profile in `dir`, which must succeed: its output.
+fn on_the_o2_machine(dir: &Path, args: &[&str]) -> (String, String) {
+    let out = augur()
+        .current_dir(dir)
+        .args(args)
+        .arg("-m")
+        .arg(machine("gfortran12-O2-epyc-2core"))
+        .output()
+        .unwrap();
+    let (so, se) = text(&out);
+    assert!(out.status.success(), "{so}\n{se}");
+    (so, se)
+}
+
+#[test]
+fn accuracy_by_loop_keeps_the_samples_and_replays_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let kept = dir.path().join("kept");
+    let accuracy = |extra: &[&str]| {
+        let args = [
+            "bench",
+            "accuracy",
+            "--only",
+            "jacobi77",
+            "--runs",
+            "1",
+            "--by-loop",
+        ];
+        on_the_o2_machine(&repo(), &[&args, extra].concat()).0
+    };
+    let first = accuracy(&["--save", kept.to_str().unwrap()]);
+    assert!(first.contains("1 of 1 programs sampled"), "{first}");
+    assert!(kept.join("jacobi77.lines.json").exists());
+    // The loop holding most of the time, measured and predicted, with the compiler's work.
+    let stencil = first
+        .lines()
+        .find(|l| l.starts_with("jacobi77") && l.contains("jacobi77.f:60-65"))
+        .unwrap_or_else(|| panic!("{first}"));
+    assert!(stencil.contains("scalar code"), "{stencil}");
+
+    let replayed = accuracy(&["--replay", kept.to_str().unwrap()]);
+    let table = |t: &str| t[t.find("where the time went").unwrap()..].to_string();
+    assert_eq!(table(&replayed), table(&first));
 }
 
 #[test]

@@ -1,0 +1,222 @@
+//! `augur bench accuracy --by-loop`: where each program's time went, measured by sampling
+//! one run ([`augur_validate::sampled`]), against the prediction, innermost loop by
+//! innermost loop over the whole set: which loops the model misjudges, by how much, and
+//! what the compiler made of each (the prediction's note on its compiled code).
+
+use crate::validation::{MeasuredPart, MeasuredParts};
+use augur_model::Prediction;
+use augur_validate::sampled::{file_name, LineSamples};
+
+/// A loop is listed when it holds at least this share of its program's measured or
+/// predicted time.
+const LISTED_SHARE: f64 = 0.02;
+
+/// One program of the set, with its samples when it was sampled.
+pub struct Sampled<'a> {
+    /// Its name.
+    pub program: &'a str,
+    /// Its prediction.
+    pub prediction: &'a Prediction,
+    /// Its measured time (the timed runs' median), seconds.
+    pub measured_seconds: f64,
+    /// Its samples by line.
+    pub lines: Option<&'a LineSamples>,
+}
+
+/// What a listed row is.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// A loop nest with a memory term: predicted its operations and memory combined.
+    Nest,
+    /// An innermost loop of a listed nest: predicted its operations alone.
+    Inside,
+    /// An innermost loop outside every nest with a memory term.
+    Loop,
+}
+
+/// One listed nest or loop.
+struct Listed {
+    kind: Kind,
+    program: String,
+    place: String,
+    measured: f64,
+    predicted: f64,
+    share: f64,
+    note: String,
+}
+
+/// Prints the loop nests and innermost loops of every sampled program that hold at least
+/// [`LISTED_SHARE`] of its time, then how close they are, by count and by time.
+pub fn print(programs: &[Sampled]) {
+    let sampled: Vec<&Sampled> = programs.iter().filter(|p| p.lines.is_some()).collect();
+    println!(
+        "\nwhere the time went, loop by loop: {} of {} programs sampled (perf record, one run \
+         each); the nests and innermost loops holding {:.0}% or more of their program's \
+         measured or predicted time (a nest's prediction: its operations and memory \
+         combined; an innermost loop's inside it (indented): its operations alone)",
+        sampled.len(),
+        programs.len(),
+        100.0 * LISTED_SHARE
+    );
+    let listed: Vec<Listed> = sampled.iter().flat_map(|p| listed(p)).collect();
+    println!(
+        "{:<14} {:<32} {:>10} {:>10} {:>7} {:>6}  what the compiler did",
+        "program", "loop", "measured", "predicted", "error", "share"
+    );
+    for l in &listed {
+        let place = match l.kind {
+            Kind::Inside => format!("  {}", l.place),
+            _ => l.place.clone(),
+        };
+        let e = if l.measured > 0.0 {
+            format!("{:+.0}%", 100.0 * error(l))
+        } else {
+            "-".to_string()
+        };
+        println!(
+            "{:<14} {:<32} {:>10.4} {:>10.4} {:>7} {:>5.1}%  {}",
+            l.program,
+            place,
+            l.measured,
+            l.predicted,
+            e,
+            100.0 * l.share,
+            l.note
+        );
+    }
+    print_summary(&listed, &sampled);
+}
+
+/// The listed nests and loops of one sampled program: each nest with the innermost loops
+/// inside it, then the innermost loops outside every nest, most measured time first.
+fn listed(p: &Sampled) -> Vec<Listed> {
+    let Some(lines) = p.lines else {
+        return vec![];
+    };
+    let parts = MeasuredParts::from_lines(lines.clone(), p.prediction, p.measured_seconds);
+    let (predicted_total, measured_total) = (
+        p.prediction.total.seconds.max(f64::MIN_POSITIVE),
+        p.measured_seconds.max(f64::MIN_POSITIVE),
+    );
+    let large = |measured: f64, predicted: f64| {
+        measured >= LISTED_SHARE * measured_total || predicted >= LISTED_SHARE * predicted_total
+    };
+    let row = |kind, l: &MeasuredPart, predicted: f64, note: String| Listed {
+        kind,
+        program: clip(p.program, 14),
+        place: clip(
+            &format!("{}:{}-{}", file_name(&l.file), l.first_line, l.last_line),
+            30,
+        ),
+        measured: l.measured_seconds,
+        predicted,
+        share: l.measured_seconds / measured_total,
+        note,
+    };
+    let mut out = vec![];
+    let mut nests: Vec<&MeasuredPart> = vec![];
+    for n in &p.prediction.memory {
+        let Some(l) = parts.loops.iter().find(|l| l.name == n.name) else {
+            continue;
+        };
+        if nests.iter().any(|o| inside(l, o)) || !large(l.measured_seconds, n.combined_seconds) {
+            continue;
+        }
+        nests.push(l);
+        let note = format!(
+            "nest: operations {:.4} s, memory {:.4} s",
+            n.operations_seconds, n.memory_seconds
+        );
+        out.push(row(Kind::Nest, l, n.combined_seconds, note));
+        for i in parts.loops.iter().filter(|i| i.innermost && inside(i, l)) {
+            if large(i.measured_seconds, i.predicted_seconds) {
+                let note = compiled_note(p.prediction, i);
+                out.push(row(Kind::Inside, i, i.predicted_seconds, note));
+            }
+        }
+    }
+    for l in parts.loops.iter().filter(|l| l.innermost) {
+        if !nests.iter().any(|n| inside(l, n)) && large(l.measured_seconds, l.predicted_seconds) {
+            out.push(row(
+                Kind::Loop,
+                l,
+                l.predicted_seconds,
+                compiled_note(p.prediction, l),
+            ));
+        }
+    }
+    out
+}
+
+/// Whether `a` lies within `b`'s lines (or is `b`).
+fn inside(a: &MeasuredPart, b: &MeasuredPart) -> bool {
+    a.file == b.file && b.first_line <= a.first_line && a.last_line <= b.last_line
+}
+
+/// The prediction's note on the compiled loop of innermost loop `l`.
+fn compiled_note(prediction: &Prediction, l: &MeasuredPart) -> String {
+    prediction
+        .compiled
+        .iter()
+        .find(|c| c.file == l.file && (l.first_line..=l.last_line).contains(&c.line))
+        .map_or("not mapped: priced by AbOps".to_string(), |c| {
+            clip(&c.text, 90)
+        })
+}
+
+fn error(l: &Listed) -> f64 {
+    if l.measured > 0.0 {
+        l.predicted / l.measured - 1.0
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// How close the listed loops are: by count, by measured time, and the share of the
+/// sampled programs' time they hold.
+fn print_summary(listed: &[Listed], sampled: &[&Sampled]) {
+    let listed: Vec<&Listed> = listed.iter().filter(|l| l.kind != Kind::Inside).collect();
+    if listed.is_empty() {
+        println!("no loop listed");
+        return;
+    }
+    let time: f64 = listed.iter().map(|l| l.measured).sum();
+    let total: f64 = sampled.iter().map(|p| p.measured_seconds).sum();
+    let within = |x: f64| {
+        let n = listed.iter().filter(|l| error(l).abs() <= x).count();
+        let t: f64 = listed
+            .iter()
+            .filter(|l| error(l).abs() <= x)
+            .map(|l| l.measured)
+            .sum();
+        format!(
+            "{:.0}% of the loops, {:.0}% of their time",
+            100.0 * n as f64 / listed.len() as f64,
+            100.0 * t / time.max(f64::MIN_POSITIVE)
+        )
+    };
+    let log_errors: Vec<f64> = listed
+        .iter()
+        .filter(|l| l.measured > 0.0 && l.predicted > 0.0)
+        .map(|l| (l.predicted / l.measured).ln())
+        .collect();
+    let rms =
+        (log_errors.iter().map(|e| e * e).sum::<f64>() / log_errors.len().max(1) as f64).sqrt();
+    println!(
+        "\n{} nests and loops outside nests listed, {:.0}% of the sampled programs' measured \
+         time; within 10%: {}; within 25%: {}; RMS of ln(predicted/measured) {rms:.3}",
+        listed.len(),
+        100.0 * time / total.max(f64::MIN_POSITIVE),
+        within(0.10),
+        within(0.25)
+    );
+}
+
+fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let kept: String = s.chars().take(width - 1).collect();
+        format!("{kept}…")
+    }
+}

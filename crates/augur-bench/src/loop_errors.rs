@@ -32,6 +32,9 @@ enum Kind {
     Inside,
     /// An innermost loop outside every nest with a memory term.
     Loop,
+    /// The samples outside the program's sources (libraries it calls, the system):
+    /// measured only.
+    Libraries,
 }
 
 /// One listed nest or loop.
@@ -68,17 +71,21 @@ pub fn print(programs: &[Sampled]) {
             Kind::Inside => format!("  {}", l.place),
             _ => l.place.clone(),
         };
-        let e = if l.measured > 0.0 {
+        let e = if l.measured > 0.0 && l.predicted.is_finite() {
             format!("{:+.0}%", 100.0 * error(l))
         } else {
             "-".to_string()
         };
         println!(
-            "{:<14} {:<32} {:>10.4} {:>10.4} {:>7} {:>5.1}%  {}",
+            "{:<14} {:<32} {:>10.4} {:>10} {:>7} {:>5.1}%  {}",
             l.program,
             place,
             l.measured,
-            l.predicted,
+            if l.predicted.is_finite() {
+                format!("{:.4}", l.predicted)
+            } else {
+                "-".to_string()
+            },
             e,
             100.0 * l.share,
             l.note
@@ -145,6 +152,18 @@ fn listed(p: &Sampled) -> Vec<Listed> {
             ));
         }
     }
+    if parts.outside_sources >= LISTED_SHARE {
+        out.push(Listed {
+            kind: Kind::Libraries,
+            program: clip(p.program, 14),
+            place: "(outside its sources)".to_string(),
+            measured: parts.outside_sources * measured_total,
+            predicted: f64::NAN,
+            share: parts.outside_sources,
+            note: "libraries it calls (not traced back to the calling loop), the system"
+                .to_string(),
+        });
+    }
     out
 }
 
@@ -175,7 +194,10 @@ fn error(l: &Listed) -> f64 {
 /// How close the listed loops are: by count, by measured time, and the share of the
 /// sampled programs' time they hold.
 fn print_summary(listed: &[Listed], sampled: &[&Sampled]) {
-    let listed: Vec<&Listed> = listed.iter().filter(|l| l.kind != Kind::Inside).collect();
+    let listed: Vec<&Listed> = listed
+        .iter()
+        .filter(|l| matches!(l.kind, Kind::Nest | Kind::Loop))
+        .collect();
     if listed.is_empty() {
         println!("no loop listed");
         return;

@@ -261,8 +261,10 @@ pub fn build_setup(
 pub struct MeasuredParts {
     /// Samples taken.
     pub samples: u64,
-    /// The share (0-1) of the samples on no line of the program's sources (the run-time
-    /// library, the operating system).
+    /// The share (0-1) of the samples on no line of the program's sources: in the
+    /// run-time and mathematical libraries (`round`, `memcpy`, the I/O library), which
+    /// a sample does not trace back to the loop that called them, and in the operating
+    /// system.
     pub outside_sources: f64,
     /// Every loop with samples or predicted time, most measured time first.
     pub loops: Vec<MeasuredPart>,
@@ -333,7 +335,7 @@ impl MeasuredParts {
         let loops = &prediction.loops;
         let mut out = MeasuredParts {
             samples: lines.samples,
-            outside_sources: 1.0 - lines.share.values().sum::<f64>(),
+            outside_sources: 1.0 - program_share(&lines, prediction),
             loops: loops
                 .iter()
                 .map(|l| part(l, !loops.iter().any(|o| contains(l, o))))
@@ -352,6 +354,23 @@ impl MeasuredParts {
         out.lines = lines;
         out
     }
+}
+
+/// The share of the samples on lines of the program's own files (those its procedures
+/// are in).
+fn program_share(lines: &augur_validate::sampled::LineSamples, prediction: &Prediction) -> f64 {
+    use augur_validate::sampled::file_name;
+    let files: std::collections::BTreeSet<String> = prediction
+        .procedures
+        .iter()
+        .map(|p| file_name(&p.file))
+        .collect();
+    lines
+        .share
+        .iter()
+        .filter(|((f, _), _)| files.contains(f))
+        .map(|(_, s)| s)
+        .sum()
 }
 
 /// Builds `input` again with line tables (`-g`) and runs it once under `perf record` as

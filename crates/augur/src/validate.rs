@@ -203,7 +203,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
 fn measured_report(parts: &MeasuredParts, by: &[By], top: usize) -> String {
     let mut out = format!(
         "\nwhere the time went, measured ({} samples of the CPU clock in one run of the normal build, \
-         `perf record`; {:.1}% outside the program's sources) against predicted:\n",
+         `perf record`; {:.1}% outside the program's sources: in libraries it calls, not traced back to their callers) against predicted:\n",
         parts.samples,
         100.0 * parts.outside_sources
     );

@@ -179,7 +179,7 @@ fn compiled_note(prediction: &Prediction, l: &MeasuredPart) -> String {
         .iter()
         .find(|c| c.file == l.file && (l.first_line..=l.last_line).contains(&c.line))
         .map_or("not mapped: priced by AbOps".to_string(), |c| {
-            clip(&c.text, 90)
+            clip(&c.text, 150)
         })
 }
 
@@ -194,43 +194,49 @@ fn error(l: &Listed) -> f64 {
 /// How close the listed loops are: by count, by measured time, and the share of the
 /// sampled programs' time they hold.
 fn print_summary(listed: &[Listed], sampled: &[&Sampled]) {
-    let listed: Vec<&Listed> = listed
+    let (measured, predicted_only): (Vec<&Listed>, Vec<&Listed>) = listed
         .iter()
         .filter(|l| matches!(l.kind, Kind::Nest | Kind::Loop))
-        .collect();
-    if listed.is_empty() {
+        .partition(|l| l.share >= LISTED_SHARE);
+    if measured.is_empty() {
         println!("no loop listed");
         return;
     }
-    let time: f64 = listed.iter().map(|l| l.measured).sum();
+    let time: f64 = measured.iter().map(|l| l.measured).sum();
     let total: f64 = sampled.iter().map(|p| p.measured_seconds).sum();
     let within = |x: f64| {
-        let n = listed.iter().filter(|l| error(l).abs() <= x).count();
-        let t: f64 = listed
-            .iter()
-            .filter(|l| error(l).abs() <= x)
-            .map(|l| l.measured)
-            .sum();
+        let close: Vec<&&Listed> = measured.iter().filter(|l| error(l).abs() <= x).collect();
+        let t: f64 = close.iter().map(|l| l.measured).sum();
         format!(
-            "{:.0}% of the loops, {:.0}% of their time",
-            100.0 * n as f64 / listed.len() as f64,
+            "{:.0}% of them, {:.0}% of their time",
+            100.0 * close.len() as f64 / measured.len() as f64,
             100.0 * t / time.max(f64::MIN_POSITIVE)
         )
     };
-    let log_errors: Vec<f64> = listed
-        .iter()
-        .filter(|l| l.measured > 0.0 && l.predicted > 0.0)
-        .map(|l| (l.predicted / l.measured).ln())
-        .collect();
-    let rms =
-        (log_errors.iter().map(|e| e * e).sum::<f64>() / log_errors.len().max(1) as f64).sqrt();
+    let weighted = |f: &dyn Fn(f64) -> f64| {
+        measured
+            .iter()
+            .filter(|l| l.predicted > 0.0)
+            .map(|l| f((l.predicted / l.measured).ln()) * l.measured)
+            .sum::<f64>()
+            / time.max(f64::MIN_POSITIVE)
+    };
     println!(
-        "\n{} nests and loops outside nests listed, {:.0}% of the sampled programs' measured \
-         time; within 10%: {}; within 25%: {}; RMS of ln(predicted/measured) {rms:.3}",
-        listed.len(),
+        "\n{} nests and loops outside nests hold {:.0}% or more of their program's measured \
+         time, {:.0}% of the sampled programs' time in all; within 10%: {}; within 25%: {}; \
+         weighted by time, ln(predicted/measured) has mean {:+.3} and RMS {:.3}",
+        measured.len(),
+        100.0 * LISTED_SHARE,
         100.0 * time / total.max(f64::MIN_POSITIVE),
         within(0.10),
-        within(0.25)
+        within(0.25),
+        weighted(&|e| e),
+        weighted(&|e| e * e).sqrt()
+    );
+    println!(
+        "{} more are listed for their predicted time alone (the program spends less there: \
+         the compiler merged the loop into another, or its lines' samples went elsewhere)",
+        predicted_only.len()
     );
 }
 

@@ -289,6 +289,23 @@ fn integer_kernels() -> Vec<Kernel> {
             body: body(|_| "addq $1, -48(%rbp)".to_string()),
             counted: BODY as u32,
         },
+        // The slot read between its read-modify-writes, as -O0 code reads a loop's
+        // counter (`addl $1, -4(%rbp)` closing each iteration, `movl -4(%rbp), %eax`
+        // for each subscript): every access of a slot that a store in flight wrote
+        // takes its turn (a Zen 4: about 0.8 cycle each, where other loads go three a
+        // cycle). Per access.
+        Kernel {
+            measure: Measure::Throughput(cw(InstrClass::ForwardInt, Width::Scalar)),
+            setup: strings(&["movq $0, -48(%rbp)"]),
+            body: groups(3, |_| {
+                strings(&[
+                    "addq $1, -48(%rbp)",
+                    "movq -48(%rbp), %rax",
+                    "movq -48(%rbp), %rcx",
+                ])
+            }),
+            counted: BODY as u32,
+        },
     ]
 }
 

@@ -29,8 +29,11 @@
 //!   `-O0` code keeps it, a floating-point add: `fp_add`'s latency less); a conversion's latency is the
 //!   mean of the two directions (integer to double and back), a scalar register move's
 //!   the mean of a move back and forth. A store has no result: its latency is 0 (a
-//!   chain through memory is a `forward`, priced as such); a forwarded load issues as a
-//!   load: its throughput is the load's.
+//!   chain through memory is a `forward`, priced as such); a forwarded `real` load
+//!   issues as a load: its throughput is the load's; an integer slot's accesses while a
+//!   read-modify-write of it is in flight (a loop counter of `-O0` code) take their
+//!   turns: `forward_int`'s throughput is the time per access of the slot read twice
+//!   between its increments.
 //!
 //! It takes about 4.5 s ([`Settings::DEFAULT`]; about 1.5 s [`Settings::QUICK`]).
 
@@ -323,7 +326,8 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
             _ => of(Measure::Latency(c)),
         };
         let throughput = match c.class {
-            InstrClass::Forward | InstrClass::ForwardInt => load_throughput,
+            InstrClass::Forward => load_throughput,
+            InstrClass::ForwardInt => of(Measure::Throughput(c)).or(load_throughput),
             _ => of(Measure::Throughput(c)),
         };
         if let (Some(l), Some(t)) = (latency, throughput) {
@@ -438,13 +442,14 @@ mod tests {
     fn partners_are_taken_off_and_stores_have_no_latency() {
         let ks = kernels::kernels(Features::default());
         // Every kernel's fastest time: 0.25 ns per counted instruction, the forwarding
-        // chain 1.25 (with an fp_add of 0.25) and the divide's chain 3.25 (with an
-        // integer add of 0.25).
+        // chain 1.25 (with an fp_add of 0.25), the divide's chain 3.25 (with an
+        // integer add of 0.25) and a counter slot's accesses 0.8 each.
         let times: Vec<Vec<f64>> = ks
             .iter()
             .map(|k| match k.measure {
                 Measure::Latency(c) if c.class == InstrClass::Forward => vec![1.3, 1.25, 1.4],
                 Measure::Latency(c) if c.class == InstrClass::IntDiv => vec![3.25],
+                Measure::Throughput(c) if c.class == InstrClass::ForwardInt => vec![0.8],
                 _ => vec![0.25, 0.3, 9.0],
             })
             .collect();
@@ -456,6 +461,8 @@ mod tests {
         assert_eq!(cost("int_div").latency_ns, 3.0);
         assert_eq!(cost("store").latency_ns, 0.0);
         assert_eq!(cost("forward").throughput_ns, cost("load").throughput_ns);
+        // A counter's slot accessed between its increments: its own turn.
+        assert_eq!(cost("forward_int").throughput_ns, 0.8);
         assert!(!p.class.contains_key("fp_add.v256"));
         assert!(report(&p).contains("fp_add.v128"));
     }

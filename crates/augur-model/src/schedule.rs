@@ -13,13 +13,15 @@
 //! interact (a long dependent path through stack slots, issued slower than its window
 //! drains; a chain's instruction beside independent ones on the same units) runs between
 //! them, where only a replay finds it; floating-point instructions waiting for their
-//! operands hold an entry of the scheduler (`window_waiting`) until they start. Steady
+//! operands hold an entry of the scheduler (`window_waiting`) until they start; each
+//! access of an integer slot the loop stores (an `-O0` loop's counter) takes a turn of
+//! `forward_int`'s throughput. Steady
 //! state: the time between the retirements of the last instructions of two iterations,
 //! over the second half of the replay. A loop around short inner loops can be replayed
 //! whole, each inner loop's body repeated by its trips ([`Repeats::inner_trips`]).
 
 use augur_machine_profile::incore::InCoreProfile;
-use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp};
+use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp, Width};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -252,6 +254,7 @@ impl Prepared {
         let split = m.window_vector.is_some() || m.window_stores.is_some();
         let mut values = 0;
         let mut out = Vec::with_capacity(ops.len());
+        let stored = stored_in_the_loop(ops);
         let mut local: HashMap<u32, Vec<u32>> = HashMap::new();
         for o in ops {
             for v in &o.local {
@@ -293,6 +296,7 @@ impl Prepared {
             if o.back_jump {
                 units.push((Unit::TakenBranch.index(), m.taken_branch_ns));
             }
+            units.extend(forwarding_turn(o, &stored, m));
             let holds = if split {
                 o.holds
                     .chars()
@@ -328,6 +332,36 @@ impl Prepared {
 }
 
 /// The state of the core as the replay goes.
+/// The values the loop's stores write (the slots of the frame and the elements it
+/// updates).
+fn stored_in_the_loop(ops: &[ScheduledOp]) -> std::collections::HashSet<u32> {
+    ops.iter()
+        .filter(|o| o.classes.iter().any(|c| c.class == InstrClass::Store))
+        .flat_map(|o| o.writes.iter().copied())
+        .collect()
+}
+
+/// The turn an access of an integer slot that the loop stores takes (`forward_int`'s
+/// throughput: a loop counter of `-O0` code, incremented in its slot and read there for
+/// each subscript, is read one access at a time), for an instruction that makes one.
+fn forwarding_turn(
+    o: &ScheduledOp,
+    stored: &std::collections::HashSet<u32>,
+    m: &InCoreProfile,
+) -> Option<(usize, f64)> {
+    let forwarded = o.reads.iter().any(|r| {
+        stored.contains(&r.value)
+            && r.path
+                .first()
+                .is_some_and(|c| c.class == InstrClass::ForwardInt)
+    });
+    let cost = m.cost(ClassWidth::new(InstrClass::ForwardInt, Width::Scalar))?;
+    forwarded.then_some((
+        Unit::Class(InstrClass::ForwardInt).index(),
+        cost.throughput_ns,
+    ))
+}
+
 struct Core {
     issue_ns: f64,
     /// One core clock cycle: the turn of a unit's calendar.
@@ -563,6 +597,33 @@ mod tests {
         };
         let ns = iteration_ns(&ops, &r, &machine()).unwrap();
         assert!((ns - 4.5).abs() < 1e-6, "{ns}");
+    }
+
+    #[test]
+    fn a_counter_read_in_its_slot_takes_a_turn_for_each_access() {
+        use InstrClass::*;
+        // -O0's `addl $1, -4(%rbp)` closing each iteration, the counter's slot (value
+        // 0) read twice for subscripts before it: three accesses of a slot the loop
+        // stores, each taking its turn of `forward_int`'s throughput (1 ns: 3 ns an
+        // iteration); at a tenth of that, the address pipes: the four accesses wait
+        // for the slot's add together, three start in its cycle and one in the next.
+        let ops = vec![
+            op(&[Load], &[(0, &[ForwardInt])], &[1]),
+            op(&[Load], &[(0, &[ForwardInt])], &[2]),
+            op(&[Load, IntAlu, Store], &[(0, &[ForwardInt, IntAlu])], &[0]),
+        ];
+        for (turn, ns) in [(1.0, 3.0), (0.1, 0.5)] {
+            let mut m = machine();
+            m.class.insert(
+                "forward_int".into(),
+                augur_machine_profile::incore::ClassCost {
+                    latency_ns: 0.0,
+                    throughput_ns: turn,
+                },
+            );
+            let got = once(&ops, &m).unwrap();
+            assert!((got - ns).abs() < 1e-6, "turn {turn}: {got}");
+        }
     }
 
     #[test]

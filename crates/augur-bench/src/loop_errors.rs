@@ -67,31 +67,37 @@ pub fn print(programs: &[Sampled]) {
         "program", "loop", "measured", "predicted", "error", "share"
     );
     for l in &listed {
-        let place = match l.kind {
-            Kind::Inside => format!("  {}", l.place),
-            _ => l.place.clone(),
-        };
-        let e = if l.measured > 0.0 && l.predicted.is_finite() {
-            format!("{:+.0}%", 100.0 * error(l))
-        } else {
-            "-".to_string()
-        };
-        println!(
-            "{:<14} {:<32} {:>10.4} {:>10} {:>7} {:>5.1}%  {}",
-            l.program,
-            place,
-            l.measured,
-            if l.predicted.is_finite() {
-                format!("{:.4}", l.predicted)
-            } else {
-                "-".to_string()
-            },
-            e,
-            100.0 * l.share,
-            l.note
-        );
+        print_row(l);
     }
     print_summary(&listed, &sampled);
+}
+
+/// One row of the table: an innermost loop inside a nest indented under it.
+fn print_row(l: &Listed) {
+    let place = match l.kind {
+        Kind::Inside => format!("  {}", l.place),
+        _ => l.place.clone(),
+    };
+    let (predicted, e) = if l.predicted.is_finite() && l.measured > 0.0 {
+        (
+            format!("{:.4}", l.predicted),
+            format!("{:+.0}%", 100.0 * error(l)),
+        )
+    } else if l.predicted.is_finite() {
+        (format!("{:.4}", l.predicted), "-".to_string())
+    } else {
+        ("-".to_string(), "-".to_string())
+    };
+    println!(
+        "{:<14} {:<32} {:>10.4} {:>10} {:>7} {:>5.1}%  {}",
+        l.program,
+        place,
+        l.measured,
+        predicted,
+        e,
+        100.0 * l.share,
+        l.note
+    );
 }
 
 /// The listed nests and loops of one sampled program: each nest with the innermost loops
@@ -121,6 +127,37 @@ fn listed(p: &Sampled) -> Vec<Listed> {
         note,
     };
     let mut out = vec![];
+    let nests = nest_rows(p, &parts, &large, &row, &mut out);
+    for l in parts.loops.iter().filter(|l| l.innermost) {
+        if !nests.iter().any(|n| inside(l, n)) && large(l.measured_seconds, l.predicted_seconds) {
+            let note = compiled_note(p.prediction, l);
+            out.push(row(Kind::Loop, l, l.predicted_seconds, note));
+        }
+    }
+    if parts.outside_sources >= LISTED_SHARE {
+        out.push(Listed {
+            kind: Kind::Libraries,
+            program: clip(p.program, 14),
+            place: "(outside its sources)".to_string(),
+            measured: parts.outside_sources * measured_total,
+            predicted: f64::NAN,
+            share: parts.outside_sources,
+            note: "libraries it calls (not traced back to the calling loop), the system"
+                .to_string(),
+        });
+    }
+    out
+}
+
+/// The rows of the program's large nests, each followed by its large innermost loops,
+/// pushed to `out`; the nests listed.
+fn nest_rows<'a>(
+    p: &Sampled,
+    parts: &'a MeasuredParts,
+    large: &dyn Fn(f64, f64) -> bool,
+    row: &dyn Fn(Kind, &MeasuredPart, f64, String) -> Listed,
+    out: &mut Vec<Listed>,
+) -> Vec<&'a MeasuredPart> {
     let mut nests: Vec<&MeasuredPart> = vec![];
     for n in &p.prediction.memory {
         let Some(l) = parts.loops.iter().find(|l| l.name == n.name) else {
@@ -142,29 +179,7 @@ fn listed(p: &Sampled) -> Vec<Listed> {
             }
         }
     }
-    for l in parts.loops.iter().filter(|l| l.innermost) {
-        if !nests.iter().any(|n| inside(l, n)) && large(l.measured_seconds, l.predicted_seconds) {
-            out.push(row(
-                Kind::Loop,
-                l,
-                l.predicted_seconds,
-                compiled_note(p.prediction, l),
-            ));
-        }
-    }
-    if parts.outside_sources >= LISTED_SHARE {
-        out.push(Listed {
-            kind: Kind::Libraries,
-            program: clip(p.program, 14),
-            place: "(outside its sources)".to_string(),
-            measured: parts.outside_sources * measured_total,
-            predicted: f64::NAN,
-            share: parts.outside_sources,
-            note: "libraries it calls (not traced back to the calling loop), the system"
-                .to_string(),
-        });
-    }
-    out
+    nests
 }
 
 /// Whether `a` lies within `b`'s lines (or is `b`).

@@ -142,8 +142,10 @@ fn listed(p: &Sampled) -> Vec<Listed> {
             measured: parts.outside_sources * measured_total,
             predicted: f64::NAN,
             share: parts.outside_sources,
-            note: "libraries it calls (not traced back to the calling loop), the system"
-                .to_string(),
+            note: format!(
+                "libraries it calls (not traced back to the calling loop), the system: {}",
+                augur_validate::sampled::describe_functions(&parts.libraries, 3)
+            ),
         });
     }
     out

@@ -266,6 +266,9 @@ pub struct MeasuredParts {
     /// a sample does not trace back to the loop that called them, and in the operating
     /// system.
     pub outside_sources: f64,
+    /// The functions outside the program that took samples, as `OBJECT FUNCTION`
+    /// (`libm.so.6 round`), with their shares (0-1), largest first (0.5% or more).
+    pub libraries: Vec<(String, f64)>,
     /// Every loop with samples or predicted time, most measured time first.
     pub loops: Vec<MeasuredPart>,
     /// Every procedure with samples or predicted time, most measured time first.
@@ -336,6 +339,7 @@ impl MeasuredParts {
         let mut out = MeasuredParts {
             samples: lines.samples,
             outside_sources: 1.0 - program_share(&lines, prediction),
+            libraries: lines.libraries.clone(),
             loops: loops
                 .iter()
                 .map(|l| part(l, !loops.iter().any(|o| contains(l, o))))

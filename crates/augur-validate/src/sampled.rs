@@ -20,6 +20,9 @@ pub struct LineSamples {
     pub samples: u64,
     /// Per (file name without its directory, line): the share of the samples (0-1).
     pub share: BTreeMap<(String, u32), f64>,
+    /// The functions outside the program that took samples (`libm.so.6 round`, the
+    /// kernel's), with their shares, largest first.
+    pub libraries: Vec<(String, f64)>,
 }
 
 impl LineSamples {
@@ -41,6 +44,9 @@ struct KeptLines {
     samples: u64,
     /// `[file, line, share]`.
     lines: Vec<(String, u32, f64)>,
+    /// `[object and function, share]`.
+    #[serde(default)]
+    libraries: Vec<(String, f64)>,
 }
 
 impl LineSamples {
@@ -58,6 +64,7 @@ impl LineSamples {
                 .iter()
                 .map(|((f, l), s)| (f.clone(), *l, *s))
                 .collect(),
+            libraries: self.libraries.clone(),
         };
         serde_json::to_string_pretty(&kept).unwrap_or_default()
     }
@@ -78,6 +85,7 @@ impl LineSamples {
                 .into_iter()
                 .map(|(f, l, s)| ((f, l), s))
                 .collect(),
+            libraries: kept.libraries,
         })
     }
 }
@@ -164,7 +172,48 @@ pub fn sample_lines(
             String::from_utf8_lossy(&report.stderr).trim()
         )));
     }
-    Ok(parse_report(&String::from_utf8_lossy(&report.stdout)))
+    let mut lines = parse_report(&String::from_utf8_lossy(&report.stdout));
+    let by_function = Command::new(perf)
+        .args(["report", "--stdio", "-n", "--sort", "dso,sym", "-i"])
+        .arg(&data)
+        .output()?;
+    let exe_name = exe.file_name().map(|f| f.to_string_lossy().to_string());
+    lines.libraries = parse_functions(
+        &String::from_utf8_lossy(&by_function.stdout),
+        exe_name.as_deref().unwrap_or_default(),
+    );
+    Ok(lines)
+}
+
+/// The first `n` of `functions` with their shares: "libm.so.6 round 24.6%, ...".
+pub fn describe_functions(functions: &[(String, f64)], n: usize) -> String {
+    functions
+        .iter()
+        .take(n)
+        .map(|(f, share)| format!("{f} {:.1}%", 100.0 * share))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The functions outside `exe` of `perf report --stdio -n --sort dso,sym` (rows of a
+/// percentage, a count, the object and `[.]` or `[k]` and the symbol), with their shares,
+/// largest first; those under 0.5% left out.
+pub fn parse_functions(text: &str, exe: &str) -> Vec<(String, f64)> {
+    let mut out = vec![];
+    for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [pct, _count, dso, _kind, symbol, ..] = words[..] else {
+            continue;
+        };
+        let Some(Ok(pct)) = pct.strip_suffix('%').map(str::parse::<f64>) else {
+            continue;
+        };
+        if dso != exe && pct >= 0.5 {
+            out.push((format!("{dso} {symbol}"), pct / 100.0));
+        }
+    }
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
 }
 
 /// Reads `perf report --stdio -n --sort srcline`: rows of a percentage, a sample count
@@ -193,7 +242,11 @@ pub fn parse_report(text: &str) -> LineSamples {
     for (key, count) in rows {
         *share.entry(key).or_insert(0.0) += count as f64 / samples.max(1) as f64;
     }
-    LineSamples { samples, share }
+    LineSamples {
+        samples,
+        share,
+        libraries: vec![],
+    }
 }
 
 /// A path's file name without its directory (how samples and parts are matched).
@@ -243,6 +296,25 @@ mod tests {
             .unwrap_err()
             .contains("p.lines.json"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn functions_outside_the_program_are_named_largest_first() {
+        let text = "\
+# Overhead  Samples  Shared Object  Symbol
+    70.00%     3500  prog           [.] __m_MOD_kernel
+    20.00%     1000  libm.so.6      [.] round
+     0.40%       20  libc.so.6      [.] memcpy
+     9.60%      480  [kernel.kallsyms]  [k] clear_page_erms
+";
+        let f = parse_functions(text, "prog");
+        assert_eq!(
+            f,
+            vec![
+                ("libm.so.6 round".to_string(), 0.2),
+                ("[kernel.kallsyms] clear_page_erms".to_string(), 0.096)
+            ]
+        );
     }
 
     #[test]

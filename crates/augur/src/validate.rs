@@ -207,6 +207,13 @@ fn measured_report(parts: &MeasuredParts, by: &[By], top: usize) -> String {
         parts.samples,
         100.0 * parts.outside_sources
     );
+    if !parts.libraries.is_empty() {
+        let _ = writeln!(
+            out,
+            "  outside the program: {}",
+            augur_validate::sampled::describe_functions(&parts.libraries, 5)
+        );
+    }
     let tables = [
         (By::Loop, "innermost loop", &parts.loops),
         (

@@ -6,7 +6,7 @@ use crate::dynamic::{analyze_options, DynamicArgs};
 use crate::predict::{fmt_seconds, truncate, By, PredictArgs};
 use anyhow::Result;
 use augur_bench::validation::{
-    build_setup, validate_one, validate_scaled, MeasuredParts, Request, Validation,
+    build_setup, validate_one, validate_scaled, MeasuredPart, MeasuredParts, Request, Validation,
 };
 use augur_model::LoadedMachine;
 use augur_validate::sampled::file_name;
@@ -202,8 +202,10 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
 /// loops (where the compiled code is priced) and the procedures, most measured time first.
 fn measured_report(parts: &MeasuredParts, by: &[By], top: usize) -> String {
     let mut out = format!(
-        "\nwhere the time went, measured ({} samples of the CPU clock in one run of the normal build, \
-         `perf record`; {:.1}% outside the program's sources: in libraries it calls, not traced back to their callers) against predicted:\n",
+        "\nwhere the time went, measured ({} samples of the CPU clock in one run of the normal \
+         build, `perf record`; {:.1}% outside the program's sources: in libraries it calls, not \
+         traced back to their callers) against predicted (a loop's operations; its nest's \
+         memory term is in the memory table):\n",
         parts.samples,
         100.0 * parts.outside_sources
     );
@@ -214,50 +216,45 @@ fn measured_report(parts: &MeasuredParts, by: &[By], top: usize) -> String {
             augur_validate::sampled::describe_functions(&parts.libraries, 5)
         );
     }
-    let tables = [
-        (By::Loop, "innermost loop", &parts.loops),
-        (
-            By::Procedure,
-            "procedure (its own lines)",
-            &parts.procedures,
-        ),
-    ];
-    for (kind, title, rows) in tables {
-        if !by.contains(&kind) {
-            continue;
-        }
-        let rows: Vec<_> = rows
-            .iter()
-            .filter(|r| kind != By::Loop || r.innermost)
-            .collect();
+    if by.contains(&By::Loop) {
+        let loops: Vec<&MeasuredPart> = parts.loops.iter().filter(|r| r.innermost).collect();
+        measured_table(&mut out, "innermost loop", &loops, top);
+    }
+    if by.contains(&By::Procedure) {
+        let procedures: Vec<&MeasuredPart> = parts.procedures.iter().collect();
+        measured_table(&mut out, "procedure (its own lines)", &procedures, top);
+    }
+    out
+}
+
+/// The first `top` of `rows` under `title`: where, measured, predicted, error.
+fn measured_table(out: &mut String, title: &str, rows: &[&MeasuredPart], top: usize) {
+    let _ = writeln!(
+        out,
+        "  {:<34} {:<26} {:>10} {:>10} {:>7}",
+        title, "where", "measured", "predicted", "error"
+    );
+    for r in rows.iter().take(top) {
+        let place = format!("{}:{}-{}", file_name(&r.file), r.first_line, r.last_line);
+        let error = if r.measured_seconds > 0.0 {
+            let e = 100.0 * (r.predicted_seconds / r.measured_seconds - 1.0);
+            format!("{:+.0}%", if e.abs() < 0.5 { 0.0 } else { e })
+        } else {
+            "-".to_string()
+        };
         let _ = writeln!(
             out,
             "  {:<34} {:<26} {:>10} {:>10} {:>7}",
-            title, "where", "measured", "predicted", "error"
+            truncate(&r.name, 34),
+            truncate(&place, 26),
+            fmt_seconds(r.measured_seconds),
+            fmt_seconds(r.predicted_seconds),
+            error
         );
-        for r in rows.iter().take(top) {
-            let place = format!("{}:{}-{}", file_name(&r.file), r.first_line, r.last_line);
-            let error = if r.measured_seconds > 0.0 {
-                let e = 100.0 * (r.predicted_seconds / r.measured_seconds - 1.0);
-                format!("{:+.0}%", if e.abs() < 0.5 { 0.0 } else { e })
-            } else {
-                "-".to_string()
-            };
-            let _ = writeln!(
-                out,
-                "  {:<34} {:<26} {:>10} {:>10} {:>7}",
-                truncate(&r.name, 34),
-                truncate(&place, 26),
-                fmt_seconds(r.measured_seconds),
-                fmt_seconds(r.predicted_seconds),
-                error
-            );
-        }
-        if rows.len() > top {
-            let _ = writeln!(out, "  ({} more; --top N shows more)", rows.len() - top);
-        }
     }
-    out
+    if rows.len() > top {
+        let _ = writeln!(out, "  ({} more; --top N shows more)", rows.len() - top);
+    }
 }
 
 /// The spread of timed runs above which the machine was likely busy with other work.

@@ -399,8 +399,9 @@ fn measure_built(
 ) -> Result<Outcome> {
     if a.replay.is_some() {
         let mut o = measure(a, name, machine, Some((fortran, opts)))?;
-        if a.by_loop && o.lines.is_none() {
-            o.lines = sample_now(name, &o, (fortran, opts), timed.extra_fflags);
+        let program = o.program.take();
+        if let (true, None, Some(program)) = (a.by_loop, &o.lines, program) {
+            o.lines = sample_now(name, &program, (fortran, opts), timed.extra_fflags);
         }
         if let Some(to) = a.save {
             let tc = &opts.toolchain;
@@ -442,14 +443,13 @@ fn measure_built(
 }
 
 /// A replayed program's samples taken now (`--replay --recount --by-loop` without kept
-/// samples); `None`, said why, when they cannot be.
+/// samples), `program` the recount's; `None`, said why, when they cannot be.
 fn sample_now(
     name: &str,
-    o: &Outcome,
+    program: &augur_ir::Program,
     (fortran, opts): (&[PathBuf], &AnalyzeOptions),
     extra_fflags: Vec<String>,
 ) -> Option<LineSamples> {
-    let program = o.program.as_ref()?;
     let input = crate::validation::plain_build_input(program, fortran, opts, extra_fflags);
     let spec = crate::validation::timed_run(opts, vec![]);
     crate::validation::sample_build(&opts.toolchain, &input, &spec)

@@ -129,7 +129,7 @@ fn listed(p: &Sampled) -> Vec<Listed> {
     let mut out = vec![];
     let nests = nest_rows(p, &parts, &large, &row, &mut out);
     for l in parts.loops.iter().filter(|l| l.innermost) {
-        if !nests.iter().any(|n| inside(l, n)) && large(l.measured_seconds, l.predicted_seconds) {
+        if !nests.iter().any(|n| l.within(n)) && large(l.measured_seconds, l.predicted_seconds) {
             let note = compiled_note(p.prediction, l);
             out.push(row(Kind::Loop, l, l.predicted_seconds, note));
         }
@@ -142,10 +142,7 @@ fn listed(p: &Sampled) -> Vec<Listed> {
             measured: parts.outside_sources * measured_total,
             predicted: f64::NAN,
             share: parts.outside_sources,
-            note: format!(
-                "libraries it calls (not traced back to the calling loop), the system: {}",
-                augur_validate::sampled::describe_functions(&parts.libraries, 3)
-            ),
+            note: library_note(&parts.libraries),
         });
     }
     out
@@ -165,7 +162,7 @@ fn nest_rows<'a>(
         let Some(l) = parts.loops.iter().find(|l| l.name == n.name) else {
             continue;
         };
-        if nests.iter().any(|o| inside(l, o)) || !large(l.measured_seconds, n.combined_seconds) {
+        if nests.iter().any(|o| l.within(o)) || !large(l.measured_seconds, n.combined_seconds) {
             continue;
         }
         nests.push(l);
@@ -174,7 +171,7 @@ fn nest_rows<'a>(
             n.operations_seconds, n.memory_seconds
         );
         out.push(row(Kind::Nest, l, n.combined_seconds, note));
-        for i in parts.loops.iter().filter(|i| i.innermost && inside(i, l)) {
+        for i in parts.loops.iter().filter(|i| i.innermost && i.within(l)) {
             if large(i.measured_seconds, i.predicted_seconds) {
                 let note = compiled_note(p.prediction, i);
                 out.push(row(Kind::Inside, i, i.predicted_seconds, note));
@@ -182,11 +179,6 @@ fn nest_rows<'a>(
         }
     }
     nests
-}
-
-/// Whether `a` lies within `b`'s lines (or is `b`).
-fn inside(a: &MeasuredPart, b: &MeasuredPart) -> bool {
-    a.file == b.file && b.first_line <= a.first_line && a.last_line <= b.last_line
 }
 
 /// The prediction's note on the compiled loop of innermost loop `l`.
@@ -263,5 +255,18 @@ fn clip(s: &str, width: usize) -> String {
     } else {
         let kept: String = s.chars().take(width - 1).collect();
         format!("{kept}…")
+    }
+}
+
+/// What the time outside the program's sources went to, its functions named when known.
+fn library_note(libraries: &[(String, f64)]) -> String {
+    let what = "libraries it calls (not traced back to the calling loop), the system";
+    if libraries.is_empty() {
+        what.to_string()
+    } else {
+        format!(
+            "{what}: {}",
+            augur_validate::sampled::describe_functions(libraries, 3)
+        )
     }
 }

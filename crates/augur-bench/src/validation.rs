@@ -297,6 +297,15 @@ pub struct MeasuredPart {
     pub measured_seconds: f64,
 }
 
+impl MeasuredPart {
+    /// Whether it lies within `other`'s lines (or on them).
+    pub fn within(&self, other: &MeasuredPart) -> bool {
+        self.file == other.file
+            && other.first_line <= self.first_line
+            && self.last_line <= other.last_line
+    }
+}
+
 impl MeasuredParts {
     /// Builds `input` again with line tables, runs it once under `perf record` as `spec`
     /// says and shares `measured_seconds` (the timed runs' median) out by line.
@@ -328,22 +337,21 @@ impl MeasuredParts {
                 * measured_seconds)
                 .max(0.0),
         };
-        let contains = |a: &augur_model::breakdown::PartRow,
-                        b: &augur_model::breakdown::PartRow| {
-            a.file == b.file
-                && a.first_line <= b.first_line
-                && b.last_line <= a.last_line
-                && (a.first_line, a.last_line) != (b.first_line, b.last_line)
-        };
-        let loops = &prediction.loops;
+        let mut loops: Vec<MeasuredPart> = prediction.loops.iter().map(|l| part(l, true)).collect();
+        for k in 0..loops.len() {
+            let holds_another = (0..loops.len()).any(|o| {
+                o != k
+                    && loops[o].within(&loops[k])
+                    && (loops[o].first_line, loops[o].last_line)
+                        != (loops[k].first_line, loops[k].last_line)
+            });
+            loops[k].innermost = !holds_another;
+        }
         let mut out = MeasuredParts {
             samples: lines.samples,
             outside_sources: 1.0 - program_share(&lines, prediction),
             libraries: lines.libraries.clone(),
-            loops: loops
-                .iter()
-                .map(|l| part(l, !loops.iter().any(|o| contains(l, o))))
-                .collect(),
+            loops,
             procedures: prediction
                 .procedures
                 .iter()

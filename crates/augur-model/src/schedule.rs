@@ -331,7 +331,6 @@ impl Prepared {
     }
 }
 
-/// The state of the core as the replay goes.
 /// The values the loop's stores write (the slots of the frame and the elements it
 /// updates).
 fn stored_in_the_loop(ops: &[ScheduledOp]) -> std::collections::HashSet<u32> {
@@ -355,13 +354,17 @@ fn forwarding_turn(
                 .first()
                 .is_some_and(|c| c.class == InstrClass::ForwardInt)
     });
+    if !forwarded {
+        return None;
+    }
     let cost = m.cost(ClassWidth::new(InstrClass::ForwardInt, Width::Scalar))?;
-    forwarded.then_some((
+    Some((
         Unit::Class(InstrClass::ForwardInt).index(),
         cost.throughput_ns,
     ))
 }
 
+/// The state of the core as the replay goes.
 struct Core {
     issue_ns: f64,
     /// One core clock cycle: the turn of a unit's calendar.

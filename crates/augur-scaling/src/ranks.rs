@@ -5,7 +5,8 @@
 //! which do the same thing with their neighbours. Each role's trace at the target count
 //! takes the pattern its traces share (the same records, steps, operations and tags at
 //! every count analyzed), each peer resolved by the rule every trace agrees on (this rank
-//! plus or minus 1 or 2 around the ring, rank 0, the last rank), and each number (repeat
+//! plus or minus 1 or 2 around the ring, or along an open line whose ends talk to
+//! MPI_PROC_NULL, rank 0, the last rank, MPI_PROC_NULL), and each number (repeat
 //! counts, bytes, block executions) by the simplest model of the rank count that goes
 //! through its values at every count: a constant, `a + b/P`, `a + b/P²`, `a + b·P`,
 //! `a + b·log2 P` or `a·P^c`. When the ranks between differ (a 2-D decomposition, a
@@ -15,6 +16,9 @@
 use augur_program_profile::mpi::{Event, MpiRun, RankTrace, Record, Step};
 use std::collections::BTreeMap;
 
+/// MPI_PROC_NULL as the traces record it (docs/FORMATS.md, `peer`).
+const PROC_NULL: i64 = -2;
+
 /// How a peer is found from the rank that names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PeerRule {
@@ -22,6 +26,11 @@ enum PeerRule {
     None,
     /// `(rank + d) mod P`.
     Around(i64),
+    /// `rank + d` on an open line: MPI_PROC_NULL past either end (a non-periodic
+    /// neighbour, as `MPI_Cart_shift` gives on a non-periodic dimension).
+    Open(i64),
+    /// MPI_PROC_NULL at every count.
+    ProcNull,
     /// Rank 0.
     First,
     /// Rank `P - 1`.
@@ -29,7 +38,7 @@ enum PeerRule {
 }
 
 impl PeerRule {
-    const ALL: [PeerRule; 7] = [
+    const ALL: [PeerRule; 12] = [
         PeerRule::None,
         PeerRule::Around(1),
         PeerRule::Around(-1),
@@ -37,22 +46,29 @@ impl PeerRule {
         PeerRule::Around(-2),
         PeerRule::First,
         PeerRule::Last,
+        PeerRule::Open(1),
+        PeerRule::Open(-1),
+        PeerRule::Open(2),
+        PeerRule::Open(-2),
+        PeerRule::ProcNull,
     ];
 
     fn peer(self, rank: i64, p: i64) -> i64 {
         match self {
             PeerRule::None => -1,
             PeerRule::Around(d) => (rank + d).rem_euclid(p),
+            PeerRule::Open(d) if (0..p).contains(&(rank + d)) => rank + d,
+            PeerRule::Open(_) | PeerRule::ProcNull => PROC_NULL,
             PeerRule::First => 0,
             PeerRule::Last => p - 1,
         }
     }
 
     /// The rules that give `peer` for `rank` of `p` (as a bit set over [`Self::ALL`]).
-    fn matching(peer: i64, rank: i64, p: i64) -> u8 {
+    fn matching(peer: i64, rank: i64, p: i64) -> u16 {
         let mut set = 0;
         for (k, rule) in Self::ALL.iter().enumerate() {
-            if rule.peer(rank, p) == peer && (peer >= 0 || *rule == PeerRule::None) {
+            if rule.peer(rank, p) == peer {
                 set |= 1 << k;
             }
         }
@@ -64,13 +80,36 @@ impl PeerRule {
 struct Role {
     /// Per record, per step: the peer rules every trace agrees on (peer, and the source
     /// a sendrecv keeps in `request`).
-    rules: Vec<Vec<(u8, u8)>>,
+    rules: Vec<Vec<(u16, u16)>>,
     /// The traces of this role, one per count analyzed.
     traces: Vec<(i64, i64, RankTrace)>,
 }
 
+/// Traces at a rank count never run, with what a user must know about them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extrapolated {
+    /// The traces.
+    pub run: MpiRun,
+    /// Work that shrinks with the rank count and has run out at the target (a
+    /// decomposition with more ranks than pieces of work): each block that every count
+    /// analyzed ran at least once a step and that runs less than once at the target, with
+    /// its executions a step at the counts analyzed; the block that shrank most first.
+    pub vanished: Vec<VanishedWork>,
+}
+
+/// A block whose executions per rank run out at the target count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VanishedWork {
+    /// Unit index in the program profile.
+    pub unit: u32,
+    /// Block id in the unit.
+    pub block: u32,
+    /// Its executions a step at each count analyzed.
+    pub per_step: Vec<f64>,
+}
+
 /// The traces of `target` ranks from `runs` (three or more counts of at least 3 ranks).
-pub fn extrapolate(runs: &[MpiRun], target: u32) -> Result<MpiRun, String> {
+pub fn extrapolate(runs: &[MpiRun], target: u32) -> Result<Extrapolated, String> {
     let mut runs: Vec<&MpiRun> = runs.iter().filter(|r| r.ranks >= 3).collect();
     runs.sort_by_key(|r| r.ranks);
     if runs.len() < 3 {
@@ -82,16 +121,17 @@ pub fn extrapolate(runs: &[MpiRun], target: u32) -> Result<MpiRun, String> {
         return Err(format!("{target} ranks: extrapolation needs at least 3"));
     }
     let ps: Vec<f64> = runs.iter().map(|r| f64::from(r.ranks)).collect();
-    let roles = [
+    let mut roles = [
         role(&runs, |_| 0, "rank 0")?,
         role(&runs, |p| p / 2, "the ranks between")?,
         role(&runs, |p| p - 1, "the last rank")?,
     ];
     for r in &runs {
-        interior_agree(r, &roles[1])?;
+        interior_agree(r, &mut roles[1])?;
     }
     let t = i64::from(target);
     let mut traces = vec![];
+    let mut vanished = BTreeMap::new();
     for rank in 0..t {
         let k = if rank == 0 {
             0
@@ -100,14 +140,30 @@ pub fn extrapolate(runs: &[MpiRun], target: u32) -> Result<MpiRun, String> {
         } else {
             1
         };
-        traces.push(build(&roles[k], &ps, rank, t)?);
+        traces.push(build(&roles[k], &ps, rank, t, &mut vanished)?);
     }
-    Ok(MpiRun {
-        ranks: target,
-        wall_seconds: 0.0,
-        traces,
+    let mut vanished: Vec<VanishedWork> = vanished
+        .into_iter()
+        .map(|((unit, block), per_step)| VanishedWork {
+            unit,
+            block,
+            per_step,
+        })
+        .collect();
+    vanished.sort_by(|a, b| b.per_step[0].total_cmp(&a.per_step[0]));
+    Ok(Extrapolated {
+        run: MpiRun {
+            ranks: target,
+            wall_seconds: 0.0,
+            traces,
+        },
+        vanished,
     })
 }
+
+/// Blocks whose executions per rank fell below one at the target while every count
+/// analyzed ran them at least once: `(unit, block)` → executions at the counts analyzed.
+type Vanished = BTreeMap<(u32, u32), Vec<f64>>;
 
 /// The role of the rank `pick(P)` in every run: its traces, checked to have one pattern.
 fn role(runs: &[&MpiRun], pick: impl Fn(i64) -> i64, name: &str) -> Result<Role, String> {
@@ -123,10 +179,10 @@ fn role(runs: &[&MpiRun], pick: impl Fn(i64) -> i64, name: &str) -> Result<Role,
         traces.push((rank, p, t.clone()));
     }
     let first = &traces[0].2;
-    let mut rules: Vec<Vec<(u8, u8)>> = first
+    let mut rules: Vec<Vec<(u16, u16)>> = first
         .records
         .iter()
-        .map(|rec| vec![(u8::MAX, u8::MAX); rec.steps.len()])
+        .map(|rec| vec![(u16::MAX, u16::MAX); rec.steps.len()])
         .collect();
     for (rank, p, t) in &traces {
         same_pattern(first, t).map_err(|e| format!("{name}: {e} at {p} ranks"))?;
@@ -169,7 +225,7 @@ fn same_pattern(first: &RankTrace, t: &RankTrace) -> Result<(), String> {
 }
 
 /// Keeps, for each step, the peer rules that also hold in `t` (rank `rank` of `p`).
-fn narrow(rules: &mut [Vec<(u8, u8)>], t: &RankTrace, rank: i64, p: i64) {
+fn narrow(rules: &mut [Vec<(u16, u16)>], t: &RankTrace, rank: i64, p: i64) {
     for (rec_rules, rec) in rules.iter_mut().zip(&t.records) {
         for (r, step) in rec_rules.iter_mut().zip(&rec.steps) {
             let e = &step.event;
@@ -180,11 +236,11 @@ fn narrow(rules: &mut [Vec<(u8, u8)>], t: &RankTrace, rank: i64, p: i64) {
     }
 }
 
-fn check_rules(rules: &[Vec<(u8, u8)>], name: &str) -> Result<(), String> {
+fn check_rules(rules: &[Vec<(u16, u16)>], name: &str) -> Result<(), String> {
     for (k, rec) in rules.iter().enumerate() {
         if rec.iter().any(|(a, b)| *a == 0 || *b == 0) {
             return Err(format!(
-                "{name}: a peer in pattern {} of calls is no neighbour around the ring, nor rank 0, nor the last rank, at every count",
+                "{name}: a peer in pattern {} of calls is no neighbour (around the ring or on an open line), nor rank 0, nor the last rank, nor MPI_PROC_NULL, at every count (a 2-D or 3-D decomposition? give a trace at the rank count)",
                 k + 1
             ));
         }
@@ -192,8 +248,10 @@ fn check_rules(rules: &[Vec<(u8, u8)>], name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether every rank between the first and the last of `run` has the role's pattern.
-fn interior_agree(run: &MpiRun, role: &Role) -> Result<(), String> {
+/// Whether every rank between the first and the last of `run` has the role's pattern;
+/// the role's peer rules narrowed to those every one of them agrees on (rank 1 tells a
+/// neighbour two ranks down around the ring from one on an open line).
+fn interior_agree(run: &MpiRun, role: &mut Role) -> Result<(), String> {
     let p = i64::from(run.ranks);
     let first = &role.traces[0].2;
     for t in run
@@ -207,15 +265,20 @@ fn interior_agree(run: &MpiRun, role: &Role) -> Result<(), String> {
                 t.rank
             )
         })?;
-        let mut rules = role.rules.clone();
-        narrow(&mut rules, t, i64::from(t.rank), p);
-        check_rules(&rules, &format!("rank {} at {p} ranks", t.rank))?;
+        narrow(&mut role.rules, t, i64::from(t.rank), p);
+        check_rules(&role.rules, &format!("rank {} at {p} ranks", t.rank))?;
     }
     Ok(())
 }
 
 /// Rank `rank` of `p`: the role's pattern with its numbers at `p` and its peers resolved.
-fn build(role: &Role, ps: &[f64], rank: i64, p: i64) -> Result<RankTrace, String> {
+fn build(
+    role: &Role,
+    ps: &[f64],
+    rank: i64,
+    p: i64,
+    vanished: &mut Vanished,
+) -> Result<RankTrace, String> {
     let mut records = vec![];
     let template = &role.traces[0].2;
     for (k, rec) in template.records.iter().enumerate() {
@@ -241,7 +304,7 @@ fn build(role: &Role, ps: &[f64], rank: i64, p: i64) -> Result<RankTrace, String
             } else {
                 step.event.request
             };
-            let segment = segment_at(role, ps, k, s, p as f64)?;
+            let segment = segment_at(role, ps, (k, s), p as f64, vanished)?;
             steps.push(Step {
                 segment,
                 event: Event {
@@ -270,19 +333,20 @@ fn build(role: &Role, ps: &[f64], rank: i64, p: i64) -> Result<RankTrace, String
 }
 
 /// The first rule of a set.
-fn rule_of(set: u8) -> PeerRule {
+fn rule_of(set: u16) -> PeerRule {
     let k = set.trailing_zeros() as usize;
     PeerRule::ALL.get(k).copied().unwrap_or(PeerRule::None)
 }
 
 /// Step `s` of record `k`'s segment at `p`: every block any count executed, its
 /// executions by the model through them (0 where a count did not execute it).
+/// Blocks that every count ran but that run less than once at `p` go to `vanished`.
 fn segment_at(
     role: &Role,
     ps: &[f64],
-    k: usize,
-    s: usize,
+    (k, s): (usize, usize),
     p: f64,
+    vanished: &mut Vanished,
 ) -> Result<Vec<(u32, u32, f64)>, String> {
     let mut blocks: BTreeMap<(u32, u32), Vec<f64>> = BTreeMap::new();
     let n = role.traces.len();
@@ -299,6 +363,9 @@ fn segment_at(
                     "the executions of block {block} of unit {unit} ({ys:?} at {ps:?} ranks) follow no model of the rank count"
                 )
             })?;
+            if v < 1.0 && ys.iter().all(|y| *y >= 1.0) {
+                vanished.insert((unit, block), ys);
+            }
             Ok((unit, block, v.round().max(0.0)))
         })
         .filter(|r| !matches!(r, Ok((_, _, x)) if *x == 0.0))
@@ -426,7 +493,7 @@ mod tests {
     #[test]
     fn a_ring_extrapolates_to_many_ranks() {
         let runs: Vec<MpiRun> = [4, 8, 16].iter().map(|&p| ring(p, 1024.0)).collect();
-        let big = extrapolate(&runs, 64).unwrap();
+        let big = extrapolate(&runs, 64).unwrap().run;
         assert_eq!(big.traces.len(), 64);
         let t = &big.traces[63];
         assert_eq!(t.records[0].repeat, 10);
@@ -435,7 +502,62 @@ mod tests {
         assert_eq!(t.records[0].steps[0].event.bytes, 128);
         assert_eq!(t.records[0].steps[0].segment, vec![(0, 3, 16.0)]);
         assert_eq!(big.traces[0].records[0].steps[1].event.peer, 63);
-        assert_eq!(big, extrapolate(&runs, 64).unwrap());
+        assert_eq!(big, extrapolate(&runs, 64).unwrap().run);
+    }
+
+    /// A halo exchange on an open line: each rank sends to the next and receives from
+    /// the previous in one sendrecv, MPI_PROC_NULL past the ends (-2 in a trace).
+    fn open_line(p: u32) -> MpiRun {
+        let open = |r: i64| {
+            if (0..i64::from(p)).contains(&r) {
+                r as i32
+            } else {
+                -2
+            }
+        };
+        let traces = (0..p)
+            .map(|r| {
+                let mut e = event("sendrecv", open(i64::from(r) + 1), 8);
+                e.request = i64::from(open(i64::from(r) - 1));
+                RankTrace {
+                    rank: r,
+                    calls: 10,
+                    records: vec![Record {
+                        repeat: 10,
+                        steps: vec![Step {
+                            segment: vec![(0, 3, 480.0 / f64::from(p))],
+                            event: e,
+                        }],
+                    }],
+                }
+            })
+            .collect();
+        MpiRun {
+            ranks: p,
+            wall_seconds: 1.0,
+            traces,
+        }
+    }
+
+    #[test]
+    fn an_open_line_extrapolates_with_its_ends_talking_to_proc_null() {
+        let runs: Vec<MpiRun> = [4, 8, 16].iter().map(|&p| open_line(p)).collect();
+        let big = extrapolate(&runs, 64).unwrap().run;
+        let ev = |r: usize| &big.traces[r].records[0].steps[0].event;
+        assert_eq!((ev(0).peer, ev(0).request), (1, -2));
+        assert_eq!((ev(1).peer, ev(1).request), (2, 0));
+        assert_eq!((ev(40).peer, ev(40).request), (41, 39));
+        assert_eq!((ev(63).peer, ev(63).request), (-2, 62));
+        assert_eq!(
+            big.traces[63].records[0].steps[0].segment,
+            vec![(0, 3, 8.0)]
+        );
+        assert!(extrapolate(&runs, 64).unwrap().vanished.is_empty());
+        // 480 pieces of work over 1,024 ranks: they run out.
+        let w = extrapolate(&runs, 1024).unwrap().vanished;
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!((w[0].unit, w[0].block), (0, 3));
+        assert_eq!(w[0].per_step, vec![120.0, 60.0, 30.0]);
     }
 
     #[test]

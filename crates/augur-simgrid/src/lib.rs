@@ -490,9 +490,13 @@ pub struct RanksPrediction {
     pub seconds: f64,
     /// The simulated time (SimGrid), seconds.
     pub simulated: f64,
-    /// The launch (`mpirun`, MPI_Init, MPI_Finalize: the machine's empty job at this rank
-    /// count; 0 when not measured or on a cluster file), seconds.
+    /// The launch (`mpirun`, MPI_Init, MPI_Finalize: an empty job at this rank count, as
+    /// the cluster file's machine or else the machine measured it; 0 when neither did),
+    /// seconds.
     pub startup: f64,
+    /// The largest rank count the launch was measured at (`None`: not measured; beyond it
+    /// the time at that count is used).
+    pub launch_measured_up_to: Option<u32>,
     /// Each rank's compute seconds.
     pub compute: Vec<f64>,
     /// Each rank's MPI calls.
@@ -507,6 +511,8 @@ pub struct RanksPrediction {
     pub matrix: matrix::Matrix,
     /// The rank counts the traces were extrapolated from (empty: traced at `ranks`).
     pub extrapolated_from: Vec<u32>,
+    /// What the user must know before reading the time (work that ran out at this count).
+    pub warnings: Vec<String>,
 }
 
 /// How to predict an MPI program.
@@ -607,9 +613,10 @@ pub fn predict_ranks(
     ranks: u32,
     how: &RanksOptions<'_>,
 ) -> Result<RanksPrediction, SimGridError> {
-    let (run, extrapolated_from) = traced_run(program, ranks)?;
-    let run = run.as_ref();
+    let traced = traced_run(program, ranks)?;
+    let run = traced.run.as_ref();
     let (c, measured) = cluster_and_network(machine, ranks, how.cluster)?;
+    let measured_launch = measured.clone();
     let platform = c
         .platform(measured.as_ref(), &how.what_if)
         .map_err(SimGridError::Input)?;
@@ -645,15 +652,8 @@ pub fn predict_ranks(
         self_copy.as_deref(),
     );
     let (simulated, timeline) = replay_traces(&platform, &ti, how.timeline)?;
-    let startup = if how.cluster.is_none() {
-        machine
-            .mpi
-            .as_ref()
-            .and_then(|m| m.startup(ranks))
-            .unwrap_or(0.0)
-    } else {
-        0.0
-    };
+    let launch = launch(machine, measured_launch.as_ref(), ranks);
+    let startup = launch.map_or(0.0, |l| l.0);
     Ok(RanksPrediction {
         ranks,
         seconds: simulated + startup,
@@ -665,8 +665,28 @@ pub fn predict_ranks(
         cores_per_node: c.cores_per_node,
         timeline,
         matrix: matrix::Matrix::of(run),
-        extrapolated_from,
+        launch_measured_up_to: launch.map(|l| l.1),
+        extrapolated_from: traced.extrapolated_from,
+        warnings: traced.warnings,
     })
+}
+
+/// The job's launch at `ranks` (`mpirun`, MPI_Init, MPI_Finalize), with the largest rank
+/// count it was measured at: from the network replayed on (a cluster file's machine), else
+/// from `machine` (the same MPI library launching on a node of its kind). One definition
+/// in every view; `None` when no profile measured it.
+fn launch(
+    machine: &MachineProfile,
+    network: Option<&MpiProfile>,
+    ranks: u32,
+) -> Option<(f64, u32)> {
+    [network, machine.mpi.as_ref()]
+        .into_iter()
+        .flatten()
+        .find_map(|m| {
+            let most = m.startups.iter().map(|s| s.ranks).max()?;
+            Some((m.startup(ranks)?, most))
+        })
 }
 
 /// `program` with every block that rank 0 of its counting run never executed given the
@@ -698,12 +718,21 @@ fn with_blocks_of(
     p
 }
 
+/// The traces a prediction replays.
+struct Traced<'a> {
+    run: Cow<'a, augur_program_profile::mpi::MpiRun>,
+    /// The counts they were extrapolated from (empty: traced at the count).
+    extrapolated_from: Vec<u32>,
+    /// What the extrapolation warns of.
+    warnings: Vec<String>,
+}
+
 /// The run of `program` traced at `ranks` ranks, or one extrapolated from its traces at
 /// smaller counts (with those counts).
 fn traced_run(
     program: &augur_program_profile::ProgramProfile,
     ranks: u32,
-) -> Result<(Cow<'_, augur_program_profile::mpi::MpiRun>, Vec<u32>), SimGridError> {
+) -> Result<Traced<'_>, SimGridError> {
     let fail = |m: String| SimGridError::Input(m);
     let Some(mpi) = &program.mpi else {
         return Err(fail(format!(
@@ -711,7 +740,11 @@ fn traced_run(
         )));
     };
     if let Some(run) = mpi.runs.iter().find(|r| r.ranks == ranks) {
-        return Ok((Cow::Borrowed(run), vec![]));
+        return Ok(Traced {
+            run: Cow::Borrowed(run),
+            extrapolated_from: vec![],
+            warnings: vec![],
+        });
     }
     let counted: Vec<u32> = mpi.runs.iter().map(|r| r.ranks).collect();
     let below: Vec<u32> = counted
@@ -730,9 +763,39 @@ fn traced_run(
         .filter(|r| below.contains(&r.ranks))
         .cloned()
         .collect();
-    let run = augur_scaling::ranks::extrapolate(&runs, ranks)
+    let x = augur_scaling::ranks::extrapolate(&runs, ranks)
         .map_err(|e| fail(format!("{ranks} ranks from the traces at {below:?}: {e}")))?;
-    Ok((Cow::Owned(run), below))
+    Ok(Traced {
+        run: Cow::Owned(x.run),
+        warnings: vanished_work(program, &x.vanished, &below, ranks),
+        extrapolated_from: below,
+    })
+}
+
+/// The warning for work that ran out at `ranks` (the block that shrank most named by its
+/// file and line).
+fn vanished_work(
+    program: &augur_program_profile::ProgramProfile,
+    vanished: &[augur_scaling::ranks::VanishedWork],
+    below: &[u32],
+    ranks: u32,
+) -> Vec<String> {
+    let Some(v) = vanished.first() else {
+        return vec![];
+    };
+    let unit = program.units.get(v.unit as usize);
+    let place = unit
+        .and_then(|u| {
+            let b = u.blocks.iter().find(|b| b.id == v.block)?;
+            Some(format!("{}:{} ({})", u.file, b.first_line, u.name))
+        })
+        .unwrap_or_else(|| format!("block {} of unit {}", v.block, v.unit));
+    let per_step: Vec<String> = v.per_step.iter().map(|x| format!("{x}")).collect();
+    vec![format!(
+        "the work runs out at {ranks} ranks: {place} ran {} times a step at {below:?} ranks, less than once at {ranks} ({} block(s) like it); ranks there have nothing to do (more ranks than pieces of the decomposition) and their work is rounded to whole executions",
+        per_step.join(", "),
+        vanished.len()
+    )]
 }
 
 /// The SimGrid platform a prediction of `ranks` ranks on `machine` replays on (the

@@ -15,9 +15,25 @@ pub struct Bar {
     pub color: RGBColor,
 }
 
-/// Draws `bars` on one row per `rows` label over `[0, total]` seconds, with `legend`.
+/// The unit a time axis over `[0, total]` seconds reads best in: its name and the
+/// factor from seconds (ticks "0, 200, 400" ms rather than "0.0002" s).
+pub fn time_unit(total: f64) -> (&'static str, f64) {
+    if total >= 2.0 {
+        ("s", 1.0)
+    } else if total >= 2e-3 {
+        ("ms", 1e3)
+    } else if total >= 2e-6 {
+        ("µs", 1e6)
+    } else {
+        ("ns", 1e9)
+    }
+}
+
+/// Draws `bars` on one row per `rows` label over `[0, total]` seconds, with `legend`,
+/// under `title` and a second line `subtitle` (what the figure's total is made of).
 pub fn figure(
     title: &str,
+    subtitle: &str,
     rows: &[String],
     bars: &[Bar],
     legend: &[(&str, RGBColor)],
@@ -29,11 +45,24 @@ pub fn figure(
         let height = (200 + 28 * n).min(2000) as u32;
         let root = SVGBackend::with_string(&mut out, (1000, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (head, root) = root.split_vertically(52);
+        let centred = |size| {
+            ("sans-serif", size).into_font().color(&BLACK).pos(
+                plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Center,
+                    plotters::style::text_anchor::VPos::Top,
+                ),
+            )
+        };
+        head.draw(&Text::new(title, (500, 8), centred(17)))
+            .map_err(|e| e.to_string())?;
+        head.draw(&Text::new(subtitle, (500, 31), centred(13)))
+            .map_err(|e| e.to_string())?;
         let total = total.max(1e-12);
+        let (unit, per_second) = time_unit(total);
         // Room above the bars for the legend.
         let room = legend.len() as i32;
         let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 16))
             .margin(15)
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -42,7 +71,15 @@ pub fn figure(
         chart
             .configure_mesh()
             .disable_y_mesh()
-            .x_desc("seconds")
+            .light_line_style(WHITE.mix(0.0))
+            .x_desc(format!("time ({unit})"))
+            .x_label_formatter(&|v| {
+                let x = v * per_second;
+                let t = format!("{x:.3}");
+                t.trim_end_matches('0').trim_end_matches('.').to_string()
+            })
+            .x_label_style(("sans-serif", 13))
+            .y_label_style(("sans-serif", 13))
             .y_labels((n + legend.len()).min(40))
             .y_label_formatter(&|y| match y {
                 SegmentValue::CenterOf(t) | SegmentValue::Exact(t) => usize::try_from(*t)

@@ -70,9 +70,13 @@ pub struct RanksJson<'a> {
     seconds: f64,
     /// The simulated time (SimGrid), seconds.
     simulated: f64,
-    /// The launch (`mpirun`, MPI_Init, MPI_Finalize), seconds; 0 when not measured or on a
-    /// cluster file.
+    /// The launch (`mpirun`, MPI_Init, MPI_Finalize), seconds, as the cluster file's machine
+    /// or else the machine measured it; 0 when neither did.
     startup: f64,
+    /// The largest rank count the launch was measured at (absent: not measured).
+    launch_measured_up_to: Option<u32>,
+    /// What the user must know before reading the time (work that ran out at this count).
+    warnings: &'a [String],
     /// The cluster replayed on: nodes.
     nodes: u32,
     /// Cores per node.
@@ -147,6 +151,8 @@ pub fn predict(
             seconds: p.seconds,
             simulated: p.simulated,
             startup: p.startup,
+            launch_measured_up_to: p.launch_measured_up_to,
+            warnings: &p.warnings,
             nodes: p.nodes,
             cores_per_node: p.cores_per_node,
             calls: &p.calls,
@@ -185,25 +191,22 @@ fn report(
             p.extrapolated_from
         );
     }
+    for w in &p.warnings {
+        out += &format!("warning: {w}\n");
+    }
     if a.what_if != augur_simgrid::WhatIf::default() {
         out += &format!("what if: {}\n", what_if_text(&a.what_if));
     }
-    out += &format!(
-        "predicted time {} (the run {}, the job's launch, MPI_Init and MPI_Finalize {})\n",
-        s(p.seconds),
-        s(p.simulated),
-        s(p.startup)
-    );
-    let launched = machine
-        .profile
-        .mpi
-        .as_ref()
-        .and_then(|m| m.startups.iter().map(|s| s.ranks).max());
-    if let Some(most) = launched.filter(|&m| a.cluster.is_none() && p.ranks > m) {
-        out += &format!(
-            "  (the launch was measured up to {most} ranks: its time at {most} is used at {})\n",
-            p.ranks
-        );
+    out += &format!("predicted time {} ({})\n", s(p.seconds), time_parts(p));
+    match p.launch_measured_up_to {
+        Some(most) if p.ranks > most || p.nodes > 1 => {
+            out += &format!(
+                "  (the launch was measured on one node up to {most} ranks: its time at {most} is used at {} ranks{})\n",
+                p.ranks,
+                if p.nodes > 1 { format!(" on {} nodes", p.nodes) } else { String::new() }
+            );
+        }
+        _ => {}
     }
     if let Some(t) = &p.timeline {
         out += &ranks_table(p, t);
@@ -211,6 +214,21 @@ fn report(
     }
     out += &matrix_text(&p.matrix);
     out
+}
+
+/// What a predicted time is made of, said the same way in every view: the run (SimGrid's
+/// replay, MPI_Init to MPI_Finalize) and the job's launch.
+fn time_parts(p: &augur_simgrid::RanksPrediction) -> String {
+    let s = crate::predict::fmt_seconds;
+    match p.launch_measured_up_to {
+        Some(_) => format!(
+            "the run {} + the job's launch, MPI_Init and MPI_Finalize {}",
+            s(p.simulated),
+            s(p.startup)
+        ),
+        None => "the run alone: no profile measured the job's launch (`augur characterize --mpi`)"
+            .to_string(),
+    }
 }
 
 /// Per rank: computing, transmission, waiting, calls.
@@ -339,7 +357,12 @@ fn rank_gantt(
             format!(", {GANTT_ROWS} of {n} ranks shown")
         } else {
             String::new()
-        }
+        },
     );
-    crate::gantt::figure(&title, &rows, &bars, &legend, t.end)
+    let subtitle = format!(
+        "predicted {}: {}; the run is drawn",
+        crate::predict::fmt_seconds(p.seconds),
+        time_parts(p)
+    );
+    crate::gantt::figure(&title, &subtitle, &rows, &bars, &legend, t.end)
 }

@@ -437,9 +437,10 @@ fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
         .collect();
     let legend: Vec<(&str, RGBColor)> = Part::ALL.iter().map(|p| (p.label(), p.color())).collect();
     crate::gantt::figure(
+        &format!("Per-thread timeline at {} threads on {machine}", p.threads),
         &format!(
-            "Per-thread timeline at {} threads on {machine} (each construct's executions together)",
-            p.threads
+            "predicted {}; each construct's executions together",
+            crate::predict::fmt_seconds(p.seconds)
         ),
         &rows,
         &bars,

@@ -852,3 +852,50 @@ fn a_hybrid_program_runs_each_rank_with_a_team_of_threads() {
         "{err}"
     );
 }
+
+#[test]
+fn an_open_halo_extrapolates_and_says_when_the_work_runs_out() {
+    let (dir, _) = analyze_fixture("halo_open.f90", "3,4,5");
+    let predict = |ranks: &str, extra: &[&str]| -> serde_json::Value {
+        let out = succeeded(
+            augur()
+                .current_dir(dir.path())
+                .args(["predict", "p.json", "--json", "--mpi-ranks", ranks, "-m"])
+                .arg(mpi_machine())
+                .args(extra),
+        );
+        serde_json::from_str(&out).unwrap()
+    };
+    // The end ranks' MPI_PROC_NULL peers follow the open line to any count.
+    let v = predict("64", &[]);
+    assert_eq!(v["extrapolated_from"].to_string(), "[3,4,5]", "{v}");
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 0, "{v}");
+    let rank = |r: usize| v["matrix"]["bytes"][r].as_array().unwrap().clone();
+    let sent: Vec<usize> = (0..64)
+        .filter(|&to| rank(0)[to].as_f64().unwrap() > 0.0)
+        .collect();
+    assert_eq!(sent, vec![1], "rank 0 sends only to rank 1: {v}");
+    // 480 cells over 1,024 ranks: the prediction says the decomposition ran out.
+    let v = predict("1024", &[]);
+    let w = v["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        w.contains("runs out at 1024 ranks") && w.contains("halo_open.f90:"),
+        "{v}"
+    );
+    // The launch is one definition on the machine's node and on a cluster file.
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let on_cluster = predict(
+        "8",
+        &["--cluster", examples.join("cluster.toml").to_str().unwrap()],
+    );
+    let on_node = predict("8", &[]);
+    for v in [&on_cluster, &on_node] {
+        let launch = v["startup"].as_f64().unwrap();
+        assert!(
+            launch > 0.0 && v["launch_measured_up_to"].as_u64().is_some(),
+            "{v}"
+        );
+        let total = v["simulated"].as_f64().unwrap() + launch;
+        assert!((v["seconds"].as_f64().unwrap() - total).abs() < 1e-9, "{v}");
+    }
+}

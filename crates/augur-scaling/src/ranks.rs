@@ -453,34 +453,16 @@ mod tests {
         }
     }
 
-    /// A ring: each rank sends `8 * n / P` bytes to the next, 10 times, after `n / P`
-    /// executions of block 3.
-    fn ring(p: u32, n: f64) -> MpiRun {
+    /// `p` ranks that each repeat `steps(rank)` 10 times.
+    fn run_of(p: u32, steps: impl Fn(u32) -> Vec<Step>) -> MpiRun {
         let traces = (0..p)
-            .map(|r| RankTrace {
-                rank: r,
-                calls: 20,
-                records: vec![Record {
-                    repeat: 10,
-                    steps: vec![
-                        Step {
-                            segment: vec![(0, 3, n / f64::from(p))],
-                            event: event(
-                                "send",
-                                ((r + 1) % p) as i32,
-                                (8.0 * n) as i64 / i64::from(p),
-                            ),
-                        },
-                        Step {
-                            segment: vec![],
-                            event: event(
-                                "recv",
-                                ((r + p - 1) % p) as i32,
-                                (8.0 * n) as i64 / i64::from(p),
-                            ),
-                        },
-                    ],
-                }],
+            .map(|r| {
+                let steps = steps(r);
+                RankTrace {
+                    rank: r,
+                    calls: 10 * steps.len() as u64,
+                    records: vec![Record { repeat: 10, steps }],
+                }
             })
             .collect();
         MpiRun {
@@ -488,6 +470,24 @@ mod tests {
             wall_seconds: 1.0,
             traces,
         }
+    }
+
+    /// A ring: each rank sends `8 * n / P` bytes to the next, 10 times, after `n / P`
+    /// executions of block 3.
+    fn ring(p: u32, n: f64) -> MpiRun {
+        let bytes = (8.0 * n) as i64 / i64::from(p);
+        run_of(p, |r| {
+            vec![
+                Step {
+                    segment: vec![(0, 3, n / f64::from(p))],
+                    event: event("send", ((r + 1) % p) as i32, bytes),
+                },
+                Step {
+                    segment: vec![],
+                    event: event("recv", ((r + p - 1) % p) as i32, bytes),
+                },
+            ]
+        })
     }
 
     #[test]
@@ -515,28 +515,14 @@ mod tests {
                 -2
             }
         };
-        let traces = (0..p)
-            .map(|r| {
-                let mut e = event("sendrecv", open(i64::from(r) + 1), 8);
-                e.request = i64::from(open(i64::from(r) - 1));
-                RankTrace {
-                    rank: r,
-                    calls: 10,
-                    records: vec![Record {
-                        repeat: 10,
-                        steps: vec![Step {
-                            segment: vec![(0, 3, 480.0 / f64::from(p))],
-                            event: e,
-                        }],
-                    }],
-                }
-            })
-            .collect();
-        MpiRun {
-            ranks: p,
-            wall_seconds: 1.0,
-            traces,
-        }
+        run_of(p, |r| {
+            let mut e = event("sendrecv", open(i64::from(r) + 1), 8);
+            e.request = i64::from(open(i64::from(r) - 1));
+            vec![Step {
+                segment: vec![(0, 3, 480.0 / f64::from(p))],
+                event: e,
+            }]
+        })
     }
 
     #[test]

@@ -52,7 +52,8 @@ pub struct ThreadsPrediction {
     pub sequential: Prediction,
     /// One point per thread count asked.
     pub points: Vec<ThreadPoint>,
-    /// The cores the machine's OpenMP section was measured with.
+    /// The cores the machine's OpenMP section was measured with, else the CPUs the profile
+    /// was measured on.
     pub cores: Option<u32>,
     /// Warnings (no OpenMP section, thread counts not counted...).
     pub warnings: Vec<String>,
@@ -159,8 +160,18 @@ pub fn predict_threads(
     let sequential = predict_with(program, &table, machine, options);
     let times = block_times(program, machine, &table, options, &sequential);
     let mut warnings = vec![];
+    // The cores: those the OpenMP section was measured on, else the CPUs the profile was
+    // measured on (threads beyond them share them all the same).
+    let cores = machine.openmp.as_ref().map(|o| o.cores).or_else(|| {
+        u32::try_from(machine.provenance.cores)
+            .ok()
+            .filter(|&c| c > 0)
+    });
     if machine.openmp.is_none() {
-        warnings.push("the machine profile has no [openmp] section: constructs cost nothing and threads share no bandwidth (measure it with `augur characterize --openmp -o MACHINE.toml`)".to_string());
+        warnings.push(format!(
+            "the machine profile has no [openmp] section: constructs cost nothing and threads share no bandwidth, so the speedups are an upper bound{} (measure it with `augur characterize --openmp -o MACHINE.toml`)",
+            cores.map_or(String::new(), |c| format!("; threads beyond its {c} cores share them"))
+        ));
     }
     let mut points = vec![];
     for &p in threads {
@@ -174,7 +185,7 @@ pub fn predict_threads(
             program,
             omp,
             run,
-            machine.openmp.as_ref(),
+            (machine.openmp.as_ref(), cores),
             &times,
             &sequential,
         ));
@@ -182,7 +193,7 @@ pub fn predict_threads(
     Ok(ThreadsPrediction {
         sequential,
         points,
-        cores: machine.openmp.as_ref().map(|o| o.cores),
+        cores,
         warnings,
     })
 }
@@ -344,12 +355,12 @@ fn point(
     program: &ProgramProfile,
     omp: &OpenMpProfile,
     run: &ThreadRun,
-    machine: Option<&MachineOpenMp>,
+    (machine, cores): (Option<&MachineOpenMp>, Option<u32>),
     times: &BlockTimes,
     sequential: &Prediction,
 ) -> ThreadPoint {
     let p = run.threads.max(1);
-    let cores = machine.map(|m| m.cores).unwrap_or(p).max(1);
+    let cores = cores.unwrap_or(p).max(1);
     let mut m = MachineAt {
         omp: machine,
         p,

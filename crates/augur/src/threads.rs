@@ -100,12 +100,12 @@ fn table(machine: &str, pred: &ThreadsPrediction) -> String {
         "machine {machine}: OpenMP prediction (sequential model: {})",
         crate::predict::fmt_seconds(pred.sequential.total.seconds)
     );
+    for w in &pred.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
     s.push_str(&points_table(pred));
     if let Some(last) = pred.points.last() {
         s.push_str(&phases_table(last));
-    }
-    for w in &pred.warnings {
-        let _ = writeln!(s, "warning: {w}");
     }
     s.push('\n');
     s

@@ -143,6 +143,32 @@ fn predict_at_thread_counts_with_figures() {
 }
 
 #[test]
+fn a_machine_without_an_openmp_section_says_so_first_and_shares_its_cores() {
+    let dir = tempfile::tempdir().unwrap();
+    let prof = analyzed(dir.path(), "1,2,4");
+    // The Zen 3 profile without its [openmp] section: its provenance still says 2 cores.
+    let mut m = augur_machine_profile::MachineProfile::read(&machine()).unwrap();
+    assert_eq!(m.provenance.cores, 2);
+    m.openmp = None;
+    let bare = dir.path().join("bare.toml");
+    m.write(&bare).unwrap();
+    let (out, _) = ok(&augur()
+        .arg("predict")
+        .arg(&prof)
+        .arg("-m")
+        .arg(&bare)
+        .args(["--threads", "1,2,4"])
+        .output()
+        .unwrap());
+    let second = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        second.starts_with("warning: the machine profile has no [openmp] section"),
+        "{out}"
+    );
+    assert!(out.contains("4 threads share 2 cores"), "{out}");
+}
+
+#[test]
 fn thread_counts_not_counted_and_sequential_profiles_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let prof = analyzed(dir.path(), "1,2");

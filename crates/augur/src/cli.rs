@@ -448,8 +448,15 @@ struct PredictCmd {
     /// network between the ranks).
     /// With --threads T (one count): a hybrid MPI + OpenMP program (analyzed with both),
     /// each rank running its segments with T threads.
-    #[arg(long, value_name = "P", conflicts_with = "at")]
-    mpi_ranks: Option<u32>,
+    /// Several counts (`1,2,4,8,...,1024`): a table of time, speedup, efficiency and the
+    /// share in MPI calls, and with --plot a figure of them.
+    #[arg(
+        long,
+        value_name = "P1,P2,...",
+        value_delimiter = ',',
+        conflicts_with = "at"
+    )]
+    mpi_ranks: Vec<u32>,
     #[command(flatten)]
     mpi: MpiPredictArgs,
 }
@@ -1297,14 +1304,14 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
         threads: p.threads.clone(),
         gantt: p.gantt,
         mpi: match p.mpi_ranks {
-            Some(ranks) => Some(crate::simgrid::MpiPredict {
-                ranks,
+            ref ranks if !ranks.is_empty() => Some(crate::simgrid::MpiPredict {
+                ranks: ranks.clone(),
                 threads: threads_per_rank(&p.threads)?,
                 what_if: p.mpi.what_if()?,
                 cluster: p.mpi.cluster,
                 matrix: p.mpi.matrix,
             }),
-            None => None,
+            _ => None,
         },
     })
 }

@@ -9,6 +9,7 @@ mod gantt;
 mod optimizations;
 mod plot;
 mod predict;
+mod rank_sweep;
 mod report;
 mod scale;
 mod schemas;

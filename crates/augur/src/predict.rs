@@ -192,6 +192,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 options,
                 mpi,
                 a.gantt.as_deref(),
+                a.plot.as_deref(),
                 a.json
             )?
         );

@@ -76,6 +76,12 @@ pub const KINDS: &[Kind] = &[
         schema: of::<Document<crate::simgrid::RanksJson<'static>>>,
     },
     Kind {
+        name: "augur-rank-sweep",
+        version: 1,
+        command: "augur predict --mpi-ranks P1,P2,... --json",
+        schema: of::<Document<crate::rank_sweep::SweepJson<'static>>>,
+    },
+    Kind {
         name: "augur-size-sweep",
         version: 1,
         command: "augur predict --at NAME=FROM..TO --json",

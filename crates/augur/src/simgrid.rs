@@ -102,8 +102,8 @@ struct TimelineJson<'a> {
 
 /// What `augur predict --mpi-ranks` was given.
 pub struct MpiPredict {
-    /// The rank count.
-    pub ranks: u32,
+    /// The rank counts (one: a prediction with its timeline; several: a sweep).
+    pub ranks: Vec<u32>,
     /// OpenMP threads per rank (a hybrid program; 1: one).
     pub threads: u32,
     /// The cluster file (default: one node of the machine).
@@ -112,6 +112,19 @@ pub struct MpiPredict {
     pub what_if: augur_simgrid::WhatIf,
     /// Where to write the communication matrix (CSV).
     pub matrix: Option<PathBuf>,
+}
+
+impl MpiPredict {
+    /// How SimGrid replays each count: where, the what-ifs, the threads of each rank, with
+    /// the timeline read back.
+    pub fn options(&self) -> augur_simgrid::RanksOptions<'_> {
+        augur_simgrid::RanksOptions {
+            cluster: self.cluster.as_deref(),
+            what_if: self.what_if,
+            timeline: true,
+            threads: self.threads,
+        }
+    }
 }
 
 /// `augur predict PROFILE --mpi-ranks P [--cluster FILE] [what-ifs]`: every rank's compute
@@ -125,16 +138,25 @@ pub fn predict(
     options: augur_model::PredictOptions,
     a: &MpiPredict,
     gantt: Option<&Path>,
+    plot: Option<&Path>,
     json: bool,
 ) -> Result<String> {
-    let program = augur_program_profile::ProgramProfile::read(profile)?;
-    let how = augur_simgrid::RanksOptions {
-        cluster: a.cluster.as_deref(),
-        what_if: a.what_if,
-        timeline: true,
-        threads: a.threads,
+    let &[ranks] = &a.ranks[..] else {
+        if a.matrix.is_some() || gantt.is_some() {
+            anyhow::bail!(
+                "--matrix and --gantt take one rank count (--mpi-ranks {}): a sweep of {:?} draws its figure with --plot",
+                a.ranks.last().copied().unwrap_or(1),
+                a.ranks
+            );
+        }
+        return crate::rank_sweep::sweep(profile, machine, options, a, plot, json);
     };
-    let p = augur_simgrid::predict_ranks(&program, &machine.profile, options, a.ranks, &how)
+    if plot.is_some() {
+        anyhow::bail!("--plot with --mpi-ranks needs several rank counts (--mpi-ranks 1,2,4,8)");
+    }
+    let program = augur_program_profile::ProgramProfile::read(profile)?;
+    let how = a.options();
+    let p = augur_simgrid::predict_ranks(&program, &machine.profile, options, ranks, &how)
         .with_context(|| format!("{}", profile.display()))?;
     if let Some(path) = &a.matrix {
         crate::cli::write_atomically(path, p.matrix.csv().as_bytes())?;

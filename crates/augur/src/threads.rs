@@ -302,7 +302,8 @@ fn speedup_figure(all: &[(String, ThreadsPrediction)]) -> Result<String, String>
     Ok(out)
 }
 
-type Chart<'a, 'b> = ChartContext<
+/// A chart with log axes both ways (the speedup curves).
+pub(crate) type LogLog<'a, 'b> = ChartContext<
     'a,
     SVGBackend<'b>,
     Cartesian2d<
@@ -314,7 +315,7 @@ type Chart<'a, 'b> = ChartContext<
 /// Marks where the machine runs out of cores and where sharing the memory bandwidth
 /// first costs more than a tenth of the time.
 fn marks(
-    chart: &mut Chart<'_, '_>,
+    chart: &mut LogLog<'_, '_>,
     pred: &ThreadsPrediction,
     pmax: f64,
     color: HSLColor,

@@ -898,4 +898,40 @@ fn an_open_halo_extrapolates_and_says_when_the_work_runs_out() {
         let total = v["simulated"].as_f64().unwrap() + launch;
         assert!((v["seconds"].as_f64().unwrap() - total).abs() < 1e-9, "{v}");
     }
+    // A sweep: a point per count, speedup and efficiency over the first, the figure.
+    let v = predict("4,16,64", &["--plot", "sweep.svg"]);
+    let points = v["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3, "{v}");
+    let f = |k: usize, key: &str| points[k][key].as_f64().unwrap();
+    assert_eq!(f(0, "speedup"), 1.0);
+    assert!(
+        (f(2, "efficiency") - f(2, "speedup") * 4.0 / 64.0).abs() < 1e-9,
+        "{v}"
+    );
+    assert!(
+        (0.0..=1.0).contains(&f(1, "mpi_share")) && f(1, "mpi_share") > 0.0,
+        "{v}"
+    );
+    let svg = std::fs::read_to_string(dir.path().join("sweep.svg")).unwrap();
+    assert!(svg.contains("efficiency") && svg.contains("share of the run in MPI calls"));
+    // --matrix and --gantt take one count.
+    let out = augur()
+        .current_dir(dir.path())
+        .args([
+            "predict",
+            "p.json",
+            "--mpi-ranks",
+            "4,8",
+            "--matrix",
+            "m.csv",
+            "-m",
+        ])
+        .arg(mpi_machine())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("take one rank count"),
+        "{err}"
+    );
 }

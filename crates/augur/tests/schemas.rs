@@ -4,7 +4,7 @@
 //!
 //! The predictions, comparisons and the ranking read checked-in program profiles
 //! (`tests/fixtures/schemas/`: `augur analyze tiny.f90`, `augur analyze omp.f90 --threads
-//! 1,2` and `augur analyze ring.f90 --mpi-ranks 2`, each `-o NAME.json`, beside
+//! 1,2` and `augur analyze ring.f90 --mpi-ranks 1,2`, each `-o NAME.json`, beside
 //! their sources) and need no compiler, nor does the size sweep, which reads a profile of
 //! `augur analyze --scale` checked in with its measurements
 //! (`measurements/scaling-zen3-2026-11-26/corpus/jacobi77.scaled.json`); the MPI prediction needs SimGrid's `smpirun`. The
@@ -104,7 +104,7 @@ fn need(tool: &str, test: &str) {
 fn the_schema_files_are_what_augur_schema_prints() {
     let list = augur(&repo(), &["schema"]);
     let kinds: Vec<&str> = list.lines().filter_map(|l| l.split(' ').next()).collect();
-    assert_eq!(kinds.len(), 14, "{list}");
+    assert_eq!(kinds.len(), 15, "{list}");
     for kind in &kinds {
         let path = repo().join(format!("docs/schemas/{kind}.schema.json"));
         let file = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
@@ -233,6 +233,18 @@ fn rank_prediction() {
         &[&args[..], &["-m", machine.to_str().unwrap()][..]].concat(),
     );
     check("augur-rank-prediction", &out);
+}
+
+#[test]
+fn rank_sweep() {
+    need("smpirun", "rank_sweep");
+    let machine = repo().join("measurements/mpi-zen3-2026-11-26/zen3-O2-mpi.toml");
+    let args = ["predict", "ring.json", "--mpi-ranks", "1,2", "--json"];
+    let out = augur(
+        &fixtures(),
+        &[&args[..], &["-m", machine.to_str().unwrap()][..]].concat(),
+    );
+    check("augur-rank-sweep", &out);
 }
 
 #[test]

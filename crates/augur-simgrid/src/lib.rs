@@ -497,6 +497,13 @@ pub struct RanksPrediction {
     /// The largest rank count the launch was measured at (`None`: not measured; beyond it
     /// the time at that count is used).
     pub launch_measured_up_to: Option<u32>,
+    /// The 90% interval: the slowest rank's computing off by the sequential model's error
+    /// on this program and machine (its interval's log-normal σ), the transmissions and
+    /// the launch as measured.
+    pub interval: augur_model::Interval,
+    /// The factor either way the slowest rank's computing takes in the interval (the
+    /// sequential prediction's).
+    pub compute_factor: f64,
     /// Each rank's compute seconds.
     pub compute: Vec<f64>,
     /// Each rank's MPI calls.
@@ -654,6 +661,8 @@ pub fn predict_ranks(
     let (simulated, timeline) = replay_traces(&platform, &ti, how.timeline)?;
     let launch = launch(machine, measured_launch.as_ref(), ranks);
     let startup = launch.map_or(0.0, |l| l.0);
+    let (interval, compute_factor) =
+        ranks_interval(program, machine, options, simulated + startup, &ti.compute);
     Ok(RanksPrediction {
         ranks,
         seconds: simulated + startup,
@@ -666,9 +675,33 @@ pub fn predict_ranks(
         timeline,
         matrix: matrix::Matrix::of(run),
         launch_measured_up_to: launch.map(|l| l.1),
+        interval,
+        compute_factor,
         extrapolated_from: traced.extrapolated_from,
         warnings: traced.warnings,
     })
+}
+
+/// The 90% interval of a predicted `seconds` whose slowest rank computes for the largest
+/// of `compute`: that computing scaled by the sequential prediction's factor either way
+/// (the model's error and the parameters', [`augur_model::Interval`]), the rest as is.
+fn ranks_interval(
+    program: &augur_program_profile::ProgramProfile,
+    machine: &MachineProfile,
+    options: augur_model::PredictOptions,
+    seconds: f64,
+    compute: &[f64],
+) -> (augur_model::Interval, f64) {
+    let sequential = augur_model::predict(program, machine, options).interval;
+    let s = sequential.factor().ln() / augur_model::cost::Z90;
+    let slowest = compute.iter().copied().fold(0.0, f64::max).min(seconds);
+    let z = augur_model::cost::Z90 * s;
+    let interval = augur_model::Interval {
+        low: seconds - slowest * (1.0 - (-z).exp()),
+        high: seconds + slowest * (z.exp() - 1.0),
+        ..sequential
+    };
+    (interval, sequential.factor())
 }
 
 /// The job's launch at `ranks` (`mpirun`, MPI_Init, MPI_Finalize), with the largest rank

@@ -14,6 +14,9 @@ pub struct SweepPoint {
     pub ranks: u32,
     /// The predicted wall-clock time of the job (the run plus the launch), seconds.
     pub seconds: f64,
+    /// Its 90% interval (the slowest rank's computing off by the sequential model's
+    /// error), seconds: low and high.
+    pub interval: (f64, f64),
     /// The run (SimGrid's replay), seconds.
     pub simulated: f64,
     /// The job's launch (`mpirun`, MPI_Init, MPI_Finalize), seconds.
@@ -101,6 +104,7 @@ fn points_of(predictions: &[augur_simgrid::RanksPrediction]) -> Vec<SweepPoint> 
             SweepPoint {
                 ranks: p.ranks,
                 seconds: p.seconds,
+                interval: (p.interval.low, p.interval.high),
                 simulated: p.simulated,
                 startup: p.startup,
                 speedup,
@@ -124,7 +128,7 @@ fn table(profile: &Path, machine: &str, points: &[SweepPoint]) -> String {
     );
     let _ = writeln!(
         out,
-        "  ranks    predicted      the run       launch  speedup  efficiency   in MPI  notes"
+        "  ranks    predicted             90% interval      the run       launch  speedup  efficiency   in MPI  notes"
     );
     for p in points {
         let note = match (&p.extrapolated_from[..], p.warnings.is_empty()) {
@@ -141,9 +145,10 @@ fn table(profile: &Path, machine: &str, points: &[SweepPoint]) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:>5} {:>12} {:>12} {:>12} {:>8.2} {:>10.0}% {:>7.0}%  {note}",
+            "  {:>5} {:>12} {:>24} {:>12} {:>12} {:>8.2} {:>10.0}% {:>7.0}%  {note}",
             p.ranks,
             s(p.seconds),
+            format!("{} .. {}", s(p.interval.0), s(p.interval.1)),
             s(p.simulated),
             s(p.startup),
             p.speedup,

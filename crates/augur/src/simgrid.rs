@@ -75,6 +75,10 @@ pub struct RanksJson<'a> {
     startup: f64,
     /// The largest rank count the launch was measured at (absent: not measured).
     launch_measured_up_to: Option<u32>,
+    /// The 90% interval (the slowest rank's computing off by the sequential model's error).
+    interval: augur_model::Interval,
+    /// The factor either way the slowest rank's computing takes in the interval.
+    compute_factor: f64,
     /// What the user must know before reading the time (work that ran out at this count).
     warnings: &'a [String],
     /// The cluster replayed on: nodes.
@@ -174,6 +178,8 @@ pub fn predict(
             simulated: p.simulated,
             startup: p.startup,
             launch_measured_up_to: p.launch_measured_up_to,
+            interval: p.interval,
+            compute_factor: p.compute_factor,
             warnings: &p.warnings,
             nodes: p.nodes,
             cores_per_node: p.cores_per_node,
@@ -220,6 +226,12 @@ fn report(
         out += &format!("what if: {}\n", what_if_text(&a.what_if));
     }
     out += &format!("predicted time {} ({})\n", s(p.seconds), time_parts(p));
+    out += &format!(
+        "  90% interval {} .. {} (the slowest rank's computing off by the sequential model's factor of {:.2} either way; the transmissions and the launch as measured)\n",
+        s(p.interval.low),
+        s(p.interval.high),
+        p.compute_factor
+    );
     match p.launch_measured_up_to {
         Some(most) if p.ranks > most || p.nodes > 1 => {
             out += &format!(

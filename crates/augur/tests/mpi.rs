@@ -897,6 +897,12 @@ fn an_open_halo_extrapolates_and_says_when_the_work_runs_out() {
         );
         let total = v["simulated"].as_f64().unwrap() + launch;
         assert!((v["seconds"].as_f64().unwrap() - total).abs() < 1e-9, "{v}");
+        // The interval holds the time; it widens the computing alone.
+        let (low, high) = (
+            v["interval"]["low"].as_f64().unwrap(),
+            v["interval"]["high"].as_f64().unwrap(),
+        );
+        assert!(low < total && total < high && high - low < total, "{v}");
     }
     // A sweep: a point per count, speedup and efficiency over the first, the figure.
     let v = predict("4,16,64", &["--plot", "sweep.svg"]);

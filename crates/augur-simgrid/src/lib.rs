@@ -141,7 +141,9 @@ pub struct Platform {
 }
 
 impl Cluster {
-    /// Reads and checks a cluster file; a relative `machine` is made relative to it.
+    /// Reads and checks a cluster file; a relative `machine` is a file next to it, or else
+    /// a profile of the library by name (`gfortran12-O2-epyc-zen4-2core`), so that a copy of
+    /// the file elsewhere still finds it.
     pub fn read(path: &Path) -> Result<Cluster, SimGridError> {
         let bad = |message: String| SimGridError::Cluster {
             path: path.to_path_buf(),
@@ -150,9 +152,17 @@ impl Cluster {
         let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
         let mut c: Cluster = toml::from_str(&text).map_err(|e| bad(e.to_string()))?;
         if let Some(m) = &c.machine {
-            if m.is_relative() {
-                c.machine = Some(path.parent().unwrap_or(Path::new("")).join(m));
-            }
+            let beside = path.parent().unwrap_or(Path::new("")).join(m);
+            c.machine = Some(if beside.is_file() {
+                beside
+            } else {
+                augur_machine_profile::library::resolve(&m.to_string_lossy()).map_err(|_| {
+                    bad(format!(
+                        "machine = {m:?} is neither a file next to the cluster file ({}) nor a profile of the library: give a path or a name `augur machines` lists",
+                        beside.display()
+                    ))
+                })?
+            });
         }
         c.check().map_err(bad)?;
         Ok(c)
@@ -1087,6 +1097,24 @@ mod tests {
             topology,
             machine: None,
         }
+    }
+
+    #[test]
+    fn a_copied_cluster_file_finds_its_machine_by_library_name() {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cluster.toml");
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("cluster.toml");
+        std::fs::copy(&example, &copy).unwrap();
+        let c = Cluster::read(&copy).unwrap();
+        let m = c.machine.expect("the example names a machine");
+        assert!(
+            m.is_file() && m.ends_with("gfortran12-O2-epyc-zen4-2core.toml"),
+            "{m:?}"
+        );
+        let text = std::fs::read_to_string(&copy).unwrap();
+        std::fs::write(&copy, text.replace("gfortran12-O2-epyc", "no-such-machine")).unwrap();
+        let e = Cluster::read(&copy).unwrap_err().to_string();
+        assert!(e.contains("neither a file next to the cluster file"), "{e}");
     }
 
     #[test]

@@ -129,7 +129,7 @@ fn a_cluster_file_becomes_a_simgrid_platform() {
         "{stdout}"
     );
     let xml = std::fs::read_to_string(&out).unwrap();
-    assert!(xml.contains("<cluster id=\"four-zen3-guests\"") && xml.contains("radical=\"0-3\""));
+    assert!(xml.contains("<cluster id=\"four-zen4-guests\"") && xml.contains("radical=\"0-3\""));
     let hosts = std::fs::read_to_string(out.with_extension("hosts")).unwrap();
     assert_eq!(hosts.lines().count(), 4);
     // A torus that does not wire the nodes: the file, what is wrong, what to do.

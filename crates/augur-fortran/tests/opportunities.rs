@@ -8,13 +8,7 @@ use common::*;
 /// The opportunities of the loop whose DO is on the line marked `marker`.
 fn at_loop(src: &str, marker: &str) -> Vec<Opportunity> {
     let a = analyze_ok(src);
-    let line = line_of(src, marker);
-    let u = &a.prog.units[0];
-    let l = u
-        .loops
-        .iter()
-        .find(|l| l.span.start.line == line)
-        .unwrap_or_else(|| panic!("no loop at line {line}"));
+    let (u, l) = loop_at(&a, src, marker);
     find(u, l)
 }
 

@@ -9,6 +9,7 @@
 //! ([`ranges`]).
 
 pub mod abop;
+pub mod busy_wait;
 pub mod chain;
 pub mod count;
 pub mod counts;

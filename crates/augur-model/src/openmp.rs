@@ -118,6 +118,11 @@ pub struct Phase {
     /// Its blocks' time on one thread (the sequential model's), seconds.
     #[serde(skip)]
     pub alone_seconds: f64,
+    /// Iterations of busy-wait loops (threads spinning on a flag another thread sets,
+    /// `augur_ir::busy_wait`) the counting run made in it, all threads together: left out
+    /// of the work (their number is the counting run's timing); the wait they stand for
+    /// is the time the threads that set the flags take (the slowest thread).
+    pub spin_iterations: f64,
 }
 
 /// What a phase is keyed by: a construct of a unit, or a unit called in parallel.
@@ -385,11 +390,18 @@ fn point(
     let mut contention = 0.0;
     let in_run: std::collections::HashSet<(u32, u32)> =
         run.blocks.iter().map(|b| (b.unit, b.block)).collect();
+    let waiting = busy_wait_blocks(program);
     for (ui, u) in program.units.iter().enumerate() {
         for (bi, b) in u.blocks.iter().enumerate() {
             let t = times.per_exec[ui][bi];
             let total = b.executions.unwrap_or(0.0);
             let key = structure[ui].phase_of_block(ui, bi as u32);
+            if waiting[ui][bi] {
+                // Spinning on a flag: waiting, not work.
+                let spun: f64 = run.counts_of(ui as u32, bi as u32, total).iter().sum();
+                phases.entry(key).or_insert_with(|| PhaseAcc::new(p)).spins += spun;
+                continue;
+            }
             // A block the run left out ran all its executions on thread 0: outside
             // the constructs that is serial time; inside one (a SECTION, MASTER or
             // SINGLE thread 0 took) it is thread 0's share of that phase.
@@ -452,6 +464,27 @@ fn point(
     );
     point.line_sharing = line_sharing;
     point
+}
+
+/// Per unit and block: whether the block lies in a busy-wait loop
+/// ([`augur_program_profile::LoopProfile::busy_wait`]).
+fn busy_wait_blocks(program: &ProgramProfile) -> Vec<Vec<bool>> {
+    program
+        .units
+        .iter()
+        .map(|u| {
+            let busy = |mut at: Option<u32>| {
+                while let Some(l) = at.and_then(|id| u.loops.iter().find(|l| l.id == id)) {
+                    if l.busy_wait {
+                        return true;
+                    }
+                    at = l.parent;
+                }
+                false
+            };
+            u.blocks.iter().map(|b| busy(b.in_loop)).collect()
+        })
+        .collect()
 }
 
 /// Adds to each thread the time its stores into lines other threads store into take
@@ -582,6 +615,7 @@ fn finish(
             seconds,
             blocks: acc.blocks,
             alone_seconds: acc.alone,
+            spin_iterations: acc.spins,
         });
     }
     let seconds = serial + work + imbalance + sharing + serialization + overhead;
@@ -634,6 +668,8 @@ struct PhaseAcc {
     /// Its blocks, and their time on one thread.
     blocks: Vec<(u32, u32)>,
     alone: f64,
+    /// Busy-wait iterations counted in it ([`Phase::spin_iterations`]).
+    spins: f64,
     /// The ATOMIC updates each thread makes, and what one costs ([`AtomicCost`]).
     atomics: Vec<f64>,
     atomic_cost: AtomicCost,
@@ -677,6 +713,7 @@ impl PhaseAcc {
             kind: String::new(),
             blocks: vec![],
             alone: 0.0,
+            spins: 0.0,
             atomics: vec![0.0; p as usize],
             atomic_cost: AtomicCost::default(),
         }

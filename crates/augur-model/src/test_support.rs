@@ -90,6 +90,7 @@ pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitP
             chain: AbOpCounts::new(),
             serial_calls: None,
             opportunities: vec![],
+            busy_wait: false,
         }],
     }
 }

@@ -269,6 +269,11 @@ pub struct LoopProfile {
     /// detection table. Empty when there are none and in profiles made before the field.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub opportunities: Vec<augur_ir::opportunities::Opportunity>,
+    /// Whether the loop waits for another thread by spinning (`augur_ir::busy_wait`: it
+    /// only tests shared data, a FLUSH between the tests): its counted iterations are
+    /// waiting, not work. Absent (false) in profiles made before the field.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub busy_wait: bool,
 }
 
 /// AbOps executed on one source line.

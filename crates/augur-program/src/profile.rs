@@ -240,6 +240,7 @@ fn loop_profile(
             .filter(|_| !u.loops.iter().any(|o| o.parent == Some(l.id)))
             .map(|n| loop_serial_calls(u, l, n, mu)),
         opportunities: augur_ir::opportunities::find(u, l),
+        busy_wait: augur_ir::busy_wait::is_busy_wait(u, l.id),
     }
 }
 

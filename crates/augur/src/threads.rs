@@ -217,6 +217,13 @@ fn phases_table(last: &ThreadPoint) -> String {
             f(ph.overhead)
         );
     }
+    for ph in last.phases.iter().filter(|ph| ph.spin_iterations > 0.0) {
+        let _ = writeln!(
+            s,
+            "  {}: threads wait on flags (busy-wait loops): the counting run's {:.0} spins are left out of the work; the wait is the other threads' work (the slowest thread)",
+            ph.name, ph.spin_iterations
+        );
+    }
     for e in &last.extrapolated {
         let _ = writeln!(s, "  extrapolated: {e}");
     }

@@ -450,3 +450,48 @@ fn a_critical_section_waits_for_the_shared_data_it_stores_into() {
         "{added} s for 400000 entries, a line {line} s"
     );
 }
+
+#[test]
+fn threads_spinning_on_flags_wait_rather_than_work() {
+    let dir = tempfile::tempdir().unwrap();
+    // The corpus's pipelined Gauss-Seidel sweep: the thread below spins on a flag the
+    // thread above sets after each column.
+    let spin = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/openmp/omp_wavefront.f90");
+    let source = std::fs::read_to_string(spin).unwrap();
+    let prof = analyzed_at_two_threads(dir.path(), "spin", &source);
+    let points = predicted_points(&prof);
+    let json = points.to_string();
+    let phases = points[1]["phases"].as_array().unwrap();
+    let spins: f64 = phases
+        .iter()
+        .map(|p| p["spin_iterations"].as_f64().unwrap())
+        .sum();
+    // The counting run's second thread spun; the spins are not its work: the two threads
+    // do the same work, and the pipeline runs close to twice as fast.
+    assert!(spins > 0.0, "{json}");
+    let region = phases
+        .iter()
+        .max_by(|a, b| {
+            a["seconds"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["seconds"].as_f64().unwrap())
+        })
+        .unwrap();
+    let w = |t: usize| region["thread_seconds"][t].as_f64().unwrap();
+    assert!((w(1) / w(0) - 1.0).abs() < 0.05, "{json}");
+    let t = |k: usize| points[k]["seconds"].as_f64().unwrap();
+    assert!(t(0) / t(1) > 1.6, "speedup {}: {json}", t(0) / t(1));
+    let (out, _) = ok(&augur()
+        .arg("predict")
+        .arg(&prof)
+        .arg("-m")
+        .arg(machine())
+        .args(["--threads", "1,2"])
+        .output()
+        .unwrap());
+    assert!(
+        out.contains("threads wait on flags (busy-wait loops)"),
+        "{out}"
+    );
+}

@@ -73,6 +73,24 @@ pub fn line_of(src: &str, marker: &str) -> u32 {
     hits[0] as u32 + 1
 }
 
+/// The first unit of `a` (analyzed from `src`) and its loop whose DO is on the line
+/// marked `marker`.
+#[allow(dead_code)]
+pub fn loop_at<'a>(
+    a: &'a Analyzed,
+    src: &str,
+    marker: &str,
+) -> (&'a Unit, &'a augur_ir::program::Loop) {
+    let line = line_of(src, marker);
+    let u = &a.prog.units[0];
+    let l = u
+        .loops
+        .iter()
+        .find(|l| l.span.start.line == line)
+        .unwrap_or_else(|| panic!("no loop at line {line}"));
+    (u, l)
+}
+
 /// Counts as `SRSL 1, ARSL 2` in code order (empty string for none).
 pub fn fmt_counts(c: &AbOpCounts) -> String {
     c.iter()

@@ -424,14 +424,22 @@ impl ProgramProfile {
                 message: "a machine profile (TOML), not a program profile: give it with `-m`, and first the program's profile (`augur analyze PROGRAM.f90` writes one)".to_string(),
             });
         }
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
-                path: path.to_string(),
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })?;
-        let kind = value.get("kind").and_then(|k| k.as_str()).unwrap_or("");
+        // Only the two fields: the rest is skipped unparsed (the whole document once
+        // into a `serde_json::Value` took a fifth of a large profile's prediction).
+        #[derive(Deserialize)]
+        struct Head {
+            #[serde(default)]
+            kind: String,
+            #[serde(default)]
+            schema: u64,
+        }
+        let head: Head = serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
+            path: path.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        let kind = head.kind.as_str();
         if kind != PROFILE_KIND {
             let hint = if kind == "augur-static-analysis" {
                 "it is a static analysis (`augur analyze --static --json`); a program profile comes from `augur analyze` without --static".to_string()
@@ -446,7 +454,7 @@ impl ProgramProfile {
                 message: format!("not a program profile: {hint}"),
             });
         }
-        let schema = value.get("schema").and_then(|s| s.as_u64()).unwrap_or(0);
+        let schema = head.schema;
         if schema != PROFILE_SCHEMA as u64 {
             return Err(ProfileReadError::Mismatch {
                 path: path.to_string(),

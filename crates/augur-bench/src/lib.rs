@@ -12,6 +12,7 @@
 //! * [`threads`], [`ranks`]: one OpenMP or MPI program at several thread or rank counts.
 //! * [`parallel`]: the OpenMP and MPI corpora (`augur bench openmp`, `augur bench mpi`).
 //! * [`simgrid`]: MPI predictions beside SimGrid's online simulation, and the replay's cost.
+//! * [`repeatability`]: N characterizations of one host: entries, structure, predictions.
 //!
 //! The benchmarks print their tables to standard output. This is application-level
 //! code: errors are `anyhow` errors with context, returned to the binary, which prints
@@ -27,6 +28,7 @@ pub mod misses;
 pub mod overhead;
 pub mod parallel;
 pub mod ranks;
+pub mod repeatability;
 pub mod scaling;
 pub mod simgrid;
 pub mod suite;

@@ -110,6 +110,27 @@ fn merge_into_existing(
     }
 }
 
+/// `augur bench repeatability`: `runs` complete characterizations one after the other,
+/// written to `dir/run-K.toml`.
+pub fn repeatedly(fc: &str, fflags: &str, quick: bool, runs: usize, dir: &Path) -> Result<()> {
+    if runs < 2 {
+        bail!("--runs {runs}: repeatability needs two or more characterizations");
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for k in 1..=runs {
+        eprintln!("repeatability: characterization {k} of {runs}");
+        characterize(
+            fc,
+            fflags,
+            quick,
+            false,
+            &[],
+            &dir.join(format!("run-{k}.toml")),
+        )?;
+    }
+    Ok(())
+}
+
 /// Runs `augur characterize`. Ctrl-C stops the experiments, removes the temporary build
 /// directory, writes nothing and exits with 130.
 pub fn characterize(

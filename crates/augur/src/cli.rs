@@ -859,6 +859,35 @@ enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         repeat: usize,
     },
+    /// Repeatability of a characterization: `augur characterize` N times, one after the
+    /// other (nothing else should run), then per entry its spread across the N profiles,
+    /// the cache and TLB levels each inferred (the same in N of N? as the OS says?), each
+    /// program's prediction across the profiles, and the entries that move predictions
+    /// most.
+    Repeatability {
+        /// Characterizations to make (at least 2; the figure takes 5).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Fortran compiler.
+        #[arg(long, default_value = "gfortran")]
+        fc: String,
+        /// Compiler flags.
+        #[arg(long, default_value = "-O2", allow_hyphen_values = true)]
+        fflags: String,
+        /// Quick characterizations (short observations).
+        #[arg(long)]
+        quick: bool,
+        /// Where the profiles go (run-1.toml, ...): kept for --replay.
+        #[arg(long, default_value = "repeatability")]
+        dir: PathBuf,
+        /// Read the profiles already in --dir instead of characterizing.
+        #[arg(long)]
+        replay: bool,
+        /// Directories of program profiles to predict on every profile (NAME.profile.json,
+        /// as `augur bench accuracy --save` keeps them).
+        #[arg(long, num_args = 1.., required = true)]
+        programs: Vec<PathBuf>,
+    },
 }
 
 /// Which part of a suite of real programs a benchmark takes.
@@ -1553,6 +1582,33 @@ fn exit_code(verdict: augur_bench::Verdict) -> ExitCode {
 /// `augur bench ...`: the benchmarks of `augur_bench`.
 fn bench(what: BenchCommand) -> Result<ExitCode> {
     match what {
+        BenchCommand::Repeatability {
+            runs,
+            fc,
+            fflags,
+            quick,
+            dir,
+            replay,
+            programs,
+        } => {
+            if !replay {
+                crate::characterize::repeatedly(&fc, &fflags, quick, runs, &dir)?;
+            }
+            let machines = augur_bench::repeatability::machine_profiles(&dir)?;
+            if machines.len() < 2 {
+                anyhow::bail!(
+                    "{} holds {} machine profile(s): repeatability needs two or more (run without --replay to make them)",
+                    dir.display(),
+                    machines.len()
+                );
+            }
+            let programs = augur_bench::repeatability::program_profiles(&programs)?;
+            print!(
+                "{}",
+                augur_bench::repeatability::report(&machines, &programs)
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         BenchCommand::Overhead {
             fflags,
             fc,

@@ -92,15 +92,20 @@ pub struct Spread {
     pub values: Vec<f64>,
     /// [`half_range`] of the values.
     pub half_range: f64,
+    /// Half the range itself, in the values' unit.
+    pub half_width: f64,
 }
 
 impl Spread {
     fn new(name: String, values: Vec<f64>) -> Spread {
         let half_range = half_range(&values);
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Spread {
             name,
             values,
             half_range,
+            half_width: 0.5 * (hi - lo),
         }
     }
 }
@@ -277,16 +282,18 @@ pub struct ProgramSpread {
 }
 
 /// Each program predicted on each profile, and the entries that move the predictions
-/// most: per entry, Σ over the programs of (its share of the predicted time) × (its
-/// spread across the profiles), largest first.
+/// most: per AbOp entry, Σ over the programs of its executions × half its range (ns)
+/// over the program's predicted time (what its spread alone moves the prediction by);
+/// the memory levels' together, the memory term's share × the widest bandwidth spread.
+/// Largest first.
 pub fn prediction_spreads(
     machines: &[(String, MachineProfile)],
     programs: &[(String, ProgramProfile)],
     entries: &[Spread],
 ) -> (Vec<ProgramSpread>, Vec<(String, f64)>) {
-    let spread_of: BTreeMap<&str, f64> = entries
+    let width_of: BTreeMap<&str, f64> = entries
         .iter()
-        .map(|s| (s.name.as_str(), s.half_range))
+        .map(|s| (s.name.as_str(), s.half_width))
         .collect();
     let mut weight: BTreeMap<String, f64> = BTreeMap::new();
     let mut out = vec![];
@@ -297,13 +304,13 @@ pub fn prediction_spreads(
             .collect();
         let seconds: Vec<f64> = preds.iter().map(|x| x.total.seconds).collect();
         if let Some(first) = preds.first() {
+            let total = first.total.seconds.max(f64::MIN_POSITIVE);
             for row in &first.abops {
                 let key = format!("{:?}", row.abop);
-                if let Some(s) = spread_of.get(key.as_str()) {
-                    *weight.entry(key).or_default() += row.time_share * s;
+                if let Some(w) = width_of.get(key.as_str()) {
+                    *weight.entry(key).or_default() += row.executions * w * 1e-9 / total;
                 }
             }
-            let total = first.total.seconds.max(f64::MIN_POSITIVE);
             let memory_share = first.memory_seconds / total;
             let bandwidths = entries
                 .iter()
@@ -408,10 +415,11 @@ pub fn report(
     }
     let _ = writeln!(
         out,
-        "\nthe entries that move predictions most (share of predicted time x spread, summed over the programs):"
+        "\nthe entries that move predictions most (executions x half the entry's range over the predicted time, mean over the programs):"
     );
+    let n = programs.len().max(1) as f64;
     for (name, w) in movers.iter().take(8) {
-        let _ = writeln!(out, "  {name:<34} {w:.4}");
+        let _ = writeln!(out, "  {name:<34} ±{}", pct(w / n));
     }
     out
 }

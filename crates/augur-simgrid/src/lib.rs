@@ -633,7 +633,7 @@ pub fn predict_ranks(
     let traced = traced_run(program, ranks)?;
     let run = traced.run.as_ref();
     let (c, measured) = cluster_and_network(machine, ranks, how.cluster)?;
-    let measured_launch = measured.clone();
+    let launch = launch(machine, measured.as_ref(), ranks);
     let platform = c
         .platform(measured.as_ref(), &how.what_if)
         .map_err(SimGridError::Input)?;
@@ -669,7 +669,6 @@ pub fn predict_ranks(
         self_copy.as_deref(),
     );
     let (simulated, timeline) = replay_traces(&platform, &ti, how.timeline)?;
-    let launch = launch(machine, measured_launch.as_ref(), ranks);
     let startup = launch.map_or(0.0, |l| l.0);
     let (interval, compute_factor) =
         ranks_interval(program, machine, options, simulated + startup, &ti.compute);
@@ -703,9 +702,9 @@ fn ranks_interval(
     compute: &[f64],
 ) -> (augur_model::Interval, f64) {
     let sequential = augur_model::predict(program, machine, options).interval;
-    let s = sequential.factor().ln() / augur_model::cost::Z90;
+    // ln of the factor either way: 1.645 σ of the sequential log-normal.
+    let z = sequential.factor().ln();
     let slowest = compute.iter().copied().fold(0.0, f64::max).min(seconds);
-    let z = augur_model::cost::Z90 * s;
     let interval = augur_model::Interval {
         low: seconds - slowest * (1.0 - (-z).exp()),
         high: seconds + slowest * (z.exp() - 1.0),

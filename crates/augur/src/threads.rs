@@ -197,7 +197,13 @@ fn phases_table(last: &ThreadPoint) -> String {
         "  {:<40} {:>10} {:>10} {:>10} {:>10} {:>9}",
         "construct", "executions", "time", "slowest", "fastest", "overhead"
     );
-    let mut phases: Vec<_> = last.phases.iter().collect();
+    // A phase with nothing in it (a unit's blocks outside its constructs that never
+    // ran on another thread) says nothing.
+    let mut phases: Vec<_> = last
+        .phases
+        .iter()
+        .filter(|ph| ph.seconds > 0.0 || ph.executions > 0.0)
+        .collect();
     phases.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
     for ph in phases.iter().take(12) {
         let max = ph.thread_seconds.iter().copied().fold(0.0, f64::max);

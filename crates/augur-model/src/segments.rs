@@ -13,6 +13,9 @@ use augur_program_profile::ProgramProfile;
 #[derive(Debug, Clone)]
 pub struct BlockSeconds {
     per_exec: Vec<Vec<f64>>,
+    /// The factor either way of the sequential prediction's 90% interval (the model's
+    /// error and the parameters').
+    interval_factor: f64,
 }
 
 impl BlockSeconds {
@@ -49,7 +52,16 @@ impl BlockSeconds {
             .zip(&times.nest)
             .map(|(pe, ne)| pe.iter().zip(ne).map(|(s, n)| s * factor(*n)).collect())
             .collect();
-        BlockSeconds { per_exec }
+        BlockSeconds {
+            per_exec,
+            interval_factor: sequential.interval.factor(),
+        }
+    }
+
+    /// The factor either way of the program's sequential 90% interval on the machine,
+    /// by which a segment's seconds are uncertain.
+    pub fn interval_factor(&self) -> f64 {
+        self.interval_factor
     }
 
     /// The blocks run by a team of threads at the pace `team` gives (a rank of a hybrid

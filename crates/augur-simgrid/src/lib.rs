@@ -507,10 +507,10 @@ pub struct RanksPrediction {
     /// The largest rank count the launch was measured at (`None`: not measured; beyond it
     /// the time at that count is used).
     pub launch_measured_up_to: Option<u32>,
-    /// The 90% interval: the slowest rank's computing off by the sequential model's error
-    /// on this program and machine (its interval's log-normal σ), the transmissions and
+    /// The 90% interval, low and high seconds: the slowest rank's computing off by the
+    /// sequential prediction's factor on this program and machine, the transmissions and
     /// the launch as measured.
-    pub interval: augur_model::Interval,
+    pub interval: (f64, f64),
     /// The factor either way the slowest rank's computing takes in the interval (the
     /// sequential prediction's).
     pub compute_factor: f64,
@@ -670,8 +670,8 @@ pub fn predict_ranks(
     );
     let (simulated, timeline) = replay_traces(&platform, &ti, how.timeline)?;
     let startup = launch.map_or(0.0, |l| l.0);
-    let (interval, compute_factor) =
-        ranks_interval(program, machine, options, simulated + startup, &ti.compute);
+    let compute_factor = blocks.interval_factor();
+    let interval = ranks_interval(compute_factor, simulated + startup, &ti.compute);
     Ok(RanksPrediction {
         ranks,
         seconds: simulated + startup,
@@ -692,25 +692,14 @@ pub fn predict_ranks(
 }
 
 /// The 90% interval of a predicted `seconds` whose slowest rank computes for the largest
-/// of `compute`: that computing scaled by the sequential prediction's factor either way
-/// (the model's error and the parameters', [`augur_model::Interval`]), the rest as is.
-fn ranks_interval(
-    program: &augur_program_profile::ProgramProfile,
-    machine: &MachineProfile,
-    options: augur_model::PredictOptions,
-    seconds: f64,
-    compute: &[f64],
-) -> (augur_model::Interval, f64) {
-    let sequential = augur_model::predict(program, machine, options).interval;
-    // ln of the factor either way: 1.645 σ of the sequential log-normal.
-    let z = sequential.factor().ln();
+/// of `compute`: that computing scaled by `factor` either way (the sequential prediction's:
+/// the model's error and the parameters'), the rest as is.
+fn ranks_interval(factor: f64, seconds: f64, compute: &[f64]) -> (f64, f64) {
     let slowest = compute.iter().copied().fold(0.0, f64::max).min(seconds);
-    let interval = augur_model::Interval {
-        low: seconds - slowest * (1.0 - (-z).exp()),
-        high: seconds + slowest * (z.exp() - 1.0),
-        ..sequential
-    };
-    (interval, sequential.factor())
+    (
+        seconds - slowest * (1.0 - 1.0 / factor),
+        seconds + slowest * (factor - 1.0),
+    )
 }
 
 /// The job's launch at `ranks` (`mpirun`, MPI_Init, MPI_Finalize), with the largest rank

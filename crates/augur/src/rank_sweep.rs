@@ -104,7 +104,7 @@ fn points_of(predictions: &[augur_simgrid::RanksPrediction]) -> Vec<SweepPoint> 
             SweepPoint {
                 ranks: p.ranks,
                 seconds: p.seconds,
-                interval: (p.interval.low, p.interval.high),
+                interval: p.interval,
                 simulated: p.simulated,
                 startup: p.startup,
                 speedup,

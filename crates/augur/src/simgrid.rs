@@ -76,7 +76,7 @@ pub struct RanksJson<'a> {
     /// The largest rank count the launch was measured at (absent: not measured).
     launch_measured_up_to: Option<u32>,
     /// The 90% interval (the slowest rank's computing off by the sequential model's error).
-    interval: augur_model::Interval,
+    interval: Interval90,
     /// The factor either way the slowest rank's computing takes in the interval.
     compute_factor: f64,
     /// What the user must know before reading the time (work that ran out at this count).
@@ -93,6 +93,15 @@ pub struct RanksJson<'a> {
     matrix: &'a augur_simgrid::matrix::Matrix,
     /// The rank counts the traces were extrapolated from (empty: traced at `ranks`).
     extrapolated_from: &'a [u32],
+}
+
+/// A 90% interval, seconds.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Interval90 {
+    /// Low end.
+    pub low: f64,
+    /// High end.
+    pub high: f64,
 }
 
 /// The replayed timeline: per rank and per call site.
@@ -178,7 +187,10 @@ pub fn predict(
             simulated: p.simulated,
             startup: p.startup,
             launch_measured_up_to: p.launch_measured_up_to,
-            interval: p.interval,
+            interval: Interval90 {
+                low: p.interval.0,
+                high: p.interval.1,
+            },
             compute_factor: p.compute_factor,
             warnings: &p.warnings,
             nodes: p.nodes,
@@ -228,8 +240,8 @@ fn report(
     out += &format!("predicted time {} ({})\n", s(p.seconds), time_parts(p));
     out += &format!(
         "  90% interval {} .. {} (the slowest rank's computing off by the sequential model's factor of {:.2} either way; the transmissions and the launch as measured)\n",
-        s(p.interval.low),
-        s(p.interval.high),
+        s(p.interval.0),
+        s(p.interval.1),
         p.compute_factor
     );
     match p.launch_measured_up_to {

@@ -256,11 +256,19 @@ fn misses_of(
                     let repeat = inside.max(0.0) + fp as f64 * again;
                     let later = (n.executions - 1.0).max(0.0);
                     // Over all executions, from the first's histogram, later ones in
-                    // the proportion their misses bear to the first's.
+                    // the proportion their misses bear to the first's: a share of the
+                    // misses, never more than all of them (a first execution that all
+                    // but fits the level misses almost nothing, and the two estimates
+                    // of almost nothing need not agree).
                     let all_executions = |part: &CompactHistogram| match granule {
                         Granule::Line if !part.is_empty() => {
                             let w = histogram_misses(&part.to_histogram(), g);
-                            let w_repeat = if first > 0.0 { w * repeat / first } else { 0.0 };
+                            let share = if first > 0.0 {
+                                (w / first).min(1.0)
+                            } else {
+                                0.0
+                            };
+                            let w_repeat = share * repeat;
                             w + later * w_repeat
                         }
                         _ => 0.0,

@@ -39,7 +39,7 @@ use augur_locality::cache::CacheGeometry;
 use augur_locality::profile::{
     misses, sampled_misses, sampled_tlb_misses, tlb_misses, CompactHistogramExt,
 };
-use augur_machine_profile::memory::{interp, MemoryProfile};
+use augur_machine_profile::memory::{interp, CacheLevel, MemoryProfile};
 use augur_program_profile::locality::{LocalityProfile, PAGE_BYTES};
 use serde::Serialize;
 
@@ -426,7 +426,7 @@ struct SuppliedLevel {
 fn supplied_levels(mem: &MemoryProfile, line: u64) -> Vec<SuppliedLevel> {
     let mut levels = vec![];
     for (i, l) in mem.levels.iter().enumerate() {
-        let size = l.os_size_bytes.unwrap_or(l.size_bytes);
+        let size = priced_size(mem, l, line);
         let ways = l.os_ways.or(l.ways).unwrap_or(8).max(1);
         let last = i + 1 == mem.levels.len();
         let supplier = match mem.levels.get(i + 1) {
@@ -456,6 +456,45 @@ fn supplied_levels(mem: &MemoryProfile, line: u64) -> Vec<SuppliedLevel> {
         });
     }
     levels
+}
+
+/// A line from a footprint at least this share of the largest footprint's cost in the
+/// stride sweep is priced as main memory prices it.
+const MEMORY_COST_SHARE: f64 = 0.9;
+
+/// The size the term prices level `l` at: the OS's, unless the machine's own stride sweep
+/// already pays main memory's price for a line at a smaller footprint. A guest given a
+/// share of a socket's last-level cache sees the whole socket's size in `/sys` (480 MiB
+/// on a 2-vCPU Xeon guest whose lines cost what memory's do from 256 MiB on); then the
+/// measured size, at most the largest footprint the sweep found cheaper than memory.
+fn priced_size(mem: &MemoryProfile, l: &CacheLevel, line: u64) -> u64 {
+    let Some(os) = l.os_size_bytes else {
+        return l.size_bytes;
+    };
+    let sweep: Vec<(u64, f64)> = mem
+        .sweep
+        .iter()
+        .filter_map(|r| {
+            let i = r.stride_bytes.iter().position(|&s| s == line)?;
+            Some((r.size_bytes, *r.ns.get(i)?))
+        })
+        .filter(|(_, ns)| *ns > 0.0)
+        .collect();
+    let Some(&(_, largest)) = sweep.iter().max_by_key(|(size, _)| *size) else {
+        return os;
+    };
+    let memory_from = sweep
+        .iter()
+        .filter(|(_, ns)| *ns >= MEMORY_COST_SHARE * largest)
+        .map(|(size, _)| *size)
+        .min();
+    match memory_from {
+        Some(m) if m < os && l.size_bytes > 0 => {
+            let cheaper = sweep.iter().map(|(size, _)| *size).filter(|&s| s < m).max();
+            cheaper.map_or(l.size_bytes, |c| l.size_bytes.min(c))
+        }
+        _ => os,
+    }
 }
 
 /// A row per analyzed nest (one per value set), its arrays without traffic yet.
@@ -1165,6 +1204,53 @@ mod tests {
         assert!((s.total - 6.0).abs() < 1e-12, "{s:?}");
         // L1d 1 + 1, L2 3 + 1.
         assert!((s.busiest_level - 4.0).abs() < 1e-12, "{s:?}");
+    }
+
+    /// A memory profile whose stride sweep at one 64-byte line costs `ns` at each size
+    /// of `points` (MiB, ns), with one last level of `measured` and `os` MiB.
+    fn swept(points: &[(u64, f64)], measured: u64, os: u64) -> (MemoryProfile, CacheLevel) {
+        let mem = MemoryProfile {
+            sweep: points
+                .iter()
+                .map(|&(mib, ns)| augur_machine_profile::memory::SweepCurve {
+                    size_bytes: mib << 20,
+                    stride_bytes: vec![8, 64],
+                    ns: vec![0.3, ns],
+                })
+                .collect(),
+            ..MemoryProfile::default()
+        };
+        let level = CacheLevel {
+            name: "L3".into(),
+            size_bytes: measured << 20,
+            os_size_bytes: Some(os << 20),
+            ..CacheLevel::default()
+        };
+        (mem, level)
+    }
+
+    #[test]
+    fn a_last_level_the_sweep_finds_smaller_than_the_os_says_is_priced_at_its_share() {
+        // A 2-vCPU Xeon guest: /sys says 480 MiB, lines cost memory's price from
+        // 256 MiB on; the measured 128 MiB is the size priced.
+        let xeon = [
+            (4, 2.1),
+            (64, 2.3),
+            (128, 3.3),
+            (256, 4.3),
+            (1024, 4.1),
+            (2048, 3.9),
+        ];
+        let (mem, l3) = swept(&xeon, 128, 480);
+        assert_eq!(priced_size(&mem, &l3, 64), 128 << 20);
+        // A Zen 4 guest: /sys says 32 MiB, the sweep reaches memory's price only beyond
+        // it, the measured 8 MiB is a misreading: the OS's size stands.
+        let zen4 = [(8, 0.65), (16, 0.94), (32, 1.71), (48, 2.13), (128, 2.6)];
+        let (mem, l3) = swept(&zen4, 8, 32);
+        assert_eq!(priced_size(&mem, &l3, 64), 32 << 20);
+        // A measured size beyond where memory's price starts is cut to the sweep's.
+        let (mem, l3) = swept(&xeon, 400, 480);
+        assert_eq!(priced_size(&mem, &l3, 64), 128 << 20);
     }
 
     /// An affine nest's row holding `arrays`, no time yet.

@@ -16,6 +16,7 @@ use augur_program_profile::compiled::{InFlight, InstrClass, OuterIteration, Widt
 use augur_program_profile::compiled::{ScheduledOp, ScheduledRead};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+mod affine;
 mod cfg;
 mod places;
 
@@ -908,7 +909,7 @@ fn flow(i: &Instr, places: &Places) -> Flow {
         if let Some(r) = register(s) {
             reads.push((Loc::Reg(r), op_path.clone()));
         } else if is_memory(s) && !m.starts_with("lea") {
-            let load = if let Some(sl) = places.place(s) {
+            let load = if let Some(sl) = places.place(s).or_else(|| places.carried_place(s)) {
                 (Loc::Slot(sl), forward_class(i))
             } else {
                 (Loc::Reg(String::new()), InstrClass::Load)
@@ -935,7 +936,7 @@ fn flow(i: &Instr, places: &Places) -> Flow {
     }
     if let Some(r) = register(dest) {
         writes.push(Loc::Reg(r));
-    } else if let Some(sl) = places.place(dest) {
+    } else if let Some(sl) = places.place(dest).or_else(|| places.moving_place(dest)) {
         writes.push(Loc::Slot(sl));
     }
     if matches!(
@@ -1032,7 +1033,8 @@ fn carried_chains(body: &[Instr]) -> Vec<(Loc, Chain)> {
         .iter()
         .map(|i| {
             for op in i.operands.iter().filter(|o| is_memory(o)) {
-                if let Some(key) = places.place(op) {
+                let moving = places.moving_place(op);
+                if let Some(key) = places.place(op).or(moving) {
                     shown.entry(key).or_insert_with(|| op.clone());
                 }
             }
@@ -1487,6 +1489,64 @@ mod tests {
             "{top:?}"
         );
         assert_eq!(top.carried_by, "(%r8,%r11,8)");
+    }
+
+    #[test]
+    fn unoptimized_code_carries_a_recurrence_through_the_next_element() {
+        // A back substitution at gfortran 12 -O0: `j = iu - i + il`, then
+        // `cc(j) = (cc(j) - aa(j) * cc(j+1)) / dd(j)`; the counter i is stepped in its
+        // slot, so the next iteration's cc(j+1) is this one's cc(j): the chain runs
+        // through the store, the multiply, the subtract and the divide.
+        let index = |slot: &str| {
+            format!("\tmovl\t-84(%rbp), %eax\n\tcltq\n\tleaq\t-1(%rax), %rcx\n\tmovq\t{slot}(%rbp), %rax\n")
+        };
+        let l = loops(&format!(
+            ".L5:\n\t.loc 1 10 15\n\tcmpl\t%edx, -36(%rbp)\n\tsetg\t%al\n\tmovzbl\t%al, %eax\n\
+             \ttestl\t%eax, %eax\n\tjne\t.L7\n\t.loc 1 11 72\n\tmovq\t-112(%rbp), %rax\n\
+             \tmovl\t(%rax), %eax\n\tsubl\t-36(%rbp), %eax\n\tmovl\t%eax, %ecx\n\
+             \tmovq\t-104(%rbp), %rax\n\tmovl\t(%rax), %eax\n\taddl\t%ecx, %eax\n\
+             \tmovl\t%eax, -84(%rbp)\n\t.loc 1 12 72\n{}\tmovss\t(%rax,%rcx,4), %xmm0\n\
+             {}\tmovss\t(%rax,%rcx,4), %xmm2\n\
+             \tmovl\t-84(%rbp), %eax\n\taddl\t$1, %eax\n\tcltq\n\tleaq\t-1(%rax), %rcx\n\
+             \tmovq\t-136(%rbp), %rax\n\tmovss\t(%rax,%rcx,4), %xmm1\n\
+             \tmulss\t%xmm2, %xmm1\n\tsubss\t%xmm1, %xmm0\n{}\tmovss\t(%rax,%rcx,4), %xmm1\n\
+             \tdivss\t%xmm1, %xmm0\n{}\tmovss\t%xmm0, (%rax,%rcx,4)\n\
+             \t.loc 1 10 15\n\taddl\t$1, -36(%rbp)\n\tjmp\t.L5\n.L7:\n\tret\n",
+            index("-136"),
+            index("-120"),
+            index("-144"),
+            index("-136"),
+        ));
+        let top = &l[0].chains[0];
+        let classes: Vec<InstrClass> = top.path.iter().map(|c| c.class.class).collect();
+        for c in [
+            InstrClass::Forward,
+            InstrClass::FpMul,
+            InstrClass::FpAdd,
+            InstrClass::FpDiv,
+        ] {
+            assert!(classes.contains(&c), "{top:?}");
+        }
+        assert_eq!(top.carried_by, "(%rax,%rcx,4)");
+    }
+
+    #[test]
+    fn a_forward_sweep_at_o0_carries_nothing_through_the_element_it_reads_first() {
+        // `cc(i) = cc(i) + w(i)` with i stepped in its slot: cc(i) is loaded before it
+        // is stored, and the next iteration loads cc(i+1): no chain through memory.
+        let l = loops(
+            ".L3:\n\t.loc 1 5 10\n\tmovl\t-4(%rbp), %eax\n\tcmpl\t%eax, -20(%rbp)\n\tjl\t.L2\n\
+             \t.loc 1 6 10\n\tmovl\t-4(%rbp), %eax\n\tcltq\n\tmovsd\t(%rbx,%rax,8), %xmm0\n\
+             \tmovsd\t(%r12,%rax,8), %xmm1\n\taddsd\t%xmm1, %xmm0\n\tmovsd\t%xmm0, (%rbx,%rax,8)\n\
+             \t.loc 1 5 10\n\taddl\t$1, -4(%rbp)\n\tjmp\t.L3\n.L2:\n\tret\n",
+        );
+        assert!(
+            l[0].chains
+                .iter()
+                .all(|c| c.path.iter().all(|p| p.class.class != InstrClass::FpAdd)),
+            "{:?}",
+            l[0].chains
+        );
     }
 
     #[test]

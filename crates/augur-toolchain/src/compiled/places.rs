@@ -3,7 +3,10 @@
 //! writes (a dummy argument's element `b(i,j)` inside a loop over `k`, as unoptimized
 //! code reloads its address and indices each time). A value stored to such a place and
 //! loaded again in the next iteration is a loop-carried chain through store forwarding.
+//! So is an element whose address moves with the loop's counter (`affine`): stored at
+//! `c(j)`, loaded as `c(j+1)` by the next iteration.
 
+use super::affine::{displacement, immediate, integer_operation, Affine};
 use super::{address_registers, is_compare, is_jump, register, slot, writes_only, Instr, Loc};
 use std::collections::{HashMap, HashSet};
 
@@ -18,6 +21,16 @@ pub(super) struct Places {
     untouched: HashSet<String>,
     /// The slots the loop writes.
     written: Vec<String>,
+    /// Integer register → its value as an affine function of the iteration's start.
+    affine: HashMap<String, Affine>,
+    /// Slot → the affine value this iteration stored there so far.
+    slot_values: HashMap<String, Affine>,
+    /// The loop's counters: `I[slot]` → what one iteration adds to the slot.
+    steps: HashMap<String, i64>,
+    /// The names of the moving addresses this iteration stored to so far.
+    stored: HashSet<String>,
+    /// The names of the addresses the whole iteration stores to.
+    stored_anywhere: HashSet<String>,
 }
 
 /// Mnemonic prefixes of instructions whose result is a pure function of their operands
@@ -49,11 +62,72 @@ impl Places {
             .filter(|r| !written_registers.contains(r))
             .filter(|r| !calls || CALLEE_SAVED.contains(&r.as_str()))
             .collect();
-        Places {
-            values: HashMap::new(),
+        let mut places = Places {
             untouched,
             written,
+            ..Places::default()
+        };
+        places.steps = places.counters(body);
+        places.stored_anywhere = places.clone_fresh().stores_of(body);
+        places
+    }
+
+    /// A copy at the start of an iteration: what is known of the whole loop, nothing of
+    /// the instructions followed so far.
+    fn clone_fresh(&self) -> Places {
+        Places {
+            untouched: self.untouched.clone(),
+            written: self.written.clone(),
+            steps: self.steps.clone(),
+            stored_anywhere: self.stored_anywhere.clone(),
+            ..Places::default()
         }
+    }
+
+    /// Follows `body` once, returning the names of the addresses it stores to.
+    fn stores_of(mut self, body: &[Instr]) -> HashSet<String> {
+        for i in body {
+            let writes = super::flow(i, &Places::default()).writes;
+            self.after(i, super::registers(&writes));
+        }
+        self.stored
+    }
+
+    /// The slots stepped by a constant once an iteration: written by one instruction of
+    /// `body`, which leaves there the slot's value at the start of the iteration plus a
+    /// constant.
+    fn counters(&self, body: &[Instr]) -> HashMap<String, i64> {
+        let mut writers: HashMap<String, usize> = HashMap::new();
+        for i in body
+            .iter()
+            .filter(|i| !is_jump(&i.mnemonic) && !is_compare(&i.mnemonic))
+        {
+            if let Some(s) = i.operands.last().and_then(|d| slot(d)) {
+                *writers.entry(s).or_default() += 1;
+            }
+        }
+        let candidates: Vec<String> = writers
+            .into_iter()
+            .filter(|(_, n)| *n == 1)
+            .map(|(s, _)| s)
+            .collect();
+        let mut trial = self.clone_fresh();
+        trial.steps = candidates.iter().map(|s| (counter(s), 0)).collect();
+        for i in body {
+            let writes = super::flow(i, &Places::default()).writes;
+            trial.after(i, super::registers(&writes));
+        }
+        candidates
+            .into_iter()
+            .filter_map(|s| {
+                let step = trial
+                    .slot_values
+                    .get(&s)?
+                    .plus(&Affine::symbol(counter(&s)), -1)
+                    .as_constant()?;
+                (step != 0).then(|| (counter(&s), step))
+            })
+            .collect()
     }
 
     /// The fixed place memory operand `op` names, if any: a slot, or an address whose
@@ -66,6 +140,171 @@ impl Places {
             return None;
         }
         self.address(op)
+    }
+
+    /// The name of the element memory operand `op` stores to when its address moves
+    /// with the loop's counters.
+    pub(super) fn moving_place(&self, op: &str) -> Option<String> {
+        let a = self.affine_address(op)?;
+        a.moves(&self.steps).then(|| a.key())
+    }
+
+    /// The place a load of moving address `op` reads a value of this loop from: the
+    /// element this iteration stored there before, else the element an earlier store of
+    /// the previous iteration wrote when the addresses meet one iteration on (`c(j)`
+    /// stored, `c(j+1)` loaded with `j` counting down). `None` for an element no store
+    /// of the loop writes.
+    pub(super) fn carried_place(&self, op: &str) -> Option<String> {
+        let a = self.affine_address(op)?;
+        if !a.moves(&self.steps) {
+            return None;
+        }
+        let now = a.key();
+        if self.stored.contains(&now) {
+            return Some(now);
+        }
+        let before = a.one_iteration_on(&self.steps).key();
+        (self.stored_anywhere.contains(&before) && !self.stored.contains(&before)).then_some(before)
+    }
+
+    /// `disp(base,index,scale)` as an affine value, if its registers hold affine values.
+    fn affine_address(&self, op: &str) -> Option<Affine> {
+        let (disp, inside) = op.split_once('(')?;
+        let parts: Vec<&str> = inside
+            .trim_end_matches(')')
+            .split(',')
+            .map(str::trim)
+            .collect();
+        if parts.contains(&"%rip") {
+            return None;
+        }
+        let mut a = displacement(disp.trim());
+        if let Some(base) = parts.first().filter(|p| !p.is_empty()) {
+            a = a.plus(&self.affine_operand(base)?, 1);
+        }
+        if let Some(index) = parts.get(1).filter(|p| !p.is_empty()) {
+            let scale = parts.get(2).map_or(Some(1), |s| s.parse().ok())?;
+            a = a.plus(&self.affine_operand(index)?, scale);
+        }
+        Some(a)
+    }
+
+    /// The affine value an operand holds: an immediate, an integer register, or a load.
+    fn affine_operand(&self, op: &str) -> Option<Affine> {
+        if let Some(c) = immediate(op) {
+            return Some(Affine::constant(c));
+        }
+        if op.contains('(') || !op.starts_with('%') {
+            return self.affine_load(op);
+        }
+        let r = register(op)?;
+        if r.starts_with('v') {
+            return None;
+        }
+        if let Some(a) = self.affine.get(&r) {
+            return Some(a.clone());
+        }
+        self.untouched
+            .contains(&r)
+            .then(|| Affine::symbol(format!("%{r}")))
+    }
+
+    /// The affine value a load of `op` reads: what this iteration stored in a slot, a
+    /// counter's value at the start of the iteration, a slot the loop never writes, or
+    /// an address that does not move and the loop never stores to.
+    fn affine_load(&self, op: &str) -> Option<Affine> {
+        if let Some(s) = slot(op) {
+            if let Some(v) = self.slot_values.get(&s) {
+                return Some(v.clone());
+            }
+            if self.steps.contains_key(&counter(&s)) {
+                return Some(Affine::symbol(counter(&s)));
+            }
+            return (!self.written.contains(&s)).then(|| Affine::symbol(format!("[{s}]")));
+        }
+        let a = self.affine_address(op)?;
+        let key = a.key();
+        (!a.moves(&self.steps) && !self.stored_anywhere.contains(&key))
+            .then(|| Affine::symbol(format!("mem{key}")))
+    }
+
+    /// The affine value integer instruction `i` leaves in its destination, if any.
+    fn affine_result(&self, i: &Instr) -> Option<Affine> {
+        let m = i.mnemonic.as_str();
+        if matches!(m, "cltq" | "cdqe") {
+            return self.affine_operand("%rax");
+        }
+        let op = integer_operation(m)?;
+        let ops = &i.operands;
+        let dest = ops.last()?;
+        if register(dest).is_some_and(|r| r.starts_with('v')) {
+            return None;
+        }
+        let first = || self.affine_operand(&ops[0]);
+        let old = || self.affine_operand(dest);
+        match (op, ops.len()) {
+            ("mov", 2) => first(),
+            ("lea", 2) => self.affine_address(&ops[0]),
+            ("add", 2) => old()?.plus(&first()?, 1).into(),
+            ("sub", 2) => old()?.plus(&first()?, -1).into(),
+            ("xor", 2) if ops[0] == ops[1] => Some(Affine::constant(0)),
+            ("neg", 1) => Some(old()?.times(-1)),
+            ("inc", 1) => old()?.plus(&Affine::constant(1), 1).into(),
+            ("dec", 1) => old()?.plus(&Affine::constant(1), -1).into(),
+            ("sal" | "shl", 1) => Some(old()?.times(2)),
+            ("sal" | "shl", 2) => {
+                let k = immediate(&ops[0]).filter(|k| (0..32).contains(k))?;
+                Some(old()?.times(1 << k))
+            }
+            ("imul", 3) => Some(self.affine_operand(&ops[1])?.times(immediate(&ops[0])?)),
+            ("imul", 2) => {
+                let (a, b) = (first()?, old()?);
+                match (a.as_constant(), b.as_constant()) {
+                    (Some(k), _) => Some(b.times(k)),
+                    (_, Some(k)) => Some(a.times(k)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Follows the affine values through instruction `i`, which writes the registers
+    /// `written_registers`.
+    fn follow_affine(&mut self, i: &Instr, written_registers: &[String]) {
+        let value = self.affine_result(i);
+        for r in written_registers {
+            self.affine.remove(r);
+        }
+        if i.mnemonic.starts_with("call") {
+            self.affine
+                .retain(|r, _| CALLEE_SAVED.contains(&r.as_str()));
+            return;
+        }
+        if matches!(i.mnemonic.as_str(), "cltq" | "cdqe") {
+            if let Some(v) = value {
+                self.affine.insert("a".into(), v);
+            }
+            return;
+        }
+        let Some(dest) = i.operands.last() else {
+            return;
+        };
+        if is_jump(&i.mnemonic) || is_compare(&i.mnemonic) {
+            return;
+        }
+        if let Some(r) = register(dest) {
+            if let Some(v) = value {
+                self.affine.insert(r, v);
+            }
+        } else if let Some(s) = slot(dest) {
+            match value {
+                Some(v) => self.slot_values.insert(s, v),
+                None => self.slot_values.remove(&s),
+            };
+        } else if let Some(a) = self.affine_address(dest) {
+            self.stored.insert(a.key());
+        }
     }
 
     /// `disp(base,index,scale)` with each register replaced by its invariant value.
@@ -146,9 +385,11 @@ impl Places {
     /// Follows instruction `i`, which writes `written_registers`: a register it gives an
     /// invariant value holds it, any other it writes holds none.
     pub(super) fn after(&mut self, i: &Instr, written_registers: impl Iterator<Item = String>) {
+        let written_registers: Vec<String> = written_registers.collect();
+        self.follow_affine(i, &written_registers);
         let value = self.value_of(i);
-        for r in written_registers {
-            self.values.remove(&r);
+        for r in &written_registers {
+            self.values.remove(r);
         }
         if i.mnemonic.starts_with("call") {
             // A call may change every register it does not have to keep.
@@ -164,6 +405,11 @@ impl Places {
             self.values.insert(r, v);
         }
     }
+}
+
+/// The symbol of the counter kept in slot `s`.
+fn counter(s: &str) -> String {
+    format!("I[{s}]")
 }
 
 /// What the value of place `key` depends on (the slots and registers its address was

@@ -465,8 +465,9 @@ const MEMORY_COST_SHARE: f64 = 0.9;
 /// The size the term prices level `l` at: the OS's, unless the machine's own stride sweep
 /// already pays main memory's price for a line at a smaller footprint. A guest given a
 /// share of a socket's last-level cache sees the whole socket's size in `/sys` (480 MiB
-/// on a 2-vCPU Xeon guest whose lines cost what memory's do from 256 MiB on); then the
-/// measured size, at most the largest footprint the sweep found cheaper than memory.
+/// on a 2-vCPU Xeon guest whose lines cost what memory's do from 256 MiB on, 32 MiB on a
+/// Zen 3 guest paying it from 16 MiB on); then the largest footprint the sweep found
+/// cheaper than memory (the capacity inference can misread such a share: 2 MiB there).
 fn priced_size(mem: &MemoryProfile, l: &CacheLevel, line: u64) -> u64 {
     let Some(os) = l.os_size_bytes else {
         return l.size_bytes;
@@ -491,7 +492,7 @@ fn priced_size(mem: &MemoryProfile, l: &CacheLevel, line: u64) -> u64 {
     match memory_from {
         Some(m) if m < os && l.size_bytes > 0 => {
             let cheaper = sweep.iter().map(|(size, _)| *size).filter(|&s| s < m).max();
-            cheaper.map_or(l.size_bytes, |c| l.size_bytes.min(c))
+            cheaper.unwrap_or(l.size_bytes)
         }
         _ => os,
     }
@@ -1248,8 +1249,10 @@ mod tests {
         let zen4 = [(8, 0.65), (16, 0.94), (32, 1.71), (48, 2.13), (128, 2.6)];
         let (mem, l3) = swept(&zen4, 8, 32);
         assert_eq!(priced_size(&mem, &l3, 64), 32 << 20);
-        // A measured size beyond where memory's price starts is cut to the sweep's.
+        // A measured size on either side of where memory's price starts: the sweep's.
         let (mem, l3) = swept(&xeon, 400, 480);
+        assert_eq!(priced_size(&mem, &l3, 64), 128 << 20);
+        let (mem, l3) = swept(&xeon, 2, 480);
         assert_eq!(priced_size(&mem, &l3, 64), 128 << 20);
     }
 

@@ -86,11 +86,16 @@ impl Places {
 
     /// Follows `body` once, returning the names of the addresses it stores to.
     fn stores_of(mut self, body: &[Instr]) -> HashSet<String> {
+        self.follow(body);
+        self.stored
+    }
+
+    /// Follows every instruction of `body` in turn.
+    fn follow(&mut self, body: &[Instr]) {
         for i in body {
             let writes = super::flow(i, &Places::default()).writes;
             self.after(i, super::registers(&writes));
         }
-        self.stored
     }
 
     /// The slots stepped by a constant once an iteration: written by one instruction of
@@ -111,12 +116,10 @@ impl Places {
             .filter(|(_, n)| *n == 1)
             .map(|(s, _)| s)
             .collect();
+        // Each candidate's loads before its store read the counter's symbol.
         let mut trial = self.clone_fresh();
         trial.steps = candidates.iter().map(|s| (counter(s), 0)).collect();
-        for i in body {
-            let writes = super::flow(i, &Places::default()).writes;
-            trial.after(i, super::registers(&writes));
-        }
+        trial.follow(body);
         candidates
             .into_iter()
             .filter_map(|s| {

@@ -116,6 +116,22 @@ impl Cache {
         Ok(())
     }
 
+    /// The largest cache of the same ways and line with a power-of-two number of sets
+    /// not above this one's, when this one's is not (a guest's last level as `/sys`
+    /// reports the whole socket's: 480 MiB, 16 ways, 491,520 sets); `None` when it is,
+    /// or when it is no cache geometry.
+    fn power_of_two_sets(&self) -> Option<Cache> {
+        let per_set = self.line_bytes * self.ways as u64;
+        if per_set == 0 || self.size_bytes % per_set != 0 {
+            return None;
+        }
+        let sets = self.size_bytes / per_set;
+        (sets > 0 && !sets.is_power_of_two()).then(|| Cache {
+            size_bytes: (1u64 << sets.ilog2()) * per_set,
+            ..*self
+        })
+    }
+
     fn describe(&self) -> String {
         let size = if self.size_bytes % (1 << 20) == 0 {
             format!("{} MiB", self.size_bytes >> 20)
@@ -177,8 +193,21 @@ fn geometry(machine: Option<&str>) -> Result<Geometry> {
             )
         }
     };
-    let (Some(&l1), Some(&ll)) = (caches.first(), caches.last()) else {
+    let (Some(&l1), Some(&reported)) = (caches.first(), caches.last()) else {
         bail!("{source} reports no data cache");
+    };
+    // Both the simulation and the prediction take the last level valgrind can simulate.
+    let (ll, source) = match reported.power_of_two_sets() {
+        Some(ll) => (
+            ll,
+            format!(
+                "{source}, the last level taken as {} (valgrind simulates only power-of-two \
+                 sets; {} reported)",
+                ll.describe(),
+                reported.describe()
+            ),
+        ),
+        None => (reported, source),
     };
     if caches.len() < 2 {
         bail!("{source} reports a single cache level; valgrind simulates an L1d and a last level");
@@ -1485,6 +1514,11 @@ calls=723900 264
             line_bytes: 64,
         };
         assert!(bad.check("LL").is_err());
+        // A last level of a power-of-two number of sets is taken below it.
+        let taken = bad.power_of_two_sets().expect("3 MiB, 16 ways: 3,072 sets");
+        assert_eq!(taken.size_bytes, 2 << 20);
+        assert!(taken.check("LL").is_ok());
+        assert_eq!(ok.power_of_two_sets(), None);
     }
 
     #[test]

@@ -41,7 +41,9 @@ fn the_hosts_kernels_give_sane_figures() {
             .unwrap_or_else(|| panic!("{key} not measured"))
     };
     let add = cost("fp_add");
-    assert!(add.latency_ns >= 2.0 * cycle, "fp_add latency {add:?}");
+    // Two cycles or more (Intel's cores since Golden Cove add in two; the chain measures
+    // them within a percent).
+    assert!(add.latency_ns >= 1.95 * cycle, "fp_add latency {add:?}");
     assert!(add.throughput_ns < add.latency_ns, "fp_add {add:?}");
     assert!(cost("load").latency_ns >= 3.0 * cycle, "{:?}", cost("load"));
     assert!(cost("fp_div").latency_ns > add.latency_ns);
@@ -54,8 +56,9 @@ fn the_hosts_kernels_give_sane_figures() {
         assert!(c.throughput_ns > 0.0 && c.latency_ns >= 0.0, "{key}: {c:?}");
     }
     // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight,
-    // 64 to 256 of them writing vector registers, 32 to 128 stores; fewer instructions
-    // waiting for an operand than writing vector registers (a Zen 4: 75 and 156).
+    // 64 to 400 of them writing vector registers (Golden Cove's file has 332 entries: a
+    // Xeon guest measured 271), 32 to 128 stores; fewer instructions waiting for an
+    // operand than writing vector registers (a Zen 4: 75 and 156).
     let w = p
         .window
         .expect("the window kernels slowed down at some number of moves");
@@ -63,7 +66,7 @@ fn the_hosts_kernels_give_sane_figures() {
     if Features::host().is_some_and(|f| f.avx) {
         let v = p.window_vector.expect("the vector fillers slowed down");
         assert!(
-            (64.0..=256.0).contains(&v) && v < w + 64.0,
+            (64.0..=400.0).contains(&v) && v < w + 64.0,
             "vector {v}, integer {w}"
         );
         let waiting = p.window_waiting.expect("the waiting fillers slowed down");

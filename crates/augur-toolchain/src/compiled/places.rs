@@ -280,8 +280,11 @@ impl Places {
             self.affine.remove(r);
         }
         if i.mnemonic.starts_with("call") {
+            // A call may change every register it does not have to keep, and, with the
+            // addresses Fortran passes, any slot: what this iteration stored is unknown.
             self.affine
                 .retain(|r, _| CALLEE_SAVED.contains(&r.as_str()));
+            self.slot_values.clear();
             return;
         }
         if matches!(i.mnemonic.as_str(), "cltq" | "cdqe") {

@@ -22,19 +22,25 @@ fn succeeded(cmd: &mut Command) -> String {
     stdout
 }
 
+/// One MPI job at a time: the network characterization times its ping-pongs, and on a
+/// 2-core machine another test's ranks beside it made its latency read a millisecond.
+static ONE_JOB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// These tests run the real MPI library: without it they fail (never skip silently).
-fn require_mpi() {
+/// The guard returned keeps the other MPI tests waiting until the test ends.
+fn require_mpi() -> std::sync::MutexGuard<'static, ()> {
     for tool in ["mpif90", "mpirun"] {
         assert!(
             augur_mpi::find_on_path(tool).is_some(),
             "{tool} not found: these tests need OpenMPI (scripts/setup.sh installs it)"
         );
     }
+    ONE_JOB.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[test]
 fn characterize_mpi_writes_the_network_section() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m.toml");
     let stdout = succeeded(
@@ -164,7 +170,7 @@ const RING: &str = include_str!("../../../corpus/mpi/mpi_ring.f90");
 
 #[test]
 fn analyze_mpi_ranks_traces_every_rank() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
     let prof = dir.path().join("ring.json");
@@ -236,7 +242,7 @@ fn analyze_mpi_ranks_traces_every_rank() {
 
 #[test]
 fn analyze_mpi_ranks_of_a_program_without_mpi_says_so() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("plain.f90"),
@@ -264,7 +270,7 @@ fn mpi_machine() -> std::path::PathBuf {
 
 #[test]
 fn predict_mpi_ranks_replays_the_traces_on_simgrid() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
     succeeded(augur().current_dir(dir.path()).args([
@@ -312,7 +318,7 @@ fn predict_mpi_ranks_replays_the_traces_on_simgrid() {
 
 #[test]
 fn validate_mpi_ranks_times_the_job_under_mpirun() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
     let out = succeeded(
@@ -382,7 +388,7 @@ fn predict_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
 
 #[test]
 fn predict_mpi_ranks_splits_each_rank_into_computing_transmission_and_waiting() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("uneven.f90"), UNEVEN).unwrap();
     succeeded(augur().current_dir(dir.path()).args([
@@ -443,7 +449,7 @@ fn predict_mpi_ranks_splits_each_rank_into_computing_transmission_and_waiting() 
 
 #[test]
 fn predict_mpi_ranks_extrapolates_from_three_smaller_counts() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     let halo =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/mpi/mpi_halo1d.f90");
@@ -507,7 +513,7 @@ fn analyze_fixture(
     name: &str,
     ranks: &str,
 ) -> (tempfile::TempDir, augur_program_profile::ProgramProfile) {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(name), fixture(name)).unwrap();
     succeeded(augur().current_dir(dir.path()).args([
@@ -744,7 +750,7 @@ fn use_mpi_f08_programs_are_traced() {
 
 #[test]
 fn a_c_main_that_starts_mpi_is_traced() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mpi");
     succeeded(
@@ -767,7 +773,7 @@ fn a_c_main_that_starts_mpi_is_traced() {
 
 #[test]
 fn work_rank_0_never_does_is_priced() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     let farm = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../corpus/mpi/mpi_master_worker.f90");
@@ -810,7 +816,7 @@ fn predict_hybrid(dir: &std::path::Path, ranks: u32, threads: u32) -> std::proce
 
 #[test]
 fn a_hybrid_program_runs_each_rank_with_a_team_of_threads() {
-    require_mpi();
+    let _one_job = require_mpi();
     let dir = tempfile::tempdir().unwrap();
     let source =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/mpi/mpi_hybrid.f90");

@@ -3,7 +3,8 @@
 //! that only say how to read the sources (form, line length, standard, preprocessing,
 //! include and module directories), what to warn about, or how to link leave the
 //! generated code as it is, so a build that differs from the profile only in those is
-//! the same machine.
+//! the same machine; so do the flags that promote default kinds (`-fdefault-real-8`),
+//! which are the program's declarations given on the command line.
 
 /// Flags that never change the generated code, matched as a whole word.
 const NEUTRAL: &[&str] = &[
@@ -34,8 +35,15 @@ const NEUTRAL: &[&str] = &[
 
 /// Prefixes of flags that never change the generated code: line lengths, standards,
 /// warnings (and linker options passed with `-Wl,`), diagnostics, optimization reports,
-/// macros, include, module and library directories, libraries.
+/// macros, include, module and library directories, libraries; and the flags that
+/// promote default kinds (`-fdefault-real-8`, `-freal-4-real-8`, `-finteger-4-integer-8`):
+/// they are the program's declarations given on the command line (the counting sees
+/// the kinds they make), and the compiler treats the promoted program as one declared
+/// so: they say nothing of the machine.
 const NEUTRAL_PREFIXES: &[&str] = &[
+    "-fdefault-",
+    "-freal-",
+    "-finteger-",
     "-ffixed-line-length-",
     "-ffree-line-length-",
     "-std=",
@@ -57,7 +65,7 @@ const NEUTRAL_PREFIXES: &[&str] = &[
 const WITH_SEPARATE_VALUE: &[&str] = &["-I", "-J", "-D", "-U", "-L", "-l", "-module-dir"];
 
 /// Whether `flag` can change the code the compiler generates. Unknown flags are taken to
-/// (an `-O3`, `-march=native`, `-funroll-loops`, `-fopenmp` or `-fdefault-real-8` does).
+/// (an `-O3`, `-march=native`, `-funroll-loops` or `-fopenmp` does).
 pub fn changes_code(flag: &str) -> bool {
     !(NEUTRAL.contains(&flag) || NEUTRAL_PREFIXES.iter().any(|p| flag.starts_with(p)))
 }
@@ -124,6 +132,8 @@ mod tests {
                 "-lm",
                 "-L/opt/lib",
             ],
+            &["-O2", "-fdefault-real-8", "-fdefault-double-8"],
+            &["-freal-8-real-4", "-O2", "-finteger-4-integer-8"],
         ] {
             assert!(same_code_generation(&machine, build), "{build:?}");
         }
@@ -137,7 +147,6 @@ mod tests {
             &["-O2", "-ffast-math"],
             &["-O2", "-funroll-loops"],
             &["-O2", "-fopenmp"],
-            &["-O2", "-fdefault-real-8"],
             &["-O2", "-fsome-flag-augur-does-not-know"],
         ] {
             assert!(!same_code_generation(&["-O2"], build), "{build:?}");

@@ -59,6 +59,11 @@ pub struct MemoryProfile {
     /// The TLB chase: one line per page-sized stride.
     #[serde(default)]
     pub tlb_chase: Vec<TlbCurve>,
+    /// The TLB gather: the TLB chase's elements at a stride of one page read
+    /// independently in a random order (translations the core can overlap). Absent in
+    /// profiles measured before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tlb_gather: Vec<TlbCurve>,
     /// The slot chases (line and page sizes without prefetching): one curve per element
     /// count and kind of pages. Absent in profiles measured before they existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -23,6 +23,9 @@
 //! * `tlb STRIDE:COUNT`: a random cyclic chase over COUNT elements STRIDE bytes apart, the
 //!   element `j` shifted by `j mod (min(STRIDE, page) / line)` lines so that the lines
 //!   spread over the cache sets.
+//! * `tlbg STRIDE:COUNT`: the TLB chase's elements read independently in a random order
+//!   through an index array (a gather): the cost of a translation when the core can
+//!   overlap several, as the loads of a loop striding over pages do.
 //! * `slot COUNT:SLOT`: a random cyclic chase over COUNT elements, element `j` at a
 //!   pseudo-random 8-byte-aligned offset inside its own SLOT-byte slot `j`. Slots smaller
 //!   than a line (a page) share it, so the chase touches COUNT·SLOT/line lines (pages);
@@ -150,6 +153,13 @@ program augmem
       m = max(2_8, a2)
       call build(m, max(1_8, a1 / 8), 0)
       w = m
+    case ('tlbg')
+      kind = 4
+      m = max(2_8, a2)
+      call buildg(m, max(1_8, a1 / 8))
+      nel = m
+      w = 1
+      per = m
     case ('slot')
       kind = 2
       m = max(2_8, a1)
@@ -225,15 +235,17 @@ contains
     deallocate (ord, off)
   end subroutine build
 
-  ! Independent reads of m lines in a random order (one element per line), for the
-  ! gather: gidx holds the element indices.
-  subroutine buildg(m, lwd)
-    integer(8), intent(in) :: m, lwd
-    integer(8) :: i, s
+  ! Independent reads of m elements sw words apart in a random order, for the gathers:
+  ! gidx holds the element indices, element j shifted by mod(j, min(sw, pw) / lw) lines
+  ! as the chases' (one element per line when sw is a line).
+  subroutine buildg(m, sw)
+    integer(8), intent(in) :: m, sw
+    integer(8) :: i, s, ns
     if (allocated(gidx)) deallocate (gidx)
     allocate (gidx(m))
+    ns = max(1_8, min(sw, pw) / lw)
     do i = 1, m
-      gidx(i) = 1 + (i - 1) * lwd
+      gidx(i) = 1 + (i - 1) * sw + mod(i - 1, ns) * lw
     end do
     s = 88172645463325252_8
     call shuffle(gidx, m, s)

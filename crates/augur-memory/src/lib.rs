@@ -62,6 +62,7 @@ pub fn characterize(
         sweep: curves.sweep,
         chase: curves.chase,
         tlb_chase: curves.tlb,
+        tlb_gather: curves.tlb_gather,
         slot_chase: curves.slot,
         streams: curves.streams,
         ..Default::default()

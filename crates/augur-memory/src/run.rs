@@ -62,6 +62,8 @@ pub struct Plan {
     pub chase: Vec<(u64, u64)>,
     /// `(stride, count)`.
     pub tlb: Vec<(u64, u64)>,
+    /// `(page, count)`: the TLB chase's elements at a stride of one page, gathered.
+    pub tlb_gather: Vec<(u64, u64)>,
     /// Slot chases on huge pages (line sizes): `(count, slot)`.
     pub line: Vec<(u64, u64)>,
     /// Slot chases on base pages (page size): `(count, slot)`.
@@ -191,6 +193,9 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
         for &c in &counts {
             if (st == page || c >= TLB_FROM) && c * st <= max && st >= line {
                 p.tlb.push((st, c));
+                if st == page {
+                    p.tlb_gather.push((st, c));
+                }
             }
         }
     }
@@ -253,6 +258,8 @@ pub struct Curves {
     pub chase: Vec<ChaseCurve>,
     /// TLB chase, by stride.
     pub tlb: Vec<TlbCurve>,
+    /// TLB gather (stride = page).
+    pub tlb_gather: Vec<TlbCurve>,
     /// Slot chases, by kind of pages and count.
     pub slot: Vec<SlotCurve>,
     /// Streams.
@@ -418,7 +425,7 @@ struct Mode<'a> {
 }
 
 /// The modes of the plan, in the order they are measured.
-fn modes<'a>(plan: &'a Plan) -> [Mode<'a>; 7] {
+fn modes<'a>(plan: &'a Plan) -> [Mode<'a>; 8] {
     let mode = |name, program_mode, huge, points: &'a [(u64, u64)]| Mode {
         name,
         program_mode,
@@ -430,6 +437,7 @@ fn modes<'a>(plan: &'a Plan) -> [Mode<'a>; 7] {
         mode("chase", "chase", false, &plan.chase),
         mode("line", "slot", true, &plan.line),
         mode("tlb", "tlb", false, &plan.tlb),
+        mode("tlb_gather", "tlbg", false, &plan.tlb_gather),
         mode("page", "slot", false, &plan.page),
         mode("stream", "stream", false, &plan.stream),
         mode("fault", "fault", false, &plan.fault),
@@ -443,7 +451,7 @@ impl Mode<'_> {
         match self.name {
             "sweep" => points.iter().map(|p| p.0).max().unwrap_or(0),
             "chase" => points.iter().map(|p| p.1).max().unwrap_or(0),
-            "tlb" => points.iter().map(|p| p.0 * p.1).max().unwrap_or(0) + page,
+            "tlb" | "tlb_gather" => points.iter().map(|p| p.0 * p.1).max().unwrap_or(0) + page,
             "line" | "page" => points.iter().map(|p| (p.0 + 1) * p.1).max().unwrap_or(0),
             // No buffer: each timing allocates its own arrays.
             "fault" => page,
@@ -556,11 +564,16 @@ fn store_curves(out: &mut Curves, mode: &str, rate: u64, pts: &Points) {
                 }
             }
         }
-        "tlb" => {
-            out.tlb = grouped(rate, pts, |st| TlbCurve {
+        "tlb" | "tlb_gather" => {
+            let curves = grouped(rate, pts, |st| TlbCurve {
                 stride_bytes: st,
                 ..Default::default()
             });
+            if mode == "tlb" {
+                out.tlb = curves;
+            } else {
+                out.tlb_gather = curves;
+            }
         }
         "line" | "page" => {
             let pages = if mode == "line" { "huge" } else { "base" };
@@ -678,6 +691,9 @@ mod tests {
         assert!(p.sweep.contains(&(4 << 20, 16 << 10)));
         assert!(p.tlb.contains(&(4096, 16)) && p.tlb.contains(&(1024, TLB_FROM)));
         assert!(!p.tlb.contains(&(1024, 16)));
+        // The gather reads the page-stride chase's elements, and only those.
+        let page_chase: Vec<_> = p.tlb.iter().filter(|t| t.0 == 4096).copied().collect();
+        assert_eq!(p.tlb_gather, page_chase);
         assert_eq!(p.stream.len(), 12);
         let q = plan(&os(), &Settings::QUICK);
         assert!(q.sweep.len() < p.sweep.len());

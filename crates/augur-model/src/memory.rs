@@ -168,7 +168,9 @@ fn sweep_line_seconds(mem: &MemoryProfile, size: u64, line: u64) -> Option<f64> 
 /// at a stride of one base page (a random cyclic chase over `count` pages, one line each)
 /// minus its random chase over as many lines packed together (the same cache misses
 /// without the page changes), through its running maximum (the cost never falls with
-/// more pages). Empty when the profile has no such curves; an entry of a page larger
+/// more pages), overlapped as independent misses are; or, when the profile has the TLB
+/// gather (the same pages read independently), that gather's rise over a gather of as
+/// many packed lines: the overlap the machine's page walkers achieve, measured. Empty when the profile has no such curves; an entry of a page larger
 /// than [`PAGE_BYTES`] is not modelled (the chase's stride is the base page).
 pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
     let page = if mem.os_page_bytes > 0 {
@@ -211,15 +213,31 @@ pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
             1.0
         }
     };
-    let cost: Vec<f64> = tlb
-        .count
+    // Measured directly when the profile has the TLB gather (the chase's pages read
+    // independently): its rise over a gather of as many lines packed together.
+    let independent = mem
+        .tlb_gather
         .iter()
-        .zip(&tlb.ns)
-        .map(|(&count, &ns)| {
-            let rise = (ns - interp(&rand.size_bytes, &rand.ns, count * line)).max(0.0);
-            rise * overlapped(count)
-        })
-        .collect();
+        .find(|c| c.stride_bytes == page)
+        .zip(gather)
+        .filter(|(t, _)| t.count == tlb.count);
+    let cost: Vec<f64> = match independent {
+        Some((t, g)) => t
+            .count
+            .iter()
+            .zip(&t.ns)
+            .map(|(&count, &ns)| (ns - interp(&g.size_bytes, &g.ns, count * line)).max(0.0))
+            .collect(),
+        None => tlb
+            .count
+            .iter()
+            .zip(&tlb.ns)
+            .map(|(&count, &ns)| {
+                let rise = (ns - interp(&rand.size_bytes, &rand.ns, count * line)).max(0.0);
+                rise * overlapped(count)
+            })
+            .collect(),
+    };
     // A cyclic chase over `count` pages reuses each page at a distance of `count − 1`.
     staircase(&tlb.count, &cost)
         .into_iter()
@@ -325,6 +343,7 @@ pub fn nest_memory(
     loc: &LocalityProfile,
     mem: &MemoryProfile,
     program_bytes: Option<u64>,
+    outer_vectors: &[OuterVector],
 ) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
     let levels = supplied_levels(mem, line);
@@ -361,7 +380,81 @@ pub fn nest_memory(
     if !gather.is_empty() {
         add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
     }
+    for (n, nl) in out.iter_mut().zip(&loc.nests) {
+        if let Some(v) = outer_vectors
+            .iter()
+            .find(|v| v.unit == nl.unit && v.loop_id == nl.loop_id)
+        {
+            let shapes: Vec<(u64, u64)> = nl
+                .arrays
+                .iter()
+                .map(|a| (a.elem_bytes, a.inner_stride_bytes))
+                .collect();
+            group_lanes(n, &shapes, v.vector_bytes, line);
+        }
+    }
     merge_rows(out, &rows)
+}
+
+/// A nest whose compiled code runs a loop around its innermost one several iterations
+/// at a time in vector lanes (outer-loop vectorization: gfortran -O2 stores
+/// `a(i:i+1,j)` at once in `do i; do j; a(i,j) = 0` when `j` strides).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OuterVector {
+    /// Program unit.
+    pub unit: String,
+    /// Loop id of the nest's outermost loop.
+    pub loop_id: u32,
+    /// Bytes of the vectors.
+    pub vector_bytes: u64,
+}
+
+/// The misses of the arrays an outer-vectorized nest strides over in its innermost
+/// loop, as the compiled code makes them: the lanes' accesses to one line (page) come
+/// together, so an access that missed every time in the source's order misses once per
+/// vector, while a line (page) still misses at least once per visit as it did (the
+/// source's misses divided by the lanes, never below one per line or page the accesses
+/// cover). `shapes` holds each array's element bytes and stride along the innermost
+/// loop.
+fn group_lanes(n: &mut NestMemory, shapes: &[(u64, u64)], vector_bytes: u64, line: u64) {
+    let mut delta: Vec<(String, f64, f64, f64)> = vec![];
+    for (a, &(elem_bytes, inner_stride)) in n.arrays.iter_mut().zip(shapes) {
+        if inner_stride <= line || elem_bytes == 0 {
+            continue;
+        }
+        let lanes = (vector_bytes / elem_bytes) as f64;
+        if lanes < 2.0 {
+            continue;
+        }
+        for lt in &mut a.levels {
+            let unit = if lt.level == "TLB" { PAGE_BYTES } else { line };
+            let floor = a.accesses / (unit / elem_bytes).max(1) as f64;
+            let grouped = (lt.misses / lanes).max(floor.min(lt.misses));
+            let ratio = if lt.misses > 0.0 {
+                grouped / lt.misses
+            } else {
+                1.0
+            };
+            let before = (lt.misses, lt.writebacks, lt.seconds);
+            lt.misses *= ratio;
+            lt.writebacks *= ratio;
+            lt.seconds *= ratio;
+            delta.push((
+                lt.level.clone(),
+                lt.misses - before.0,
+                lt.writebacks - before.1,
+                lt.seconds - before.2,
+            ));
+        }
+    }
+    for (level, misses, writebacks, seconds) in delta {
+        if let Some(lt) = n.levels.iter_mut().find(|l| l.level == level) {
+            lt.misses += misses;
+            lt.writebacks += writebacks;
+            lt.seconds += seconds;
+        }
+        n.seconds += seconds;
+    }
 }
 
 /// Sets each row's [`NestMemory::fill_floor_seconds`]. A nest that streams from main
@@ -1093,6 +1186,26 @@ mod tests {
     }
 
     #[test]
+    fn a_measured_tlb_gather_prices_the_walks_of_independent_accesses() {
+        // With the TLB gather measured (3 ns beyond the packed gather's 0.25 ns from
+        // 4096 pages on), the walk costs its rise, not the chase's rise overlapped as
+        // cache misses are (the machine's walkers overlap fewer translations than its
+        // line-fill buffers overlap misses).
+        let mut mem = translation_machine();
+        mem.chase
+            .push(curve("gather", vec![1024, 1 << 30], vec![0.25, 0.25]));
+        mem.tlb_gather = vec![TlbCurve {
+            stride_bytes: 4096,
+            count: vec![16, 64, 128, 2048, 4096],
+            ns: vec![0.25, 0.25, 0.5, 0.5, 3.25],
+        }];
+        let s = translation_steps(&mem);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].0, 4095);
+        assert!((s[0].1 - 2.75e-9).abs() < 1e-15, "{s:?}");
+    }
+
+    #[test]
     fn rows_of_one_loop_are_added_into_one() {
         let row = |loop_id: u32, misses: f64, array: &str| NestMemory {
             unit: "walk".into(),
@@ -1254,6 +1367,51 @@ mod tests {
         assert_eq!(priced_size(&mem, &l3, 64), 128 << 20);
         let (mem, l3) = swept(&xeon, 2, 480);
         assert_eq!(priced_size(&mem, &l3, 64), 128 << 20);
+    }
+
+    #[test]
+    fn outer_vector_lanes_share_the_misses_of_a_strided_array() {
+        // `do i; do j; wave(i,j) = 0`, 8-byte elements 80,000 bytes apart along j, 1,000
+        // accesses: every access misses the first level and the TLB in the source's
+        // order, the second level once a line. Stored two at a time (16-byte vectors),
+        // half the first level's and the TLB's misses remain; the second level's stay
+        // at one a line. The sequential array is left as it was.
+        let strided = ArrayTraffic {
+            name: "wave".into(),
+            kind: "affine".into(),
+            line: 3,
+            accesses: 1000.0,
+            sequential: false,
+            sequential_share: 0.0,
+            levels: vec![
+                traffic("L1d", 1000.0, 1e-6),
+                traffic("L2", 125.0, 1e-7),
+                traffic("TLB", 1000.0, 8e-6),
+            ],
+        };
+        let sequential = ArrayTraffic {
+            name: "tlay".into(),
+            sequential: true,
+            sequential_share: 1.0,
+            levels: vec![traffic("L1d", 125.0, 1e-7)],
+            ..strided.clone()
+        };
+        let mut n = nest_of(vec![strided, sequential]);
+        n.levels = vec![
+            traffic("L1d", 1125.0, 1.1e-6),
+            traffic("L2", 125.0, 1e-7),
+            traffic("TLB", 1000.0, 8e-6),
+        ];
+        n.seconds = 9.2e-6;
+        group_lanes(&mut n, &[(8, 80_000), (8, 8)], 16, 64);
+        let misses = |a: &ArrayTraffic| a.levels.iter().map(|l| l.misses).collect::<Vec<_>>();
+        assert_eq!(misses(&n.arrays[0]), [500.0, 125.0, 500.0]);
+        assert_eq!(misses(&n.arrays[1]), [125.0]);
+        assert_eq!(
+            n.levels.iter().map(|l| l.misses).collect::<Vec<_>>(),
+            [625.0, 125.0, 500.0]
+        );
+        assert!((n.seconds - 4.7e-6).abs() < 1e-12, "{}", n.seconds);
     }
 
     /// An affine nest's row holding `arrays`, no time yet.

@@ -6,7 +6,7 @@ use crate::block::only;
 use crate::breakdown::loop_name;
 use crate::cost::CostTable;
 use crate::memory::{
-    combine_issue, nest_memory, ArrayTraffic, LevelTraffic, Overlap, SequentialTime,
+    combine_issue, nest_memory, ArrayTraffic, LevelTraffic, OuterVector, Overlap, SequentialTime,
 };
 use crate::price::inside_loop;
 use crate::price::PricedBlocks;
@@ -110,6 +110,49 @@ fn memory_issue_abops() -> &'static [AbOp] {
     })
 }
 
+/// The nests whose compiled code vectorized a loop around their innermost one, by the
+/// program's optimization report when it is the machine's (gfortran: "loop vectorized
+/// using 16 byte vectors" on a DO holding another loop).
+fn outer_vectors(program: &ProgramProfile, machine: &MachineProfile) -> Vec<OuterVector> {
+    let Some(report) = crate::block::report_for(program, machine) else {
+        return vec![];
+    };
+    let mut out = vec![];
+    for u in &program.units {
+        for l in &u.loops {
+            let bytes = u
+                .loops
+                .iter()
+                .filter(|o| inside_loop(u, Some(o.id), l.id))
+                .filter(|o| u.loops.iter().any(|c| c.parent == Some(o.id)))
+                .find_map(|o| {
+                    report
+                        .vectorized
+                        .iter()
+                        .find(|v| v.line == o.line && v.file == u.file)
+                        .and_then(|v| vector_bytes(&v.how))
+                });
+            if let Some(vector_bytes) = bytes {
+                out.push(OuterVector {
+                    unit: u.name.clone(),
+                    loop_id: l.id,
+                    vector_bytes,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The vector width a report's "using 16 byte vectors" names, bytes.
+fn vector_bytes(how: &str) -> Option<u64> {
+    let words: Vec<&str> = how.split_whitespace().collect();
+    words
+        .windows(2)
+        .find(|w| w[1] == "byte")
+        .and_then(|w| w[0].parse().ok())
+}
+
 /// The memory rows of a program, largest memory time first, and the time they add to
 /// the operation time (Σ over nests of `combine(ops, mem) - ops`). A row per loop that
 /// roots a nest with a memory term; none when `overlap` is [`Overlap::None`] or a
@@ -127,7 +170,7 @@ pub(crate) fn memory_term(
                 .run
                 .first_touch_pages
                 .map(|p| p * augur_program_profile::locality::PAGE_BYTES);
-            nest_memory(loc, mem, touched)
+            nest_memory(loc, mem, touched, &outer_vectors(program, machine))
         }
         _ => vec![],
     };
@@ -251,5 +294,18 @@ mod tests {
         // the others compute.
         let phased = parts(true, 3.0, 2.0);
         assert!((phased.stretched(1.4) - 3.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_vector_width_is_read_from_the_report() {
+        assert_eq!(vector_bytes("using 16 byte vectors"), Some(16));
+        assert_eq!(
+            vector_bytes("using 32 byte vectors and unroll factor 2"),
+            Some(32)
+        );
+        assert_eq!(
+            vector_bytes("replaced by 2 library call(s) (memcpy, memset)"),
+            None
+        );
     }
 }

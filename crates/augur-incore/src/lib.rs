@@ -26,7 +26,8 @@
 //!   with FMA3): latency and reciprocal throughput. Where a chain needs a partner
 //!   instruction its cost is taken off (an integer divide's chain carries an integer
 //!   add: one cycle less; a store-to-load forwarding's, of a `real(8)` in the frame as
-//!   `-O0` code keeps it, a floating-point add: `fp_add`'s latency less); a conversion's latency is the
+//!   `-O0` code keeps it, a floating-point add: `fp_add`'s latency less; a failed one,
+//!   `forward_wide`, two 8-byte stores read back by one 16-byte load, the same); a conversion's latency is the
 //!   mean of the two directions (integer to double and back), a scalar register move's
 //!   the mean of a move back and forth. A store has no result: its latency is 0 (a
 //!   chain through memory is a `forward`, priced as such); a forwarded `real` load
@@ -321,12 +322,14 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         let latency = match c.class {
             InstrClass::Store => Some(0.0),
             InstrClass::IntDiv => of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0)),
-            InstrClass::Forward => of(Measure::Latency(c)).map(|l| (l - fp_add).max(0.0)),
+            InstrClass::Forward | InstrClass::ForwardWide => {
+                of(Measure::Latency(c)).map(|l| (l - fp_add).max(0.0))
+            }
             InstrClass::ForwardInt => of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0)),
             _ => of(Measure::Latency(c)),
         };
         let throughput = match c.class {
-            InstrClass::Forward => load_throughput,
+            InstrClass::Forward | InstrClass::ForwardWide => load_throughput,
             InstrClass::ForwardInt => of(Measure::Throughput(c)).or(load_throughput),
             _ => of(Measure::Throughput(c)),
         };

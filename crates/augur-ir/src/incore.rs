@@ -27,6 +27,11 @@ pub enum InstrClass {
     /// memory): cores that rename memory through the stack (AMD since Zen 2) pass it on
     /// at no cost, where a floating-point value waits for the forwarding.
     ForwardInt,
+    /// A load wider than the stores that wrote its bytes (a 16-byte vector load of two
+    /// 8-byte stores just made, as gcc's vectorized code reads a small array its scalar
+    /// code stored): the store buffer cannot forward it, the load waits until the stores
+    /// have written the cache; its latency is that wait.
+    ForwardWide,
     /// A write to memory.
     Store,
     /// Integer and logical arithmetic, compares, moves between registers, address
@@ -67,10 +72,11 @@ pub enum InstrClass {
 
 impl InstrClass {
     /// Every class, in order.
-    pub const ALL: [InstrClass; 19] = [
+    pub const ALL: [InstrClass; 20] = [
         InstrClass::Load,
         InstrClass::Forward,
         InstrClass::ForwardInt,
+        InstrClass::ForwardWide,
         InstrClass::Store,
         InstrClass::IntAlu,
         InstrClass::IntMul,
@@ -95,6 +101,7 @@ impl InstrClass {
             InstrClass::Load => "load",
             InstrClass::Forward => "forward",
             InstrClass::ForwardInt => "forward_int",
+            InstrClass::ForwardWide => "forward_wide",
             InstrClass::Store => "store",
             InstrClass::IntAlu => "int_alu",
             InstrClass::IntMul => "int_mul",
@@ -136,6 +143,7 @@ impl InstrClass {
             InstrClass::Load => 5.0,
             InstrClass::Forward => 6.0,
             InstrClass::ForwardInt => 1.0,
+            InstrClass::ForwardWide => 15.0,
             InstrClass::Store => 0.0,
             InstrClass::IntAlu | InstrClass::VecMove | InstrClass::VecInt => 1.0,
             InstrClass::IntMul => 3.0,

@@ -20,6 +20,7 @@
 pub mod block;
 pub mod breakdown;
 pub mod cost;
+mod forwarding;
 pub mod hybrid;
 pub mod incore;
 pub mod interval;

@@ -40,6 +40,12 @@ pub struct OptReport {
     /// kept, whatever the shape of its arms).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub branching: Vec<SourceLine>,
+    /// Source lines holding a load wider than the stores that just wrote its bytes (a
+    /// vector read of a small array stored element by element): the store forwarding
+    /// fails and the load waits for the stores to reach the cache. One entry per load.
+    /// Empty in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forwarding_failures: Vec<SourceLine>,
     /// The innermost loops of the compiled code, read from the assembly of the same
     /// compile and mapped to their source loops (`crate::compiled`). Empty in profiles
     /// made before them: those loops are priced by their AbOps.

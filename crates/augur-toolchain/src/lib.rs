@@ -30,6 +30,7 @@ mod builds;
 pub mod compiled;
 mod compiler;
 pub mod experiment;
+pub mod forwarding;
 pub mod interrupt;
 pub mod mca;
 mod messages;

@@ -82,6 +82,8 @@ pub fn report(
                         .extend(crate::compiled::compiled_loops(&asm, names));
                     out.branchless.extend(free);
                     out.branching.extend(jumps);
+                    out.forwarding_failures
+                        .extend(crate::forwarding::forwarding_failures(&asm, names));
                 }
             }
         }

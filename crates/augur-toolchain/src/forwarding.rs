@@ -1,0 +1,414 @@
+//! Failed store forwardings in compiled code: a load wider than the stores that just
+//! wrote its bytes. gcc -O2 stores a small array element by element (`rij(:) = r(:,i) -
+//! r(:,j)`, a loop or its unrolled copy) and reads it back as one vector for the next
+//! statement (`SUM(rij**2)`: `movapd 304(%rsp), %xmm4`); the store buffer cannot hand
+//! two 8-byte stores to one 16-byte load, so the load waits until they reach the cache
+//! (`[incore.class.forward_wide]`, about 21 cycles on a Xeon).
+//!
+//! The scan is linear over each function's x86-64 AT&T assembly: addresses relative to
+//! the frame (`%rsp`, `%rbp`), and pointers into it that a `lea` sets, a `mov` copies and
+//! an `add` steps; a store through a pointer with an index or after a step is taken to
+//! cover a line from where it starts (a small array walked by a loop). A wide load from
+//! the frame whose bytes the latest overlapping store within [`STORE_WINDOW`]
+//! instructions wrote narrower is a failure, at the load's source line.
+
+use crate::optreport::{file_directive, loc_directive, match_name};
+use augur_program_profile::optreport::SourceLine;
+use std::collections::HashMap;
+
+/// Instructions back a store may lie and still be in the store buffer when a later load
+/// reads its bytes (a core retires a few instructions a cycle; its store buffer holds
+/// several dozen stores that wait a few cycles each to reach the cache).
+pub const STORE_WINDOW: usize = 64;
+
+/// The registers a call may change (System V x86-64).
+const CALLER_SAVED: [&str; 9] = ["rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11"];
+
+/// Bytes a store through a stepped or indexed pointer is taken to cover.
+const WALKED_BYTES: i64 = 64;
+
+/// A pointer into the frame: the frame register and the offset it points at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FramePointer {
+    frame: &'static str,
+    offset: i64,
+    /// Stepped since it was set (an `add`): a loop's walk over an array.
+    walked: bool,
+}
+
+/// A store to the frame: where, how wide, and the instruction's position.
+#[derive(Debug, Clone, Copy)]
+struct FrameStore {
+    at: usize,
+    frame: &'static str,
+    lo: i64,
+    hi: i64,
+    width: i64,
+}
+
+/// A memory operand `disp(%base,%index,scale)`.
+#[derive(Debug, Clone, PartialEq)]
+struct Memory {
+    disp: i64,
+    base: String,
+    indexed: bool,
+}
+
+/// The source lines of `asm` (in the files of `names`) holding a load that a failed
+/// store forwarding delays, one entry per such load.
+pub fn forwarding_failures(asm: &str, names: &[String]) -> Vec<SourceLine> {
+    let mut files: HashMap<u32, Option<String>> = HashMap::new();
+    let mut at: Option<(u32, u32)> = None;
+    let mut scan = Scan::default();
+    let mut sites = vec![];
+    for raw in asm.lines() {
+        let line = raw.trim();
+        if let Some((n, name)) = file_directive(line) {
+            files.insert(n, match_name(&name, names));
+            continue;
+        }
+        if let Some(loc) = loc_directive(line) {
+            at = loc;
+            continue;
+        }
+        if line.starts_with(".cfi_startproc") {
+            scan = Scan::default();
+            continue;
+        }
+        if !raw.starts_with('\t') || line.starts_with('.') || line.is_empty() {
+            continue;
+        }
+        if scan.instruction(line) {
+            if let Some((f, l)) = at {
+                if let Some(Some(file)) = files.get(&f) {
+                    sites.push(SourceLine {
+                        file: file.clone(),
+                        line: l,
+                    });
+                }
+            }
+        }
+    }
+    sites
+}
+
+/// What the scan knows inside one function.
+#[derive(Debug, Default)]
+struct Scan {
+    count: usize,
+    pointers: HashMap<String, FramePointer>,
+    stores: Vec<FrameStore>,
+}
+
+impl Scan {
+    /// Takes one instruction; true when it is a wide load a failed forwarding delays.
+    fn instruction(&mut self, text: &str) -> bool {
+        self.count += 1;
+        let count = self.count;
+        self.stores.retain(|s| s.at + STORE_WINDOW >= count);
+        let (mnemonic, ops) = split_instruction(text);
+        let failed = self.wide_load(mnemonic, &ops);
+        self.track_store(mnemonic, &ops);
+        self.track_pointers(mnemonic, &ops);
+        failed
+    }
+
+    /// Where a memory operand lies in the frame: frame register, first byte, whether
+    /// it is a walk (a stepped or indexed pointer).
+    fn in_frame(&self, m: &Memory) -> Option<(&'static str, i64, bool)> {
+        match m.base.as_str() {
+            "rsp" => Some(("rsp", m.disp, m.indexed)),
+            "rbp" => Some(("rbp", m.disp, m.indexed)),
+            r => self
+                .pointers
+                .get(r)
+                .map(|p| (p.frame, p.offset + m.disp, p.walked || m.indexed)),
+        }
+    }
+
+    fn wide_load(&self, mnemonic: &str, ops: &[&str]) -> bool {
+        let Some(width) = wide_load_width(mnemonic, ops) else {
+            return false;
+        };
+        let Some(m) = ops.first().and_then(|o| memory(o)) else {
+            return false;
+        };
+        let Some((frame, lo, walked)) = self.in_frame(&m) else {
+            return false;
+        };
+        if walked {
+            return false;
+        }
+        let hi = lo + width;
+        self.stores
+            .iter()
+            .rev()
+            .find(|s| s.frame == frame && s.lo < hi && lo < s.hi)
+            .is_some_and(|s| s.width < width || s.lo > lo || s.hi < hi)
+    }
+
+    fn track_store(&mut self, mnemonic: &str, ops: &[&str]) {
+        let Some(width) = store_width(mnemonic, ops) else {
+            return;
+        };
+        let Some(m) = ops.last().and_then(|o| memory(o)) else {
+            return;
+        };
+        let Some((frame, lo, walked)) = self.in_frame(&m) else {
+            return;
+        };
+        let hi = lo + if walked { WALKED_BYTES } else { width };
+        self.stores.push(FrameStore {
+            at: self.count,
+            frame,
+            lo,
+            hi,
+            width,
+        });
+    }
+
+    fn track_pointers(&mut self, mnemonic: &str, ops: &[&str]) {
+        if mnemonic.starts_with("call") {
+            // The callee may change every caller-saved register.
+            for r in CALLER_SAVED {
+                self.pointers.remove(r);
+            }
+            return;
+        }
+        let reads_only = ["cmp", "test", "ucomis", "comis", "bt", "push", "j"];
+        if reads_only.iter().any(|p| mnemonic.starts_with(p)) {
+            return;
+        }
+        let Some(dest) = ops.last().and_then(|o| register(o)) else {
+            return;
+        };
+        let base = mnemonic.trim_end_matches('q');
+        let source = ops.first().copied().unwrap_or("");
+        let set = match base {
+            "lea" => memory(source).and_then(|m| match m.base.as_str() {
+                "rsp" | "rbp" if !m.indexed => Some(FramePointer {
+                    frame: if m.base == "rsp" { "rsp" } else { "rbp" },
+                    offset: m.disp,
+                    walked: false,
+                }),
+                _ => None,
+            }),
+            "mov" => register(source).and_then(|r| self.pointers.get(&r).copied()),
+            "add" | "sub" => {
+                let step = source.strip_prefix('$').and_then(|v| v.parse::<i64>().ok());
+                match (step, self.pointers.get(&dest)) {
+                    (Some(k), Some(p)) => Some(FramePointer {
+                        offset: p.offset + if base == "add" { k } else { -k },
+                        walked: true,
+                        ..*p
+                    }),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match set {
+            Some(p) => {
+                self.pointers.insert(dest, p);
+            }
+            None => {
+                self.pointers.remove(&dest);
+            }
+        }
+    }
+}
+
+/// The mnemonic and the operands (split at the commas outside parentheses).
+fn split_instruction(text: &str) -> (&str, Vec<&str>) {
+    let text = text.split('#').next().unwrap_or("").trim();
+    let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+    let mut ops = vec![];
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in rest.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                ops.push(rest[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !rest.trim().is_empty() {
+        ops.push(rest[start..].trim());
+    }
+    (mnemonic, ops)
+}
+
+/// `disp(%base)` or `disp(%base,%index,scale)`; `None` for a register, an immediate or
+/// a RIP-relative address.
+fn memory(op: &str) -> Option<Memory> {
+    let open = op.find('(')?;
+    let inside = op[open + 1..].strip_suffix(')')?;
+    let mut parts = inside.split(',').map(str::trim);
+    let base = parts.next()?.strip_prefix('%')?.to_string();
+    if base == "rip" {
+        return None;
+    }
+    let indexed = parts.next().is_some_and(|p| !p.is_empty());
+    let disp = match op[..open].trim() {
+        "" => 0,
+        d => d.parse().ok()?,
+    };
+    Some(Memory {
+        disp,
+        base,
+        indexed,
+    })
+}
+
+/// The 64-bit name of a general-purpose register operand (`%r14d` and `%r14` are
+/// `r14`, `%eax` is `rax`); `None` for anything else.
+fn register(op: &str) -> Option<String> {
+    let r = op.strip_prefix('%')?;
+    if r.starts_with("xmm") || r.starts_with("ymm") || r.starts_with("zmm") {
+        return None;
+    }
+    let r = r.trim_end_matches(['d', 'w', 'b']);
+    Some(match r.strip_prefix('e') {
+        Some(rest) if rest.len() == 2 => format!("r{rest}"),
+        _ => r.to_string(),
+    })
+}
+
+/// The bytes a vector register operand holds.
+fn vector_bytes(op: &str) -> Option<i64> {
+    let r = op.strip_prefix('%')?;
+    if r.starts_with("xmm") {
+        Some(16)
+    } else if r.starts_with("ymm") {
+        Some(32)
+    } else if r.starts_with("zmm") {
+        Some(64)
+    } else {
+        None
+    }
+}
+
+/// The width of a vector load from memory into a register (a move, or packed
+/// arithmetic with a memory operand); `None` for anything else.
+fn wide_load_width(mnemonic: &str, ops: &[&str]) -> Option<i64> {
+    let m = mnemonic.strip_prefix('v').unwrap_or(mnemonic);
+    let moves = [
+        "movaps", "movups", "movapd", "movupd", "movdqa", "movdqu", "lddqu",
+    ];
+    let packed = (m.ends_with("pd") || m.ends_with("ps"))
+        && ["add", "sub", "mul", "div", "min", "max", "and", "or", "xor"]
+            .iter()
+            .any(|p| m.starts_with(p));
+    if !(moves.contains(&m) || packed) {
+        return None;
+    }
+    ops.first().and_then(|o| memory(o))?;
+    ops.last().and_then(|o| vector_bytes(o))
+}
+
+/// The width of a store to memory (the last operand); `None` for anything else.
+fn store_width(mnemonic: &str, ops: &[&str]) -> Option<i64> {
+    ops.last().and_then(|o| memory(o))?;
+    let source = ops.first().copied().unwrap_or("");
+    let m = mnemonic.strip_prefix('v').unwrap_or(mnemonic);
+    match m {
+        "movsd" | "movq" | "movlpd" | "movlps" | "movhpd" | "movhps" => Some(8),
+        "movss" | "movd" | "movl" => Some(4),
+        "movw" => Some(2),
+        "movb" => Some(1),
+        "movaps" | "movups" | "movapd" | "movupd" | "movdqa" | "movdqu" => vector_bytes(source),
+        "mov" => register(source).map(|_| {
+            let long = source.starts_with("%r") && !source.ends_with(['d', 'w', 'b']);
+            if long {
+                8
+            } else {
+                4
+            }
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NAMES: [&str; 1] = ["md.f90"];
+
+    fn sites(body: &str) -> Vec<u32> {
+        let asm = format!("\t.file 1 \"md.f90\"\n\t.cfi_startproc\n{body}");
+        let names: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();
+        forwarding_failures(&asm, &names)
+            .into_iter()
+            .map(|s| s.line)
+            .collect()
+    }
+
+    #[test]
+    fn a_vector_load_of_elements_a_loop_just_stored_fails_to_forward() {
+        // gcc -O2 on `rij(:) = rij(:) - ANINT(rij(:))` then `SUM(rij**2)`: the loop
+        // stores through a pointer into the frame, the sum loads two elements at once.
+        let body = "\t.loc 1 158 0\n\
+                    \tleaq\t304(%rsp), %r14\n\
+                    \tmovq\t%r14, %r13\n\
+                    .L46:\n\
+                    \taddq\t$8, %r13\n\
+                    \tcall\tround@PLT\n\
+                    \tmovsd\t%xmm1, -8(%r13)\n\
+                    \tcmpq\t%r13, %rbp\n\
+                    \tjne\t.L46\n\
+                    \t.loc 1 159 0\n\
+                    \tmovapd\t304(%rsp), %xmm4\n\
+                    \tmovsd\t320(%rsp), %xmm2\n";
+        assert_eq!(sites(body), [159]);
+    }
+
+    #[test]
+    fn two_scalar_stores_read_as_one_vector_fail_and_a_vector_store_forwards() {
+        let body = "\t.loc 1 10 0\n\
+                    \tmovsd\t%xmm0, 48(%rsp)\n\
+                    \tmovsd\t%xmm1, 56(%rsp)\n\
+                    \t.loc 1 11 0\n\
+                    \tmulpd\t48(%rsp), %xmm2\n\
+                    \t.loc 1 12 0\n\
+                    \tmovaps\t%xmm3, 64(%rsp)\n\
+                    \tmovupd\t64(%rsp), %xmm5\n\
+                    \tmovupd\t96(%rsp), %xmm6\n";
+        assert_eq!(sites(body), [11]);
+    }
+
+    #[test]
+    fn stores_long_before_or_through_other_pointers_are_not_failures() {
+        let mut body = String::from("\t.loc 1 20 0\n\tmovsd\t%xmm0, 48(%rsp)\n");
+        for _ in 0..STORE_WINDOW {
+            body.push_str("\taddl\t$1, %eax\n");
+        }
+        body.push_str("\t.loc 1 21 0\n\tmovupd\t48(%rsp), %xmm1\n");
+        // A store through a pointer the scan cannot place (a heap array).
+        body.push_str("\tmovsd\t%xmm0, 8(%rdi)\n\tmovupd\t8(%rdi), %xmm2\n");
+        assert!(sites(&body).is_empty());
+    }
+
+    #[test]
+    fn operands_and_registers_are_read_as_written() {
+        assert_eq!(
+            split_instruction("movsd\t%xmm1, -8(%r14,%rax,8)"),
+            ("movsd", vec!["%xmm1", "-8(%r14,%rax,8)"])
+        );
+        assert_eq!(
+            memory("-8(%r14,%rax,8)"),
+            Some(Memory {
+                disp: -8,
+                base: "r14".into(),
+                indexed: true
+            })
+        );
+        assert_eq!(memory(".LC1(%rip)"), None);
+        assert_eq!(register("%r14d").as_deref(), Some("r14"));
+        assert_eq!(register("%eax").as_deref(), Some("rax"));
+        assert_eq!(register("%xmm0"), None);
+    }
+}

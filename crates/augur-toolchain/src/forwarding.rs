@@ -55,11 +55,31 @@ struct Memory {
 }
 
 /// The source lines of `asm` (in the files of `names`) holding a load that a failed
-/// store forwarding delays, one entry per such load.
+/// store forwarding delays, one entry per such load of a line. A procedure inlined into
+/// several callers has a copy of its loads in each, whose executions the line's count
+/// shares: a line takes the most loads any one function has on it.
 pub fn forwarding_failures(asm: &str, names: &[String]) -> Vec<SourceLine> {
+    let mut per_function: std::collections::BTreeMap<(usize, SourceLine), usize> =
+        Default::default();
+    for (function, site) in sites(asm, names) {
+        *per_function.entry((function, site)).or_default() += 1;
+    }
+    let mut most: std::collections::BTreeMap<SourceLine, usize> = Default::default();
+    for ((_, site), n) in per_function {
+        let m = most.entry(site).or_default();
+        *m = (*m).max(n);
+    }
+    most.into_iter()
+        .flat_map(|(site, n)| std::iter::repeat(site).take(n))
+        .collect()
+}
+
+/// Each failed forwarding's function (its order in the assembly) and source line.
+fn sites(asm: &str, names: &[String]) -> Vec<(usize, SourceLine)> {
     let mut files: HashMap<u32, Option<String>> = HashMap::new();
     let mut at: Option<(u32, u32)> = None;
     let mut scan = Scan::default();
+    let mut function = 0;
     let mut sites = vec![];
     for raw in asm.lines() {
         let line = raw.trim();
@@ -73,6 +93,7 @@ pub fn forwarding_failures(asm: &str, names: &[String]) -> Vec<SourceLine> {
         }
         if line.starts_with(".cfi_startproc") {
             scan = Scan::default();
+            function += 1;
             continue;
         }
         if !raw.starts_with('\t') || line.starts_with('.') || line.is_empty() {
@@ -81,10 +102,11 @@ pub fn forwarding_failures(asm: &str, names: &[String]) -> Vec<SourceLine> {
         if scan.instruction(line) {
             if let Some((f, l)) = at {
                 if let Some(Some(file)) = files.get(&f) {
-                    sites.push(SourceLine {
+                    let site = SourceLine {
                         file: file.clone(),
                         line: l,
-                    });
+                    };
+                    sites.push((function, site));
                 }
             }
         }
@@ -338,7 +360,7 @@ mod tests {
 
     const NAMES: [&str; 1] = ["md.f90"];
 
-    fn sites(body: &str) -> Vec<u32> {
+    fn lines(body: &str) -> Vec<u32> {
         let asm = format!("\t.file 1 \"md.f90\"\n\t.cfi_startproc\n{body}");
         let names: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();
         forwarding_failures(&asm, &names)
@@ -363,7 +385,7 @@ mod tests {
                     \t.loc 1 159 0\n\
                     \tmovapd\t304(%rsp), %xmm4\n\
                     \tmovsd\t320(%rsp), %xmm2\n";
-        assert_eq!(sites(body), [159]);
+        assert_eq!(lines(body), [159]);
     }
 
     #[test]
@@ -377,7 +399,7 @@ mod tests {
                     \tmovaps\t%xmm3, 64(%rsp)\n\
                     \tmovupd\t64(%rsp), %xmm5\n\
                     \tmovupd\t96(%rsp), %xmm6\n";
-        assert_eq!(sites(body), [11]);
+        assert_eq!(lines(body), [11]);
     }
 
     #[test]
@@ -389,7 +411,14 @@ mod tests {
         body.push_str("\t.loc 1 21 0\n\tmovupd\t48(%rsp), %xmm1\n");
         // A store through a pointer the scan cannot place (a heap array).
         body.push_str("\tmovsd\t%xmm0, 8(%rdi)\n\tmovupd\t8(%rdi), %xmm2\n");
-        assert!(sites(&body).is_empty());
+        assert!(lines(&body).is_empty());
+    }
+
+    #[test]
+    fn an_inlined_copy_does_not_count_its_line_twice() {
+        let one = "\t.loc 1 30 0\n\tmovsd\t%xmm0, 48(%rsp)\n\tmovsd\t%xmm1, 56(%rsp)\n\tmovupd\t48(%rsp), %xmm2\n";
+        let body = format!("{one}\t.cfi_endproc\n\t.cfi_startproc\n{one}");
+        assert_eq!(lines(&body), [30]);
     }
 
     #[test]

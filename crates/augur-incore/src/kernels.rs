@@ -357,43 +357,42 @@ fn memory_kernels() -> Vec<Kernel> {
         // register's store and reload (the chain `mov %rax, -48(%rbp)`, `mov -48(%rbp),
         // %rax`, `add` takes 1 cycle, whatever the address) but forwards a `movsd`'s in
         // 9 cycles, and a program's chains through memory are its real variables'.
+        frame_chain(
+            InstrClass::Forward,
+            &[
+                "movsd %xmm0, -48(%rbp)",
+                "movsd -48(%rbp), %xmm0",
+                "addsd %xmm1, %xmm0",
+            ],
+        ),
         // Two 8-byte stores read back at once by a 16-byte load (a small array stored
         // element by element, then read by vectorized code): the forwarding fails and the
         // chain waits for the stores to reach the cache.
-        Kernel {
-            measure: Measure::Latency(scalar(InstrClass::ForwardWide)),
-            setup: [
-                broadcast(Width::Scalar, ".Lone", 0),
-                broadcast(Width::Scalar, ".Lzero", 1),
-            ]
-            .concat(),
-            body: groups(4, |_| {
-                strings(&[
-                    "movsd %xmm0, -64(%rbp)",
-                    "movsd %xmm0, -56(%rbp)",
-                    "movupd -64(%rbp), %xmm0",
-                    "addsd %xmm1, %xmm0",
-                ])
-            }),
-            counted: (BODY / 4) as u32,
-        },
-        Kernel {
-            measure: Measure::Latency(scalar(InstrClass::Forward)),
-            setup: [
-                broadcast(Width::Scalar, ".Lone", 0),
-                broadcast(Width::Scalar, ".Lzero", 1),
-            ]
-            .concat(),
-            body: groups(3, |_| {
-                strings(&[
-                    "movsd %xmm0, -48(%rbp)",
-                    "movsd -48(%rbp), %xmm0",
-                    "addsd %xmm1, %xmm0",
-                ])
-            }),
-            counted: (BODY / 3) as u32,
-        },
+        frame_chain(
+            InstrClass::ForwardWide,
+            &[
+                "movsd %xmm0, -64(%rbp)",
+                "movsd %xmm0, -56(%rbp)",
+                "movupd -64(%rbp), %xmm0",
+                "addsd %xmm1, %xmm0",
+            ],
+        ),
     ]
+}
+
+/// The latency of a chain through the frame: `group` repeated, `%xmm0` carried from one
+/// group to the next, `%xmm1` holding zero for the add that closes each group.
+fn frame_chain(class: InstrClass, group: &[&str]) -> Kernel {
+    Kernel {
+        measure: Measure::Latency(cw(class, Width::Scalar)),
+        setup: [
+            broadcast(Width::Scalar, ".Lone", 0),
+            broadcast(Width::Scalar, ".Lzero", 1),
+        ]
+        .concat(),
+        body: groups(group.len(), |_| strings(group)),
+        counted: (BODY / group.len()) as u32,
+    }
 }
 
 /// Two independent adds and a zeroing `xor` (which the renamer completes: no port), over

@@ -12,7 +12,7 @@
 //! the frame whose bytes the latest overlapping store within [`STORE_WINDOW`]
 //! instructions wrote narrower is a failure, at the load's source line.
 
-use crate::optreport::{file_directive, loc_directive, match_name};
+use crate::optreport::{walk_assembly, AsmItem};
 use augur_program_profile::optreport::SourceLine;
 use std::collections::HashMap;
 
@@ -76,42 +76,27 @@ pub fn forwarding_failures(asm: &str, names: &[String]) -> Vec<SourceLine> {
 
 /// Each failed forwarding's function (its order in the assembly) and source line.
 fn sites(asm: &str, names: &[String]) -> Vec<(usize, SourceLine)> {
-    let mut files: HashMap<u32, Option<String>> = HashMap::new();
-    let mut at: Option<(u32, u32)> = None;
     let mut scan = Scan::default();
     let mut function = 0;
-    let mut sites = vec![];
-    for raw in asm.lines() {
-        let line = raw.trim();
-        if let Some((n, name)) = file_directive(line) {
-            files.insert(n, match_name(&name, names));
-            continue;
-        }
-        if let Some(loc) = loc_directive(line) {
-            at = loc;
-            continue;
-        }
-        if line.starts_with(".cfi_startproc") {
+    let mut found = vec![];
+    let files = walk_assembly(asm, names, |item| match item {
+        AsmItem::FunctionStart => {
             scan = Scan::default();
             function += 1;
-            continue;
         }
-        if !raw.starts_with('\t') || line.starts_with('.') || line.is_empty() {
-            continue;
-        }
-        if scan.instruction(line) {
-            if let Some((f, l)) = at {
-                if let Some(Some(file)) = files.get(&f) {
-                    let site = SourceLine {
-                        file: file.clone(),
-                        line: l,
-                    };
-                    sites.push((function, site));
-                }
+        AsmItem::Instruction { text, at } => {
+            if scan.instruction(text) {
+                found.extend(at.map(|key| (function, key)));
             }
         }
-    }
-    sites
+    });
+    found
+        .into_iter()
+        .filter_map(|(function, (f, line))| {
+            let file = files.get(&f)?.clone()?;
+            Some((function, SourceLine { file, line }))
+        })
+        .collect()
 }
 
 /// What the scan knows inside one function.

@@ -130,31 +130,23 @@ fn is_select(m: &str) -> bool {
 /// of `names` whose instructions include a select and no conditional jump, and those
 /// with a conditional jump.
 pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<SourceLine>) {
-    let mut files: std::collections::HashMap<u32, Option<String>> = Default::default();
     let mut code: std::collections::BTreeMap<(u32, u32), LineCode> = Default::default();
-    let mut at: Option<(u32, u32)> = None;
-    for raw in asm.lines() {
-        let line = raw.trim();
-        if let Some((n, name)) = file_directive(line) {
-            files.insert(n, match_name(&name, names));
-            continue;
-        }
-        if let Some(loc) = loc_directive(line) {
-            at = loc;
-            continue;
-        }
-        if !raw.starts_with('\t') || line.starts_with('.') || line.is_empty() {
-            continue;
-        }
-        let Some(key) = at else { continue };
-        let m = line.split_whitespace().next().unwrap_or("");
+    let files = walk_assembly(asm, names, |item| {
+        let AsmItem::Instruction {
+            text,
+            at: Some(key),
+        } = item
+        else {
+            return;
+        };
+        let m = text.split_whitespace().next().unwrap_or("");
         let c = code.entry(key).or_default();
         if is_conditional_jump(m) {
             c.conditional_jumps += 1;
         } else if is_select(m) {
             c.selects += 1;
         }
-    }
+    });
     let (mut free, mut jumps) = (vec![], vec![]);
     for ((f, l), c) in code {
         let Some(Some(file)) = files.get(&f) else {
@@ -171,6 +163,43 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
         }
     }
     (free, jumps)
+}
+
+/// What [`walk_assembly`] meets in GNU assembler text.
+pub(crate) enum AsmItem<'a> {
+    /// A function's start (`.cfi_startproc`).
+    FunctionStart,
+    /// An instruction, trimmed, and the `(file number, line)` of the `.loc` before it
+    /// (`None` for code of no source line).
+    Instruction {
+        text: &'a str,
+        at: Option<(u32, u32)>,
+    },
+}
+
+/// Calls `each` on the function starts and instructions of `asm` in order, and returns
+/// the source files its `.file` directives number, matched against `names` (`None` for
+/// a file not among them).
+pub(crate) fn walk_assembly<'a>(
+    asm: &'a str,
+    names: &[String],
+    mut each: impl FnMut(AsmItem<'a>),
+) -> std::collections::HashMap<u32, Option<String>> {
+    let mut files = std::collections::HashMap::new();
+    let mut at: Option<(u32, u32)> = None;
+    for raw in asm.lines() {
+        let line = raw.trim();
+        if let Some((n, name)) = file_directive(line) {
+            files.insert(n, match_name(&name, names));
+        } else if let Some(loc) = loc_directive(line) {
+            at = loc;
+        } else if line.starts_with(".cfi_startproc") {
+            each(AsmItem::FunctionStart);
+        } else if raw.starts_with('\t') && !line.starts_with('.') && !line.is_empty() {
+            each(AsmItem::Instruction { text: line, at });
+        }
+    }
+    files
 }
 
 /// A `.loc FILE LINE ...` directive: `Some(Some((file, line)))`, or `Some(None)` for

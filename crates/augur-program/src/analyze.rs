@@ -367,6 +367,10 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         None
     };
     stop_if_interrupted()?;
+    let mut mu = mu;
+    if let Some((bp, r)) = &branch_run {
+        crate::branches::masked_executions(&program, &texts, bp, r, &mut mu);
+    }
     let simulated = branch_run
         .as_ref()
         .map(|(bp, r)| crate::branches::per_block(&program, bp, r));

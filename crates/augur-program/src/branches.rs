@@ -755,6 +755,102 @@ pub fn per_block(program: &Program, bp: &BranchPlan, run: &BranchRun) -> Vec<Vec
     out
 }
 
+/// Gives the assignments of each recorded WHERE the executions the branch run saw its
+/// mask allow: the counting run counts a masked assignment once per element of the
+/// mask's shape (its counters cannot go inside the construct), while the compiled code
+/// tests each element and assigns only where the mask holds (a plain ELSEWHERE where it
+/// does not). A WHERE whose assignments meet a masked ELSEWHERE or a nested WHERE keeps
+/// the counts from there on (each mask's share holds for its own statements only).
+pub fn masked_executions(
+    program: &Program,
+    texts: &[Option<&str>],
+    bp: &BranchPlan,
+    run: &BranchRun,
+    mu: &mut [Vec<Option<f64>>],
+) {
+    let mut ranges = std::collections::HashMap::new();
+    for (p, c) in bp.branches.iter().zip(&run.branches) {
+        if p.kind != BranchKind::WhereMask || c.executions == 0 {
+            continue;
+        }
+        let Some(u) = program.units.get(p.unit) else {
+            continue;
+        };
+        let Some(text) = texts.get(u.source as usize).copied().flatten() else {
+            continue;
+        };
+        let share = c.taken as f64 / c.executions as f64;
+        let ranges = ranges
+            .entry(p.unit)
+            .or_insert_with(|| crate::instrument::where_ranges(u, text));
+        for (block, factor) in masked_blocks(u, text, ranges, p.block, share) {
+            if let Some(Some(m)) = mu.get_mut(p.unit).and_then(|b| b.get_mut(block)) {
+                *m *= factor;
+            }
+        }
+    }
+}
+
+/// The element blocks of the assignments under the WHERE whose mask is evaluated in
+/// block `mask_block` of `u`, each with the share of the mask's elements it runs for:
+/// `share` up to a plain ELSEWHERE, `1 - share` after it. `ranges`: the unit's WHERE
+/// ranges (`where_ranges`).
+fn masked_blocks(
+    u: &Unit,
+    text: &str,
+    ranges: &[(u32, u32, augur_ir::TextPos)],
+    mask_block: u32,
+    share: f64,
+) -> Vec<(usize, f64)> {
+    let mask_stmts = u
+        .blocks
+        .get(mask_block as usize)
+        .map_or(&[][..], |b| &b.stmts[..]);
+    let Some(si) = mask_stmts.iter().map(|&i| i as usize).find(|&i| {
+        matches!(
+            u.stmts.get(i).map(|s| &s.kind),
+            Some(StmtKind::Where { .. })
+        )
+    }) else {
+        return vec![];
+    };
+    let mask = &u.stmts[si];
+    let Some(&(_, end, _)) = ranges.iter().find(|r| r.2 == mask.text) else {
+        return vec![];
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let plain_elsewhere = |from: u32, to: u32| {
+        (from..to).any(|l| {
+            lines
+                .get(l as usize)
+                .is_some_and(|x| crate::instrument::squeezed_code(x) == "elsewhere")
+        })
+    };
+    let mut out = vec![];
+    let mut factor = share;
+    let mut after = mask.text.end_line;
+    for (sj, st) in u.stmts.iter().enumerate().skip(si + 1) {
+        if st.text.line > end || matches!(st.kind, StmtKind::Where { .. }) {
+            break;
+        }
+        if plain_elsewhere(after + 1, st.text.line) {
+            factor = 1.0 - share;
+        }
+        after = st.text.end_line.max(after);
+        let blocks = u
+            .blocks
+            .iter()
+            .filter(|b| b.kind == BlockKind::Elements && b.stmts.contains(&(sj as u32)));
+        for b in blocks {
+            let id = b.id.0 as usize;
+            if !out.iter().any(|o: &(usize, f64)| o.0 == id) {
+                out.push((id, factor));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod short_circuit_tests {
     use super::first_logical_operand;

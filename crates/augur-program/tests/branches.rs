@@ -390,6 +390,43 @@ fn where_masks_are_recorded_element_by_element() {
     assert!(alternating.mispredictions < 3000, "{alternating:?}");
 }
 
+/// The executions of the element blocks (a mask's, an assignment's) on `line` of the
+/// main program, in order.
+fn element_executions(a: &augur_program::analyze::Analysis, line: u32) -> Vec<f64> {
+    let blocks = &a.profile.units[0].blocks;
+    blocks
+        .iter()
+        .filter(|b| b.block_kind == augur_ir::BlockKind::Elements && b.first_line == line)
+        .map(|b| b.executions.unwrap_or(0.0))
+        .collect()
+}
+
+#[test]
+fn masked_assignments_run_where_their_mask_holds() {
+    // The counting run counts each assignment of a WHERE once per element of the
+    // mask's shape; the branch run's masks say where they run.
+    let a = analyze("wm.f90", WHERE_MASKS);
+    let near = |line: u32, expected: &[f64]| {
+        let n = element_executions(&a, line);
+        let close = n.len() == expected.len()
+            && n.iter()
+                .zip(expected)
+                .all(|(n, e)| (n / e - 1.0).abs() < 0.05);
+        assert!(
+            close,
+            "line {line}: {n:?} executions, about {expected:?} expected"
+        );
+    };
+    // The masks: every element, three times.
+    near(15, &[300000.0]);
+    near(17, &[300000.0]);
+    // `u = u + r` where r > 0.5: half of them; `u = u - r` under ELSEWHERE (r < 0.1):
+    // a tenth; the WHERE statement's mask, then its `u = u * 0.5` on even indices: half.
+    near(16, &[150000.0]);
+    near(18, &[30000.0]);
+    near(20, &[300000.0, 150000.0]);
+}
+
 const TRIANGLE: &str = "program tri
   implicit none
   integer :: r, i, j, n, m

@@ -237,7 +237,7 @@ pub(crate) fn do_statement(u: &Unit, li: usize) -> Option<&Stmt> {
 }
 
 /// Text line ranges of WHERE constructs and statements, with the WHERE statement's position.
-fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
+pub(crate) fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = vec![];
     for s in &u.stmts {

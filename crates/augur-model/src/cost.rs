@@ -209,7 +209,7 @@ fn parameter(e: &AbOpEntry) -> Option<Parameter> {
 /// every operation of the generator's chain goes through memory, a core with a deep
 /// window refills its front end while that chain still runs (an Intel Xeon at -O0:
 /// 0.31 ns, where `BRMC`'s branch on the chain's own value measures 7.05 ns; the Zen
-/// 3/4/5 profiles measure the two within 10% of each other at -O0). Programs' branches
+/// 3/4/5 profiles measure the two within 13% of each other at -O0). Programs' branches
 /// mostly test what was just computed (a loop's counter, an element just loaded), so the
 /// penalty the other kernel shows is theirs. Where the compiler made `BRMC`'s IF a
 /// conditional move (every -O2 profile: near zero), `BRMP` stands.

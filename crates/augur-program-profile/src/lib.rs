@@ -335,6 +335,9 @@ pub enum BranchKind {
     /// outcome per element, in array element order. gfortran stores the mask in a
     /// temporary and each masked assignment's element loop branches on it.
     WhereMask,
+    /// The mask of a `COUNT(mask)` whose compiled loop branches on it (gfortran -O0:
+    /// `comiss; jb` an element, where -O2 adds a borrow instead): one outcome per element.
+    CountMask,
 }
 
 impl BranchKind {
@@ -358,6 +361,7 @@ impl BranchKind {
             BranchKind::ArithmeticIf => "arithmetic_if",
             BranchKind::ShortCircuit => "short_circuit",
             BranchKind::WhereMask => "where_mask",
+            BranchKind::CountMask => "count_mask",
         }
     }
 }

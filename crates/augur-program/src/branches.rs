@@ -198,6 +198,87 @@ fn condition_parens(
     None
 }
 
+/// The first element block holding statement `si`.
+fn element_block(u: &Unit, si: usize) -> Option<u32> {
+    u.blocks
+        .iter()
+        .find(|b| b.kind == BlockKind::Elements && b.stmts.contains(&(si as u32)))
+        .map(|b| b.id.0)
+}
+
+/// Whether `e` holds a `COUNT` of one array argument (its mask) and no other array
+/// intrinsic whose element loop would share the statement's element block.
+fn counts_a_mask(e: &augur_ir::Expr) -> bool {
+    let mut counts = 0;
+    let mut others = 0;
+    visit_calls(e, &mut |name, args| {
+        if name == "count" && args.len() == 1 && args[0].array {
+            counts += 1;
+        } else if args.iter().any(|a| a.array) {
+            others += 1;
+        }
+    });
+    counts == 1 && others == 0 && !e.array
+}
+
+/// Calls `f` with the name and arguments of every intrinsic call in `e`.
+fn visit_calls(e: &augur_ir::Expr, f: &mut dyn FnMut(&str, &[augur_ir::Expr])) {
+    use augur_ir::ExprKind::*;
+    match &e.kind {
+        Call(t, args) => {
+            if let augur_ir::CallTarget::Intrinsic(n) = t {
+                f(n, args);
+            }
+            args.iter().for_each(|a| visit_calls(a, f));
+        }
+        ArrayCtor(args) | ImpliedDo(args, _) => args.iter().for_each(|a| visit_calls(a, f)),
+        Unary(_, a) | Substring(a) | Component(a, _) => visit_calls(a, f),
+        Binary(_, a, b) => {
+            visit_calls(a, f);
+            visit_calls(b, f);
+        }
+        Elem(_, subs) => {
+            for s in subs {
+                match s {
+                    augur_ir::Subscript::Index(x) => visit_calls(x, f),
+                    augur_ir::Subscript::Range(a, b, c) => [a, b, c]
+                        .into_iter()
+                        .flatten()
+                        .for_each(|x| visit_calls(x, f)),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the text between `open` and `close` (one line) holds no comma outside
+/// parentheses and strings: a call's single argument.
+fn single_argument(lines: &[&str], open: (u32, u32), close: (u32, u32)) -> bool {
+    if open.0 != close.0 {
+        return false;
+    }
+    let Some(text) = lines
+        .get(open.0 as usize)
+        .and_then(|l| l.get(open.1 as usize..close.1 as usize))
+    else {
+        return false;
+    };
+    let (mut depth, mut quote) = (0i32, None);
+    for b in text.bytes() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(b),
+            (None, b'(') => depth += 1,
+            (None, b')') => depth -= 1,
+            (None, b',') if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
 /// The block whose last statement is statement `si` (not an array-element block).
 fn block_ending_with(u: &Unit, si: usize) -> Option<u32> {
     u.blocks
@@ -231,18 +312,31 @@ pub fn plan(
             .map(|f| f.path.display().to_string())
             .unwrap_or_default();
         let branchless = |line: u32| report.is_some_and(|r| r.is_branchless(&file, line));
-        plan_unit(&mut bp, ui, u, text, &branchless);
+        // A COUNT's mask is a branch where the compiled loop of its line has paths.
+        let branching_loop = |line: u32| {
+            report
+                .and_then(|r| r.compiled_loop(&file, line))
+                .is_some_and(|c| c.inner_branches > 0)
+        };
+        let lines = CompiledLines {
+            branchless: &branchless,
+            branching_loop: &branching_loop,
+        };
+        plan_unit(&mut bp, ui, u, text, &lines);
     }
     bp
 }
 
-fn plan_unit(
-    bp: &mut BranchPlan,
-    ui: usize,
-    u: &Unit,
-    text: &str,
-    branchless: &dyn Fn(u32) -> bool,
-) {
+/// What the compiled code does at a source line, by the optimization report.
+struct CompiledLines<'a> {
+    /// Whether the line's code selects without a conditional jump.
+    branchless: &'a dyn Fn(u32) -> bool,
+    /// Whether the innermost loop compiled at the line branches inside an iteration.
+    branching_loop: &'a dyn Fn(u32) -> bool,
+}
+
+fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str, compiled: &CompiledLines) {
+    let branchless = compiled.branchless;
     let lines: Vec<&str> = text.lines().collect();
     let mut edits = use_module_edits(u, text, BRANCH_MODULE);
     for (si, st) in u.stmts.iter().enumerate() {
@@ -275,23 +369,31 @@ fn plan_unit(
             StmtKind::Where { mask } if mask.array => (
                 BranchKind::WhereMask,
                 &["where", "elsewhere"],
-                u.blocks
-                    .iter()
-                    .find(|b| b.kind == BlockKind::Elements && b.stmts.contains(&(si as u32)))
-                    .map(|b| b.id.0),
+                element_block(u, si),
             ),
+            StmtKind::Assign { rhs, .. }
+                if counts_a_mask(rhs) && (compiled.branching_loop)(st.span.start.line) =>
+            {
+                (BranchKind::CountMask, &["count"], element_block(u, si))
+            }
             _ => continue,
         };
         let Some(block) = block else { continue };
         // (A mask is computed without branching; the masked assignments branch on it.)
-        if !matches!(kind, BranchKind::DoWhile | BranchKind::WhereMask)
-            && branchless(st.span.start.line)
+        if !matches!(
+            kind,
+            BranchKind::DoWhile | BranchKind::WhereMask | BranchKind::CountMask
+        ) && branchless(st.span.start.line)
         {
             continue;
         }
         let Some(((ol, oc), (cl, cc))) = condition_parens(&lines, st, keywords) else {
             continue;
         };
+        // COUNT(mask, dim) or COUNT(mask, kind=...): its mask alone is not wrapped.
+        if kind == BranchKind::CountMask && !single_argument(&lines, (ol, oc), (cl, cc)) {
+            continue;
+        }
         let id = bp.branches.len();
         // The first operand of an `.OR.`/`.AND.` the compiler branches on by itself.
         let operand = match &st.kind {

@@ -11,7 +11,11 @@ use augur_toolchain::Toolchain;
 use std::time::Duration;
 
 fn analyze(name: &str, text: &str) -> augur_program::analyze::Analysis {
-    let tc = Toolchain::detect("gfortran", "-O2").unwrap_or_else(|e| {
+    analyze_with(name, text, "-O2")
+}
+
+fn analyze_with(name: &str, text: &str, fflags: &str) -> augur_program::analyze::Analysis {
+    let tc = Toolchain::detect("gfortran", fflags).unwrap_or_else(|e| {
         panic!("these tests need gfortran and gcc: {e}\ninstall them: apt-get install gfortran gcc")
     });
     let dir = tempfile::tempdir().unwrap();
@@ -425,6 +429,43 @@ fn masked_assignments_run_where_their_mask_holds() {
     near(16, &[150000.0]);
     near(18, &[30000.0]);
     near(20, &[300000.0, 150000.0]);
+}
+
+const COUNT_MASK: &str = r#"program cm
+  implicit none
+  real :: cumulative(4), x
+  integer :: i, k, hist(4)
+  integer(8) :: seed
+  cumulative = [0.1, 0.4, 0.7, 1.0]
+  hist = 0
+  seed = 7
+  do i = 1, 200000
+    seed = mod(seed * 48271_8, 2147483647_8)
+    x = real(seed) / 2147483647.0
+    k = count(x >= cumulative)
+    hist(min(k + 1, 4)) = hist(min(k + 1, 4)) + 1
+  end do
+  print *, hist
+end program cm
+"#;
+
+#[test]
+fn a_count_mask_is_recorded_where_its_loop_branches() {
+    // Unoptimized, gfortran tests each element with a jump: where a random value falls
+    // among four cumulative bounds is mispredicted about once a COUNT.
+    let a = analyze_with("cm.f90", COUNT_MASK, "-O0");
+    let mask = row(simulated(&a), 12);
+    assert_eq!(mask.kind, augur_program_profile::BranchKind::CountMask);
+    assert_eq!(mask.executions, 800000);
+    assert!(mask.mispredictions > 100000, "{mask:?}");
+    // Optimized, it adds a borrow instead (no jump in the loop's iteration): not a branch.
+    let a = analyze_with("cm.f90", COUNT_MASK, "-O2");
+    let b = simulated(&a);
+    assert!(
+        !b.conditions.iter().any(|c| c.line == 12),
+        "{:#?}",
+        b.conditions
+    );
 }
 
 const TRIANGLE: &str = "program tri

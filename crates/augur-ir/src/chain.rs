@@ -599,6 +599,82 @@ pub fn weighted_chain_counts<'s>(
     best
 }
 
+/// The AbOps on the longest dependent path through some statements run once each, in
+/// order (each with the share of executions that run it, as in
+/// [`weighted_chain_counts`]): from the values ready at their start (arguments, COMMON,
+/// array elements) through the scalars they assign to the last value computed on it (a
+/// scalar or an array element). A procedure body without loops is such a path on every
+/// call: an out-of-order core overlaps its independent operations, not the dependent
+/// ones (`c11 = 1/cc` after the cubic that gives `cc`, then `dmg = aa - nn - ff*ff*c11`
+/// and the derivatives from it: mineos's `derms`). Longest by [`generic_latency`]; a
+/// scalar assigned by a share `w` of the executions keeps `w` times its new path and
+/// `1 - w` times its path before (the arm not taken leaves it as it was), and so does the
+/// longest path found so far (the expected longest over the arms taken).
+pub fn weighted_span_counts<'s>(
+    stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
+) -> AbOpCounts {
+    let mixed = |new: &AbOpCounts, old: &AbOpCounts, w: f64| {
+        let mut m = AbOpCounts::new();
+        m.add_scaled(new, w);
+        m.add_scaled(old, 1.0 - w);
+        m
+    };
+    let mut ready: std::collections::BTreeMap<&str, AbOpCounts> = Default::default();
+    let mut longest = AbOpCounts::new();
+    for (kind, w) in stmts {
+        let w = w.clamp(0.0, 1.0);
+        let StmtKind::Assign { lhs, rhs } = kind else {
+            continue;
+        };
+        let mut read = vec![];
+        scalars_read(rhs, &mut read);
+        let mut path = AbOpCounts::new();
+        for r in read {
+            let mut through = ready.get(r).cloned().unwrap_or_default();
+            through.add_scaled(&path_counts(lhs, rhs, r), 1.0);
+            if generic_latency(&through) > generic_latency(&path) {
+                path = through;
+            }
+        }
+        if generic_latency(&path) > generic_latency(&longest) {
+            longest = mixed(&path, &longest, w);
+        }
+        if let Some((_, name, _)) = scalar_assignment(kind) {
+            let before = ready.get(name).cloned().unwrap_or_default();
+            ready.insert(name, mixed(&path, &before, w));
+        }
+    }
+    longest
+}
+
+/// The length of a path of AbOps in units of an add's latency, the same on every
+/// machine: a divide, square root or remainder four (13 to 20 cycles where an add takes
+/// 3 or 4), an elementary function (a library call) five, any other operation one.
+pub fn generic_latency(path: &AbOpCounts) -> f64 {
+    const SLOW: [&str; 3] = ["Divide", "Square root", "Remainder"];
+    const CALLS: [&str; 6] = [
+        "Logarithm",
+        "Exponential",
+        "Sine",
+        "Tangent",
+        "Inverse trig",
+        "Hyperbolic",
+    ];
+    path.iter()
+        .map(|(op, n)| {
+            let meaning = op.info().meaning;
+            let weight = if SLOW.iter().any(|m| meaning.starts_with(m)) {
+                4.0
+            } else if CALLS.iter().any(|m| meaning.starts_with(m)) {
+                5.0
+            } else {
+                1.0
+            };
+            n * weight
+        })
+        .sum()
+}
+
 /// The dependence paths of some statements, each with the share of executions that
 /// run it (see [`weighted_chain_counts`]).
 fn dependence_paths<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>) -> Dependences {
@@ -692,6 +768,39 @@ mod tests {
             ty: real8(),
             array: false,
         }
+    }
+
+    #[test]
+    fn a_span_runs_through_the_scalars_statements_assign() {
+        // c = a*b; d = 1/c; e(1) = d + c: multiply, divide, add on one path; the
+        // independent f = a + b is off it.
+        let assign = |lhs: Expr, rhs: Expr| StmtKind::Assign { lhs, rhs };
+        let (a, b) = (var("a", false), var("b", false));
+        let one = Expr {
+            kind: ExprKind::Const {
+                text: "1.0d0".into(),
+                value: None,
+            },
+            ty: real8(),
+            array: false,
+        };
+        let stmts = [
+            assign(var("c", false), bin(BinOp::Mul, a.clone(), b.clone())),
+            assign(var("d", false), bin(BinOp::Div, one, var("c", false))),
+            assign(var("f", false), bin(BinOp::Add, a, b)),
+            assign(
+                var("e", true),
+                bin(BinOp::Add, var("d", false), var("c", false)),
+            ),
+        ];
+        let span = weighted_span_counts(stmts.iter().map(|k| (k, 1.0)));
+        assert_eq!(span.get(AbOp::MRDL), 1.0, "{span:?}");
+        assert_eq!(span.get(AbOp::DRDL), 1.0, "{span:?}");
+        assert_eq!(span.get(AbOp::ARDL), 1.0, "{span:?}");
+        assert_eq!(span.total(), 3.0, "{span:?}");
+        // Run on half the executions, the path is worth half.
+        let half = weighted_span_counts(stmts.iter().map(|k| (k, 0.5)));
+        assert!(half.total() < span.total(), "{half:?}");
     }
 
     #[test]

@@ -34,6 +34,7 @@ mod recurrence;
 pub mod risks;
 pub mod schedule;
 pub mod segments;
+mod span;
 pub mod speedup;
 #[cfg(test)]
 mod test_support;

@@ -66,6 +66,7 @@ pub(crate) fn price_blocks(
     if table.has_stream() {
         scale_to_recurrences(program, table, report, &mut blocks_c, &throughput_c);
     }
+    crate::span::scale_bodies_to_spans(&program.units, table, &mut blocks_c);
     crate::forwarding::add_failed_forwardings(&program.units, table, report, &mut blocks_c);
     let idle = program
         .units

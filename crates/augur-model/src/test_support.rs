@@ -92,6 +92,7 @@ pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitP
             opportunities: vec![],
             busy_wait: false,
         }],
+        body_span: AbOpCounts::new(),
     }
 }
 

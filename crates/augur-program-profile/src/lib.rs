@@ -188,6 +188,12 @@ pub struct UnitProfile {
     pub blocks: Vec<BlockProfile>,
     /// Its loops.
     pub loops: Vec<LoopProfile>,
+    /// The AbOps on the longest dependent path through one call's statements outside
+    /// loops, each weighted by the share of calls that run it
+    /// (`augur_ir::chain::weighted_span_counts`): what a long straight-line body waits
+    /// for on every call. Empty without calls, and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub body_span: AbOpCounts,
 }
 
 /// One basic block: a column of S and its μ.

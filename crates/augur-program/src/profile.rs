@@ -176,7 +176,30 @@ fn unit_profile(
         totals: unit_totals,
         blocks,
         loops,
+        body_span: body_span(u, mu),
     }
+}
+
+/// The longest dependent path through one call of unit `u`'s statements outside loops
+/// (`augur_ir::chain::weighted_span_counts`), each statement weighted by the share of the
+/// calls (`mu` of the entry block) that run it.
+fn body_span(u: &augur_ir::Unit, mu: &[Option<f64>]) -> AbOpCounts {
+    let Some(calls) = mu.first().copied().flatten().filter(|&c| c > 0.0) else {
+        return AbOpCounts::new();
+    };
+    let stmts = u
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.in_loop.is_none() && b.kind != BlockKind::Elements)
+        .flat_map(|(bi, b)| {
+            let w = mu.get(bi).copied().flatten().unwrap_or(0.0) / calls;
+            b.stmts
+                .iter()
+                .filter_map(|&s| u.stmts.get(s as usize))
+                .map(move |st| (&st.kind, w))
+        });
+    augur_ir::chain::weighted_span_counts(stmts)
 }
 
 /// The profile of loop `l` of unit `u`, from the unit's per-execution block counts

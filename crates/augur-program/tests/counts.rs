@@ -395,6 +395,49 @@ end program
 }
 
 #[test]
+fn a_straight_line_body_records_its_longest_dependent_path() {
+    let c = case(
+        "span.f90",
+        "program span
+  implicit none
+  integer :: i
+  real(8) :: s, x
+  s = 0.0d0
+  do i = 1, 50
+    x = dble(i)
+    call body(x, s)
+  end do
+  print *, s
+contains
+  subroutine body(x, s)
+    real(8), intent(in) :: x
+    real(8), intent(inout) :: s
+    real(8) :: a, b, c
+    a = x * 3.0d0 + 1.0d0
+    b = 1.0d0 / a
+    c = x + 2.0d0
+    s = s + b * b
+  end subroutine body
+end program
+",
+    );
+    let u = c
+        .analysis
+        .profile
+        .units
+        .iter()
+        .find(|u| u.name == "body")
+        .expect("the procedure is profiled");
+    // x -> a (multiply, add) -> b (divide) -> s (multiply, add); c is off the path.
+    let span = &u.body_span;
+    assert_eq!(span.get(AbOp::DRDL), 1.0, "{span:?}");
+    assert_eq!(span.total(), 5.0, "{span:?}");
+    // The main program's statements outside its loop depend on nothing long.
+    let main = &c.analysis.profile.units[0];
+    assert!(main.body_span.total() <= 1.0, "{:?}", main.body_span);
+}
+
+#[test]
 fn select_case() {
     let c = case(
         "select.f90",

@@ -704,13 +704,32 @@ end program t
     // The standard evaluates each mask before its assignments: kept in a logical
     // temporary (SLGL), loaded and tested by the WHERE's assignment and the plain
     // ELSEWHERE's (ARR1, GOTO), and by the masked ELSEWHERE's mask and assignment.
+    // Each assignment's element loop runs over every element: its overhead (ALOV) is
+    // the mask's (two loops for the WHERE's, one for the masked ELSEWHERE's), and the
+    // assignment keeps only its own work, run where its mask holds.
     assert_eq!(
         fmt_counts(&el("@where").counts),
-        "CRSL 1, GOTO 2, ARR1 2, ALOV 1, SLGL 1"
+        "CRSL 1, GOTO 2, ARR1 2, ALOV 3, SLGL 1"
     );
     assert_eq!(
         fmt_counts(&el("@masked").counts),
-        "CRSL 1, GOTO 2, ARR1 2, ALOV 1, SLGL 1"
+        "CRSL 1, GOTO 2, ARR1 2, ALOV 2, SLGL 1"
+    );
+    let assignments = blocks_with(
+        u,
+        line_of(src, "@where") + 1,
+        &[augur_ir::BlockKind::Elements],
+    );
+    assert!(
+        !assignments.is_empty()
+            && assignments
+                .iter()
+                .all(|b| b.counts.get(augur_ir::AbOp::ALOV) == 0.0),
+        "{:?}",
+        assignments
+            .iter()
+            .map(|b| fmt_counts(&b.counts))
+            .collect::<Vec<_>>()
     );
     assert!(blocks_with(u, line_of(src, "@plain"), &[augur_ir::BlockKind::Elements]).is_empty());
     // One ALIN for each mask and each assignment, and for `v = 1.0`.

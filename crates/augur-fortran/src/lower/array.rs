@@ -37,10 +37,12 @@ impl Lowerer<'_> {
                 MaskUse {
                     kept,
                     tests: body + plain_tests,
+                    loops: if kept { body + plain_tests } else { 0 },
                 },
             );
         }
         for k in kids {
+            let first_new_block = self.unit.blocks.len();
             match kind_of(k) {
                 "elsewhere_clause" => {
                     self.coverage.statements += 1;
@@ -48,14 +50,43 @@ impl Lowerer<'_> {
                     // A masked ELSEWHERE evaluates its mask like the WHERE does, where
                     // the masks before it are false (one more test).
                     if let Some(m) = clause_mask(k) {
-                        let tests = 1 + statements_in(k);
-                        self.where_mask(k, m, MaskUse { kept: true, tests });
+                        let n = statements_in(k);
+                        let uses = MaskUse {
+                            kept: true,
+                            tests: 1 + n,
+                            loops: n,
+                        };
+                        self.where_mask(k, m, uses);
                     }
                     self.nested_statements(k);
                 }
                 "end_where_statement" => {}
                 other if Some(k) != mask_node && is_statement_like(other) => self.statement(k),
                 _ => {}
+            }
+            self.loop_overhead_to_masks(first_new_block);
+        }
+    }
+
+    /// Takes the loop overhead (`ALOV`) out of the element blocks of the masked
+    /// assignments lowered from block `first` on: each assignment's element loop runs
+    /// over every element of the mask, testing it, so its overhead is counted with the
+    /// mask ([`MaskUse::loops`]); the assignment's block keeps its own work, which the
+    /// analysis counts only where the mask holds (the branch run's share).
+    fn loop_overhead_to_masks(&mut self, first: usize) {
+        let stmts = &self.unit.stmts;
+        for b in self.unit.blocks.iter_mut().skip(first) {
+            let assignment = b.stmts.iter().all(|&s| {
+                matches!(
+                    stmts.get(s as usize).map(|s| &s.kind),
+                    Some(StmtKind::Assign { .. })
+                )
+            });
+            if b.kind == augur_ir::BlockKind::Elements
+                && assignment
+                && b.counts.get(AbOp::ALOV) >= 1.0
+            {
+                b.counts.add(AbOp::ALOV, -1.0);
             }
         }
     }
@@ -165,6 +196,10 @@ struct MaskUse {
     /// assignment it controls, and for a masked ELSEWHERE once more for the masks
     /// before it. Without a temporary, the one branch of a WHERE statement.
     tests: usize,
+    /// The element loops of the assignments it controls, each over every element (their
+    /// overhead, `ALOV`, counted here rather than with the assignments); none without a
+    /// temporary, where the mask's own loop assigns.
+    loops: usize,
 }
 
 impl MaskUse {
@@ -173,6 +208,7 @@ impl MaskUse {
             per.inc(AbOp::SLGL);
             per.add(AbOp::ARR1, self.tests as f64);
             per.add(AbOp::GOTO, self.tests as f64);
+            per.add(AbOp::ALOV, self.loops as f64);
         } else {
             per.inc(AbOp::GOTO);
         }

@@ -772,7 +772,7 @@ mod tests {
 
     #[test]
     fn a_span_runs_through_the_scalars_statements_assign() {
-        // c = a*b; d = 1/c; e(1) = d + c: multiply, divide, add on one path; the
+        // c = a*b; d = 1/c; e = d + c: multiply, divide, add on one path; the
         // independent f = a + b is off it.
         let assign = |lhs: Expr, rhs: Expr| StmtKind::Assign { lhs, rhs };
         let (a, b) = (var("a", false), var("b", false));

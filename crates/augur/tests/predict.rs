@@ -315,7 +315,13 @@ fn validate_by_loop_measures_where_the_time_went() {
     );
     let program = &parts["procedures"][0];
     let total = doc["measured"]["median"].as_f64().unwrap();
-    assert!(m(program) > 0.9 * total && m(program) <= total, "{program}");
+    // The samples come from a run of their own, the median from the timed runs: on a
+    // shared host a 50 ms program's two runs differ by several percent (a CI run on a Xeon
+    // guest sampled 48 ms of the program where the timed run took more than 53).
+    assert!(
+        m(program) > 0.8 * total && m(program) <= 1.1 * total,
+        "{program}, measured {total} s"
+    );
 
     let text = validate(&[]);
     assert!(text.contains("where the time went, measured"), "{text}");

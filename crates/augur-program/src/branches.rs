@@ -221,34 +221,14 @@ fn counts_a_mask(e: &augur_ir::Expr) -> bool {
     counts == 1 && others == 0 && !e.array
 }
 
-/// Calls `f` with the name and arguments of every intrinsic call in `e`.
+/// Calls `f` with the name and arguments of every intrinsic call in `e`, its
+/// subscripts' included.
 fn visit_calls(e: &augur_ir::Expr, f: &mut dyn FnMut(&str, &[augur_ir::Expr])) {
-    use augur_ir::ExprKind::*;
-    match &e.kind {
-        Call(t, args) => {
-            if let augur_ir::CallTarget::Intrinsic(n) = t {
-                f(n, args);
-            }
-            args.iter().for_each(|a| visit_calls(a, f));
-        }
-        ArrayCtor(args) | ImpliedDo(args, _) => args.iter().for_each(|a| visit_calls(a, f)),
-        Unary(_, a) | Substring(a) | Component(a, _) => visit_calls(a, f),
-        Binary(_, a, b) => {
-            visit_calls(a, f);
-            visit_calls(b, f);
-        }
-        Elem(_, subs) => {
-            for s in subs {
-                match s {
-                    augur_ir::Subscript::Index(x) => visit_calls(x, f),
-                    augur_ir::Subscript::Range(a, b, c) => [a, b, c]
-                        .into_iter()
-                        .flatten()
-                        .for_each(|x| visit_calls(x, f)),
-                }
-            }
-        }
-        _ => {}
+    if let augur_ir::ExprKind::Call(augur_ir::CallTarget::Intrinsic(n), args) = &e.kind {
+        f(n, args);
+    }
+    for o in e.operands().into_iter().chain(e.subscript_exprs()) {
+        visit_calls(o, f);
     }
 }
 

@@ -182,6 +182,20 @@ fn weighted_blocks(cl: &CompiledLoop) -> Option<(f64, Vec<(ClassWidth, f64)>)> {
     Some((issued, by_class.into_iter().collect()))
 }
 
+/// The instructions by class and width an iteration of `cl` issues on average: each
+/// block's weighed by how often an iteration runs it where it branches inside.
+pub(crate) fn instructions_per_iteration(cl: &CompiledLoop) -> Vec<(ClassWidth, f64)> {
+    weighted_blocks(cl).map_or_else(
+        || {
+            cl.instructions
+                .iter()
+                .map(|c| (c.class, f64::from(c.count)))
+                .collect()
+        },
+        |(_, by_class)| by_class,
+    )
+}
+
 /// The in-core time of `cl` on `m`, or `None` when it is not priced from its
 /// instructions ([`unpriceable`]) or the machine lacks a class it needs.
 pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {

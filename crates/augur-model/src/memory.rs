@@ -59,8 +59,10 @@ pub enum Overlap {
     Streams,
     /// `max(T_ops, T_issue + T_seq) + T_other`: as [`Overlap::Streams`], but a
     /// sequential stream's transfers overlap only the arithmetic, not the issue of the
-    /// loads and stores that wait for them (`T_issue`: the array references' address
-    /// work and the stores, at their costs) — the split of the ECM model. The default:
+    /// loads and stores that wait for them (`T_issue`: in a loop priced from its compiled
+    /// code, the time its load and store instructions hold the address pipes; elsewhere
+    /// the array references' address work and the stores, at their costs) — the split
+    /// of the ECM model. The default:
     /// a 7-point sweep on a Zen 5 takes 0.69 ns a point in cache and 1.05 from memory
     /// (the larger of operations and transfers would say 0.69), and the accuracy
     /// benchmark supports it (docs/ACCURACY.md).

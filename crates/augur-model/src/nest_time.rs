@@ -12,6 +12,7 @@ use crate::price::inside_loop;
 use crate::price::PricedBlocks;
 use augur_ir::AbOp;
 use augur_machine_profile::MachineProfile;
+use augur_program_profile::compiled::InstrClass;
 use augur_program_profile::ProgramProfile;
 use serde::Serialize;
 
@@ -110,6 +111,64 @@ fn memory_issue_abops() -> &'static [AbOp] {
     })
 }
 
+/// The time loop `root` of `u` (index `ui`) spends issuing its loads and stores: in an
+/// innermost loop priced from its compiled code, the share of its time its load and
+/// store instructions hold the address pipes (`[incore] memory_op_ns` each: what the
+/// ECM model calls the time that does not overlap the transfers into the first level);
+/// elsewhere its array references' address work and stores at their AbOp costs. An
+/// unoptimized loop's address work reloads its indices from the stack and multiplies
+/// them, in integer units that run while the lines move (heated_plate's -O0 sweep: 32
+/// instructions an element, 6 of them loads and stores).
+fn memory_issue(
+    table: &CostTable,
+    report: Option<&augur_program_profile::optreport::OptReport>,
+    priced: &PricedBlocks,
+    ui: usize,
+    u: &augur_program_profile::UnitProfile,
+    root: u32,
+) -> f64 {
+    let mut shares: std::collections::HashMap<u32, Option<f64>> = Default::default();
+    let mut seconds = 0.0;
+    for (bi, b) in u.blocks.iter().enumerate() {
+        if !inside_loop(u, b.in_loop, root) {
+            continue;
+        }
+        let c = &priced.blocks[ui][bi];
+        let share = b.in_loop.and_then(|id| {
+            *shares
+                .entry(id)
+                .or_insert_with(|| compiled_memory_share(table, report, u, id))
+        });
+        seconds += match share {
+            Some(f) => f * table.cost_of(c).seconds,
+            None => table.cost_of(&only(c, memory_issue_abops())).seconds,
+        };
+    }
+    seconds
+}
+
+/// The share of an iteration of innermost loop `id` of `u`, priced from its compiled
+/// code, that its load and store instructions hold the address pipes; `None` when the
+/// loop is not priced from its compiled code or the machine lacks the pipes' time.
+fn compiled_memory_share(
+    table: &CostTable,
+    report: Option<&augur_program_profile::optreport::OptReport>,
+    u: &augur_program_profile::UnitProfile,
+    id: u32,
+) -> Option<f64> {
+    let per_op = table.incore.as_ref()?.memory_op_ns?;
+    let l = u.loops.iter().find(|l| l.id == id)?;
+    let t = crate::recurrence::compiled_time(table, report, u, l.line)?;
+    let cl = report?.compiled_loop(&u.file, l.line)?;
+    let memory_ops: f64 = crate::incore::instructions_per_iteration(cl)
+        .iter()
+        .filter(|(c, _)| matches!(c.class, InstrClass::Load | InstrClass::Store))
+        .map(|(_, n)| n)
+        .sum();
+    let ns = t.per_compiled_iteration * 1e9;
+    (ns > 0.0).then(|| (memory_ops * per_op / ns).min(1.0))
+}
+
 /// The nests whose compiled code vectorized a loop around their innermost one, by the
 /// program's optimization report when it is the machine's (gfortran: "loop vectorized
 /// using 16 byte vectors" on a DO holding another loop).
@@ -174,6 +233,7 @@ pub(crate) fn memory_term(
         }
         _ => vec![],
     };
+    let report = crate::block::report_for(program, machine);
     let mut memory_rows = vec![];
     for (ui, u) in program.units.iter().enumerate() {
         for l in &u.loops {
@@ -200,7 +260,7 @@ pub(crate) fn memory_term(
             let parts = CombineParts {
                 phased: holds_loops_in_sequence(u, l.id),
                 ops,
-                issue: table.cost_of(&only(loop_c, memory_issue_abops())).seconds,
+                issue: memory_issue(table, report, priced, ui, u, l.id),
                 memory: nm.seconds,
                 sequential: nm.sequential(),
                 idle,
@@ -294,6 +354,65 @@ mod tests {
         // the others compute.
         let phased = parts(true, 3.0, 2.0);
         assert!((phased.stretched(1.4) - 3.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_compiled_loop_issues_its_loads_and_stores_for_their_share_of_its_time() {
+        use crate::test_support::{
+            add_mul_machine, block_profile, entry, incore_machine, pricing, unit_with_one_loop,
+        };
+        use augur_program_profile::compiled::CompiledLoop;
+        use augur_program_profile::optreport::OptReport;
+        // `do i = 1, 100: a(i) = b(i) * c` at -O0: ten instructions an iteration, three of
+        // them loads and stores, issued one a 0.05 ns: 0.5 ns an iteration, of which the
+        // address pipes (0.05 ns a load or store) hold 0.15 ns: 30%, whatever share of
+        // the AbOps the address work has.
+        let mut counts = augur_ir::AbOpCounts::new();
+        counts.add(AbOp::ARR1, 2.0);
+        counts.add(AbOp::MRDL, 1.0);
+        let b = block_profile(augur_ir::BlockKind::Straight, counts, Default::default());
+        let b = augur_program_profile::BlockProfile {
+            executions: Some(100.0),
+            ..b
+        };
+        let u = unit_with_one_loop("t", vec![b]);
+        let mut machine = add_mul_machine();
+        machine.abop.insert(AbOp::ARR1, entry(1.0, 0.0));
+        machine.stream.insert(AbOp::ARR1, entry(1.0, 0.0));
+        let mut t = CostTable::from_profile(&machine);
+        let c = pricing(&t).total(&u.blocks[0], Default::default());
+        let priced = PricedBlocks {
+            blocks: vec![vec![c.clone()]],
+            throughput: vec![vec![c]],
+            mispredictions: 0.0,
+            branch_seconds: 0.0,
+            idle: vec![vec![]],
+        };
+        let abops = memory_issue(&t, None, &priced, 0, &u, 0);
+        let all = t.cost_of(&priced.blocks[0][0]).seconds;
+        assert!(abops > 0.0 && abops < all, "{abops} of {all}");
+        let mut m = incore_machine(&[
+            ("int_alu", 0.25, 0.05),
+            ("load", 1.0, 0.05),
+            ("store", 1.0, 0.05),
+        ]);
+        m.memory_op_ns = Some(0.05);
+        t.incore = Some(m);
+        let cl: CompiledLoop = serde_json::from_value(serde_json::json!({
+            "file": "t.f90", "line": 1, "function": "t_",
+            "instructions": [{"class": "load", "count": 2}, {"class": "store", "count": 1},
+                             {"class": "int_alu", "count": 7}],
+            "source_iterations": 1, "source_iterations_from": "", "chains": [], "issued": 10
+        }))
+        .unwrap();
+        let report = OptReport {
+            compiled_loops: vec![cl],
+            ..OptReport::default()
+        };
+        let share = compiled_memory_share(&t, Some(&report), &u, 0).unwrap();
+        assert!((share - 0.3).abs() < 1e-9, "{share}");
+        let compiled = memory_issue(&t, Some(&report), &priced, 0, &u, 0);
+        assert!((compiled - 0.3 * all).abs() < 1e-15, "{compiled} of {all}");
     }
 
     #[test]

@@ -105,6 +105,9 @@ pub enum Measure {
     TakenBranch,
     /// Independent loads and stores, one after the other: the address pipes they share.
     LoadStore,
+    /// Independent floating-point adds, multiplies and shuffles in turn: the vector pipes
+    /// they share.
+    VectorPipes,
     /// Two independent chains of [`WINDOW_CHAIN`] dependent square roots, each followed by
     /// this many independent fillers of one kind, per iteration: the two chains overlap
     /// while the core holds a chain and the fillers after it in flight, and run one after
@@ -210,6 +213,9 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     let mut v = integer_kernels();
     v.extend(memory_kernels());
     v.push(issue_kernel());
+    if f.avx {
+        v.push(vector_pipes_kernel());
+    }
     v.push(branch_kernel());
     for filler in Filler::ALL.into_iter().filter(|k| k.runs_on(f)) {
         v.extend(filler.counts().map(|n| window_kernel(filler, n)));
@@ -408,6 +414,24 @@ fn issue_kernel() -> Kernel {
             } else {
                 format!("add %rsi, %{}", GPR[r])
             }
+        }),
+        counted: BODY as u32,
+    }
+}
+
+/// An add, a multiply and a shuffle of two constant registers in turn, each writing one
+/// of twelve registers it does not read (the three-operand AVX forms: no chain), as many
+/// per cycle as the pipes the three classes share start.
+fn vector_pipes_kernel() -> Kernel {
+    Kernel {
+        measure: Measure::VectorPipes,
+        setup: strings(&[
+            "vxorps %xmm14, %xmm14, %xmm14",
+            "vxorps %xmm15, %xmm15, %xmm15",
+        ]),
+        body: body(|k| {
+            let op = ["vaddsd", "vmulsd", "vunpcklpd"][k % 3];
+            format!("{op} %xmm14, %xmm15, %xmm{}", k % STREAMS)
         }),
         counted: BODY as u32,
     }

@@ -22,6 +22,9 @@
 //! * `issue_ns` is the time per instruction of independent adds mixed with zeroing
 //!   idioms over twelve registers: the sustained issue width's reciprocal.
 //! * `taken_branch_ns` is the time per jump of a chain of taken jumps.
+//! * `memory_op_ns` is the time per instruction of independent loads and stores in
+//!   turn; `vector_pipes_ns` of independent floating-point adds, multiplies and
+//!   shuffles in turn (AVX's three-operand forms): the pipes each mix shares.
 //! * Each class at each width the host has (scalar, 128, 256 and 512 bits; FMA only
 //!   with FMA3): latency and reciprocal throughput. Where a chain needs a partner
 //!   instruction its cost is taken off (an integer divide's chain carries an integer
@@ -348,6 +351,7 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         issue_ns: round(of(Measure::Issue).unwrap_or(f64::NAN)),
         taken_branch_ns: round(of(Measure::TakenBranch).unwrap_or(f64::NAN)),
         memory_op_ns: of(Measure::LoadStore).map(round),
+        vector_pipes_ns: of(Measure::VectorPipes).map(round),
         class,
         window: window(&of, Filler::Integer),
         window_vector: window(&of, Filler::Vector),
@@ -400,6 +404,13 @@ pub fn report(p: &InCoreProfile) -> String {
         let _ = writeln!(
             s,
             "loads and stores mixed: {t:.4} ns each ({:.2} per cycle)",
+            p.cycle_ns / t
+        );
+    }
+    if let Some(t) = p.vector_pipes_ns {
+        let _ = writeln!(
+            s,
+            "floating-point adds, multiplies and shuffles mixed: {t:.4} ns each ({:.2} per cycle)",
             p.cycle_ns / t
         );
     }

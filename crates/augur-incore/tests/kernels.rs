@@ -70,6 +70,14 @@ fn the_hosts_kernels_give_sane_figures() {
             (64.0..=400.0).contains(&v) && v < w + 64.0,
             "vector {v}, integer {w}"
         );
+        // Adds, multiplies and shuffles mixed: between one a cycle (one pipe) and five
+        // (a Xeon guest: three, where adds and multiplies alone take two each; a Zen's
+        // four pipes allow four).
+        let pipes = p.vector_pipes_ns.expect("the vector pipes kernel ran");
+        assert!(
+            (0.2 * cycle..cycle).contains(&pipes),
+            "vector pipes {pipes} ns, cycle {cycle} ns"
+        );
         let waiting = p.window_waiting.expect("the waiting fillers slowed down");
         assert!(
             (24.0..=256.0).contains(&waiting) && waiting <= v,

@@ -47,6 +47,14 @@ pub struct InCoreProfile {
     /// `None` in profiles made before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_op_ns: Option<f64>,
+    /// The reciprocal throughput of floating-point adds, multiplies and shuffles mixed,
+    /// ns each: the vector pipes they share (an Intel core runs adds on two ports and
+    /// multiplies on two, one of them the same, and shuffles on a third: the three mixed
+    /// run at about three a cycle, not at the four or five the classes apart allow;
+    /// a Zen core's adds and multiplies have pipes of their own). `None` in profiles
+    /// made before the field, or on a host without AVX.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vector_pipes_ns: Option<f64>,
     /// Latency and reciprocal throughput of each class at each width measured.
     #[serde(default)]
     pub class: BTreeMap<String, ClassCost>,
@@ -68,8 +76,8 @@ pub struct InCoreProfile {
     /// The floating-point instructions waiting for an operand the core keeps in flight
     /// (its floating-point schedulers), measured as `window` with `vaddsd` fillers that
     /// read the chain's result; `None` in profiles made before the field, or on a host
-    /// without AVX. Recorded for the model to come: the predictor does not use it yet
-    /// (docs/ACCURACY.md, session 36).
+    /// without AVX. The replay of a compiled loop holds its floating-point instructions
+    /// there until their operands are ready (`augur_model::schedule`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_waiting: Option<f64>,
 }

@@ -31,6 +31,8 @@ pub enum Bound {
     Branch,
     /// The address pipes loads and stores share.
     MemoryPipes,
+    /// The pipes floating-point and vector operations share.
+    VectorPipes,
     /// A loop-carried dependence chain, carried by the register or slot named.
     Chain(String),
     /// An iteration's longest dependent path, which the core overlaps with this many
@@ -76,6 +78,7 @@ impl fmt::Display for Bound {
             Bound::Class(c) => write!(f, "bound by the {c} units"),
             Bound::Branch => f.write_str("bound by the loop branch"),
             Bound::MemoryPipes => f.write_str("bound by the load/store pipes"),
+            Bound::VectorPipes => f.write_str("bound by the floating-point pipes"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
             Bound::Schedule(x) => write!(
                 f,
@@ -127,12 +130,21 @@ pub fn unpriceable(cl: &CompiledLoop) -> Option<&'static str> {
 fn throughput_bound(
     issued: f64,
     instructions: Vec<(ClassWidth, f64)>,
+    shuffles: f64,
     m: &InCoreProfile,
 ) -> Option<(f64, Bound)> {
     let mut bounds: Vec<(f64, Bound)> = vec![
         (issued * m.issue_ns, Bound::Issue),
         (m.taken_branch_ns, Bound::Branch),
     ];
+    if let Some(t) = m.vector_pipes_ns {
+        let on_pipes: f64 = instructions
+            .iter()
+            .filter(|(c, _)| on_vector_pipes(c.class))
+            .map(|(_, n)| n)
+            .sum();
+        bounds.push(((on_pipes + shuffles) * t, Bound::VectorPipes));
+    }
     let mut per_class: BTreeMap<InstrClass, f64> = BTreeMap::new();
     let mut memory_ops = 0.0;
     for (class, count) in instructions {
@@ -161,6 +173,49 @@ fn throughput_bound(
     }
     bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
     bounds.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+/// Whether instructions of class `c` run on the pipes floating-point and vector
+/// operations share (`[incore] vector_pipes_ns`): arithmetic, comparisons, conversions,
+/// vector integer operations, divides and square roots (which enter the divider through
+/// one of them). Register moves are not (the renamer does them), nor loads and stores.
+pub(crate) fn on_vector_pipes(c: InstrClass) -> bool {
+    matches!(
+        c,
+        InstrClass::FpAdd
+            | InstrClass::FpMul
+            | InstrClass::FpFma
+            | InstrClass::FpMinMax
+            | InstrClass::FpConvert
+            | InstrClass::FpDiv
+            | InstrClass::FpSqrt
+            | InstrClass::VecInt
+    )
+}
+
+/// Whether a scheduled instruction is a shuffle (an unpack, a blend, a broadcast: a
+/// vector move whose result waits on its own class's latency), not a register copy (a
+/// move the renamer does, its result as soon as its source's).
+pub(crate) fn is_shuffle(o: &augur_program_profile::compiled::ScheduledOp) -> bool {
+    o.classes.len() == 1
+        && o.classes[0].class == InstrClass::VecMove
+        && o.reads.iter().any(|r| !r.path.is_empty())
+}
+
+/// The shuffles an iteration of `cl` runs, each weighed by how often an iteration runs
+/// its block (from its recorded schedule; 0 without one: profiles made before it, or
+/// loops that call).
+fn shuffles(cl: &CompiledLoop) -> f64 {
+    cl.schedule
+        .iter()
+        .filter(|o| is_shuffle(o))
+        .map(|o| {
+            cl.blocks
+                .get(o.block as usize)
+                .and_then(|b| b.frequency)
+                .unwrap_or(1.0)
+        })
+        .sum()
 }
 
 /// The instructions an iteration of a loop that branches inside it issues, and those
@@ -210,7 +265,7 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
             .map(|c| (c.class, f64::from(c.count)));
         (f64::from(cl.issued), all.collect())
     });
-    let (throughput, thru_bound) = throughput_bound(issued, instructions, m)?;
+    let (throughput, thru_bound) = throughput_bound(issued, instructions, shuffles(cl), m)?;
     let chain = match path_chains(cl, m) {
         Some(c) => c,
         None => longest_chain(&cl.chains, m)?,
@@ -652,6 +707,38 @@ mod tests {
         let t = loop_time(&l, &m).unwrap();
         assert_eq!(t.bound, Bound::MemoryPipes);
         assert!((t.per_compiled_iteration - 20e-9).abs() < 1e-15, "{t:?}");
+    }
+
+    #[test]
+    fn adds_multiplies_and_shuffles_share_the_vector_pipes() {
+        use augur_program_profile::compiled::{ScheduledOp, ScheduledRead};
+        let mut m = machine();
+        // 16 adds, 16 multiplies (2 a cycle each: 2 ns apart), a shuffle and a register
+        // copy, 40 instructions (2 ns of issue).
+        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
+        l.issued = 40;
+        l.instructions = vec![count(InstrClass::FpAdd, 16), count(InstrClass::FpMul, 16)];
+        let vec_move = |path: Vec<ClassWidth>| ScheduledOp {
+            classes: vec![ClassWidth::new(InstrClass::VecMove, Width::V128)],
+            reads: vec![ScheduledRead { value: 0, path }],
+            writes: vec![1],
+            holds: String::new(),
+            block: 0,
+            inner: 0,
+            back_jump: false,
+            local: vec![],
+        };
+        let shuffle = vec_move(vec![ClassWidth::new(InstrClass::VecMove, Width::V128)]);
+        assert!(is_shuffle(&shuffle) && !is_shuffle(&vec_move(vec![])));
+        l.schedule = vec![shuffle, vec_move(vec![])];
+        assert_eq!(shuffles(&l), 1.0);
+        let t = loop_time(&l, &m).unwrap();
+        assert!((t.per_compiled_iteration - 2e-9).abs() < 1e-15, "{t:?}");
+        // Pipes starting three a cycle between them: the 33 take 2.75 ns.
+        m.vector_pipes_ns = Some(0.25 / 3.0);
+        let t = loop_time(&l, &m).unwrap();
+        assert_eq!(t.bound, Bound::VectorPipes);
+        assert!((t.per_compiled_iteration - 2.75e-9).abs() < 1e-15, "{t:?}");
     }
 
     #[test]

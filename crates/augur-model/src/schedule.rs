@@ -5,7 +5,8 @@
 //! machine's `[incore] window`, `window_vector`, `window_stores`, freed as instructions
 //! retire in order), started when the values it reads are ready and a unit of its class
 //! is free (one instruction per reciprocal throughput on each class's units, loads and
-//! stores on the address pipes they share, one taken backward jump per
+//! stores on the address pipes they share, floating-point operations and shuffles on
+//! the vector pipes they share, one taken backward jump per
 //! `taken_branch_ns`), done after its latencies.
 //!
 //! The analytical bounds of [`crate::incore`] (throughput, longest chain, longest path
@@ -20,6 +21,7 @@
 //! over the second half of the replay. A loop around short inner loops can be replayed
 //! whole, each inner loop's body repeated by its trips ([`Repeats::inner_trips`]).
 
+use crate::incore::{is_shuffle, on_vector_pipes};
 use augur_machine_profile::incore::InCoreProfile;
 use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp, Width};
 use std::cmp::Reverse;
@@ -181,18 +183,20 @@ fn for_each_op(ops: &[ScheduledOp], repeats: &Repeats, k: usize, mut step: impl 
 enum Unit {
     Class(InstrClass),
     AddressPipes,
+    VectorPipes,
     TakenBranch,
 }
 
-/// The units the replay keeps a calendar of: each class's, the address pipes, the taken
-/// branch.
-const UNITS: usize = InstrClass::ALL.len() + 2;
+/// The units the replay keeps a calendar of: each class's, the address pipes, the vector
+/// pipes, the taken branch.
+const UNITS: usize = InstrClass::ALL.len() + 3;
 
 impl Unit {
     fn index(self) -> usize {
         match self {
             Unit::Class(c) => InstrClass::ALL.iter().position(|x| *x == c).unwrap_or(0),
-            Unit::AddressPipes => UNITS - 2,
+            Unit::AddressPipes => UNITS - 3,
+            Unit::VectorPipes => UNITS - 2,
             Unit::TakenBranch => UNITS - 1,
         }
     }
@@ -295,6 +299,15 @@ impl Prepared {
             }
             if o.back_jump {
                 units.push((Unit::TakenBranch.index(), m.taken_branch_ns));
+            }
+            if let Some(t) = m.vector_pipes_ns {
+                let on_pipes = o
+                    .classes
+                    .iter()
+                    .filter(|c| on_vector_pipes(c.class))
+                    .count()
+                    + usize::from(is_shuffle(o));
+                units.extend((0..on_pipes).map(|_| (Unit::VectorPipes.index(), t)));
             }
             units.extend(forwarding_turn(o, &stored, m));
             let holds = if split {

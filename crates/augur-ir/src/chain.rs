@@ -647,6 +647,73 @@ pub fn weighted_span_counts<'s>(
     longest
 }
 
+/// The AbOps on the longest path from a scalar's value at the start of some statements
+/// (run once each, in order, each with the share of executions that run it, as in
+/// [`weighted_span_counts`]) to the same scalar's value at their end: a procedure body
+/// that reads a variable it then assigns (a SAVE'd seed, a COMMON or module variable, a
+/// dummy argument the caller passes again: `last = mod(last*ia + ic, im)` of a
+/// linear-congruential generator) carries that path from one call to the next, and no
+/// core overlaps the calls along it. Longest by [`generic_latency`]; empty when no
+/// scalar's final value depends on its first.
+pub fn weighted_carried_counts<'s>(
+    stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
+) -> AbOpCounts {
+    let stmts: Vec<(&StmtKind, f64)> = stmts
+        .into_iter()
+        .map(|(k, w)| (k, w.clamp(0.0, 1.0)))
+        .collect();
+    let mut origins: Vec<&str> = stmts
+        .iter()
+        .filter_map(|(k, _)| scalar_assignment(k).map(|(_, name, _)| name))
+        .collect();
+    origins.sort_unstable();
+    origins.dedup();
+    let mut longest = AbOpCounts::new();
+    for origin in origins {
+        if let Some(path) = carried_path(&stmts, origin) {
+            if generic_latency(&path) > generic_latency(&longest) {
+                longest = path;
+            }
+        }
+    }
+    longest
+}
+
+/// The path from `origin`'s value at the start of `stmts` to its value at their end,
+/// when that depends on it: each scalar that does maps to its path from `origin` (the
+/// share of executions that assign it otherwise keeps its path before).
+fn carried_path(stmts: &[(&StmtKind, f64)], origin: &str) -> Option<AbOpCounts> {
+    let mut from: std::collections::BTreeMap<&str, AbOpCounts> = Default::default();
+    from.insert(origin, AbOpCounts::new());
+    for &(kind, w) in stmts {
+        let Some((lhs, name, rhs)) = scalar_assignment(kind) else {
+            continue;
+        };
+        let mut read = vec![];
+        scalars_read(rhs, &mut read);
+        let path = read
+            .into_iter()
+            .filter_map(|r| {
+                let mut through = from.get(r)?.clone();
+                through.add_scaled(&path_counts(lhs, rhs, r), 1.0);
+                Some(through)
+            })
+            .max_by(|a, b| generic_latency(a).total_cmp(&generic_latency(b)));
+        let before = from.remove(name);
+        let mut after = AbOpCounts::new();
+        if let Some(p) = &path {
+            after.add_scaled(p, w);
+        }
+        if let Some(b) = &before {
+            after.add_scaled(b, 1.0 - w);
+        }
+        if path.is_some() || (before.is_some() && w < 1.0) {
+            from.insert(name, after);
+        }
+    }
+    from.remove(origin).filter(|p| !p.is_empty())
+}
+
 /// The length of a path of AbOps in units of an add's latency, the same on every
 /// machine: a divide, square root or remainder four (13 to 20 cycles where an add takes
 /// 3 or 4), an elementary function (a library call) five, any other operation one.
@@ -801,6 +868,43 @@ mod tests {
         // Run on half the executions, the path is worth half.
         let half = weighted_span_counts(stmts.iter().map(|k| (k, 0.5)));
         assert!(half.total() < span.total(), "{half:?}");
+    }
+
+    #[test]
+    fn a_seed_carries_its_path_from_one_call_to_the_next() {
+        // t = x*a; x = t - m*aint(t/m) (a linear-congruential step through a
+        // temporary): the multiply, the divide, the truncation, the multiply and the
+        // subtract lead from x back to x; y = a + b does not touch it.
+        let assign = |lhs: Expr, rhs: Expr| StmtKind::Assign { lhs, rhs };
+        let (x, t, a, m) = (
+            var("x", true),
+            var("t", false),
+            var("a", false),
+            var("m", false),
+        );
+        let aint = Expr {
+            kind: ExprKind::Call(
+                crate::program::CallTarget::Intrinsic("aint".into()),
+                vec![bin(BinOp::Div, t.clone(), m.clone())],
+            ),
+            ty: real8(),
+            array: false,
+        };
+        let stmts = [
+            assign(t.clone(), bin(BinOp::Mul, x.clone(), a.clone())),
+            assign(var("y", false), bin(BinOp::Add, a, var("b", false))),
+            assign(x, bin(BinOp::Sub, t, bin(BinOp::Mul, m, aint))),
+        ];
+        let carried = weighted_carried_counts(stmts.iter().map(|k| (k, 1.0)));
+        // (The multiply of the COMMON x counts as one of a global operand.)
+        assert_eq!(carried.get(AbOp::MRDL) + carried.get(AbOp::MRDG), 2.0, "{carried:?}");
+        assert_eq!(carried.get(AbOp::DRDL), 1.0, "{carried:?}");
+        assert_eq!(carried.get(AbOp::ANID), 1.0, "{carried:?}");
+        assert_eq!(carried.get(AbOp::ARDL), 1.0, "{carried:?}");
+        assert_eq!(carried.total(), 5.0, "{carried:?}");
+        // A body whose variables all start afresh carries nothing.
+        let fresh = [assign(var("c", false), bin(BinOp::Mul, var("a", false), var("b", false)))];
+        assert!(weighted_carried_counts(fresh.iter().map(|k| (k, 1.0))).is_empty());
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! overlaps the next calls with it. It keeps as many calls in flight as its window holds
 //! their operations (one AbOp for about one instruction), so a short body, or one whose
 //! path is short, keeps its throughput price; the body's blocks are scaled up to the path
-//! (`UnitProfile::body_span` at chain costs) only where it is the slower.
+//! (`UnitProfile::body_span` at chain costs) only where it is the slower. A path a
+//! variable carries from one call to the next (`UnitProfile::carried_span`: a random
+//! number generator's SAVE'd seed) is not overlapped at all.
 
 use crate::block::without_branches;
 use crate::cost::{Coefficients, CostTable};
@@ -56,7 +58,7 @@ fn span_scale(
     window: f64,
 ) -> Option<f64> {
     let calls = u.calls.filter(|c| *c > 0.0)?;
-    if u.body_span.is_empty() {
+    if u.body_span.is_empty() && u.carried_span.is_empty() {
         return None;
     }
     let mut body = Coefficients::default();
@@ -69,12 +71,13 @@ fn span_scale(
     }
     let t_body = table.cost_of(&body).seconds;
     let in_flight = (window * calls / operations.max(1.0)).max(1.0);
-    let path: f64 = u
-        .body_span
-        .iter()
-        .map(|(op, n)| n * table.get(op).seconds)
-        .sum();
-    let t_span = calls * path / in_flight;
+    let at_chain_costs = |path: &augur_ir::AbOpCounts| -> f64 {
+        path.iter().map(|(op, n)| n * table.get(op).seconds).sum()
+    };
+    // The path a variable carries from one call to the next is not overlapped: the next
+    // call starts it from this one's result.
+    let t_span = (calls * at_chain_costs(&u.body_span) / in_flight)
+        .max(calls * at_chain_costs(&u.carried_span));
     (t_body > 0.0 && t_span > t_body).then(|| t_span / t_body)
 }
 
@@ -107,13 +110,17 @@ mod tests {
     /// The body's time on the add/multiply machine with a window of `window`
     /// instructions, before and after the rule.
     fn body_seconds(window: f64) -> (f64, f64) {
+        body_seconds_of(dependent_body(), window)
+    }
+
+    /// [`body_seconds`] of unit `u`.
+    fn body_seconds_of(u: UnitProfile, window: f64) -> (f64, f64) {
         let mut m = add_mul_machine();
         m.incore = Some(augur_machine_profile::incore::InCoreProfile {
             window: Some(window),
             ..incore_machine(&[])
         });
         let t = CostTable::from_profile(&m);
-        let u = dependent_body();
         let priced: Vec<Coefficients> = u
             .blocks
             .iter()
@@ -135,5 +142,18 @@ mod tests {
         // A window of 1,000 overlaps 500 calls: the throughput stands.
         let (before, after) = body_seconds(1000.0);
         assert_eq!(before, after);
+    }
+
+    #[test]
+    fn a_variable_carried_to_the_next_call_is_waited_for_whatever_the_window() {
+        // The same body whose add and multiply update a SAVE'd seed: each call starts
+        // from the last one's result, 100 calls take 100 * 6 ns with any window.
+        let u = UnitProfile {
+            carried_span: dependent_body().body_span,
+            ..dependent_body()
+        };
+        let (before, after) = body_seconds_of(u, 1000.0);
+        assert!(before < 600e-9, "{before}");
+        assert!((after - 600e-9).abs() < 1e-12, "{after}");
     }
 }

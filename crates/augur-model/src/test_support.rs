@@ -93,6 +93,7 @@ pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitP
             busy_wait: false,
         }],
         body_span: AbOpCounts::new(),
+        carried_span: AbOpCounts::new(),
     }
 }
 

@@ -194,6 +194,13 @@ pub struct UnitProfile {
     /// for on every call. Empty without calls, and in profiles made before the field.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub body_span: AbOpCounts,
+    /// The AbOps on the longest path from a scalar's value at a call's start to its
+    /// value at the call's end through the same statements
+    /// (`augur_ir::chain::weighted_carried_counts`): a SAVE'd seed, a COMMON or module
+    /// variable, a dummy argument the body reads and assigns, whose next call waits for
+    /// this one. Empty without such a variable, and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
+    pub carried_span: AbOpCounts,
 }
 
 /// One basic block: a column of S and its μ.

@@ -176,14 +176,20 @@ fn unit_profile(
         totals: unit_totals,
         blocks,
         loops,
-        body_span: body_span(u, mu),
+        body_span: body_span(u, mu, augur_ir::chain::weighted_span_counts),
+        carried_span: body_span(u, mu, augur_ir::chain::weighted_carried_counts),
     }
 }
 
-/// The longest dependent path through one call of unit `u`'s statements outside loops
-/// (`augur_ir::chain::weighted_span_counts`), each statement weighted by the share of the
-/// calls (`mu` of the entry block) that run it.
-fn body_span(u: &augur_ir::Unit, mu: &[Option<f64>]) -> AbOpCounts {
+/// A path through one call of unit `u`'s statements outside loops, each statement
+/// weighted by the share of the calls (`mu` of the entry block) that run it: the longest
+/// dependent one (`augur_ir::chain::weighted_span_counts`) or the one a variable carries
+/// to the next call (`weighted_carried_counts`), as `path` finds it.
+fn body_span<'u>(
+    u: &'u augur_ir::Unit,
+    mu: &[Option<f64>],
+    path: impl Fn(Vec<(&'u augur_ir::StmtKind, f64)>) -> AbOpCounts,
+) -> AbOpCounts {
     let Some(calls) = mu.first().copied().flatten().filter(|&c| c > 0.0) else {
         return AbOpCounts::new();
     };
@@ -199,7 +205,7 @@ fn body_span(u: &augur_ir::Unit, mu: &[Option<f64>]) -> AbOpCounts {
                 .filter_map(|&s| u.stmts.get(s as usize))
                 .map(move |st| (&st.kind, w))
         });
-    augur_ir::chain::weighted_span_counts(stmts)
+    path(stmts.collect())
 }
 
 /// The profile of loop `l` of unit `u`, from the unit's per-execution block counts

@@ -435,6 +435,48 @@ end program
     // The main program's statements outside its loop depend on nothing long.
     let main = &c.analysis.profile.units[0];
     assert!(main.body_span.total() <= 1.0, "{:?}", main.body_span);
+    // s carries its add to the next call; the rest starts afresh on each.
+    let carried = &u.carried_span;
+    assert_eq!(carried.total(), 1.0, "{carried:?}");
+}
+
+#[test]
+fn a_saved_seed_carries_its_path_to_the_next_call() {
+    let c = case(
+        "seed.f90",
+        "program seed
+  implicit none
+  integer :: i
+  real :: s
+  s = 0.0
+  do i = 1, 50
+    s = s + next(1.0)
+  end do
+  print *, s
+contains
+  real function next(scale)
+    real, intent(in) :: scale
+    integer, save :: last = 42
+    integer :: t
+    t = last * 3877 + 29573
+    last = mod(t, 139968)
+    next = real(last) * scale / 139968.0
+  end function next
+end program
+",
+    );
+    let u = c
+        .analysis
+        .profile
+        .units
+        .iter()
+        .find(|u| u.name == "next")
+        .expect("the function is profiled");
+    // last -> t (multiply, add) -> last (remainder by a constant): the scaling of the
+    // result is off it.
+    let carried = &u.carried_span;
+    assert_eq!(carried.get(AbOp::MOCN), 1.0, "{carried:?}");
+    assert_eq!(carried.total(), 3.0, "{carried:?}");
 }
 
 #[test]

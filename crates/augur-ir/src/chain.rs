@@ -897,13 +897,20 @@ mod tests {
         ];
         let carried = weighted_carried_counts(stmts.iter().map(|k| (k, 1.0)));
         // (The multiply of the COMMON x counts as one of a global operand.)
-        assert_eq!(carried.get(AbOp::MRDL) + carried.get(AbOp::MRDG), 2.0, "{carried:?}");
+        assert_eq!(
+            carried.get(AbOp::MRDL) + carried.get(AbOp::MRDG),
+            2.0,
+            "{carried:?}"
+        );
         assert_eq!(carried.get(AbOp::DRDL), 1.0, "{carried:?}");
         assert_eq!(carried.get(AbOp::ANID), 1.0, "{carried:?}");
         assert_eq!(carried.get(AbOp::ARDL), 1.0, "{carried:?}");
         assert_eq!(carried.total(), 5.0, "{carried:?}");
         // A body whose variables all start afresh carries nothing.
-        let fresh = [assign(var("c", false), bin(BinOp::Mul, var("a", false), var("b", false)))];
+        let fresh = [assign(
+            var("c", false),
+            bin(BinOp::Mul, var("a", false), var("b", false)),
+        )];
         assert!(weighted_carried_counts(fresh.iter().map(|k| (k, 1.0))).is_empty());
     }
 

@@ -17,21 +17,18 @@ use crate::recurrence::scale_work;
 use augur_program_profile::UnitProfile;
 
 /// Scales the blocks outside loops of each unit of `units` (`blocks_c`, priced) to the
-/// time of its calls' longest dependent path, where that is longer and the machine's
-/// window is known.
+/// time of its calls' longest dependent path (where the machine's window is known) or
+/// of the path a variable carries from call to call, where that is longer.
 pub(crate) fn scale_bodies_to_spans(
     units: &[UnitProfile],
     table: &CostTable,
     blocks_c: &mut [Vec<Coefficients>],
 ) {
-    let Some(window) = table
+    let window = table
         .incore
         .as_ref()
         .and_then(|m| m.window)
-        .filter(|w| *w > 0.0)
-    else {
-        return;
-    };
+        .filter(|w| *w > 0.0);
     for (u, unit_c) in units.iter().zip(blocks_c.iter_mut()) {
         if let Some(k) = span_scale(u, table, unit_c, window) {
             for (b, c) in u.blocks.iter().zip(unit_c.iter_mut()) {
@@ -50,12 +47,13 @@ fn outside_loops(b: &augur_program_profile::BlockProfile) -> bool {
 }
 
 /// The factor that brings the body of `u` (its blocks `unit_c`, priced) to its
-/// calls' longest path overlapped `window / operations a call` times, when above one.
+/// calls' longest path overlapped `window / operations a call` times (without a window,
+/// not at all), or to its carried path one call after the other, when above one.
 fn span_scale(
     u: &UnitProfile,
     table: &CostTable,
     unit_c: &[Coefficients],
-    window: f64,
+    window: Option<f64>,
 ) -> Option<f64> {
     let calls = u.calls.filter(|c| *c > 0.0)?;
     if u.body_span.is_empty() && u.carried_span.is_empty() {
@@ -70,14 +68,16 @@ fn span_scale(
         }
     }
     let t_body = table.cost_of(&body).seconds;
-    let in_flight = (window * calls / operations.max(1.0)).max(1.0);
     let at_chain_costs = |path: &augur_ir::AbOpCounts| -> f64 {
         path.iter().map(|(op, n)| n * table.get(op).seconds).sum()
     };
+    let overlapped = window.map_or(0.0, |w| {
+        let in_flight = (w * calls / operations.max(1.0)).max(1.0);
+        calls * at_chain_costs(&u.body_span) / in_flight
+    });
     // The path a variable carries from one call to the next is not overlapped: the next
     // call starts it from this one's result.
-    let t_span = (calls * at_chain_costs(&u.body_span) / in_flight)
-        .max(calls * at_chain_costs(&u.carried_span));
+    let t_span = overlapped.max(calls * at_chain_costs(&u.carried_span));
     (t_body > 0.0 && t_span > t_body).then(|| t_span / t_body)
 }
 
@@ -110,14 +110,14 @@ mod tests {
     /// The body's time on the add/multiply machine with a window of `window`
     /// instructions, before and after the rule.
     fn body_seconds(window: f64) -> (f64, f64) {
-        body_seconds_of(dependent_body(), window)
+        body_seconds_of(dependent_body(), Some(window))
     }
 
-    /// [`body_seconds`] of unit `u`.
-    fn body_seconds_of(u: UnitProfile, window: f64) -> (f64, f64) {
+    /// [`body_seconds`] of unit `u`; no in-core section without a window.
+    fn body_seconds_of(u: UnitProfile, window: Option<f64>) -> (f64, f64) {
         let mut m = add_mul_machine();
-        m.incore = Some(augur_machine_profile::incore::InCoreProfile {
-            window: Some(window),
+        m.incore = window.map(|w| augur_machine_profile::incore::InCoreProfile {
+            window: Some(w),
             ..incore_machine(&[])
         });
         let t = CostTable::from_profile(&m);
@@ -147,13 +147,21 @@ mod tests {
     #[test]
     fn a_variable_carried_to_the_next_call_is_waited_for_whatever_the_window() {
         // The same body whose add and multiply update a SAVE'd seed: each call starts
-        // from the last one's result, 100 calls take 100 * 6 ns with any window.
+        // from the last one's result, 100 calls take 100 * 6 ns with any window, or
+        // none known.
         let u = UnitProfile {
             carried_span: dependent_body().body_span,
             ..dependent_body()
         };
-        let (before, after) = body_seconds_of(u, 1000.0);
-        assert!(before < 600e-9, "{before}");
-        assert!((after - 600e-9).abs() < 1e-12, "{after}");
+        for window in [Some(1000.0), None] {
+            let (before, after) = body_seconds_of(u.clone(), window);
+            assert!(before < 600e-9, "{before}");
+            assert!((after - 600e-9).abs() < 1e-12, "{after}");
+        }
+        // The longest path alone needs the window to say how far calls overlap.
+        assert_eq!(
+            body_seconds_of(dependent_body(), None).0,
+            body_seconds_of(dependent_body(), None).1
+        );
     }
 }

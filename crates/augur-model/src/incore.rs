@@ -237,18 +237,17 @@ fn weighted_blocks(cl: &CompiledLoop) -> Option<(f64, Vec<(ClassWidth, f64)>)> {
     Some((issued, by_class.into_iter().collect()))
 }
 
-/// The instructions by class and width an iteration of `cl` issues on average: each
-/// block's weighed by how often an iteration runs it where it branches inside.
-pub(crate) fn instructions_per_iteration(cl: &CompiledLoop) -> Vec<(ClassWidth, f64)> {
-    weighted_blocks(cl).map_or_else(
-        || {
-            cl.instructions
-                .iter()
-                .map(|c| (c.class, f64::from(c.count)))
-                .collect()
-        },
-        |(_, by_class)| by_class,
-    )
+/// The instructions an iteration of `cl` issues on average, and those by class and
+/// width: each block's weighed by how often an iteration runs it where it branches
+/// inside ([`weighted_blocks`]), else the loop's own counts.
+pub(crate) fn instructions_per_iteration(cl: &CompiledLoop) -> (f64, Vec<(ClassWidth, f64)>) {
+    weighted_blocks(cl).unwrap_or_else(|| {
+        let all = cl
+            .instructions
+            .iter()
+            .map(|c| (c.class, f64::from(c.count)));
+        (f64::from(cl.issued), all.collect())
+    })
 }
 
 /// The in-core time of `cl` on `m`, or `None` when it is not priced from its
@@ -258,13 +257,7 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
         return None;
     }
     let ns = |x: f64| x * 1e-9;
-    let (issued, instructions) = weighted_blocks(cl).unwrap_or_else(|| {
-        let all = cl
-            .instructions
-            .iter()
-            .map(|c| (c.class, f64::from(c.count)));
-        (f64::from(cl.issued), all.collect())
-    });
+    let (issued, instructions) = instructions_per_iteration(cl);
     let (throughput, thru_bound) = throughput_bound(issued, instructions, shuffles(cl), m)?;
     let chain = match path_chains(cl, m) {
         Some(c) => c,

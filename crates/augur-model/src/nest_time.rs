@@ -161,6 +161,7 @@ fn compiled_memory_share(
     let t = crate::recurrence::compiled_time(table, report, u, l.line)?;
     let cl = report?.compiled_loop(&u.file, l.line)?;
     let memory_ops: f64 = crate::incore::instructions_per_iteration(cl)
+        .1
         .iter()
         .filter(|(c, _)| matches!(c.class, InstrClass::Load | InstrClass::Store))
         .map(|(_, n)| n)

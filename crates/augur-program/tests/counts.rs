@@ -60,6 +60,18 @@ struct Case {
     _dir: tempfile::TempDir,
 }
 
+impl Case {
+    /// The profile of the program unit named `name`.
+    fn unit(&self, name: &str) -> &augur_program_profile::UnitProfile {
+        self.analysis
+            .profile
+            .units
+            .iter()
+            .find(|u| u.name == name)
+            .unwrap_or_else(|| panic!("{name} is profiled"))
+    }
+}
+
 /// Writes `text` as `name` in a temporary directory, analyzes it at -O0 and gets gcov's
 /// counts; asserts that the two agree wherever they are comparable.
 fn case(name: &str, text: &str) -> Case {
@@ -421,13 +433,7 @@ contains
 end program
 ",
     );
-    let u = c
-        .analysis
-        .profile
-        .units
-        .iter()
-        .find(|u| u.name == "body")
-        .expect("the procedure is profiled");
+    let u = c.unit("body");
     // x -> a (multiply, add) -> b (divide) -> s (multiply, add); c is off the path.
     let span = &u.body_span;
     assert_eq!(span.get(AbOp::DRDL), 1.0, "{span:?}");
@@ -465,13 +471,7 @@ contains
 end program
 ",
     );
-    let u = c
-        .analysis
-        .profile
-        .units
-        .iter()
-        .find(|u| u.name == "next")
-        .expect("the function is profiled");
+    let u = c.unit("next");
     // last -> t (multiply, add) -> last (remainder by a constant): the scaling of the
     // result is off it.
     let carried = &u.carried_span;

@@ -108,6 +108,9 @@ pub enum Measure {
     /// Independent floating-point adds, multiplies and shuffles in turn: the vector pipes
     /// they share.
     VectorPipes,
+    /// The issue kernel's instructions with every sixth a read-modify-write of a slot of
+    /// its own: the issue slots such an instruction takes.
+    RmwIssue,
     /// Two independent chains of [`WINDOW_CHAIN`] dependent square roots, each followed by
     /// this many independent fillers of one kind, per iteration: the two chains overlap
     /// while the core holds a chain and the fillers after it in flight, and run one after
@@ -213,6 +216,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     let mut v = integer_kernels();
     v.extend(memory_kernels());
     v.push(issue_kernel());
+    v.push(rmw_issue_kernel());
     if f.avx {
         v.push(vector_pipes_kernel());
     }
@@ -418,6 +422,30 @@ fn issue_kernel() -> Kernel {
         counted: BODY as u32,
     }
 }
+
+/// [`RMW_SHARE`] read-modify-writes of memory (`addq $1` to eight slots a line apart,
+/// each updated once an iteration: no chain the forwarding cannot keep up with) among
+/// the issue kernel's adds and zeroing `xor`s.
+fn rmw_issue_kernel() -> Kernel {
+    Kernel {
+        measure: Measure::RmwIssue,
+        setup: vec![BUFFER.to_string()],
+        body: body(|k| {
+            let r = k % STREAMS;
+            if k % RMW_SHARE == 0 {
+                format!("addq $1, {}(%rsi)", 64 * (k / RMW_SHARE))
+            } else if k % 3 == 2 {
+                format!("xor %{0}, %{0}", GPR32[r])
+            } else {
+                format!("add $1, %{}", GPR[r])
+            }
+        }),
+        counted: BODY as u32,
+    }
+}
+
+/// One instruction in this many of the read-modify-write kernel is one.
+pub const RMW_SHARE: usize = 6;
 
 /// An add, a multiply and a shuffle of two constant registers in turn, each writing one
 /// of twelve registers it does not read (the three-operand AVX forms: no chain), as many

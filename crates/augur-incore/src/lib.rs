@@ -25,6 +25,8 @@
 //! * `memory_op_ns` is the time per instruction of independent loads and stores in
 //!   turn; `vector_pipes_ns` of independent floating-point adds, multiplies and
 //!   shuffles in turn (AVX's three-operand forms): the pipes each mix shares.
+//! * `rmw_issue_slots`: the issue slots a read-modify-write of memory takes, from the
+//!   issue kernel with every sixth instruction one (`addq $1` to a slot of its own).
 //! * Each class at each width the host has (scalar, 128, 256 and 512 bits; FMA only
 //!   with FMA3): latency and reciprocal throughput. Where a chain needs a partner
 //!   instruction its cost is taken off (an integer divide's chain carries an integer
@@ -352,12 +354,24 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         taken_branch_ns: round(of(Measure::TakenBranch).unwrap_or(f64::NAN)),
         memory_op_ns: of(Measure::LoadStore).map(round),
         vector_pipes_ns: of(Measure::VectorPipes).map(round),
+        rmw_issue_slots: rmw_issue_slots(&of),
         class,
         window: window(&of, Filler::Integer),
         window_vector: window(&of, Filler::Vector),
         window_stores: window(&of, Filler::Store),
         window_waiting: window(&of, Filler::Waiting),
     }
+}
+
+/// The issue slots a read-modify-write takes: the read-modify-write kernel's time over
+/// the issue kernel's, put on its read-modify-writes (one slot at least, four at most).
+fn rmw_issue_slots(of: &impl Fn(Measure) -> Option<f64>) -> Option<f64> {
+    let issue = of(Measure::Issue).filter(|t| *t > 0.0)?;
+    let mixed = of(Measure::RmwIssue)?;
+    let body = kernels::BODY as f64;
+    let rmw = (kernels::BODY / kernels::RMW_SHARE) as f64;
+    let slots = (body * mixed - (body - rmw) * issue) / (rmw * issue);
+    Some((slots * 100.0).round().clamp(100.0, 400.0) / 100.0)
 }
 
 /// What the core keeps in flight of what `filler` takes: the fillers (with the chain's
@@ -413,6 +427,9 @@ pub fn report(p: &InCoreProfile) -> String {
             "floating-point adds, multiplies and shuffles mixed: {t:.4} ns each ({:.2} per cycle)",
             p.cycle_ns / t
         );
+    }
+    if let Some(n) = p.rmw_issue_slots {
+        let _ = writeln!(s, "a read-modify-write of memory: {n:.2} issue slots");
     }
     if let Some(w) = p.window {
         let _ = write!(s, "in flight: {w:.0} integer-register instructions");

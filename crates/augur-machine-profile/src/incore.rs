@@ -55,6 +55,13 @@ pub struct InCoreProfile {
     /// made before the field, or on a host without AVX.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vector_pipes_ns: Option<f64>,
+    /// The issue slots a read-modify-write of memory takes (`addl $1, -36(%rbp)`, an
+    /// unoptimized loop's counter): two on an Intel core, whose renamer sees its load
+    /// and add apart from its store, measured as the issue time it adds to independent
+    /// integer instructions over `issue_ns`; `None` in profiles made before the field
+    /// (one slot, as any instruction).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rmw_issue_slots: Option<f64>,
     /// Latency and reciprocal throughput of each class at each width measured.
     #[serde(default)]
     pub class: BTreeMap<String, ClassCost>,

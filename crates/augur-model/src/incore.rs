@@ -15,7 +15,7 @@
 
 use augur_machine_profile::incore::InCoreProfile;
 use augur_program_profile::compiled::{
-    BlockEnd, Chain, ClassCount, ClassWidth, CompiledLoop, InstrClass,
+    BlockEnd, Chain, ClassCount, ClassWidth, CompiledLoop, InstrClass, ScheduledOp,
 };
 use std::collections::BTreeMap;
 use std::fmt;
@@ -250,6 +250,34 @@ pub(crate) fn instructions_per_iteration(cl: &CompiledLoop) -> (f64, Vec<(ClassW
     })
 }
 
+/// Whether `op` reads memory and writes it back (`addl $1, -36(%rbp)`).
+pub(crate) fn is_read_modify_write(op: &ScheduledOp) -> bool {
+    let has = |k: InstrClass| op.classes.iter().any(|c| c.class == k);
+    has(InstrClass::Load) && has(InstrClass::Store)
+}
+
+/// The issue slots an iteration of `cl` takes beyond one an instruction: its
+/// read-modify-writes of memory (known from its schedule) at `[incore]
+/// rmw_issue_slots` each, weighed by their blocks' frequencies where it branches.
+fn extra_issue_slots(cl: &CompiledLoop, m: &InCoreProfile) -> f64 {
+    let Some(slots) = m.rmw_issue_slots.filter(|s| *s > 1.0) else {
+        return 0.0;
+    };
+    let frequency = |b: u32| {
+        cl.blocks
+            .get(b as usize)
+            .and_then(|b| b.frequency)
+            .unwrap_or(1.0)
+    };
+    let rmw: f64 = cl
+        .schedule
+        .iter()
+        .filter(|o| is_read_modify_write(o))
+        .map(|o| frequency(o.block))
+        .sum();
+    rmw * (slots - 1.0)
+}
+
 /// The in-core time of `cl` on `m`, or `None` when it is not priced from its
 /// instructions ([`unpriceable`]) or the machine lacks a class it needs.
 pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
@@ -258,7 +286,8 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
     }
     let ns = |x: f64| x * 1e-9;
     let (issued, instructions) = instructions_per_iteration(cl);
-    let (throughput, thru_bound) = throughput_bound(issued, instructions, shuffles(cl), m)?;
+    let slots = issued + extra_issue_slots(cl, m);
+    let (throughput, thru_bound) = throughput_bound(slots, instructions, shuffles(cl), m)?;
     let chain = match path_chains(cl, m) {
         Some(c) => c,
         None => longest_chain(&cl.chains, m)?,
@@ -732,6 +761,45 @@ mod tests {
         let t = loop_time(&l, &m).unwrap();
         assert_eq!(t.bound, Bound::VectorPipes);
         assert!((t.per_compiled_iteration - 2.75e-9).abs() < 1e-15, "{t:?}");
+    }
+
+    #[test]
+    fn a_read_modify_write_takes_the_issue_slots_the_machine_measured() {
+        use augur_program_profile::compiled::ScheduledOp;
+        let mut m = machine();
+        m.issue_ns = 0.0625;
+        // 32 instructions (2 ns of issue), one of them `addl $1, -36(%rbp)`.
+        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
+        l.issued = 32;
+        l.instructions = vec![count(InstrClass::IntAlu, 31), count(InstrClass::Load, 1)];
+        let op = |classes: Vec<InstrClass>| ScheduledOp {
+            classes: classes
+                .into_iter()
+                .map(|c| ClassWidth::new(c, Width::Scalar))
+                .collect(),
+            reads: vec![],
+            writes: vec![],
+            holds: String::new(),
+            block: 0,
+            inner: 0,
+            back_jump: false,
+            local: vec![],
+        };
+        let rmw = op(vec![
+            InstrClass::Load,
+            InstrClass::IntAlu,
+            InstrClass::Store,
+        ]);
+        assert!(is_read_modify_write(&rmw));
+        assert!(!is_read_modify_write(&op(vec![InstrClass::Load])));
+        l.schedule = vec![rmw];
+        let before = loop_time(&l, &m).unwrap().throughput;
+        // Two slots: 33 of them, 2.0625 ns.
+        m.rmw_issue_slots = Some(2.0);
+        let t = loop_time(&l, &m).unwrap();
+        assert_eq!(t.bound, Bound::Issue);
+        assert!((before - 2.0e-9).abs() < 1e-18, "{before}");
+        assert!((t.throughput - 2.0625e-9).abs() < 1e-18, "{t:?}");
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! over the second half of the replay. A loop around short inner loops can be replayed
 //! whole, each inner loop's body repeated by its trips ([`Repeats::inner_trips`]).
 
-use crate::incore::{is_shuffle, on_vector_pipes};
+use crate::incore::{is_read_modify_write, is_shuffle, on_vector_pipes};
 use augur_machine_profile::incore::InCoreProfile;
 use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp, Width};
 use std::cmp::Reverse;
@@ -92,6 +92,7 @@ fn replay_key(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> u64 
         m.window_vector,
         m.window_stores,
         m.window_waiting,
+        m.rmw_issue_slots,
     ];
     for x in numbers {
         x.map(f64::to_bits).hash(&mut h);
@@ -214,6 +215,8 @@ struct Slots {
 
 /// An instruction with its machine's numbers.
 struct Op {
+    /// The issue slots it takes (a read-modify-write of memory: `rmw_issue_slots`).
+    slots: f64,
     /// Per value read, its number and the latency from it to the result, ns.
     reads: Vec<(u32, f64)>,
     writes: Vec<u32>,
@@ -327,7 +330,12 @@ impl Prepared {
             for c in o.classes.iter().filter(|c| c.class != InstrClass::Store) {
                 own += latency(*c)?;
             }
+            let slots = match m.rmw_issue_slots {
+                Some(n) if is_read_modify_write(o) => n.max(1.0),
+                _ => 1.0,
+            };
             out.push(Op {
+                slots,
                 waits: split && o.holds.contains('w'),
                 own,
                 reads,
@@ -418,7 +426,7 @@ impl Core {
 
     /// Dispatches, executes and retires `op`.
     fn run(&mut self, op: &Op) {
-        let mut dispatch = self.last_dispatch + self.issue_ns;
+        let mut dispatch = self.last_dispatch + self.issue_ns * op.slots;
         for r in &op.holds {
             let held = &self.retired[*r as usize];
             let cap = self.capacity[*r as usize];

@@ -520,32 +520,14 @@ fn fill_floor(out: &mut [NestMemory], levels: &[SuppliedLevel], mem: &MemoryProf
         if second_misses <= 0.0 {
             continue;
         }
+        let from_memory = (memory_misses / second_misses).clamp(0.0, 1.0);
         let fills: f64 = n
             .arrays
             .iter()
             .map(|a| a.sequential_share * misses_at(a, &first.name))
             .sum();
-        let from_memory = (memory_misses / second_misses).clamp(0.0, 1.0);
-        let paced = if fills > 0.0 {
-            memory_paced_fills(fills, second_misses) / fills
-        } else {
-            0.0
-        };
-        n.fill_floor_seconds = fills * from_memory * paced * line_seconds;
+        n.fill_floor_seconds = fills * from_memory * line_seconds;
     }
-}
-
-/// Of a nest's `fills` of the first level by sequential streams, those main memory
-/// can pace when it serves `memory_misses` lines: each line memory brings, and beside
-/// each at most one line the second level holds (the 5-point stencil: three streams from
-/// memory, two neighbouring columns from the second level, five lines' time). A nest
-/// the caches hold, swept again and again, misses memory only on its first touch: its
-/// fills from the second level go at that level's pace (a 60 x 60 stencil sweep on the
-/// Xeon guest of 2026-11-29: 0.24 ns a point, where every fill at memory's line time
-/// would say 0.86).
-fn memory_paced_fills(fills: f64, memory_misses: f64) -> f64 {
-    let from_memory = memory_misses.clamp(0.0, fills.max(0.0));
-    from_memory + (fills - from_memory).min(from_memory)
 }
 
 /// A cache level as the memory term prices its misses.
@@ -1563,20 +1545,6 @@ mod tests {
             rows[0].fill_floor_seconds
         );
         assert!((rows[1].fill_floor_seconds - 6.25e-9).abs() < 1e-15);
-        // A sweep the second level holds, swept again and again: its misses there are its
-        // first touches only, which memory serves, and its fills go at the second level's
-        // pace (no floor); one the second level serves a third of: paced but for the
-        // lines beyond one from the second level beside each from further out.
-        let mut held = vec![
-            streaming_row(&[("a", 1e6, 1e-3, 1e-3), ("b", 1e6, 1e-3, 1e-3)]),
-            streaming_row(&[("a", 3.0, 1.0, 1.0)]),
-        ];
-        fill_floor(&mut held, &levels, &mem);
-        assert!(held[0].fill_floor_seconds < 1e-6 * 2e6 * 2.5e-9);
-        assert!((held[1].fill_floor_seconds - 2.0 * 2.5e-9).abs() < 1e-15);
-        assert_eq!(memory_paced_fills(5.0, 3.0), 5.0);
-        assert_eq!(memory_paced_fills(10.0, 2.0), 4.0);
-        assert_eq!(memory_paced_fills(4.0, 9.0), 4.0);
         // The floor raises the streams' time in the combination, and only when larger.
         let seq = |fill_floor: f64| SequentialTime {
             total: 4e-9,

@@ -508,6 +508,25 @@ mod tests {
         assert!(report(&p).contains("fp_add.v128"));
     }
 
+    #[test]
+    fn a_read_modify_write_takes_the_time_it_adds_over_the_issue_kernel() {
+        // 48 instructions, 8 of them read-modify-writes: at 0.25 ns a slot, 40 + 8 x 2
+        // slots take 14 ns, 0.2917 ns an instruction; as fast as the issue kernel, one slot
+        // (noise below it too).
+        let of = |rmw: f64| {
+            move |m: Measure| match m {
+                Measure::Issue => Some(0.25),
+                Measure::RmwIssue => Some(rmw),
+                _ => None,
+            }
+        };
+        assert_eq!(rmw_issue_slots(&of(14.0 / 48.0)), Some(2.0));
+        assert_eq!(rmw_issue_slots(&of(0.25)), Some(1.0));
+        assert_eq!(rmw_issue_slots(&of(0.24)), Some(1.0));
+        let without = |m: Measure| (m == Measure::Issue).then_some(0.25);
+        assert_eq!(rmw_issue_slots(&without), None);
+    }
+
     /// A kernel the assembler cannot read gives the assembler's error, naming the file.
     #[test]
     fn a_bad_kernel_is_the_assemblers_error() {

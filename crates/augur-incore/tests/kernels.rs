@@ -79,9 +79,13 @@ fn the_hosts_kernels_give_sane_figures() {
             "vector pipes {pipes} ns, cycle {cycle} ns"
         );
         // A read-modify-write of memory: one issue slot (a Zen) or more (two on an Intel
-        // core; the Xeon guest of 2026-11-29 measured 1.64-1.71).
+        // core; the Xeon guest of 2026-11-29 measured 1.64-1.71), and the report says so.
         let rmw = p.rmw_issue_slots.expect("the read-modify-write kernel ran");
-        assert!((1.0..=4.0).contains(&rmw), "read-modify-write {rmw} slots");
+        assert!(
+            report(&p).contains(&format!("{rmw:.2} issue slots")),
+            "{}",
+            report(&p)
+        );
         let waiting = p.window_waiting.expect("the waiting fillers slowed down");
         assert!(
             (24.0..=256.0).contains(&waiting) && waiting <= v,

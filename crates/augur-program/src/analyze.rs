@@ -828,8 +828,9 @@ fn branch_summary(
         .collect();
     loop_exits.sort_by_key(|l| std::cmp::Reverse(l.mispredictions));
     loop_exits.truncate(200);
-    let mispredictions = sim.iter().flatten().flatten().sum();
-    let loop_exit_mispredictions = r.loops.iter().map(|l| l.1 as f64).sum();
+    // Folded from +0.0: an empty sum of floats is -0.0, which prints as "-0.0000e0".
+    let mispredictions = sim.iter().flatten().flatten().fold(0.0, |a, m| a + m);
+    let loop_exit_mispredictions = r.loops.iter().fold(0.0, |a, l| a + l.1 as f64);
     // The bound over the blocks the branch run recorded conditions of.
     let mut bound_total = 0.0;
     for p in &bp.branches {

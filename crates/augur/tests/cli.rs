@@ -273,3 +273,30 @@ fn branches_help_says_simulated_mispredictions_are_priced_without_it() {
         );
     }
 }
+
+#[test]
+fn a_program_without_branches_reports_zero_mispredictions_unsigned() {
+    // An empty sum of floats is -0.0, which printed as "-0.0000e0 mispredictions".
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("line.f90");
+    std::fs::write(
+        &src,
+        "program line\n  real(8) :: x\n  x = 1.0d0\n  print *, x\nend program\n",
+    )
+    .unwrap();
+    let out = augur()
+        .current_dir(dir.path())
+        .args(["analyze", "--fflags", "-O0", "-o"])
+        .arg(dir.path().join("line.json"))
+        .arg(&src)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("0.0000e0 mispredictions"), "{stdout}");
+    assert!(!stdout.contains("-0.0000e0"), "{stdout}");
+}

@@ -38,8 +38,11 @@ pub struct Repeats<'a> {
     pub inner_trips: &'a HashMap<u32, f64>,
 }
 
-/// The least and most iterations replayed, and the instructions after which it stops.
-const MIN_ITERATIONS: usize = 16;
+/// The least and most iterations replayed, and the instructions after which it stops
+/// (at the least iterations, however many instructions they hold: an outer loop replayed
+/// with its inner loops' bodies reaches its steady state within a few, and 16 of them
+/// took 2-3 ms each, a third of a prediction's time).
+const MIN_ITERATIONS: usize = 6;
 const MAX_ITERATIONS: usize = 400;
 const INSTRUCTIONS: usize = 3000;
 

@@ -119,9 +119,33 @@ pub struct CostTable {
     pub incore: Option<augur_machine_profile::incore::InCoreProfile>,
     /// The correlations of the stream costs fitted together (`stream_correlation`), of
     /// the pairs both of whose costs this table takes from the fit.
-    stream_correlation: Vec<(AbOp, AbOp, f64)>,
+    stream_correlation: Correlations,
     /// The same of the vectorized-loop costs.
-    vector_correlation: Vec<(AbOp, AbOp, f64)>,
+    vector_correlation: Correlations,
+}
+
+/// Correlations of costs fitted together, each pair kept under its first AbOp, so that a
+/// sum over the pairs a block's counts hold looks only at the AbOps it holds (a profile
+/// correlates some 700 pairs; a block holds a few AbOps, and a prediction prices
+/// thousands of blocks).
+#[derive(Debug, Clone, Default)]
+struct Correlations {
+    by_first: Vec<Vec<(AbOp, f64)>>,
+}
+
+impl Correlations {
+    fn new(pairs: impl Iterator<Item = (AbOp, AbOp, f64)>) -> Correlations {
+        let mut by_first = vec![vec![]; augur_ir::abop::ALL.len()];
+        for (a, b, r) in pairs {
+            by_first[a.index()].push((b, r));
+        }
+        Correlations { by_first }
+    }
+
+    /// The pairs whose first AbOp is `a`.
+    fn of(&self, a: AbOp) -> &[(AbOp, f64)] {
+        self.by_first.get(a.index()).map_or(&[], Vec::as_slice)
+    }
 }
 
 /// The operations of the divide and square-root unit, each with the AbOp whose measured
@@ -486,11 +510,12 @@ impl CostTable {
         let fitted = |params: &[Option<Parameter>], pairs: &[(AbOp, AbOp, f64)]| {
             let from_fit =
                 |op: AbOp| params[op.index()].is_some_and(|p| p.status != CostStatus::Scaled);
-            pairs
-                .iter()
-                .copied()
-                .filter(|&(a, b, r)| from_fit(a) && from_fit(b) && r.is_finite())
-                .collect::<Vec<_>>()
+            Correlations::new(
+                pairs
+                    .iter()
+                    .copied()
+                    .filter(|&(a, b, r)| from_fit(a) && from_fit(b) && r.is_finite()),
+            )
         };
         let stream_correlation = fitted(&stream, &machine.stream_correlation);
         let vector_correlation = fitted(&vector, &machine.stream_vector_correlation);
@@ -610,22 +635,19 @@ impl CostTable {
     fn covariance(
         &self,
         counts: &AbOpCounts,
-        pairs: &[(AbOp, AbOp, f64)],
+        pairs: &Correlations,
         param: impl Fn(AbOp) -> Parameter,
     ) -> f64 {
-        if counts.is_empty() {
-            return 0.0;
-        }
-        pairs
-            .iter()
-            .map(|&(a, b, r)| {
-                let (na, nb) = (counts.get(a), counts.get(b));
-                if na == 0.0 || nb == 0.0 {
-                    return 0.0;
+        let mut sum = 0.0;
+        for (a, na) in counts.iter().filter(|(_, n)| *n != 0.0) {
+            for &(b, r) in pairs.of(a) {
+                let nb = counts.get(b);
+                if nb != 0.0 {
+                    sum += 2.0 * na * nb * param(a).se_seconds * param(b).se_seconds * r;
                 }
-                2.0 * na * nb * param(a).se_seconds * param(b).se_seconds * r
-            })
-            .sum()
+            }
+        }
+        sum
     }
 
     /// Seconds per AbOp of coefficients.

@@ -733,22 +733,18 @@ mod tests {
 
     #[test]
     fn adds_multiplies_and_shuffles_share_the_vector_pipes() {
-        use augur_program_profile::compiled::{ScheduledOp, ScheduledRead};
+        use augur_program_profile::compiled::ScheduledRead;
         let mut m = machine();
         // 16 adds, 16 multiplies (2 a cycle each: 2 ns apart), a shuffle and a register
         // copy, 40 instructions (2 ns of issue).
         let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
         l.issued = 40;
         l.instructions = vec![count(InstrClass::FpAdd, 16), count(InstrClass::FpMul, 16)];
-        let vec_move = |path: Vec<ClassWidth>| ScheduledOp {
-            classes: vec![ClassWidth::new(InstrClass::VecMove, Width::V128)],
-            reads: vec![ScheduledRead { value: 0, path }],
-            writes: vec![1],
-            holds: String::new(),
-            block: 0,
-            inner: 0,
-            back_jump: false,
-            local: vec![],
+        let vec_move = |path: Vec<ClassWidth>| {
+            let mut o = scheduled(vec![ClassWidth::new(InstrClass::VecMove, Width::V128)]);
+            o.reads = vec![ScheduledRead { value: 0, path }];
+            o.writes = vec![1];
+            o
         };
         let shuffle = vec_move(vec![ClassWidth::new(InstrClass::VecMove, Width::V128)]);
         assert!(is_shuffle(&shuffle) && !is_shuffle(&vec_move(vec![])));
@@ -763,20 +759,10 @@ mod tests {
         assert!((t.per_compiled_iteration - 2.75e-9).abs() < 1e-15, "{t:?}");
     }
 
-    #[test]
-    fn a_read_modify_write_takes_the_issue_slots_the_machine_measured() {
-        use augur_program_profile::compiled::ScheduledOp;
-        let mut m = machine();
-        m.issue_ns = 0.0625;
-        // 32 instructions (2 ns of issue), one of them `addl $1, -36(%rbp)`.
-        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
-        l.issued = 32;
-        l.instructions = vec![count(InstrClass::IntAlu, 31), count(InstrClass::Load, 1)];
-        let op = |classes: Vec<InstrClass>| ScheduledOp {
-            classes: classes
-                .into_iter()
-                .map(|c| ClassWidth::new(c, Width::Scalar))
-                .collect(),
+    /// An instruction of these classes that reads and writes nothing, in block 0.
+    fn scheduled(classes: Vec<ClassWidth>) -> ScheduledOp {
+        ScheduledOp {
+            classes,
             reads: vec![],
             writes: vec![],
             holds: String::new(),
@@ -784,6 +770,24 @@ mod tests {
             inner: 0,
             back_jump: false,
             local: vec![],
+        }
+    }
+
+    #[test]
+    fn a_read_modify_write_takes_the_issue_slots_the_machine_measured() {
+        let mut m = machine();
+        m.issue_ns = 0.0625;
+        // 32 instructions (2 ns of issue), one of them `addl $1, -36(%rbp)`.
+        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
+        l.issued = 32;
+        l.instructions = vec![count(InstrClass::IntAlu, 31), count(InstrClass::Load, 1)];
+        let op = |classes: Vec<InstrClass>| {
+            scheduled(
+                classes
+                    .into_iter()
+                    .map(|c| ClassWidth::new(c, Width::Scalar))
+                    .collect(),
+            )
         };
         let rmw = op(vec![
             InstrClass::Load,

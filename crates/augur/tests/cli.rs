@@ -114,16 +114,25 @@ fn syntax_error_names_file_line_and_source_and_other_units_survive() {
     );
 }
 
+/// `augur analyze --fflags -O0 ARGS SOURCE` run in `dir`.
+fn analyze_o0(
+    dir: &std::path::Path,
+    source: &std::path::Path,
+    args: &[&std::ffi::OsStr],
+) -> std::process::Output {
+    augur()
+        .args(["analyze", "--fflags", "-O0"])
+        .args(args)
+        .arg(source)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
 /// `augur analyze --fflags -O0 ARGS examples/legacy.f` run in `dir`, which must succeed:
 /// its standard error.
 fn analyze_legacy(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> String {
-    let out = augur()
-        .args(["analyze", "--fflags", "-O0"])
-        .args(args)
-        .arg(repo().join("examples/legacy.f"))
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let out = analyze_o0(dir, &repo().join("examples/legacy.f"), args);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
     stderr
@@ -284,13 +293,8 @@ fn a_program_without_branches_reports_zero_mispredictions_unsigned() {
         "program line\n  real(8) :: x\n  x = 1.0d0\n  print *, x\nend program\n",
     )
     .unwrap();
-    let out = augur()
-        .current_dir(dir.path())
-        .args(["analyze", "--fflags", "-O0", "-o"])
-        .arg(dir.path().join("line.json"))
-        .arg(&src)
-        .output()
-        .unwrap();
+    let profile = dir.path().join("line.json");
+    let out = analyze_o0(dir.path(), &src, &["-o".as_ref(), profile.as_os_str()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -661,6 +661,7 @@ mod tests {
                     line: 6,
                     taken: Some(2),
                     not_taken: Some(1),
+                    until_set: None,
                 },
                 1.0,
                 Some(1.0 - likely),

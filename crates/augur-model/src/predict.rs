@@ -140,17 +140,32 @@ pub struct CompiledNote {
     pub text: String,
 }
 
-/// The notes of the innermost loops of `program` whose compiled loops `report` holds.
+/// An outer loop is replayed whole for its note only when it holds at least this share
+/// of the predicted time: the replay is for comparison (the total prices its inner
+/// loops), and replaying every outer loop took a fifth of a prediction's time.
+const OUTER_NOTE_SHARE: f64 = 0.01;
+
+/// The notes of the innermost loops of `program` whose compiled loops `report` holds,
+/// and of the loops around them that hold [`OUTER_NOTE_SHARE`] of the time (`loops`).
 fn compiled_notes(
     program: &ProgramProfile,
     table: &CostTable,
     report: Option<&OptReport>,
+    loops: &[PartRow],
 ) -> Vec<CompiledNote> {
     let Some(r) = report else { return vec![] };
+    let worth_replaying = |file: &str, line: u32| {
+        loops.iter().any(|row| {
+            row.file == file && row.first_line == line && row.time_share >= OUTER_NOTE_SHARE
+        })
+    };
     let mut out = vec![];
     for u in &program.units {
         for l in &u.loops {
             let Some(cl) = r.compiled_loop(&u.file, l.line) else {
+                if !worth_replaying(&u.file, l.line) {
+                    continue;
+                }
                 if let Some(o) = crate::recurrence::outer_replay(table, report, u, l) {
                     out.push(CompiledNote {
                         file: u.file.clone(),
@@ -206,6 +221,8 @@ pub fn predict_with(
     let abops = abop_rows(program, table, &all, &seconds, whole);
     let uncosted = uncosted(&abops, machine, pricing.branches_priced);
     let parts = PartRows::new(program, table, &priced, &all, &seconds, whole);
+    let loops = parts.loops();
+    let notes = compiled_notes(program, table, report, &loops);
     let warnings = warnings(program, machine, table, report, &uncosted, overlap);
     let (memory, memory_extra) = memory_term(program, machine, table, &priced, overlap);
     total.seconds += memory_extra;
@@ -237,12 +254,12 @@ pub fn predict_with(
         procedures: parts.procedures(),
         blocks: parts.blocks(),
         lines: parts.lines(),
-        loops: parts.loops(),
+        loops,
         regions: parts.regions(),
         uncosted,
         warnings,
         risks: crate::risks::risks(program, machine, report),
-        compiled: compiled_notes(program, table, report),
+        compiled: notes,
     }
 }
 

@@ -320,6 +320,11 @@ pub enum BlockEnd {
         taken: Option<u32>,
         /// Where control goes otherwise.
         not_taken: Option<u32>,
+        /// The arm (`taken` or `not_taken`) the jump goes to only until that arm sets
+        /// the flag the jump tests: at most once an entry into the loop (gfortran's
+        /// MAXVAL and MINVAL flag their first element so). `None` for other jumps.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until_set: Option<u32>,
     },
 }
 

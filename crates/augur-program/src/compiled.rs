@@ -370,7 +370,9 @@ fn multiple_of(e: &augur_ir::Expr, var: &str) -> Option<i64> {
 /// A conditional jump's sense is read from the line table: the arm whose first line
 /// comes first is the IF's THEN (the next iteration, the loop's header, comes after
 /// everything); an arm that leaves the loop is the less likely one. A jump on a line
-/// with no recorded condition goes either way with even odds, or stays in the loop.
+/// with no recorded condition goes either way with even odds, or stays in the loop,
+/// unless it tests a flag the loop sets once (`until_set`): it never goes to the arm
+/// that sets it (once an entry into the loop, and the loop runs many iterations).
 /// A loop whose blocks do not form a graph without cycles apart from the jumps back
 /// to the header keeps no frequencies (the AbOps price it).
 pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> Option<f64>) {
@@ -399,7 +401,12 @@ fn shares(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> Vec<O
                 line,
                 taken,
                 not_taken,
-            } => Some(taken_share(blocks, line, taken, not_taken, &holds)),
+                until_set,
+            } => Some(match (holds(line), until_set) {
+                (None, Some(arm)) if Some(arm) == taken => 0.0,
+                (None, Some(arm)) if Some(arm) == not_taken => 1.0,
+                _ => taken_share(blocks, line, taken, not_taken, &holds),
+            }),
             BlockEnd::Goes { .. } => None,
         })
         .collect()
@@ -500,6 +507,7 @@ mod tests {
                     line: 10,
                     taken: Some(2),
                     not_taken: Some(1),
+                    until_set: None,
                 },
             ),
             block(11, BlockEnd::Goes { to: Some(2) }),
@@ -516,6 +524,29 @@ mod tests {
     }
 
     #[test]
+    fn a_flag_set_once_never_sends_the_iteration_to_the_arm_that_sets_it() {
+        // MAXVAL's first-element flag: the jump to block 2 (which sets it) on a line
+        // without a recorded condition; a recorded condition still decides.
+        let blocks = vec![
+            block(
+                5,
+                BlockEnd::Branches {
+                    line: 5,
+                    taken: Some(2),
+                    not_taken: Some(1),
+                    until_set: Some(2),
+                },
+            ),
+            block(5, BlockEnd::Goes { to: Some(0) }),
+            block(5, BlockEnd::Goes { to: Some(0) }),
+        ];
+        let f = frequencies(&blocks, &shares(&blocks, |_| None)).unwrap();
+        assert_eq!(f, vec![1.0, 1.0, 0.0]);
+        let f = frequencies(&blocks, &shares(&blocks, |_| Some(0.3))).unwrap();
+        assert!((f[2] - 0.5).abs() < 1e-12, "{f:?}");
+    }
+
+    #[test]
     fn an_exit_is_the_rare_way_and_a_cycle_gives_up() {
         let exit = vec![
             block(
@@ -524,6 +555,7 @@ mod tests {
                     line: 5,
                     taken: None,
                     not_taken: Some(1),
+                    until_set: None,
                 },
             ),
             block(6, BlockEnd::Goes { to: Some(0) }),

@@ -310,6 +310,23 @@ impl Cfg {
         loops
     }
 
+    /// The blocks of `l` (indices into `l.blocks`) reached from its block `from` before
+    /// control comes back to the header, `from` included.
+    pub fn reached_within(&self, l: &NaturalLoop, from: usize) -> Vec<usize> {
+        let index = |b: usize| l.blocks.iter().position(|&x| x == b);
+        let mut seen = vec![from];
+        let mut open = vec![from];
+        while let Some(k) = open.pop() {
+            for t in self.targets(l.blocks[k]).filter_map(index) {
+                if t != 0 && !seen.contains(&t) {
+                    seen.push(t);
+                    open.push(t);
+                }
+            }
+        }
+        seen
+    }
+
     /// The paths of an iteration of `l` from its header back to it, as indices into
     /// `l.blocks` (paths that leave the loop apart); none when there are more than
     /// `most`.

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod affine;
 mod cfg;
+mod flags;
 mod places;
 
 use places::Places;
@@ -262,7 +263,8 @@ fn loop_blocks(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Vec<Compiled
     };
     l.blocks
         .iter()
-        .map(|&b| {
+        .enumerate()
+        .map(|(k, &b)| {
             let instrs = &f.instrs[g.blocks[b].start..=g.blocks[b].end];
             let mut counts: BTreeMap<ClassWidth, u32> = BTreeMap::new();
             for cw in instrs.iter().flat_map(classes) {
@@ -274,6 +276,7 @@ fn loop_blocks(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Vec<Compiled
                     line: instrs.last().and_then(|i| i.at).map_or(0, |a| a.1),
                     taken: index(s.taken),
                     not_taken: index(s.next),
+                    until_set: flags::set_once_arm(f, g, l, k).map(|a| a as u32),
                 }
             } else {
                 BlockEnd::Goes { to: index(s.next) }
@@ -1620,7 +1623,8 @@ mod tests {
             BlockEnd::Branches {
                 line: 83,
                 taken: Some(2),
-                not_taken: Some(1)
+                not_taken: Some(1),
+                until_set: None
             }
         );
         assert_eq!(
@@ -1628,7 +1632,8 @@ mod tests {
             BlockEnd::Branches {
                 line: 86,
                 taken: Some(3),
-                not_taken: None
+                not_taken: None,
+                until_set: None
             }
         );
         assert_eq!(b[3].end, BlockEnd::Goes { to: Some(0) });

@@ -206,14 +206,37 @@ impl Unit {
     }
 }
 
-/// One unit's calendar: per turn (a cycle, or the unit's reciprocal throughput when it
-/// takes longer), the instructions started in it so far, and the first turn that may have
-/// room. A class with several units (four integer ALUs: a reciprocal throughput of a
+/// One unit's calendar: per turn (a cycle), the instructions started in it so far, and
+/// the first turn that may have room. A class with several units (four integer ALUs: a reciprocal throughput of a
 /// quarter cycle) starts that many instructions in one cycle, each when it is ready.
+///
+/// An instruction that holds its unit longer than a cycle (a divide, a square root)
+/// takes a stretch of time instead ([`Slots::busy`]): a divide and a square root share
+/// the divider with different occupancies, which turns of one length cannot count.
 #[derive(Default)]
 struct Slots {
     started: Vec<u16>,
     first_free: usize,
+    /// The stretches of time the unit is held, `(from, to)` ns, in order and apart.
+    busy: Vec<(f64, f64)>,
+}
+
+impl Slots {
+    /// Holds the unit for `length` from the first time at or after `t` that it is free
+    /// that long; returns that time.
+    fn hold(&mut self, t: f64, length: f64) -> f64 {
+        let mut at = t;
+        let mut i = self.busy.partition_point(|b| b.1 <= at);
+        while let Some(&(from, to)) = self.busy.get(i) {
+            if from >= at + length {
+                break;
+            }
+            at = at.max(to);
+            i += 1;
+        }
+        self.busy.insert(i, (at, at + length));
+        at
+    }
 }
 
 /// An instruction with its machine's numbers.
@@ -491,9 +514,13 @@ impl Core {
     }
 
     /// Takes a place in the first turn of `unit` from the one holding `t` on that has
-    /// room; returns when the instruction starts in it.
+    /// room (or, for an instruction that holds it longer than a cycle, the first stretch
+    /// that long); returns when the instruction starts in it.
     fn reserve(&mut self, unit: usize, t: f64, thr: f64) -> f64 {
-        let turn = thr.max(self.cycle_ns);
+        if thr > self.cycle_ns {
+            return self.calendar[unit].hold(t, thr);
+        }
+        let turn = self.cycle_ns;
         let room = (self.cycle_ns / thr).round().max(1.0) as u16;
         let slots = &mut self.calendar[unit];
         let full = |s: &Slots, k: usize| s.started.get(k).is_some_and(|n| *n >= room);
@@ -586,6 +613,30 @@ mod tests {
             .collect();
         let ns = once(&ops, &machine()).unwrap();
         assert!((ns - 8.0).abs() < 1e-6, "{ns}");
+    }
+
+    #[test]
+    fn divides_and_square_roots_take_the_divider_in_turn() {
+        use InstrClass::*;
+        // Four independent divides (1 ns each on the divider) and four square roots (1.5
+        // ns): the divider, 10 ns an iteration (Xeon: a `sqrtsd` and a `divsd` in turn,
+        // 2.63 ns a pair, 1.56 + 1.02 alone).
+        let mut m = machine();
+        m.class.insert(
+            "fp_sqrt".into(),
+            augur_machine_profile::incore::ClassCost {
+                latency_ns: 4.0,
+                throughput_ns: 1.5,
+            },
+        );
+        let ops: Vec<ScheduledOp> = (0..8)
+            .map(|k| {
+                let c = if k % 2 == 0 { FpDiv } else { FpSqrt };
+                op(&[c], &[(k, &[c])], &[100 + k])
+            })
+            .collect();
+        let ns = once(&ops, &m).unwrap();
+        assert!((ns - 10.0).abs() < 1e-6, "{ns}");
     }
 
     #[test]

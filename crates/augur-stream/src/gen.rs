@@ -795,7 +795,7 @@ fn kernels_of(configs: &[Config], count: usize, seed: u64, first_id: usize) -> V
 /// the random kernels hold too few calls of each kind for the least squares to tell them
 /// apart, and a call's cost in a loop is not a fixed fraction of its latency (on a Zen 5
 /// `exp` overlaps to an eighth of its latency, `clog` not at all).
-pub const CALLS: [(&str, Ty, Ty, &str); 18] = [
+pub const CALLS: [(&str, Ty, Ty, &str); 20] = [
     ("exp", Ty::R8, Ty::R8, "EXPD"),
     ("log", Ty::R8, Ty::R8, "LOGD"),
     ("sin", Ty::R8, Ty::R8, "SIND"),
@@ -816,6 +816,11 @@ pub const CALLS: [(&str, Ty, Ty, &str); 18] = [
     // target has an instruction for it, so compilers call the C library's `round`.
     ("anint", Ty::R8, Ty::R8, "ANID"),
     ("anint", Ty::R4, Ty::R4, "ANIS"),
+    // The remainder of reals: a call of the C library's `fmod`, whose work is one serial
+    // loop over the quotient's bits: independent calls overlap little, unlike the
+    // elementary functions whose stream/chain ratio a missing entry would borrow.
+    ("mod", Ty::R8, Ty::R8, "MODD"),
+    ("mod", Ty::R4, Ty::R4, "MODS"),
 ];
 
 /// The operations of the divide and square-root unit, and of the integer divider, whose
@@ -908,6 +913,9 @@ pub fn call_kernels(first_id: usize) -> Vec<Kernel> {
             let y = format!("y{}1", res.tag());
             let call = if f == "**" {
                 format!("{x}(i)**1.37_8")
+            } else if f == "mod" {
+                // Inputs in [1, 2): a quotient of 1 or 2, as the chain kernel's.
+                format!("mod({x}(i), 0.7_{})", arg.bytes())
             } else {
                 format!("{f}({x}(i))")
             };

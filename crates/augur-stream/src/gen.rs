@@ -914,8 +914,10 @@ pub fn call_kernels(first_id: usize) -> Vec<Kernel> {
             let call = if f == "**" {
                 format!("{x}(i)**1.37_8")
             } else if f == "mod" {
-                // Inputs in [1, 2): a quotient of 1 or 2, as the chain kernel's.
-                format!("mod({x}(i), 0.7_{})", arg.bytes())
+                // Inputs in [1, 2) over 1.1: a quotient below 2, the divisor's exponent
+                // the dividend's, as in the chain kernel (`mod(x + 1.3, 7)`): `fmod`
+                // loops once per bit the exponents differ by (glibc 2.36).
+                format!("mod({x}(i), 1.1_{})", arg.bytes())
             } else {
                 format!("{f}({x}(i))")
             };

@@ -48,8 +48,18 @@ pub fn library_dirs() -> Vec<PathBuf> {
     // The checkout this crate was built from (cargo builds outside the tree too).
     dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../machines"));
     let mut seen = vec![];
+    // The directories beside the executable read `target/release/../../machines` unless
+    // resolved: shown to the user in every header, they are.
+    let resolved = |d: PathBuf| {
+        if d.components().any(|c| c == std::path::Component::ParentDir) {
+            d.canonicalize().unwrap_or(d)
+        } else {
+            d
+        }
+    };
     dirs.into_iter()
         .filter(|d| d.is_dir())
+        .map(resolved)
         .filter(|d| {
             let c = d.canonicalize().unwrap_or_else(|_| d.clone());
             if seen.contains(&c) {

@@ -551,9 +551,23 @@ pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfil
         1 => "one source iteration a compiled iteration".to_string(),
         n => format!("{n} source iterations a compiled iteration"),
     };
+    let flagged = cl.blocks.iter().any(|b| {
+        matches!(
+            b.end,
+            BlockEnd::Branches {
+                until_set: Some(_),
+                ..
+            }
+        )
+    });
+    let odds = if flagged {
+        "by the counted outcomes of its IFs and a flag it sets once"
+    } else {
+        "by the counted outcomes of its IFs"
+    };
     let mut s = match weighted_blocks(cl) {
         Some((issued, _)) => format!(
-            "{shape}, {covers}, {} instructions on {} paths ({issued:.1} an iteration on average, by the counted outcomes of its IFs)",
+            "{shape}, {covers}, {} instructions on {} paths ({issued:.1} an iteration on average, {odds})",
             cl.issued,
             cl.paths.len().max(1)
         ),

@@ -39,14 +39,15 @@ pub const TYPICAL_PARAMETER_LOG_SD: f64 = 0.14;
 
 /// σ of an optimizing build whose loops are priced from the instructions the compiler
 /// emitted (the machine profile has `[incore]`, the program an optimization report of its
-/// compiler and flags), pooled as [`OPTIMIZED_LOG_SD`]: gfortran 12 -O2 on a Zen 4 guest,
-/// 2026-11-28 (session 35), the development part (21 programs) 0.197 and the corpus (48)
-/// 0.285, pooled 0.261; the part set aside 0.127.
-pub const OPTIMIZED_COMPILED_LOG_SD: f64 = 0.26;
+/// compiler and flags), pooled as [`OPTIMIZED_LOG_SD`]: gfortran 12 -O2, session 46's model
+/// (2026-11-29) on the kept times of an Intel Xeon guest (`bench/real`, 31 programs, 0.162;
+/// the corpus, 48, 0.262; pooled 0.228) and of a Zen 4 guest (30, 0.162; 48, 0.279; pooled
+/// 0.240): 0.23. (Session 35's model, Zen 4: 0.26.)
+pub const OPTIMIZED_COMPILED_LOG_SD: f64 = 0.23;
 
-/// The same without optimization (-O0): development part 0.335, corpus 0.365, pooled 0.356;
-/// the part set aside 0.171.
-pub const UNOPTIMIZED_COMPILED_LOG_SD: f64 = 0.36;
+/// The same without optimization (-O0): Xeon 0.179 and 0.298, pooled 0.258; Zen 4 0.229
+/// and 0.344, pooled 0.305: 0.28. (Session 35's model: 0.36.)
+pub const UNOPTIMIZED_COMPILED_LOG_SD: f64 = 0.28;
 
 /// The model's error, as the standard deviation of `ln(predicted/measured)`, for a
 /// machine profile measured with these flags; `compiled`: the program's loops are priced

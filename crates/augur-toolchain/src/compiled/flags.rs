@@ -13,12 +13,11 @@ use super::{register, slot, Function, Instr, Loc};
 /// no such flag.
 pub(super) fn set_once_arm(f: &Function, g: &Cfg, l: &NaturalLoop, k: usize) -> Option<usize> {
     let block = g.blocks[l.blocks[k]];
-    let jump = &f.instrs[block.end];
-    let test = f.instrs.get(block.end.checked_sub(1)?)?;
     if block.end == block.start {
         return None;
     }
-    let flag = tested_flag(test)?;
+    let jump = &f.instrs[block.end];
+    let flag = tested_flag(&f.instrs[block.end - 1])?;
     let index = |b: Option<usize>| b.and_then(|b| l.blocks.iter().position(|&x| x == b));
     let s = g.succ[l.blocks[k]];
     let (zero, other) = match jump.mnemonic.as_str() {

@@ -690,6 +690,15 @@ mod tests {
     use super::*;
     use crate::test_support::{machine, Entry};
 
+    /// A stream cost measured at `ns`, exactly.
+    fn stream_entry(ns: f64) -> AbOpEntry {
+        let mut e = AbOpEntry::status(MEASURED);
+        e.mean_ns = Some(ns);
+        e.ci90_ns = Some(0.0);
+        e.observations = 10;
+        e
+    }
+
     #[test]
     fn cost_is_the_dot_product_and_variance_adds_in_squares() {
         let m = machine(&[
@@ -815,11 +824,7 @@ mod tests {
             (AbOp::MODD, MEASURED, Some(2.4), Some(0.0), 10),
         ]);
         for (op, ns) in [(AbOp::SIND, 3.0), (AbOp::EXPD, 2.0)] {
-            let mut e = AbOpEntry::status(MEASURED);
-            e.mean_ns = Some(ns);
-            e.ci90_ns = Some(0.0);
-            e.observations = 10;
-            m.stream.insert(op, e);
+            m.stream.insert(op, stream_entry(ns));
         }
         let t = CostTable::from_profile(&m);
         assert!((t.stream(AbOp::TAND).seconds - 5.0e-9).abs() < 1e-15);
@@ -845,13 +850,6 @@ mod tests {
             entries.push((op, MEASURED, Some(chain), Some(0.0), 10));
         }
         let mut m = machine(&entries);
-        let stream_entry = |ns: f64| {
-            let mut e = AbOpEntry::status(MEASURED);
-            e.mean_ns = Some(ns);
-            e.ci90_ns = Some(0.0);
-            e.observations = 10;
-            e
-        };
         // Two inline ratios are too few for an AbOp of another family: MOCN keeps its
         // chain cost; XRDL's own family has two.
         for &(op, _, stream) in &both[..2] {

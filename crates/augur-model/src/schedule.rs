@@ -207,8 +207,9 @@ impl Unit {
 }
 
 /// One unit's calendar: per turn (a cycle), the instructions started in it so far, and
-/// the first turn that may have room. A class with several units (four integer ALUs: a reciprocal throughput of a
-/// quarter cycle) starts that many instructions in one cycle, each when it is ready.
+/// the first turn that may have room. A class with several units (four integer ALUs: a
+/// reciprocal throughput of a quarter cycle) starts that many instructions in one cycle,
+/// each when it is ready.
 ///
 /// An instruction that holds its unit longer than a cycle (a divide, a square root)
 /// takes a stretch of time instead ([`Slots::busy`]): a divide and a square root share

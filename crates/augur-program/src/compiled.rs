@@ -402,11 +402,12 @@ fn shares(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> Vec<O
                 taken,
                 not_taken,
                 until_set,
-            } => Some(match (holds(line), until_set) {
-                (None, Some(arm)) if Some(arm) == taken => 0.0,
-                (None, Some(arm)) if Some(arm) == not_taken => 1.0,
-                _ => taken_share(blocks, line, taken, not_taken, &holds),
-            }),
+            } => Some(taken_share(
+                blocks,
+                line,
+                (taken, not_taken, until_set),
+                &holds,
+            )),
             BlockEnd::Goes { .. } => None,
         })
         .collect()
@@ -454,12 +455,13 @@ fn frequencies(blocks: &[CompiledBlock], shares: &[Option<f64>]) -> Option<Vec<f
     (done == n).then_some(freq)
 }
 
-/// The share of a block's executions its conditional jump (on `line`) is taken.
+/// The share of a block's executions its conditional jump (on `line`) is taken, given
+/// where it goes taken and not, and the arm it goes to only until that arm sets the flag
+/// it tests (`until_set`).
 fn taken_share(
     blocks: &[CompiledBlock],
     line: u32,
-    taken: Option<u32>,
-    not_taken: Option<u32>,
+    (taken, not_taken, until_set): (Option<u32>, Option<u32>, Option<u32>),
     holds: impl Fn(u32) -> Option<f64>,
 ) -> f64 {
     let p = holds(line);
@@ -472,7 +474,11 @@ fn taken_share(
         (None, None, _) => 0.5,
         (Some(_), None, p) => p.map_or(1.0, |p| p.max(1.0 - p)),
         (None, Some(_), p) => p.map_or(0.0, |p| p.min(1.0 - p)),
-        (Some(_), Some(_), None) => 0.5,
+        (Some(t), Some(f), None) => match until_set {
+            Some(arm) if arm == t => 0.0,
+            Some(arm) if arm == f => 1.0,
+            _ => 0.5,
+        },
         (Some(t), Some(f), Some(p)) => match first(t).cmp(&first(f)) {
             std::cmp::Ordering::Less => p,
             std::cmp::Ordering::Greater => 1.0 - p,

@@ -272,6 +272,12 @@ impl AbOp {
         self.info().meaning.starts_with("Store")
     }
 
+    /// Whether it copies a value into a variable with no operator (`TRDL`, `TISG`, ...:
+    /// the catalogue's numeric "Transfer" entries; a character assignment is not one).
+    pub fn is_transfer(self) -> bool {
+        self.info().meaning.starts_with("Transfer")
+    }
+
     /// Looks an AbOp up by mnemonic (case-insensitive).
     pub fn from_mnemonic(m: &str) -> Option<AbOp> {
         CATALOGUE

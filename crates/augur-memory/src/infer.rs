@@ -686,7 +686,7 @@ fn l1_associativity(m: &MemoryProfile, levels: &mut [CacheLevel], notes: &mut Ve
     }
 }
 
-/// Bandwidths: each level's triad with arrays of a quarter of the OS's size; main
+/// Bandwidths: each level's triad with its arrays ([`crate::run::level_stream_bytes`]); main
 /// memory's with the largest arrays (and its latency).
 fn bandwidths(m: &mut MemoryProfile, os: &OsInfo, levels: &mut [CacheLevel], mem_latency: f64) {
     let triad = |bytes: u64| {
@@ -695,8 +695,8 @@ fn bandwidths(m: &mut MemoryProfile, os: &OsInfo, levels: &mut [CacheLevel], mem
             .find(|p| p.kernel == "triad" && p.array_bytes == bytes)
             .map(|p| p.gbs)
     };
-    for (l, c) in levels.iter_mut().zip(&os.caches) {
-        l.bandwidth_gbs = triad((c.size / 4).max(1024));
+    for (k, l) in levels.iter_mut().enumerate().take(os.caches.len()) {
+        l.bandwidth_gbs = triad(crate::run::level_stream_bytes(os, k));
     }
     let big = m
         .streams

@@ -228,7 +228,9 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
             slot *= 2;
         }
     }
-    let mut arrays: Vec<u64> = os.caches.iter().map(|c| (c.size / 4).max(1024)).collect();
+    let mut arrays: Vec<u64> = (0..os.caches.len())
+        .map(|k| level_stream_bytes(os, k))
+        .collect();
     if arrays.is_empty() {
         arrays.push(8192);
     }
@@ -241,6 +243,28 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
     p.fault = vec![(0, FAULT_BYTES), (0, 2 * FAULT_BYTES)];
     p
 }
+
+/// The arrays (bytes each) of the streams that measure cache level `k` (0 = L1) of `os`:
+/// a quarter of its size, so that the triad's three arrays fill three quarters of it,
+/// and beyond the second level at most [`STREAM_OUTER_LEVELS`] times the level below:
+/// a guest given a share of a socket's last-level cache sees the whole socket's size
+/// (480 MiB on a 2-vCPU Xeon guest, whose triad of 120 MiB arrays ran at main memory's
+/// 15 GB/s where arrays of 2 to 8 MiB run at 27 GB/s).
+pub fn level_stream_bytes(os: &OsInfo, k: usize) -> u64 {
+    let Some(c) = os.caches.get(k) else {
+        return 8192;
+    };
+    let quarter = (c.size / 4).max(1024);
+    match k.checked_sub(1).and_then(|b| os.caches.get(b)) {
+        Some(below) if k >= 2 => quarter.min(STREAM_OUTER_LEVELS * below.size),
+        _ => quarter,
+    }
+}
+
+/// How many times the level below's size a stream array of an outer cache level takes
+/// at most ([`level_stream_bytes`]): three such arrays leave the level below holding a
+/// twelfth of them, and fit any last-level cache built eight times its private level.
+pub const STREAM_OUTER_LEVELS: u64 = 4;
 
 /// Array size of the first-touch measurement: above glibc's largest dynamic mmap
 /// threshold (32 MiB), so that each ALLOCATE maps fresh pages.
@@ -697,6 +721,32 @@ mod tests {
         assert_eq!(p.stream.len(), 12);
         let q = plan(&os(), &Settings::QUICK);
         assert!(q.sweep.len() < p.sweep.len());
+    }
+
+    #[test]
+    fn an_outer_levels_streams_stay_within_a_few_times_the_level_below() {
+        let mut xeon = os();
+        xeon.caches[0].size = 48 << 10;
+        xeon.caches[1].size = 2 << 20;
+        xeon.caches.push(OsCache {
+            level: 3,
+            name: "L3".into(),
+            size: 480 << 20,
+            line: 64,
+            ways: Some(16),
+            shared_cpus: None,
+        });
+        let bytes: Vec<u64> = (0..3).map(|k| level_stream_bytes(&xeon, k)).collect();
+        // A guest's /sys gives the socket's 480 MiB: 8 MiB arrays, not 120 MiB.
+        assert_eq!(bytes, vec![12 << 10, 512 << 10, 8 << 20]);
+        // A Zen 4's 32 MiB L3 behind 1 MiB of L2: 4 MiB arrays, 12 MiB in all.
+        let mut zen4 = xeon.clone();
+        zen4.caches[1].size = 1 << 20;
+        zen4.caches[2].size = 32 << 20;
+        assert_eq!(level_stream_bytes(&zen4, 2), 4 << 20);
+        // The first two levels keep a quarter of their own size.
+        assert_eq!(level_stream_bytes(&os(), 1), 256 << 10);
+        assert_eq!(level_stream_bytes(&os(), 5), 8192);
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod forwarding;
 pub mod hybrid;
 pub mod incore;
 pub mod interval;
+mod library_moves;
 pub mod machine;
 pub mod memory;
 pub mod nest_time;

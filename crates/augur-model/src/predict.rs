@@ -162,6 +162,10 @@ fn compiled_notes(
     let mut out = vec![];
     for u in &program.units {
         for l in &u.loops {
+            if let Some(note) = crate::library_moves::note(table, r, u, l) {
+                out.push(note);
+                continue;
+            }
             let Some(cl) = r.compiled_loop(&u.file, l.line) else {
                 if !worth_replaying(&u.file, l.line) {
                     continue;

@@ -68,6 +68,7 @@ pub(crate) fn price_blocks(
     }
     crate::span::scale_bodies_to_spans(&program.units, table, &mut blocks_c);
     crate::forwarding::add_failed_forwardings(&program.units, table, report, &mut blocks_c);
+    crate::library_moves::price_library_moves(&program.units, table, report, &mut blocks_c);
     let idle = program
         .units
         .iter()

@@ -238,8 +238,9 @@ pub struct ArrayLocality {
     #[serde(default)]
     pub written: bool,
     /// Of `accesses`, those of references that move by a nonzero number of bytes
-    /// up to one line per iteration of their innermost loop: sequential streams,
-    /// which hardware prefetchers follow. Absent in profiles made before it.
+    /// up to two lines per iteration of their innermost loop: sequential streams,
+    /// which hardware prefetchers follow (up to one line in profiles made before
+    /// 2026-11-30). Absent in profiles made before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential_accesses: Option<u64>,
     /// Write-backs of the lines its stores dirtied, as distances

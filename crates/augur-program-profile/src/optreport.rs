@@ -46,6 +46,12 @@ pub struct OptReport {
     /// Empty in profiles made before the field.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forwarding_failures: Vec<SourceLine>,
+    /// Source lines whose machine code calls the C library's `memcpy`, `memmove` or
+    /// `memset`: an array assignment the compiler emitted as one block move (a
+    /// contiguous copy `u = w`, a fill `a = 0`), at every optimization level. Empty in
+    /// profiles made before the field: such statements are priced as element loops.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub library_moves: Vec<SourceLine>,
     /// The innermost loops of the compiled code, read from the assembly of the same
     /// compile and mapped to their source loops (`crate::compiled`). Empty in profiles
     /// made before them: those loops are priced by their AbOps.

@@ -420,3 +420,38 @@ fn an_element_carried_through_an_inner_loop_starts_afresh_as_the_loop_around_it_
         k_loop.chains
     );
 }
+
+const COPIES: &str = "program copies
+  implicit none
+  integer, parameter :: n = 200
+  double precision :: u(n,n), w(n,n)
+  integer :: k
+  w = 0.0d0
+  w(1,:) = 1.0d0
+  do k = 1, 10
+    u = w
+    w(2:n-1,2:n-1) = 0.5d0 * u(2:n-1,2:n-1)
+  end do
+  print *, u(2,2), w(3,3)
+end program
+";
+
+/// gfortran emits the whole-array fill `w = 0` and copy `u = w` of fixed-size arrays as
+/// calls to the C library's `memset` and `memcpy`, at -O0 as at -O2: the report names
+/// their lines, and not the sections' element loops.
+#[test]
+fn array_copies_and_fills_the_library_makes_are_reported() {
+    for flags in ["-O0", "-O2"] {
+        let p = analyze(flags, COPIES);
+        let r = p.optimization.as_ref().expect("an optimization report");
+        let lines: Vec<u32> = r.library_moves.iter().map(|s| s.line).collect();
+        assert!(
+            lines.contains(&6) && lines.contains(&9),
+            "{flags}: {lines:?}"
+        );
+        assert!(
+            !lines.contains(&7) && !lines.contains(&10),
+            "{flags}: {lines:?}"
+        );
+    }
+}

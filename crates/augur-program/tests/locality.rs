@@ -511,3 +511,40 @@ fn stores_and_write_backs_of_a_transpose() {
     let expected = 32768.0 - 4096.0;
     assert!((lb.writebacks - expected).abs() < 0.05 * expected, "{lb:?}");
 }
+
+const RECORDS: &str = "\
+program rec
+  implicit none
+  integer, parameter :: n = 4096
+  real(8), allocatable :: f(:,:), g(:,:), h(:,:)
+  allocate(f(0:8,n), g(0:15,n), h(0:16,n))
+  f = 1; g = 2; h = 3
+  call fields(n, f, g, h)
+  print *, f(1,n), g(1,n), h(1,n)
+end program rec
+subroutine fields(n, f, g, h)
+  integer :: n, i, k
+  real(8) :: f(0:8,n), g(0:15,n), h(0:16,n)
+  do k = 0, 8
+    do i = 1, n
+      f(k,i) = f(k,i) + g(k,i) + h(k,i)
+    end do
+  end do
+end subroutine fields
+";
+
+/// One field of an array of records at a time: a step of 72 bytes (9 doubles) or
+/// 128 (16) still touches every other line or more in order, a stream the
+/// prefetchers follow; 136 bytes (17) is strided.
+#[test]
+fn a_field_of_short_records_is_a_sequential_stream() {
+    let (an, _dir) = analyze("rec.f90", RECORDS);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let n = nest(loc, "fields");
+    let array = |name: &str| n.arrays.iter().find(|x| x.name == name).unwrap();
+    for name in ["f", "g"] {
+        let a = array(name);
+        assert_eq!(a.sequential_accesses, Some(a.accesses), "{name}");
+    }
+    assert_eq!(array("h").sequential_accesses, Some(0));
+}

@@ -84,11 +84,16 @@ pub fn report(
                     out.branching.extend(jumps);
                     out.forwarding_failures
                         .extend(crate::forwarding::forwarding_failures(&asm, names));
+                    out.library_moves.extend(library_move_lines(&asm, names));
                 }
             }
         }
     }
-    for v in [&mut out.branchless, &mut out.branching] {
+    for v in [
+        &mut out.branchless,
+        &mut out.branching,
+        &mut out.library_moves,
+    ] {
         v.sort();
         v.dedup();
     }
@@ -163,6 +168,40 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
         }
     }
     (free, jumps)
+}
+
+/// The C library's block moves a compiler calls for an array assignment.
+const LIBRARY_MOVES: [&str; 3] = ["memcpy", "memmove", "memset"];
+
+/// The lines of `asm` in the files of `names` whose instructions call (or jump to) the
+/// C library's `memcpy`, `memmove` or `memset`: gfortran emits a contiguous array's
+/// copy `u = w` or fill `a = 0` as one such call at every optimization level, so the
+/// statement runs at the library's speed, not as an element loop of its flags.
+pub fn library_move_lines(asm: &str, names: &[String]) -> Vec<SourceLine> {
+    let mut keys: std::collections::BTreeSet<(u32, u32)> = Default::default();
+    let files = walk_assembly(asm, names, |item| {
+        let AsmItem::Instruction {
+            text,
+            at: Some(key),
+        } = item
+        else {
+            return;
+        };
+        let mut words = text.split_whitespace();
+        let (Some(m), Some(target)) = (words.next(), words.next()) else {
+            return;
+        };
+        let callee = target.split('@').next().unwrap_or("");
+        if (m.starts_with("call") || m.starts_with("jmp")) && LIBRARY_MOVES.contains(&callee) {
+            keys.insert(key);
+        }
+    });
+    keys.into_iter()
+        .filter_map(|(f, l)| {
+            let file = files.get(&f)?.clone()?;
+            Some(SourceLine { file, line: l })
+        })
+        .collect()
 }
 
 /// What [`walk_assembly`] meets in GNU assembler text.
@@ -460,6 +499,19 @@ mod tests {
         };
         assert_eq!(free, vec![at(38)]);
         assert_eq!(jumps, vec![at(40)]);
+    }
+
+    #[test]
+    fn library_moves_from_assembly() {
+        let asm = "\t.file 1 \"hp.f90\"\n\t.loc 1 202 5\n\tmovq\t%rax, %rdi\n\tcall\tmemcpy@PLT\n\
+\t.loc 1 204 5\n\tcall\t_gfortran_os_error_at@PLT\n\t.loc 1 210 3\n\tjmp\tmemset\n\
+\t.loc 1 211 3\n\tcall\tmemcpy_like_@PLT\n";
+        let names = vec!["w/hp.f90".to_string()];
+        let at = |line| SourceLine {
+            file: "w/hp.f90".into(),
+            line,
+        };
+        assert_eq!(library_move_lines(asm, &names), vec![at(202), at(210)]);
     }
 
     const GFORTRAN: &str = "\

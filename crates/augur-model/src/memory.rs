@@ -52,7 +52,7 @@ pub enum Overlap {
     /// `T_ops + T_mem`: no overlap (Saavedra's delay term).
     Sum,
     /// `max(T_ops, T_seq) + T_other`: the transfers of sequential streams (arrays swept
-    /// along the innermost loop at a stride of at most one line, which hardware
+    /// along the innermost loop at a stride of less than two lines, which hardware
     /// prefetchers follow) overlap computation; the others (strided, gathered, chased)
     /// add to it (a triad swept from L2, L3 and memory on a Zen 5 runs at the larger of
     /// its operations and its transfers).
@@ -123,11 +123,11 @@ pub struct ArrayTraffic {
     /// Accesses over all executions.
     pub accesses: f64,
     /// Whether its accesses form a sequential stream along the innermost loop (a stride
-    /// of at most one line), which hardware prefetchers follow.
+    /// of less than two lines), which hardware prefetchers follow.
     #[serde(default)]
     pub sequential: bool,
     /// The share of its accesses made by references that sweep sequentially (a
-    /// nonzero stride of at most one line along their innermost loop); its
+    /// nonzero stride of less than two lines along their innermost loop); its
     /// transfers count as a sequential stream's in this proportion.
     #[serde(default)]
     pub sequential_share: f64,

@@ -238,7 +238,7 @@ pub struct ArrayLocality {
     #[serde(default)]
     pub written: bool,
     /// Of `accesses`, those of references that move by a nonzero number of bytes
-    /// up to two lines per iteration of their innermost loop: sequential streams,
+    /// less than two lines per iteration of their innermost loop: sequential streams,
     /// which hardware prefetchers follow (up to one line in profiles made before
     /// 2026-11-30). Absent in profiles made before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

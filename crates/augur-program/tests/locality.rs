@@ -533,18 +533,18 @@ subroutine fields(n, f, g, h)
 end subroutine fields
 ";
 
-/// One field of an array of records at a time: a step of 72 bytes (9 doubles) or
-/// 128 (16) still touches every other line or more in order, a stream the
-/// prefetchers follow; 136 bytes (17) is strided.
+/// One field of an array of records at a time: a step of 72 bytes (9 doubles) still
+/// touches most lines in order, a stream the prefetchers follow; 128 bytes (16), every
+/// other line, is strided.
 #[test]
 fn a_field_of_short_records_is_a_sequential_stream() {
     let (an, _dir) = analyze("rec.f90", RECORDS);
     let loc = an.profile.locality.as_ref().expect("locality analyzed");
     let n = nest(loc, "fields");
     let array = |name: &str| n.arrays.iter().find(|x| x.name == name).unwrap();
-    for name in ["f", "g"] {
-        let a = array(name);
-        assert_eq!(a.sequential_accesses, Some(a.accesses), "{name}");
+    let f = array("f");
+    assert_eq!(f.sequential_accesses, Some(f.accesses));
+    for name in ["g", "h"] {
+        assert_eq!(array(name).sequential_accesses, Some(0), "{name}");
     }
-    assert_eq!(array("h").sequential_accesses, Some(0));
 }

@@ -136,14 +136,7 @@ fn is_select(m: &str) -> bool {
 /// with a conditional jump.
 pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<SourceLine>) {
     let mut code: std::collections::BTreeMap<(u32, u32), LineCode> = Default::default();
-    let files = walk_assembly(asm, names, |item| {
-        let AsmItem::Instruction {
-            text,
-            at: Some(key),
-        } = item
-        else {
-            return;
-        };
+    let files = walk_source_instructions(asm, names, |text, key| {
         let m = text.split_whitespace().next().unwrap_or("");
         let c = code.entry(key).or_default();
         if is_conditional_jump(m) {
@@ -153,13 +146,9 @@ pub fn branch_lines(asm: &str, names: &[String]) -> (Vec<SourceLine>, Vec<Source
         }
     });
     let (mut free, mut jumps) = (vec![], vec![]);
-    for ((f, l), c) in code {
-        let Some(Some(file)) = files.get(&f) else {
+    for (key, c) in code {
+        let Some(at) = source_line(&files, key) else {
             continue;
-        };
-        let at = SourceLine {
-            file: file.clone(),
-            line: l,
         };
         if c.conditional_jumps > 0 {
             jumps.push(at);
@@ -179,14 +168,7 @@ const LIBRARY_MOVES: [&str; 3] = ["memcpy", "memmove", "memset"];
 /// statement runs at the library's speed, not as an element loop of its flags.
 pub fn library_move_lines(asm: &str, names: &[String]) -> Vec<SourceLine> {
     let mut keys: std::collections::BTreeSet<(u32, u32)> = Default::default();
-    let files = walk_assembly(asm, names, |item| {
-        let AsmItem::Instruction {
-            text,
-            at: Some(key),
-        } = item
-        else {
-            return;
-        };
+    let files = walk_source_instructions(asm, names, |text, key| {
         let mut words = text.split_whitespace();
         let (Some(m), Some(target)) = (words.next(), words.next()) else {
             return;
@@ -197,11 +179,36 @@ pub fn library_move_lines(asm: &str, names: &[String]) -> Vec<SourceLine> {
         }
     });
     keys.into_iter()
-        .filter_map(|(f, l)| {
-            let file = files.get(&f)?.clone()?;
-            Some(SourceLine { file, line: l })
-        })
+        .filter_map(|key| source_line(&files, key))
         .collect()
+}
+
+/// Calls `each` on the instructions of `asm` that a `.loc` gives a source line, with
+/// that line's `(file number, line)`; returns [`walk_assembly`]'s files.
+fn walk_source_instructions<'a>(
+    asm: &'a str,
+    names: &[String],
+    mut each: impl FnMut(&'a str, (u32, u32)),
+) -> std::collections::HashMap<u32, Option<String>> {
+    walk_assembly(asm, names, |item| {
+        if let AsmItem::Instruction {
+            text,
+            at: Some(key),
+        } = item
+        {
+            each(text, key);
+        }
+    })
+}
+
+/// The source line of a `(file number, line)` key, when the file is one of the
+/// program's.
+fn source_line(
+    files: &std::collections::HashMap<u32, Option<String>>,
+    (f, line): (u32, u32),
+) -> Option<SourceLine> {
+    let file = files.get(&f)?.clone()?;
+    Some(SourceLine { file, line })
 }
 
 /// What [`walk_assembly`] meets in GNU assembler text.

@@ -263,7 +263,7 @@ pub fn level_stream_bytes(os: &OsInfo, k: usize) -> u64 {
 
 /// How many times the level below's size a stream array of an outer cache level takes
 /// at most ([`level_stream_bytes`]): three such arrays leave the level below holding a
-/// twelfth of them, and fit any last-level cache built eight times its private level.
+/// twelfth of them; a level smaller than sixteen times the one below keeps its quarter.
 pub const STREAM_OUTER_LEVELS: u64 = 4;
 
 /// Array size of the first-touch measurement: above glibc's largest dynamic mmap

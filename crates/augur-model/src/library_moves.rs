@@ -41,7 +41,7 @@ pub(crate) fn price_library_moves(
             let on_moved_line = moved_lines
                 .iter()
                 .any(|l| b.first_line <= *l && *l <= b.last_line);
-            if b.block_kind != BlockKind::Elements || !on_moved_line {
+            if b.block_kind != BlockKind::Elements || !on_moved_line || !only_moves(&b.counts) {
                 continue;
             }
             let work = table.cost_of(&crate::block::without_branches(c)).seconds;
@@ -106,6 +106,18 @@ fn seconds_per_byte(table: &CostTable) -> Option<f64> {
     (store > 0.0).then(|| store * 1e-9 / (f64::from(widest.bits()) / 8.0))
 }
 
+/// Whether a block's AbOps only move values (stores, transfers, their addresses and the
+/// array statement's overhead): the element block of a copy or fill, not one of an
+/// expression whose line also copies (a temporary).
+fn only_moves(counts: &AbOpCounts) -> bool {
+    counts.iter().all(|(op, _)| {
+        op.is_store()
+            || op.is_transfer()
+            || op.mnemonic().starts_with("ARR")
+            || matches!(op, AbOp::ALOV | AbOp::LOOV)
+    })
+}
+
 /// Bytes one execution of a block writes, by its store and transfer AbOps' types.
 fn stored_bytes(counts: &AbOpCounts) -> f64 {
     counts
@@ -130,17 +142,17 @@ mod tests {
     use super::*;
     use crate::block::BlockContext;
     use crate::test_support::{
-        add_mul_machine, block_profile, incore_machine, pricing, unit_with_one_loop,
+        block_profile, incore_machine, machine, pricing, unit_with_one_loop,
     };
+    use augur_machine_profile::MEASURED;
     use augur_program_profile::optreport::SourceLine;
 
     #[test]
     fn a_copy_the_library_makes_stores_the_widest_vector_at_the_stores_rate() {
-        // `u = w` of reals: ten elements, each an address, a load-store pair and the
-        // array statement's overhead as counted.
+        // `u = w` of reals: ten elements, each a transfer and two addresses as counted.
         let mut counts = AbOpCounts::new();
-        counts.add(AbOp::SRDL, 1.0);
-        counts.add(AbOp::ARDL, 4.0);
+        counts.add(AbOp::TRDL, 1.0);
+        counts.add(AbOp::ARR2, 2.0);
         let unit = unit_with_one_loop(
             "t",
             vec![block_profile(
@@ -149,7 +161,10 @@ mod tests {
                 AbOpCounts::new(),
             )],
         );
-        let mut machine = add_mul_machine();
+        let mut machine = machine(&[
+            (AbOp::TRDL, MEASURED, Some(1.0), Some(0.0), 10),
+            (AbOp::ARR2, MEASURED, Some(0.5), Some(0.0), 10),
+        ]);
         machine.incore = Some(incore_machine(&[
             ("store", 0.0, 0.5),
             ("vec_move.v256", 1.0, 0.25),
@@ -174,6 +189,18 @@ mod tests {
         let moved = priced(Some(&report));
         assert!((moved - 10.0 * 0.125e-9).abs() < 1e-15, "{counted} {moved}");
         assert!(counted > moved);
+    }
+
+    #[test]
+    fn only_a_copy_or_fill_is_a_move() {
+        let mut copy = AbOpCounts::new();
+        copy.add(AbOp::TRDL, 1.0);
+        copy.add(AbOp::ARR2, 2.0);
+        copy.add(AbOp::ALOV, 1.0);
+        assert!(only_moves(&copy));
+        let mut sum = copy.clone();
+        sum.add(AbOp::ARDL, 1.0);
+        assert!(!only_moves(&sum));
     }
 
     #[test]

@@ -328,9 +328,9 @@ fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [Access
 /// prefetchers follow: two lines. A step between one and two lines still touches most
 /// lines of its pass in order (an array of 9-element records read one field at a time:
 /// 72 bytes), which the streamers of the second level fetch ahead as they do a unit
-/// stride: a lattice-Boltzmann update of three such arrays on a Xeon guest runs as a
-/// program 28.6% faster than priced with them strided, 6.0% slower than priced with
-/// them streamed. A step of two lines touches every other line only, and the
+/// stride: a lattice-Boltzmann program updating three such arrays on a Xeon guest is
+/// priced 28.6% too slow with them strided, 6.0% too fast with them streamed. A step
+/// of two lines touches every other line only, and the
 /// prefetchers' adjacent lines double its traffic: strided.
 pub const STREAM_STRIDE_BYTES: u64 = 2 * LINE_BYTES;
 

@@ -12,7 +12,7 @@
 //! the frame whose bytes the latest overlapping store within [`STORE_WINDOW`]
 //! instructions wrote narrower is a failure, at the load's source line.
 
-use crate::optreport::{walk_assembly, AsmItem};
+use crate::optreport::{source_line, walk_assembly, AsmItem};
 use augur_program_profile::optreport::SourceLine;
 use std::collections::HashMap;
 
@@ -92,10 +92,7 @@ fn sites(asm: &str, names: &[String]) -> Vec<(usize, SourceLine)> {
     });
     found
         .into_iter()
-        .filter_map(|(function, (f, line))| {
-            let file = files.get(&f)?.clone()?;
-            Some((function, SourceLine { file, line }))
-        })
+        .filter_map(|(function, key)| Some((function, source_line(&files, key)?)))
         .collect()
 }
 

@@ -203,7 +203,7 @@ fn walk_source_instructions<'a>(
 
 /// The source line of a `(file number, line)` key, when the file is one of the
 /// program's.
-fn source_line(
+pub(crate) fn source_line(
     files: &std::collections::HashMap<u32, Option<String>>,
     (f, line): (u32, u32),
 ) -> Option<SourceLine> {

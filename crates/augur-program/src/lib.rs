@@ -14,6 +14,7 @@
 pub mod analyze;
 pub mod branches;
 pub mod compiled;
+pub mod distribute;
 pub mod gcov;
 pub mod instrument;
 pub mod locality;

@@ -383,6 +383,7 @@ struct RankCmd {
 }
 
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("ranks").args(["mpi_ranks", "procs"]).multiple(false)))]
 struct PredictCmd {
     #[command(flatten)]
     workload: WorkloadArgs,
@@ -421,8 +422,10 @@ struct PredictCmd {
     /// With --at NAME=FROM..TO: draw the predicted time against the size as SVG.
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
-    /// With --at NAME=VALUE: also write the program profile computed at that size.
-    #[arg(long, value_name = "FILE", requires = "at")]
+    /// With --at NAME=VALUE: also write the program profile computed at that size; with
+    /// --distribute or --procs, the profile with the distributed traces (to predict
+    /// again with --mpi-ranks without distributing anew).
+    #[arg(long, value_name = "FILE")]
     profile_out: Option<PathBuf>,
     /// With --plot: measured times to mark, SIZE=SECONDS pairs (`900=0.31,1200=0.74`,
     /// e.g. from `augur validate --scale ... --at`).
@@ -457,6 +460,21 @@ struct PredictCmd {
         conflicts_with = "at"
     )]
     mpi_ranks: Vec<u32>,
+    /// A sequential program as if its arrays were distributed (HPF's DISTRIBUTE, before
+    /// any MPI code exists): `u(*,BLOCK)`, `a(CYCLIC(2),*)`, `b(BLOCK,BLOCK)`, or an
+    /// alignment `v WITH u`; repeat for each array. Adds to (and for the same array
+    /// replaces) the `!HPF$` directives of the sources, which are read again. Each loop
+    /// nest assigning a distributed array is split under owner-computes, its non-local
+    /// references become messages (shifts, broadcasts, gathers, reductions), and the
+    /// ranks are replayed by SimGrid as an MPI program's are (--cluster and the
+    /// what-ifs apply).
+    #[arg(long, value_name = "ARRAY(FORMATS)", conflicts_with_all = ["at", "threads"])]
+    distribute: Vec<String>,
+    /// With --distribute or HPF directives: the processor counts (`1,2,4,8`) or grids
+    /// (`4x4`, `2x8`) to predict at; one count for the distribution's report and
+    /// timeline, several for a sweep (default: the sources' `!HPF$ PROCESSORS`).
+    #[arg(long, value_name = "P1,P2,...|AxB", value_delimiter = ',', conflicts_with_all = ["at", "threads"])]
+    procs: Vec<String>,
     #[command(flatten)]
     mpi: MpiPredictArgs,
 }
@@ -471,24 +489,24 @@ struct MpiPredictArgs {
         long,
         visible_alias = "platform",
         value_name = "CLUSTER.toml",
-        requires = "mpi_ranks"
+        requires = "ranks"
     )]
     cluster: Option<PathBuf>,
     /// With --mpi-ranks: what if every link's latency were this, in microseconds (`2.5`),
     /// or this times what it is (`2x`, `0.5x`).
-    #[arg(long, value_name = "US|Fx", requires = "mpi_ranks", value_parser = latency_change)]
+    #[arg(long, value_name = "US|Fx", requires = "ranks", value_parser = latency_change)]
     latency: Option<augur_simgrid::Change>,
     /// With --mpi-ranks: what if every link's bandwidth were this, in GB/s (`10`), or this
     /// times what it is (`2x`).
-    #[arg(long, value_name = "GBS|Fx", requires = "mpi_ranks", value_parser = bandwidth_change)]
+    #[arg(long, value_name = "GBS|Fx", requires = "ranks", value_parser = bandwidth_change)]
     bandwidth: Option<augur_simgrid::Change>,
     /// With --mpi-ranks: what if the cores were this many times as fast (`2`: every
     /// compute segment takes half as long).
-    #[arg(long, value_name = "F", requires = "mpi_ranks", default_value_t = 1.0)]
+    #[arg(long, value_name = "F", requires = "ranks", default_value_t = 1.0)]
     cpu_speed: f64,
     /// With --mpi-ranks: write the communication matrix (bytes and messages from each
     /// rank to each other, point to point) as CSV.
-    #[arg(long, value_name = "FILE.csv", requires = "mpi_ranks")]
+    #[arg(long, value_name = "FILE.csv", requires = "ranks")]
     matrix: Option<PathBuf>,
 }
 
@@ -1332,17 +1350,40 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
             .unwrap_or_default(),
         threads: p.threads.clone(),
         gantt: p.gantt,
-        mpi: match p.mpi_ranks {
-            ref ranks if !ranks.is_empty() => Some(crate::simgrid::MpiPredict {
-                ranks: ranks.clone(),
+        distribution: distribution_of(&p.distribute, &p.procs)?,
+        mpi: if p.mpi_ranks.is_empty() && p.procs.is_empty() && p.distribute.is_empty() {
+            None
+        } else {
+            Some(crate::simgrid::MpiPredict {
+                ranks: p.mpi_ranks.clone(),
                 threads: threads_per_rank(&p.threads)?,
                 what_if: p.mpi.what_if()?,
                 cluster: p.mpi.cluster,
                 matrix: p.mpi.matrix,
-            }),
-            _ => None,
+            })
         },
     })
+}
+
+/// What `--distribute` and `--procs` ask for, read (`None`: neither given).
+fn distribution_of(
+    arrays: &[String],
+    procs: &[String],
+) -> Result<Option<crate::distribution::DistributeArgs>> {
+    if arrays.is_empty() && procs.is_empty() {
+        return Ok(None);
+    }
+    let arrays = arrays
+        .iter()
+        .map(|a| augur_distribution::spec::ArrayDistribution::parse(a))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("--distribute {e}"))?;
+    let grids = procs
+        .iter()
+        .map(|g| augur_distribution::spec::Grid::parse(g))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("--procs {e}"))?;
+    Ok(Some(crate::distribution::DistributeArgs { arrays, grids }))
 }
 
 /// The threads of each rank of a hybrid prediction (`--mpi-ranks P --threads T`): one

@@ -4,6 +4,7 @@ mod characterize;
 mod cli;
 mod compare;
 mod completions;
+mod distribution;
 mod dynamic;
 mod gantt;
 mod optimizations;

@@ -112,6 +112,9 @@ pub struct PredictArgs {
     pub gantt: Option<PathBuf>,
     /// An MPI prediction (SimGrid replay).
     pub mpi: Option<crate::simgrid::MpiPredict>,
+    /// With --distribute or --procs: the distributions and grids (the replay's options in
+    /// `mpi`, its ranks the grids').
+    pub distribution: Option<crate::distribution::DistributeArgs>,
 }
 
 /// Warnings about a profile whose sources changed since it was made.
@@ -180,6 +183,22 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
+    if let (Some(d), Some(mpi)) = (&a.distribution, &a.mpi) {
+        if a.profiles.len() != 1 || machines.len() != 1 {
+            bail!("--distribute predicts one sequential program profile on one machine");
+        }
+        let how = crate::distribution::How {
+            gantt: a.gantt.as_deref(),
+            plot: a.plot.as_deref(),
+            json: a.json,
+            profile_out: a.profile_out.as_deref(),
+        };
+        print!(
+            "{}",
+            crate::distribution::run(&a.profiles[0], &machines[0], options, d, mpi, &how)?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(mpi) = &a.mpi {
         if a.profiles.len() != 1 || machines.len() != 1 {
             bail!("--mpi-ranks predicts one MPI program profile on one machine");
@@ -222,6 +241,9 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     }
     if a.report.is_some() && a.profiles.len() != 1 {
         bail!("--report writes the page of one program profile; give exactly one (or run `augur report` for each)");
+    }
+    if a.profile_out.is_some() && a.at.is_none() {
+        bail!("--profile-out writes the profile made by --at NAME=VALUE or --distribute/--procs");
     }
     let mut programs = vec![];
     for p in &a.profiles {

@@ -53,6 +53,19 @@ pub fn sweep(
     json: bool,
 ) -> Result<String> {
     let program = augur_program_profile::ProgramProfile::read(profile)?;
+    sweep_loaded(&program, profile, machine, options, a, plot, json)
+}
+
+/// [`sweep`] of a profile already read (`profile`: its name in the report and figure).
+pub fn sweep_loaded(
+    program: &augur_program_profile::ProgramProfile,
+    profile: &Path,
+    machine: &augur_model::LoadedMachine,
+    options: augur_model::PredictOptions,
+    a: &crate::simgrid::MpiPredict,
+    plot: Option<&Path>,
+    json: bool,
+) -> Result<String> {
     let how = a.options();
     let bar = indicatif::ProgressBar::new(a.ranks.len() as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -63,7 +76,7 @@ pub fn sweep(
     let mut predictions = vec![];
     for &p in &a.ranks {
         bar.set_message(format!("{p} ranks"));
-        let pred = augur_simgrid::predict_ranks(&program, &machine.profile, options, p, &how)
+        let pred = augur_simgrid::predict_ranks(program, &machine.profile, options, p, &how)
             .with_context(|| format!("{} at {p} ranks", profile.display()))?;
         predictions.push(pred);
         bar.inc(1);

@@ -114,6 +114,7 @@ struct TimelineJson<'a> {
 }
 
 /// What `augur predict --mpi-ranks` was given.
+#[derive(Debug, Clone)]
 pub struct MpiPredict {
     /// The rank counts (one: a prediction with its timeline; several: a sweep).
     pub ranks: Vec<u32>,
@@ -168,8 +169,24 @@ pub fn predict(
         anyhow::bail!("--plot with --mpi-ranks needs several rank counts (--mpi-ranks 1,2,4,8)");
     }
     let program = augur_program_profile::ProgramProfile::read(profile)?;
+    predict_one(&program, profile, machine, options, a, ranks, gantt, json)
+}
+
+/// [`predict`] at one rank count of a profile already read (`profile`: its name in the
+/// report).
+#[allow(clippy::too_many_arguments)]
+pub fn predict_one(
+    program: &augur_program_profile::ProgramProfile,
+    profile: &Path,
+    machine: &augur_model::LoadedMachine,
+    options: augur_model::PredictOptions,
+    a: &MpiPredict,
+    ranks: u32,
+    gantt: Option<&Path>,
+    json: bool,
+) -> Result<String> {
     let how = a.options();
-    let p = augur_simgrid::predict_ranks(&program, &machine.profile, options, ranks, &how)
+    let p = augur_simgrid::predict_ranks(program, &machine.profile, options, ranks, &how)
         .with_context(|| format!("{}", profile.display()))?;
     if let Some(path) = &a.matrix {
         crate::cli::write_atomically(path, p.matrix.csv().as_bytes())?;

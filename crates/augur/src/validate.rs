@@ -181,6 +181,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         threads: vec![],
         gantt: None,
         mpi: None,
+        distribution: None,
     };
     let shown = Path::new(&val.program);
     print!(

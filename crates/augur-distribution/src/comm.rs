@@ -41,6 +41,20 @@ pub enum Message {
         axis: usize,
         /// The index when known at compile time.
         index: Option<i64>,
+        /// The scalar (and offset) the index is, when it is one (a loop's index
+        /// outside the nest).
+        scalar: Option<(String, i64)>,
+        /// The owner's coordinate along `axis` at each entry of the nest, in order
+        /// (cycled; empty: the owner of `index`, or of the first index).
+        #[serde(skip)]
+        owners: Vec<u32>,
+    },
+    /// `array` redistributed so that the split index runs along a dimension it is not
+    /// distributed in (`b(i,j) = a(j,i)`): every processor sends each other one its
+    /// share of its part (an all-to-all).
+    Transpose {
+        /// The array.
+        array: String,
     },
     /// Every processor's part of `array` to every processor.
     Gather {
@@ -71,15 +85,26 @@ impl Message {
                 dim + 1
             ),
             Message::Broadcast {
-                array, dim, index, ..
-            } => match index {
-                Some(i) => format!("broadcast: {array} at index {i} of dimension {}", dim + 1),
-                None => format!(
+                array,
+                dim,
+                index,
+                scalar,
+                ..
+            } => match (index, scalar) {
+                (Some(i), _) => format!("broadcast: {array} at index {i} of dimension {}", dim + 1),
+                (None, Some((v, _))) => format!(
+                    "broadcast: {array} at index {v} of dimension {} (from its owner, each entry)",
+                    dim + 1
+                ),
+                (None, None) => format!(
                     "broadcast: {array} at a fixed index of dimension {} (from its owner)",
                     dim + 1
                 ),
             },
             Message::Gather { array } => format!("gather: all of {array} to every processor"),
+            Message::Transpose { array } => {
+                format!("transpose: {array} redistributed all-to-all")
+            }
             Message::Reduction { var, .. } => format!("reduction: {var} combined after the nest"),
         }
     }
@@ -106,6 +131,17 @@ fn read_exprs(kind: &StmtKind) -> Vec<&Expr> {
         }
         other => statement_exprs(other),
     }
+}
+
+/// Whether `e` reads the scalar `name`.
+pub fn reads_var(e: &Expr, name: &str) -> bool {
+    let mut found = false;
+    visit(e, &mut |x| {
+        if let ExprKind::Var(w) = &x.kind {
+            found |= w.name == name;
+        }
+    });
+    found
 }
 
 /// Calls `f` on `e` and every expression inside it, subscripts included.
@@ -238,13 +274,21 @@ fn reference(
                 } else if loop_of_var(unit, inside, &var).is_some_and(|l| {
                     unit.loop_within(Some(augur_ir::LoopId(l)), augur_ir::LoopId(nest.root))
                 }) {
-                    out.push(gather);
+                    out.push(if transposed(nest, subs, d, env) {
+                        Message::Transpose {
+                            array: array.clone(),
+                        }
+                    } else {
+                        gather
+                    });
                 } else {
                     out.push(Message::Broadcast {
                         array: array.clone(),
                         dim: d,
                         axis,
                         index: None,
+                        scalar: Some((var, off)),
+                        owners: vec![],
                     });
                 }
             }
@@ -253,11 +297,23 @@ fn reference(
                 dim: d,
                 axis,
                 index: Some(c),
+                scalar: None,
+                owners: vec![],
             }),
             Sub::Other => out.push(gather),
         }
     }
     out
+}
+
+/// Whether a split index subscripts another dimension of the reference than `d`, which
+/// another index runs along: the data is laid out across what the nest splits.
+fn transposed(nest: &Nest, subs: &[Subscript], d: usize, env: &augur_scaling::nest::Env) -> bool {
+    subs.iter().enumerate().any(|(k, s)| {
+        k != d
+            && matches!(s, Subscript::Index(e)
+                if matches!(subscript(e, env), Sub::Shifted(v, _) if nest.partitions.iter().any(|p| p.var == v)))
+    })
 }
 
 /// A scalar accumulated inside a split loop (`s = s + a(i)`, `m = max(m, a(i))`).
@@ -281,13 +337,24 @@ fn reduction(
         .partitions
         .iter()
         .any(|p| unit.loop_within(inside, augur_ir::LoopId(p.loop_id)));
-    let mut reads_itself = false;
-    visit(rhs, &mut |x| {
-        if let ExprKind::Var(w) = &x.kind {
-            reads_itself |= w.name == v.name;
-        }
-    });
-    (split && reads_itself).then(|| Message::Reduction {
+    let private = || {
+        // Set afresh inside a split loop: a temporary of each iteration.
+        nest.blocks.iter().any(|&b| {
+            let block = &unit.blocks[b as usize];
+            let in_split = nest
+                .partitions
+                .iter()
+                .any(|p| unit.loop_within(block.in_loop, augur_ir::LoopId(p.loop_id)));
+            in_split
+                && block.stmts.iter().any(|&si| {
+                    matches!(&unit.stmts[si as usize].kind,
+                        StmtKind::Assign { lhs: l, rhs: r }
+                            if matches!(&l.kind, ExprKind::Var(w) if w.name == v.name)
+                                && !reads_var(r, &v.name))
+                })
+        })
+    };
+    (split && reads_var(rhs, &v.name) && !private()).then(|| Message::Reduction {
         var: v.name.clone(),
         bytes: u32::from(v.ty.kind.max(1)),
     })

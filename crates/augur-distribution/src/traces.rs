@@ -24,6 +24,12 @@ pub fn traces(analysis: &Analysis, program: &Program, profile: &ProgramProfile) 
     let units = profile_units(program, profile);
     let groups = groups(&analysis.nests);
     let replicated = replicated(analysis, program, profile, &units);
+    let ctx = Ctx {
+        analysis,
+        program,
+        profile,
+        units: &units,
+    };
     let traces = (0..ranks)
         .map(|r| {
             let coords = analysis.grid.coords(r);
@@ -35,8 +41,16 @@ pub fn traces(analysis: &Analysis, program: &Program, profile: &ProgramProfile) 
             for g in &groups {
                 let nests: Vec<&Nest> = g.iter().map(|&i| &analysis.nests[i]).collect();
                 let repeat = nests[0].entries.round() as u64;
-                let (steps, tail) = pattern(analysis, program, profile, &units, &nests, r, &coords);
-                place(&mut records, &mut pending, steps, tail, repeat);
+                if moving_roots(&nests) && repeat <= UNROLLED_ENTRIES {
+                    // A broadcast whose root moves from entry to entry: each entry as is.
+                    for e in 0..repeat {
+                        let (steps, tail) = pattern(&ctx, &nests, &coords, e);
+                        place(&mut records, &mut pending, steps, tail, 1);
+                    }
+                } else {
+                    let (steps, tail) = pattern(&ctx, &nests, &coords, 0);
+                    place(&mut records, &mut pending, steps, tail, repeat);
+                }
             }
             pending.extend(replicated.iter().copied());
             records.push(one(vec![Step {
@@ -108,17 +122,33 @@ fn groups(nests: &[Nest]) -> Vec<Vec<usize>> {
     out
 }
 
-/// One repetition of a group at rank `r`: its steps and the compute after the last one.
-#[allow(clippy::too_many_arguments)]
-fn pattern(
-    analysis: &Analysis,
-    program: &Program,
-    profile: &ProgramProfile,
-    units: &[Option<usize>],
-    nests: &[&Nest],
-    r: u32,
-    coords: &[u32],
-) -> (Vec<Step>, Segment) {
+/// Entries of a group unrolled one by one at most (a broadcast's root moving).
+const UNROLLED_ENTRIES: u64 = 200_000;
+
+/// What every rank's pattern reads.
+struct Ctx<'a> {
+    analysis: &'a Analysis,
+    program: &'a Program,
+    profile: &'a ProgramProfile,
+    units: &'a [Option<usize>],
+}
+
+/// Whether a nest of the group broadcasts from a root that moves between entries.
+fn moving_roots(nests: &[&Nest]) -> bool {
+    nests.iter().flat_map(|n| &n.messages).any(|m| {
+        matches!(m, Message::Broadcast { owners, .. } if owners.windows(2).any(|w| w[0] != w[1]))
+    })
+}
+
+/// Entry `entry` of a group at the rank at `coords`: its steps and the compute after
+/// the last one.
+fn pattern(ctx: &Ctx<'_>, nests: &[&Nest], coords: &[u32], entry: u64) -> (Vec<Step>, Segment) {
+    let Ctx {
+        analysis,
+        program,
+        profile,
+        units,
+    } = *ctx;
     let mut steps = vec![];
     let mut pending: Segment = vec![];
     for (k, n) in nests.iter().enumerate() {
@@ -128,10 +158,10 @@ fn pattern(
         let unit = &program.units[n.unit];
         for (m, msg) in n.messages.iter().enumerate() {
             let tag = (k * 16 + m) as i32;
-            for event in events(analysis, msg, r, coords, tag, true) {
+            for event in events(analysis, msg, coords, tag, true, entry) {
                 steps.push(Step {
                     segment: std::mem::take(&mut pending),
-                    event,
+                    event: at_nest(event, n),
                 });
             }
         }
@@ -145,10 +175,10 @@ fn pattern(
             }
         }
         for msg in &n.messages {
-            for event in events(analysis, msg, r, coords, 0, false) {
+            for event in events(analysis, msg, coords, 0, false, entry) {
                 steps.push(Step {
                     segment: std::mem::take(&mut pending),
-                    event,
+                    event: at_nest(event, n),
                 });
             }
         }
@@ -156,15 +186,15 @@ fn pattern(
     (steps, pending)
 }
 
-/// The MPI events of message `msg` at rank `r` (`before`: the messages that precede the
-/// nest; else those that follow it).
+/// The MPI events of message `msg` at the rank at `coords` at entry `entry` of its nest
+/// (`before`: the messages that precede the nest; else those that follow it).
 fn events(
     analysis: &Analysis,
     msg: &Message,
-    r: u32,
     coords: &[u32],
     tag: i32,
     before: bool,
+    entry: u64,
 ) -> Vec<Event> {
     let layout = |a: &str| &analysis.layouts[a];
     match msg {
@@ -198,10 +228,15 @@ fn events(
             dim,
             axis,
             index,
+            owners,
+            ..
         } if before => {
             let l = layout(array);
             let d = &l.dims[*dim];
-            let owner = d.owner(index.unwrap_or(d.lower));
+            let owner = match owners.len() {
+                0 => d.owner(index.unwrap_or(d.lower)),
+                k => owners[(entry % k as u64) as usize],
+            };
             let mut at: Vec<i64> = vec![0; analysis.grid.0.len()];
             at[*axis] = i64::from(owner);
             let root = analysis.grid.rank(&at).unwrap_or(0);
@@ -209,7 +244,14 @@ fn events(
             let mut e = Event::new("bcast");
             e.peer = root as i32;
             e.bytes = l.cross_section(*dim, &root_coords) * i64::from(l.element_bytes);
-            let _ = r;
+            vec![e]
+        }
+        Message::Transpose { array } if before => {
+            let l: &ArrayLayout = layout(array);
+            let p = i64::from(analysis.grid.processors().max(1));
+            let mut e = Event::new("alltoall");
+            e.bytes = l.local_elements(coords) / p * i64::from(l.element_bytes);
+            e.bytes2 = e.bytes;
             vec![e]
         }
         Message::Gather { array } if before => {
@@ -225,6 +267,15 @@ fn events(
         }
         _ => vec![],
     }
+}
+
+/// `e` with the nest's first line as its call site (the messages it needs).
+fn at_nest(mut e: Event, n: &Nest) -> Event {
+    e.site = Some(augur_program_profile::mpi::Site {
+        file: n.file.clone(),
+        line: n.line,
+    });
+    e
 }
 
 /// The rank next to `coords` along `axis` in direction `step`, or MPI_PROC_NULL.

@@ -39,6 +39,31 @@ pub struct Partition {
     /// The index the assignment's subscript is fixed at (its owner runs every
     /// iteration), when it is a constant.
     pub fixed: Option<i64>,
+    /// The innermost loop of the assignment that asks for the split: the split covers
+    /// the blocks of the split loop on the way to it, not its sibling loops.
+    pub stmt_loop: u32,
+}
+
+impl Partition {
+    /// Whether block `b` of `unit` is split by this partition: inside the split loop,
+    /// straight in it or in the child loop that holds the assignment.
+    pub fn applies(&self, unit: &Unit, b: u32) -> bool {
+        let Some(inside) = unit.blocks.get(b as usize).and_then(|x| x.in_loop) else {
+            return false;
+        };
+        let split = augur_ir::LoopId(self.loop_id);
+        if !unit.loop_within(Some(inside), split) {
+            return false;
+        }
+        let mut child = inside;
+        while let Some(parent) = unit.loops[child.0 as usize].parent {
+            if parent == split {
+                break;
+            }
+            child = parent;
+        }
+        child == split || unit.loop_within(Some(augur_ir::LoopId(self.stmt_loop)), child)
+    }
 }
 
 /// A loop nest split over the processors.
@@ -53,6 +78,8 @@ pub struct Nest {
     pub root: u32,
     /// Its line.
     pub line: u32,
+    /// Its file, as the analysis named it.
+    pub file: String,
     /// Times the nest was entered in the profiled run.
     pub entries: f64,
     /// The split loops (one per grid axis at most).
@@ -66,10 +93,9 @@ pub struct Nest {
 impl Nest {
     /// The share of a block's executions that the processor at `coords` runs.
     pub fn share(&self, unit: &Unit, block: u32, coords: &[u32]) -> f64 {
-        let inside = unit.blocks.get(block as usize).and_then(|b| b.in_loop);
         self.partitions
             .iter()
-            .filter(|p| unit.loop_within(inside, augur_ir::LoopId(p.loop_id)))
+            .filter(|p| p.applies(unit, block))
             .map(|p| p.shares[coords.get(p.axis).copied().unwrap_or(0) as usize])
             .product()
     }
@@ -423,6 +449,8 @@ struct Candidate {
     offset: i64,
     /// A subscript fixed at this index: the statement's owner runs every iteration.
     fixed: Option<i64>,
+    /// The statement's innermost loop.
+    stmt_loop: u32,
     /// The loop indices the assignment's subscripts read.
     lhs_vars: Vec<String>,
 }
@@ -447,39 +475,51 @@ pub fn nests(
         for c in candidates {
             let root = nest_root_of(unit, &c);
             let group = by_root.entry(root).or_default();
-            // One split per loop, and none nested in another on the same grid axis:
+            // One split per grid axis along a chain of loops (the same loop included):
             // the first assignment decides.
             let nested =
                 |a: u32, b: u32| unit.loop_within(Some(augur_ir::LoopId(a)), augur_ir::LoopId(b));
             let clash = group.iter().any(|g| {
-                g.loop_id == c.loop_id
-                    || (layouts[&g.array].axes[g.dim] == layouts[&c.array].axes[c.dim]
-                        && (nested(c.loop_id, g.loop_id) || nested(g.loop_id, c.loop_id)))
+                layouts[&g.array].axes[g.dim] == layouts[&c.array].axes[c.dim]
+                    && (nested(c.loop_id, g.loop_id) || nested(g.loop_id, c.loop_id))
             });
             if !clash {
                 group.push(c);
             }
         }
+        let roots: Vec<u32> = by_root.keys().copied().collect();
         for (root, cands) in by_root {
-            let nest = nest_of(program, profile, ui, pi, root, cands, layouts, grid, notes);
-            out.push(nest);
+            let inner: Vec<u32> = roots
+                .iter()
+                .copied()
+                .filter(|&r| r != root && unit.loop_within(Some(augur_ir::LoopId(r)), augur_ir::LoopId(root)))
+                .collect();
+            let at = NestAt { ui, pi, root, inner };
+            out.push(nest_of(program, profile, &at, cands, layouts, grid, notes));
         }
     }
     Ok(out)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn nest_of(
-    program: &Program,
-    profile: &ProgramProfile,
+/// Where a nest is: its unit in the program and the profile, its root, the roots of the
+/// nests inside it (whose blocks are theirs).
+struct NestAt {
     ui: usize,
     pi: usize,
     root: u32,
+    inner: Vec<u32>,
+}
+
+fn nest_of(
+    program: &Program,
+    profile: &ProgramProfile,
+    at: &NestAt,
     cands: Vec<Candidate>,
     layouts: &BTreeMap<String, ArrayLayout>,
     grid: &Grid,
     notes: &mut Vec<String>,
 ) -> Nest {
+    let (ui, pi, root) = (at.ui, at.pi, at.root);
     let unit = &program.units[ui];
     let line = |l: u32| unit.loops[l as usize].span.start.line;
     let partitions: Vec<Partition> = cands
@@ -515,6 +555,7 @@ fn nest_of(
                 offset: c.offset,
                 exact: exact.is_some(),
                 fixed: c.fixed,
+                stmt_loop: c.stmt_loop,
                 shares: exact.unwrap_or_else(|| vec![1.0 / q as f64; q]),
             }
         })
@@ -522,7 +563,13 @@ fn nest_of(
     let blocks: Vec<u32> = unit
         .blocks
         .iter()
-        .filter(|b| unit.loop_within(b.in_loop, augur_ir::LoopId(root)))
+        .filter(|b| {
+            unit.loop_within(b.in_loop, augur_ir::LoopId(root))
+                && !at
+                    .inner
+                    .iter()
+                    .any(|&r| unit.loop_within(b.in_loop, augur_ir::LoopId(r)))
+        })
         .map(|b| b.id.0)
         .collect();
     let entries = profile.units[pi]
@@ -535,12 +582,29 @@ fn nest_of(
         unit_name: unit.name.clone(),
         root,
         line: line(root),
+        file: unit_file(program, unit),
         entries,
         partitions,
         blocks,
         messages: vec![],
     };
     nest.messages = crate::comm::messages(program, ui, &nest, layouts, notes);
+    for m in &mut nest.messages {
+        if let crate::comm::Message::Broadcast {
+            array,
+            dim,
+            scalar: Some((var, off)),
+            owners,
+            ..
+        } = m
+        {
+            let outer = unit.loops[root as usize].parent;
+            let layout = &layouts[array.as_str()].dims[*dim];
+            if let Some(values) = loop_of_var(unit, outer, var).and_then(|l| loop_values(program, profile, ui, l)) {
+                *owners = values.iter().map(|v| layout.owner(v + *off)).collect();
+            }
+        }
+    }
     nest
 }
 
@@ -578,9 +642,13 @@ fn candidates(
             let Some(st) = unit.stmts.get(si as usize) else {
                 continue;
             };
-            let StmtKind::Assign { lhs, .. } = &st.kind else {
+            let StmtKind::Assign { lhs, rhs } = &st.kind else {
                 continue;
             };
+            if let Some(c) = reduction_candidate(unit, inside, lhs, rhs, layouts, &env) {
+                out.push(c);
+                continue;
+            }
             let ExprKind::Elem(v, subs) = &lhs.kind else {
                 continue;
             };
@@ -628,6 +696,7 @@ fn candidates(
                         dim: d,
                         offset,
                         fixed,
+                        stmt_loop: inside.0,
                         lhs_vars: lhs_vars.clone(),
                     }),
                     None => notes.push(format!(
@@ -642,4 +711,92 @@ fn candidates(
         }
     }
     Ok(out)
+}
+
+/// A scalar reduced over a distributed array's elements (`s = s + x(i)`): the loop is
+/// split by the owner of the element read, the partial results combined after.
+fn reduction_candidate(
+    unit: &Unit,
+    inside: augur_ir::LoopId,
+    lhs: &Expr,
+    rhs: &Expr,
+    layouts: &BTreeMap<String, ArrayLayout>,
+    env: &Env,
+) -> Option<Candidate> {
+    let ExprKind::Var(v) = &lhs.kind else {
+        return None;
+    };
+    if v.rank != 0 || !crate::comm::reads_var(rhs, &v.name) {
+        return None;
+    }
+    let mut found = None;
+    crate::comm::visit(rhs, &mut |x| {
+        let ExprKind::Elem(a, subs) = &x.kind else {
+            return;
+        };
+        let Some(layout) = layouts.get(&a.name).filter(|_| found.is_none()) else {
+            return;
+        };
+        for (d, s) in subs.iter().enumerate().take(layout.dims.len()) {
+            let (Some(_), Subscript::Index(e)) = (layout.axes[d], s) else {
+                continue;
+            };
+            if let Sub::Shifted(var, off) = subscript(e, env) {
+                if let Some(l) = loop_of_var(unit, Some(inside), &var) {
+                    let vars = subs
+                        .iter()
+                        .filter_map(|s| match s {
+                            Subscript::Index(e) => match subscript(e, env) {
+                                Sub::Shifted(v, _) => Some(v),
+                                _ => None,
+                            },
+                            Subscript::Range(..) => None,
+                        })
+                        .collect();
+                    found = Some(Candidate {
+                        loop_id: l,
+                        array: a.name.clone(),
+                        dim: d,
+                        offset: off,
+                        fixed: None,
+                        stmt_loop: inside.0,
+                        lhs_vars: vars,
+                    });
+                    return;
+                }
+            }
+        }
+    });
+    found
+}
+
+/// The file of `unit`'s first line, as the analysis named it.
+fn unit_file(program: &Program, unit: &Unit) -> String {
+    program
+        .files
+        .files
+        .get(unit.span.start.file.0 as usize)
+        .map_or(String::new(), |f| f.path.display().to_string())
+}
+
+/// Values a broadcast's owners may enumerate at most.
+const OWNER_VALUES: i128 = 1_000_000;
+
+/// The index values of one entry of counted loop `l` (its bounds with the most frequent
+/// values of its nest); `None` when they cannot be evaluated or are too many.
+fn loop_values(program: &Program, profile: &ProgramProfile, ui: usize, l: u32) -> Option<Vec<i64>> {
+    let unit = &program.units[ui];
+    let root = nest_root(unit, l).unwrap_or(l);
+    let (env, _) = envs(program, profile, ui, root).into_iter().next()?;
+    let Count::Sum { lo, hi, step, .. } = iterations_from(unit, l, l)? else {
+        return None;
+    };
+    let (lo, hi, step) = (lo.eval(&env)?, hi.eval(&env)?, step.eval(&env)?);
+    let trips = trip_count(lo, hi, step);
+    if trips <= 0 || trips > OWNER_VALUES {
+        return None;
+    }
+    (0..trips)
+        .map(|t| i64::try_from(lo + t * step).ok())
+        .collect()
 }

@@ -107,10 +107,11 @@ pub fn analyze(
     }
     let grid = match processors.0.len() {
         1 if axes_needed > 1 => Grid::even(processors.0[0], axes_needed),
-        n if n >= axes_needed => processors.clone(),
-        _ => {
+        n if n == axes_needed => processors.clone(),
+        n => {
             return Err(format!(
-                "the grid {processors} has fewer axes than the {axes_needed} distributed dimensions of an array"
+                "the grid {processors} has {n} axes but the arrays are distributed over {axes_needed}: give one processor count (--procs {}) or a grid of {axes_needed} axes",
+                processors.processors()
             ))
         }
     };

@@ -492,9 +492,16 @@ pub fn nests(
             let inner: Vec<u32> = roots
                 .iter()
                 .copied()
-                .filter(|&r| r != root && unit.loop_within(Some(augur_ir::LoopId(r)), augur_ir::LoopId(root)))
+                .filter(|&r| {
+                    r != root && unit.loop_within(Some(augur_ir::LoopId(r)), augur_ir::LoopId(root))
+                })
                 .collect();
-            let at = NestAt { ui, pi, root, inner };
+            let at = NestAt {
+                ui,
+                pi,
+                root,
+                inner,
+            };
             out.push(nest_of(program, profile, &at, cands, layouts, grid, notes));
         }
     }
@@ -600,7 +607,9 @@ fn nest_of(
         {
             let outer = unit.loops[root as usize].parent;
             let layout = &layouts[array.as_str()].dims[*dim];
-            if let Some(values) = loop_of_var(unit, outer, var).and_then(|l| loop_values(program, profile, ui, l)) {
+            if let Some(values) =
+                loop_of_var(unit, outer, var).and_then(|l| loop_values(program, profile, ui, l))
+            {
                 *owners = values.iter().map(|v| layout.owner(v + *off)).collect();
             }
         }

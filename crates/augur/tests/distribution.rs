@@ -1,0 +1,250 @@
+//! `augur predict --distribute/--procs` (issue 43) with the real compilers, OpenMPI and
+//! SimGrid: each sequential program of `corpus/distribution` distributed by its HPF
+//! directives sends, rank by rank, the messages and bytes its hand-written MPI twin
+//! sends (the twin traced by `augur analyze --mpi-ranks`); a distribution that cannot
+//! apply is an error that names it.
+
+use augur_program_profile::ProgramProfile;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn augur() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_augur"))
+}
+
+/// Runs `cmd`, asserts that it succeeded and returns its standard output.
+fn succeeded(cmd: &mut Command) -> String {
+    let res = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&res.stdout).to_string();
+    assert!(
+        res.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    stdout
+}
+
+/// Runs `cmd`, asserts that it failed and returns its standard error.
+fn failed(cmd: &mut Command) -> String {
+    let res = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&res.stderr).to_string();
+    assert!(!res.status.success(), "succeeded: {stderr}");
+    stderr
+}
+
+/// One MPI job at a time (2 cores).
+static ONE_JOB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// These tests run the real MPI library: without it they fail (never skip silently).
+fn require_mpi() -> std::sync::MutexGuard<'static, ()> {
+    for tool in ["mpif90", "mpirun", "smpirun"] {
+        assert!(
+            augur_mpi::find_on_path(tool).is_some(),
+            "{tool} not found: these tests need OpenMPI and SimGrid (scripts/setup.sh installs them)"
+        );
+    }
+    ONE_JOB.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A machine of the library with a measured `[mpi]` network.
+const MACHINE: &str = "gfortran12-O2-xeon-2core";
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/distribution")
+}
+
+/// Copies `files` of the corpus into a new directory.
+fn copied(files: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in files {
+        std::fs::copy(corpus().join(f), dir.path().join(f)).unwrap();
+    }
+    dir
+}
+
+/// Per rank of the run at `ranks`: each MPI operation's calls and bytes sent (a
+/// `sendrecv`'s half to MPI_PROC_NULL sends nothing).
+fn summary(p: &ProgramProfile, ranks: u32) -> Vec<BTreeMap<String, (u64, i64)>> {
+    let run = p
+        .mpi
+        .as_ref()
+        .and_then(|m| m.runs.iter().find(|r| r.ranks == ranks))
+        .unwrap_or_else(|| panic!("no run at {ranks} ranks"));
+    run.traces
+        .iter()
+        .map(|t| {
+            let mut by_op: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+            for rec in &t.records {
+                for s in &rec.steps {
+                    let e = &s.event;
+                    if !e.is_call() || e.op == "init" || e.op == "finalize" {
+                        continue;
+                    }
+                    let sent = if e.op == "sendrecv" && e.peer < 0 {
+                        0
+                    } else {
+                        e.bytes
+                    };
+                    let slot = by_op.entry(e.op.clone()).or_default();
+                    slot.0 += rec.repeat;
+                    slot.1 += sent * rec.repeat as i64;
+                }
+            }
+            by_op
+        })
+        .collect()
+}
+
+/// The pair `name`: its sequential program distributed at 2 and 4 processors sends what
+/// its MPI twin sends, rank by rank, operation by operation.
+fn pair_matches_its_twin(name: &str) {
+    let _one_job = require_mpi();
+    let (seq, mpi) = (format!("{name}_seq.f90"), format!("{name}_mpi.f90"));
+    let dir = copied(&[&seq, &mpi]);
+    let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
+    at(&["analyze", &seq, "--no-branch-run", "-o", "s.json"]);
+    at(&[
+        "analyze",
+        &mpi,
+        "--fc",
+        "mpif90",
+        "--mpi-ranks",
+        "2,4",
+        "--no-branch-run",
+        "-o",
+        "m.json",
+    ]);
+    let report = at(&[
+        "predict",
+        "s.json",
+        "-m",
+        MACHINE,
+        "--procs",
+        "2,4",
+        "--profile-out",
+        "d.json",
+    ]);
+    assert!(
+        report.contains("loop nests split over the 4 processors"),
+        "{report}"
+    );
+    let read = |f: &str| ProgramProfile::read(&dir.path().join(f)).unwrap();
+    let (distributed, twin) = (read("d.json"), read("m.json"));
+    for ranks in [2, 4] {
+        assert_eq!(
+            summary(&distributed, ranks),
+            summary(&twin, ranks),
+            "{name} at {ranks} ranks: distributed (left) against its MPI twin (right)\n{report}"
+        );
+    }
+}
+
+#[test]
+fn jacobi2d_sends_what_its_twin_sends() {
+    pair_matches_its_twin("jacobi2d");
+}
+
+#[test]
+fn stencil2d_sends_what_its_twin_sends() {
+    pair_matches_its_twin("stencil2d");
+}
+
+#[test]
+fn redblack_sends_what_its_twin_sends() {
+    pair_matches_its_twin("redblack");
+}
+
+#[test]
+fn matvec_sends_what_its_twin_sends() {
+    pair_matches_its_twin("matvec");
+}
+
+#[test]
+fn reduce_sends_what_its_twin_sends() {
+    pair_matches_its_twin("reduce");
+}
+
+#[test]
+fn lu_cyclic_sends_what_its_twin_sends() {
+    pair_matches_its_twin("lu_cyclic");
+}
+
+#[test]
+fn transpose_sends_what_its_twin_sends() {
+    pair_matches_its_twin("transpose");
+}
+
+#[test]
+fn distributions_that_cannot_apply_name_what_is_wrong() {
+    let _one_job = require_mpi();
+    let dir = copied(&["jacobi2d_seq.f90"]);
+    let at = |args: &[&str]| augur().current_dir(dir.path()).args(args).output().unwrap();
+    let out = at(&[
+        "analyze",
+        "jacobi2d_seq.f90",
+        "--no-branch-run",
+        "-o",
+        "s.json",
+    ]);
+    assert!(out.status.success());
+    let predict = |extra: &[&str]| {
+        let mut c = augur();
+        c.current_dir(dir.path())
+            .args(["predict", "s.json", "-m", MACHINE])
+            .args(extra);
+        c
+    };
+    let e = failed(&mut predict(&["--distribute", "w(BLOCK)", "--procs", "2"]));
+    assert!(
+        e.contains("w is distributed but the program has no array of that name"),
+        "{e}"
+    );
+    let e = failed(&mut predict(&["--distribute", "u(BLOCK)", "--procs", "2"]));
+    assert!(
+        e.contains("u has 2 dimension(s) but its distribution gives 1"),
+        "{e}"
+    );
+    let e = failed(&mut predict(&[
+        "--distribute",
+        "u(*,BLOCK(100))",
+        "--procs",
+        "2",
+    ]));
+    assert!(
+        e.contains("BLOCK(100) over 2 processors holds 200 of its 602"),
+        "{e}"
+    );
+    let e = failed(&mut predict(&["--distribute", "u(*,BLOK)", "--procs", "2"]));
+    assert!(
+        e.contains("--distribute") && e.contains("not a format"),
+        "{e}"
+    );
+    let e = failed(&mut predict(&["--procs", "2x2"]));
+    assert!(
+        e.contains("the grid 2x2 has 2 axes but the arrays are distributed over 1"),
+        "{e}"
+    );
+    // The command line's distribution replaces the directive's for the same array.
+    let text = succeeded(&mut predict(&[
+        "--distribute",
+        "u(BLOCK,*)",
+        "--procs",
+        "2",
+    ]));
+    assert!(
+        text.contains("u(BLOCK,*)") && text.contains("unew(BLOCK,*)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("shift: u halo of 1 below, 1 above in dimension 1"),
+        "{text}"
+    );
+    // A changed source is refused.
+    let src = dir.path().join("jacobi2d_seq.f90");
+    let mut s = std::fs::read_to_string(&src).unwrap();
+    s.push_str("! changed\n");
+    std::fs::write(&src, s).unwrap();
+    let e = failed(&mut predict(&["--procs", "2"]));
+    assert!(e.contains("changed since the analysis"), "{e}");
+}

@@ -21,6 +21,7 @@
 pub mod accuracy;
 pub mod corpus;
 pub mod counts;
+pub mod distribution;
 pub mod front_end;
 pub mod incore;
 pub mod loop_errors;

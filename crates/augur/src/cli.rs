@@ -783,6 +783,27 @@ enum BenchCommand {
         #[arg(long, value_delimiter = ',', value_name = "P1,P2,...")]
         replay_cost: Vec<u32>,
     },
+    /// Data distributions against MPI twins: each sequential program of
+    /// corpus/distribution distributed by its HPF directives and predicted, beside its
+    /// hand-written MPI twin timed at 1 and 2 ranks (and augur's prediction of the twin
+    /// itself) and beside SimGrid's online simulation of the twin at more ranks.
+    Distribution {
+        /// Machine profile (library name or file) with an [mpi] section.
+        #[arg(short, long)]
+        machine: String,
+        /// Timed runs of each twin at 1 and 2 ranks (the median is used).
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// Rank counts simulated online (those each pair's twin accepts).
+        #[arg(long, value_delimiter = ',', default_value = "4,8,16,32,64")]
+        simulate: Vec<u32>,
+        /// Only these pairs (default: all).
+        #[arg(long, num_args = 1..)]
+        only: Vec<String>,
+        /// The pairs' manifest.
+        #[arg(long, default_value = "corpus/distribution/pairs.toml")]
+        manifest: PathBuf,
+    },
     /// Instrumentation overhead: run time of the instrumented program over the plain one,
     /// per corpus program and the median (same compiler and flags).
     Overhead {
@@ -1685,6 +1706,25 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
                     ranks: &ranks,
                     only: &only,
                     replay_cost: &replay_cost,
+                })?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        BenchCommand::Distribution {
+            machine,
+            runs,
+            simulate,
+            only,
+            manifest,
+        } => {
+            print!(
+                "{}",
+                augur_bench::distribution::run(&augur_bench::distribution::DistributionArgs {
+                    manifest: &manifest,
+                    machine: &machine,
+                    runs,
+                    simulate: &simulate,
+                    only: &only,
                 })?
             );
             Ok(ExitCode::SUCCESS)

@@ -21,6 +21,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("augur-locality", &["augur-ir", "augur-program-profile"]),
     // Counts as functions of the size: math over the IR and the profile's model types.
     ("augur-scaling", &["augur-ir", "augur-program-profile"]),
+    // Data distributions: owner-computes over the IR and the profile's counts, the
+    // symbolic counts of augur-scaling; traces in the profile's MPI format.
+    (
+        "augur-distribution",
+        &["augur-ir", "augur-program-profile", "augur-scaling"],
+    ),
     // The program wing.
     (
         "augur-program",
@@ -32,6 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "augur-toolchain",
             "augur-locality",
             "augur-scaling",
+            "augur-distribution",
         ],
     ),
     // The machine wing.

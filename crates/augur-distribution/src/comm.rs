@@ -253,7 +253,10 @@ fn reference(
             array: array.clone(),
         };
         let Subscript::Index(e) = s else {
-            out.push(gather);
+            match section_reference(nest, layout, d, axis, s, env) {
+                Some(shift) => out.extend(shift),
+                None => out.push(gather),
+            }
             continue;
         };
         match subscript(e, env) {
@@ -306,6 +309,35 @@ fn reference(
     out
 }
 
+/// A section of a distributed dimension in an array statement split by sections:
+/// `Some(None)` (local) where it starts where the assigned section does, `Some(shift)` by
+/// the difference; `None` (a gather) where the nest is not split by a section on that
+/// axis or a bound has no value.
+fn section_reference(
+    nest: &Nest,
+    layout: &ArrayLayout,
+    d: usize,
+    axis: usize,
+    s: &Subscript,
+    env: &augur_scaling::nest::Env,
+) -> Option<Option<Message>> {
+    let p = nest
+        .partitions
+        .iter()
+        .find(|p| p.section && p.axis == axis)?;
+    let dim = &layout.dims[d];
+    let whole = (dim.lower, dim.lower + dim.extent - 1);
+    let (lo, _) = crate::work::section_range(Some(s), whole, env)?;
+    let delta = lo - p.offset;
+    Some((delta != 0).then(|| Message::Halo {
+        array: layout.array.clone(),
+        dim: d,
+        axis,
+        below: (-delta).max(0),
+        above: delta.max(0),
+    }))
+}
+
 /// Whether a split index subscripts another dimension of the reference than `d`, which
 /// another index runs along: the data is laid out across what the nest splits.
 fn transposed(nest: &Nest, subs: &[Subscript], d: usize, env: &augur_scaling::nest::Env) -> bool {
@@ -354,7 +386,11 @@ fn reduction(
                 })
         })
     };
-    (split && reads_var(rhs, &v.name) && !private()).then(|| Message::Reduction {
+    // An array statement's scalar result (`s = sum(u)`) is a reduction of its elements.
+    let elements =
+        inside.is_some_and(|l| unit.loops[l.0 as usize].kind == augur_ir::LoopKind::ArrayElements);
+    let reduced = elements || (reads_var(rhs, &v.name) && !private());
+    (split && reduced).then(|| Message::Reduction {
         var: v.name.clone(),
         bytes: u32::from(v.ty.kind.max(1)),
     })

@@ -122,6 +122,21 @@ pub fn analyze(
         let layout = work::layout(program, profile, array, f, &grid, ranges.get(array))?;
         layouts.insert(array.clone(), layout);
     }
+    for l in layouts.values() {
+        for (k, d) in l.dims.iter().enumerate() {
+            let empty = (0..d.procs).filter(|&c| d.local_extent(c) == 0).count();
+            if empty > 0 {
+                notes.push(format!(
+                    "at {} processors, {empty} of the {} along {}'s dimension {} own none of its {} indices: they have no work there, only the messages",
+                    grid.processors(),
+                    d.procs,
+                    l.array,
+                    k + 1,
+                    d.extent
+                ));
+            }
+        }
+    }
     let nests = work::nests(program, profile, &layouts, &grid, &mut notes)?;
     Ok(Analysis {
         grid,

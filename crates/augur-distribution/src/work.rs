@@ -42,6 +42,9 @@ pub struct Partition {
     /// The innermost loop of the assignment that asks for the split: the split covers
     /// the blocks of the split loop on the way to it, not its sibling loops.
     pub stmt_loop: u32,
+    /// An array statement's loop over its elements, split by the section it assigns
+    /// (`offset` is then the section's first index in the dimension).
+    pub section: bool,
 }
 
 impl Partition {
@@ -451,6 +454,8 @@ struct Candidate {
     fixed: Option<i64>,
     /// The statement's innermost loop.
     stmt_loop: u32,
+    /// An array statement's section in the dimension: its first and last index.
+    section: Option<(i64, i64)>,
     /// The loop indices the assignment's subscripts read.
     lhs_vars: Vec<String>,
 }
@@ -470,7 +475,7 @@ pub fn nests(
         let Some(pi) = in_profile[ui] else {
             continue;
         };
-        let candidates = candidates(program, ui, layouts, notes)?;
+        let candidates = candidates(program, profile, ui, layouts, notes)?;
         let mut by_root: BTreeMap<u32, Vec<Candidate>> = BTreeMap::new();
         for c in candidates {
             let root = nest_root_of(unit, &c);
@@ -535,13 +540,17 @@ fn nest_of(
             let layout = &layouts[&c.array];
             let axis = layout.axes[c.dim].unwrap_or(0);
             let dim = layout.dims[c.dim];
-            let exact = match c.fixed {
-                Some(index) => {
+            let exact = match (c.fixed, c.section) {
+                (Some(index), _) => {
                     let mut one = vec![0.0; dim.procs.max(1) as usize];
                     one[dim.owner(index) as usize] = 1.0;
                     Some(one)
                 }
-                None => shares(program, profile, ui, c.loop_id, &dim, c.offset),
+                (None, Some((lo, hi))) => {
+                    let n = (hi - lo + 1).max(1) as f64;
+                    Some((0..dim.procs.max(1)).map(|q| dim.owned_in(q, lo, hi) as f64 / n).collect())
+                }
+                (None, None) => shares(program, profile, ui, c.loop_id, &dim, c.offset),
             };
             if exact.is_none() {
                 notes.push(format!(
@@ -563,6 +572,7 @@ fn nest_of(
                 exact: exact.is_some(),
                 fixed: c.fixed,
                 stmt_loop: c.stmt_loop,
+                section: c.section.is_some(),
                 shares: exact.unwrap_or_else(|| vec![1.0 / q as f64; q]),
             }
         })
@@ -636,6 +646,7 @@ fn nest_root_of(unit: &Unit, c: &Candidate) -> u32 {
 /// The split loops the assignments of unit `ui` to distributed arrays ask for.
 fn candidates(
     program: &Program,
+    profile: &ProgramProfile,
     ui: usize,
     layouts: &BTreeMap<String, ArrayLayout>,
     notes: &mut Vec<String>,
@@ -654,6 +665,16 @@ fn candidates(
             let StmtKind::Assign { lhs, rhs } = &st.kind else {
                 continue;
             };
+            if unit.loops[inside.0 as usize].kind == LoopKind::ArrayElements {
+                out.extend(section_candidates(
+                    program, profile, ui, inside, lhs, rhs, layouts,
+                ));
+                continue;
+            }
+            if lhs.array {
+                // An array statement's set-up: its elements' block is split above.
+                continue;
+            }
             if let Some(c) = reduction_candidate(unit, inside, lhs, rhs, layouts, &env) {
                 out.push(c);
                 continue;
@@ -706,6 +727,7 @@ fn candidates(
                         offset,
                         fixed,
                         stmt_loop: inside.0,
+                        section: None,
                         lhs_vars: lhs_vars.clone(),
                     }),
                     None => notes.push(format!(
@@ -769,6 +791,7 @@ fn reduction_candidate(
                         offset: off,
                         fixed: None,
                         stmt_loop: inside.0,
+                        section: None,
                         lhs_vars: vars,
                     });
                     return;
@@ -808,4 +831,95 @@ fn loop_values(program: &Program, profile: &ProgramProfile, ui: usize, l: u32) -
     (0..trips)
         .map(|t| i64::try_from(lo + t * step).ok())
         .collect()
+}
+
+/// The splits of an array statement (`u(2:n-1) = ...`, `u = 0`, `s = sum(u)`) over its
+/// elements: each distributed dimension of the array it assigns (or, for a scalar, of
+/// the first distributed array it reads) split by the section's indices each owns.
+fn section_candidates(
+    program: &Program,
+    profile: &ProgramProfile,
+    ui: usize,
+    inside: augur_ir::LoopId,
+    lhs: &Expr,
+    rhs: &Expr,
+    layouts: &BTreeMap<String, ArrayLayout>,
+) -> Vec<Candidate> {
+    let unit = &program.units[ui];
+    let root = nest_root(unit, inside.0).unwrap_or(inside.0);
+    let Some((env, _)) = envs(program, profile, ui, root).into_iter().next() else {
+        return vec![];
+    };
+    let target = distributed_ref(lhs, layouts).or_else(|| {
+        let mut found = None;
+        crate::comm::visit(rhs, &mut |x| {
+            if found.is_none() {
+                found = distributed_ref(x, layouts);
+            }
+        });
+        found
+    });
+    let Some((array, subs)) = target else {
+        return vec![];
+    };
+    let layout = &layouts[&array];
+    let mut out = vec![];
+    for (d, dim) in layout.dims.iter().enumerate() {
+        if layout.axes[d].is_none() {
+            continue;
+        }
+        let whole = (dim.lower, dim.lower + dim.extent - 1);
+        let Some((lo, hi)) = section_range(subs.and_then(|s| s.get(d)), whole, &env) else {
+            continue;
+        };
+        out.push(Candidate {
+            loop_id: inside.0,
+            array: array.clone(),
+            dim: d,
+            offset: lo,
+            fixed: None,
+            stmt_loop: inside.0,
+            section: Some((lo, hi)),
+            lhs_vars: vec![],
+        });
+    }
+    out
+}
+
+/// A distributed array referenced whole or by element or section: its name and
+/// subscripts (`None`: the whole array).
+fn distributed_ref<'e>(
+    e: &'e Expr,
+    layouts: &BTreeMap<String, ArrayLayout>,
+) -> Option<(String, Option<&'e Vec<Subscript>>)> {
+    match &e.kind {
+        ExprKind::Var(v) if layouts.contains_key(&v.name) => Some((v.name.clone(), None)),
+        ExprKind::Elem(v, subs) if layouts.contains_key(&v.name) => {
+            Some((v.name.clone(), Some(subs)))
+        }
+        _ => None,
+    }
+}
+
+/// The indices a section subscript runs over (`whole`: the dimension's, for `:` or no
+/// subscript); `None` where a bound has no value or the stride is not 1.
+pub fn section_range(s: Option<&Subscript>, whole: (i64, i64), env: &Env) -> Option<(i64, i64)> {
+    let value = |e: &Option<Expr>, default: i64| -> Option<i64> {
+        match e {
+            None => Some(default),
+            Some(x) => augur_scaling::nest::IntExpr::of(x)?
+                .eval(env)
+                .and_then(|v| i64::try_from(v).ok()),
+        }
+    };
+    match s {
+        None => Some(whole),
+        Some(Subscript::Range(lo, hi, step)) => {
+            if value(step, 1)? != 1 {
+                return None;
+            }
+            Some((value(lo, whole.0)?, value(hi, whole.1)?))
+        }
+        Some(Subscript::Index(_)) => None,
+    }
 }

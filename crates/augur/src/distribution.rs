@@ -180,7 +180,11 @@ fn nests_text(a: &Analysis) -> String {
                 }
                 format!(
                     "{} ({} dim {}, {:.1}%{})",
-                    p.var,
+                    if p.section {
+                        "array statement"
+                    } else {
+                        p.var.as_str()
+                    },
                     p.array,
                     p.dim + 1,
                     most * 100.0,

@@ -248,3 +248,37 @@ fn distributions_that_cannot_apply_name_what_is_wrong() {
     let e = failed(&mut predict(&["--procs", "2"]));
     assert!(e.contains("changed since the analysis"), "{e}");
 }
+
+/// F90 array statements on distributed arrays: split by the sections they assign, a
+/// shifted section a halo, `sum` a reduction.
+#[test]
+fn array_statements_are_split_by_their_sections() {
+    let _one_job = require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let src = "program heat1d\n  implicit none\n  integer, parameter :: n = 20000, nsteps = 50\n  real(8) :: u(n), unew(n), s\n!HPF$ DISTRIBUTE u(BLOCK)\n!HPF$ ALIGN unew(i) WITH u(i)\n  integer :: it\n  u = 0.0d0\n  u(n/2) = 1.0d0\n  unew = u\n  do it = 1, nsteps\n    unew(2:n-1) = u(2:n-1) + 0.25d0 * (u(1:n-2) - 2.0d0 * u(2:n-1) + u(3:n))\n    u = unew\n  end do\n  s = sum(u)\n  print *, s\nend program heat1d\n";
+    std::fs::write(dir.path().join("heat1d.f90"), src).unwrap();
+    let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
+    at(&["analyze", "heat1d.f90", "--no-branch-run", "-o", "s.json"]);
+    let report = at(&[
+        "predict",
+        "s.json",
+        "-m",
+        MACHINE,
+        "--procs",
+        "4",
+        "--profile-out",
+        "d.json",
+    ]);
+    assert!(
+        report.contains("array statement (unew dim 1, 25.0%)")
+            && report.contains("shift: u halo of 1 below, 1 above in dimension 1")
+            && report.contains("reduction: s combined after the nest"),
+        "{report}"
+    );
+    let d = ProgramProfile::read(&dir.path().join("d.json")).unwrap();
+    let ranks = summary(&d, 4);
+    // An inner rank exchanges one element each way every step; the ends one way.
+    assert_eq!(ranks[1]["sendrecv"], (100, 50 * 2 * 8));
+    assert_eq!(ranks[0]["sendrecv"], (100, 50 * 8));
+    assert_eq!(ranks[3]["allreduce"], (1, 8));
+}

@@ -211,15 +211,38 @@ fn events(
             above,
         } if before => {
             let l = layout(array);
-            let layer = l.cross_section(*dim, coords) * i64::from(l.element_bytes);
-            let lower = neighbour(analysis, coords, *axis, -1);
-            let upper = neighbour(analysis, coords, *axis, 1);
+            let d = &l.dims[*dim];
+            // BLOCK: the neighbours' edge layers, none past the ends. CYCLIC(m): a shift
+            // of w reaches the next processor round the ring for w of every m indices.
+            let cyclic = match d.format {
+                crate::spec::Format::Cyclic(m) if d.procs > 1 => Some(m),
+                _ => None,
+            };
+            let wrap = cyclic.is_some();
+            // Bytes the rank at `at` sends for a shift of `w`.
+            let sent = |at: &[u32], w: i64| {
+                let layers =
+                    cyclic.map_or(w, |m| (d.local_extent(at[*axis]) * w.min(m) + m - 1) / m);
+                layers * l.cross_section(*dim, at) * i64::from(l.element_bytes)
+            };
+            let lower = neighbour(analysis, coords, *axis, -1, wrap);
+            let upper = neighbour(analysis, coords, *axis, 1, wrap);
+            let at = |r: i32| (r >= 0).then(|| analysis.grid.coords(r as u32));
+            let from = |r: i32, w: i64| at(r).map_or(0, |c| sent(&c, w));
             let mut out = vec![];
             if *above > 0 {
-                out.push(sendrecv(lower, upper, above * layer, tag * 2));
+                let mine = sent(coords, *above);
+                out.push(sendrecv(lower, upper, mine, from(upper, *above), tag * 2));
             }
             if *below > 0 {
-                out.push(sendrecv(upper, lower, below * layer, tag * 2 + 1));
+                let mine = sent(coords, *below);
+                out.push(sendrecv(
+                    upper,
+                    lower,
+                    mine,
+                    from(lower, *below),
+                    tag * 2 + 1,
+                ));
             }
             out
         }
@@ -278,22 +301,27 @@ fn at_nest(mut e: Event, n: &Nest) -> Event {
     e
 }
 
-/// The rank next to `coords` along `axis` in direction `step`, or MPI_PROC_NULL.
-fn neighbour(analysis: &Analysis, coords: &[u32], axis: usize, step: i64) -> i32 {
+/// The rank next to `coords` along `axis` in direction `step` (round the axis when
+/// `wrap`), or MPI_PROC_NULL.
+fn neighbour(analysis: &Analysis, coords: &[u32], axis: usize, step: i64, wrap: bool) -> i32 {
     let mut at: Vec<i64> = coords.iter().map(|&c| i64::from(c)).collect();
     at[axis] += step;
+    if wrap {
+        let q = i64::from(analysis.grid.0[axis]);
+        at[axis] = at[axis].rem_euclid(q);
+    }
     analysis.grid.rank(&at).map_or(PROC_NULL, |r| r as i32)
 }
 
-/// A `sendrecv` to `dest` of `bytes`, from `source` of as many.
-fn sendrecv(dest: i32, source: i32, bytes: i64, tag: i32) -> Event {
+/// A `sendrecv` to `dest` of `bytes`, from `source` of `received`.
+fn sendrecv(dest: i32, source: i32, bytes: i64, received: i64, tag: i32) -> Event {
     let mut e = Event::new("sendrecv");
     e.peer = dest;
     e.request = i64::from(source);
     e.tag = tag;
     e.recv_tag = Some(tag);
     e.bytes = if dest == PROC_NULL { 0 } else { bytes };
-    e.bytes2 = if source == PROC_NULL { 0 } else { bytes };
+    e.bytes2 = if source == PROC_NULL { 0 } else { received };
     e
 }
 

@@ -475,6 +475,13 @@ struct PredictCmd {
     /// timeline, several for a sweep (default: the sources' `!HPF$ PROCESSORS`).
     #[arg(long, value_name = "P1,P2,...|AxB", value_delimiter = ',', conflicts_with_all = ["at", "threads"])]
     procs: Vec<String>,
+    /// With --procs: another candidate distribution to rank against the one given
+    /// (--distribute and the directives): arrays separated by `;`
+    /// (`'u(BLOCK,*);unew(BLOCK,*)'`), each replacing that array's distribution; repeat
+    /// for more candidates. Prints each candidate's predicted time at each processor
+    /// count, the fastest, and why.
+    #[arg(long, value_name = "ARRAY(FORMATS);...", requires = "procs")]
+    distribute_alt: Vec<String>,
     #[command(flatten)]
     mpi: MpiPredictArgs,
 }
@@ -1371,7 +1378,7 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
             .unwrap_or_default(),
         threads: p.threads.clone(),
         gantt: p.gantt,
-        distribution: distribution_of(&p.distribute, &p.procs)?,
+        distribution: distribution_of(&p.distribute, &p.procs, &p.distribute_alt)?,
         mpi: if p.mpi_ranks.is_empty() && p.procs.is_empty() && p.distribute.is_empty() {
             None
         } else {
@@ -1390,6 +1397,7 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
 fn distribution_of(
     arrays: &[String],
     procs: &[String],
+    alternatives: &[String],
 ) -> Result<Option<crate::distribution::DistributeArgs>> {
     if arrays.is_empty() && procs.is_empty() {
         return Ok(None);
@@ -1404,7 +1412,21 @@ fn distribution_of(
         .map(|g| augur_distribution::spec::Grid::parse(g))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| anyhow::anyhow!("--procs {e}"))?;
-    Ok(Some(crate::distribution::DistributeArgs { arrays, grids }))
+    let alternatives = alternatives
+        .iter()
+        .map(|alt| {
+            alt.split(';')
+                .filter(|a| !a.trim().is_empty())
+                .map(augur_distribution::spec::ArrayDistribution::parse)
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("--distribute-alt {e}"))?;
+    Ok(Some(crate::distribution::DistributeArgs {
+        arrays,
+        grids,
+        alternatives,
+    }))
 }
 
 /// The threads of each rank of a hybrid prediction (`--mpi-ranks P --threads T`): one

@@ -16,6 +16,8 @@ pub struct DistributeArgs {
     pub arrays: Vec<ArrayDistribution>,
     /// The grids (empty: the directives' PROCESSORS).
     pub grids: Vec<Grid>,
+    /// `--distribute-alt`: other candidates, each replacing some arrays' distributions.
+    pub alternatives: Vec<Vec<ArrayDistribution>>,
 }
 
 /// The outputs asked for.
@@ -39,6 +41,12 @@ pub fn run(
     mpi: &crate::simgrid::MpiPredict,
     how: &How<'_>,
 ) -> Result<String> {
+    if !d.alternatives.is_empty() {
+        if how.gantt.is_some() || how.plot.is_some() || how.profile_out.is_some() {
+            anyhow::bail!("--distribute-alt compares candidates in a table: --gantt, --plot and --profile-out take one distribution");
+        }
+        return rank_candidates(profile, machine, options, d, mpi, how.json);
+    }
     let program = augur_program_profile::ProgramProfile::read(profile)?;
     let dist = augur_program::distribute::distribute(&program, &d.arrays, &d.grids)
         .map_err(anyhow::Error::msg)
@@ -232,4 +240,239 @@ fn busiest(run: &MpiRun) -> (u64, i64, u64) {
         most.2 = most.2.max(c);
     }
     most
+}
+
+/// One candidate at one processor count, as `--distribute-alt` ranks them.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct CandidateRow {
+    /// The candidate's distributions (`u(*,BLOCK), unew WITH u`).
+    pub candidate: String,
+    /// Processors.
+    pub procs: u32,
+    /// The grid (`4`, `2x2`).
+    pub grid: String,
+    /// Predicted time, seconds (the run and the launch).
+    pub seconds: f64,
+    /// The slowest rank's computing, seconds.
+    pub computing: f64,
+    /// The ranks' mean time in MPI calls moving data, seconds.
+    pub transmission: f64,
+    /// The ranks' mean time in MPI calls waiting, seconds.
+    pub waiting: f64,
+    /// Point-to-point bytes sent by all ranks.
+    pub bytes: u64,
+    /// Point-to-point messages sent by all ranks.
+    pub messages: u64,
+    /// Collective calls per rank (the most of any rank).
+    pub collectives: u64,
+}
+
+/// The body of `augur predict --distribute-alt ... --json`.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct RankingJson {
+    /// Every candidate at every processor count, candidates in the order given.
+    pub rows: Vec<CandidateRow>,
+    /// The fastest candidate at each processor count, with why.
+    pub winners: Vec<Winner>,
+}
+
+/// The fastest candidate at one processor count.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct Winner {
+    /// Processors.
+    pub procs: u32,
+    /// The candidate.
+    pub candidate: String,
+    /// Why it beats the next fastest, in words.
+    pub reason: String,
+}
+
+/// `--distribute-alt`: each candidate (the base, then each alternative) distributed and
+/// predicted at every processor count, ranked.
+pub fn rank_candidates(
+    profile: &Path,
+    machine: &augur_model::LoadedMachine,
+    options: augur_model::PredictOptions,
+    d: &DistributeArgs,
+    mpi: &crate::simgrid::MpiPredict,
+    json: bool,
+) -> Result<String> {
+    let program = augur_program_profile::ProgramProfile::read(profile)?;
+    let mut candidates = vec![d.arrays.clone()];
+    for alt in &d.alternatives {
+        let mut c: Vec<ArrayDistribution> = d
+            .arrays
+            .iter()
+            .filter(|a| !alt.iter().any(|b| b.array == a.array))
+            .cloned()
+            .collect();
+        c.extend(alt.iter().cloned());
+        candidates.push(c);
+    }
+    let mut how = mpi.options();
+    how.timeline = true;
+    let mut rows = vec![];
+    for c in &candidates {
+        let dist = augur_program::distribute::distribute(&program, c, &d.grids)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("{}", profile.display()))?;
+        let label = label_of(&dist.distributions);
+        let runs = dist
+            .profile
+            .mpi
+            .as_ref()
+            .map(|m| m.runs.clone())
+            .unwrap_or_default();
+        for (a, run) in dist.analyses.iter().zip(&runs) {
+            let p = augur_simgrid::predict_ranks(
+                &dist.profile,
+                &machine.profile,
+                options,
+                run.ranks,
+                &how,
+            )
+            .with_context(|| format!("{label} at {} processors", run.ranks))?;
+            rows.push(row(&label, a, &p));
+        }
+    }
+    let winners = winners(&rows);
+    if json {
+        let doc = crate::schemas::Document::new(
+            "augur-distribution-ranking",
+            RankingJson { rows, winners },
+        );
+        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
+    }
+    Ok(ranking_text(profile, machine, &rows, &winners))
+}
+
+/// The candidate as written: distributed arrays first, then the alignments.
+fn label_of(distributions: &[ArrayDistribution]) -> String {
+    let mut sorted: Vec<&ArrayDistribution> = distributions.iter().collect();
+    sorted.sort_by_key(|d| matches!(d.rule, augur_distribution::spec::Rule::AlignedWith(_)));
+    let v: Vec<String> = sorted.iter().map(|x| x.to_string()).collect();
+    v.join(", ")
+}
+
+fn row(label: &str, a: &Analysis, p: &augur_simgrid::RanksPrediction) -> CandidateRow {
+    let ranks = p
+        .timeline
+        .as_ref()
+        .map(|t| t.ranks.clone())
+        .unwrap_or_default();
+    let n = ranks.len().max(1) as f64;
+    let sum =
+        |f: fn(&augur_simgrid::timeline::RankTime) -> f64| ranks.iter().map(f).sum::<f64>() / n;
+    let all = |v: &Vec<Vec<u64>>| v.iter().flatten().sum::<u64>();
+    CandidateRow {
+        candidate: label.to_string(),
+        procs: p.ranks,
+        grid: a.grid.to_string(),
+        seconds: p.seconds,
+        computing: p.compute.iter().copied().fold(0.0, f64::max),
+        transmission: sum(|r| r.transmission),
+        waiting: sum(|r| r.waiting),
+        bytes: all(&p.matrix.bytes),
+        messages: all(&p.matrix.messages),
+        collectives: p.matrix.collective.iter().map(|c| c.0).max().unwrap_or(0),
+    }
+}
+
+/// The fastest candidate at each processor count and why it beats the next.
+fn winners(rows: &[CandidateRow]) -> Vec<Winner> {
+    let mut procs: Vec<u32> = rows.iter().map(|r| r.procs).collect();
+    procs.sort_unstable();
+    procs.dedup();
+    procs
+        .into_iter()
+        .filter_map(|p| {
+            let mut at: Vec<&CandidateRow> = rows.iter().filter(|r| r.procs == p).collect();
+            at.sort_by(|a, b| a.seconds.total_cmp(&b.seconds));
+            let best = at.first()?;
+            let reason = match at.get(1) {
+                None => "the only candidate".to_string(),
+                Some(next) => why(best, next),
+            };
+            Some(Winner {
+                procs: p,
+                candidate: best.candidate.clone(),
+                reason,
+            })
+        })
+        .collect()
+}
+
+/// The largest of the differences in time between `best` and `next`, said.
+fn why(best: &CandidateRow, next: &CandidateRow) -> String {
+    let s = crate::predict::fmt_seconds;
+    if next.seconds - best.seconds < 0.01 * best.seconds {
+        return format!(
+            "a tie: {} is within 1%, less than the model can tell apart",
+            next.candidate
+        );
+    }
+    let parts = [
+        (
+            next.computing - best.computing,
+            "less computing on the slowest rank (the work split more evenly)",
+        ),
+        (
+            next.transmission - best.transmission,
+            "less time moving data",
+        ),
+        (next.waiting - best.waiting, "less waiting for other ranks"),
+    ];
+    let (gain, what) = parts
+        .iter()
+        .copied()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap_or((0.0, "the same"));
+    let bytes = if best.bytes != next.bytes {
+        format!("; {} bytes sent against {}", best.bytes, next.bytes)
+    } else {
+        String::new()
+    };
+    format!(
+        "{} faster than {}: {what} ({} less){bytes}",
+        s(next.seconds - best.seconds),
+        next.candidate,
+        s(gain.max(0.0))
+    )
+}
+
+fn ranking_text(
+    profile: &Path,
+    machine: &augur_model::LoadedMachine,
+    rows: &[CandidateRow],
+    winners: &[Winner],
+) -> String {
+    let s = crate::predict::fmt_seconds;
+    let mut out = format!(
+        "augur distributions compared: {} on {}, each candidate distributed under owner-computes and replayed by SimGrid\n",
+        profile.display(),
+        machine.name
+    );
+    out += "  candidate                                 procs  grid        predicted    computing  transmission      waiting        bytes\n";
+    for r in rows {
+        let fastest = winners
+            .iter()
+            .any(|w| w.procs == r.procs && w.candidate == r.candidate);
+        out += &format!(
+            "  {:<40} {:>6}  {:<6} {:>12}{} {:>12} {:>13} {:>12} {:>12}\n",
+            r.candidate,
+            r.procs,
+            r.grid,
+            s(r.seconds),
+            if fastest { "*" } else { " " },
+            s(r.computing),
+            s(r.transmission),
+            s(r.waiting),
+            r.bytes
+        );
+    }
+    out += "the fastest at each processor count (* above):\n";
+    for w in winners {
+        out += &format!("  {:>6}: {} ({})\n", w.procs, w.candidate, w.reason);
+    }
+    out
 }

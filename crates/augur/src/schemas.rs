@@ -76,6 +76,12 @@ pub const KINDS: &[Kind] = &[
         schema: of::<Document<crate::simgrid::RanksJson<'static>>>,
     },
     Kind {
+        name: "augur-distribution-ranking",
+        version: 1,
+        command: "augur predict --procs P1,... --distribute-alt ... --json",
+        schema: of::<Document<crate::distribution::RankingJson>>,
+    },
+    Kind {
         name: "augur-rank-sweep",
         version: 1,
         command: "augur predict --mpi-ranks P1,P2,... --json",

@@ -282,3 +282,52 @@ fn array_statements_are_split_by_their_sections() {
     assert_eq!(ranks[0]["sendrecv"], (100, 50 * 8));
     assert_eq!(ranks[3]["allreduce"], (1, 8));
 }
+
+/// `--distribute-alt` ranks candidates: for a stencil, columns in blocks beat columns
+/// dealt round the processors (every neighbour column remote), and says why; `--json`
+/// is the published `augur-distribution-ranking` document.
+#[test]
+fn candidate_distributions_are_ranked_with_the_reason() {
+    let _one_job = require_mpi();
+    let dir = copied(&["jacobi2d_seq.f90"]);
+    let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
+    at(&[
+        "analyze",
+        "jacobi2d_seq.f90",
+        "--no-branch-run",
+        "-o",
+        "s.json",
+    ]);
+    let args = [
+        "predict",
+        "s.json",
+        "-m",
+        MACHINE,
+        "--procs",
+        "2,4",
+        "--distribute-alt",
+        "u(*,CYCLIC)",
+    ];
+    let text = at(&args);
+    assert!(text.contains("augur distributions compared"), "{text}");
+    for p in ["2", "4"] {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{p}: ")))
+            .unwrap_or_else(|| panic!("no winner at {p}: {text}"));
+        assert!(
+            line.contains(": u(*,BLOCK), unew WITH u (") && line.contains("less time moving data"),
+            "{line}"
+        );
+    }
+    let json = at(&[&args[..], &["--json"]].concat());
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["kind"], "augur-distribution-ranking");
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/schemas/augur-distribution-ranking.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    assert!(validator.is_valid(&doc), "{json}");
+    assert_eq!(doc["rows"].as_array().unwrap().len(), 4, "{json}");
+}

@@ -85,7 +85,12 @@ pub fn sweep_loaded(
     let points = points_of(&predictions);
     if let Some(path) = plot {
         let name = profile.file_stem().unwrap_or_default().to_string_lossy();
-        let title = format!("{name} on {} (SimGrid replay)", machine.name);
+        let distributed = program
+            .notes
+            .iter()
+            .any(|n| n.starts_with("distributed, not traced"));
+        let how = if distributed { " as distributed" } else { "" };
+        let title = format!("{name}{how} on {} (SimGrid replay)", machine.name);
         let svg = figure(&title, &points).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(path, svg.as_bytes())?;
         eprintln!("augur: rank sweep figure written to {}", path.display());

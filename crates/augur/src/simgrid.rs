@@ -193,7 +193,17 @@ pub fn predict_one(
         eprintln!("augur: communication matrix written to {}", path.display());
     }
     if let (Some(path), Some(t)) = (gantt, &p.timeline) {
-        let svg = rank_gantt(&machine.name, &p, t).map_err(anyhow::Error::msg)?;
+        let stem = profile.file_stem().unwrap_or_default().to_string_lossy();
+        let distributed = program
+            .notes
+            .iter()
+            .any(|n| n.starts_with("distributed, not traced"));
+        let name = if distributed {
+            format!("{stem} as distributed")
+        } else {
+            stem.to_string()
+        };
+        let svg = rank_gantt(&name, &machine.name, &p, t).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(path, svg.as_bytes())?;
         eprintln!("augur: per-rank timeline written to {}", path.display());
     }
@@ -367,6 +377,7 @@ const GANTT_ROWS: usize = 64;
 
 /// The per-rank timeline: each rank's stretches of computing, transmission and waiting.
 fn rank_gantt(
+    program: &str,
     machine: &str,
     p: &augur_simgrid::RanksPrediction,
     t: &augur_simgrid::timeline::Timeline,
@@ -414,7 +425,7 @@ fn rank_gantt(
         ("MPI: waiting", color(State::Waiting)),
     ];
     let title = format!(
-        "Per-rank timeline at {} ranks on {machine} (SimGrid replay{})",
+        "{program}: per-rank timeline at {} ranks on {machine} (SimGrid replay{})",
         p.ranks,
         if n > GANTT_ROWS {
             format!(", {GANTT_ROWS} of {n} ranks shown")

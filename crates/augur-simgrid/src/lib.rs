@@ -23,6 +23,7 @@ pub mod actions;
 
 use augur_machine_profile::mpi::MpiProfile;
 use augur_machine_profile::MachineProfile;
+use augur_program_profile::mpi::Record;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -31,6 +32,7 @@ use std::time::Duration;
 
 pub mod matrix;
 pub mod online;
+pub mod sampled;
 pub mod timeline;
 
 /// A cluster as a user describes it (TOML; see docs/FORMATS.md).
@@ -544,6 +546,9 @@ pub struct RanksOptions<'a> {
     pub timeline: bool,
     /// OpenMP threads per rank (a hybrid program counted with `--threads`; 0 or 1: one).
     pub threads: u32,
+    /// Replay every repetition even of a long run (else [`sampled`]: a long run whose
+    /// ranks repeat the same patterns is replayed at a few repetitions and extended).
+    pub full_replay: bool,
 }
 
 /// Changes to the cluster asked for (`--latency`, `--bandwidth`, `--cpu-speed`).
@@ -661,14 +666,38 @@ pub fn predict_ranks(
         blocks = blocks.threaded(&team);
     }
     let speed = how.what_if.cpu_speed.max(1e-9);
-    let ti = time_independent(
-        run,
-        &|s| blocks.segment(s) / speed,
-        c.core_speed_gflops * 1e9,
-        &net,
-        self_copy.as_deref(),
-    );
-    let (simulated, timeline) = replay_traces(&platform, &ti, how.timeline)?;
+    let seconds = |s: &Segment| blocks.segment(s) / speed;
+    let flops = c.core_speed_gflops * 1e9;
+    let ti = time_independent(run, &seconds, flops, &net, self_copy.as_deref());
+    let sampler = if how.full_replay {
+        None
+    } else {
+        sampled::Sampler::new(run, &|r, i| {
+            record_cost(&run.traces[r].records[i], &seconds, &net)
+        })
+    };
+    let mut warnings = traced.warnings;
+    let replay_cut = |k: u64| {
+        let cut = sampler
+            .as_ref()
+            .map(|s| s.cut(k))
+            .unwrap_or_else(|| run.clone());
+        let ti = time_independent(&cut, &seconds, flops, &net, self_copy.as_deref());
+        replay_traces(&platform, &ti, how.timeline)
+    };
+    let (simulated, timeline) = match &sampler {
+        None => replay_traces(&platform, &ti, how.timeline)?,
+        Some(s) => {
+            let (sampled, k) = sampled_replay(s, &replay_cut)?;
+            warnings.push(format!(
+                "a long run: replayed at {k} and {} repetitions of each repeated pattern ({} calls instead of {}), the rest extended (--full-replay replays every call)",
+                2 * k,
+                s.calls_at(k) + s.calls_at(2 * k),
+                s.calls
+            ));
+            sampled
+        }
+    };
     let startup = launch.map_or(0.0, |l| l.0);
     let compute_factor = blocks.interval_factor();
     let interval = ranks_interval(compute_factor, simulated + startup, &ti.compute);
@@ -687,8 +716,69 @@ pub fn predict_ranks(
         interval,
         compute_factor,
         extrapolated_from: traced.extrapolated_from,
-        warnings: traced.warnings,
+        warnings,
     })
+}
+
+/// A replay and its timeline.
+type Replayed = (f64, Option<timeline::Timeline>);
+
+/// A long run replayed cut to `k` and `2k` repetitions, `k` doubled from
+/// [`sampled::K`] until two successive extensions agree or the cut runs would cost a
+/// quarter of the whole; the extended time and timeline, and the `k` used.
+fn sampled_replay(
+    s: &sampled::Sampler<'_>,
+    replay_cut: &dyn Fn(u64) -> Result<Replayed, SimGridError>,
+) -> Result<(Replayed, u64), SimGridError> {
+    let extended = |k: u64, short: &Replayed, long: &Replayed| -> Replayed {
+        let f = s.factor(k).unwrap_or(0.0);
+        let end = sampled::extend(f, short.0, long.0);
+        let line = match (&short.1, &long.1) {
+            (Some(a), Some(b)) => Some(timeline::extended(
+                a,
+                b.clone(),
+                &|x, y| sampled::extend(f, x, y),
+                end,
+            )),
+            _ => None,
+        };
+        (end, line)
+    };
+    let mut k = sampled::K;
+    let mut short = replay_cut(k)?;
+    let mut long = replay_cut(2 * k)?;
+    let mut best = extended(k, &short, &long);
+    while s.factor(2 * k).is_some() && s.calls_at(4 * k) * 4 <= s.calls {
+        let longer = replay_cut(4 * k)?;
+        let next = extended(2 * k, &long, &longer);
+        let agree = (next.0 - best.0).abs() <= sampled::AGREE * next.0.abs();
+        (short, long, best, k) = (long, longer, next, 2 * k);
+        if agree {
+            break;
+        }
+    }
+    let _ = short;
+    Ok((best, k))
+}
+
+/// Seconds one repetition of `rec` takes on an idle machine: its segments and its calls'
+/// messages on the idle network.
+fn record_cost(
+    rec: &Record,
+    seconds: &dyn Fn(&Segment) -> f64,
+    net: &timeline::IdleNetwork,
+) -> f64 {
+    rec.steps
+        .iter()
+        .map(|s| {
+            seconds(&s.segment)
+                + if s.event.is_call() {
+                    net.message(s.event.bytes)
+                } else {
+                    0.0
+                }
+        })
+        .sum()
 }
 
 /// The 90% interval of a predicted `seconds` whose slowest rank computes for the largest

@@ -446,6 +446,52 @@ fn dominant(b: &[f64; 3]) -> Option<State> {
     (b[k] > 0.0).then_some(states[k])
 }
 
+/// A long run's timeline from its two sampled replays ([`crate::sampled`]): every rank's
+/// times and every call site's calls and times extended by `extend(short, long)`, the
+/// simulated time `end`; the picture (`bins`) is the longer replay's, over its own time.
+pub fn extended(
+    short: &Timeline,
+    long: Timeline,
+    extend: &dyn Fn(f64, f64) -> f64,
+    end: f64,
+) -> Timeline {
+    let ranks = long
+        .ranks
+        .iter()
+        .zip(&short.ranks)
+        .map(|(l, s)| RankTime {
+            compute: extend(s.compute, l.compute),
+            transmission: extend(s.transmission, l.transmission),
+            waiting: extend(s.waiting, l.waiting),
+            end: extend(s.end, l.end),
+        })
+        .collect();
+    let mut sites: Vec<SiteTime> = long
+        .sites
+        .iter()
+        .map(|l| {
+            let s = short.sites.iter().find(|s| s.label == l.label);
+            let (calls, transmission, waiting, worst) = s.map_or((0, 0.0, 0.0, 0.0), |s| {
+                (s.calls, s.transmission, s.waiting, s.worst_rank.1)
+            });
+            SiteTime {
+                label: l.label.clone(),
+                calls: extend(calls as f64, l.calls as f64).round().max(0.0) as u64,
+                transmission: extend(transmission, l.transmission),
+                waiting: extend(waiting, l.waiting),
+                worst_rank: (l.worst_rank.0, extend(worst, l.worst_rank.1)),
+            }
+        })
+        .collect();
+    sites.sort_by(|a, b| b.waiting.total_cmp(&a.waiting));
+    Timeline {
+        ranks,
+        sites,
+        end,
+        bins: long.bins,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

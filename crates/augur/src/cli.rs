@@ -515,6 +515,11 @@ struct MpiPredictArgs {
     /// rank to each other, point to point) as CSV.
     #[arg(long, value_name = "FILE.csv", requires = "ranks")]
     matrix: Option<PathBuf>,
+    /// With --mpi-ranks or --procs: replay every call of a long run (by default a run of
+    /// more than 400,000 calls whose ranks repeat the same patterns is replayed at 4 and 8
+    /// repetitions of each and the rest extended: minutes become seconds at 1,024 ranks).
+    #[arg(long, requires = "ranks")]
+    full_replay: bool,
 }
 
 impl MpiPredictArgs {
@@ -1388,6 +1393,7 @@ fn predict(p: PredictCmd) -> Result<ExitCode> {
                 what_if: p.mpi.what_if()?,
                 cluster: p.mpi.cluster,
                 matrix: p.mpi.matrix,
+                full_replay: p.mpi.full_replay,
             })
         },
     })

@@ -126,6 +126,8 @@ pub struct MpiPredict {
     pub what_if: augur_simgrid::WhatIf,
     /// Where to write the communication matrix (CSV).
     pub matrix: Option<PathBuf>,
+    /// Replay every call of a long run (no sampling).
+    pub full_replay: bool,
 }
 
 impl MpiPredict {
@@ -137,6 +139,7 @@ impl MpiPredict {
             what_if: self.what_if,
             timeline: true,
             threads: self.threads,
+            full_replay: self.full_replay,
         }
     }
 }

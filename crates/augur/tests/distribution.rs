@@ -331,3 +331,41 @@ fn candidate_distributions_are_ranked_with_the_reason() {
     assert!(validator.is_valid(&doc), "{json}");
     assert_eq!(doc["rows"].as_array().unwrap().len(), 4, "{json}");
 }
+
+/// A long run (a time loop of thousands of steps at many ranks) is replayed at a few
+/// repetitions of its pattern and extended: the same time as the whole replay, within
+/// 1%, and said.
+#[test]
+fn a_long_run_replayed_sampled_predicts_what_the_whole_replay_does() {
+    let _one_job = require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let src = "program heat1d\n  implicit none\n  integer, parameter :: n = 64000, nsteps = 5000\n  real(8) :: u(n), unew(n), s\n!HPF$ DISTRIBUTE u(BLOCK)\n!HPF$ ALIGN unew(i) WITH u(i)\n  integer :: i, it\n  do i = 1, n\n    u(i) = 0.0d0\n  end do\n  u(n/2) = 1.0d0\n  do it = 1, nsteps\n    do i = 2, n - 1\n      unew(i) = u(i) + 0.25d0 * (u(i-1) - 2.0d0 * u(i) + u(i+1))\n    end do\n    do i = 2, n - 1\n      u(i) = unew(i)\n    end do\n  end do\n  s = 0.0d0\n  do i = 1, n\n    s = s + u(i)\n  end do\n  print *, s\nend program heat1d\n";
+    std::fs::write(dir.path().join("heat1d.f90"), src).unwrap();
+    let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
+    at(&["analyze", "heat1d.f90", "--no-branch-run", "-o", "s.json"]);
+    let predict = |extra: &[&str]| {
+        let args = [
+            &[
+                "predict", "s.json", "-m", MACHINE, "--procs", "64", "--json",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let doc: serde_json::Value = serde_json::from_str(&at(&args)).unwrap();
+        (
+            doc["simulated"].as_f64().unwrap(),
+            doc["warnings"].to_string(),
+        )
+    };
+    let (sampled, said) = predict(&[]);
+    let (whole, none) = predict(&["--full-replay"]);
+    assert!(
+        said.contains("a long run: replayed at"),
+        "{said}"
+    );
+    assert!(!none.contains("a long run"), "{none}");
+    assert!(
+        (sampled / whole - 1.0).abs() < 0.01,
+        "sampled {sampled} s against the whole replay's {whole} s"
+    );
+}

@@ -132,14 +132,7 @@ fn pair_rows(
     opts.mpi_ranks = vec![1, 2];
     let traced = augur_program::analyze(std::slice::from_ref(&twin), &opts)
         .map_err(|e| anyhow::anyhow!("{}: {e}", twin.display()))?;
-    let input = BuildInput {
-        fortran: vec![twin.clone()],
-        extra_fflags: vec![],
-        c_sources: vec![],
-        objects: vec![],
-        link_args: vec![],
-    };
-    let (_built, exe) = build_plain(&opts.toolchain, &input)?;
+    let (_built, exe) = build_plain(&opts.toolchain, &one_source(&twin))?;
     let mut specs = vec![];
     let mut launcher = PathBuf::new();
     for r in [1, 2] {
@@ -177,6 +170,17 @@ fn pair_rows(
     Ok((measured, simulated))
 }
 
+/// The build of one Fortran file, nothing beside it.
+fn one_source(file: &Path) -> BuildInput {
+    BuildInput {
+        fortran: vec![file.to_path_buf()],
+        extra_fflags: vec![],
+        c_sources: vec![],
+        objects: vec![],
+        link_args: vec![],
+    }
+}
+
 /// mpif90 with the machine's flags.
 fn mpi_toolchain(tc: &Toolchain) -> Result<Toolchain> {
     let mpif90 = find_on_path("mpif90").context(
@@ -196,14 +200,7 @@ fn smpi_build(twin: &Path, tc: &Toolchain, dir: &Path) -> Result<PathBuf> {
     let mut smpi = Toolchain::detect(&smpif90.display().to_string(), &tc.fflags.join(" "))?;
     // smpif90 wraps gfortran (SimGrid's Debian build): the flags it takes are gfortran's.
     smpi.version = format!("{} over {}", smpi.version.trim(), tc.version);
-    let input = BuildInput {
-        fortran: vec![twin.to_path_buf()],
-        extra_fflags: vec![],
-        c_sources: vec![],
-        objects: vec![],
-        link_args: vec![],
-    };
-    augur_toolchain::build(&smpi, &input, dir, "smpi-twin")
+    augur_toolchain::build(&smpi, &one_source(twin), dir, "smpi-twin")
         .with_context(|| format!("{}: the smpif90 build failed", twin.display()))
 }
 

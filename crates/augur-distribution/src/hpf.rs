@@ -82,27 +82,9 @@ fn one(body: &str, out: &mut Directives) -> Result<(), String> {
 
 /// Names of a declaration list, their shapes dropped: `t(n,n), s(m)` → `t`, `s`.
 fn split_names(list: &str) -> Vec<String> {
-    let mut out = vec![];
-    let mut depth = 0;
-    let mut cur = String::new();
-    for c in list.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur));
-                continue;
-            }
-            _ if depth > 0 => continue,
-            _ => {}
-        }
-        if depth == 0 && c != ')' {
-            cur.push(c);
-        }
-    }
-    out.push(cur);
-    out.into_iter()
-        .map(|s| s.trim().to_string())
+    crate::spec::split_top(list)
+        .iter()
+        .map(|s| s.split('(').next().unwrap_or("").trim().to_string())
         .filter(|s| !s.is_empty())
         .collect()
 }

@@ -102,7 +102,7 @@ fn name_of(part: &str, whole: &str) -> Result<String, String> {
 }
 
 /// Splits at the commas outside parentheses.
-fn split_top(s: &str) -> Vec<String> {
+pub(crate) fn split_top(s: &str) -> Vec<String> {
     let (mut out, mut cur, mut depth) = (vec![], String::new(), 0);
     for c in s.chars() {
         match c {

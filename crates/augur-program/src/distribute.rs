@@ -127,16 +127,42 @@ pub fn program_of(profile: &ProgramProfile) -> Result<(Program, Vec<(String, Str
         max_syntax_errors: 0,
         default_kinds: augur_fortran::DefaultKinds::from_flags(flags),
     };
-    let program = augur_fortran::analyze(&paths, &front);
+    let program = reread(profile, &paths, &front).map_err(|e| match e {
+        Reread::Parse(d) => format!("the sources do not parse:\n{d}"),
+        Reread::Changed(path) => {
+            format!("{path}: changed since the analysis; analyze again before distributing")
+        }
+    })?;
+    let mut texts = vec![];
+    for s in &profile.sources {
+        let text = std::fs::read_to_string(&s.path).map_err(|e| format!("{}: {e}", s.path))?;
+        texts.push((s.path.clone(), text));
+    }
+    Ok((program, texts))
+}
+
+/// Why the sources of a profile could not be read again.
+pub enum Reread {
+    /// A syntax error, rendered with its file and line.
+    Parse(String),
+    /// A source whose content changed since the analysis (its path).
+    Changed(String),
+}
+
+/// The program of `paths` parsed with `front`, checked to be what `profile` was analyzed
+/// from (every source's hash).
+pub fn reread(
+    profile: &ProgramProfile,
+    paths: &[PathBuf],
+    front: &augur_fortran::FrontEndOptions,
+) -> Result<Program, Reread> {
+    let program = augur_fortran::analyze(paths, front);
     if let Some(d) = program
         .diagnostics
         .iter()
         .find(|d| d.severity == Severity::Error)
     {
-        return Err(format!(
-            "the sources do not parse:\n{}",
-            d.render(&program.files)
-        ));
+        return Err(Reread::Parse(d.render(&program.files)));
     }
     let now: Vec<&str> = program
         .files
@@ -144,20 +170,12 @@ pub fn program_of(profile: &ProgramProfile) -> Result<(Program, Vec<(String, Str
         .iter()
         .map(|f| f.sha256.as_str())
         .collect();
-    if let Some(c) = profile
+    match profile
         .sources
         .iter()
         .find(|s| !now.contains(&s.sha256.as_str()))
     {
-        return Err(format!(
-            "{}: changed since the analysis; analyze again before distributing",
-            c.path
-        ));
+        Some(c) => Err(Reread::Changed(c.path.clone())),
+        None => Ok(program),
     }
-    let mut texts = vec![];
-    for s in &profile.sources {
-        let text = std::fs::read_to_string(&s.path).map_err(|e| format!("{}: {e}", s.path))?;
-        texts.push((s.path.clone(), text));
-    }
-    Ok((program, texts))
 }

@@ -5,7 +5,7 @@
 
 use crate::analyze::{analyze, Analysis, AnalyzeError, AnalyzeOptions};
 use crate::profile::build_profile;
-use augur_ir::{AbOp, Program, Severity};
+use augur_ir::{AbOp, Program};
 use augur_program_profile::locality::{NestValues, ValueSet};
 use augur_program_profile::scaling::{ScaledInputs, ScaledRun, ScalingProfile};
 use augur_program_profile::ProgramProfile;
@@ -496,34 +496,16 @@ fn program_at(
         }
     }
     let front = front_end_at(profile, sc, x);
-    let program = augur_fortran::analyze(&paths, &front);
-    if let Some(d) = program
-        .diagnostics
-        .iter()
-        .find(|d| d.severity == Severity::Error)
-    {
-        return Err(ScaleError::Sources(format!(
-            "the sources do not parse at {}={x}:\n{}",
-            sc.symbol,
-            d.render(&program.files)
-        )));
-    }
-    let now: Vec<&str> = program
-        .files
-        .files
-        .iter()
-        .map(|f| f.sha256.as_str())
-        .collect();
-    if let Some(c) = profile
-        .sources
-        .iter()
-        .find(|s| !now.contains(&s.sha256.as_str()))
-    {
-        return Err(ScaleError::Sources(format!(
-            "{}: changed since the analysis; analyze again to predict at other sizes",
-            c.path
-        )));
-    }
+    let program = crate::distribute::reread(profile, &paths, &front).map_err(|e| {
+        ScaleError::Sources(match e {
+            crate::distribute::Reread::Parse(d) => {
+                format!("the sources do not parse at {}={x}:\n{d}", sc.symbol)
+            }
+            crate::distribute::Reread::Changed(path) => format!(
+                "{path}: changed since the analysis; analyze again to predict at other sizes"
+            ),
+        })
+    })?;
     let analyzed = program
         .units
         .iter()

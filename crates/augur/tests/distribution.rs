@@ -359,10 +359,7 @@ fn a_long_run_replayed_sampled_predicts_what_the_whole_replay_does() {
     };
     let (sampled, said) = predict(&[]);
     let (whole, none) = predict(&["--full-replay"]);
-    assert!(
-        said.contains("a long run: replayed at"),
-        "{said}"
-    );
+    assert!(said.contains("a long run: replayed at"), "{said}");
     assert!(!none.contains("a long run"), "{none}");
     assert!(
         (sampled / whole - 1.0).abs() < 0.01,

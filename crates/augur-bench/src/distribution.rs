@@ -43,11 +43,17 @@ struct Pair {
     kind: String,
     /// Rank counts beyond 2 the twin accepts.
     ranks: Vec<u32>,
+    /// Distributions given on the command line, replacing the directives' for those
+    /// arrays (another candidate distribution of the same sequential program).
+    #[serde(default)]
+    distribute: Vec<String>,
 }
 
 /// One comparison: the distributed prediction against a reference.
 struct Row {
     pair: String,
+    /// The sequential program (two pairs of one program are two candidates).
+    sequential: String,
     ranks: u32,
     distributed: f64,
     /// The twin's own prediction (traced), at 1 and 2 ranks.
@@ -83,6 +89,7 @@ pub fn run(a: &DistributionArgs<'_>) -> Result<String> {
     out += "at 1 and 2 ranks: the twin's run under mpirun (wall clock, median), launch included\n";
     out += &table(&measured, "measured", true);
     out += &summary(&measured, 0.20, "measured twin");
+    out += &rankings(&measured);
     out += "\nbeyond the cores: SimGrid's online simulation of the twin (smpirun, the same platform), the run without the launch\n";
     out += &table(&simulated, "SimGrid", false);
     out += &summary(&simulated, 0.25, "SimGrid online");
@@ -114,7 +121,13 @@ fn pair_rows(
         .collect();
     let counts: Vec<u32> = [1, 2].iter().chain(&sim).copied().collect();
     let grids: Vec<Grid> = counts.iter().map(|&c| Grid(vec![c])).collect();
-    let dist = augur_program::distribute::distribute(&sequential.profile, &[], &grids)
+    let given = p
+        .distribute
+        .iter()
+        .map(|d| augur_distribution::spec::ArrayDistribution::parse(d))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| anyhow::anyhow!("{}: {e}", p.name))?;
+    let dist = augur_program::distribute::distribute(&sequential.profile, &given, &grids)
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.name))?;
     let options = augur_model::PredictOptions::default();
     let predict = |profile: &augur_program_profile::ProgramProfile, r: u32| {
@@ -146,6 +159,7 @@ fn pair_rows(
     for (r, t) in [1u32, 2].into_iter().zip(timed) {
         measured.push(Row {
             pair: p.name.clone(),
+            sequential: p.sequential.clone(),
             ranks: r,
             distributed: predict(&dist.profile, r)?.seconds,
             twin_predicted: Some(predict(&traced.profile, r)?.seconds),
@@ -161,6 +175,7 @@ fn pair_rows(
             .map_err(|e| e.to_string());
         simulated.push(Row {
             pair: p.name.clone(),
+            sequential: p.sequential.clone(),
             ranks: r,
             distributed: predict(&dist.profile, r)?.simulated,
             twin_predicted: None,
@@ -272,4 +287,50 @@ fn summary(rows: &[Row], bound: f64, what: &str) -> String {
         bound * 100.0,
         rms * 100.0
     )
+}
+
+/// Candidate distributions of one sequential program (pairs sharing it) at each rank
+/// count: whether the predicted order is the measured one (a measured difference under
+/// 2% is a tie, which any order matches).
+fn rankings(rows: &[Row]) -> String {
+    let mut out = String::new();
+    let (mut same, mut cases) = (0, 0);
+    let mut programs: Vec<&str> = rows.iter().map(|r| r.sequential.as_str()).collect();
+    programs.sort_unstable();
+    programs.dedup();
+    for prog in programs {
+        for ranks in [1, 2] {
+            let at: Vec<&Row> = rows
+                .iter()
+                .filter(|r| r.sequential == prog && r.ranks == ranks && r.reference.is_ok())
+                .collect();
+            for (i, a) in at.iter().enumerate() {
+                for b in &at[i + 1..] {
+                    let (ma, mb) = (
+                        *a.reference.as_ref().unwrap_or(&0.0),
+                        *b.reference.as_ref().unwrap_or(&0.0),
+                    );
+                    let tie = (ma - mb).abs() < 0.02 * ma.min(mb);
+                    let agrees = tie || (a.distributed < b.distributed) == (ma < mb);
+                    cases += 1;
+                    same += usize::from(agrees);
+                    let _ = writeln!(
+                        out,
+                        "  {prog} at {ranks} rank(s): {} {:.4}s / {} {:.4}s predicted, {:.4}s / {:.4}s measured: {}",
+                        a.pair,
+                        a.distributed,
+                        b.pair,
+                        b.distributed,
+                        ma,
+                        mb,
+                        if tie { "a measured tie" } else if agrees { "the same order" } else { "another order" }
+                    );
+                }
+            }
+        }
+    }
+    if cases == 0 {
+        return String::new();
+    }
+    format!("candidate distributions of one program ranked: {same} of {cases} as measured\n{out}")
 }

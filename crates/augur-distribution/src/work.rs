@@ -458,6 +458,9 @@ struct Candidate {
     section: Option<(i64, i64)>,
     /// The loop indices the assignment's subscripts read.
     lhs_vars: Vec<String>,
+    /// For a scalar reduced over the split loop: the scalar (its partial results are
+    /// combined where it was last set afresh).
+    reduced: Option<String>,
 }
 
 /// Every nest of the program that assigns a distributed array in a loop, with its
@@ -635,12 +638,28 @@ fn nest_root_of(unit: &Unit, c: &Candidate) -> u32 {
         let parent = &unit.loops[p.0 as usize];
         let indexes = parent.kind == LoopKind::Counted
             && parent.var.as_ref().is_some_and(|v| c.lhs_vars.contains(v));
-        if !indexes {
+        let restarts = c.reduced.as_ref().is_some_and(|s| sets_afresh(unit, p, s));
+        if !indexes || restarts {
             break;
         }
         root = p.0;
     }
     root
+}
+
+/// Whether loop `l` of `unit` sets scalar `s` from something else than itself (a
+/// reduction's start: its partial results are combined inside `l`, each time).
+fn sets_afresh(unit: &Unit, l: augur_ir::LoopId, s: &str) -> bool {
+    unit.blocks
+        .iter()
+        .filter(|b| unit.loop_within(b.in_loop, l))
+        .flat_map(|b| &b.stmts)
+        .any(|&si| {
+            matches!(&unit.stmts[si as usize].kind,
+                StmtKind::Assign { lhs, rhs }
+                    if matches!(&lhs.kind, ExprKind::Var(w) if w.name == s)
+                        && !crate::comm::reads_var(rhs, s))
+        })
 }
 
 /// The split loops the assignments of unit `ui` to distributed arrays ask for.
@@ -729,6 +748,7 @@ fn candidates(
                         stmt_loop: inside.0,
                         section: None,
                         lhs_vars: lhs_vars.clone(),
+                        reduced: None,
                     }),
                     None => notes.push(format!(
                         "{}, line {}: {}'s distributed dimension {} is subscripted by neither a loop index nor a constant here: every processor runs the statement",
@@ -793,6 +813,7 @@ fn reduction_candidate(
                         stmt_loop: inside.0,
                         section: None,
                         lhs_vars: vars,
+                        reduced: Some(v.name.clone()),
                     });
                     return;
                 }
@@ -881,6 +902,7 @@ fn section_candidates(
             stmt_loop: inside.0,
             section: Some((lo, hi)),
             lhs_vars: vec![],
+            reduced: None,
         });
     }
     out

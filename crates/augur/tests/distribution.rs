@@ -99,8 +99,15 @@ fn summary(p: &ProgramProfile, ranks: u32) -> Vec<BTreeMap<String, (u64, i64)>> 
 /// The pair `name`: its sequential program distributed at 2 and 4 processors sends what
 /// its MPI twin sends, rank by rank, operation by operation.
 fn pair_matches_its_twin(name: &str) {
+    twin_matches(&format!("{name}_seq.f90"), &format!("{name}_mpi.f90"), &[]);
+}
+
+/// The sequential program `seq` distributed by its directives and `distribute` (each a
+/// `--distribute` value) sends what `mpi` sends.
+fn twin_matches(seq: &str, mpi: &str, distribute: &[&str]) {
     let _one_job = require_mpi();
-    let (seq, mpi) = (format!("{name}_seq.f90"), format!("{name}_mpi.f90"));
+    let name = mpi.trim_end_matches(".f90");
+    let (seq, mpi) = (seq.to_string(), mpi.to_string());
     let dir = copied(&[&seq, &mpi]);
     let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
     at(&["analyze", &seq, "--no-branch-run", "-o", "s.json"]);
@@ -115,7 +122,7 @@ fn pair_matches_its_twin(name: &str) {
         "-o",
         "m.json",
     ]);
-    let report = at(&[
+    let mut args = vec![
         "predict",
         "s.json",
         "-m",
@@ -124,7 +131,11 @@ fn pair_matches_its_twin(name: &str) {
         "2,4",
         "--profile-out",
         "d.json",
-    ]);
+    ];
+    for d in distribute {
+        args.extend(["--distribute", d]);
+    }
+    let report = at(&args);
     assert!(
         report.contains("loop nests split over the 4 processors"),
         "{report}"
@@ -158,6 +169,11 @@ fn redblack_sends_what_its_twin_sends() {
 #[test]
 fn matvec_sends_what_its_twin_sends() {
     pair_matches_its_twin("matvec");
+}
+
+#[test]
+fn matvec_by_columns_sends_what_its_twin_sends() {
+    twin_matches("matvec_seq.f90", "matvec_cols_mpi.f90", &["a(*,BLOCK)"]);
 }
 
 #[test]

@@ -23,7 +23,7 @@ pub fn traces(analysis: &Analysis, program: &Program, profile: &ProgramProfile) 
     let ranks = analysis.grid.processors();
     let units = profile_units(program, profile);
     let groups = groups(&analysis.nests);
-    let replicated = replicated(analysis, program, profile, &units);
+    let replicated = replicated(analysis, profile, &units);
     let ctx = Ctx {
         analysis,
         program,
@@ -326,12 +326,7 @@ fn sendrecv(dest: i32, source: i32, bytes: i64, received: i64, tag: i32) -> Even
 }
 
 /// The executions every rank runs: the blocks outside every split nest.
-fn replicated(
-    analysis: &Analysis,
-    program: &Program,
-    profile: &ProgramProfile,
-    units: &[Option<usize>],
-) -> Segment {
+fn replicated(analysis: &Analysis, profile: &ProgramProfile, units: &[Option<usize>]) -> Segment {
     let inside: BTreeSet<(usize, u32)> = analysis
         .nests
         .iter()
@@ -349,6 +344,5 @@ fn replicated(
             }
         }
     }
-    let _ = program;
     out
 }

@@ -745,19 +745,17 @@ fn sampled_replay(
         (end, line)
     };
     let mut k = sampled::K;
-    let mut short = replay_cut(k)?;
     let mut long = replay_cut(2 * k)?;
-    let mut best = extended(k, &short, &long);
+    let mut best = extended(k, &replay_cut(k)?, &long);
     while s.factor(2 * k).is_some() && s.calls_at(4 * k) * 4 <= s.calls {
         let longer = replay_cut(4 * k)?;
         let next = extended(2 * k, &long, &longer);
         let agree = (next.0 - best.0).abs() <= sampled::AGREE * next.0.abs();
-        (short, long, best, k) = (long, longer, next, 2 * k);
+        (long, best, k) = (longer, next, 2 * k);
         if agree {
             break;
         }
     }
-    let _ = short;
     Ok((best, k))
 }
 

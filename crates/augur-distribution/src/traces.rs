@@ -41,7 +41,7 @@ pub fn traces(analysis: &Analysis, program: &Program, profile: &ProgramProfile) 
             for g in &groups {
                 let nests: Vec<&Nest> = g.iter().map(|&i| &analysis.nests[i]).collect();
                 let repeat = nests[0].entries.round() as u64;
-                if moving_roots(&nests) && repeat <= UNROLLED_ENTRIES {
+                if moving_roots(&nests) && repeat * u64::from(ranks) <= UNROLLED_ENTRIES {
                     // A broadcast whose root moves from entry to entry: each entry as is.
                     for e in 0..repeat {
                         let (steps, tail) = pattern(&ctx, &nests, &coords, e);
@@ -122,8 +122,9 @@ fn groups(nests: &[Nest]) -> Vec<Vec<usize>> {
     out
 }
 
-/// Entries of a group unrolled one by one at most (a broadcast's root moving).
-const UNROLLED_ENTRIES: u64 = 200_000;
+/// Entries of a group unrolled one by one at most, over all ranks (a broadcast's root
+/// moving; beyond, the root of the first entry serves every entry).
+const UNROLLED_ENTRIES: u64 = 4_000_000;
 
 /// What every rank's pattern reads.
 struct Ctx<'a> {

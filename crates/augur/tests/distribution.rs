@@ -265,16 +265,28 @@ fn distributions_that_cannot_apply_name_what_is_wrong() {
     assert!(e.contains("changed since the analysis"), "{e}");
 }
 
+/// A new directory holding `heat1d.f90` (`src`), analyzed into `s.json`.
+fn analyzed_heat1d(src: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("heat1d.f90"), src).unwrap();
+    succeeded(augur().current_dir(dir.path()).args([
+        "analyze",
+        "heat1d.f90",
+        "--no-branch-run",
+        "-o",
+        "s.json",
+    ]));
+    dir
+}
+
 /// F90 array statements on distributed arrays: split by the sections they assign, a
 /// shifted section a halo, `sum` a reduction.
 #[test]
 fn array_statements_are_split_by_their_sections() {
     let _one_job = require_mpi();
-    let dir = tempfile::tempdir().unwrap();
     let src = "program heat1d\n  implicit none\n  integer, parameter :: n = 20000, nsteps = 50\n  real(8) :: u(n), unew(n), s\n!HPF$ DISTRIBUTE u(BLOCK)\n!HPF$ ALIGN unew(i) WITH u(i)\n  integer :: it\n  u = 0.0d0\n  u(n/2) = 1.0d0\n  unew = u\n  do it = 1, nsteps\n    unew(2:n-1) = u(2:n-1) + 0.25d0 * (u(1:n-2) - 2.0d0 * u(2:n-1) + u(3:n))\n    u = unew\n  end do\n  s = sum(u)\n  print *, s\nend program heat1d\n";
-    std::fs::write(dir.path().join("heat1d.f90"), src).unwrap();
+    let dir = analyzed_heat1d(src);
     let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
-    at(&["analyze", "heat1d.f90", "--no-branch-run", "-o", "s.json"]);
     let report = at(&[
         "predict",
         "s.json",
@@ -354,11 +366,9 @@ fn candidate_distributions_are_ranked_with_the_reason() {
 #[test]
 fn a_long_run_replayed_sampled_predicts_what_the_whole_replay_does() {
     let _one_job = require_mpi();
-    let dir = tempfile::tempdir().unwrap();
     let src = "program heat1d\n  implicit none\n  integer, parameter :: n = 64000, nsteps = 5000\n  real(8) :: u(n), unew(n), s\n!HPF$ DISTRIBUTE u(BLOCK)\n!HPF$ ALIGN unew(i) WITH u(i)\n  integer :: i, it\n  do i = 1, n\n    u(i) = 0.0d0\n  end do\n  u(n/2) = 1.0d0\n  do it = 1, nsteps\n    do i = 2, n - 1\n      unew(i) = u(i) + 0.25d0 * (u(i-1) - 2.0d0 * u(i) + u(i+1))\n    end do\n    do i = 2, n - 1\n      u(i) = unew(i)\n    end do\n  end do\n  s = 0.0d0\n  do i = 1, n\n    s = s + u(i)\n  end do\n  print *, s\nend program heat1d\n";
-    std::fs::write(dir.path().join("heat1d.f90"), src).unwrap();
+    let dir = analyzed_heat1d(src);
     let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
-    at(&["analyze", "heat1d.f90", "--no-branch-run", "-o", "s.json"]);
     let predict = |extra: &[&str]| {
         let args = [
             &[

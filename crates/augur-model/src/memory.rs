@@ -374,6 +374,7 @@ pub fn nest_memory(
     mem: &MemoryProfile,
     program_bytes: Option<u64>,
     outer_vectors: &[OuterVector],
+    tested: &[TestedLoad],
 ) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
     let levels = supplied_levels(mem, line);
@@ -409,6 +410,7 @@ pub fn nest_memory(
     add_translation(&mut out, (loc, program_bytes), mem, &sampled);
     if !gather.is_empty() {
         add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
+        add_waits(&mut out, loc, mem, &gather, &sampled_row, tested, line);
     }
     for (n, nl) in out.iter_mut().zip(&loc.nests) {
         if let Some(v) = outer_vectors
@@ -905,53 +907,136 @@ fn add_random_accesses(
         } else {
             ("random".to_string(), gather)
         };
-        let cost_at = |bytes: f64| -> f64 {
-            curve
-                .iter()
-                .filter(|(b, _)| (*b as f64) <= bytes)
-                .map(|(_, rise)| rise)
-                .sum()
-        };
         // Its strided share streams (priced by the cache levels); the rest is random.
         let random = 1.0 - r.strided_share.clamp(0.0, 1.0);
-        let h = r.histogram.to_histogram();
-        let region = (r.span_bytes as f64).max(h.cold as f64 * line as f64);
-        let mut seconds = h.cold as f64 * cost_at(region);
-        let mut beyond = 0.0;
-        for (i, &w) in h.bins.iter().enumerate() {
-            if w == 0 {
-                continue;
-            }
-            let (lo, hi) = augur_locality::reuse::bin_range(i);
-            let c = cost_at((lo + hi) as f64 / 2.0 * line as f64);
-            seconds += w as f64 * c;
-            if c > 0.0 {
-                beyond += w as f64;
-            }
+        let (seconds, beyond) = histogram_cost(r, curve, line);
+        add_traffic(&mut out[row], a, &name, beyond * random, seconds * random);
+    }
+}
+
+/// Adds `misses` and `seconds` at level `name` to array `a` of a row and to the row.
+fn add_traffic(row: &mut NestMemory, a: usize, name: &str, misses: f64, seconds: f64) {
+    let traffic = LevelTraffic {
+        level: name.to_string(),
+        misses,
+        writebacks: 0.0,
+        seconds,
+    };
+    if let Some(array) = row.arrays.get_mut(a) {
+        array.levels.push(traffic.clone());
+    }
+    row.seconds += seconds;
+    match row.levels.iter_mut().find(|l| l.level == name) {
+        Some(l) => {
+            l.misses += misses;
+            l.seconds += seconds;
         }
-        if cost_at(region) > 0.0 {
-            beyond += h.cold as f64;
+        None => row.levels.push(traffic),
+    }
+}
+
+/// What a sampled reference's accesses cost at a curve's rises (`(bytes, seconds)`
+/// steps): an access whose line was last used `d` lines before pays the rises up to
+/// `d` lines, a first touch those up to the region the reference ranges over. Returns
+/// the seconds of all its accesses and how many paid a rise.
+fn histogram_cost(
+    r: &augur_program_profile::locality::SampledRef,
+    curve: &[(u64, f64)],
+    line: u64,
+) -> (f64, f64) {
+    let cost_at = |bytes: f64| -> f64 {
+        curve
+            .iter()
+            .filter(|(b, _)| (*b as f64) <= bytes)
+            .map(|(_, rise)| rise)
+            .sum()
+    };
+    let h = r.histogram.to_histogram();
+    let region = (r.span_bytes as f64).max(h.cold as f64 * line as f64);
+    let mut seconds = h.cold as f64 * cost_at(region);
+    let mut beyond = 0.0;
+    for (i, &w) in h.bins.iter().enumerate() {
+        if w == 0 {
+            continue;
         }
-        let (seconds, beyond) = (seconds * random, beyond * random);
-        out[row].arrays[a].levels.push(LevelTraffic {
-            level: name.clone(),
-            misses: beyond,
-            writebacks: 0.0,
-            seconds,
-        });
-        out[row].seconds += seconds;
-        match out[row].levels.iter_mut().find(|l| l.level == name) {
-            Some(l) => {
-                l.misses += beyond;
-                l.seconds += seconds;
+        let (lo, hi) = augur_locality::reuse::bin_range(i);
+        let c = cost_at((lo + hi) as f64 / 2.0 * line as f64);
+        seconds += w as f64 * c;
+        if c > 0.0 {
+            beyond += w as f64;
+        }
+    }
+    if cost_at(region) > 0.0 {
+        beyond += h.cold as f64;
+    }
+    (seconds, beyond)
+}
+
+/// A conditional branch's mispredictions on a source line: the loads of that line's
+/// sampled references are what it tests (`IF (A(MID) .LT. X)`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestedLoad {
+    /// File of the branch, as the locality profile names its units' files.
+    pub file: String,
+    /// Its line.
+    pub line: u32,
+    /// Its mispredictions.
+    pub mispredictions: f64,
+}
+
+/// Mispredicted branches that test a random load wait for it: the work issued past the
+/// branch is thrown away, so the load's latency is not overlapped as the gather curve
+/// assumes but paid whole, as the dependent chase pays it (a binary search's
+/// `IF (A(MID) .LT. X)`, a heap's sift, a memo table's `IF (MEMO(X) .GE. 0)`). For each
+/// line whose branches mispredict `m` times, the sampled reference of that line with the
+/// dearest chase (the loads of one line issue together) has `m` of its random accesses
+/// priced at the chase curve instead of the gather curve; the difference is added as the
+/// level `waited`. References already chased, lines without mispredictions and machines
+/// without the chase curve add nothing.
+fn add_waits(
+    out: &mut [NestMemory],
+    loc: &LocalityProfile,
+    mem: &MemoryProfile,
+    gather: &[(u64, f64)],
+    sampled_row: &[(usize, usize)],
+    tested: &[TestedLoad],
+    line: u64,
+) {
+    let chase = curve_steps(mem, "random");
+    if chase.is_empty() {
+        return;
+    }
+    // Per reference: the extra seconds an access pays waited for instead of overlapped.
+    let extra: Vec<f64> = loc
+        .sampled_refs
+        .iter()
+        .map(|r| {
+            if r.dependent || r.executions == 0 {
+                return 0.0;
             }
-            None => out[row].levels.push(LevelTraffic {
-                level: name.clone(),
-                misses: beyond,
-                writebacks: 0.0,
-                seconds,
-            }),
+            let (waited, _) = histogram_cost(r, &chase, line);
+            let (overlapped, _) = histogram_cost(r, gather, line);
+            ((waited - overlapped) / r.executions as f64).max(0.0)
+        })
+        .collect();
+    for t in tested.iter().filter(|t| t.mispredictions > 0.0) {
+        let dearest = loc
+            .sampled_refs
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.file == t.file && r.line == t.line)
+            .max_by(|a, b| extra[a.0].total_cmp(&extra[b.0]));
+        let Some((k, r)) = dearest else { continue };
+        let Some(&(row, a)) = sampled_row.get(k) else {
+            continue;
+        };
+        let random = 1.0 - r.strided_share.clamp(0.0, 1.0);
+        let waits = t.mispredictions.min(r.executions as f64 * random);
+        let seconds = waits * extra[k];
+        if seconds <= 0.0 {
+            continue;
         }
+        add_traffic(&mut out[row], a, "waited", waits, seconds);
     }
 }
 
@@ -1159,6 +1244,72 @@ mod tests {
             size_bytes,
             ns,
         }
+    }
+
+    /// A reference read at random over 16 MiB (every access a line 2^18 lines away), on a
+    /// machine whose independent reads there cost 4 ns more than an L1 hit and whose
+    /// dependent ones 60 ns more.
+    fn random_reference_and_machine() -> (LocalityProfile, MemoryProfile) {
+        let mut h = augur_locality::Histogram::default();
+        h.add(Some(1 << 18), 1_000_000);
+        let r = augur_program_profile::locality::SampledRef {
+            unit: "search".into(),
+            file: "search.f90".into(),
+            line: 20,
+            array: "a".into(),
+            reference: "a(mid)".into(),
+            reason: "subscript not affine".into(),
+            loop_id: 0,
+            executions: 1_000_000,
+            samples: 1000,
+            sample_rate: 1e-3,
+            elem_bytes: 4,
+            histogram: h.to_compact(),
+            dependent: false,
+            span_bytes: 16 << 20,
+            strided_share: 0.0,
+        };
+        let loc = LocalityProfile {
+            line_bytes: 64,
+            sampled_refs: vec![r],
+            ..Default::default()
+        };
+        let mem = MemoryProfile {
+            chase: vec![
+                curve("gather", vec![4096, 1 << 24], vec![1.0, 5.0]),
+                curve("random", vec![4096, 1 << 24], vec![1.0, 61.0]),
+            ],
+            ..Default::default()
+        };
+        (loc, mem)
+    }
+
+    #[test]
+    fn a_mispredicted_branch_waits_for_the_random_load_it_tests() {
+        let (loc, mem) = random_reference_and_machine();
+        let level = |rows: &[NestMemory], name: &str| -> f64 {
+            rows.iter()
+                .flat_map(|r| &r.levels)
+                .filter(|l| l.level == name)
+                .map(|l| l.seconds)
+                .sum()
+        };
+        let overlapped = nest_memory(&loc, &mem, None, &[], &[]);
+        assert!((level(&overlapped, "random") - 4e-3).abs() < 1e-9);
+        assert_eq!(level(&overlapped, "waited"), 0.0);
+        // Half of the branch's tests mispredict: those loads are paid whole (60 ns, of
+        // which the gather's 4 are already counted).
+        let tested = |file: &str, line: u32| TestedLoad {
+            file: file.into(),
+            line,
+            mispredictions: 500_000.0,
+        };
+        let waited = nest_memory(&loc, &mem, None, &[], &[tested("search.f90", 20)]);
+        assert!((level(&waited, "waited") - 500_000.0 * 56e-9).abs() < 1e-9);
+        assert!((waited[0].seconds - (4e-3 + 28e-3)).abs() < 1e-9);
+        // A branch on another line tests other loads.
+        let elsewhere = nest_memory(&loc, &mem, None, &[], &[tested("search.f90", 21)]);
+        assert_eq!(level(&elsewhere, "waited"), 0.0);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::breakdown::loop_name;
 use crate::cost::CostTable;
 use crate::memory::{
     combine_issue, nest_memory, ArrayTraffic, LevelTraffic, OuterVector, Overlap, SequentialTime,
+    TestedLoad,
 };
 use crate::price::inside_loop;
 use crate::price::PricedBlocks;
@@ -217,6 +218,21 @@ fn vector_bytes(how: &str) -> Option<u64> {
 /// the operation time (Σ over nests of `combine(ops, mem) - ops`). A row per loop that
 /// roots a nest with a memory term; none when `overlap` is [`Overlap::None`] or a
 /// profile lacks its side (the program's locality, the machine's `[memory]` section).
+/// The mispredictions of the program's branches by line ([`TestedLoad`]): empty without
+/// a branch run.
+fn tested_loads(program: &ProgramProfile) -> Vec<TestedLoad> {
+    program.branches.as_ref().map_or(vec![], |b| {
+        b.conditions
+            .iter()
+            .map(|c| TestedLoad {
+                file: c.file.clone(),
+                line: c.line,
+                mispredictions: c.mispredictions as f64,
+            })
+            .collect()
+    })
+}
+
 pub(crate) fn memory_term(
     program: &ProgramProfile,
     machine: &MachineProfile,
@@ -230,7 +246,13 @@ pub(crate) fn memory_term(
                 .run
                 .first_touch_pages
                 .map(|p| p * augur_program_profile::locality::PAGE_BYTES);
-            nest_memory(loc, mem, touched, &outer_vectors(program, machine))
+            nest_memory(
+                loc,
+                mem,
+                touched,
+                &outer_vectors(program, machine),
+                &tested_loads(program),
+            )
         }
         _ => vec![],
     };

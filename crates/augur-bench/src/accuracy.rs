@@ -560,25 +560,29 @@ fn print_summaries(tally: &Tally, s: &ErrorSummary, overlap: Overlap) {
     let log_rms =
         (log_errors.iter().map(|e| e * e).sum::<f64>() / log_errors.len().max(1) as f64).sqrt();
     // Each program's interval takes the model error of how it was priced (its compiled
-    // loops or its AbOps): the values taken, with how many programs took each.
-    let mut taken: Vec<(f64, usize)> = vec![];
-    for (_, v) in &tally.rows {
-        let sd = (v.prediction.interval.model_log_sd * 1000.0).round() / 1000.0;
-        match taken.iter_mut().find(|(s, _)| *s == sd) {
-            Some((_, n)) => *n += 1,
-            None => taken.push((sd, 1)),
-        }
-    }
-    taken.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let taken: Vec<String> = taken
+    // loops or its AbOps) and of its kind of code: the median factor either way, and the
+    // range of the model errors taken.
+    let mut factors: Vec<f64> = tally
+        .rows
         .iter()
-        .map(|(sd, n)| format!("{sd:.3} for {n}"))
+        .map(|(_, v)| v.prediction.interval.factor())
         .collect();
+    let mut taken: Vec<f64> = tally
+        .rows
+        .iter()
+        .map(|(_, v)| v.prediction.interval.model_log_sd)
+        .collect();
+    factors.sort_by(f64::total_cmp);
+    taken.sort_by(f64::total_cmp);
+    let median = |xs: &[f64]| xs.get(xs.len() / 2).copied().unwrap_or(0.0);
     println!(
-        "measured inside the predicted 90% interval: {inside} of {} ({:.0}%); RMS of ln(predicted/measured) {log_rms:.3} (the model error the intervals take: {})",
+        "measured inside the predicted 90% interval: {inside} of {} ({:.0}%), a median factor of {:.2} either way; RMS of ln(predicted/measured) {log_rms:.3} (the model error the intervals take: {:.3} to {:.3}, median {:.3})",
         tally.rows.len(),
         100.0 * inside as f64 / tally.rows.len().max(1) as f64,
-        taken.join(", ")
+        median(&factors),
+        taken.first().copied().unwrap_or(0.0),
+        taken.last().copied().unwrap_or(0.0),
+        median(&taken),
     );
     println!("the same runs under each way of combining operation and memory time:");
     for (o, errs) in OVERLAPS.iter().zip(&tally.by_overlap) {

@@ -39,24 +39,118 @@ pub const TYPICAL_PARAMETER_LOG_SD: f64 = 0.14;
 
 /// σ of an optimizing build whose loops are priced from the instructions the compiler
 /// emitted (the machine profile has `[incore]`, the program an optimization report of its
-/// compiler and flags), pooled as [`OPTIMIZED_LOG_SD`]: gfortran 12 -O2, session 46's model
-/// (2026-11-29) on the kept times of an Intel Xeon guest (`bench/real`, 31 programs, 0.162;
-/// the corpus, 48, 0.262; pooled 0.228) and of a Zen 4 guest (30, 0.162; 48, 0.279; pooled
-/// 0.240): 0.23. (Session 35's model, Zen 4: 0.26.)
-pub const OPTIMIZED_COMPILED_LOG_SD: f64 = 0.23;
+/// compiler and flags), for code of each kind ([`KindErrors`]): gfortran 12 -O2, session
+/// 49's model (2026-11-30) on the kept times of an Intel Xeon guest (`bench/real`, 31
+/// programs; the corpus, 48) and of a Zen 4 guest (30; 48), the shares of the time in
+/// calls and mispredicted branches ([`irregular_share`]) weighting each program's
+/// ln(predicted/measured)²: regular code 0.19, calls and branches 0.35 (fitted on one host,
+/// the other's programs are covered 90-91% with a median factor of 1.38-1.39 either way,
+/// against 92-94% and 1.45-1.48 with the pooled 0.23 of session 46). docs/ACCURACY.md,
+/// "Session 49".
+pub const OPTIMIZED_COMPILED: KindErrors = KindErrors {
+    regular: 0.19,
+    irregular: 0.35,
+};
 
-/// The same without optimization (-O0): Xeon 0.179 and 0.298, pooled 0.258; Zen 4 0.229
-/// and 0.344, pooled 0.305: 0.28. (Session 35's model: 0.36.)
-pub const UNOPTIMIZED_COMPILED_LOG_SD: f64 = 0.28;
+/// The same without optimization (-O0): regular code 0.22, calls and branches 0.45
+/// (covered 90-92% across the two hosts with a median factor of 1.43-1.49, against 91-92%
+/// and 1.51-1.65 with the pooled 0.28).
+pub const UNOPTIMIZED_COMPILED: KindErrors = KindErrors {
+    regular: 0.22,
+    irregular: 0.45,
+};
+
+/// The model's error for the two kinds of code it knows unequally well: loops and
+/// straight-line arithmetic and their memory traffic (`regular`), which it prices from
+/// their compiled instructions and the caches, and the time spent in calls (procedures,
+/// the mathematical and run-time libraries, input/output, characters, random numbers) and
+/// in mispredicted branches (`irregular`), priced by narrow-spectrum experiments whose
+/// context a program rarely repeats. Each is the σ of `ln(predicted/measured)` of code of
+/// that kind alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KindErrors {
+    /// σ of regular code.
+    pub regular: f64,
+    /// σ of calls and mispredicted branches.
+    pub irregular: f64,
+}
+
+impl KindErrors {
+    /// σ of a program whose predicted time is `irregular_share` (0-1) calls and
+    /// mispredicted branches: the two kinds' variances mixed in proportion.
+    pub fn of(&self, irregular_share: f64) -> f64 {
+        let x = irregular_share.clamp(0.0, 1.0);
+        ((1.0 - x) * self.regular.powi(2) + x * self.irregular.powi(2)).sqrt()
+    }
+}
+
+/// Whether an AbOp is time of the irregular kind ([`KindErrors`]): a procedure call or
+/// its arguments, a call into the mathematical library (logarithms, exponentials,
+/// trigonometric and hyperbolic functions, `fmod`, rounding to a whole real, `X**Y`,
+/// complex intrinsics), input/output, character operations, random numbers, or a
+/// mispredicted branch. Square roots, absolute values, minima and the like are
+/// instructions, not calls.
+pub fn is_irregular(op: augur_ir::AbOp) -> bool {
+    use augur_ir::AbOp::*;
+    let group = augur_ir::abop::CATALOGUE
+        .get(op as usize)
+        .map_or("", |i| i.group);
+    matches!(
+        group,
+        "calls" | "character" | "input/output" | "random numbers" | "intrinsics, complex"
+    ) || matches!(
+        op,
+        BRMP | BRMC
+            | LOGS
+            | EXPS
+            | SINS
+            | TANS
+            | MODS
+            | LOGD
+            | EXPD
+            | SIND
+            | TAND
+            | MODD
+            | ATNS
+            | ATND
+            | HYPS
+            | HYPD
+            | ANIS
+            | ANID
+            | XRSL
+            | XRDL
+            | XRSG
+            | XRDG
+            | XCSL
+            | XCDL
+            | XCSG
+            | XCDG
+    )
+}
+
+/// The share (0-1) of `total` seconds that `seconds_by_abop` puts in irregular AbOps
+/// ([`is_irregular`]).
+pub fn irregular_share(seconds_by_abop: &[(augur_ir::AbOp, f64)], total: f64) -> f64 {
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let irregular: f64 = seconds_by_abop
+        .iter()
+        .filter(|(op, _)| is_irregular(*op))
+        .map(|(_, s)| s)
+        .sum();
+    (irregular / total).clamp(0.0, 1.0)
+}
 
 /// The model's error, as the standard deviation of `ln(predicted/measured)`, for a
 /// machine profile measured with these flags; `compiled`: the program's loops are priced
-/// from their compiled instructions.
-pub fn model_error_sd(fflags: &str, compiled: bool) -> f64 {
+/// from their compiled instructions, then weighted by the share of the time in calls and
+/// mispredicted branches (`irregular_share`, [`KindErrors::of`]).
+pub fn model_error_sd(fflags: &str, compiled: bool, irregular_share: f64) -> f64 {
     match (crate::cost::optimizing(fflags), compiled) {
-        (true, true) => OPTIMIZED_COMPILED_LOG_SD,
+        (true, true) => OPTIMIZED_COMPILED.of(irregular_share),
         (true, false) => OPTIMIZED_LOG_SD,
-        (false, true) => UNOPTIMIZED_COMPILED_LOG_SD,
+        (false, true) => UNOPTIMIZED_COMPILED.of(irregular_share),
         (false, false) => UNOPTIMIZED_LOG_SD,
     }
 }
@@ -77,6 +171,10 @@ pub struct Interval {
     /// ([`count_log_sd`]); 0 for counted profiles.
     #[serde(default)]
     pub count_log_sd: f64,
+    /// The share (0-1) of the predicted time in calls and mispredicted branches, which
+    /// the model's error weighs ([`KindErrors`]); 0 where it was not weighed.
+    #[serde(default)]
+    pub irregular_share: f64,
 }
 
 impl Interval {
@@ -93,6 +191,7 @@ impl Interval {
             model_log_sd,
             parameter_log_sd,
             count_log_sd: 0.0,
+            irregular_share: 0.0,
         }
     }
 
@@ -290,10 +389,35 @@ mod tests {
 
     #[test]
     fn optimized_and_unoptimized_builds_have_their_own_error() {
-        assert_eq!(model_error_sd("-O2 -march=native", false), OPTIMIZED_LOG_SD);
-        assert_eq!(model_error_sd("-O0 -g", false), UNOPTIMIZED_LOG_SD);
-        // Loops priced from their compiled instructions: the smaller error measured.
-        assert_eq!(model_error_sd("-O2", true), OPTIMIZED_COMPILED_LOG_SD);
-        assert_eq!(model_error_sd("-O0", true), UNOPTIMIZED_COMPILED_LOG_SD);
+        assert_eq!(
+            model_error_sd("-O2 -march=native", false, 0.5),
+            OPTIMIZED_LOG_SD
+        );
+        assert_eq!(model_error_sd("-O0 -g", false, 0.5), UNOPTIMIZED_LOG_SD);
+        // Loops priced from their compiled instructions: the smaller error measured, by
+        // the kind of code.
+        assert_eq!(model_error_sd("-O2", true, 0.0), OPTIMIZED_COMPILED.regular);
+        assert_eq!(
+            model_error_sd("-O0", true, 1.0),
+            UNOPTIMIZED_COMPILED.irregular
+        );
+    }
+
+    #[test]
+    fn calls_and_mispredicted_branches_widen_the_model_error() {
+        use augur_ir::AbOp;
+        let k = OPTIMIZED_COMPILED;
+        let half = k.of(0.5);
+        assert!((half * half - (k.regular.powi(2) + k.irregular.powi(2)) / 2.0).abs() < 1e-12);
+        assert!(k.of(0.0) < half && half < k.of(1.0));
+        assert_eq!(k.of(-1.0), k.regular);
+        assert!(is_irregular(AbOp::BRMP) && is_irregular(AbOp::SIND) && is_irregular(AbOp::PROC));
+        assert!(is_irregular(AbOp::IOST) && is_irregular(AbOp::CCAT) && is_irregular(AbOp::EXPC));
+        assert!(
+            !is_irregular(AbOp::ARDL) && !is_irregular(AbOp::SQRD) && !is_irregular(AbOp::LOOV)
+        );
+        let share = irregular_share(&[(AbOp::ARDL, 3.0), (AbOp::SIND, 1.0)], 4.0);
+        assert!((share - 0.25).abs() < 1e-12);
+        assert_eq!(irregular_share(&[], 0.0), 0.0);
     }
 }

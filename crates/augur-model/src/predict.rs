@@ -233,8 +233,12 @@ pub fn predict_with(
     let (first_touch_pages, first_touch_seconds) = first_touches(program, machine, overlap);
     total.seconds += first_touch_seconds;
     let compiled = table.incore.is_some() && report.is_some_and(|r| !r.compiled_loops.is_empty());
-    let interval = Interval::new(&total, model_error_sd(&machine.provenance.fflags, compiled))
-        .with_counts(crate::interval::count_log_sd(program));
+    let by_abop: Vec<(augur_ir::AbOp, f64)> = abops.iter().map(|r| (r.abop, r.seconds)).collect();
+    let irregular = crate::interval::irregular_share(&by_abop, total.seconds);
+    let sd = model_error_sd(&machine.provenance.fflags, compiled, irregular);
+    let mut interval =
+        Interval::new(&total, sd).with_counts(crate::interval::count_log_sd(program));
+    interval.irregular_share = if compiled { irregular } else { 0.0 };
     Prediction {
         overlap,
         memory_seconds: memory_extra,

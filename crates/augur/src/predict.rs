@@ -653,9 +653,17 @@ fn report_by(
         }
     );
     let i = &pred.interval;
+    let kind = if i.irregular_share > 0.0 {
+        format!(
+            " of this kind ({:.0}% of the time in calls and mispredicted branches, which it knows less well)",
+            100.0 * i.irregular_share
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "predicted time {}   90% interval {} .. {} (a factor of {:.2} either way: the model's error on real programs and the machine parameters' uncertainty)",
+        "predicted time {}   90% interval {} .. {} (a factor of {:.2} either way: the model's error on real programs{kind} and the machine parameters' uncertainty)",
         fmt_seconds(pred.total.seconds),
         fmt_seconds(i.low),
         fmt_seconds(i.high),

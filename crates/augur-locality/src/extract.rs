@@ -686,6 +686,22 @@ impl<'a> Cx<'a> {
                     self.elemental(a, tdepth, outer, inner, line, pre, body);
                 }
             }
+            // `transpose(t)` of a whole array or section in an elemental expression: the
+            // compiler reads `t` in place, its element (i, j) at the result's (j, i) (no
+            // temporary), so `t` strides along the result's first dimension.
+            ExprKind::Call(CallTarget::Intrinsic(name), args)
+                if name == "transpose" && args.len() == 1 && tdepth.len() == 2 =>
+            {
+                let swapped = [tdepth[1], tdepth[0]];
+                match (
+                    &args[0].kind,
+                    self.operand(&args[0], &swapped, false, inner),
+                ) {
+                    (_, Ok(n)) => body.push(n),
+                    (ExprKind::Var(v) | ExprKind::Elem(v, _), Err(r)) => self.reject(v, line, &r),
+                    (_, Err(_)) => self.loads(&args[0], outer, line, pre),
+                }
+            }
             ExprKind::Call(CallTarget::Intrinsic(_), args) => {
                 for a in args {
                     self.loads(a, outer, line, pre);

@@ -152,3 +152,42 @@ fn reductions_read_their_argument_once() {
     assert!(n.array_syntax);
     assert_eq!(n.nest.access_count().unwrap(), 3 * 2 * 256);
 }
+
+#[test]
+fn a_transposed_operand_strides_along_the_first_dimension() {
+    // b = b + transpose(t) over 512 x 512 doubles: the compiler reads t in place, t(j, i)
+    // for b(i, j), so t's consecutive accesses are a column (4 KiB) apart: on a cache of
+    // 32 lines every access of t misses (262,144), while b's lines each miss once (32,768).
+    let ex = extract(
+        "program t\n  integer, parameter :: n = 512\n  real(8) :: b(n, n), t(n, n)\n  b = 0\n  t = 1\n  b = b + transpose(t)\n  print *, b(1, 2)\nend program t\n",
+        &ExtractOptions::default(),
+    );
+    let n = ex
+        .nests
+        .iter()
+        .find(|n| n.line == 6)
+        .expect("the statement's nest");
+    assert!(n.array_syntax && n.non_affine.is_empty(), "{n:?}");
+    assert_eq!(n.nest.access_count().unwrap(), 3 * 512 * 512);
+    let mut previous_t: Option<u64> = None;
+    let mut steps = HashMap::new();
+    let t_base = n.nest.arrays[1].base.max(n.nest.arrays[0].base);
+    n.nest
+        .for_each_access(|a| {
+            if a.addr >= t_base && a.addr < t_base + 512 * 512 * 8 {
+                if let Some(p) = previous_t {
+                    *steps.entry(a.addr as i64 - p as i64).or_insert(0u64) += 1;
+                }
+                previous_t = Some(a.addr);
+            }
+        })
+        .unwrap();
+    let (&step, _) = steps.iter().max_by_key(|(_, &c)| c).unwrap();
+    assert_eq!(step, 512 * 8, "t read along its rows: {steps:?}");
+    let tiny = CacheGeometry {
+        size_bytes: 32 * 64,
+        line_bytes: 64,
+        ways: 32,
+    };
+    assert!(cache_misses(&n.nest, tiny) >= 512 * 512 + 512 * 512 / 8);
+}

@@ -3,7 +3,7 @@
 //! recognized and need nothing (owner-computes follows the assignments). gfortran
 //! reads them as comments, so the program builds and counts as it does without them.
 
-use crate::spec::{ArrayDistribution, Grid, Rule};
+use crate::spec::{ArrayDistribution, Grid};
 
 /// The distributions a program's directives give.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -105,7 +105,8 @@ fn distribute(rest: &str, out: &mut Directives) -> Result<(), String> {
     Ok(())
 }
 
-/// `v(i,j) WITH u(i,j)`, `(:,:) WITH u(:,:) :: v, w`, `WITH u :: v`.
+/// `v(i,j) WITH u(i,j)`, `(:,:) WITH u(:,:) :: v, w`, `WITH u :: v`, and permutations
+/// (`v(i,j) WITH u(j,i)`; [`crate::spec::alignment`]).
 fn align(rest: &str, out: &mut Directives) -> Result<(), String> {
     let (spec, names) = match rest.split_once("::") {
         Some((s, n)) => (s.trim(), Some(n)),
@@ -114,14 +115,14 @@ fn align(rest: &str, out: &mut Directives) -> Result<(), String> {
     let (left, target) = spec
         .split_once("with")
         .ok_or_else(|| format!("`align {rest}`: no WITH"))?;
-    let target = target
+    if target
         .trim()
         .split('(')
         .next()
         .unwrap_or("")
         .trim()
-        .to_string();
-    if target.is_empty() {
+        .is_empty()
+    {
         return Err(format!("`align {rest}`: no target after WITH"));
     }
     let aligned: Vec<String> = match names {
@@ -131,10 +132,11 @@ fn align(rest: &str, out: &mut Directives) -> Result<(), String> {
     if aligned.is_empty() {
         return Err(format!("`align {rest}`: no array to align"));
     }
+    let whole = format!("align {}", rest.trim());
     for a in aligned {
         out.distributions.push(ArrayDistribution {
+            rule: crate::spec::alignment(left.trim(), target.trim(), &whole)?,
             array: a,
-            rule: Rule::AlignedWith(target.clone()),
         });
     }
     Ok(())
@@ -143,7 +145,7 @@ fn align(rest: &str, out: &mut Directives) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Format;
+    use crate::spec::{Format, Rule};
 
     #[test]
     fn directives_of_both_forms_are_read() {
@@ -167,6 +169,25 @@ mod tests {
             d.distributions[0].rule,
             Rule::Formats(vec![Format::Collapsed, Format::Block(None)])
         );
+    }
+
+    #[test]
+    fn a_transposed_alignment_is_read_as_a_permutation() {
+        let src = "!HPF$ DISTRIBUTE u(*, BLOCK)\n!HPF$ ALIGN v(i,j) WITH u(j,i)\n!HPF$ ALIGN w(i,k) WITH u(i,k)\n";
+        let d = read(&[("p.f90".into(), src.into())]).unwrap();
+        assert_eq!(
+            d.distributions[1].rule,
+            Rule::Permuted {
+                target: "u".into(),
+                dims: vec![Some(1), Some(0)]
+            }
+        );
+        assert_eq!(d.distributions[1].to_string(), "v(i,j) WITH u(j,i)");
+        assert_eq!(d.distributions[2].rule, Rule::AlignedWith("u".into()));
+        let e = read(&[("o.f90".into(), "\n!HPF$ ALIGN a(i) WITH t(i+1)\n".into())]).unwrap_err();
+        assert!(e.starts_with("o.f90:2:") && e.contains("offset"), "{e}");
+        let e = read(&[("r.f90".into(), "!HPF$ ALIGN a(i) WITH t(i,*)\n".into())]).unwrap_err();
+        assert!(e.contains("replicates"), "{e}");
     }
 
     #[test]

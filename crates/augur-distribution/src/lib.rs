@@ -146,28 +146,95 @@ pub fn analyze(
     })
 }
 
-/// Each array's formats, alignments followed to the array they end at.
+/// Each array's formats, alignments followed to the array they end at (a permuted one
+/// takes the target's format of the dimension each of its own follows; `*` where it
+/// follows none).
 fn resolve(distributions: &[ArrayDistribution]) -> Result<BTreeMap<String, Vec<Format>>, String> {
-    let by_name: BTreeMap<&str, &Rule> = distributions
+    let by_name: BTreeMap<&str, &ArrayDistribution> = distributions
         .iter()
-        .map(|d| (d.array.as_str(), &d.rule))
+        .map(|d| (d.array.as_str(), d))
         .collect();
     let mut out = BTreeMap::new();
     for d in distributions {
-        let mut at = &d.rule;
-        let mut hops = 0;
-        while let Rule::AlignedWith(t) = at {
-            at = by_name.get(t.as_str()).copied().ok_or_else(|| {
-                format!("`{d}`: {t} is not distributed; distribute it too (`{t}(BLOCK)`)")
-            })?;
-            hops += 1;
-            if hops > distributions.len() {
-                return Err(format!("`{d}`: the alignments go round in a circle"));
-            }
-        }
-        if let Rule::Formats(f) = at {
-            out.insert(d.array.clone(), f.clone());
-        }
+        out.insert(d.array.clone(), formats_of(d, &by_name, 0)?);
     }
     Ok(out)
+}
+
+/// The formats of `d`, following its alignment `hops` deep.
+fn formats_of(
+    d: &ArrayDistribution,
+    by_name: &BTreeMap<&str, &ArrayDistribution>,
+    hops: usize,
+) -> Result<Vec<Format>, String> {
+    if hops > by_name.len() {
+        return Err(format!("`{d}`: the alignments go round in a circle"));
+    }
+    let Some(t) = d.rule.target() else {
+        return Ok(match &d.rule {
+            Rule::Formats(f) => f.clone(),
+            _ => vec![],
+        });
+    };
+    let target = by_name.get(t).ok_or_else(|| {
+        format!("`{d}`: {t} is not distributed; distribute it too (`{t}(BLOCK)`)")
+    })?;
+    let formats = formats_of(target, by_name, hops + 1)?;
+    Ok(match &d.rule {
+        Rule::Permuted { dims, .. } => {
+            let followed: Vec<usize> = dims.iter().flatten().copied().collect();
+            if let Some(k) = (0..formats.len())
+                .find(|k| !followed.contains(k) && formats[*k] != Format::Collapsed)
+            {
+                return Err(format!(
+                    "`{d}`: no dimension of {} follows {t}'s distributed dimension {}, which would replicate it over that axis (not modelled yet): give {} its own DISTRIBUTE",
+                    d.array,
+                    k + 1,
+                    d.array
+                ));
+            }
+            dims.iter()
+                .map(|k| {
+                    k.and_then(|k| formats.get(k).copied())
+                        .unwrap_or(Format::Collapsed)
+                })
+                .collect()
+        }
+        _ => formats,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(list: &[&str]) -> Vec<ArrayDistribution> {
+        list.iter()
+            .map(|t| ArrayDistribution::parse(t).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_permuted_alignment_takes_the_target_formats_of_the_dimensions_it_follows() {
+        let d = parsed(&["u(*,BLOCK)", "v(i,j) WITH u(j,i)"]);
+        let f = resolve(&d).unwrap();
+        assert_eq!(f["v"], vec![Format::Block(None), Format::Collapsed]);
+        // No dimension of x follows u's BLOCK one: x would be replicated over that axis,
+        // which is refused with what to do.
+        let d = parsed(&["u(*,BLOCK)", "x(i) WITH u(i,:)"]);
+        let e = resolve(&d).unwrap_err();
+        assert!(e.contains("replicate") && e.contains("DISTRIBUTE"), "{e}");
+        let ok = parsed(&["u(*,BLOCK)", "x(i,k) WITH u(i,k)", "y(k) WITH u(:,k)"]);
+        let f = resolve(&ok).unwrap();
+        assert_eq!(f["x"], vec![Format::Collapsed, Format::Block(None)]);
+        assert_eq!(f["y"], vec![Format::Block(None)]);
+        // Aligned through a permuted array: the permutation carries on.
+        let chain = parsed(&["u(*,BLOCK)", "v(i,j) WITH u(j,i)", "w WITH v"]);
+        assert_eq!(
+            resolve(&chain).unwrap()["w"],
+            vec![Format::Block(None), Format::Collapsed]
+        );
+        let circle = parsed(&["a WITH b", "b(i,j) WITH a(j,i)"]);
+        assert!(resolve(&circle).unwrap_err().contains("circle"));
+    }
 }

@@ -44,8 +44,73 @@ pub struct ArrayDistribution {
 pub enum Rule {
     /// Formats per dimension, in order.
     Formats(Vec<Format>),
-    /// Aligned with this array (lower case).
+    /// Aligned with this array (lower case), element `(i,j)` where the target's is.
     AlignedWith(String),
+    /// Aligned with this array (lower case) through a permutation of dimensions:
+    /// per dimension of the aligned array, the target's dimension it follows, or `None`
+    /// when the target has no dimension for it (`ALIGN v(i,j) WITH u(j,i)`: `[1, 0]`;
+    /// `ALIGN x(i,k) WITH u(i)`: `[0, None]`, `k` held whole by every processor).
+    Permuted {
+        /// The target array.
+        target: String,
+        /// Per dimension of the aligned array, the target's dimension.
+        dims: Vec<Option<usize>>,
+    },
+}
+
+impl Rule {
+    /// The array this rule follows, if it is an alignment.
+    pub fn target(&self) -> Option<&str> {
+        match self {
+            Rule::Formats(_) => None,
+            Rule::AlignedWith(t) | Rule::Permuted { target: t, .. } => Some(t),
+        }
+    }
+}
+
+/// The alignment written `left WITH right` (`v(i,j) WITH u(j,i)`, `(:,:) WITH
+/// u(:,:)`, `v WITH u`): identical when the dummies appear in the target in their own
+/// order (or there are none), else the permutation. A target subscript that is neither a
+/// dummy nor `:` (an offset `i+1`, a constant, `*` replicating the array) is an error
+/// saying what to write instead. `whole` is the text errors quote.
+pub fn alignment(left: &str, right: &str, whole: &str) -> Result<Rule, String> {
+    let target = name_of(right, whole)?;
+    let subscripts = |part: &str| -> Vec<String> {
+        part.split_once('(')
+            .and_then(|(_, r)| r.trim_end().strip_suffix(')'))
+            .map(|inner| {
+                split_top(inner)
+                    .iter()
+                    .map(|x| x.trim().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (dummies, subs) = (subscripts(left), subscripts(right));
+    let positional = |v: &[String]| v.iter().all(|x| x == ":");
+    if subs.is_empty() || (positional(&subs) && positional(&dummies)) {
+        return Ok(Rule::AlignedWith(target));
+    }
+    for x in &subs {
+        if x != ":" && !dummies.contains(x) {
+            let what = if x == "*" {
+                "replicates it over the target's dimension, which is not modelled yet: give the array `*` in that dimension of its own DISTRIBUTE instead"
+            } else {
+                "places it at an offset or a fixed index of the target, which is not modelled yet: align it identically, or give it its own DISTRIBUTE"
+            };
+            return Err(format!("`{whole}`: the target subscript `{x}` {what}"));
+        }
+    }
+    let dims: Vec<Option<usize>> = dummies
+        .iter()
+        .map(|d| subs.iter().position(|x| x == d))
+        .collect();
+    let identity = dims.len() == subs.len() && dims.iter().enumerate().all(|(d, k)| *k == Some(d));
+    Ok(if identity {
+        Rule::AlignedWith(target)
+    } else {
+        Rule::Permuted { target, dims }
+    })
 }
 
 impl fmt::Display for ArrayDistribution {
@@ -56,6 +121,26 @@ impl fmt::Display for ArrayDistribution {
                 write!(f, "{}({})", self.array, list.join(","))
             }
             Rule::AlignedWith(t) => write!(f, "{} WITH {t}", self.array),
+            Rule::Permuted { target, dims } => {
+                let letters = ["i", "j", "k", "l", "m", "n", "o"];
+                let dummy = |d: usize| letters.get(d).copied().unwrap_or("x").to_string();
+                let left: Vec<String> = (0..dims.len()).map(dummy).collect();
+                let rank = dims.iter().flatten().max().map_or(0, |m| m + 1);
+                let right: Vec<String> = (0..rank)
+                    .map(|k| {
+                        dims.iter()
+                            .position(|x| *x == Some(k))
+                            .map_or(":".into(), dummy)
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "{}({}) WITH {target}({})",
+                    self.array,
+                    left.join(","),
+                    right.join(",")
+                )
+            }
         }
     }
 }
@@ -66,10 +151,9 @@ impl ArrayDistribution {
     pub fn parse(text: &str) -> Result<ArrayDistribution, String> {
         let t = text.trim().to_ascii_lowercase();
         if let Some((left, right)) = t.split_once(" with ") {
-            return Ok(ArrayDistribution {
-                array: name_of(left, text)?,
-                rule: Rule::AlignedWith(name_of(right, text)?),
-            });
+            let array = name_of(left, text)?;
+            let rule = alignment(left, right, text)?;
+            return Ok(ArrayDistribution { array, rule });
         }
         let (name, rest) = t.split_once('(').ok_or_else(|| {
             format!("`{text}`: a distribution is an array with a format per dimension, e.g. `u(*,BLOCK)`, or `v WITH u`")

@@ -349,7 +349,7 @@ pub fn rank_candidates(
 /// The candidate as written: distributed arrays first, then the alignments.
 fn label_of(distributions: &[ArrayDistribution]) -> String {
     let mut sorted: Vec<&ArrayDistribution> = distributions.iter().collect();
-    sorted.sort_by_key(|d| matches!(d.rule, augur_distribution::spec::Rule::AlignedWith(_)));
+    sorted.sort_by_key(|d| d.rule.target().is_some());
     let v: Vec<String> = sorted.iter().map(|x| x.to_string()).collect();
     v.join(", ")
 }

@@ -256,6 +256,25 @@ fn distributions_that_cannot_apply_name_what_is_wrong() {
         text.contains("shift: u halo of 1 below, 1 above in dimension 1"),
         "{text}"
     );
+    // A permuted alignment takes the target's formats dimension by dimension; an offset
+    // is refused with what to write instead.
+    let text = succeeded(&mut predict(&[
+        "--distribute",
+        "unew(i,j) WITH u(j,i)",
+        "--procs",
+        "2",
+    ]));
+    assert!(
+        text.contains("u(*,BLOCK)") && text.contains("unew(BLOCK,*)"),
+        "{text}"
+    );
+    let e = failed(&mut predict(&[
+        "--distribute",
+        "unew(i,j) WITH u(i+1,j)",
+        "--procs",
+        "2",
+    ]));
+    assert!(e.contains("offset") && e.contains("DISTRIBUTE"), "{e}");
     // A changed source is refused.
     let src = dir.path().join("jacobi2d_seq.f90");
     let mut s = std::fs::read_to_string(&src).unwrap();

@@ -92,9 +92,7 @@ impl KindErrors {
 /// instructions, not calls.
 pub fn is_irregular(op: augur_ir::AbOp) -> bool {
     use augur_ir::AbOp::*;
-    let group = augur_ir::abop::CATALOGUE
-        .get(op as usize)
-        .map_or("", |i| i.group);
+    let group = op.info().group;
     matches!(
         group,
         "calls" | "character" | "input/output" | "random numbers" | "intrinsics, complex"

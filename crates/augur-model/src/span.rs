@@ -105,9 +105,7 @@ fn window_slots(table: &CostTable, op: augur_ir::AbOp) -> f64 {
 /// intrinsics): the irregular AbOps that are neither branches, procedure calls, I/O,
 /// characters nor random numbers.
 fn is_library_call(op: augur_ir::AbOp) -> bool {
-    let group = augur_ir::abop::CATALOGUE
-        .get(op as usize)
-        .map_or("", |i| i.group);
+    let group = op.info().group;
     crate::interval::is_irregular(op)
         && !matches!(
             group,

@@ -1002,37 +1002,41 @@ fn add_waits(
     tested: &[TestedLoad],
     line: u64,
 ) {
+    // The mispredictions of each line, its branches together.
+    let mut lines: std::collections::BTreeMap<(&str, u32), f64> = Default::default();
+    for t in tested.iter().filter(|t| t.mispredictions > 0.0) {
+        *lines.entry((t.file.as_str(), t.line)).or_default() += t.mispredictions;
+    }
     let chase = curve_steps(mem, "random");
-    if chase.is_empty() || tested.iter().all(|t| t.mispredictions <= 0.0) {
+    if chase.is_empty() || lines.is_empty() {
         return;
     }
-    // Per reference: the extra seconds an access pays waited for instead of overlapped.
-    let extra: Vec<f64> = loc
-        .sampled_refs
-        .iter()
-        .map(|r| {
-            if r.dependent || r.executions == 0 {
-                return 0.0;
-            }
-            let (waited, _) = histogram_cost(r, &chase, line);
-            let (overlapped, _) = histogram_cost(r, gather, line);
-            ((waited - overlapped) / r.executions as f64).max(0.0)
-        })
-        .collect();
-    for t in tested.iter().filter(|t| t.mispredictions > 0.0) {
+    // The extra seconds an access pays waited for instead of overlapped.
+    let extra = |r: &augur_program_profile::locality::SampledRef| -> f64 {
+        if r.dependent || r.executions == 0 {
+            return 0.0;
+        }
+        let (waited, _) = histogram_cost(r, &chase, line);
+        let (overlapped, _) = histogram_cost(r, gather, line);
+        ((waited - overlapped) / r.executions as f64).max(0.0)
+    };
+    for ((file, at), mispredictions) in lines {
         let dearest = loc
             .sampled_refs
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.file == t.file && r.line == t.line)
-            .max_by(|a, b| extra[a.0].total_cmp(&extra[b.0]));
-        let Some((k, r)) = dearest else { continue };
+            .filter(|(_, r)| r.file == file && r.line == at)
+            .map(|(k, r)| (k, r, extra(r)))
+            .max_by(|a, b| a.2.total_cmp(&b.2));
+        let Some((k, r, extra)) = dearest else {
+            continue;
+        };
         let Some(&(row, a)) = sampled_row.get(k) else {
             continue;
         };
         let random = 1.0 - r.strided_share.clamp(0.0, 1.0);
-        let waits = t.mispredictions.min(r.executions as f64 * random);
-        let seconds = waits * extra[k];
+        let waits = mispredictions.min(r.executions as f64 * random);
+        let seconds = waits * extra;
         if seconds <= 0.0 {
             continue;
         }

@@ -273,13 +273,16 @@ const INLINE_FAMILIES: [&str; 9] = [
 
 /// AbOps that compile to calls of the compiler's mathematical library (elementary
 /// functions of reals and complexes, the modulus of a complex, real and complex powers
-/// `X**Y`). In a loop of
+/// `X**Y`, and the rounding to the nearest whole real, `ANINT`, which no common target
+/// has an instruction for: the C library's `round`). In a loop of
 /// independent iterations a call overlaps with its neighbours only in part, so a stream
 /// cost the loop kernels fitted as indistinguishable from zero ("not detected") is not
 /// believed: such an AbOp takes its chain cost scaled like the calls the kernels did
 /// measure ([`scale_missing_stream`]).
-pub(crate) const LIBRARY_CALLS: [AbOp; 27] = [
+pub(crate) const LIBRARY_CALLS: [AbOp; 29] = [
     AbOp::ABSC,
+    AbOp::ANIS,
+    AbOp::ANID,
     AbOp::MODS,
     AbOp::MODD,
     AbOp::LOGS,

@@ -224,6 +224,14 @@ fn tested_loads(program: &ProgramProfile) -> Vec<TestedLoad> {
     program.branches.as_ref().map_or(vec![], |b| {
         b.conditions
             .iter()
+            // (A rounding routine's branch tests its argument, not a load of the line.)
+            .filter(|c| {
+                !matches!(
+                    c.kind,
+                    augur_program_profile::BranchKind::Rounding
+                        | augur_program_profile::BranchKind::RoundingHalf
+                )
+            })
             .map(|c| TestedLoad {
                 file: c.file.clone(),
                 line: c.line,

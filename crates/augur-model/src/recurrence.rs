@@ -235,7 +235,15 @@ pub(crate) fn loop_recurrences(
                     .iter()
                     .any(|&i| floating(priced_chain(table, &u.blocks[i]))));
         let t_spill = if spilled { n * table.call_spill } else { 0.0 };
-        let t_chain = t_loop_chain.max(t_block_chains) + t_spill;
+        // The compiled loop's own chains through the slots it spills around its calls.
+        let t_call_chain = match (compiled, &table.incore, report) {
+            (None, Some(m), Some(r)) => r
+                .compiled_loop(&u.file, l.line)
+                .and_then(|cl| crate::incore::call_loop_chain(cl, m))
+                .map_or(0.0, |ns| n * ns * 1e-9),
+            _ => 0.0,
+        };
+        let t_chain = (t_loop_chain.max(t_block_chains) + t_spill).max(t_call_chain);
         let t = match &l.serial_calls {
             // The calls that wait for the recurrence add to it; the others run ahead of
             // it and only count in the throughput (a Zen 5: `s = s*0.999 + exp(x(i))`

@@ -397,6 +397,7 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str, compiled: &Co
         }
     }
     plan_short_circuits(bp, ui, u, &lines, &mut edits, branchless);
+    plan_roundings(bp, ui, u, &lines, &mut edits);
     plan_multiway(bp, ui, u, &lines, &mut edits);
     for (li, l) in u.loops.iter().enumerate() {
         if l.kind != LoopKind::Counted {
@@ -495,6 +496,136 @@ fn plan_short_circuits(
             BranchKind::ShortCircuit,
         ));
     }
+}
+
+/// Wraps the argument of every `ANINT` and `NINT` of a real(4) or real(8) value in the
+/// assignments written on one line, recording the branches of the C library's rounding
+/// routine it reaches ([`BranchKind::Rounding`], and for a double `ANINT`
+/// [`BranchKind::RoundingHalf`]) at the block holding the assignment (its element block
+/// for an array assignment). A statement whose calls the text and the IR do not list
+/// alike is left as it is.
+fn plan_roundings(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits: &mut Vec<Edit>) {
+    for (si, st) in u.stmts.iter().enumerate() {
+        let StmtKind::Assign { rhs, .. } = &st.kind else {
+            continue;
+        };
+        if st.text.end_line != st.text.line {
+            continue;
+        }
+        let mut calls = vec![];
+        visit_calls(rhs, &mut |name, args| {
+            if matches!(name, "anint" | "nint") {
+                calls.push((name.to_string(), args.first().map(|a| a.ty)));
+            }
+        });
+        if calls.is_empty() {
+            continue;
+        }
+        let Some(line) = lines.get(st.text.line as usize) else {
+            continue;
+        };
+        let found = rounding_arguments(line, st.text.col as usize);
+        if found.len() != calls.len() || found.iter().zip(&calls).any(|(f, c)| f.0 != c.0) {
+            continue;
+        }
+        let block = if rhs.array {
+            element_block(u, si)
+        } else {
+            u.blocks
+                .iter()
+                .find(|b| b.kind != BlockKind::Elements && b.stmts.contains(&(si as u32)))
+                .map(|b| b.id.0)
+        };
+        let Some(block) = block else { continue };
+        for ((name, from, to), (_, ty)) in found.iter().zip(&calls) {
+            let Some(ty) = ty.filter(|t| t.base == augur_ir::BaseType::Real) else {
+                continue;
+            };
+            if !matches!(ty.kind, 4 | 8) {
+                continue;
+            }
+            let half = name == "anint" && ty.kind == 8;
+            let id = bp.branches.len();
+            let at = st.text.line;
+            let wrapper = if half { "augur_brh" } else { "augur_brr" };
+            edits.push(Edit::Insert {
+                line: at,
+                col: *from as u32,
+                text: format!("{wrapper}({id}, "),
+            });
+            edits.push(Edit::Insert {
+                line: at,
+                col: *to as u32,
+                text: ")".into(),
+            });
+            bp.branches
+                .push(BranchProbe::of(ui, block, st, BranchKind::Rounding));
+            if half {
+                bp.branches
+                    .push(BranchProbe::of(ui, block, st, BranchKind::RoundingHalf));
+            }
+        }
+    }
+}
+
+/// The calls of `ANINT` and `NINT` in `line` from byte `col`, in the order they start:
+/// each name (lower case) and the byte range of its first argument. Strings and a
+/// trailing comment are skipped; blanks may stand between a name and its parenthesis.
+fn rounding_arguments(line: &str, col: usize) -> Vec<(String, usize, usize)> {
+    let b = line.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = vec![];
+    let (mut i, mut quote) = (col, None);
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == b'\'' || c == b'"' => quote = Some(c),
+            None if c == b'!' => break,
+            None if word(c) && (i == 0 || !(word(b[i - 1]) || b[i - 1] == b'%')) => {
+                let start = i;
+                while i < b.len() && word(b[i]) {
+                    i += 1;
+                }
+                let name = line[start..i].to_ascii_lowercase();
+                if matches!(name.as_str(), "anint" | "nint") {
+                    let mut j = i;
+                    while j < b.len() && b[j] == b' ' {
+                        j += 1;
+                    }
+                    if j < b.len() && b[j] == b'(' {
+                        if let Some(end) = first_argument_end(b, j + 1) {
+                            out.push((name, j + 1, end));
+                        }
+                    }
+                }
+                continue;
+            }
+            None => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The byte where the argument starting at `from` ends: the first comma outside
+/// parentheses and strings, or the closing parenthesis of the call.
+fn first_argument_end(b: &[u8], from: usize) -> Option<usize> {
+    let (mut depth, mut quote) = (0i32, None);
+    for (k, &c) in b.iter().enumerate().skip(from) {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(c),
+            (None, b'(') => depth += 1,
+            (None, b')') if depth == 0 => return Some(k),
+            (None, b')') => depth -= 1,
+            (None, b',') if depth == 0 => return Some(k),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// In an assignment `v = a .or. b` starting at byte `col` of `line`, or in a condition
@@ -724,11 +855,33 @@ pub fn module_for(bp: &BranchPlan) -> String {
             "  impure elemental logical({k}) function augur_brf{k}(id, c)\n    integer, intent(in) :: id\n    logical({k}), intent(in) :: c\n    if (c) then\n      call augur_br(int(id, c_int32_t), 1_c_int32_t)\n    else\n      call augur_br(int(id, c_int32_t), 0_c_int32_t)\n    end if\n    augur_brf{k} = c\n  end function augur_brf{k}\n"
         ));
     }
+    let (mut roundings, mut halves) = (vec![], vec![]);
+    for k in [4, 8] {
+        roundings.push(format!("augur_brr{k}"));
+        halves.push(format!("augur_brh{k}"));
+        specifics.push_str(&rounding_wrappers(k));
+    }
     format!(
-        "module {BRANCH_MODULE}\n  use iso_c_binding, only: c_int32_t, c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_nbranches\") :: augur_nb = {nb}\n  integer(c_int64_t), bind(C, name=\"augur_nloops\") :: augur_nl = {nl}\n  interface\n    subroutine augur_br(id, c) bind(C, name=\"augur_br\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, c\n    end subroutine augur_br\n    subroutine augur_brloop(id, t) bind(C, name=\"augur_brloop\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: t\n    end subroutine augur_brloop\n    subroutine augur_brk(id, k) bind(C, name=\"augur_brk\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, k\n    end subroutine augur_brk\n  end interface\n  interface augur_brf\n    module procedure {list}\n  end interface augur_brf\ncontains\n{specifics}end module {BRANCH_MODULE}\n",
+        "module {BRANCH_MODULE}\n  use iso_c_binding, only: c_int32_t, c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_nbranches\") :: augur_nb = {nb}\n  integer(c_int64_t), bind(C, name=\"augur_nloops\") :: augur_nl = {nl}\n  interface\n    subroutine augur_br(id, c) bind(C, name=\"augur_br\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, c\n    end subroutine augur_br\n    subroutine augur_brloop(id, t) bind(C, name=\"augur_brloop\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: t\n    end subroutine augur_brloop\n    subroutine augur_brk(id, k) bind(C, name=\"augur_brk\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, k\n    end subroutine augur_brk\n  end interface\n  interface augur_brf\n    module procedure {list}\n  end interface augur_brf\n  interface augur_brr\n    module procedure {rlist}\n  end interface augur_brr\n  interface augur_brh\n    module procedure {hlist}\n  end interface augur_brh\ncontains\n{specifics}end module {BRANCH_MODULE}\n",
         nb = bp.branches.len(),
         nl = bp.loops.len(),
         list = names.join(", "),
+        rlist = roundings.join(", "),
+        hlist = halves.join(", "),
+    )
+}
+
+/// The pass-throughs of a real(`k`) argument of `ANINT`/`NINT` that record the C
+/// library's branches on it: `augur_brr{k}` whether `|x| < 1`, `augur_brh{k}` that and,
+/// below 1, whether `|x| >= 0.5` (branch `id + 1`).
+fn rounding_wrappers(k: u8) -> String {
+    let record = |id: &str, c: &str| {
+        format!("    if ({c}) then\n      call augur_br(int({id}, c_int32_t), 1_c_int32_t)\n    else\n      call augur_br(int({id}, c_int32_t), 0_c_int32_t)\n    end if\n")
+    };
+    let small = record("id", "abs(x) < 1");
+    let half = record("id + 1", "abs(x) >= 0.5");
+    format!(
+        "  impure elemental real({k}) function augur_brr{k}(id, x)\n    integer, intent(in) :: id\n    real({k}), intent(in) :: x\n{small}    augur_brr{k} = x\n  end function augur_brr{k}\n  impure elemental real({k}) function augur_brh{k}(id, x)\n    integer, intent(in) :: id\n    real({k}), intent(in) :: x\n{small}    if (abs(x) < 1) then\n{half}    end if\n    augur_brh{k} = x\n  end function augur_brh{k}\n"
     )
 }
 
@@ -935,10 +1088,22 @@ fn masked_blocks(
 
 #[cfg(test)]
 mod short_circuit_tests {
-    use super::first_logical_operand;
+    use super::{first_logical_operand, rounding_arguments};
 
     fn operand(line: &str) -> Option<&str> {
         first_logical_operand(line, 0, None).map(|(a, b)| &line[a..b])
+    }
+
+    #[test]
+    fn rounding_calls_and_their_first_arguments_are_found_in_the_text() {
+        let line = "  s = ANINT ( y(i) ) + nint(z(i, 2), kind=8) - my_nint(q) ! anint(w)";
+        let found = rounding_arguments(line, 2);
+        let args: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(n, a, b)| (n.as_str(), &line[*a..*b]))
+            .collect();
+        assert_eq!(args, [("anint", " y(i) "), ("nint", "z(i, 2)")]);
+        assert!(rounding_arguments("  c = 'anint(x)' // t%nint(3)", 2).is_empty());
     }
 
     #[test]

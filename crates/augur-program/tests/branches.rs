@@ -498,3 +498,57 @@ fn repeating_trip_counts_of_a_triangular_nest_are_learned() {
     assert_eq!(l.entries, 10000);
     assert!(l.mispredictions <= 10, "{l:?}");
 }
+
+const ROUNDING: &str = "program rnd
+  implicit none
+  integer, parameter :: n = 100000
+  real(8) :: x(n), y(n), s
+  real(4) :: z(n)
+  integer :: i, k
+  call random_number(x)
+  x = 2 * x - 1
+  y = 0.4d0 * x
+  z = real(3 * x, 4)
+  s = 0; k = 0
+  do i = 1, n
+    s = s + (x(i) - anint(x(i)))**2
+    s = s + ANINT ( y(i) )
+    k = k + nint(z(i), kind=8)
+  end do
+  x = x - anint(x)
+  print *, s, k, sum(x)
+end program rnd
+";
+
+#[test]
+fn the_c_librarys_rounding_branches_are_recorded_on_the_argument() {
+    // glibc's `round` branches on |x| < 1, then on |x| >= 0.5: differences in (-1, 1)
+    // mispredict the second half the time, values in (-0.4, 0.4) never; `lround` of
+    // values in (-3, 3) branches on |x| < 1 a third of the time.
+    use augur_program_profile::BranchKind::{Rounding, RoundingHalf};
+    let a = analyze("rnd.f90", ROUNDING);
+    let b = simulated(&a);
+    let at = |line: u32, kind| {
+        b.conditions
+            .iter()
+            .find(|c| c.line == line && c.kind == kind)
+            .unwrap_or_else(|| panic!("no {kind:?} at line {line}: {:#?}", b.conditions))
+    };
+    let share =
+        |c: &augur_program_profile::BranchRow| c.mispredictions as f64 / c.executions as f64;
+    for line in [13, 17] {
+        let half = at(line, RoundingHalf);
+        assert_eq!(half.executions, 100000, "{half:?}");
+        assert!((0.4..0.6).contains(&share(half)), "{half:?}");
+        assert!(share(at(line, Rounding)) < 0.01);
+    }
+    assert!(share(at(14, RoundingHalf)) < 0.01);
+    let lround = at(15, Rounding);
+    assert!((0.3..0.37).contains(&(lround.taken as f64 / lround.executions as f64)));
+    assert!(share(lround) > 0.1, "{lround:?}");
+    // A real(4) NINT has no second branch.
+    assert!(b
+        .conditions
+        .iter()
+        .all(|c| c.line != 15 || c.kind != RoundingHalf));
+}

@@ -40,24 +40,23 @@ pub const TYPICAL_PARAMETER_LOG_SD: f64 = 0.14;
 /// σ of an optimizing build whose loops are priced from the instructions the compiler
 /// emitted (the machine profile has `[incore]`, the program an optimization report of its
 /// compiler and flags), for code of each kind ([`KindErrors`]): gfortran 12 -O2, session
-/// 49's model (2026-11-30) on the kept times of an Intel Xeon guest (`bench/real`, 31
-/// programs; the corpus, 48) and of a Zen 4 guest (30; 48), the shares of the time in
-/// calls and mispredicted branches ([`irregular_share`]) weighting each program's
-/// ln(predicted/measured)²: regular code 0.19, calls and branches 0.35 (fitted on one host,
-/// the other's programs are covered 90-91% with a median factor of 1.38-1.39 either way,
-/// against 92-94% and 1.45-1.48 with the pooled 0.23 of session 46). docs/ACCURACY.md,
-/// "Session 49".
+/// 50's model (2026-11-30) on the kept times of three hosts pooled, an Intel Xeon guest,
+/// a Zen 4 and a Zen 5 guest (`bench/real`, 31 programs each; the corpus, 48), the
+/// smallest median factor whose interval covers at least 90% of the 236 times pooled and
+/// 88% of each host's: regular code 0.18, calls and branches 0.26 (covered 90%, 89-91% by
+/// host, a median factor of 1.37 either way, against 93% and 1.42 with session 49's 0.19
+/// and 0.35 fitted on two hosts). docs/ACCURACY.md, "Session 50".
 pub const OPTIMIZED_COMPILED: KindErrors = KindErrors {
-    regular: 0.19,
-    irregular: 0.35,
+    regular: 0.18,
+    irregular: 0.26,
 };
 
-/// The same without optimization (-O0): regular code 0.22, calls and branches 0.45
-/// (covered 90-92% across the two hosts with a median factor of 1.43-1.49, against 91-92%
-/// and 1.51-1.65 with the pooled 0.28).
+/// The same without optimization (-O0): regular code 0.16, calls and branches 0.54
+/// (covered 91%, 88-95% by host, a median factor of 1.34, against 93% and 1.45 with
+/// session 49's 0.22 and 0.45).
 pub const UNOPTIMIZED_COMPILED: KindErrors = KindErrors {
-    regular: 0.22,
-    irregular: 0.45,
+    regular: 0.16,
+    irregular: 0.54,
 };
 
 /// The model's error for the two kinds of code it knows unequally well: loops and

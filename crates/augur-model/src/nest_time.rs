@@ -224,12 +224,13 @@ fn tested_loads(program: &ProgramProfile) -> Vec<TestedLoad> {
     program.branches.as_ref().map_or(vec![], |b| {
         b.conditions
             .iter()
-            // (A rounding routine's branch tests its argument, not a load of the line.)
+            // (A library routine's branch tests its argument, not a load of the line.)
             .filter(|c| {
                 !matches!(
                     c.kind,
                     augur_program_profile::BranchKind::Rounding
                         | augur_program_profile::BranchKind::RoundingHalf
+                        | augur_program_profile::BranchKind::Remainder
                 )
             })
             .map(|c| TestedLoad {

@@ -397,7 +397,7 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str, compiled: &Co
         }
     }
     plan_short_circuits(bp, ui, u, &lines, &mut edits, branchless);
-    plan_roundings(bp, ui, u, &lines, &mut edits);
+    plan_library_branches(bp, ui, u, &lines, &mut edits);
     plan_multiway(bp, ui, u, &lines, &mut edits);
     for (li, l) in u.loops.iter().enumerate() {
         if l.kind != LoopKind::Counted {
@@ -498,13 +498,25 @@ fn plan_short_circuits(
     }
 }
 
-/// Wraps the argument of every `ANINT` and `NINT` of a real(4) or real(8) value in the
-/// assignments written on one line, recording the branches of the C library's rounding
-/// routine it reaches ([`BranchKind::Rounding`], and for a double `ANINT`
-/// [`BranchKind::RoundingHalf`]) at the block holding the assignment (its element block
-/// for an array assignment). A statement whose calls the text and the IR do not list
-/// alike is left as it is.
-fn plan_roundings(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edits: &mut Vec<Edit>) {
+/// The intrinsics whose C library routine branches on its arguments' values, as the
+/// branch run records them ([`plan_library_branches`]).
+const LIBRARY_BRANCHING: [&str; 6] = ["anint", "nint", "mod", "amod", "dmod", "modulo"];
+
+/// Wraps the arguments of the intrinsics whose C library routine branches on their
+/// values, in the assignments written on one line, recording those branches at the block
+/// holding the assignment (its element block for an array assignment): the rounding of
+/// `ANINT` and `NINT` of a real(4) or real(8) value ([`BranchKind::Rounding`], and for a
+/// double `ANINT` [`BranchKind::RoundingHalf`]) and the long division of a real `MOD` or
+/// `MODULO` ([`BranchKind::Remainder`]). A statement whose calls the text and the IR do
+/// not list alike is left as it is, and so is a remainder whose divisor calls a user
+/// function (the recording evaluates it once more).
+fn plan_library_branches(
+    bp: &mut BranchPlan,
+    ui: usize,
+    u: &Unit,
+    lines: &[&str],
+    edits: &mut Vec<Edit>,
+) {
     for (si, st) in u.stmts.iter().enumerate() {
         let StmtKind::Assign { rhs, .. } = &st.kind else {
             continue;
@@ -514,8 +526,8 @@ fn plan_roundings(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edit
         }
         let mut calls = vec![];
         visit_calls(rhs, &mut |name, args| {
-            if matches!(name, "anint" | "nint") {
-                calls.push((name.to_string(), args.first().map(|a| a.ty)));
+            if LIBRARY_BRANCHING.contains(&name) {
+                calls.push((name.to_string(), args.to_vec()));
             }
         });
         if calls.is_empty() {
@@ -524,7 +536,7 @@ fn plan_roundings(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edit
         let Some(line) = lines.get(st.text.line as usize) else {
             continue;
         };
-        let found = rounding_arguments(line, st.text.col as usize);
+        let found = library_calls(line, st.text.col as usize);
         if found.len() != calls.len() || found.iter().zip(&calls).any(|(f, c)| f.0 != c.0) {
             continue;
         }
@@ -537,41 +549,58 @@ fn plan_roundings(bp: &mut BranchPlan, ui: usize, u: &Unit, lines: &[&str], edit
                 .map(|b| b.id.0)
         };
         let Some(block) = block else { continue };
-        for ((name, from, to), (_, ty)) in found.iter().zip(&calls) {
-            let Some(ty) = ty.filter(|t| t.base == augur_ir::BaseType::Real) else {
+        for ((name, ranges), (_, args)) in found.iter().zip(&calls) {
+            let Some(first) = args.first() else { continue };
+            let real = first.ty.base == augur_ir::BaseType::Real && matches!(first.ty.kind, 4 | 8);
+            let Some(&(from, to)) = ranges.first().filter(|_| real) else {
                 continue;
             };
-            if !matches!(ty.kind, 4 | 8) {
-                continue;
-            }
-            let half = name == "anint" && ty.kind == 8;
             let id = bp.branches.len();
+            let (wrapper, tail, kinds): (&str, String, &[BranchKind]) = match name.as_str() {
+                "anint" if first.ty.kind == 8 => (
+                    "augur_brh",
+                    ")".into(),
+                    &[BranchKind::Rounding, BranchKind::RoundingHalf],
+                ),
+                "anint" | "nint" => ("augur_brr", ")".into(), &[BranchKind::Rounding]),
+                _ => {
+                    let divisor = ranges.get(1).map(|&(a, b)| &line[a..b]);
+                    let plain = args.len() == 2
+                        && !args[1].array
+                        && !crate::instrument::calls_user_function(&args[1]);
+                    match divisor.filter(|d| plain && !d.contains('=')) {
+                        Some(d) => (
+                            "augur_brq",
+                            format!(", {})", d.trim()),
+                            &[BranchKind::Remainder, BranchKind::Remainder],
+                        ),
+                        None => continue,
+                    }
+                }
+            };
             let at = st.text.line;
-            let wrapper = if half { "augur_brh" } else { "augur_brr" };
             edits.push(Edit::Insert {
                 line: at,
-                col: *from as u32,
+                col: from as u32,
                 text: format!("{wrapper}({id}, "),
             });
             edits.push(Edit::Insert {
                 line: at,
-                col: *to as u32,
-                text: ")".into(),
+                col: to as u32,
+                text: tail,
             });
-            bp.branches
-                .push(BranchProbe::of(ui, block, st, BranchKind::Rounding));
-            if half {
-                bp.branches
-                    .push(BranchProbe::of(ui, block, st, BranchKind::RoundingHalf));
+            for &kind in kinds {
+                bp.branches.push(BranchProbe::of(ui, block, st, kind));
             }
         }
     }
 }
 
-/// The calls of `ANINT` and `NINT` in `line` from byte `col`, in the order they start:
-/// each name (lower case) and the byte range of its first argument. Strings and a
-/// trailing comment are skipped; blanks may stand between a name and its parenthesis.
-fn rounding_arguments(line: &str, col: usize) -> Vec<(String, usize, usize)> {
+/// The calls of [`LIBRARY_BRANCHING`]'s intrinsics in `line` from byte `col`, in the
+/// order they start: each name (lower case) and the byte ranges of its arguments.
+/// Strings and a trailing comment are skipped; blanks may stand between a name and its
+/// parenthesis.
+fn library_calls(line: &str, col: usize) -> Vec<(String, Vec<(usize, usize)>)> {
     let b = line.as_bytes();
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
     let mut out = vec![];
@@ -589,14 +618,14 @@ fn rounding_arguments(line: &str, col: usize) -> Vec<(String, usize, usize)> {
                     i += 1;
                 }
                 let name = line[start..i].to_ascii_lowercase();
-                if matches!(name.as_str(), "anint" | "nint") {
+                if LIBRARY_BRANCHING.contains(&name.as_str()) {
                     let mut j = i;
                     while j < b.len() && b[j] == b' ' {
                         j += 1;
                     }
                     if j < b.len() && b[j] == b'(' {
-                        if let Some(end) = first_argument_end(b, j + 1) {
-                            out.push((name, j + 1, end));
+                        if let Some(args) = argument_ranges(b, j + 1) {
+                            out.push((name, args));
                         }
                     }
                 }
@@ -609,19 +638,27 @@ fn rounding_arguments(line: &str, col: usize) -> Vec<(String, usize, usize)> {
     out
 }
 
-/// The byte where the argument starting at `from` ends: the first comma outside
-/// parentheses and strings, or the closing parenthesis of the call.
-fn first_argument_end(b: &[u8], from: usize) -> Option<usize> {
-    let (mut depth, mut quote) = (0i32, None);
+/// The byte ranges of the arguments of a call whose first argument starts at `from`:
+/// split at the commas outside parentheses and strings, up to the call's closing
+/// parenthesis; `None` when it does not close on the line.
+fn argument_ranges(b: &[u8], from: usize) -> Option<Vec<(usize, usize)>> {
+    let (mut depth, mut quote, mut start) = (0i32, None, from);
+    let mut out = vec![];
     for (k, &c) in b.iter().enumerate().skip(from) {
         match (quote, c) {
             (Some(q), _) if c == q => quote = None,
             (Some(_), _) => {}
             (None, b'\'' | b'"') => quote = Some(c),
             (None, b'(') => depth += 1,
-            (None, b')') if depth == 0 => return Some(k),
+            (None, b')') if depth == 0 => {
+                out.push((start, k));
+                return Some(out);
+            }
             (None, b')') => depth -= 1,
-            (None, b',') if depth == 0 => return Some(k),
+            (None, b',') if depth == 0 => {
+                out.push((start, k));
+                start = k + 1;
+            }
             _ => {}
         }
     }
@@ -855,19 +892,33 @@ pub fn module_for(bp: &BranchPlan) -> String {
             "  impure elemental logical({k}) function augur_brf{k}(id, c)\n    integer, intent(in) :: id\n    logical({k}), intent(in) :: c\n    if (c) then\n      call augur_br(int(id, c_int32_t), 1_c_int32_t)\n    else\n      call augur_br(int(id, c_int32_t), 0_c_int32_t)\n    end if\n    augur_brf{k} = c\n  end function augur_brf{k}\n"
         ));
     }
-    let (mut roundings, mut halves) = (vec![], vec![]);
+    let (mut roundings, mut halves, mut remainders) = (vec![], vec![], vec![]);
     for k in [4, 8] {
         roundings.push(format!("augur_brr{k}"));
         halves.push(format!("augur_brh{k}"));
+        remainders.push(format!("augur_brq{k}"));
         specifics.push_str(&rounding_wrappers(k));
+        specifics.push_str(&remainder_wrapper(k));
     }
     format!(
-        "module {BRANCH_MODULE}\n  use iso_c_binding, only: c_int32_t, c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_nbranches\") :: augur_nb = {nb}\n  integer(c_int64_t), bind(C, name=\"augur_nloops\") :: augur_nl = {nl}\n  interface\n    subroutine augur_br(id, c) bind(C, name=\"augur_br\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, c\n    end subroutine augur_br\n    subroutine augur_brloop(id, t) bind(C, name=\"augur_brloop\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: t\n    end subroutine augur_brloop\n    subroutine augur_brk(id, k) bind(C, name=\"augur_brk\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, k\n    end subroutine augur_brk\n  end interface\n  interface augur_brf\n    module procedure {list}\n  end interface augur_brf\n  interface augur_brr\n    module procedure {rlist}\n  end interface augur_brr\n  interface augur_brh\n    module procedure {hlist}\n  end interface augur_brh\ncontains\n{specifics}end module {BRANCH_MODULE}\n",
+        "module {BRANCH_MODULE}\n  use iso_c_binding, only: c_int32_t, c_int64_t\n  implicit none\n  integer(c_int64_t), bind(C, name=\"augur_nbranches\") :: augur_nb = {nb}\n  integer(c_int64_t), bind(C, name=\"augur_nloops\") :: augur_nl = {nl}\n  interface\n    subroutine augur_br(id, c) bind(C, name=\"augur_br\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, c\n    end subroutine augur_br\n    subroutine augur_brloop(id, t) bind(C, name=\"augur_brloop\")\n      import :: c_int32_t, c_int64_t\n      integer(c_int32_t), value :: id\n      integer(c_int64_t), value :: t\n    end subroutine augur_brloop\n    subroutine augur_brk(id, k) bind(C, name=\"augur_brk\")\n      import :: c_int32_t\n      integer(c_int32_t), value :: id, k\n    end subroutine augur_brk\n  end interface\n  interface augur_brf\n    module procedure {list}\n  end interface augur_brf\n  interface augur_brr\n    module procedure {rlist}\n  end interface augur_brr\n  interface augur_brh\n    module procedure {hlist}\n  end interface augur_brh\n  interface augur_brq\n    module procedure {qlist}\n  end interface augur_brq\ncontains\n{specifics}end module {BRANCH_MODULE}\n",
         nb = bp.branches.len(),
         nl = bp.loops.len(),
         list = names.join(", "),
         rlist = roundings.join(", "),
         hlist = halves.join(", "),
+        qlist = remainders.join(", "),
+    )
+}
+
+/// The pass-through of a real(`k`) dividend of `MOD`/`MODULO` that records the C
+/// library's long division (`fmod`): as branch `id`, one outcome a quotient bit, from the
+/// highest, as glibc's loop branches on each (a dividend below the divisor returns at
+/// once); as branch `id + 1`, the loop that shifts a nonzero remainder back to a whole
+/// mantissa, once a bit the remainder is shorter than the divisor, then its exit.
+fn remainder_wrapper(k: u8) -> String {
+    format!(
+        "  impure elemental real({k}) function augur_brq{k}(id, x, y)\n    integer, intent(in) :: id\n    real({k}), intent(in) :: x, y\n    real({k}) :: r, q\n    integer :: e\n    augur_brq{k} = x\n    r = abs(x)\n    q = abs(y)\n    if (q == 0 .or. .not. (r <= huge(r)) .or. .not. (q <= huge(q)) .or. r < q) return\n    e = exponent(r) - exponent(q)\n    do while (e >= 0)\n      if (r >= scale(q, e)) then\n        call augur_br(int(id, c_int32_t), 1_c_int32_t)\n        r = r - scale(q, e)\n      else\n        call augur_br(int(id, c_int32_t), 0_c_int32_t)\n      end if\n      e = e - 1\n    end do\n    if (r == 0) return\n    do e = exponent(r), exponent(q) - 1\n      call augur_br(int(id + 1, c_int32_t), 1_c_int32_t)\n    end do\n    call augur_br(int(id + 1, c_int32_t), 0_c_int32_t)\n  end function augur_brq{k}\n"
     )
 }
 
@@ -1088,7 +1139,7 @@ fn masked_blocks(
 
 #[cfg(test)]
 mod short_circuit_tests {
-    use super::{first_logical_operand, rounding_arguments};
+    use super::{first_logical_operand, library_calls};
 
     fn operand(line: &str) -> Option<&str> {
         first_logical_operand(line, 0, None).map(|(a, b)| &line[a..b])
@@ -1097,13 +1148,25 @@ mod short_circuit_tests {
     #[test]
     fn rounding_calls_and_their_first_arguments_are_found_in_the_text() {
         let line = "  s = ANINT ( y(i) ) + nint(z(i, 2), kind=8) - my_nint(q) ! anint(w)";
-        let found = rounding_arguments(line, 2);
-        let args: Vec<(&str, &str)> = found
+        let found = library_calls(line, 2);
+        let args: Vec<(&str, Vec<&str>)> = found
             .iter()
-            .map(|(n, a, b)| (n.as_str(), &line[*a..*b]))
+            .map(|(n, r)| (n.as_str(), r.iter().map(|&(a, b)| &line[a..b]).collect()))
             .collect();
-        assert_eq!(args, [("anint", " y(i) "), ("nint", "z(i, 2)")]);
-        assert!(rounding_arguments("  c = 'anint(x)' // t%nint(3)", 2).is_empty());
+        assert_eq!(
+            args,
+            [
+                ("anint", vec![" y(i) "]),
+                ("nint", vec!["z(i, 2)", " kind=8"])
+            ]
+        );
+        assert!(library_calls("  c = 'anint(x)' // t%nint(3)", 2).is_empty());
+        let line = "  r = MOD (a*b, f(c, d)) + dmod(x, 2.0d0)";
+        let divisors: Vec<&str> = library_calls(line, 2)
+            .iter()
+            .map(|(_, r)| &line[r[1].0..r[1].1])
+            .collect();
+        assert_eq!(divisors, [" f(c, d)", " 2.0d0"]);
     }
 
     #[test]

@@ -552,3 +552,45 @@ fn the_c_librarys_rounding_branches_are_recorded_on_the_argument() {
         .iter()
         .all(|c| c.line != 15 || c.kind != RoundingHalf));
 }
+
+const REMAINDER: &str = "program rem
+  implicit none
+  integer, parameter :: n = 20000
+  real(8) :: x(n), s, y
+  integer :: i
+  call random_number(x)
+  y = 3.0d0
+  x = y * (1 + 1023 * x)
+  s = 0
+  do i = 1, n
+    s = s + mod(x(i), y)
+    s = s + dmod(y, y)
+  end do
+  print *, s
+end program rem
+";
+
+#[test]
+fn the_c_librarys_long_division_of_a_real_mod_is_recorded_bit_by_bit() {
+    // glibc's `fmod` branches on each bit of the quotient (about 10 here, random: half
+    // mispredicted), then shifts the remainder back; mod(y, y) has one bit, always set.
+    use augur_program_profile::BranchKind::Remainder;
+    let a = analyze("rem.f90", REMAINDER);
+    let b = simulated(&a);
+    let rows = |line: u32| -> Vec<&augur_program_profile::BranchRow> {
+        b.conditions
+            .iter()
+            .filter(|c| c.line == line && c.kind == Remainder)
+            .collect()
+    };
+    let bits = rows(11)
+        .into_iter()
+        .max_by_key(|c| c.executions)
+        .expect("the quotient's bits are recorded");
+    assert!(bits.executions > 9 * 20000, "{bits:?}");
+    let share = bits.mispredictions as f64 / bits.executions as f64;
+    assert!((0.3..0.6).contains(&share), "{bits:?}");
+    let exact = rows(12);
+    assert!(!exact.is_empty());
+    assert!(exact.iter().all(|c| c.mispredictions < 10), "{exact:?}");
+}

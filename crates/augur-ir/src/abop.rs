@@ -280,9 +280,25 @@ impl AbOp {
 
     /// Looks an AbOp up by mnemonic (case-insensitive).
     pub fn from_mnemonic(m: &str) -> Option<AbOp> {
-        CATALOGUE
-            .iter()
-            .position(|i| i.mnemonic.eq_ignore_ascii_case(m))
+        // Profiles name every AbOp of every block: a map, not a scan of the catalogue
+        // (3% of a prediction of a 6 MB profile went to the scan).
+        static BY_NAME: std::sync::OnceLock<std::collections::HashMap<&'static str, usize>> =
+            std::sync::OnceLock::new();
+        let by_name = BY_NAME.get_or_init(|| {
+            CATALOGUE
+                .iter()
+                .enumerate()
+                .map(|(k, i)| (i.mnemonic, k))
+                .collect()
+        });
+        by_name
+            .get(m)
+            .copied()
+            .or_else(|| {
+                CATALOGUE
+                    .iter()
+                    .position(|i| i.mnemonic.eq_ignore_ascii_case(m))
+            })
             .and_then(AbOp::from_index)
     }
 }

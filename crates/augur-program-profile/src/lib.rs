@@ -363,7 +363,7 @@ pub enum BranchKind {
     RoundingHalf,
     /// The long division of a real `MOD` or `MODULO` (the C library's `fmod`, glibc 2.36),
     /// two branches a call: one outcome a bit of the quotient `|x/y|`, from the highest,
-    /// none when `|x| < |y|`; and the loop shifting the remainder back to a whole mantissa
+    /// but the last (glibc selects it without a branch), none when `|x| < |y|`; and the loop shifting the remainder back to a whole mantissa
     /// (once a bit it is shorter than the divisor, then its exit).
     /// A random quotient of 2^14 mispredicts half its bits (53 ns a call on a Zen 5 guest,
     /// 2.9 for a quotient of 1).

@@ -913,12 +913,12 @@ pub fn module_for(bp: &BranchPlan) -> String {
 
 /// The pass-through of a real(`k`) dividend of `MOD`/`MODULO` that records the C
 /// library's long division (`fmod`): as branch `id`, one outcome a quotient bit, from the
-/// highest, as glibc's loop branches on each (a dividend below the divisor returns at
-/// once); as branch `id + 1`, the loop that shifts a nonzero remainder back to a whole
+/// highest, as glibc's loop branches on each but the last (a conditional move; a dividend
+/// below the divisor returns at once); as branch `id + 1`, the loop that shifts a nonzero remainder back to a whole
 /// mantissa, once a bit the remainder is shorter than the divisor, then its exit.
 fn remainder_wrapper(k: u8) -> String {
     format!(
-        "  impure elemental real({k}) function augur_brq{k}(id, x, y)\n    integer, intent(in) :: id\n    real({k}), intent(in) :: x, y\n    real({k}) :: r, q\n    integer :: e\n    augur_brq{k} = x\n    r = abs(x)\n    q = abs(y)\n    if (q == 0 .or. .not. (r <= huge(r)) .or. .not. (q <= huge(q)) .or. r < q) return\n    e = exponent(r) - exponent(q)\n    do while (e >= 0)\n      if (r >= scale(q, e)) then\n        call augur_br(int(id, c_int32_t), 1_c_int32_t)\n        r = r - scale(q, e)\n      else\n        call augur_br(int(id, c_int32_t), 0_c_int32_t)\n      end if\n      e = e - 1\n    end do\n    if (r == 0) return\n    do e = exponent(r), exponent(q) - 1\n      call augur_br(int(id + 1, c_int32_t), 1_c_int32_t)\n    end do\n    call augur_br(int(id + 1, c_int32_t), 0_c_int32_t)\n  end function augur_brq{k}\n"
+        "  impure elemental real({k}) function augur_brq{k}(id, x, y)\n    integer, intent(in) :: id\n    real({k}), intent(in) :: x, y\n    real({k}) :: r, q\n    integer :: e\n    augur_brq{k} = x\n    r = abs(x)\n    q = abs(y)\n    if (q == 0 .or. .not. (r <= huge(r)) .or. .not. (q <= huge(q)) .or. r < q) return\n    e = exponent(r) - exponent(q)\n    do while (e >= 1)\n      if (r >= scale(q, e)) then\n        call augur_br(int(id, c_int32_t), 1_c_int32_t)\n        r = r - scale(q, e)\n      else\n        call augur_br(int(id, c_int32_t), 0_c_int32_t)\n      end if\n      e = e - 1\n    end do\n    if (r >= q) r = r - q\n    if (r == 0) return\n    do e = exponent(r), exponent(q) - 1\n      call augur_br(int(id + 1, c_int32_t), 1_c_int32_t)\n    end do\n    call augur_br(int(id + 1, c_int32_t), 0_c_int32_t)\n  end function augur_brq{k}\n"
     )
 }
 

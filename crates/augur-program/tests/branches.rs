@@ -572,8 +572,9 @@ end program rem
 
 #[test]
 fn the_c_librarys_long_division_of_a_real_mod_is_recorded_bit_by_bit() {
-    // glibc's `fmod` branches on each bit of the quotient (about 10 here, random: half
-    // mispredicted), then shifts the remainder back; mod(y, y) has one bit, always set.
+    // glibc's `fmod` branches on each bit of the quotient but the last (about 10 here,
+    // random: half mispredicted), then shifts the remainder back; mod(y, y) has one bit,
+    // selected without a branch, and no remainder: nothing recorded.
     use augur_program_profile::BranchKind::Remainder;
     let a = analyze("rem.f90", REMAINDER);
     let b = simulated(&a);
@@ -587,10 +588,8 @@ fn the_c_librarys_long_division_of_a_real_mod_is_recorded_bit_by_bit() {
         .into_iter()
         .max_by_key(|c| c.executions)
         .expect("the quotient's bits are recorded");
-    assert!(bits.executions > 9 * 20000, "{bits:?}");
+    assert!(bits.executions > 8 * 20000, "{bits:?}");
     let share = bits.mispredictions as f64 / bits.executions as f64;
     assert!((0.3..0.6).contains(&share), "{bits:?}");
-    let exact = rows(12);
-    assert!(!exact.is_empty());
-    assert!(exact.iter().all(|c| c.mispredictions < 10), "{exact:?}");
+    assert!(rows(12).iter().all(|c| c.executions == 0), "{:?}", rows(12));
 }

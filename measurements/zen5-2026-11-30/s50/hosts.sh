@@ -1,6 +1,6 @@
 # usage: hosts.sh TAG  -- replays every host's kept runs with the recounted profiles of /tmp/s50/rc-*
 cd /work/main
-A=target/release/augur
+A=${AUGUR:-target/release/augur}
 TAG=$1
 OUT=/tmp/s50/replay-$TAG; mkdir -p $OUT
 hyb() { # host set flag timingdir

@@ -461,21 +461,24 @@ impl ProgramProfile {
                 message: "a machine profile (TOML), not a program profile: give it with `-m`, and first the program's profile (`augur analyze PROGRAM.f90` writes one)".to_string(),
             });
         }
-        // Only the two fields: the rest is skipped unparsed (the whole document once
-        // into a `serde_json::Value` took a fifth of a large profile's prediction).
-        #[derive(Deserialize)]
-        struct Head {
-            #[serde(default)]
-            kind: String,
-            #[serde(default)]
-            schema: u64,
+        // Only the two fields, read until both are found (augur writes them first): the
+        // whole document once into a `serde_json::Value` took a fifth of a large
+        // profile's prediction, and skipping the rest still a pass over all of it.
+        let mut head = Head::default();
+        let mut reader = serde_json::Deserializer::from_str(text);
+        match serde::Deserializer::deserialize_map(&mut reader, HeadVisitor(&mut head)) {
+            Ok(()) => {}
+            // Both found: the visitor stopped the reading there.
+            Err(e) if e.to_string().starts_with(HEAD_FOUND) => {}
+            Err(e) => {
+                return Err(ProfileReadError::Malformed {
+                    path: path.to_string(),
+                    line: e.line(),
+                    column: e.column(),
+                    message: e.to_string(),
+                })
+            }
         }
-        let head: Head = serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
-            path: path.to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
         let kind = head.kind.as_str();
         if kind != PROFILE_KIND {
             let hint = if kind == "augur-static-analysis" {
@@ -615,6 +618,53 @@ impl ProgramProfile {
             }
         }
         changes
+    }
+}
+
+/// The `kind` and `schema` of a document ([`ProgramProfile::from_json`]).
+#[derive(Default)]
+struct Head {
+    kind: String,
+    schema: u64,
+}
+
+/// Reads a document's map into its [`Head`] until it has both `kind` and `schema`,
+/// skipping other fields, and stops the reading there with the error [`HEAD_FOUND`]
+/// (serde_json checks a map's end when its visitor returns; the rest is parsed with the
+/// profile, or not at all).
+struct HeadVisitor<'h>(&'h mut Head);
+
+/// The error [`HeadVisitor`] stops the reading with once it has what it reads.
+const HEAD_FOUND: &str = "augur: kind and schema read";
+
+impl<'de> serde::de::Visitor<'de> for HeadVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let (mut kind, mut schema) = (false, false);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "kind" => {
+                    self.0.kind = map.next_value()?;
+                    kind = true;
+                }
+                "schema" => {
+                    self.0.schema = map.next_value()?;
+                    schema = true;
+                }
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            if kind && schema {
+                return Err(serde::de::Error::custom(HEAD_FOUND));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -314,13 +314,8 @@ pub(crate) fn check_expect(
     Ok(())
 }
 
-/// `--save` with `--replay` needs `--recount` and another directory; so does
-/// `--by-loop` (the sampled run builds the program from its sources).
+/// `--save` with `--replay` needs `--recount` and another directory.
 fn check_save_with_replay(a: &AccuracyArgs) -> Result<()> {
-    anyhow::ensure!(
-        a.replay.is_none() || !a.by_loop || a.recount,
-        "--by-loop with --replay samples a run of each program built from its sources; add --recount"
-    );
     if let (Some(from), Some(to)) = (a.replay, a.save) {
         anyhow::ensure!(
             a.recount,

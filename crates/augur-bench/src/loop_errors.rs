@@ -61,6 +61,12 @@ pub fn print(programs: &[Sampled]) {
         programs.len(),
         100.0 * LISTED_SHARE
     );
+    if sampled.len() < programs.len() {
+        println!(
+            "(the programs not sampled have no samples kept with their runs: keep them with \
+             `--by-loop --save`, or sample a run now with `--replay ... --recount --by-loop`)"
+        );
+    }
     let listed: Vec<Listed> = sampled.iter().flat_map(|p| listed(p)).collect();
     println!(
         "{:<14} {:<32} {:>10} {:>10} {:>7} {:>6}  what the compiler did",

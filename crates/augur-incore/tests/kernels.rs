@@ -30,8 +30,10 @@ fn the_hosts_kernels_give_sane_figures() {
     let cycle = p.cycle_ns;
     assert!((0.1..=1.0).contains(&cycle), "cycle {cycle} ns");
     assert!(p.issue_ns < cycle, "issue {} ns", p.issue_ns);
+    // One taken branch a cycle, or two on Zen 5 (0.499 cycles measured on a Zen 5 guest,
+    // 2026-11-30; 0.49 under CI): half a cycle, less a margin for the shared clock.
     assert!(
-        p.taken_branch_ns >= 0.5 * cycle,
+        p.taken_branch_ns >= 0.4 * cycle,
         "taken branch {} ns",
         p.taken_branch_ns
     );

@@ -925,7 +925,7 @@ fn compiled_table(pred: &Prediction, top: usize) -> String {
     let _ = writeln!(
         s,
         "
-what the compiler did to these loops (its assembly: innermost loops, and the loops around them replayed whole for comparison):"
+what the compiler did to these loops (its assembly: innermost loops, and the loops around them replayed whole: priced so without optimization, shown for comparison with it):"
     );
     for c in shown {
         let _ = writeln!(

@@ -59,7 +59,7 @@ fn the_hosts_kernels_give_sane_figures() {
         assert!(c.throughput_ns > 0.0 && c.latency_ns >= 0.0, "{key}: {c:?}");
     }
     // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight,
-    // 64 to 400 of them writing vector registers (Golden Cove's file has 332 entries: a
+    // 64 to 400 writing vector registers (Golden Cove's file has 332 entries: a
     // Xeon guest measured 271), 32 to 128 stores; fewer instructions waiting for an
     // operand than writing vector registers (a Zen 4: 75 and 156).
     let w = p
@@ -68,8 +68,10 @@ fn the_hosts_kernels_give_sane_figures() {
     assert!((100.0..=740.0).contains(&w), "window {w}");
     if Features::host().is_some_and(|f| f.avx) {
         let v = p.window_vector.expect("the vector fillers slowed down");
+        // Fewer than twice the integer ones (a Zen 5's vector file of 384 entries
+        // outnumbers its integer file of 240: 321 against 203 measured, 2026-11-30).
         assert!(
-            (64.0..=400.0).contains(&v) && v < w + 64.0,
+            (64.0..=400.0).contains(&v) && v < 2.0 * w,
             "vector {v}, integer {w}"
         );
         // Adds, multiplies and shuffles mixed: between one a cycle (one pipe) and five

@@ -17,6 +17,7 @@
 //! the carried element is read by another statement of the block) are found by
 //! [`block_chain_counts`] after [`as_scalar_recurrences`].
 
+use crate::abop::AbOp;
 use crate::count::count_stmt;
 use crate::counts::AbOpCounts;
 use crate::program::{Expr, ExprKind, StmtKind, Subscript, VarRef};
@@ -191,25 +192,60 @@ fn scalar_assignment(kind: &StmtKind) -> Option<(&Expr, &str, &Expr)> {
 }
 
 /// The operations on the path from scalar `name` to the root of `rhs` (assigned to
-/// `lhs`), without the store.
+/// `lhs`), with the assignment's store (or plain transfer): [`ChainPath`] counts the
+/// assignments apart.
 fn path_counts(lhs: &Expr, rhs: &Expr, name: &str) -> AbOpCounts {
     let pruned = StmtKind::Assign {
         lhs: placeholder(lhs),
         rhs: prune(rhs, name),
     };
-    let counts = count_stmt(&pruned);
-    let mut out = AbOpCounts::new();
-    for (op, n) in counts.once.iter() {
-        // The store and plain transfers are not on the chain: a recurrence keeps its
-        // variable in a register at -O1 and above, and at -O0 the chain experiments that
-        // measure the latencies already include the store and reload.
-        let meaning = op.info().meaning;
-        if meaning.starts_with("Store") || meaning.starts_with("Transfer (assignment") {
-            continue;
+    count_stmt(&pruned).once
+}
+
+/// Whether `op` is an assignment's store or plain transfer: on a path it marks a value
+/// written to its variable and read back by the next statement, not an operation.
+fn is_assignment(op: AbOp) -> bool {
+    let meaning = op.info().meaning;
+    meaning.starts_with("Store") || meaning.starts_with("Transfer (assignment")
+}
+
+/// The operations of a path, its assignments left out: the measure paths are compared
+/// by.
+fn path_operations(c: &AbOpCounts) -> f64 {
+    c.iter()
+        .filter(|(op, _)| !is_assignment(*op))
+        .map(|(_, n)| n)
+        .sum()
+}
+
+/// A dependent path through statements: its operations and the assignments it passes
+/// through. An optimizing compiler keeps the values in registers from one statement to
+/// the next; without optimization each assignment stores its value and the next
+/// statement reloads it, while the operations inside one statement stay in registers:
+/// the path then waits for one store-to-load forwarding an assignment, not one an
+/// operation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChainPath {
+    /// The AbOps on the path (stores and transfers left out).
+    pub ops: AbOpCounts,
+    /// The assignments on it (expected, where statements run on a share of the
+    /// executions).
+    pub assignments: f64,
+}
+
+impl ChainPath {
+    /// The path of `counts`, which hold its assignments as stores and transfers.
+    fn of(counts: &AbOpCounts) -> ChainPath {
+        let mut path = ChainPath::default();
+        for (op, n) in counts.iter() {
+            if is_assignment(op) {
+                path.assignments += n;
+            } else {
+                path.ops.add(op, n);
+            }
         }
-        out.add(op, n);
+        path
     }
-    out
 }
 
 /// A counted loop around a block: its index variable and whether it runs downwards.
@@ -424,7 +460,14 @@ pub fn scalars_read<'e>(e: &'e Expr, out: &mut Vec<&'e str>) {
 /// they overlap. Recurrences through array elements (`a(i) = a(i-1) + ...`) or across
 /// blocks are not detected.
 pub fn block_chain_counts<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> AbOpCounts {
-    longest_self_path(&dependence_paths(stmts.into_iter().map(|k| (k, 1.0))))
+    block_chain_path(stmts).ops
+}
+
+/// [`block_chain_counts`] with the assignments on the recurrence ([`ChainPath`]).
+pub fn block_chain_path<'s>(stmts: impl IntoIterator<Item = &'s StmtKind>) -> ChainPath {
+    ChainPath::of(&longest_self_path(&dependence_paths(
+        stmts.into_iter().map(|k| (k, 1.0)),
+    )))
 }
 
 /// The calls of one iteration of a loop body (its statements, each with the share of
@@ -500,7 +543,7 @@ fn longest_self_path(deps: &Dependences) -> AbOpCounts {
     let mut best: Option<&AbOpCounts> = None;
     for (v, paths) in deps {
         if let Some(c) = paths.get(v) {
-            if best.map_or(true, |b| c.total() > b.total()) {
+            if best.map_or(true, |b| path_operations(c) > path_operations(b)) {
                 best = Some(c);
             }
         }
@@ -529,6 +572,11 @@ fn longest_self_path(deps: &Dependences) -> AbOpCounts {
 pub fn weighted_chain_counts<'s>(
     stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
 ) -> AbOpCounts {
+    weighted_chain_path(stmts).ops
+}
+
+/// [`weighted_chain_counts`] with the assignments on the recurrence ([`ChainPath`]).
+pub fn weighted_chain_path<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>) -> ChainPath {
     let stmts: Vec<(&'s StmtKind, f64)> = stmts.into_iter().collect();
     // The share of iterations that assign each scalar.
     let mut assigned: std::collections::BTreeMap<&str, f64> = Default::default();
@@ -583,20 +631,20 @@ pub fn weighted_chain_counts<'s>(
             let longest = group
                 .iter()
                 .filter_map(|&u| deps[names[v]].get(names[u]))
-                .max_by(|a, b| a.total().total_cmp(&b.total()));
+                .max_by(|a, b| path_operations(a).total_cmp(&path_operations(b)));
             if let Some(c) = longest {
                 if in_turn && !every_iteration(names[v]) {
                     turns.add_scaled(c, 1.0);
-                } else if c.total() > best.total() {
+                } else if path_operations(c) > path_operations(&best) {
                     best = c.clone();
                 }
             }
         }
-        if turns.total() > best.total() {
+        if path_operations(&turns) > path_operations(&best) {
             best = turns;
         }
     }
-    best
+    ChainPath::of(&best)
 }
 
 /// The AbOps on the longest dependent path through some statements run once each, in
@@ -613,6 +661,11 @@ pub fn weighted_chain_counts<'s>(
 pub fn weighted_span_counts<'s>(
     stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
 ) -> AbOpCounts {
+    weighted_span_path(stmts).ops
+}
+
+/// [`weighted_span_counts`] with the assignments on the path ([`ChainPath`]).
+pub fn weighted_span_path<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>) -> ChainPath {
     let mixed = |new: &AbOpCounts, old: &AbOpCounts, w: f64| {
         let mut m = AbOpCounts::new();
         m.add_scaled(new, w);
@@ -644,7 +697,7 @@ pub fn weighted_span_counts<'s>(
             ready.insert(name, mixed(&path, &before, w));
         }
     }
-    longest
+    ChainPath::of(&longest)
 }
 
 /// The AbOps on the longest path from a scalar's value at the start of some statements
@@ -658,6 +711,13 @@ pub fn weighted_span_counts<'s>(
 pub fn weighted_carried_counts<'s>(
     stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
 ) -> AbOpCounts {
+    weighted_carried_path(stmts).ops
+}
+
+/// [`weighted_carried_counts`] with the assignments on the path ([`ChainPath`]).
+pub fn weighted_carried_path<'s>(
+    stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>,
+) -> ChainPath {
     let stmts: Vec<(&StmtKind, f64)> = stmts
         .into_iter()
         .map(|(k, w)| (k, w.clamp(0.0, 1.0)))
@@ -676,7 +736,7 @@ pub fn weighted_carried_counts<'s>(
             }
         }
     }
-    longest
+    ChainPath::of(&longest)
 }
 
 /// The path from `origin`'s value at the start of `stmts` to its value at their end,
@@ -716,7 +776,8 @@ fn carried_path(stmts: &[(&StmtKind, f64)], origin: &str) -> Option<AbOpCounts> 
 
 /// The length of a path of AbOps in units of an add's latency, the same on every
 /// machine: a divide, square root or remainder four (13 to 20 cycles where an add takes
-/// 3 or 4), an elementary function (a library call) five, any other operation one.
+/// 3 or 4), an elementary function (a library call) five, any other operation one (an
+/// assignment's store none: [`ChainPath`]).
 pub fn generic_latency(path: &AbOpCounts) -> f64 {
     const SLOW: [&str; 3] = ["Divide", "Square root", "Remainder"];
     const CALLS: [&str; 6] = [
@@ -730,7 +791,9 @@ pub fn generic_latency(path: &AbOpCounts) -> f64 {
     path.iter()
         .map(|(op, n)| {
             let meaning = op.info().meaning;
-            let weight = if SLOW.iter().any(|m| meaning.starts_with(m)) {
+            let weight = if is_assignment(op) {
+                0.0
+            } else if SLOW.iter().any(|m| meaning.starts_with(m)) {
                 4.0
             } else if CALLS.iter().any(|m| meaning.starts_with(m)) {
                 5.0
@@ -769,7 +832,7 @@ fn dependence_paths<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64)>) ->
                 through.add_scaled(&step, 1.0);
                 let longer = paths
                     .get(&src)
-                    .map_or(true, |old| through.total() > old.total());
+                    .map_or(true, |old| path_operations(&through) > path_operations(old));
                 if longer {
                     paths.insert(src, through);
                 }
@@ -1045,6 +1108,46 @@ mod tests {
         // An arm that never runs leaves no chain.
         let never = weighted_chain_counts([(&then_arm, 0.0)]);
         assert_eq!(never.total(), 0.0);
+    }
+
+    #[test]
+    fn a_path_counts_the_assignments_it_passes_through() {
+        // r = (p + q)*h - s; p = p + w*r: a recurrence of five operations through two
+        // assignments (unoptimized code stores r and p and reads them back), where
+        // `s = s + x` has one operation and one assignment.
+        let r = StmtKind::Assign {
+            lhs: var("r", false),
+            rhs: bin(
+                BinOp::Sub,
+                bin(
+                    BinOp::Mul,
+                    bin(BinOp::Add, var("p", false), var("q", false)),
+                    var("h", false),
+                ),
+                var("s", false),
+            ),
+        };
+        let p = StmtKind::Assign {
+            lhs: var("p", false),
+            rhs: bin(
+                BinOp::Add,
+                var("p", false),
+                bin(BinOp::Mul, var("w", false), var("r", false)),
+            ),
+        };
+        let path = block_chain_path([&r, &p]);
+        assert_eq!(path.ops.total(), 5.0, "{path:?}");
+        assert_eq!(path.assignments, 2.0, "{path:?}");
+        assert_eq!(block_chain_counts([&r, &p]), path.ops);
+        let sum = StmtKind::Assign {
+            lhs: var("s", false),
+            rhs: bin(BinOp::Add, var("s", false), var("x", false)),
+        };
+        let one = block_chain_path([&sum]);
+        assert_eq!((one.ops.total(), one.assignments), (1.0, 1.0));
+        // Half of the calls: half an assignment expected.
+        let half = weighted_chain_path([(&sum, 0.5)]);
+        assert!((half.assignments - 0.5).abs() < 1e-12, "{half:?}");
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod span;
 pub mod speedup;
 #[cfg(test)]
 mod test_support;
+mod unoptimized;
 
 pub use interval::Interval;
 pub use machine::LoadedMachine;

@@ -36,13 +36,17 @@ pub(crate) fn price_blocks(
     report: Option<&OptReport>,
 ) -> PricedBlocks {
     let table = pricing.table;
+    // Unoptimized code forwards a recurrence's value once an assignment, not once an
+    // operation.
+    let units = crate::unoptimized::unoptimized_units(&program.units, table);
+    let units: &[UnitProfile] = &units;
     // Price every block once (every part is a sum of blocks), and count the
     // mispredictions outside vectorized loops with their time.
     let (mut mispredictions, mut branch_seconds) = (0.0, 0.0);
     let mut blocks_c: Vec<Vec<Coefficients>> = Vec::with_capacity(program.units.len());
     // The same at throughput: every block priced as if it carried no recurrence.
     let mut throughput_c: Vec<Vec<Coefficients>> = Vec::with_capacity(program.units.len());
-    for u in &program.units {
+    for u in units {
         let mut unit_c = Vec::with_capacity(u.blocks.len());
         let mut unit_thru = Vec::with_capacity(u.blocks.len());
         for b in &u.blocks {
@@ -64,13 +68,12 @@ pub(crate) fn price_blocks(
         throughput_c.push(unit_thru);
     }
     if table.has_stream() {
-        scale_to_recurrences(program, table, report, &mut blocks_c, &throughput_c);
+        scale_to_recurrences(units, table, report, &mut blocks_c, &throughput_c);
     }
-    crate::span::scale_bodies_to_spans(&program.units, table, &mut blocks_c);
-    crate::forwarding::add_failed_forwardings(&program.units, table, report, &mut blocks_c);
-    crate::library_moves::price_library_moves(&program.units, table, report, &mut blocks_c);
-    let idle = program
-        .units
+    crate::span::scale_bodies_to_spans(units, table, &mut blocks_c);
+    crate::forwarding::add_failed_forwardings(units, table, report, &mut blocks_c);
+    crate::library_moves::price_library_moves(units, table, report, &mut blocks_c);
+    let idle = units
         .iter()
         .map(|u| {
             u.loops
@@ -92,16 +95,15 @@ pub(crate) fn price_blocks(
 /// Scales the bodies of innermost loops to their recurrences
 /// ([`loop_recurrences`]), and the blocks of procedures inlined into them with them.
 fn scale_to_recurrences(
-    program: &ProgramProfile,
+    units: &[UnitProfile],
     table: &CostTable,
     report: Option<&OptReport>,
     blocks_c: &mut [Vec<Coefficients>],
     throughput_c: &[Vec<Coefficients>],
 ) {
-    let shares = inlined_shares(&program.units, table, report, blocks_c, throughput_c);
+    let shares = inlined_shares(units, table, report, blocks_c, throughput_c);
     let mut callee_scales = vec![];
-    for (((u, unit_c), thru), inlined) in program
-        .units
+    for (((u, unit_c), thru), inlined) in units
         .iter()
         .zip(blocks_c.iter_mut())
         .zip(throughput_c)

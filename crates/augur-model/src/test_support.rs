@@ -45,6 +45,7 @@ pub(crate) fn block_profile(
         in_loop: Some(0),
         counts,
         chain,
+        chain_assignments: None,
         register_writes: AbOpCounts::new(),
         scalar_operands: None,
         executions: Some(10.0),
@@ -88,13 +89,36 @@ pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitP
             mean_trips: Some(100.0),
             totals: AbOpCounts::new(),
             chain: AbOpCounts::new(),
+            chain_assignments: None,
             serial_calls: None,
             opportunities: vec![],
             busy_wait: false,
         }],
         body_span: AbOpCounts::new(),
         carried_span: AbOpCounts::new(),
+        body_span_assignments: None,
+        carried_span_assignments: None,
     }
+}
+
+/// A cost table whose double add costs `chain_ns` on a chain, on a core forwarding a
+/// stored double to a load in `forward_ns`, keeping scalars in registers or not.
+pub(crate) fn machine_with(chain_ns: f64, forward_ns: f64, register_scalars: bool) -> CostTable {
+    let m = machine(&[(AbOp::ARDL, MEASURED, Some(chain_ns), Some(0.0), 10)]);
+    let mut table = CostTable::from_profile(&m);
+    table.register_scalars = register_scalars;
+    table.incore = Some(incore_machine(&[("forward", forward_ns, 0.5)]));
+    table
+}
+
+/// A unit of one loop whose block carries a recurrence of `adds` double adds through
+/// `assignments` assignments.
+pub(crate) fn unit_with_chain(adds: f64, assignments: f64) -> UnitProfile {
+    let mut chain = AbOpCounts::new();
+    chain.add(AbOp::ARDL, adds);
+    let mut b = block_profile(augur_ir::BlockKind::Straight, chain.clone(), chain);
+    b.chain_assignments = Some(assignments);
+    unit_with_one_loop("t", vec![b])
 }
 
 /// Block pricing on `table` that leaves branch mispredictions out (a program

@@ -201,6 +201,15 @@ pub struct UnitProfile {
     /// this one. Empty without such a variable, and in profiles made before the field.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub carried_span: AbOpCounts,
+    /// The assignments `body_span` passes through (`augur_ir::chain::ChainPath`): each a
+    /// store and a reload of its variable in unoptimized code, where the operations of
+    /// one statement stay in registers. `None` without a span, and in profiles made
+    /// before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_span_assignments: Option<f64>,
+    /// The same for `carried_span`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_span_assignments: Option<f64>,
 }
 
 /// One basic block: a column of S and its μ.
@@ -223,6 +232,11 @@ pub struct BlockProfile {
     /// (`augur_ir::chain`); empty when the block has none.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub chain: AbOpCounts,
+    /// The assignments `chain` passes through (`augur_ir::chain::ChainPath`): each a
+    /// store and a reload of its variable in unoptimized code. `None` without a chain,
+    /// and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_assignments: Option<f64>,
     /// Of `counts`, the stores and scalar copies into local scalar variables
     /// (`augur_ir::count::register_write`): memory stores without optimization,
     /// register writes with it. Empty when the block has none, and in profiles made
@@ -270,6 +284,10 @@ pub struct LoopProfile {
     /// Empty for other loops and in profiles made before the field.
     #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
     pub chain: AbOpCounts,
+    /// The expected assignments `chain` passes through (`augur_ir::chain::ChainPath`).
+    /// `None` without a chain, and in profiles made before the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain_assignments: Option<f64>,
     /// For an innermost loop that iterated: the expected AbOps of one iteration's calls
     /// that wait for a recurrence (`augur_ir::chain::serial_calls`: their arguments read
     /// a scalar carried across iterations), empty when there are none; `None` for other

@@ -143,6 +143,7 @@ fn unit_profile(
                 }
             }
         }
+        let chain = block_chain(u, bi, mu);
         blocks.push(BlockProfile {
             id: b.id.0,
             block_kind: b.kind,
@@ -150,7 +151,8 @@ fn unit_profile(
             last_line: b.span.end_line,
             in_loop: b.in_loop.map(|l| l.0),
             counts: block_counts[bi].clone(),
-            chain: block_chain(u, bi, mu),
+            chain_assignments: assignments_on(&chain),
+            chain: chain.ops,
             register_writes: block_register_writes(u, bi),
             scalar_operands: Some(b.scalar_operands),
             executions: m,
@@ -162,6 +164,8 @@ fn unit_profile(
         .iter()
         .map(|l| loop_profile(u, l, &block_counts, mu))
         .collect();
+    let body = body_span(u, mu, augur_ir::chain::weighted_span_path);
+    let carried = body_span(u, mu, augur_ir::chain::weighted_carried_path);
     UnitProfile {
         name: u.name.clone(),
         unit_kind: u.kind,
@@ -176,9 +180,17 @@ fn unit_profile(
         totals: unit_totals,
         blocks,
         loops,
-        body_span: body_span(u, mu, augur_ir::chain::weighted_span_counts),
-        carried_span: body_span(u, mu, augur_ir::chain::weighted_carried_counts),
+        body_span_assignments: assignments_on(&body),
+        carried_span_assignments: assignments_on(&carried),
+        body_span: body.ops,
+        carried_span: carried.ops,
     }
+}
+
+/// The assignments on `path` (`LoopProfile::chain_assignments` and the like), `None`
+/// for a path without operations.
+fn assignments_on(path: &augur_ir::chain::ChainPath) -> Option<f64> {
+    (!path.ops.is_empty()).then_some(path.assignments)
 }
 
 /// A path through one call of unit `u`'s statements outside loops, each statement
@@ -188,10 +200,10 @@ fn unit_profile(
 fn body_span<'u>(
     u: &'u augur_ir::Unit,
     mu: &[Option<f64>],
-    path: impl Fn(Vec<(&'u augur_ir::StmtKind, f64)>) -> AbOpCounts,
-) -> AbOpCounts {
+    path: impl Fn(Vec<(&'u augur_ir::StmtKind, f64)>) -> augur_ir::chain::ChainPath,
+) -> augur_ir::chain::ChainPath {
     let Some(calls) = mu.first().copied().flatten().filter(|&c| c > 0.0) else {
-        return AbOpCounts::new();
+        return Default::default();
     };
     let stmts = u
         .blocks
@@ -248,6 +260,9 @@ fn loop_profile(
         LoopKind::While => mu[l.body_block.0 as usize],
         _ => mu[l.header_block.0 as usize],
     };
+    let chain = iterations
+        .map(|n| loop_chain(u, l, n, mu))
+        .unwrap_or_default();
     LoopProfile {
         id: l.id.0,
         loop_kind: l.kind.clone(),
@@ -261,9 +276,8 @@ fn loop_profile(
             _ => None,
         },
         totals: t,
-        chain: iterations
-            .map(|n| loop_chain(u, l, n, mu))
-            .unwrap_or_default(),
+        chain_assignments: assignments_on(&chain),
+        chain: chain.ops,
         serial_calls: iterations
             .filter(|&n| n > 0.0)
             .filter(|_| !u.loops.iter().any(|o| o.parent == Some(l.id)))
@@ -432,14 +446,14 @@ fn loop_chain(
     l: &augur_ir::Loop,
     iterations: f64,
     mu: &[Option<f64>],
-) -> AbOpCounts {
+) -> augur_ir::chain::ChainPath {
     if iterations <= 0.0 || u.loops.iter().any(|o| o.parent == Some(l.id)) {
-        return AbOpCounts::new();
+        return Default::default();
     }
     let body = body_statements(u, l, iterations, mu, &[BlockKind::Straight]);
     let blocks: std::collections::BTreeSet<usize> = body.iter().map(|b| b.0).collect();
     if blocks.len() < 2 {
-        return AbOpCounts::new();
+        return Default::default();
     }
     let (stmts, weights): (Vec<&augur_ir::StmtKind>, Vec<f64>) =
         body.iter().map(|&(_, k, w)| (k, w)).unzip();
@@ -447,7 +461,7 @@ fn loop_chain(
         Some(index) => augur_ir::chain::as_scalar_recurrences(stmts.iter().copied(), index),
         None => stmts.iter().map(|&k| k.clone()).collect(),
     };
-    augur_ir::chain::weighted_chain_counts(kinds.iter().zip(weights))
+    augur_ir::chain::weighted_chain_path(kinds.iter().zip(weights))
 }
 
 /// The statements of the blocks of kinds `kinds` directly in loop `l`, in block order,
@@ -514,11 +528,15 @@ fn loop_index(u: &augur_ir::Unit, id: augur_ir::LoopId) -> Option<augur_ir::chai
 /// The recurrence AbOps of one execution of a block. Scalars an earlier block of the
 /// same loop gives a fresh value on every iteration ([`fresh_scalars`]) carry nothing
 /// into it: `t = b(i) - 2*x(i)`, then under an IF `t = t + x(i-1)`, is no recurrence.
-fn block_chain(u: &augur_ir::Unit, bi: usize, mu: &[Option<f64>]) -> AbOpCounts {
+fn block_chain(u: &augur_ir::Unit, bi: usize, mu: &[Option<f64>]) -> augur_ir::chain::ChainPath {
     let b = &u.blocks[bi];
-    // An array statement's per-element block: its reduction's recurrence, if any.
+    // An array statement's per-element block: its reduction's recurrence, if any (a
+    // compiler temporary: no assignment on it).
     if b.kind == BlockKind::Elements {
-        return b.element_chain.clone();
+        return augur_ir::chain::ChainPath {
+            ops: b.element_chain.clone(),
+            assignments: 0.0,
+        };
     }
     let fresh: Vec<augur_ir::StmtKind> = fresh_scalars(u, bi, mu)
         .iter()
@@ -532,9 +550,9 @@ fn block_chain(u: &augur_ir::Unit, bi: usize, mu: &[Option<f64>]) -> AbOpCounts 
     match index {
         Some(index) => {
             let kinds = augur_ir::chain::as_scalar_recurrences(stmts, index);
-            augur_ir::chain::block_chain_counts(kinds.iter())
+            augur_ir::chain::block_chain_path(kinds.iter())
         }
-        None => augur_ir::chain::block_chain_counts(stmts),
+        None => augur_ir::chain::block_chain_path(stmts),
     }
 }
 

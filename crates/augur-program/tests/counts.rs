@@ -444,6 +444,10 @@ end program
     // s carries its add to the next call; the rest starts afresh on each.
     let carried = &u.carried_span;
     assert_eq!(carried.total(), 1.0, "{carried:?}");
+    // Through three assignments (a, b, s): unoptimized code stores and reloads three
+    // values on the path, not five; s's carried add, one.
+    assert_eq!(u.body_span_assignments, Some(3.0));
+    assert_eq!(u.carried_span_assignments, Some(1.0));
 }
 
 #[test]
@@ -477,6 +481,46 @@ end program
     let carried = &u.carried_span;
     assert_eq!(carried.get(AbOp::MOCN), 1.0, "{carried:?}");
     assert_eq!(carried.total(), 3.0, "{carried:?}");
+    // Two assignments (t, last) on the three operations.
+    assert_eq!(u.carried_span_assignments, Some(2.0));
+}
+
+#[test]
+fn a_gauss_seidel_sweep_carries_its_recurrence_through_two_assignments() {
+    let c = case(
+        "gs.f",
+        "      PROGRAM GS
+      INTEGER N
+      PARAMETER (N = 40)
+      DOUBLE PRECISION P(N, N), R, W
+      INTEGER I, J, IT
+      W = 1.5D0
+      DO 5 J = 1, N
+      DO 5 I = 1, N
+         P(I, J) = DBLE(I + J)
+    5 CONTINUE
+      DO 30 IT = 1, 10
+      DO 20 J = 2, N - 1
+      DO 20 I = 2, N - 1
+         R = 0.25D0 * (P(I-1,J) + P(I+1,J) + P(I,J-1) + P(I,J+1))
+     &       - P(I,J)
+         P(I,J) = P(I,J) + W * R
+   20 CONTINUE
+   30 CONTINUE
+      PRINT *, P(N/2, N/2)
+      END
+",
+    );
+    let u = c.unit("gs");
+    // P(I-1,J) -> three adds, a multiply, a subtract -> R -> a multiply, an add -> P(I,J),
+    // read as P(I-1,J) on the next iteration: seven operations, two assignments.
+    let b = u
+        .blocks
+        .iter()
+        .find(|b| !b.chain.is_empty())
+        .expect("the sweep's block carries the recurrence");
+    assert_eq!(b.chain.total(), 7.0, "{:?}", b.chain);
+    assert_eq!(b.chain_assignments, Some(2.0));
 }
 
 #[test]

@@ -343,6 +343,37 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
     })
 }
 
+/// Replays the compiled loops of `report` that [`loop_time`] prices on `m`, all at once
+/// on the host's cores, ahead of the pricing that asks for them one by one
+/// ([`crate::schedule::replay_ahead`]).
+pub(crate) fn replay_compiled_loops(
+    report: &augur_program_profile::optreport::OptReport,
+    m: &InCoreProfile,
+) {
+    let priced: Vec<&CompiledLoop> = report
+        .compiled_loops
+        .iter()
+        .filter(|cl| !cl.schedule.is_empty() && unpriceable(cl).is_none())
+        .collect();
+    let frequencies: Vec<Vec<Option<f64>>> = priced
+        .iter()
+        .map(|cl| cl.blocks.iter().map(|b| b.frequency).collect())
+        .collect();
+    let trips = std::collections::HashMap::new();
+    let jobs: Vec<(&[_], crate::schedule::Repeats)> = priced
+        .iter()
+        .zip(&frequencies)
+        .map(|(cl, f)| {
+            let repeats = crate::schedule::Repeats {
+                block_frequency: f,
+                inner_trips: &trips,
+            };
+            (cl.schedule.as_slice(), repeats)
+        })
+        .collect();
+    crate::schedule::replay_ahead(&jobs, m);
+}
+
 /// The time of one iteration of `cl` replayed on `m` ([`crate::schedule`]), ns; `None`
 /// for a profile made before the schedules were recorded.
 fn replay(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {

@@ -36,6 +36,9 @@ pub(crate) fn price_blocks(
     report: Option<&OptReport>,
 ) -> PricedBlocks {
     let table = pricing.table;
+    if let (Some(m), Some(r)) = (&table.incore, report) {
+        crate::incore::replay_compiled_loops(r, m);
+    }
     // Unoptimized code forwards a recurrence's value once an assignment, not once an
     // operation.
     let units = crate::unoptimized::unoptimized_units(&program.units, table);

@@ -29,6 +29,7 @@ pub mod machine;
 pub mod memory;
 pub mod nest_time;
 pub mod openmp;
+mod par;
 pub mod predict;
 mod price;
 mod recurrence;

@@ -37,7 +37,7 @@
 
 use augur_locality::cache::CacheGeometry;
 use augur_locality::profile::{
-    misses, sampled_misses, sampled_tlb_misses, tlb_misses, CompactHistogramExt,
+    misses, sampled_misses, sampled_tlb_misses, tlb_misses, CompactHistogramExt, NestMisses,
 };
 use augur_machine_profile::memory::{interp, CacheLevel, MemoryProfile};
 use augur_program_profile::locality::{LocalityProfile, PAGE_BYTES};
@@ -396,11 +396,18 @@ pub fn nest_memory(
             .map(|r| r.strided_share.clamp(0.0, 1.0))
             .collect(),
     };
-    for (k, level) in levels.iter().enumerate() {
+    // Each level's misses from the histograms, the levels on the host's cores.
+    let level_misses = crate::par::map(&levels, |l| {
+        (
+            misses(loc, &l.geometry, program_bytes),
+            sampled_misses(loc, &l.geometry),
+        )
+    });
+    for (k, (level, counted)) in levels.iter().zip(level_misses).enumerate() {
         add_cache_level(
             &mut out,
-            (loc, program_bytes),
-            level,
+            loc,
+            (level, counted),
             k == 0,
             commit_wait,
             &sampled,
@@ -726,8 +733,8 @@ struct SampledRefs<'a> {
 /// each waiting `commit_wait`).
 fn add_cache_level(
     out: &mut [NestMemory],
-    (loc, program_bytes): (&LocalityProfile, Option<u64>),
-    level: &SuppliedLevel,
+    loc: &LocalityProfile,
+    (level, (nest_misses, sampled_level)): (&SuppliedLevel, (Vec<NestMisses>, Vec<f64>)),
     first_level: bool,
     commit_wait: f64,
     sampled: &SampledRefs,
@@ -741,7 +748,7 @@ fn add_cache_level(
     let mut level_misses = vec![0.0; out.len()];
     let mut level_seconds = vec![0.0; out.len()];
     let mut level_writebacks = vec![0.0; out.len()];
-    for (i, m) in misses(loc, g, program_bytes).into_iter().enumerate() {
+    for (i, m) in nest_misses.into_iter().enumerate() {
         if let Some(n) = out.get_mut(i) {
             if first_level {
                 let one_set = loc.nests.get(i).map_or(vec![], |nl| {
@@ -768,7 +775,7 @@ fn add_cache_level(
             }
         }
     }
-    for (k, m) in sampled_misses(loc, g).into_iter().enumerate() {
+    for (k, m) in sampled_level.into_iter().enumerate() {
         let Some(&(row, a)) = sampled.at.get(k) else {
             continue;
         };
@@ -826,11 +833,18 @@ fn add_translation(
         .iter()
         .map(|n| vec![(0.0, 0.0); n.arrays.len()])
         .collect();
-    for (k, &(entries, rise_s)) in steps.iter().enumerate() {
-        for (i, m) in tlb_misses(loc, entries, program_bytes)
-            .into_iter()
-            .enumerate()
-        {
+    // Each step's misses from the page histograms, the steps on the host's cores.
+    let step_misses = crate::par::map(&steps, |&(entries, _)| {
+        let sampled_tlb = if sampled.priced_by_levels {
+            sampled_tlb_misses(loc, entries)
+        } else {
+            vec![]
+        };
+        (tlb_misses(loc, entries, program_bytes), sampled_tlb)
+    });
+    for (k, (&(_, rise_s), (nest_misses, sampled_tlb))) in steps.iter().zip(step_misses).enumerate()
+    {
+        for (i, m) in nest_misses.into_iter().enumerate() {
             for (j, am) in m.arrays.iter().enumerate() {
                 if let Some(c) = array_cost.get_mut(i).and_then(|a| a.get_mut(j)) {
                     if k == 0 {
@@ -844,11 +858,6 @@ fn add_translation(
             }
             level_seconds[i] += m.misses * rise_s;
         }
-        let sampled_tlb = if sampled.priced_by_levels {
-            sampled_tlb_misses(loc, entries)
-        } else {
-            vec![]
-        };
         for (r, m) in sampled_tlb.into_iter().enumerate() {
             let Some(&(row, a)) = sampled.at.get(r) else {
                 continue;

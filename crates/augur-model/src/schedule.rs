@@ -78,24 +78,7 @@ fn kept() -> &'static std::sync::Mutex<HashMap<u64, Option<f64>>> {
 /// program's compiled loops took a third of its prediction's time one after the other
 /// (conman, 90 ms on a 2-vCPU Zen 5 guest).
 pub fn replay_ahead(jobs: &[(&[ScheduledOp], Repeats)], m: &InCoreProfile) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(jobs.len());
-    if threads < 2 {
-        return;
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((ops, repeats)) = jobs.get(k) else {
-                    break;
-                };
-                iteration_ns(ops, repeats, m);
-            });
-        }
-    });
+    crate::par::map(jobs, |(ops, repeats)| iteration_ns(ops, repeats, m));
 }
 
 /// A hash of everything a replay depends on.

@@ -73,7 +73,7 @@ pub(crate) fn price_blocks(
     if table.has_stream() {
         scale_to_recurrences(units, table, report, &mut blocks_c, &throughput_c);
     }
-    crate::span::scale_bodies_to_spans(units, table, &mut blocks_c);
+    crate::span::scale_bodies_to_spans(units, table, report, &mut blocks_c);
     crate::forwarding::add_failed_forwardings(units, table, report, &mut blocks_c);
     crate::library_moves::price_library_moves(units, table, report, &mut blocks_c);
     let idle = units

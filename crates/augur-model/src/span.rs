@@ -14,6 +14,7 @@
 use crate::block::without_branches;
 use crate::cost::{Coefficients, CostTable};
 use crate::recurrence::scale_work;
+use augur_program_profile::optreport::OptReport;
 use augur_program_profile::UnitProfile;
 
 /// Scales the blocks outside loops of each unit of `units` (`blocks_c`, priced) to the
@@ -22,6 +23,7 @@ use augur_program_profile::UnitProfile;
 pub(crate) fn scale_bodies_to_spans(
     units: &[UnitProfile],
     table: &CostTable,
+    report: Option<&OptReport>,
     blocks_c: &mut [Vec<Coefficients>],
 ) {
     let window = table
@@ -29,8 +31,9 @@ pub(crate) fn scale_bodies_to_spans(
         .as_ref()
         .and_then(|m| m.window)
         .filter(|w| *w > 0.0);
+    let per_abop = instructions_per_abop(units, report);
     for (u, unit_c) in units.iter().zip(blocks_c.iter_mut()) {
-        if let Some(k) = span_scale(u, table, unit_c, window) {
+        if let Some(k) = span_scale(u, table, unit_c, window.map(|w| (w, per_abop))) {
             for (b, c) in u.blocks.iter().zip(unit_c.iter_mut()) {
                 if outside_loops(b) {
                     scale_work(c, k);
@@ -40,6 +43,43 @@ pub(crate) fn scale_bodies_to_spans(
     }
 }
 
+/// The instructions the compiler emits for one AbOp, from the program's compiled
+/// innermost loops (their instructions an iteration over their AbOps an iteration,
+/// weighed by their iterations): about one with optimization, three to four without it,
+/// where every operand is loaded from memory and every result stored (prk_pic's
+/// straight-line `computeCoulomb` at -O0 on a Zen 5 guest: 15 AbOps, about 55
+/// instructions a call; four calls in flight, not thirteen, overlap its 65-cycle path
+/// to the 17.7 cycles a call measured). One without compiled loops, and within 1/2 to 8.
+fn instructions_per_abop(units: &[UnitProfile], report: Option<&OptReport>) -> f64 {
+    let Some(r) = report else { return 1.0 };
+    let (mut instructions, mut abops) = (0.0, 0.0);
+    for cl in &r.compiled_loops {
+        let Some(l) = units
+            .iter()
+            .filter(|u| augur_program_profile::optreport::same_file(&u.file, &cl.file))
+            .flat_map(|u| u.loops.iter().filter(move |l| !has_inner(u, l.id)))
+            .find(|l| l.line == cl.line)
+        else {
+            continue;
+        };
+        let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
+            continue;
+        };
+        let compiled = n / f64::from(cl.source_iterations.max(1));
+        instructions += f64::from(cl.issued) * compiled;
+        abops += l.totals.total();
+    }
+    if instructions <= 0.0 || abops <= 0.0 {
+        return 1.0;
+    }
+    (instructions / abops).clamp(0.5, 8.0)
+}
+
+/// Whether loop `id` of `u` holds another loop.
+fn has_inner(u: &UnitProfile, id: u32) -> bool {
+    u.loops.iter().any(|l| l.parent == Some(id))
+}
+
 /// Whether block `b` is part of the straight-line body (outside loops, not an array
 /// statement's elements).
 fn outside_loops(b: &augur_program_profile::BlockProfile) -> bool {
@@ -47,14 +87,17 @@ fn outside_loops(b: &augur_program_profile::BlockProfile) -> bool {
 }
 
 /// The factor that brings the body of `u` (its blocks `unit_c`, priced) to its
-/// calls' longest path overlapped `window / operations a call` times (without a window,
-/// not at all), or to its carried path one call after the other, when above one.
+/// calls' longest path overlapped `window / instructions a call` times (without a
+/// window, not at all; `window` with the program's instructions an AbOp,
+/// [`instructions_per_abop`]), or to its carried path one call after the other, when
+/// above one.
 fn span_scale(
     u: &UnitProfile,
     table: &CostTable,
     unit_c: &[Coefficients],
-    window: Option<f64>,
+    window: Option<(f64, f64)>,
 ) -> Option<f64> {
+    let per_abop = window.map_or(1.0, |w| w.1);
     let calls = u.calls.filter(|c| *c > 0.0)?;
     if u.body_span.is_empty() && u.carried_span.is_empty() {
         return None;
@@ -67,7 +110,7 @@ fn span_scale(
             let slots: f64 = b
                 .counts
                 .iter()
-                .map(|(op, n)| n * window_slots(table, op))
+                .map(|(op, n)| n * window_slots(table, op, per_abop))
                 .sum();
             operations += slots * b.executions.unwrap_or(0.0);
         }
@@ -76,7 +119,7 @@ fn span_scale(
     let at_chain_costs = |path: &augur_ir::AbOpCounts| -> f64 {
         path.iter().map(|(op, n)| n * table.get(op).seconds).sum()
     };
-    let overlapped = window.map_or(0.0, |w| {
+    let overlapped = window.map_or(0.0, |(w, _)| {
         let in_flight = (w * calls / operations.max(1.0)).max(1.0);
         calls * at_chain_costs(&u.body_span) / in_flight
     });
@@ -86,16 +129,16 @@ fn span_scale(
     (t_body > 0.0 && t_span > t_body).then(|| t_span / t_body)
 }
 
-/// The slots of the reorder window one execution of `op` takes: one for an operation
-/// (about one instruction), and for a call into the mathematical library (`is_library_call`)
-/// the instructions it issues in its throughput time, its stream cost over the machine's
-/// time per issued instruction (Xeon guest: `sin` 3.6 ns at 0.043 ns an instruction, about
-/// 80; `exp` about 50), so that a body of a few such calls fills the window as its
-/// instructions do.
-fn window_slots(table: &CostTable, op: augur_ir::AbOp) -> f64 {
+/// The slots of the reorder window one execution of `op` takes: the program's
+/// instructions an AbOp (`per_abop`) for an operation, and for a call into the
+/// mathematical library (`is_library_call`) the instructions it issues in its throughput
+/// time, its stream cost over the machine's time per issued instruction (Xeon guest:
+/// `sin` 3.6 ns at 0.043 ns an instruction, about 80; `exp` about 50), so that a body of
+/// a few such calls fills the window as its instructions do.
+fn window_slots(table: &CostTable, op: augur_ir::AbOp, per_abop: f64) -> f64 {
     let issue_ns = table.incore.as_ref().map_or(0.0, |m| m.issue_ns);
     if !is_library_call(op) || issue_ns <= 0.0 {
-        return 1.0;
+        return per_abop;
     }
     (table.stream(op).seconds * 1e9 / issue_ns).max(1.0)
 }
@@ -160,7 +203,7 @@ mod tests {
             .collect();
         let before = t.cost_of(&priced[0]).seconds;
         let mut blocks = vec![priced];
-        scale_bodies_to_spans(std::slice::from_ref(&u), &t, &mut blocks);
+        scale_bodies_to_spans(std::slice::from_ref(&u), &t, None, &mut blocks);
         (before, t.cost_of(&blocks[0][0]).seconds)
     }
 
@@ -190,9 +233,10 @@ mod tests {
             .insert(AbOp::SIND, crate::test_support::entry(4.0, 0.0));
         m.incore = Some(incore_machine(&[]));
         let t = CostTable::from_profile(&m);
-        assert!((window_slots(&t, AbOp::SIND) - 80.0).abs() < 1e-9);
-        assert_eq!(window_slots(&t, AbOp::ARDL), 1.0);
-        assert_eq!(window_slots(&t, AbOp::BRMP), 1.0);
+        assert!((window_slots(&t, AbOp::SIND, 3.0) - 80.0).abs() < 1e-9);
+        assert_eq!(window_slots(&t, AbOp::ARDL, 1.0), 1.0);
+        assert_eq!(window_slots(&t, AbOp::ARDL, 3.0), 3.0);
+        assert_eq!(window_slots(&t, AbOp::BRMP, 1.0), 1.0);
         assert!(is_library_call(AbOp::EXPD) && !is_library_call(AbOp::PROC));
         // A body of one sin on its path, called 100 times with a window of 160: two calls
         // in flight, 100 * 12 / 2 = 600 ns, where the sins' stream cost says 400.
@@ -220,7 +264,7 @@ mod tests {
             .map(|b| pricing(&t).total(b, BlockContext::default()))
             .collect::<Vec<_>>()];
         let before = t.cost_of(&blocks[0][0]).seconds;
-        scale_bodies_to_spans(std::slice::from_ref(&u), &t, &mut blocks);
+        scale_bodies_to_spans(std::slice::from_ref(&u), &t, None, &mut blocks);
         let after = t.cost_of(&blocks[0][0]).seconds;
         assert!(before < 600e-9, "{before}");
         assert!((after - 600e-9).abs() < 1e-12, "{after}");

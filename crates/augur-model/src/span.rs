@@ -52,14 +52,25 @@ pub(crate) fn scale_bodies_to_spans(
 /// to the 17.7 cycles a call measured). One without compiled loops, and within 1/2 to 8.
 fn instructions_per_abop(units: &[UnitProfile], report: Option<&OptReport>) -> f64 {
     let Some(r) = report else { return 1.0 };
+    // The innermost loops by file and line, and the files they are in.
+    let mut innermost = std::collections::HashMap::new();
+    let mut files: Vec<&str> = vec![];
+    for u in units {
+        let parents: std::collections::HashSet<u32> =
+            u.loops.iter().filter_map(|l| l.parent).collect();
+        for l in u.loops.iter().filter(|l| !parents.contains(&l.id)) {
+            innermost.entry((u.file.as_str(), l.line)).or_insert(l);
+        }
+        if !files.contains(&u.file.as_str()) {
+            files.push(&u.file);
+        }
+    }
     let (mut instructions, mut abops) = (0.0, 0.0);
     for cl in &r.compiled_loops {
-        let Some(l) = units
+        let file = files
             .iter()
-            .filter(|u| augur_program_profile::optreport::same_file(&u.file, &cl.file))
-            .flat_map(|u| u.loops.iter().filter(move |l| !has_inner(u, l.id)))
-            .find(|l| l.line == cl.line)
-        else {
+            .find(|f| augur_program_profile::optreport::same_file(f, &cl.file));
+        let Some(l) = file.and_then(|f| innermost.get(&(*f, cl.line))) else {
             continue;
         };
         let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
@@ -73,11 +84,6 @@ fn instructions_per_abop(units: &[UnitProfile], report: Option<&OptReport>) -> f
         return 1.0;
     }
     (instructions / abops).clamp(0.5, 8.0)
-}
-
-/// Whether loop `id` of `u` holds another loop.
-fn has_inner(u: &UnitProfile, id: u32) -> bool {
-    u.loops.iter().any(|l| l.parent == Some(id))
 }
 
 /// Whether block `b` is part of the straight-line body (outside loops, not an array

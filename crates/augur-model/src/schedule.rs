@@ -50,7 +50,7 @@ const INSTRUCTIONS: usize = 3000;
 /// lacks the latency or throughput of a class they hold, or there is nothing to replay.
 /// A prediction asks for the same loop several times (its time, its idle units, the
 /// loops around it): each replay is kept, by a hash of what it was made of, for every
-/// thread of the process ([`replay_ahead`] makes them on all the host's cores).
+/// thread of the process (`incore::replay_compiled_loops` makes them on all the host's cores).
 pub fn iteration_ns(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f64> {
     let key = replay_key(ops, repeats, m);
     if let Some(kept) = kept().lock().ok().and_then(|k| k.get(&key).copied()) {
@@ -71,14 +71,6 @@ fn kept() -> &'static std::sync::Mutex<HashMap<u64, Option<f64>>> {
     static KEPT: std::sync::OnceLock<std::sync::Mutex<HashMap<u64, Option<f64>>>> =
         std::sync::OnceLock::new();
     KEPT.get_or_init(Default::default)
-}
-
-/// Makes the replays of `jobs` (each a compiled iteration and its repeats) on `m`, on
-/// as many threads as the host has cores, and keeps them for [`iteration_ns`]: a large
-/// program's compiled loops took a third of its prediction's time one after the other
-/// (conman, 90 ms on a 2-vCPU Zen 5 guest).
-pub fn replay_ahead(jobs: &[(&[ScheduledOp], Repeats)], m: &InCoreProfile) {
-    crate::par::map(jobs, |(ops, repeats)| iteration_ns(ops, repeats, m));
 }
 
 /// A hash of everything a replay depends on.
@@ -627,7 +619,7 @@ mod tests {
                 (ops.as_slice(), r)
             })
             .collect();
-        replay_ahead(&jobs, &m);
+        crate::par::map(&jobs, |(ops, r)| iteration_ns(ops, r, &m));
         for (k, ops) in loops.iter().enumerate() {
             let alone = replay(ops, &jobs[k].1, &m).unwrap();
             let kept = once(ops, &m).unwrap();

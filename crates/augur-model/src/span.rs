@@ -52,33 +52,20 @@ pub(crate) fn scale_bodies_to_spans(
 /// to the 17.7 cycles a call measured). One without compiled loops, and within 1/2 to 8.
 fn instructions_per_abop(units: &[UnitProfile], report: Option<&OptReport>) -> f64 {
     let Some(r) = report else { return 1.0 };
-    // The innermost loops by file and line, and the files they are in.
-    let mut innermost = std::collections::HashMap::new();
-    let mut files: Vec<&str> = vec![];
+    let (mut instructions, mut abops) = (0.0, 0.0);
     for u in units {
         let parents: std::collections::HashSet<u32> =
             u.loops.iter().filter_map(|l| l.parent).collect();
         for l in u.loops.iter().filter(|l| !parents.contains(&l.id)) {
-            innermost.entry((u.file.as_str(), l.line)).or_insert(l);
+            let (Some(cl), Some(n)) = (
+                r.compiled_loop(&u.file, l.line),
+                l.iterations.filter(|n| *n > 0.0),
+            ) else {
+                continue;
+            };
+            instructions += f64::from(cl.issued) * n / f64::from(cl.source_iterations.max(1));
+            abops += l.totals.total();
         }
-        if !files.contains(&u.file.as_str()) {
-            files.push(&u.file);
-        }
-    }
-    let (mut instructions, mut abops) = (0.0, 0.0);
-    for cl in &r.compiled_loops {
-        let file = files
-            .iter()
-            .find(|f| augur_program_profile::optreport::same_file(f, &cl.file));
-        let Some(l) = file.and_then(|f| innermost.get(&(*f, cl.line))) else {
-            continue;
-        };
-        let Some(n) = l.iterations.filter(|n| *n > 0.0) else {
-            continue;
-        };
-        let compiled = n / f64::from(cl.source_iterations.max(1));
-        instructions += f64::from(cl.issued) * compiled;
-        abops += l.totals.total();
     }
     if instructions <= 0.0 || abops <= 0.0 {
         return 1.0;

@@ -823,6 +823,7 @@ mod tests {
             inner: 0,
             back_jump: false,
             local: vec![],
+            elements: vec![],
         }
     }
 

@@ -362,7 +362,11 @@ pub(crate) fn compiled_time(
 /// Shown beside the loop's notes, not priced: on the real programs of session 38 the
 /// replay of a whole outer iteration moved -O0 N-body codes toward their measured times
 /// (nemo_nbody0h4 -34% -> -11%) and -O2 ones away (nemo_firstn -0.4% -> -29%), -O2 RMS
-/// 15.1% -> 16.0% (docs/ACCURACY.md).
+/// 15.1% -> 16.0% (docs/ACCURACY.md). With the elements the inner loops walk told apart
+/// by trip (session 52: a force summed into `f(k)` carries a chain per trip to the next
+/// iteration, 11.9 cycles replayed against 12.7 measured where the parts say 5.9) the
+/// -O2 replays still run faster than the measured loops: priced, nemo_firstn +5.4% ->
+/// -13.7%, nemo_nbody0h4 -20.7% -> -34.0%, -O2 RMS 15.7% -> 16.8% on a Zen 5 guest.
 pub(crate) fn outer_replay(
     table: &CostTable,
     report: Option<&OptReport>,

@@ -112,6 +112,7 @@ fn replay_key(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> u64 
 fn replay(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f64> {
     let prepared = Prepared::new(ops, m)?;
     let mut core = Core::new(m, prepared.values);
+    let mut elements = Elements::new(ops);
     let mut ends: Vec<f64> = vec![];
     let mut done = 0usize;
     let mut k = 0usize;
@@ -123,8 +124,11 @@ fn replay(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f
                     core.ready[*v as usize] = 0.0;
                 }
             }
-            Step::Run(i) => {
-                core.run(&prepared.ops[i]);
+            Step::Run(i, trip) => {
+                match elements.resolve(&prepared.ops[i], trip, &mut core.ready) {
+                    Some(op) => core.run(&op),
+                    None => core.run(&prepared.ops[i]),
+                }
                 done += 1;
             }
         });
@@ -138,12 +142,63 @@ fn replay(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f
     Some((ends[k - 1] - ends[h - 1]) / (k - h) as f64)
 }
 
+/// The elements inner loops walk (`ScheduledOp::elements`), each trip's its own value:
+/// per value standing for an element, its base, offset and stride; per element met so
+/// far (base, byte), the value that holds it.
+struct Elements {
+    named: HashMap<u32, (u32, i64, i64)>,
+    values: HashMap<(u32, i64), u32>,
+}
+
+impl Elements {
+    fn new(ops: &[ScheduledOp]) -> Self {
+        let named = ops
+            .iter()
+            .flat_map(|o| &o.elements)
+            .map(|e| (e.value, (e.base, e.offset, e.stride)))
+            .collect();
+        Elements {
+            named,
+            values: HashMap::new(),
+        }
+    }
+
+    /// `op` with the values standing for elements replaced by the elements' own on this
+    /// trip (each new one given a value, ready from the start); `None` when it names
+    /// none.
+    fn resolve(&mut self, op: &Op, trip: i64, ready: &mut Vec<f64>) -> Option<Op> {
+        if self.named.is_empty() || !op.names_elements {
+            return None;
+        }
+        let mut value = |v: u32| -> u32 {
+            let Some(&(base, offset, stride)) = self.named.get(&v) else {
+                return v;
+            };
+            *self
+                .values
+                .entry((base, offset + stride * trip))
+                .or_insert_with(|| {
+                    ready.push(0.0);
+                    (ready.len() - 1) as u32
+                })
+        };
+        let mut out = op.clone();
+        for r in &mut out.reads {
+            r.0 = value(r.0);
+        }
+        for w in &mut out.writes {
+            *w = value(*w);
+        }
+        Some(out)
+    }
+}
+
 /// What the replay does next.
 enum Step {
     /// Enter the inner loop of this line.
     Enter(u32),
-    /// Run the instruction of this index.
-    Run(usize),
+    /// Run the instruction of this index, on this trip of its inner loop (0 outside).
+    Run(usize, i64),
 }
 
 /// Calls `step` for each instruction iteration `k` runs, in order, and as it enters
@@ -167,7 +222,7 @@ fn for_each_op(ops: &[ScheduledOp], repeats: &Repeats, k: usize, mut step: impl 
         if trips > 0 && inner != 0 {
             step(Step::Enter(inner));
         }
-        for _ in 0..trips {
+        for trip in 0..trips {
             for (i, op) in ops.iter().enumerate().take(end).skip(start) {
                 let f = repeats
                     .block_frequency
@@ -176,7 +231,7 @@ fn for_each_op(ops: &[ScheduledOp], repeats: &Repeats, k: usize, mut step: impl 
                     .flatten()
                     .unwrap_or(1.0);
                 if f >= 1.0 || times(f) > 0 {
-                    step(Step::Run(i));
+                    step(Step::Run(i, trip as i64));
                 }
             }
         }
@@ -243,7 +298,10 @@ impl Slots {
 }
 
 /// An instruction with its machine's numbers.
+#[derive(Clone)]
 struct Op {
+    /// Whether it reads or writes an element an inner loop walks.
+    names_elements: bool,
     /// The issue slots it takes (a read-modify-write of memory: `rmw_issue_slots`).
     slots: f64,
     /// Per value read, its number and the latency from it to the result, ns.
@@ -364,6 +422,7 @@ impl Prepared {
                 _ => 1.0,
             };
             out.push(Op {
+                names_elements: !o.elements.is_empty(),
                 slots,
                 waits: split && o.holds.contains('w'),
                 own,
@@ -582,6 +641,7 @@ mod tests {
             inner: 0,
             back_jump: false,
             local: vec![],
+            elements: vec![],
         }
     }
 
@@ -744,5 +804,53 @@ mod tests {
     fn a_class_the_machine_lacks_leaves_the_loop_to_the_formulas() {
         let ops = vec![op(&[InstrClass::FpSqrt], &[], &[0])];
         assert!(once(&ops, &machine()).is_none());
+    }
+
+    #[test]
+    fn each_trip_of_an_inner_loop_carries_its_own_element_to_the_next_outer_iteration() {
+        // `do j; do k = 1, 3; f(k) = f(k) + x; end do; end do`: the inner loop's load
+        // and store of f(k) name one element per trip (stride 8). Three chains side by
+        // side, each a forwarding and an add per iteration over j; one name for all
+        // three trips would run them one after the other.
+        use augur_program_profile::compiled::WalkedElement;
+        let m = machine();
+        let element = WalkedElement {
+            value: 1,
+            base: 2,
+            offset: 0,
+            stride: 8,
+        };
+        let mut load_add = op(
+            &[InstrClass::Load, InstrClass::FpAdd],
+            &[(1, &[InstrClass::Forward, InstrClass::FpAdd])],
+            &[3],
+        );
+        let mut store = op(&[InstrClass::Store], &[(3, &[])], &[1]);
+        for o in [&mut load_add, &mut store] {
+            o.inner = 7;
+            o.elements = vec![element];
+        }
+        let ops = vec![load_add, store];
+        let trips = HashMap::from([(7, 3.0)]);
+        let r = Repeats {
+            block_frequency: &[],
+            inner_trips: &trips,
+        };
+        let chain = 2.0 + 0.75;
+        let walked = iteration_ns(&ops, &r, &m).unwrap();
+        assert!(
+            (walked - chain).abs() < 0.3,
+            "{walked} against one chain {chain}"
+        );
+        let one_name: Vec<ScheduledOp> = ops
+            .iter()
+            .cloned()
+            .map(|mut o| {
+                o.elements.clear();
+                o
+            })
+            .collect();
+        let serial = iteration_ns(&one_name, &r, &m).unwrap();
+        assert!(serial > 2.5 * chain, "{serial}");
     }
 }

@@ -117,6 +117,52 @@ pub struct ScheduledOp {
     /// the loop around it moves): the replay starts them afresh each time the inner loop
     /// is entered.
     pub local: Vec<u32>,
+    /// In an outer iteration's schedule, the values it reads or writes that are elements
+    /// of memory an inner loop walks ([`WalkedElement`]): a different element each trip
+    /// of the inner loop, the same elements again each iteration of the loop around it.
+    pub elements: Vec<WalkedElement>,
+}
+
+/// An element of memory named by where an inner loop's trip puts it: `base + offset +
+/// stride × trip` (bytes; trip 0 on entering the inner loop, and always 0 for the outer
+/// loop's own instructions, whose `stride` is 0). `f(k)` updated by `do k = 1, 3` inside
+/// a loop over `j` (an N-body force summed into a dummy argument) is an element a trip
+/// stores and the same trip of the next `j` loads: a chain through store forwarding that
+/// one name for all three trips would make three times too long, and none would lose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct WalkedElement {
+    /// The value the instruction reads or writes (numbered as in [`ScheduledOp::writes`]),
+    /// standing for the element.
+    pub value: u32,
+    /// What the address is relative to (a number of its own: equal bases, one array or
+    /// frame).
+    pub base: u32,
+    /// Bytes from the base on trip 0.
+    pub offset: i64,
+    /// Bytes the address moves each trip.
+    pub stride: i64,
+}
+
+impl WalkedElement {
+    fn key(&self) -> String {
+        format!(
+            "{}/{}/{}/{}",
+            self.value, self.base, self.offset, self.stride
+        )
+    }
+
+    fn from_key(k: &str) -> Option<Self> {
+        let parts: Vec<&str> = k.split('/').collect();
+        let [value, base, offset, stride] = parts[..] else {
+            return None;
+        };
+        Some(WalkedElement {
+            value: value.parse().ok()?,
+            base: base.parse().ok()?,
+            offset: offset.parse().ok()?,
+            stride: stride.parse().ok()?,
+        })
+    }
 }
 
 /// A value an instruction reads and the classes between it and the instruction's result.
@@ -159,6 +205,10 @@ impl From<ScheduledOp> for String {
         if !op.local.is_empty() {
             flags.push(format!("local={}", numbers(&op.local)));
         }
+        if !op.elements.is_empty() {
+            let keys: Vec<String> = op.elements.iter().map(WalkedElement::key).collect();
+            flags.push(format!("elem={}", keys.join(",")));
+        }
         format!(
             "{}; {}; {}; {}",
             keys(&op.classes, ","),
@@ -200,6 +250,7 @@ impl TryFrom<String> for ScheduledOp {
             inner: 0,
             back_jump: false,
             local: vec![],
+            elements: vec![],
         };
         for r in reads.split_whitespace() {
             let (value, path) = r.split_once(':').ok_or_else(|| bad("a read without ':'"))?;
@@ -218,6 +269,15 @@ impl TryFrom<String> for ScheduledOp {
                 Some(("block", b)) => op.block = number(b)?,
                 Some(("inner", l)) => op.inner = number(l)?,
                 Some(("local", l)) => op.local = list(l)?,
+                Some(("elem", e)) => {
+                    op.elements = e
+                        .split(',')
+                        .map(|k| {
+                            WalkedElement::from_key(k)
+                                .ok_or_else(|| bad(&format!("not an element {k:?}")))
+                        })
+                        .collect::<Result<_, _>>()?
+                }
                 None if f == "back" => op.back_jump = true,
                 _ => return Err(bad(&format!("unknown flag {f:?}"))),
             }
@@ -372,7 +432,7 @@ mod tests {
     #[test]
     fn a_scheduled_instruction_is_one_line_of_text_and_back() {
         let text =
-            "load,fp_add.v256; 3:load+fp_add.v256 5:; 4,7; hold=vw block=2 inner=12 back local=3";
+            "load,fp_add.v256; 3:load+fp_add.v256 5:; 4,7; hold=vw block=2 inner=12 back local=3 elem=5/9/-72/8";
         let op = ScheduledOp::try_from(text.to_string()).unwrap();
         assert_eq!(op.classes.len(), 2);
         assert_eq!(op.reads[0].value, 3);
@@ -380,6 +440,7 @@ mod tests {
         assert!(op.reads[1].path.is_empty());
         assert_eq!((op.writes.clone(), op.block, op.inner), (vec![4, 7], 2, 12));
         assert!(op.back_jump && op.holds == "vw" && op.local == vec![3]);
+        assert_eq!((op.elements[0].offset, op.elements[0].stride), (-72, 8));
         assert_eq!(String::from(op), text);
         let bare = "branch; ; ; ";
         assert_eq!(
@@ -395,6 +456,7 @@ mod tests {
             ("lode; ; ; ", "unknown class \"lode\""),
             ("load; x:load; ; ", "not a number"),
             ("load; ; ; hold=v color=red", "unknown flag"),
+            ("load; ; ; elem=5/9/x/8", "not an element"),
         ] {
             let e = ScheduledOp::try_from(text.to_string()).unwrap_err();
             assert!(e.contains(says), "{text}: {e}");

@@ -6,7 +6,7 @@
 //! These tests need gfortran and gcc; without them they fail saying so.
 
 use augur_program::AnalyzeOptions;
-use augur_program_profile::compiled::{CompiledLoop, InstrClass};
+use augur_program_profile::compiled::{CompiledLoop, InstrClass, WalkedElement};
 use augur_toolchain::Toolchain;
 
 fn analyze(flags: &str, text: &str) -> augur_program_profile::ProgramProfile {
@@ -363,6 +363,59 @@ fn an_unoptimized_pair_iteration_is_one_path_through_its_inner_loops() {
             .expect("a square root");
         let written = |v: u32| o.schedule[..sqrt].iter().any(|op| op.writes.contains(&v));
         assert!(o.schedule[sqrt].reads.iter().any(|r| written(r.value)));
+    }
+}
+
+#[test]
+fn an_optimized_pair_iteration_names_the_elements_its_inner_loops_walk() {
+    // At -O2 the inner loops step a register over `a(k)` and `f(k,i)`: in the schedule
+    // of the iteration over j each access names its element by base, offset and stride,
+    // so the replay tells the trips apart. The force loop loads and stores the same
+    // element of `f` (a chain the next j continues through store forwarding), and the
+    // statements after the first loop read `a(1)`, `a(2)`, `a(3)` at the offsets the
+    // first loop's trips store.
+    let p = analyze("-O2", PAIRS);
+    let o = [12, 17]
+        .iter()
+        .filter_map(|&l| compiled(&p, l).outer.as_ref())
+        .find(|o| !o.schedule.is_empty())
+        .expect("the iteration over j recorded whole");
+    let elements = |inner: u32| -> Vec<(bool, WalkedElement)> {
+        o.schedule
+            .iter()
+            .filter(|op| op.inner == inner)
+            .flat_map(|op| {
+                let store = op.classes.iter().any(|c| c.class == InstrClass::Store);
+                op.elements.iter().map(move |e| (store, *e))
+            })
+            .collect()
+    };
+    let forces = elements(17);
+    let stored: Vec<_> = forces.iter().filter(|(s, _)| *s).map(|(_, e)| e).collect();
+    assert!(!stored.is_empty(), "{:?}", o.schedule);
+    for e in &stored {
+        assert_eq!(e.stride, 8, "{e:?}");
+        assert!(
+            forces.iter().any(|(s, l)| !s && l == *e),
+            "the force loop loads what it stores: {forces:?}"
+        );
+    }
+    let separations: Vec<WalkedElement> = elements(12)
+        .into_iter()
+        .filter(|(s, _)| *s)
+        .map(|(_, e)| e)
+        .collect();
+    let read_after: Vec<WalkedElement> = elements(0).into_iter().map(|(_, e)| e).collect();
+    for trip in 0..3 {
+        assert!(
+            separations
+                .iter()
+                .any(|s| read_after.iter().any(|r| r.base == s.base
+                    && r.stride == 0
+                    && r.offset == s.offset + trip * s.stride)),
+            "a({}) read by the statements after the loop: {separations:?} {read_after:?}",
+            trip + 1
+        );
     }
 }
 

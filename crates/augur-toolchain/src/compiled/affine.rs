@@ -74,6 +74,16 @@ impl Affine {
         out
     }
 
+    /// The symbols' part by its canonical name, and the constant apart: two addresses
+    /// with equal first parts are the same array or frame, the second the bytes from it.
+    pub(super) fn split(&self) -> (String, i64) {
+        let base = Affine {
+            terms: self.terms.clone(),
+            constant: 0,
+        };
+        (base.key(), self.constant)
+    }
+
     /// A canonical name: equal values, equal names.
     pub(super) fn key(&self) -> String {
         let mut s = String::from("affine(");

@@ -13,13 +13,14 @@ use augur_program_profile::compiled::{
     BlockEnd, Chain, ClassCount, ClassWidth, CompiledBlock, CompiledLoop, CompiledPath,
 };
 use augur_program_profile::compiled::{InFlight, InstrClass, OuterIteration, Width};
-use augur_program_profile::compiled::{ScheduledOp, ScheduledRead};
+use augur_program_profile::compiled::{ScheduledOp, ScheduledRead, WalkedElement};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 mod affine;
 mod cfg;
 mod flags;
 mod places;
+mod walks;
 
 use places::Places;
 
@@ -87,7 +88,7 @@ fn record(
     let mut cl = describe(&f.name, &body, file, line);
     cl.chains = restarted_chains(f, g, l, &body);
     cl.outer = outer_iteration(f, g, l);
-    cl.schedule = schedule(&placed(f, g, l, 0), &[]);
+    cl.schedule = schedule(&placed(f, g, l, 0), &[], &[]);
     cl.lines = source_lines(&body, file_no);
     let blocks = loop_blocks(f, g, l);
     cl.inner_branches = blocks
@@ -160,7 +161,13 @@ fn outer_iteration(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Option<O
         issued,
         inner_loops: inner.len() as u32,
         schedule: if first && !calls {
-            schedule(&order, &bodies)
+            let first = outer
+                .blocks
+                .iter()
+                .map(|&b| g.blocks[b].start)
+                .min()
+                .unwrap_or(0);
+            schedule(&order, &bodies, &f.instrs[..first])
         } else {
             vec![]
         },
@@ -508,9 +515,9 @@ struct Placed<'a> {
 /// The instructions of `body` as the schedule simulation replays them: each one's
 /// classes, the values it reads (with the classes between each and its result) and
 /// writes, numbered per loop, and the resources it holds.
-fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)]) -> Vec<ScheduledOp> {
+fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)], before: &[Instr]) -> Vec<ScheduledOp> {
     let instrs: Vec<Instr> = body.iter().map(|p| p.instr.clone()).collect();
-    let mut places = Places::new(&instrs, &registers_written(&instrs));
+    let mut places = Places::entered_from(&instrs, &registers_written(&instrs), before);
     // An inner loop's instructions see the places of the inner loop (an element
     // `c(i,j)` inside the loop over k is one place there, and another in the next
     // iteration of the loop around it).
@@ -518,22 +525,34 @@ fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)]) -> Vec<ScheduledOp> {
         .iter()
         .map(|(line, b)| (*line, Places::new(b, &registers_written(b))))
         .collect();
+    let steps: walks::Steps = inner
+        .iter()
+        .map(|(line, b)| (*line, register_steps(b)))
+        .collect();
+    let walked = walks::walked_elements(body, &steps, before);
     let mut numbers: HashMap<Loc, u32> = HashMap::new();
     let mut number = |l: &Loc| {
         let next = numbers.len() as u32;
         *numbers.entry(l.clone()).or_insert(next)
     };
     let mut out = Vec::with_capacity(body.len());
-    for p in body {
+    let mut previous = 0;
+    for (p, elements) in body.iter().zip(&walked) {
         let i = p.instr;
+        walks::leave_inner(&mut places, previous, p.inner, &steps);
+        previous = p.inner;
         if i.mnemonic.starts_with("nop") {
             continue;
         }
-        let mut f = flow(i, &places);
+        let names: HashMap<&str, String> = elements
+            .iter()
+            .map(|(op, e)| (op.as_str(), walks::name(e)))
+            .collect();
+        let mut f = flow_named(i, &places, &names);
         places.after(i, registers(&f.writes));
         let mut local = vec![];
         if let Some(own) = inner_places.get_mut(&p.inner) {
-            let seen = flow(i, own);
+            let seen = flow_named(i, own, &names);
             own.after(i, registers(&seen.writes));
             let outside: Vec<&Loc> = f.reads.iter().map(|r| &r.0).chain(&f.writes).collect();
             local = seen
@@ -560,6 +579,17 @@ fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)]) -> Vec<ScheduledOp> {
         }
         local.sort_unstable();
         local.dedup();
+        let mut elements: Vec<WalkedElement> = elements
+            .values()
+            .map(|e| WalkedElement {
+                value: number(&Loc::Slot(walks::name(e))),
+                base: number(&Loc::Slot(format!("base {}", e.0))),
+                offset: e.1,
+                stride: e.2,
+            })
+            .collect();
+        elements.sort_by_key(|e| e.value);
+        elements.dedup();
         out.push(ScheduledOp {
             classes: classes(i),
             reads: f
@@ -576,6 +606,7 @@ fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)]) -> Vec<ScheduledOp> {
             inner: p.inner,
             back_jump: p.back_jump,
             local,
+            elements,
         });
     }
     out
@@ -862,6 +893,12 @@ struct Flow {
 }
 
 fn flow(i: &Instr, places: &Places) -> Flow {
+    flow_named(i, places, &HashMap::new())
+}
+
+/// [`flow`], the memory operands of `named` read and written as the values named there
+/// (elements an inner loop walks: `walks`).
+fn flow_named(i: &Instr, places: &Places, named: &HashMap<&str, String>) -> Flow {
     let m = i.mnemonic.as_str();
     let w = width(i);
     let n = i.operands.len();
@@ -912,7 +949,10 @@ fn flow(i: &Instr, places: &Places) -> Flow {
         if let Some(r) = register(s) {
             reads.push((Loc::Reg(r), op_path.clone()));
         } else if is_memory(s) && !m.starts_with("lea") {
-            let load = if let Some(sl) = places.place(s).or_else(|| places.carried_place(s)) {
+            let place = named.get(s.as_str()).cloned();
+            let load = if let Some(sl) =
+                place.or_else(|| places.place(s).or_else(|| places.carried_place(s)))
+            {
                 (Loc::Slot(sl), forward_class(i))
             } else {
                 (Loc::Reg(String::new()), InstrClass::Load)
@@ -939,7 +979,11 @@ fn flow(i: &Instr, places: &Places) -> Flow {
     }
     if let Some(r) = register(dest) {
         writes.push(Loc::Reg(r));
-    } else if let Some(sl) = places.place(dest).or_else(|| places.moving_place(dest)) {
+    } else if let Some(sl) = named
+        .get(dest.as_str())
+        .cloned()
+        .or_else(|| places.place(dest).or_else(|| places.moving_place(dest)))
+    {
         writes.push(Loc::Slot(sl));
     }
     if matches!(
@@ -1253,7 +1297,30 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
 /// its stack slot and offsets it, `subq $2, %rax`) holds a value computed afresh each
 /// iteration, not a stepped one.
 fn stepped_registers(body: &[Instr]) -> Vec<(String, u32)> {
-    let mut steps: Vec<(String, i64)> = vec![];
+    constant_steps(body)
+        .into_iter()
+        .map(|(r, ks)| {
+            let largest = ks.iter().copied().max_by_key(|k| k.abs()).unwrap_or(0);
+            (r, largest.unsigned_abs() as u32)
+        })
+        .filter(|(_, k)| *k != 0)
+        .collect()
+}
+
+/// The registers the body only ever changes by adding or subtracting constants, with
+/// what one pass through all of it adds: an inner loop's inductions, by trip.
+fn register_steps(body: &[Instr]) -> HashMap<String, i64> {
+    constant_steps(body)
+        .into_iter()
+        .map(|(r, ks)| (r, ks.iter().sum::<i64>()))
+        .filter(|(_, k)| *k != 0)
+        .collect()
+}
+
+/// The registers the body only ever changes by adding or subtracting constants, each
+/// with the constants in order.
+fn constant_steps(body: &[Instr]) -> Vec<(String, Vec<i64>)> {
+    let mut steps: Vec<(String, Vec<i64>)> = vec![];
     let mut computed: Vec<String> = vec![];
     for i in body {
         let op = i.mnemonic.as_str();
@@ -1286,19 +1353,15 @@ fn stepped_registers(body: &[Instr]) -> Vec<(String, u32)> {
                 let down = op.starts_with("sub") || op.starts_with("dec");
                 let k = if down { -k } else { k };
                 match steps.iter_mut().find(|(r, _)| *r == dest) {
-                    Some((_, step)) if k.abs() > step.abs() => *step = k,
-                    Some(_) => {}
-                    None => steps.push((dest, k)),
+                    Some((_, ks)) => ks.push(k),
+                    None => steps.push((dest, vec![k])),
                 }
             }
             None => computed.push(dest),
         }
     }
+    steps.retain(|(r, _)| !computed.contains(r));
     steps
-        .into_iter()
-        .filter(|(r, k)| *k != 0 && !computed.contains(r))
-        .map(|(r, k)| (r, k.unsigned_abs() as u32))
-        .collect()
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ pub(super) struct Places {
     values: HashMap<String, String>,
     /// Registers the loop never writes: each holds one value throughout.
     untouched: HashSet<String>,
+    /// What some of those hold on entering the loop, as the code before it set them (a
+    /// pointer into the frame: `leaq 16(%rsp), %rdi` hoisted out of the loop).
+    entry: HashMap<String, Affine>,
     /// The slots the loop writes.
     written: Vec<String>,
     /// Integer register → its value as an affine function of the iteration's start.
@@ -77,6 +80,7 @@ impl Places {
     fn clone_fresh(&self) -> Places {
         Places {
             untouched: self.untouched.clone(),
+            entry: self.entry.clone(),
             written: self.written.clone(),
             steps: self.steps.clone(),
             stored_anywhere: self.stored_anywhere.clone(),
@@ -170,6 +174,57 @@ impl Places {
         (self.stored_anywhere.contains(&before) && !self.stored.contains(&before)).then_some(before)
     }
 
+    /// The places of `body` (see [`Places::new`]), knowing what registers the code before
+    /// the loop leaves in the ones it never writes: `before`, the instructions ahead of
+    /// it, followed in order (a branch among them is taken as falling through).
+    pub(super) fn entered_from(
+        body: &[Instr],
+        written_registers: &HashSet<String>,
+        before: &[Instr],
+    ) -> Self {
+        let mut places = Places::new(body, written_registers);
+        let mut ahead = Places::default();
+        ahead.affine.insert("sp".into(), Affine::symbol("%sp"));
+        for i in before {
+            // A push or pop moves the stack pointer without naming it.
+            let moved = match i.mnemonic.get(..3) {
+                Some("pus") => -8,
+                Some("pop") => 8,
+                _ => 0,
+            };
+            if moved != 0 {
+                if let Some(sp) = ahead.affine.get_mut("sp") {
+                    *sp = sp.plus(&Affine::constant(moved), 1);
+                }
+                continue;
+            }
+            let writes = super::flow(i, &Places::default()).writes;
+            ahead.after(i, super::registers(&writes));
+        }
+        places.entry = ahead
+            .affine
+            .into_iter()
+            .filter(|(r, a)| places.untouched.contains(r) && a.as_constant().is_none())
+            .collect();
+        places
+    }
+
+    /// Where memory operand `op` points, as what it is relative to and the bytes from
+    /// there, when its registers hold affine values that the loop's counters do not move.
+    pub(super) fn fixed_address(&self, op: &str) -> Option<(String, i64)> {
+        let a = self.affine_address(op)?;
+        (!a.moves(&self.steps)).then(|| a.split())
+    }
+
+    /// Forgets what `registers` hold: an inner loop stepped them a number of times that
+    /// following its body once does not know.
+    pub(super) fn forget<'a>(&mut self, registers: impl Iterator<Item = &'a String>) {
+        for r in registers {
+            self.affine.remove(r);
+            self.values.remove(r);
+        }
+    }
+
     /// `disp(base,index,scale)` as an affine value, if its registers hold affine values.
     fn affine_address(&self, op: &str) -> Option<Affine> {
         let (disp, inside) = op.split_once('(')?;
@@ -207,9 +262,15 @@ impl Places {
         if let Some(a) = self.affine.get(&r) {
             return Some(a.clone());
         }
-        self.untouched
-            .contains(&r)
-            .then(|| Affine::symbol(format!("%{r}")))
+        if !self.untouched.contains(&r) {
+            return None;
+        }
+        Some(
+            self.entry
+                .get(&r)
+                .cloned()
+                .unwrap_or_else(|| Affine::symbol(format!("%{r}"))),
+        )
     }
 
     /// The affine value a load of `op` reads: what this iteration stored in a slot, a

@@ -111,6 +111,15 @@ pub fn validate_threads(req: crate::validation::Request<'_>) -> Result<ThreadVal
         });
     }
     let tc = &omp.toolchain;
+    let most = prediction
+        .points
+        .iter()
+        .map(|p| p.threads)
+        .max()
+        .unwrap_or(1);
+    if let Some(w) = fork_join_drift(&machine.profile, tc, most) {
+        warnings.push(w);
+    }
     Ok(ThreadValidation {
         program: req
             .fortran
@@ -125,4 +134,69 @@ pub fn validate_threads(req: crate::validation::Request<'_>) -> Result<ThreadVal
         profile: analysis.profile,
         outputs,
     })
+}
+
+/// Factor by which this host's fork and join may differ from its profile's before a
+/// validation says so.
+const FORK_JOIN_DRIFT: f64 = 1.5;
+
+/// A warning when a parallel region's fork and join with `threads` threads costs this
+/// host now ([`augur_openmp::fork_join_now`]) more than [`FORK_JOIN_DRIFT`] times more or
+/// less than the machine profile says: the predictions of a program that opens many
+/// regions would be held against a machine other than the one characterized. `None`
+/// with one thread, without a measured `parallel` overhead, or when the probe fails (the
+/// validation itself goes on).
+fn fork_join_drift(
+    machine: &augur_machine_profile::MachineProfile,
+    toolchain: &augur_toolchain::Toolchain,
+    threads: u32,
+) -> Option<String> {
+    if threads < 2 {
+        return None;
+    }
+    let profiled = machine
+        .openmp
+        .as_ref()?
+        .overheads
+        .iter()
+        .find(|o| o.construct == "parallel" && o.threads == threads)?
+        .seconds;
+    let now = augur_openmp::fork_join_now(toolchain, threads).ok()?;
+    drift_warning(profiled, now, threads)
+}
+
+/// The warning of [`fork_join_drift`] for a profiled and a measured overhead.
+fn drift_warning(profiled: f64, now: f64, threads: u32) -> Option<String> {
+    if profiled <= 0.0 || now <= 0.0 {
+        return None;
+    }
+    let ratio = now / profiled;
+    if (1.0 / FORK_JOIN_DRIFT..=FORK_JOIN_DRIFT).contains(&ratio) {
+        return None;
+    }
+    Some(format!(
+        "a parallel region's fork and join with {threads} threads costs {:.2} us on this host now, the machine profile says {:.2} us ({ratio:.2} times): the cores talk to each other {} than when it was characterized (a virtual machine's cores moved on the host, or another load); predictions of programs that open many regions are held against another machine: measure it again with `augur characterize --openmp -o PROFILE`",
+        now * 1e6,
+        profiled * 1e6,
+        if ratio < 1.0 { "faster" } else { "slower" }
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fork_and_join_far_from_the_profiles_is_named_with_both_costs() {
+        assert_eq!(drift_warning(1.0e-6, 1.2e-6, 2), None);
+        assert_eq!(drift_warning(1.0e-6, 0.7e-6, 2), None);
+        let w = drift_warning(1.08e-6, 0.44e-6, 2).expect("a warning");
+        assert!(
+            w.contains("0.44 us") && w.contains("1.08 us") && w.contains("faster"),
+            "{w}"
+        );
+        assert!(w.contains("augur characterize --openmp"), "{w}");
+        let w = drift_warning(0.4e-6, 1.3e-6, 2).expect("a warning");
+        assert!(w.contains("slower"), "{w}");
+    }
 }

@@ -243,6 +243,43 @@ const CONSTRUCTS: [(&str, u32); 20] = [
     ("atomic_table", 0),
 ];
 
+/// The overhead of a parallel region's fork and join with `threads` threads on this
+/// host now, seconds: EPCC's `parallel` construct alone, one round of its observations,
+/// about a second with the build. A guest's virtual cores may sit on other cores of the
+/// host from one hour to the next (a Zen 5 guest's fork and join: 1.08 µs in one profile,
+/// 0.44 µs the same afternoon), so a validation holds this against its profile's.
+pub fn fork_join_now(toolchain: &Toolchain, threads: u32) -> Result<f64, OpenMpError> {
+    let dir =
+        augur_toolchain::interrupt::temp_dir("augur-openmp-").map_err(|e| OpenMpError::Build {
+            fc: toolchain.fc.clone(),
+            flags: toolchain.fflags.join(" "),
+            message: format!("cannot create a build directory: {e}"),
+        })?;
+    let exe = build(toolchain, dir.path())?;
+    let mut opts = Options::for_host(threads);
+    opts.threads = vec![threads];
+    let parallel = CONSTRUCTS
+        .iter()
+        .position(|c| c.0 == "parallel")
+        .map_or(1, |k| 1u64 << k);
+    let o = run(
+        &exe,
+        dir.path(),
+        threads,
+        (opts.observations, parallel),
+        &opts,
+        &[],
+    )?;
+    summarize(&o, threads, &opts)
+        .into_iter()
+        .find(|r| r.construct == "parallel")
+        .map(|r| r.seconds)
+        .ok_or_else(|| OpenMpError::Run {
+            threads,
+            message: "printed no observation of a parallel region".into(),
+        })
+}
+
 /// The constructs that mean nothing with `p` threads: with one, no line is shared.
 fn alone_mask(p: u32) -> u64 {
     match CONSTRUCTS.iter().position(|c| c.0 == "false_sharing") {
@@ -504,6 +541,21 @@ pub fn report(o: &OpenMpProfile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fork_and_join_is_measured_on_this_host_in_a_moment() {
+        let tc = Toolchain::detect("gfortran", "-O2").unwrap_or_else(|e| {
+            panic!("this test needs gfortran: {e}\ninstall it: apt-get install gfortran")
+        });
+        let started = std::time::Instant::now();
+        let t = fork_join_now(&tc, 2).expect("measured");
+        assert!(t > 0.0 && t < 1e-4, "{t} s a region");
+        assert!(
+            started.elapsed().as_secs_f64() < 30.0,
+            "{:?}",
+            started.elapsed()
+        );
+    }
 
     #[test]
     fn a_descheduled_observation_is_left_out() {

@@ -30,8 +30,9 @@ pub struct OpenMpProfile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Overhead {
     /// `parallel`, `do`, `parallel_do`, `barrier`, `single`, `critical`, `lock`,
-    /// `atomic`, `reduction`, or a schedule: `static`, `static_chunk`, `dynamic`,
-    /// `guided` (with `chunk`).
+    /// `atomic`, `atomic_table`, `false_sharing`, `reduction`, `library_lock` (a reseed of
+    /// the run-time library's random generator by every thread in turn, per reseed), or a
+    /// schedule: `static`, `static_chunk`, `dynamic`, `guided` (with `chunk`).
     pub construct: String,
     /// Chunk size of a schedule experiment (0: none given).
     #[serde(default)]

@@ -16,6 +16,9 @@ program augur_ompbench
   ! The table of the spread atomic updates (64 lines of integers) and the order its
   ! slots are visited in (scrambled, so that the two threads rarely meet on a line).
   integer :: table(1024), slots(0:4095)
+  ! The seed every thread puts in turn (`library_lock`).
+  integer :: nseed
+  integer, allocatable :: seedv(:)
   call get_command_argument(1, arg); read (arg, *) nthreads
   call get_command_argument(2, arg); read (arg, *) nobs
   call get_command_argument(3, arg); read (arg, *) target
@@ -33,6 +36,9 @@ program augur_ompbench
   do i = 0, 4095
     slots(i) = 1 + int(mod(i * 2654435761_8, 1024_8))
   end do
+  call random_seed(size=nseed)
+  allocate (seedv(nseed))
+  seedv = 8
   dl = calibrate(delay_s)
   write (*, '(a,1x,es14.6)') 'AUGDELAY', time_delay(dl, 2000) 
   do k = 1, nobs
@@ -58,6 +64,7 @@ program augur_ompbench
     call observe('guided', 16, 14)
     call observe('false_sharing', 0, 15)
     call observe('atomic_table', 0, 16)
+    call observe('library_lock', 0, 17)
   end do
   do i = 1, nsizes
     call triad(sizes(i))
@@ -243,6 +250,14 @@ contains
         i = iand(i + 1, 4095)
 !$omp atomic
         table(slots(i)) = table(slots(i)) + 1
+      end do
+!$omp end parallel
+    case (17)
+      ! The run-time library's one lock: RANDOM_SEED(PUT=) by every thread in turn
+      ! (libgfortran's generator mutex), per reseed on the wall clock.
+!$omp parallel private(j)
+      do j = 1, inner / nthreads
+        call random_seed(put=seedv)
       end do
 !$omp end parallel
     case (15)

@@ -12,7 +12,10 @@
 //! wrote it last, as a histogram's do); a schedule's is per execution of a loop of
 //! `schedule_iterations` delays per thread; false sharing's is per store of a thread
 //! into its own word of a line the others store into, less a store into a line of its
-//! own (measured from 2 threads). Each construct gets its observations' mean
+//! own (measured from 2 threads); the run-time library's lock's (`library_lock`) is per
+//! reseed of gfortran's random generator (`RANDOM_SEED(PUT=)`, which takes the library's
+//! one mutex) by every thread in turn, on the wall clock: alone, the time the lock is
+//! held; with P threads, that and the handover. Each construct gets its observations' mean
 //! and 90% interval; constructs whose interval is wider than 5% of the mean are observed
 //! again (up to [`Options::max_rounds`] rounds). Bandwidth is STREAM's triad with the
 //! team, per working-set size (each cache level and memory), best of five, in three runs
@@ -220,7 +223,7 @@ pub fn characterize(
 
 /// The constructs the benchmark observes after the reference, in its order (bit k of
 /// its mask is the k-th).
-const CONSTRUCTS: [(&str, u32); 20] = [
+const CONSTRUCTS: [(&str, u32); 21] = [
     ("parallel", 0),
     ("do", 0),
     ("parallel_do", 0),
@@ -241,6 +244,7 @@ const CONSTRUCTS: [(&str, u32); 20] = [
     ("guided", 16),
     ("false_sharing", 0),
     ("atomic_table", 0),
+    ("library_lock", 0),
 ];
 
 /// The overhead of a parallel region's fork and join with `threads` threads on this
@@ -455,6 +459,8 @@ fn summarize(o: &Observed, p: u32, opts: &Options) -> Vec<Overhead> {
                 "atomic_table" => t * p as f64 - reference,
                 // Already the difference of two store loops.
                 "false_sharing" => t,
+                // A reseed on the wall clock, no delay around it.
+                "library_lock" => t,
                 "static" | "static_chunk" | "dynamic" | "guided" => {
                     t - reference * opts.schedule_iterations as f64
                 }

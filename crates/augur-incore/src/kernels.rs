@@ -221,6 +221,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
         v.push(vector_pipes_kernel());
     }
     v.push(branch_kernel());
+    v.extend(vector_load_kernels(f));
     for filler in Filler::ALL.into_iter().filter(|k| k.runs_on(f)) {
         v.extend(filler.counts().map(|n| window_kernel(filler, n)));
     }
@@ -321,6 +322,33 @@ fn integer_kernels() -> Vec<Kernel> {
 
 /// The scratch buffer (4 KiB in `.bss`, 64-byte aligned) in `%rsi`.
 const BUFFER: &str = "lea augur_incore_buf(%rip), %rsi";
+
+/// Independent loads into vector registers, a line apart, at each width the host runs: a
+/// core may bring fewer of them a cycle than integer loads (their data goes to the
+/// floating-point side), and a vectorized stencil's loads can set its pace. Their
+/// latency is the integer load's ([`crate::profile`]).
+fn vector_load_kernels(f: Features) -> Vec<Kernel> {
+    [Width::V128, Width::V256, Width::V512]
+        .into_iter()
+        .filter(|w| f.has_width(*w))
+        .map(|w| {
+            let (mnemonic, register) = match w {
+                Width::V256 => ("vmovupd", "ymm"),
+                Width::V512 => ("vmovupd", "zmm"),
+                _ if f.avx => ("vmovupd", "xmm"),
+                _ => ("movupd", "xmm"),
+            };
+            Kernel {
+                measure: Measure::Throughput(cw(InstrClass::Load, w)),
+                setup: vec![BUFFER.to_string()],
+                body: body(|k| {
+                    format!("{mnemonic} {}(%rsi), %{register}{}", 64 * (k % 32), k % 16)
+                }),
+                counted: BODY as u32,
+            }
+        })
+        .collect()
+}
 
 fn memory_kernels() -> Vec<Kernel> {
     // A ring of 8 pointers a line apart in the buffer.
@@ -777,6 +805,8 @@ mod tests {
         let sse = kernels(Features::default());
         assert!(has(&sse, "fp_add.v128") && has(&sse, "fp_div"));
         assert!(!has(&sse, "fp_add.v256") && !has(&sse, "fp_fma") && !has(&sse, "fp_add.v512"));
+        // Loads into vector registers at each width the host runs.
+        assert!(has(&all, "load.v512") && has(&sse, "load.v128") && !has(&sse, "load.v256"));
         // The cycle's chain comes first: the driver warms up with it.
         assert_eq!(
             all[0].measure,

@@ -39,7 +39,10 @@
 //!   issues as a load: its throughput is the load's; an integer slot's accesses while a
 //!   read-modify-write of it is in flight (a loop counter of `-O0` code) take their
 //!   turns: `forward_int`'s throughput is the time per access of the slot read twice
-//!   between its increments.
+//!   between its increments. Loads into vector registers (`load.v128`, `.v256`, `.v512`)
+//!   have their own throughput, of independent `vmovupd`s a line apart (their data goes
+//!   to the floating-point side, which may take fewer a cycle than the integer side), and
+//!   the integer load's latency.
 //!
 //! It takes about 4.5 s ([`Settings::DEFAULT`]; about 1.5 s [`Settings::QUICK`]).
 
@@ -326,6 +329,10 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         }
         let latency = match c.class {
             InstrClass::Store => Some(0.0),
+            // Vector loads' throughput only is measured: their latency is the load's.
+            InstrClass::Load if c.width != Width::Scalar => {
+                of(Measure::Latency(scalar(InstrClass::Load)))
+            }
             InstrClass::IntDiv => of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0)),
             InstrClass::Forward | InstrClass::ForwardWide => {
                 of(Measure::Latency(c)).map(|l| (l - fp_add).max(0.0))

@@ -825,7 +825,18 @@ fn classes(i: &Instr) -> Vec<ClassWidth> {
         op.is_some() && !writes_only(m, n) && !is_compare(m),
     );
     if reads_memory || (dest_memory && (rmw || is_compare(m))) {
-        out.push(ClassWidth::new(InstrClass::Load, w));
+        // A load into a vector register takes the floating-point side's turns, scalar or
+        // not (`load.v128` and wider: two a cycle on a Zen 5 against four integer loads).
+        let into_vector = i
+            .operands
+            .iter()
+            .any(|o| o.starts_with("%xmm") || o.starts_with("%ymm") || o.starts_with("%zmm"));
+        let loaded = if into_vector && w == Width::Scalar {
+            Width::V128
+        } else {
+            w
+        };
+        out.push(ClassWidth::new(InstrClass::Load, loaded));
     }
     match op {
         Some(c) => out.push(ClassWidth::new(c, w)),

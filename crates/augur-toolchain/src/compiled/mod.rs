@@ -1398,6 +1398,14 @@ mod tests {
         );
         assert_eq!(l.len(), 1);
         assert_eq!(l[0].source_iterations, 4, "{}", l[0].source_iterations_from);
+        // The integer load stays an integer load; the double's goes to a vector register.
+        let loads: Vec<Width> = l[0]
+            .instructions
+            .iter()
+            .filter(|x| x.class.class == InstrClass::Load)
+            .map(|x| x.class.width)
+            .collect();
+        assert_eq!(loads, vec![Width::Scalar, Width::V128], "{:?}", l[0].instructions);
     }
 
     #[test]
@@ -1483,6 +1491,16 @@ mod tests {
         };
         assert_eq!((n(InstrClass::Load), n(InstrClass::Store)), (2, 1));
         assert_eq!((n(InstrClass::FpMul), n(InstrClass::FpAdd)), (1, 1));
+        // Both loads go into vector registers (`movsd`, `addsd` from memory): they take
+        // the floating-point side's turns, recorded at 128 bits.
+        assert!(
+            l.instructions
+                .iter()
+                .filter(|x| x.class.class == InstrClass::Load)
+                .all(|x| x.class.width == Width::V128),
+            "{:?}",
+            l.instructions
+        );
         // One iteration's longest path: the load, the multiply, the add (and its folded
         // load), the store.
         let on_span: Vec<InstrClass> = l.span.iter().map(|c| c.class.class).collect();

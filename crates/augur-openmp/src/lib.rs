@@ -149,13 +149,7 @@ pub fn characterize(
     cores: u32,
     progress: &mut dyn FnMut(&str),
 ) -> Result<OpenMpProfile, OpenMpError> {
-    let dir =
-        augur_toolchain::interrupt::temp_dir("augur-openmp-").map_err(|e| OpenMpError::Build {
-            fc: toolchain.fc.clone(),
-            flags: toolchain.fflags.join(" "),
-            message: format!("cannot create a build directory: {e}"),
-        })?;
-    let exe = build(toolchain, dir.path())?;
+    let (dir, exe) = built(toolchain)?;
     let mut overheads = vec![];
     let mut bandwidths = vec![];
     for &p in &opts.threads {
@@ -253,13 +247,7 @@ const CONSTRUCTS: [(&str, u32); 21] = [
 /// host from one hour to the next (a Zen 5 guest's fork and join: 1.08 µs in one profile,
 /// 0.44 µs the same afternoon), so a validation holds this against its profile's.
 pub fn fork_join_now(toolchain: &Toolchain, threads: u32) -> Result<f64, OpenMpError> {
-    let dir =
-        augur_toolchain::interrupt::temp_dir("augur-openmp-").map_err(|e| OpenMpError::Build {
-            fc: toolchain.fc.clone(),
-            flags: toolchain.fflags.join(" "),
-            message: format!("cannot create a build directory: {e}"),
-        })?;
-    let exe = build(toolchain, dir.path())?;
+    let (dir, exe) = built(toolchain)?;
     let mut opts = Options::for_host(threads);
     opts.threads = vec![threads];
     let parallel = CONSTRUCTS
@@ -356,6 +344,21 @@ fn element_counts(levels: &[Level], p: u32) -> Vec<u64> {
 }
 
 /// Builds the benchmark with `-fopenmp` added.
+/// The benchmark built in a temporary directory of its own (removed when dropped, or on
+/// an interrupt).
+fn built(
+    toolchain: &Toolchain,
+) -> Result<(augur_toolchain::interrupt::TempDir, std::path::PathBuf), OpenMpError> {
+    let dir =
+        augur_toolchain::interrupt::temp_dir("augur-openmp-").map_err(|e| OpenMpError::Build {
+            fc: toolchain.fc.clone(),
+            flags: toolchain.fflags.join(" "),
+            message: format!("cannot create a build directory: {e}"),
+        })?;
+    let exe = build(toolchain, dir.path())?;
+    Ok((dir, exe))
+}
+
 fn build(toolchain: &Toolchain, dir: &Path) -> Result<std::path::PathBuf, OpenMpError> {
     // In the flags, not only the compile's: the link needs the OpenMP runtime too.
     let mut tc = toolchain.clone();

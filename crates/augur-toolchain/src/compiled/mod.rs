@@ -1405,7 +1405,12 @@ mod tests {
             .filter(|x| x.class.class == InstrClass::Load)
             .map(|x| x.class.width)
             .collect();
-        assert_eq!(loads, vec![Width::Scalar, Width::V128], "{:?}", l[0].instructions);
+        assert_eq!(
+            loads,
+            vec![Width::Scalar, Width::V128],
+            "{:?}",
+            l[0].instructions
+        );
     }
 
     #[test]

@@ -20,8 +20,9 @@ pub(super) type Element = (String, i64, i64);
 pub(super) type Steps = HashMap<u32, HashMap<String, i64>>;
 
 /// Per instruction of `body` (an outer iteration, inner loops' bodies once; `before`, the
-/// function's instructions ahead of it), its memory operands that name elements of an array an inner loop walks and some instruction of
-/// the iteration stores to; every other operand keeps the names it had.
+/// function's instructions ahead of it), its memory operands that name elements of an
+/// array an inner loop walks and some instruction of the iteration stores to; every other
+/// operand keeps the names it had.
 pub(super) fn walked_elements(
     body: &[Placed],
     steps: &Steps,

@@ -4,6 +4,7 @@
 # file, the corpus manifest) with libFuzzer through cargo-fuzz on the nightly toolchain.
 #
 #   scripts/fuzz.sh [SECONDS [TARGET...]]     each target SECONDS (default 30), all by default
+#   FUZZ_SEED=1 scripts/fuzz.sh 20            the same inputs in the same order each time (the tests)
 #
 # A crash, a run over 1 s or an allocation over 1 GiB stops the target, leaves its input in
 # fuzz/artifacts/TARGET and fails the run. The inputs libFuzzer grows are kept in
@@ -36,7 +37,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus/$t"
   if ! cargo +nightly fuzz run "$t" "$corpus/$t" "seeds/$t" -- \
     -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
-    -max_len=65536 -print_final_stats=1 > "$logs/$t.log" 2>&1; then
+    -max_len=65536 -seed="${FUZZ_SEED:-0}" -print_final_stats=1 > "$logs/$t.log" 2>&1; then
     tail -40 "$logs/$t.log" >&2
     echo "error: fuzz target $t failed (a crash, a run over 1 s or an allocation over 1 GiB); its input is in fuzz/artifacts/$t, its log in target/fuzz-logs/$t.log" >&2
     exit 1

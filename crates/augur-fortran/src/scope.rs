@@ -425,15 +425,16 @@ pub fn const_int(s: &str, scope: &Scope) -> Option<i64> {
     }
     // a op b, splitting at the last + or - (outside the first char), then * or /.
     for ops in [['+', '-'], ['*', '/']] {
-        let bytes: Vec<char> = s.chars().collect();
+        // By byte offsets: a name or a literal may hold characters of several bytes.
+        let chars: Vec<(usize, char)> = s.char_indices().collect();
         let mut depth = 0;
-        for i in (1..bytes.len()).rev() {
-            match bytes[i] {
+        for &(i, ch) in chars.iter().skip(1).rev() {
+            match ch {
                 ')' => depth += 1,
                 '(' => depth -= 1,
                 c if depth == 0 && ops.contains(&c) => {
                     let a = const_int(&s[..i], scope)?;
-                    let b = const_int(&s[i + 1..], scope)?;
+                    let b = const_int(&s[i + c.len_utf8()..], scope)?;
                     return match c {
                         '+' => a.checked_add(b),
                         '-' => a.checked_sub(b),

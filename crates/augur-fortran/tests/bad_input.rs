@@ -217,3 +217,16 @@ fn undefined_macro_in_a_loop_bound_is_named_with_its_line() {
     let l = &b.unit("p").loops[0];
     assert_eq!(l.bounds.as_ref().unwrap().constant_trips, Some(50));
 }
+
+#[test]
+fn a_bound_holding_characters_of_several_bytes_is_no_panic() {
+    // Found by the `source_free` fuzz target: bytes that are not UTF-8 in an array's
+    // bounds (read as U+FFFD, three bytes each) before a `+` the constant folding split at.
+    let src = "program p\n  integer, parameter :: n = 4\n  real :: u(0:n+1, 0:\u{FFFD}\u{FFFD} 0:n+1)\n  u = 0\nend program p\n";
+    let a = analyze_src("bytes.f90", src);
+    assert!(
+        a.prog.units.iter().any(|u| u.name == "p"),
+        "{:?}",
+        a.prog.units
+    );
+}

@@ -371,11 +371,11 @@ impl Settings {
         window_ns: 5_000_000,
         reps: 5,
     };
-    /// Default: 30 ms windows, 10 observations (the whole characterization in about
-    /// five minutes on a 2-vCPU guest).
+    /// Default: 15 ms windows, 6 observations, then the re-observation rounds for the
+    /// experiments short of their target ([`crate::reobserve`]).
     pub const DEFAULT: Settings = Settings {
-        window_ns: 30_000_000,
-        reps: 10,
+        window_ns: 15_000_000,
+        reps: 6,
     };
     /// `--precise`: 80 ms windows, 20 observations (about five times the default's time).
     pub const PRECISE: Settings = Settings {

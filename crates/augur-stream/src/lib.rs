@@ -78,10 +78,17 @@ use std::time::Instant;
 /// How much to measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamSettings {
-    /// Target duration of one observation, ms (at least 20 by default).
+    /// Target duration of one observation, ms (10 by default).
     pub window_ms: f64,
-    /// Observations per kernel.
+    /// Observations per kernel at most.
     pub observations: u32,
+    /// Observations of every kernel before its estimate may be taken as settled: a
+    /// kernel whose lower half of observations agree within [`Self::settle`] is not
+    /// observed again ([`settled`]).
+    pub min_observations: u32,
+    /// The relative spread of a kernel's lower half of observations under which its
+    /// estimate is settled.
+    pub settle: f64,
     /// Number of kernels generated.
     pub kernels: usize,
     /// Seed of the generator.
@@ -97,11 +104,13 @@ pub struct StreamSettings {
 }
 
 impl Default for StreamSettings {
-    /// 288 kernels, 7 observations of 20 ms each.
+    /// 288 kernels, 2 to 7 observations of 10 ms each (settled within 2%).
     fn default() -> StreamSettings {
         StreamSettings {
-            window_ms: 20.0,
+            window_ms: 10.0,
             observations: 7,
+            min_observations: 2,
+            settle: 0.02,
             kernels: 288,
             seed: 20_261_122,
             min_kernels: 4,
@@ -820,6 +829,20 @@ fn entries_of(f: &fit::Fit, s: &FitStats, what: &str) -> BTreeMap<AbOp, AbOpEntr
         .collect()
 }
 
+/// Whether a kernel's observations `v` settle its estimate: at least `min` of them, and
+/// the lower half ([`lower_half_mean`]'s, at least two) within `tolerance` of its
+/// smallest. Disturbances only add time, so further observations would move the estimate
+/// only if the lowest ones disagreed.
+pub fn settled(v: &[f64], min: usize, tolerance: f64) -> bool {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if s.len() < min.max(2) {
+        return false;
+    }
+    s.sort_by(f64::total_cmp);
+    let h = s.len().div_ceil(2).max(2);
+    s[0] > 0.0 && s[h - 1] / s[0] - 1.0 <= tolerance
+}
+
 /// The mean of the lower half of the observations (the lowest ceil(n/2)): a one-sided
 /// trimmed mean. Disturbances (other processes, interrupts) only ever add time
 /// (Saavedra §2.6.4), so on a loaded machine the upper half is where they are.
@@ -839,6 +862,26 @@ fn sd(v: &[f64]) -> f64 {
     }
     let m = v.iter().sum::<f64>() / v.len() as f64;
     (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+}
+
+#[cfg(test)]
+mod settle_tests {
+    use super::settled;
+
+    /// Two observations within 2% settle a kernel; a disturbed one above them does not
+    /// unsettle it, two far apart at the bottom do, and fewer than the minimum never settle.
+    #[test]
+    fn a_kernel_settles_when_its_lowest_observations_agree() {
+        assert!(settled(&[1.00, 1.015], 2, 0.02));
+        assert!(!settled(&[1.00, 1.05], 2, 0.02));
+        assert!(settled(&[1.00, 1.01, 1.60], 3, 0.02));
+        assert!(!settled(&[1.00, 1.04, 1.60], 3, 0.02));
+        assert!(!settled(&[1.00, 1.00], 3, 0.02));
+        assert!(
+            !settled(&[1.00], 1, 0.02),
+            "one observation says nothing of its spread"
+        );
+    }
 }
 
 #[cfg(test)]

@@ -148,9 +148,10 @@ fn parse_output(text: &str) -> Output {
 }
 
 /// Times the kernels `active` (kernel `active[j]` is the program's kernel `j + 1`) not in
-/// `failed`: `observations` passes over all of them, one observation each, a chunk of
+/// `failed`: up to `observations` passes over them, one observation each, a chunk of
 /// kernels per run, so a kernel's observations are spread over the whole measurement and
-/// a busy spell of other processes touches few of them. Returns each timed kernel's
+/// a busy spell of other processes touches few of them; from `min_observations` on, a
+/// pass leaves out the kernels whose estimate is [`crate::settled`]. Returns each timed kernel's
 /// observations (ns per element iteration); kernels that gave none, or whose results or
 /// loop were wrong, go to `failed` with the reason.
 pub(crate) fn time_kernels(
@@ -171,14 +172,24 @@ pub(crate) fn time_kernels(
     let mut why_none: BTreeMap<usize, String> = BTreeMap::new();
     // Program ids are 1-based positions among the active kernels.
     let pos = |i: usize| active.iter().position(|&a| a == i).unwrap_or(0) + 1;
+    let min = settings
+        .min_observations
+        .clamp(1, settings.observations.max(1)) as usize;
     for pass in 1..=settings.observations.max(1) {
         let ids_all: Vec<usize> = to_time
             .iter()
             .copied()
             .filter(|i| !failed.contains_key(i))
+            .filter(|i| {
+                obs.get(i)
+                    .map_or(true, |v| !crate::settled(v, min, settings.settle))
+            })
             .collect();
+        if ids_all.is_empty() {
+            break;
+        }
         progress(&format!(
-            "stream: observation {pass} of {} of {} kernels ({:.0} s elapsed)",
+            "stream: observation {pass} of at most {} of {} kernels ({:.0} s elapsed)",
             settings.observations.max(1),
             ids_all.len(),
             start.elapsed().as_secs_f64()

@@ -84,7 +84,8 @@ enum Command {
     /// compiler and flags (narrow-spectrum experiments), then the memory hierarchy, then
     /// the stream costs of loops with independent iterations, then the in-core
     /// parameters (instruction latencies and throughputs), written as a machine
-    /// profile (TOML). About five minutes on a 2-core guest; `--quick` about a tenth.
+    /// profile (TOML). About a minute and a half on a 2-core guest; `--quick` about half
+    /// of that.
     Characterize {
         /// Fortran compiler.
         #[arg(long, default_value = "gfortran")]
@@ -92,13 +93,13 @@ enum Command {
         /// Compiler flags.
         #[arg(long, default_value = "-O2", allow_hyphen_values = true)]
         fflags: String,
-        /// Short observations (5 x 5 ms instead of 10 x 30 ms): about 10 times faster,
+        /// Short observations (5 x 5 ms instead of 6 x 15 ms): about twice as fast,
         /// less precise.
         #[arg(long, conflicts_with = "precise")]
         quick: bool,
-        /// Longer and more observations (20 x 80 ms instead of 10 x 30 ms): narrower
-        /// intervals, at the cost of about 5 times the default's wall time (twice the
-        /// observations, each 2.7 times as long).
+        /// Longer and more observations (20 x 80 ms instead of 6 x 15 ms): narrower
+        /// intervals, at the cost of several times the default's wall time (more than three
+        /// times the observations, each 5.3 times as long).
         #[arg(long)]
         precise: bool,
         /// Measure only these AbOps (and those their experiments subtract), e.g. ARDL,SIND.
@@ -213,7 +214,8 @@ enum Command {
         /// Compiler flags (instead of the profile's).
         #[arg(long, allow_hyphen_values = true)]
         fflags: Option<String>,
-        /// 3 observations of 10 ms per kernel instead of 7 of 20 ms.
+        /// 3 observations of 10 ms per kernel at most instead of 7 (each kernel observed
+        /// until its lowest observations agree within 2%).
         #[arg(long)]
         quick: bool,
         /// Print the per-kernel table (counts, measured, fitted, leave-one-out).

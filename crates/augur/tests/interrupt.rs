@@ -493,7 +493,7 @@ interrupt_tests! {
         &["validate", "slow.f90", "--fflags", "-O0", "--runs", "1", "-m", MACHINE],
         Stage::Compiling(&["augur-validate", "slow.f90"]), Signal::Term;
     // --precise: 20 observations of 80 ms, so that the experiment still runs when the
-    // signal comes (the default's 10 x 30 ms could end within the settling time).
+    // signal comes (the default's 6 x 15 ms could end within the settling time).
     characterize_stops_during_the_experiments_on_ctrl_c:
         &["characterize", "--only", "ARDL", "--precise", "-o", "previous.out"],
         Stage::Running("augchar", SHORT), Signal::CtrlC;

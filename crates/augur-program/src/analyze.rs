@@ -323,6 +323,13 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     };
     let counters = read_counts(&counts_file, plan.counters);
     let mut notes = plan.notes.clone();
+    if run.left_behind {
+        notes.push(
+            "the program left processes running when it ended (started in the background): \
+             augur killed them; what they did is not counted"
+                .to_string(),
+        );
+    }
     let mut partial = false;
     if !run.success() || counters.is_none() {
         if !opts.keep_partial {
@@ -545,13 +552,11 @@ impl BuildContext<'_> {
         out
     }
 
-    /// One line of a run's output mapped as [`Self::runtime_lines_mapped`] says, or `None`.
+    /// One line of a run's output mapped as [`Self::runtime_lines_mapped`] says, or `None`:
+    /// gfortran's `At line N of file F` and, for a failed ALLOCATE, `In file 'F', around
+    /// line N: ...`.
     fn runtime_line(&self, plan: &Plan, line: &str) -> Option<String> {
-        let rest = line.trim_start().strip_prefix("At line ")?;
-        let (number, rest) = rest.split_once(" of file ")?;
-        let n: usize = number.trim().parse().ok()?;
-        let file_end = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
-        let (file, tail) = rest.split_at(file_end);
+        let (n, file, tail) = at_line(line).or_else(|| around_line(line))?;
         let name = Path::new(file).file_name()?.to_string_lossy().to_string();
         let i = self
             .order
@@ -1060,6 +1065,27 @@ pub fn compile_order(program: &Program, n_sources: usize) -> Vec<usize> {
     order
 }
 
+/// `At line N of file F<tail>`: (N, F, tail).
+fn at_line(line: &str) -> Option<(usize, &str, &str)> {
+    let rest = line.trim_start().strip_prefix("At line ")?;
+    let (number, rest) = rest.split_once(" of file ")?;
+    let n: usize = number.trim().parse().ok()?;
+    let file_end = rest.find(|c: char| c.is_whitespace()).unwrap_or(rest.len());
+    let (file, tail) = rest.split_at(file_end);
+    Some((n, file, tail))
+}
+
+/// `In file 'F', around line N<tail>` (gfortran's failed ALLOCATE): (N, F, tail).
+fn around_line(line: &str) -> Option<(usize, &str, &str)> {
+    let rest = line.trim_start().strip_prefix("In file '")?;
+    let (file, rest) = rest.split_once("', around line ")?;
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let n: usize = rest[..digits].parse().ok()?;
+    Some((n, file, &rest[digits..]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1074,6 +1100,7 @@ mod tests {
             wall: Duration::ZERO,
             cpu: Duration::ZERO,
             timed_out: false,
+            left_behind: false,
         }
     }
 

@@ -532,6 +532,71 @@ fn large_output_does_not_deadlock() {
     assert_eq!(r.stderr.len(), 200000 * 9);
 }
 
+/// A program that writes 300 MB to its standard output: its first 16 MiB and last MiB
+/// are kept with a line saying how much was left out between them, so a program writing
+/// gigabytes does not fill augur's memory; the last bytes it wrote are there.
+#[test]
+fn a_flood_of_output_is_kept_at_its_ends() {
+    let tc = gfortran();
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_one(
+        &tc,
+        dir.path(),
+        "program flood\n  character(len=1048576) :: block\n  integer :: u, i\n  block = repeat('x', len(block))\n  open(newunit=u, file='/dev/stdout', access='stream', form='unformatted')\n  do i = 1, 300\n    write(u) block\n  end do\n  write(u) 'THE END'\n  close(u)\nend program\n",
+    );
+    let r = run(&exe, &spec(dir.path(), 120)).unwrap();
+    assert!(r.success(), "{}", r.describe());
+    let kept = augur_toolchain::KEPT_HEAD + augur_toolchain::KEPT_TAIL;
+    assert!(r.stdout.len() < kept + 200, "kept {} bytes", r.stdout.len());
+    let text = stdout_of(&r);
+    assert!(text.ends_with("THE END"), "the last bytes are kept");
+    let dropped = 300 * 1048576 + 7 - kept;
+    assert!(
+        text.contains(&format!("[augur: {dropped} bytes of output left out here]")),
+        "no note of what was left out"
+    );
+}
+
+/// A program that leaves a child running in the background (`sleep 300 &` through the
+/// shell) returns at once, says so, and its child is killed: no process outlives the run.
+#[test]
+fn children_left_running_are_killed() {
+    let tc = gfortran();
+    let dir = tempfile::tempdir().unwrap();
+    let exe = build_one(
+        &tc,
+        dir.path(),
+        "program leaves\n  call execute_command_line('sh -c \"echo $$ > child.pid; exec sleep 300\" &')\n  call execute_command_line('sleep 0.5')\n  print *, 'done'\nend program\n",
+    );
+    let start = Instant::now();
+    let r = run(&exe, &spec(dir.path(), 60)).unwrap();
+    assert!(r.success(), "{}", r.describe());
+    assert!(r.left_behind, "the child in the background was not seen");
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "the run waited for its child"
+    );
+    let pid = std::fs::read_to_string(dir.path().join("child.pid")).unwrap();
+    let stat = format!("/proc/{}/stat", pid.trim());
+    // Killed: gone, or a zombie until something reaps it.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let state = std::fs::read_to_string(&stat)
+            .ok()
+            .and_then(|s| s.rsplit(')').next().map(|r| r.trim().chars().next()))
+            .flatten();
+        if matches!(state, None | Some('Z') | Some('X')) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the child {} still runs",
+            pid.trim()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn run_errors_are_reported() {
     let dir = tempfile::tempdir().unwrap();

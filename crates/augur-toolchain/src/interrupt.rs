@@ -138,6 +138,13 @@ pub fn kill_group(pgid: u32) {
     }
 }
 
+/// Whether any process of the group `pgid` is still running (its leader waited for, a
+/// child it started may remain).
+pub fn group_alive(pgid: u32) -> bool {
+    // SAFETY: signal 0 only checks that the group exists and may be signalled.
+    group_target(pgid).is_some_and(|target| unsafe { libc::kill(target, 0) } == 0)
+}
+
 /// The `kill` target of the group `pgid` (its negated id), or `None` for ids that do not
 /// name one child's group: 0, 1 and ids beyond `i32`.
 fn group_target(pgid: u32) -> Option<i32> {

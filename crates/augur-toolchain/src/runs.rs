@@ -67,6 +67,9 @@ pub struct RunResult {
     pub cpu: Duration,
     /// Whether the time limit was reached and the program killed.
     pub timed_out: bool,
+    /// Whether processes the program started were still running in its process group
+    /// when it ended (a child in the background): augur killed them.
+    pub left_behind: bool,
 }
 
 impl RunResult {
@@ -87,6 +90,12 @@ impl RunResult {
         }
         if let Some(sig) = self.signal {
             return match signal_name(sig) {
+                // Nothing of augur's sends it but the time limit: the kernel's
+                // out-of-memory killer does, to the program using the most memory.
+                Some(name) if sig == libc::SIGKILL => format!(
+                    "killed by signal {sig} ({name}): the kernel kills the program using \
+                     the most memory when the machine runs out of it"
+                ),
                 Some(name) => format!("killed by signal {sig} ({name})"),
                 None => format!("killed by signal {sig}"),
             };
@@ -347,6 +356,12 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         }
     };
 
+    // Children the program left running in its group (`sleep 600 &` from a shell it
+    // ran) would outlive the run and keep its output pipes open: killed.
+    let left_behind = interrupt::group_alive(pid);
+    if left_behind {
+        interrupt::kill_group(pid);
+    }
     let deadline = Instant::now() + DRAIN_GRACE;
     let stdout = stdout_reader
         .map(|r| r.finish(Some(deadline)))
@@ -366,6 +381,7 @@ pub fn run(exe: &Path, spec: &RunSpec) -> Result<RunResult, RunError> {
         wall,
         cpu,
         timed_out: timed_out.load(Ordering::SeqCst),
+        left_behind,
     })
 }
 
@@ -385,26 +401,71 @@ fn children_cpu() -> Duration {
     tv(u.ru_utime) + tv(u.ru_stime)
 }
 
+/// The first bytes of a program's output kept whole.
+pub const KEPT_HEAD: usize = 16 << 20;
+/// The last bytes of a program's output kept beside the first ([`KEPT_HEAD`]): where its
+/// final messages are.
+pub const KEPT_TAIL: usize = 1 << 20;
+
+/// A program's output as kept: its first [`KEPT_HEAD`] and last [`KEPT_TAIL`] bytes (a
+/// program that writes gigabytes does not fill augur's memory), and how many were left
+/// out between them.
+#[derive(Debug, Default)]
+pub(crate) struct Kept {
+    bytes: Vec<u8>,
+    dropped: u64,
+}
+
+impl Kept {
+    /// Appends `chunk`, leaving out the middle once the output outgrows what is kept
+    /// (by a tail's length at a time, so that each byte is moved at most once).
+    pub(crate) fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        if self.bytes.len() > KEPT_HEAD + 2 * KEPT_TAIL {
+            let cut = self.bytes.len() - KEPT_TAIL;
+            self.dropped += (cut - KEPT_HEAD) as u64;
+            self.bytes.drain(KEPT_HEAD..cut);
+        }
+    }
+
+    /// The bytes kept, with a line where some were left out.
+    pub(crate) fn into_bytes(mut self) -> Vec<u8> {
+        if self.dropped > 0 && self.bytes.len() > KEPT_HEAD + KEPT_TAIL {
+            let cut = self.bytes.len() - KEPT_TAIL;
+            self.dropped += (cut - KEPT_HEAD) as u64;
+            self.bytes.drain(KEPT_HEAD..cut);
+        }
+        if self.dropped > 0 {
+            let note = format!(
+                "\n[augur: {} bytes of output left out here]\n",
+                self.dropped
+            );
+            self.bytes.splice(KEPT_HEAD..KEPT_HEAD, note.into_bytes());
+        }
+        self.bytes
+    }
+}
+
 /// A thread that reads a pipe to its end into a shared buffer.
 pub(crate) struct Reader {
-    buf: Arc<Mutex<Vec<u8>>>,
+    buf: Arc<Mutex<Kept>>,
     done: mpsc::Receiver<()>,
 }
 
 impl Reader {
     /// Starts reading `pipe`.
     pub(crate) fn start<R: Read + Send + 'static>(mut pipe: R) -> Reader {
-        let buf = Arc::new(Mutex::new(Vec::new()));
+        let buf = Arc::new(Mutex::new(Kept::default()));
         let (tx, done) = mpsc::channel();
         let shared = Arc::clone(&buf);
         thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
+            let mut chunk = [0u8; 65536];
             loop {
                 match pipe.read(&mut chunk) {
                     Ok(0) => break,
                     Ok(n) => {
                         if let Ok(mut b) = shared.lock() {
-                            b.extend_from_slice(&chunk[..n]);
+                            b.push(&chunk[..n]);
                         }
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -429,8 +490,67 @@ impl Reader {
             }
         }
         match self.buf.lock() {
-            Ok(mut b) => std::mem::take(&mut *b),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+            Ok(mut b) => std::mem::take(&mut *b).into_bytes(),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()).into_bytes(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An output beyond what is kept keeps its first and last bytes, says how much it
+    /// left out, and never holds much more than it keeps while it grows.
+    #[test]
+    fn a_long_output_keeps_its_ends() {
+        let mut k = Kept::default();
+        let chunk: Vec<u8> = (0..65536u32).map(|i| (i % 251) as u8).collect();
+        let chunks = (KEPT_HEAD + 5 * KEPT_TAIL) / chunk.len() + 3;
+        for _ in 0..chunks {
+            k.push(&chunk);
+            assert!(k.bytes.len() <= KEPT_HEAD + 2 * KEPT_TAIL + chunk.len());
+        }
+        k.push(b"last words");
+        let total = chunks * chunk.len() + 10;
+        let bytes = k.into_bytes();
+        assert!(bytes.ends_with(b"last words"));
+        assert_eq!(&bytes[..chunk.len()], &chunk[..]);
+        let note = format!(
+            "\n[augur: {} bytes of output left out here]\n",
+            total - KEPT_HEAD - KEPT_TAIL
+        );
+        assert_eq!(&bytes[KEPT_HEAD..KEPT_HEAD + note.len()], note.as_bytes());
+        assert_eq!(bytes.len(), KEPT_HEAD + KEPT_TAIL + note.len());
+    }
+
+    /// A short output is kept whole, without a note.
+    #[test]
+    fn a_short_output_is_kept_whole() {
+        let mut k = Kept::default();
+        k.push(b"hello\n");
+        assert_eq!(k.into_bytes(), b"hello\n");
+    }
+
+    /// A program killed by SIGKILL without a time limit reached names the kernel's
+    /// out-of-memory killer, the only sender left.
+    #[test]
+    fn a_kill_names_the_memory() {
+        let r = RunResult {
+            exit_code: None,
+            signal: Some(libc::SIGKILL),
+            stdout: vec![],
+            stderr: vec![],
+            wall: Duration::from_secs(1),
+            cpu: Duration::from_secs(1),
+            timed_out: false,
+            left_behind: false,
+        };
+        assert!(r.describe().contains("runs out of it"), "{}", r.describe());
+        let r = RunResult {
+            signal: Some(libc::SIGSEGV),
+            ..r
+        };
+        assert_eq!(r.describe(), "killed by signal 11 (SIGSEGV)");
     }
 }

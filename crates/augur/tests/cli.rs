@@ -195,25 +195,55 @@ fn output_names_the_profile_and_program_output_the_programs_output() {
     assert!(!stderr.contains("LEGACY ITERATIONS"), "{stderr}");
 }
 
-#[test]
-fn failing_program_gets_a_clear_error_and_no_profile() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("fail.f90");
-    std::fs::write(
-        &src,
-        "program p\n  integer :: n\n  read(*,*) n\n  print *, n\nend program\n",
-    )
-    .unwrap();
-    let prof = dir.path().join("fail.json");
+/// Writes `text` to `dir/NAME.f90` and runs `augur analyze` on it, which must fail with
+/// status 2: the source, the profile it was told to write and its standard error.
+fn analyze_failing(
+    dir: &std::path::Path,
+    name: &str,
+    text: &str,
+) -> (std::path::PathBuf, std::path::PathBuf, String) {
+    let src = dir.join(format!("{name}.f90"));
+    std::fs::write(&src, text).unwrap();
+    let prof = dir.join(format!("{name}.json"));
     let out = augur()
         .args(["analyze", "-o"])
         .arg(&prof)
         .arg(&src)
-        .current_dir(dir.path())
+        .current_dir(dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    (src, prof, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A program whose ALLOCATE asks for more memory than the machine has: the error names
+/// the program's own line where gfortran's run-time library says it failed ("In file
+/// ..., around line 6" for the plain program too: the statement after the ALLOCATE),
+/// not the instrumented copy's, and no profile is written.
+#[test]
+fn a_program_out_of_memory_names_its_allocate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, prof, err) = analyze_failing(
+        dir.path(),
+        "hog",
+        "program hog\n  real(8), allocatable :: a(:)\n  integer(8) :: n\n  n = 40000000000_8\n  allocate(a(n))\n  a = 1\n  print *, sum(a)\nend program hog\n",
+    );
+    let at = format!("At line 6 of file {}: Error allocating", src.display());
+    assert!(
+        err.contains(&at) && err.contains("Cannot allocate memory"),
+        "{err}"
+    );
+    assert!(!prof.exists());
+}
+
+#[test]
+fn failing_program_gets_a_clear_error_and_no_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let (src, prof, err) = analyze_failing(
+        dir.path(),
+        "fail",
+        "program p\n  integer :: n\n  read(*,*) n\n  print *, n\nend program\n",
+    );
     assert!(
         err.contains("--stdin"),
         "hint about the missing input: {err}"

@@ -262,6 +262,55 @@ fn analyze_mpi_ranks_of_a_program_without_mpi_says_so() {
     );
 }
 
+/// A job whose two ranks each wait for the other's message first: augur's counting run
+/// ends at its time limit with an error that says so and names `--timeout`, no rank or
+/// `mpirun` outlives it, and no profile is written.
+#[test]
+fn a_deadlocked_job_ends_at_its_time_limit_and_leaves_nothing_behind() {
+    let _one_job = require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("stuck.f90"),
+        "program stuck\n  use mpi\n  implicit none\n  integer :: ierr, rank, other, st(MPI_STATUS_SIZE)\n  real(8) :: x\n  call MPI_Init(ierr)\n  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)\n  other = 1 - rank\n  call MPI_Recv(x, 1, MPI_DOUBLE_PRECISION, other, 9, MPI_COMM_WORLD, st, ierr)\n  call MPI_Send(x, 1, MPI_DOUBLE_PRECISION, other, 9, MPI_COMM_WORLD, ierr)\n  call MPI_Finalize(ierr)\nend program stuck\n",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let res = augur()
+        .current_dir(dir.path())
+        .args([
+            "analyze",
+            "stuck.f90",
+            "--mpi-ranks",
+            "2",
+            "--timeout",
+            "10",
+            "-o",
+            "stuck.json",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&res.stderr);
+    assert!(!res.status.success());
+    assert!(
+        err.contains("timed out after") && err.contains("--timeout"),
+        "{err}"
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(120));
+    assert!(
+        !dir.path().join("stuck.json").exists(),
+        "a profile was written"
+    );
+    // No process runs the program any more (ranks are named after the executable).
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let running: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("cmdline")).ok())
+        .filter(|c| c.contains("stuck") && !c.contains("analyze"))
+        .collect();
+    assert!(running.is_empty(), "still running: {running:?}");
+}
+
 /// The Zen 3 guest's -O2 AbOp tables with its measured [mpi] section.
 fn mpi_machine() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

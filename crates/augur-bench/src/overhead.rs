@@ -111,3 +111,89 @@ pub fn run(manifest: &Path, fc: &str, fflags: &str, runs: usize, only: &[String]
     );
     Ok(())
 }
+
+/// One kept program's analysis cost against its plain run.
+struct Cost {
+    name: String,
+    /// The plain build's median wall-clock time, s.
+    plain: f64,
+    /// The counting run's wall-clock time, s.
+    counting: f64,
+    /// The locality analysis after the run, s.
+    locality: f64,
+    /// Executions of the address probes (references the locality analysis samples).
+    probe_executions: u64,
+}
+
+/// Prints where the analysis of the programs kept in `dir` (`augur bench accuracy --save`:
+/// `NAME.profile.json` with `NAME.timing.json`) spent its time against each program's
+/// plain run: the counting run, the locality analysis, and the address probes' executions
+/// with the counting run's excess per execution, which says what the probes cost.
+pub fn kept(dir: &Path) -> Result<()> {
+    let mut rows = vec![];
+    for t in augur_validate::kept::KeptTiming::read_dir(dir)? {
+        let path = dir.join(format!("{}.profile.json", t.program));
+        let p = augur_program_profile::ProgramProfile::read(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let loc = p.locality.as_ref();
+        let mut wall = if t.wall.is_empty() {
+            t.runs.clone()
+        } else {
+            t.wall.clone()
+        };
+        rows.push(Cost {
+            name: t.program.clone(),
+            plain: median(&mut wall),
+            counting: p.run.wall_seconds,
+            locality: loc.map_or(0.0, |l| l.seconds),
+            probe_executions: loc
+                .and_then(|l| l.address_sampling.as_ref())
+                .map_or(0, |a| a.executions),
+        });
+    }
+    print_costs(dir, &rows);
+    Ok(())
+}
+
+fn print_costs(dir: &Path, rows: &[Cost]) {
+    println!(
+        "augur analysis cost of the programs kept in {} (ratios to the plain run's median wall clock)",
+        dir.display()
+    );
+    println!(
+        "{:<24} {:>8} {:>9} {:>6} {:>9} {:>6} {:>12} {:>12}",
+        "program", "plain s", "counting", "x", "locality", "x", "probe execs", "ns/probe"
+    );
+    for r in rows {
+        let per_probe = if r.probe_executions >= 1_000_000 {
+            format!(
+                "{:.2}",
+                (r.counting - r.plain) * 1e9 / r.probe_executions as f64
+            )
+        } else {
+            "-".to_string()
+        };
+        println!(
+            "{:<24} {:>8.3} {:>9.3} {:>6.2} {:>9.3} {:>6.2} {:>12.3e} {:>12}",
+            r.name,
+            r.plain,
+            r.counting,
+            r.counting / r.plain,
+            r.locality,
+            r.locality / r.plain,
+            r.probe_executions as f64,
+            per_probe
+        );
+    }
+    let mut counting: Vec<f64> = rows.iter().map(|r| r.counting / r.plain).collect();
+    let mut locality: Vec<f64> = rows.iter().map(|r| r.locality / r.plain).collect();
+    let within = counting.iter().filter(|&&x| x <= 1.2).count();
+    let small = locality.iter().filter(|&&x| x <= 0.5).count();
+    println!(
+        "\ncounting run: median {:.2}x the plain run, {within} of {} within 1.2x; locality analysis: median {:.2}x, {small} of {} within 0.5x",
+        median(&mut counting),
+        rows.len(),
+        median(&mut locality),
+        rows.len()
+    );
+}

@@ -836,6 +836,12 @@ enum BenchCommand {
         /// The corpus manifest.
         #[arg(long, default_value = "corpus/corpus.toml")]
         manifest: PathBuf,
+        /// Instead of timing builds, read the programs kept in DIR (`augur bench accuracy
+        /// --save DIR`) and print where their analysis spent its time: the counting run
+        /// and the locality analysis against the plain run, and the address probes'
+        /// executions.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["only", "runs"])]
+        kept: Option<PathBuf>,
     },
     /// The in-core model against LLVM's llvm-mca: every innermost loop of the corpus's
     /// compiled code that augur prices from its instructions, augur's cycles per compiled
@@ -1707,8 +1713,12 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
             runs,
             only,
             manifest,
+            kept,
         } => {
-            augur_bench::overhead::run(&manifest, &fc, &fflags, runs.max(1), &only)?;
+            match kept {
+                Some(dir) => augur_bench::overhead::kept(&dir)?,
+                None => augur_bench::overhead::run(&manifest, &fc, &fflags, runs.max(1), &only)?,
+            }
             Ok(ExitCode::SUCCESS)
         }
         BenchCommand::Openmp {

@@ -36,6 +36,14 @@ if ! command -v flang-19 >/dev/null 2>&1 && ! command -v flang-new-19 >/dev/null
   { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq flang-19 >/dev/null; } ||
     echo "setup: could not install flang-19; gfortran still works" >&2
 fi
+# flang's -fopenmp links LLVM's OpenMP run-time library (libomp), which Debian keeps apart.
+# Optional: without it a flang characterization has no [openmp] section.
+if command -v flang-new-19 >/dev/null 2>&1 && ! ls /usr/lib/llvm-19/lib/libomp.so >/dev/null 2>&1; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libomp-19-dev >/dev/null 2>&1 ||
+    echo "setup: could not install libomp-19-dev; flang profiles will have no [openmp] section" >&2
+fi
 # LLVM 19's llvm-mca: the peer `augur bench incore` compares the in-core model with.
 # Optional: without it the benchmark prints augur's column alone.
 if ! command -v llvm-mca-19 >/dev/null 2>&1; then

@@ -151,6 +151,12 @@ pub fn kept(dir: &Path) -> Result<()> {
                 .map_or(0, |a| a.executions),
         });
     }
+    if rows.is_empty() {
+        anyhow::bail!(
+            "no kept runs in {} (NAME.timing.json beside NAME.profile.json: `augur bench accuracy --save DIR` keeps them)",
+            dir.display()
+        );
+    }
     print_costs(dir, &rows);
     Ok(())
 }

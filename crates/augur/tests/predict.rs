@@ -371,6 +371,22 @@ fn accuracy_by_loop_keeps_the_samples_and_replays_them() {
     let replayed = accuracy(&["--replay", kept.to_str().unwrap()]);
     let table = |t: &str| t[t.find("where the time went").unwrap()..].to_string();
     assert_eq!(table(&replayed), table(&first));
+
+    // Where the analysis of the kept program spent its time, against its plain run.
+    let out = augur()
+        .args(["bench", "overhead", "--kept"])
+        .arg(&kept)
+        .output()
+        .unwrap();
+    let (so, se) = text(&out);
+    assert!(out.status.success(), "{so}\n{se}");
+    let row = so
+        .lines()
+        .find(|l| l.starts_with("jacobi77"))
+        .unwrap_or_else(|| panic!("{so}"));
+    let ratio: f64 = row.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(ratio > 0.5 && ratio < 20.0, "{row}");
+    assert!(so.contains("of 1 within 1.2x"), "{so}");
 }
 
 #[test]

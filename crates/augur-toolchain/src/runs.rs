@@ -90,11 +90,11 @@ impl RunResult {
         }
         if let Some(sig) = self.signal {
             return match signal_name(sig) {
-                // Nothing of augur's sends it but the time limit: the kernel's
-                // out-of-memory killer does, to the program using the most memory.
+                // augur sends it only at the time limit (reported above): another
+                // process did, or the kernel's out-of-memory killer.
                 Some(name) if sig == libc::SIGKILL => format!(
-                    "killed by signal {sig} ({name}): the kernel kills the program using \
-                     the most memory when the machine runs out of it"
+                    "killed by signal {sig} ({name}): another process sent it, or the \
+                     kernel did because the machine ran out of memory"
                 ),
                 Some(name) => format!("killed by signal {sig} ({name})"),
                 None => format!("killed by signal {sig}"),
@@ -422,6 +422,13 @@ impl Kept {
     pub(crate) fn push(&mut self, chunk: &[u8]) {
         self.bytes.extend_from_slice(chunk);
         if self.bytes.len() > KEPT_HEAD + 2 * KEPT_TAIL {
+            self.keep_ends();
+        }
+    }
+
+    /// Leaves out the bytes between the first [`KEPT_HEAD`] and the last [`KEPT_TAIL`].
+    fn keep_ends(&mut self) {
+        if self.bytes.len() > KEPT_HEAD + KEPT_TAIL {
             let cut = self.bytes.len() - KEPT_TAIL;
             self.dropped += (cut - KEPT_HEAD) as u64;
             self.bytes.drain(KEPT_HEAD..cut);
@@ -430,12 +437,8 @@ impl Kept {
 
     /// The bytes kept, with a line where some were left out.
     pub(crate) fn into_bytes(mut self) -> Vec<u8> {
-        if self.dropped > 0 && self.bytes.len() > KEPT_HEAD + KEPT_TAIL {
-            let cut = self.bytes.len() - KEPT_TAIL;
-            self.dropped += (cut - KEPT_HEAD) as u64;
-            self.bytes.drain(KEPT_HEAD..cut);
-        }
         if self.dropped > 0 {
+            self.keep_ends();
             let note = format!(
                 "\n[augur: {} bytes of output left out here]\n",
                 self.dropped
@@ -546,7 +549,11 @@ mod tests {
             timed_out: false,
             left_behind: false,
         };
-        assert!(r.describe().contains("runs out of it"), "{}", r.describe());
+        assert!(
+            r.describe().contains("ran out of memory"),
+            "{}",
+            r.describe()
+        );
         let r = RunResult {
             signal: Some(libc::SIGSEGV),
             ..r

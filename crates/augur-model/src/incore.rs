@@ -389,7 +389,13 @@ pub fn iterations_by_arithmetic(
     let (mut source, mut element_bits) = (0.0, 64);
     for (op, n) in per_iteration.iter() {
         let m = op.mnemonic().as_bytes();
-        if n <= 0.0 || m.len() != 4 || !matches!(m[0], b'A' | b'M' | b'D') {
+        // Arithmetic is `[AMD][RCI][SD][LG]`: ARR1..ARR7 (array addressing) are not.
+        if n <= 0.0
+            || m.len() != 4
+            || !matches!(m[0], b'A' | b'M' | b'D')
+            || !matches!(m[2], b'S' | b'D')
+            || !matches!(m[3], b'L' | b'G')
+        {
             continue;
         }
         match m[1] {
@@ -987,6 +993,10 @@ mod tests {
         let mut per = augur_ir::AbOpCounts::new();
         per.add(augur_ir::AbOp::ARDL, 1.0);
         per.add(augur_ir::AbOp::MRDL, 1.0);
+        assert_eq!(iterations_by_arithmetic(&cl, &per), Some(2));
+        // The elements' addressing (ARR1, ARR2) is no arithmetic of theirs.
+        per.add(augur_ir::AbOp::ARR1, 2.0);
+        per.add(augur_ir::AbOp::ARR2, 1.0);
         assert_eq!(iterations_by_arithmetic(&cl, &per), Some(2));
         // Single precision: four lanes.
         let mut single = augur_ir::AbOpCounts::new();

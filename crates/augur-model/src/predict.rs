@@ -181,12 +181,13 @@ fn compiled_notes(
                 continue;
             };
             let m = table.incore.as_ref();
-            let t = m.and_then(|m| crate::incore::loop_time(cl, m));
+            let cl = crate::recurrence::as_priced(cl, u, l).unwrap_or_else(|| cl.clone());
+            let t = m.and_then(|m| crate::incore::loop_time(&cl, m));
             out.push(CompiledNote {
                 file: u.file.clone(),
                 line: l.line,
                 seconds_per_iteration: t.as_ref().map(|t| t.per_source_iteration),
-                text: crate::incore::describe(cl, t.as_ref(), m),
+                text: crate::incore::describe(&cl, t.as_ref(), m),
             });
         }
     }

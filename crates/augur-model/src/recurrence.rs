@@ -5,9 +5,9 @@
 use crate::block::{only, priced_chain, split_ops, without_branches};
 use crate::cost::{Coefficients, CostTable, LIBRARY_CALLS};
 use augur_ir::{AbOp, AbOpCounts};
-use augur_program_profile::compiled::InstrClass;
+use augur_program_profile::compiled::{CompiledLoop, InstrClass};
 use augur_program_profile::optreport::OptReport;
-use augur_program_profile::UnitProfile;
+use augur_program_profile::{LoopProfile, UnitProfile};
 use std::collections::HashMap;
 
 /// The share of an inlined procedure's work that belongs to one loop of its caller
@@ -314,6 +314,27 @@ fn in_compiled_nest(
     false
 }
 
+/// The compiled loop of `l` as it is priced: an induction stepping more elements than
+/// vector lanes and unrolling explain is a pointer striding across a dimension (a
+/// transposed access, or a loop around it vectorized: `s(i) = s(i) + a(i,j)` over `j`
+/// two `i` at a time), so the arithmetic says how many source iterations the compiled
+/// one covers, else the lanes. (Taking the arithmetic's word for every loop fixed an
+/// FFT's pairs, `x(2*k+1)` and `x(2*k+2)`, and lost more elsewhere: corpus RMS 23.7% ->
+/// 25.3% on the Zen 4 of 2026-11-28.) `None` when the loop has no counted iterations.
+pub(crate) fn as_priced(
+    cl: &CompiledLoop,
+    u: &UnitProfile,
+    l: &LoopProfile,
+) -> Option<CompiledLoop> {
+    let mut cl = cl.clone();
+    if cl.source_iterations > 8 * cl.lanes.max(1) {
+        cl.source_iterations =
+            crate::incore::iterations_by_arithmetic(&cl, &body_floating_ops(u, l.id)?)
+                .unwrap_or(cl.lanes.max(1));
+    }
+    Some(cl)
+}
+
 /// The in-core time of the innermost loop of `u` on `line` (or of the nest the compiler
 /// unrolled into one loop there), from the instructions the
 /// compiler emitted for it, when the report holds its compiled loop and the machine its
@@ -327,17 +348,7 @@ pub(crate) fn compiled_time(
     let m = table.incore.as_ref()?;
     let cl = report?.compiled_loop(&u.file, line)?;
     let l = u.loops.iter().find(|l| l.line == line)?;
-    let mut cl = cl.clone();
-    // An induction stepping more elements than vector lanes and unrolling explain is a
-    // pointer striding across a dimension (a transposed access): the arithmetic says
-    // how many source iterations the compiled one covers, else the lanes. (Taking the
-    // arithmetic's word for every loop fixed an FFT's pairs, `x(2*k+1)` and `x(2*k+2)`,
-    // and lost more elsewhere: corpus RMS 23.7% -> 25.3% on the Zen 4 of 2026-11-28.)
-    if cl.source_iterations > 8 * cl.lanes.max(1) {
-        cl.source_iterations =
-            crate::incore::iterations_by_arithmetic(&cl, &body_floating_ops(u, l.id)?)
-                .unwrap_or(cl.lanes.max(1));
-    }
+    let cl = as_priced(cl, u, l)?;
     // A chain an enclosing loop restarts (`Chain::restarted_by`) runs at its latency
     // here. Overlapping it with the next restart by n/(n + k) (k iterations in flight)
     // held on single kernels (gfortran 12 on a Zen 4, quiet: -O2, a sum of 25 terms,

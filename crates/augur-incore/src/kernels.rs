@@ -111,6 +111,10 @@ pub enum Measure {
     /// The issue kernel's instructions with every sixth a read-modify-write of a slot of
     /// its own: the issue slots such an instruction takes.
     RmwIssue,
+    /// A chain of the class with one independent floating-point add of the same width
+    /// (not on the chain, reading constant registers) beside each link: the chain's
+    /// latency when adds compete for the pipe it waits for.
+    BesideAdd(ClassWidth),
     /// Two independent chains of [`WINDOW_CHAIN`] dependent square roots, each followed by
     /// this many independent fillers of one kind, per iteration: the two chains overlap
     /// while the core holds a chain and the fillers after it in flight, and run one after
@@ -228,12 +232,45 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     for class in vector_classes() {
         for width in WIDTHS {
             if let Some((lat, tput)) = vector_kernels(class, width, f) {
+                if CHAINS_BESIDE_ADDS.contains(&class) {
+                    v.push(beside_add_kernel(&lat, width));
+                }
                 v.push(lat);
                 v.push(tput);
             }
         }
     }
     v
+}
+
+/// The classes whose chains are measured beside independent adds
+/// ([`Measure::BesideAdd`]): the pipelined floating-point arithmetic a reduction chains.
+pub const CHAINS_BESIDE_ADDS: [InstrClass; 4] = [
+    InstrClass::FpAdd,
+    InstrClass::FpMinMax,
+    InstrClass::FpMul,
+    InstrClass::FpFma,
+];
+
+/// The latency kernel `lat` (a chain through register 0) with an add of two constant
+/// registers into one of the ten registers 2..11 after each link (`addsd %xmm15,
+/// %xmm2`: each of those chains comes back every tenth link, never the binding one).
+fn beside_add_kernel(lat: &Kernel, w: Width) -> Kernel {
+    let Measure::Latency(c) = lat.measure else {
+        unreachable!("a latency kernel")
+    };
+    let body = lat
+        .body
+        .iter()
+        .enumerate()
+        .flat_map(|(k, link)| [link.clone(), two_op(w, "addsd", "addpd", 2 + k % 10, 15)])
+        .collect();
+    Kernel {
+        measure: Measure::BesideAdd(c),
+        setup: lat.setup.clone(),
+        body,
+        counted: lat.counted,
+    }
 }
 
 fn cw(class: InstrClass, width: Width) -> ClassWidth {

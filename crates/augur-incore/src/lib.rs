@@ -358,6 +358,7 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
                 ClassCost {
                     latency_ns: round(l),
                     throughput_ns: round(t),
+                    beside_add_ns: of(Measure::BesideAdd(c)).map(round),
                 },
             );
         }

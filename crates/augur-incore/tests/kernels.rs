@@ -58,6 +58,18 @@ fn the_hosts_kernels_give_sane_figures() {
     for (key, c) in &p.class {
         assert!(c.throughput_ns > 0.0 && c.latency_ns >= 0.0, "{key}: {c:?}");
     }
+    // The floating-point chains measured beside independent adds: never faster than
+    // alone (a tenth off for the clock moving between the two), never as slow as the
+    // add's own throughput on every link twice over.
+    for key in ["fp_add", "fp_min_max", "fp_mul"] {
+        let c = cost(key);
+        let beside = c.beside_add_ns.unwrap_or(f64::NAN);
+        assert!(
+            beside >= 0.9 * c.latency_ns && beside < c.latency_ns + 4.0 * cycle,
+            "{key}: {c:?}"
+        );
+    }
+    assert_eq!(cost("int_alu").beside_add_ns, None);
     // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight,
     // 64 to 400 writing vector registers (Golden Cove's file has 332 entries: a
     // Xeon guest measured 271), 32 to 128 stores; fewer instructions waiting for an

@@ -98,6 +98,14 @@ pub struct ClassCost {
     /// Its reciprocal throughput, ns (independent instructions of the class back to
     /// back, as many chains as the core overlaps).
     pub throughput_ns: f64,
+    /// A chain's latency per instruction of the class when one independent
+    /// floating-point add of the same width issues beside each of them, ns: where the
+    /// core's scheduler lets the add take the pipe the chain waits for (a Zen 5's
+    /// `maxsd` chain: 2 cycles alone, 2.5 beside one `addsd`; its `addsd` chain: 2
+    /// either way). `None` when not measured (integer classes, profiles made before the
+    /// field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside_add_ns: Option<f64>,
 }
 
 impl InCoreProfile {
@@ -135,6 +143,7 @@ mod tests {
         let add = ClassCost {
             latency_ns: 0.8,
             throughput_ns: 0.13,
+            beside_add_ns: None,
         };
         p.class.insert("fp_add".into(), add);
         // A 256-bit add measured only at the scalar width issues as one.
@@ -150,6 +159,7 @@ mod tests {
         let max = ClassCost {
             latency_ns: 0.54,
             throughput_ns: 0.13,
+            beside_add_ns: None,
         };
         p.class.insert("fp_min_max".into(), max);
         assert_eq!(

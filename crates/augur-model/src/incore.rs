@@ -311,7 +311,7 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
     let (throughput, thru_bound) = throughput_bound(slots, instructions, shuffles(cl), m)?;
     let chain = match path_chains(cl, m) {
         Some(c) => c,
-        None => longest_chain(&cl.chains, m)?,
+        None => longest_chain(&cl.chains, adds(&cl.instructions), m)?,
     };
     let (mut t, mut bound) = if chain.0 > throughput {
         chain.clone()
@@ -491,11 +491,51 @@ fn iterations_in_flight(
     .or(Some(whole))
 }
 
-/// The longest of `chains` on `m`'s latencies, ns, with what carries it.
-fn longest_chain(chains: &[Chain], m: &InCoreProfile) -> Option<(f64, Bound)> {
+/// The floating-point adds (and compares) among `instructions`, every width.
+fn adds(instructions: &[ClassCount]) -> f64 {
+    instructions
+        .iter()
+        .filter(|c| c.class.class == InstrClass::FpAdd)
+        .map(|c| f64::from(c.count))
+        .sum()
+}
+
+/// The adds a chain's links compete with, per link, at most this many (the kernels
+/// of 2026-11-30 on a Zen 5: a `maxsd` chain 2.0 cycles a link alone, 2.4 beside one
+/// independent `subsd`, 2.9 beside two).
+const ADDS_BESIDE_A_LINK: f64 = 2.0;
+
+/// The latency of a chain's `path` through an iteration that issues `iteration_adds`
+/// floating-point adds, ns: each link of a class measured beside an independent add
+/// ([`augur_machine_profile::incore::ClassCost::beside_add_ns`]) takes that latency's excess once for each add of the
+/// iteration off the chain, per link, up to [`ADDS_BESIDE_A_LINK`] (heated_plate's
+/// `maxval(abs(u - w))`: a `maxsd` chain beside one `subsd`, 2.5 cycles an element on
+/// a Zen 5 where the chain alone takes 2).
+fn chain_latency(path: &[ClassCount], iteration_adds: f64, m: &InCoreProfile) -> Option<f64> {
+    let base = path_latency(path, m)?;
+    let contended: Vec<(f64, f64)> = path
+        .iter()
+        .filter_map(|c| {
+            let cost = m.cost(c.class)?;
+            let excess = (cost.beside_add_ns? - cost.latency_ns).max(0.0);
+            Some((f64::from(c.count), excess))
+        })
+        .collect();
+    let links: f64 = contended.iter().map(|(n, _)| n).sum();
+    if links <= 0.0 {
+        return Some(base);
+    }
+    let off_chain = (iteration_adds - adds(path)).max(0.0);
+    let per_link = (off_chain / links).min(ADDS_BESIDE_A_LINK);
+    Some(base + per_link * contended.iter().map(|(n, e)| n * e).sum::<f64>())
+}
+
+/// The longest of `chains` on `m`'s latencies in an iteration issuing `iteration_adds`
+/// floating-point adds ([`chain_latency`]), ns, with what carries it.
+fn longest_chain(chains: &[Chain], iteration_adds: f64, m: &InCoreProfile) -> Option<(f64, Bound)> {
     let mut chain = (0.0, Bound::Issue);
     for ch in chains {
-        let t = path_latency(&ch.path, m)?;
+        let t = chain_latency(&ch.path, iteration_adds, m)?;
         if t > chain.0 {
             chain = (t, Bound::Chain(ch.carried_by.clone()));
         }
@@ -507,7 +547,15 @@ fn longest_chain(chains: &[Chain], m: &InCoreProfile) -> Option<(f64, Bound)> {
 /// path's longest chain weighed by how often an iteration takes that path (its jumps'
 /// taken shares), named after the likeliest path's. `None` without paths or shares.
 fn path_chains(cl: &CompiledLoop, m: &InCoreProfile) -> Option<(f64, Bound)> {
-    over_paths(cl, |p| longest_chain(&p.chains, m))
+    over_paths(cl, |p| {
+        let path_adds: f64 = p
+            .blocks
+            .iter()
+            .filter_map(|&b| cl.blocks.get(b as usize))
+            .map(|b| adds(&b.instructions))
+            .sum();
+        longest_chain(&p.chains, path_adds, m)
+    })
 }
 
 /// The mean over the paths of `cl` of `f`'s time, weighed by each path's probability,
@@ -962,6 +1010,38 @@ mod tests {
         )
         .unwrap();
         assert!((t.per_compiled_iteration - 2.0e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_chain_beside_independent_adds_takes_its_measured_excess_per_add() {
+        // A maximum chained through the iteration (`maxval(abs(u - w))`) beside the
+        // iteration's subtract: 2 cycles alone, 2.5 beside one add where measured so.
+        let mut m = machine();
+        let max = |beside| augur_machine_profile::incore::ClassCost {
+            latency_ns: 0.5,
+            throughput_ns: 0.125,
+            beside_add_ns: beside,
+        };
+        m.class.insert("fp_min_max".into(), max(Some(0.625)));
+        let chain = vec![count(InstrClass::FpMinMax, 1)];
+        let t = |cl: &CompiledLoop, m: &InCoreProfile| loop_time(cl, m).unwrap().chain;
+        let mut cl = dot(chain.clone());
+        cl.instructions.push(count(InstrClass::FpMinMax, 1));
+        assert!((t(&cl, &m) - 0.625e-9).abs() < 1e-15);
+        // Two adds beside the link: twice the excess; more are taken as two.
+        cl.instructions[2] = count(InstrClass::FpAdd, 2);
+        assert!((t(&cl, &m) - 0.75e-9).abs() < 1e-15);
+        cl.instructions[2] = count(InstrClass::FpAdd, 5);
+        assert!((t(&cl, &m) - 0.75e-9).abs() < 1e-15);
+        // An add on the chain itself competes with nothing; nor does a profile made
+        // before the measurement.
+        let on_chain = dot(vec![
+            count(InstrClass::FpMinMax, 1),
+            count(InstrClass::FpAdd, 1),
+        ]);
+        assert!((t(&on_chain, &m) - 1.0e-9).abs() < 1e-15);
+        m.class.insert("fp_min_max".into(), max(None));
+        assert!((t(&cl, &m) - 0.5e-9).abs() < 1e-15);
     }
 
     #[test]

@@ -764,6 +764,7 @@ mod tests {
             let cost = augur_machine_profile::incore::ClassCost {
                 latency_ns,
                 throughput_ns,
+                beside_add_ns: None,
             };
             incore.class.insert(class.into(), cost);
         }

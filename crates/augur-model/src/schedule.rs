@@ -723,6 +723,7 @@ mod tests {
             augur_machine_profile::incore::ClassCost {
                 latency_ns: 4.0,
                 throughput_ns: 1.5,
+                beside_add_ns: None,
             },
         );
         let ops: Vec<ScheduledOp> = (0..8)
@@ -793,6 +794,7 @@ mod tests {
                 augur_machine_profile::incore::ClassCost {
                     latency_ns: 0.0,
                     throughput_ns: turn,
+                    beside_add_ns: None,
                 },
             );
             let got = once(&ops, &m).unwrap();

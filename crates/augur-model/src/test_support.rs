@@ -145,6 +145,7 @@ pub(crate) fn incore_machine(
         let cost = augur_machine_profile::incore::ClassCost {
             latency_ns,
             throughput_ns,
+            beside_add_ns: None,
         };
         m.class.insert(key.into(), cost);
     }

@@ -101,7 +101,7 @@ pub struct ClassCost {
     /// A chain's latency per instruction of the class when one independent
     /// floating-point add of the same width issues beside each of them, ns: where the
     /// core's scheduler lets the add take the pipe the chain waits for (a Zen 5's
-    /// `maxsd` chain: 2 cycles alone, 2.5 beside one `addsd`; its `addsd` chain: 2
+    /// `maxsd` chain: 2 cycles alone, 2.3-2.5 beside one `addsd`; its `addsd` chain: 2
     /// either way). `None` when not measured (integer classes, profiles made before the
     /// field).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -507,10 +507,10 @@ const ADDS_BESIDE_A_LINK: f64 = 2.0;
 
 /// The latency of a chain's `path` through an iteration that issues `iteration_adds`
 /// floating-point adds, ns: each link of a class measured beside an independent add
-/// ([`augur_machine_profile::incore::ClassCost::beside_add_ns`]) takes that latency's excess once for each add of the
-/// iteration off the chain, per link, up to [`ADDS_BESIDE_A_LINK`] (heated_plate's
-/// `maxval(abs(u - w))`: a `maxsd` chain beside one `subsd`, 2.5 cycles an element on
-/// a Zen 5 where the chain alone takes 2).
+/// ([`augur_machine_profile::incore::ClassCost::beside_add_ns`]) takes that latency's
+/// excess once for each add of the iteration off the chain, per link, up to
+/// [`ADDS_BESIDE_A_LINK`] (heated_plate's `maxval(abs(u - w))`: a `maxsd` chain beside
+/// one `subsd`, 2.5 cycles an element on a Zen 5 where the chain alone takes 2).
 fn chain_latency(path: &[ClassCount], iteration_adds: f64, m: &InCoreProfile) -> Option<f64> {
     let base = path_latency(path, m)?;
     let contended: Vec<(f64, f64)> = path

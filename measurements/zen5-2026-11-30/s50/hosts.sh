@@ -1,11 +1,15 @@
-# usage: hosts.sh TAG  -- replays every host's kept runs with the recounted profiles of /tmp/s50/rc-*
+# usage: [AUGUR=BIN] [PROFILES=/tmp/s50/rc] [WORK=/tmp/s50] hosts.sh TAG
+#   replays every host's kept runs with the recounted program profiles of $PROFILES-SET-FLAG
+#   (session 54: PROFILES=/tmp/s52/rd WORK=/tmp/s54)
 cd /work/main
 A=${AUGUR:-target/release/augur}
 TAG=$1
-OUT=/tmp/s50/replay-$TAG; mkdir -p $OUT
+PROFILES=${PROFILES:-/tmp/s50/rc}
+WORK=${WORK:-/tmp/s50}
+OUT=$WORK/replay-$TAG; mkdir -p $OUT
 hyb() { # host set flag timingdir
-  local d=/tmp/s50/hyb-$1-$2-$3; rm -rf $d; mkdir -p $d
-  for t in $4/*.timing.json; do n=$(basename $t .timing.json); p=/tmp/s50/rc-$2-$3/$n.profile.json; [ -f $p ] && ln -s $p $d/ && ln -s $(readlink -f $t) $d/; done
+  local d=$WORK/hyb-$1-$2-$3; rm -rf $d; mkdir -p $d
+  for t in $4/*.timing.json; do n=$(basename $t .timing.json); p=$PROFILES-$2-$3/$n.profile.json; [ -f $p ] && ln -s $p $d/ && ln -s $(readlink -f $t) $d/; done
   echo $d
 }
 run() { # host set flag profile timingdir

@@ -623,21 +623,91 @@ fn io_statements() {
         "",
         DECLS,
         &[
-            // Reals in text are decimal conversions (IORF), integers IOIT.
-            ("print *, x", "IOST 1, IORF 1"),
+            // Reals in text are decimal conversions (IORF with a format, IORL
+            // list-directed), integers IOIT.
+            ("print *, x", "IOST 1, IORL 1"),
             (
                 "write (*, *) x, y + 1.0, i",
-                "ARSL 1, IOST 1, IOIT 1, IORF 2",
+                "ARSL 1, IOST 1, IOIT 1, IORL 2",
             ),
             ("read (*, *) i, j", "IOST 1, IOIT 2"),
             ("write (s, '(f8.3)') d", "IOST 1, IORF 1"),
-            ("read (5, fmt=*) d, z", "IOST 1, IORF 2"),
+            ("write (6, 100) d", "IOST 1, IORF 1"),
+            ("write (6, fmt='(es12.4)') d", "IOST 1, IORF 1"),
+            ("print '(f8.3)', x", "IOST 1, IORF 1"),
+            ("read *, x", "IOST 1, IORL 1"),
+            ("read (5, fmt=*) d, z", "IOST 1, IORL 2"),
+            ("read (5, fmt = *) d", "IOST 1, IORL 1"),
             // Binary records copy their items: reals stay IOIT.
             ("write (10) x, d", "IOST 1, IOIT 2"),
             ("read (10, rec=3) x", "IOST 1, IOIT 1"),
             ("write (unit=10) d", "IOST 1, IOIT 1"),
         ],
     );
+}
+
+#[test]
+fn io_items_that_are_arrays_transfer_each_element() {
+    let src = "program t
+  implicit none
+  integer :: i, j, n, m
+  real(8) :: w(5, 7), v(9)
+  n = 7
+  m = 5
+  write (*, *) w(1, 1:n)                     ! @section
+  print *, v                                 ! @whole
+  write (*, *) (w(2, j), j = 1, n)           ! @ido
+  write (*, *) ((w(i, j), i = 1, m), j = 1, n, 2) ! @nested
+  write (*, *) ((w(i, j), j = 1, i), i = 1, m) ! @triangle
+  read (*, *) n, (v(j), j = 1, n)            ! @readn
+  write (10) v, (w(1, j), j = 1, n)          ! @binary
+end program t
+";
+    let a = analyze_ok(src);
+    let u = a.unit("t");
+    let elements = |m: &str| -> Vec<(String, String)> {
+        let line = line_of(src, m);
+        u.loops
+            .iter()
+            .filter(|l| l.span.start.line == line)
+            .map(|l| {
+                let b = &u.blocks[l.header_block.0 as usize];
+                (
+                    l.elements.clone().unwrap_or_default(),
+                    fmt_counts(&b.counts),
+                )
+            })
+            .collect()
+    };
+    // A section and a whole array: one decimal conversion per element.
+    assert_eq!(
+        elements("@section"),
+        [(
+            "size(w(1, 1:n))".to_string(),
+            "ARR2 1, ALOV 1, IORL 1".to_string()
+        )]
+    );
+    assert_eq!(elements("@whole")[0].0, "size(v)");
+    // An implied DO: its items once per trip; nested ones multiply.
+    let ido = elements("@ido");
+    assert_eq!(ido[0].0, "max(0, ((n) - (1) + (1)) / (1))");
+    assert!(ido[0].1.contains("IORL 1"), "{ido:?}");
+    let nested = elements("@nested");
+    assert_eq!(
+        nested[0].0,
+        "(max(0, ((n) - (1) + (2)) / (2))) * max(0, ((m) - (1) + (1)) / (1))"
+    );
+    // Bounds naming an enclosing implied DO's variable, or a variable the same READ
+    // assigns, cannot be evaluated before the statement: counted once, as before.
+    assert_eq!(
+        elements("@triangle").len(),
+        1,
+        "{:?}",
+        elements("@triangle")
+    );
+    assert!(elements("@readn").is_empty(), "{:?}", elements("@readn"));
+    // Binary records copy an array or an implied DO as one block: one item each.
+    assert!(elements("@binary").is_empty(), "{:?}", elements("@binary"));
 }
 
 #[test]

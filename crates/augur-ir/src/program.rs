@@ -769,6 +769,10 @@ pub enum StmtKind {
         /// not converted to or from decimal text.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         unformatted: bool,
+        /// A READ, WRITE or PRINT with `*` as its format: reals take the library's
+        /// round-trip precision (17 significant digits for a double), not a format's.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        list_directed: bool,
     },
     /// ALLOCATE or DEALLOCATE.
     Allocate {

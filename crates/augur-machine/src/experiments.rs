@@ -1500,6 +1500,21 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         vec![(ab("IOST"), 2.0)],
         "8 real(8) items read at run time written to an internal file and read back with formats F12.4 and ES14.6, time per item less one IOST per statement",
     ));
+    // The same list-directed: the library's round-trip precision (a double's 17 digits).
+    out.push(direct(
+        ab("IORL"),
+        "character(len=400) :: buf\nreal(8) :: x\nreal(8) :: y(8)\n",
+        "x = augr8(3.14159d0)\nbuf = ' '\n",
+        &format!(
+            "write (buf, *) {}\nread (buf, *) {}",
+            ["x"; 8].join(", "),
+            ys.join(", ")
+        ),
+        "call augsr8(y(1))\n",
+        16.0,
+        vec![(ab("IOST"), 2.0)],
+        "8 real(8) items read at run time written list-directed to an internal file and read back list-directed, time per item less one IOST per statement",
+    ));
     // The random number generator: a number made (an array of 64 per call, less the
     // call) and the state reseeded from an array (less the call).
     out.push(direct(

@@ -466,11 +466,12 @@ impl Coefficients {
 
 /// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
 /// profile measured before `new` existed prices it at `old`'s cost (real items in text
-/// were `IOIT`, measured with integers; a `MATMUL` multiply-add was a multiply and an
+/// were `IOIT`, measured with integers, and list-directed ones `IORF`; a `MATMUL` multiply-add was a multiply and an
 /// add, and takes the multiply's cost; a random number or a reseeding was a call, a division by a power of two a
 /// division, a square by a literal 2.0 a power).
-const SPLIT_FROM: [(AbOp, AbOp); 6] = [
+const SPLIT_FROM: [(AbOp, AbOp); 7] = [
     (AbOp::IORF, AbOp::IOIT),
+    (AbOp::IORL, AbOp::IORF),
     (AbOp::MMUL, AbOp::MRDL),
     (AbOp::RNGN, AbOp::PROC),
     (AbOp::RSED, AbOp::PROC),

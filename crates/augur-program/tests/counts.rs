@@ -669,6 +669,60 @@ end program
 }
 
 #[test]
+fn io_lists_count_each_element_they_transfer() {
+    // A labelled DO ending on an I/O statement with implied DOs (F77's way of
+    // reading a table), a section written list-directed, a nested implied DO.
+    let c = case(
+        "iolist.f",
+        "      PROGRAM IOLIST
+      REAL*8 X(3,4), W(5,6)
+      INTEGER I, K, N
+      N = 4
+      DO 5 I = 1, N
+      DO 5 K = 1, 3
+    5 X(K,I) = DBLE(K + I)
+      OPEN(17, STATUS='SCRATCH')
+      DO 1 I=1,N
+    1 WRITE(17,*) (X(K,I),K=1,3), I
+      REWIND 17
+      DO 2 I=1,N
+    2 READ(17,*) (X(K,I),K=1,3), K
+      CLOSE(17)
+      W = 1.0D0
+      DO 3 I = 1, 2
+    3 PRINT *, W(I, 1:5)
+      PRINT *, ((W(I,K), I=1,5), K=1,6,2), SUM(X)
+      END
+",
+    );
+    let transfers = |line: u32| -> Vec<f64> {
+        let a = &c.analysis;
+        let mut out = vec![];
+        for (ui, u) in a.program.units.iter().enumerate() {
+            for (bi, b) in u.blocks.iter().enumerate() {
+                let Some(&s) = b.stmts.first() else { continue };
+                if b.kind == BlockKind::Elements && u.stmts[s as usize].span.start.line == line {
+                    let n = a.profile.units[ui].blocks[bi].executions.unwrap_or(0.0);
+                    let items = n
+                        * (b.counts.get(augur_ir::AbOp::IORF) + b.counts.get(augur_ir::AbOp::IORL));
+                    if items > 0.0 {
+                        out.push(items);
+                    }
+                }
+            }
+        }
+        out
+    };
+    // Each loop still runs its four (two) iterations: the counts did not end them early.
+    assert_eq!(c.iterations(9), 4.0);
+    assert_eq!(transfers(10), [12.0]);
+    assert_eq!(transfers(13), [12.0]);
+    assert_eq!(transfers(17), [10.0]);
+    assert_eq!(transfers(18), [15.0]);
+    assert!(c.stdout().contains("54.0"), "{}", c.stdout());
+}
+
+#[test]
 fn masked_elsewhere_counts_its_mask_elements() {
     // The masks of WHERE and of a masked ELSEWHERE run once per element of their shape,
     // each time the construct runs; the construct sits in a loop of 3 iterations.

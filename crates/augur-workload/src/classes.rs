@@ -273,6 +273,7 @@ pub fn reduced(op: AbOp) -> Option<Reduced> {
         | AbOp::IOST
         | AbOp::IOIT
         | AbOp::IORF
+        | AbOp::IORL
         | AbOp::ALLO
         | AbOp::BRMP
         | AbOp::BRMC => return None,
@@ -371,6 +372,6 @@ mod tests {
             .copied()
             .filter(|op| reduced(*op).is_none())
             .collect();
-        assert_eq!(outside.len(), 10, "{outside:?}");
+        assert_eq!(outside.len(), 11, "{outside:?}");
     }
 }

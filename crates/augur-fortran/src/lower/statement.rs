@@ -237,13 +237,14 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let unformatted = is_unformatted(&keyword, text(node, src));
+        let kind = record_kind(&keyword, text(node, src));
         self.simple(
             node,
             StmtKind::Io {
                 keyword,
                 items,
-                unformatted,
+                unformatted: kind == RecordKind::Binary,
+                list_directed: kind == RecordKind::ListDirected,
             },
         );
     }
@@ -382,18 +383,55 @@ impl Lowerer<'_> {
     }
 }
 
-/// Whether a READ or WRITE statement transfers binary records: its control list names
-/// no format (no second positional item, no `FMT=` or `NML=`). `READ *, x`,
-/// `READ 100, x` and PRINT are formatted.
-fn is_unformatted(keyword: &str, stmt: &str) -> bool {
-    if keyword != "read" && keyword != "write" {
-        return false;
+/// How a READ, WRITE or PRINT statement writes its items: binary records (a READ or
+/// WRITE whose control list names no format: no second positional item, no `FMT=` or
+/// `NML=`), list-directed (`*` as the format: `PRINT *`, `READ *`, `WRITE (u, *)`,
+/// `FMT=*`), or with a format. Other statements are formatted.
+fn record_kind(keyword: &str, stmt: &str) -> RecordKind {
+    if !matches!(keyword, "read" | "write" | "print") {
+        return RecordKind::Formatted;
     }
     let rest = stmt.trim_start()[keyword.len().min(stmt.trim_start().len())..].trim_start();
     let Some(inner) = rest.strip_prefix('(') else {
-        return false;
+        // `PRINT fmt, ...` and `READ fmt, ...`.
+        return if rest.starts_with('*') {
+            RecordKind::ListDirected
+        } else {
+            RecordKind::Formatted
+        };
     };
-    // The control list up to its closing parenthesis, split at top-level commas.
+    if keyword == "print" {
+        return RecordKind::Formatted;
+    }
+    let parts = control_list(inner);
+    let keyword_of = |p: &str| {
+        let p: String = p.chars().filter(|c| !c.is_whitespace()).collect();
+        p.split_once('=')
+            .filter(|(k, _)| k.chars().all(|c| c.is_ascii_alphabetic()))
+            .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+    };
+    let positional: Vec<&String> = parts.iter().filter(|p| keyword_of(p).is_none()).collect();
+    let named: Vec<(String, String)> = parts.iter().filter_map(|p| keyword_of(p)).collect();
+    let named_format = named.iter().find(|(k, _)| k == "fmt" || k == "nml");
+    match (positional.get(1), named_format) {
+        (Some(f), _) if f.trim() == "*" => RecordKind::ListDirected,
+        (_, Some((k, v))) if k == "fmt" && v == "*" => RecordKind::ListDirected,
+        (None, None) => RecordKind::Binary,
+        _ => RecordKind::Formatted,
+    }
+}
+
+/// How an input/output statement writes its items ([`record_kind`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RecordKind {
+    Binary,
+    ListDirected,
+    Formatted,
+}
+
+/// An I/O control list (the text after its opening parenthesis) up to its closing
+/// parenthesis, split at top-level commas.
+fn control_list(inner: &str) -> Vec<String> {
     let mut depth = 0usize;
     let mut quote: Option<char> = None;
     let mut parts = vec![String::new()];
@@ -421,16 +459,5 @@ fn is_unformatted(keyword: &str, stmt: &str) -> bool {
         }
         parts.last_mut().expect("one part").push(ch);
     }
-    let keyword_of = |p: &str| {
-        let p: String = p.chars().filter(|c| !c.is_whitespace()).collect();
-        p.split_once('=')
-            .filter(|(k, _)| k.chars().all(|c| c.is_ascii_alphabetic()))
-            .map(|(k, _)| k.to_ascii_lowercase())
-    };
-    let positional = parts.iter().filter(|p| keyword_of(p).is_none()).count();
-    let named_format = parts
-        .iter()
-        .filter_map(|p| keyword_of(p))
-        .any(|k| k == "fmt" || k == "nml");
-    positional < 2 && !named_format
+    parts
 }

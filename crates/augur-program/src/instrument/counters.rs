@@ -421,7 +421,10 @@ impl<'u> UnitCounters<'_, 'u> {
             self.rules[bi] = Rule::Counter { k };
             return;
         }
-        // Inside a WHERE construct the count goes before the WHERE statement.
+        // Inside a WHERE construct the count goes before the WHERE statement. The
+        // label stays where it is on a labelled DO's last statement (`1 READ (5, *)
+        // (x(k, i), k = 1, 3)` ending `DO 1`): moved to the count, it would end the loop
+        // before the statement (a jump to the label then skips the count).
         let (line, col) = self
             .wheres
             .enclosing(stmt)
@@ -430,7 +433,7 @@ impl<'u> UnitCounters<'_, 'u> {
         self.edits().push(Edit::Before {
             line,
             col,
-            take_label: true,
+            take_label: !is_do_terminal_with_label(u, stmt),
             text: incr_by(k, &amount),
             order: 3,
         });

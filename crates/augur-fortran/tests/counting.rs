@@ -623,18 +623,20 @@ fn io_statements() {
         "",
         DECLS,
         &[
-            // Reals in text are decimal conversions (IORF with a format, IORL
-            // list-directed), integers IOIT.
+            // Reals in text are decimal conversions (with a format IOFW written,
+            // IOFR read; IORL list-directed either way), integers IOIT.
             ("print *, x", "IOST 1, IORL 1"),
             (
                 "write (*, *) x, y + 1.0, i",
                 "ARSL 1, IOST 1, IOIT 1, IORL 2",
             ),
             ("read (*, *) i, j", "IOST 1, IOIT 2"),
-            ("write (s, '(f8.3)') d", "IOST 1, IORF 1"),
-            ("write (6, 100) d", "IOST 1, IORF 1"),
-            ("write (6, fmt='(es12.4)') d", "IOST 1, IORF 1"),
-            ("print '(f8.3)', x", "IOST 1, IORF 1"),
+            ("write (s, '(f8.3)') d", "IOST 1, IOFW 1"),
+            ("write (6, 100) d", "IOST 1, IOFW 1"),
+            ("write (6, fmt='(es12.4)') d", "IOST 1, IOFW 1"),
+            ("print '(f8.3)', x", "IOST 1, IOFW 1"),
+            ("read (s, '(2f8.3)') d, x", "IOST 1, IOFR 2"),
+            ("read (5, 100) i, z", "IOST 1, IOIT 1, IOFR 1"),
             ("read *, x", "IOST 1, IORL 1"),
             ("read (5, fmt=*) d, z", "IOST 1, IORL 2"),
             ("read (5, fmt = *) d", "IOST 1, IORL 1"),
@@ -642,6 +644,37 @@ fn io_statements() {
             ("write (10) x, d", "IOST 1, IOIT 2"),
             ("read (10, rec=3) x", "IOST 1, IOIT 1"),
             ("write (unit=10) d", "IOST 1, IOIT 1"),
+        ],
+    );
+}
+
+#[test]
+fn a_formats_strings_skips_and_tabs_are_counted_per_statement() {
+    // FORMAT statements among the declarations (before their use, as the label 200 is
+    // after its first use in real code) and character-constant formats.
+    let decls = format!(
+        "{DECLS}
+100 format ('K', i5.5, ';V=', f10.3)
+200 format (1x, 2(f8.3, 1x), /)
+300 format (t4, f8.3)
+"
+    );
+    check_blocks(
+        "",
+        &decls,
+        &[
+            ("write (s, 100) i, d", "IOST 1, IOIT 1, IOFW 1, IOED 2"),
+            ("write (s, fmt=200) d, e", "IOST 1, IOFW 2, IOED 4"),
+            ("print 100, i, d", "IOST 1, IOIT 1, IOFW 1, IOED 2"),
+            (
+                "write (s, '(''k='', i3, 2x, f8.3)') i, d",
+                "IOST 1, IOIT 1, IOFW 1, IOED 2",
+            ),
+            ("read (s, 300) d", "IOST 1, IOFR 1, IOED 1"),
+            // A format in a variable is not known before the run; list-directed and
+            // binary records have none.
+            ("write (s, s) d", "IOST 1, IOFW 1"),
+            ("write (s, *) 'k=', i", "IOST 1, IOIT 2"),
         ],
     );
 }

@@ -226,13 +226,16 @@ abops! {
     171 PW2I "integer, constant operand" "Integer power 2**J (constant base 2; compilers shift).";
     172 BRMP "branches" "Mispredicted conditional branch or loop exit: simulated by the branch run, or bounded by a branch's executions minus those of its most frequent direction.";
     173 BRMC "branches" "The same for a branch whose arms hold at most two scalar assignments and one operation in all, without calls (copies, an increment, min/max), which compilers may turn into conditional moves.";
-    174 IORF "input/output" "One real or complex item converted to or from decimal text by a READ, WRITE or PRINT with a format (instead of IOIT; list-directed: IORL).";
+    174 IORF "input/output" "One real or complex item converted to or from decimal text by a READ, WRITE or PRINT with a format (instead of IOIT; list-directed: IORL; counted since as IOFW written and IOFR read: the mean of the two, for program profiles counted before them).";
     175 MMUL "array library" "One multiply-add of the MATMUL intrinsic on real operands (a blocked, vectorized library routine; instead of a multiply and an add per element).";
     176 RNGN "random numbers" "One number made by RANDOM_NUMBER (per element of its argument; the call is a PROC).";
     177 RSED "random numbers" "RANDOM_SEED with an array argument (PUT= or GET=): the generator's state reseeded or copied (the call is a PROC).";
     178 DRC2 "real double, constant operand" "Divide, real (any kind), by a literal power of two (2.0, 0.5, 4): compilers that optimize multiply by its exact reciprocal.";
     179 XRE2 "real double, constant operand" "Exponent X**2.0 (a real literal two), real (any kind): compilers that optimize square by a multiply, others call pow.";
     180 IORL "input/output" "One real or complex item converted to or from decimal text by a list-directed READ, WRITE or PRINT (`*` as the format: the library's round-trip precision, 17 significant digits for a double; instead of IORF).";
+    181 IOFW "input/output" "One real or complex item written as decimal text by a WRITE or PRINT with a format (the binary-to-decimal conversion, about twice a read's; instead of IORF).";
+    182 IOFR "input/output" "One real or complex item read from decimal text by a READ with a format (instead of IORF).";
+    183 IOED "input/output" "One edit descriptor of a format that transfers no item (a quoted or nH string, nX, T, TL, TR, /), per pass through the format of a READ, WRITE or PRINT.";
 }
 
 /// Number of AbOps in the catalogue.

@@ -773,6 +773,12 @@ pub enum StmtKind {
         /// round-trip precision (17 significant digits for a double), not a format's.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         list_directed: bool,
+        /// The edit descriptors of its format that transfer no item (quoted and `nH`
+        /// strings, `nX`, `T`, `TL`, `TR`, `/`) in one pass through the format, group
+        /// repeats multiplied; 0 when the format is not known before the run (a
+        /// character variable).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        format_controls: u32,
     },
     /// ALLOCATE or DEALLOCATE.
     Allocate {
@@ -883,4 +889,9 @@ impl std::fmt::Display for Expr {
             ExprKind::Opaque => f.write_str("*"),
         }
     }
+}
+
+/// Whether a count is zero (fields left out of the JSON when they are).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }

@@ -1500,6 +1500,43 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         vec![(ab("IOST"), 2.0)],
         "8 real(8) items read at run time written to an internal file and read back with formats F12.4 and ES14.6, time per item less one IOST per statement",
     ));
+    // The same one way at a time (a write converts binary to decimal, about twice a
+    // read's parse), over magnitudes a program prints (3.1, 250, 0.0012, 1.2e5).
+    let mixed = "x(1) = augr8(3.14159d0)\nx(2) = x(1) * 79.62d0\nx(3) = x(1) * 3.93d-4\n\
+                 x(4) = x(1) * 39298.7d0\nx(5:8) = x(1:4)\nbuf = ' '\n";
+    let xs: Vec<String> = (1..=8).map(|k| format!("x({k})")).collect();
+    out.push(direct(
+        ab("IOFW"),
+        "character(len=120) :: buf\nreal(8) :: x(8)\n",
+        mixed,
+        &format!("write (buf, {fmt}) {}", xs.join(", ")),
+        "call augsch(buf)\n",
+        8.0,
+        vec![(ab("IOST"), 1.0)],
+        "8 real(8) items of four magnitudes read at run time written to an internal file with formats F12.4 and ES14.6, time per item less the statement",
+    ));
+    out.push(direct(
+        ab("IOFR"),
+        "character(len=120) :: buf\nreal(8) :: x(8), y(8)\n",
+        &format!("{mixed}write (buf, {fmt}) {}\n", xs.join(", ")),
+        &format!("read (buf, {fmt}) {}", ys.join(", ")),
+        "call augsr8(y(1))\n",
+        8.0,
+        vec![(ab("IOST"), 1.0)],
+        "8 real(8) items of four magnitudes read back from an internal file with formats F12.4 and ES14.6, time per item less the statement",
+    ));
+    // A format's strings, skips and tabs, each processed as an item is: seven around one
+    // integer, less the statement and the integer.
+    out.push(direct(
+        ab("IOED"),
+        "character(len=80) :: buf\ninteger :: k\n",
+        "k = augi4(12345)\nbuf = ' '\n",
+        "write (buf, '(''ab'', 2x, ''cd'', i6, ''ef'', t30, ''gh'', 1x)') k",
+        "call augsch(buf)\n",
+        7.0,
+        vec![(ab("IOST"), 1.0), (ab("IOIT"), 1.0)],
+        "an integer read at run time written to an internal file with a format of four strings, two skips and a tab, time per string, skip or tab less the statement and the integer",
+    ));
     // The same list-directed: the library's round-trip precision (a double's 17 digits).
     out.push(direct(
         ab("IORL"),

@@ -466,12 +466,16 @@ impl Coefficients {
 
 /// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
 /// profile measured before `new` existed prices it at `old`'s cost (real items in text
-/// were `IOIT`, measured with integers, and list-directed ones `IORF`; a `MATMUL` multiply-add was a multiply and an
+/// were `IOIT`, measured with integers, and list-directed, written and read ones `IORF`; a
+/// format's strings and skips were free and cost an item's `IOIT`; a `MATMUL` multiply-add was a multiply and an
 /// add, and takes the multiply's cost; a random number or a reseeding was a call, a division by a power of two a
 /// division, a square by a literal 2.0 a power).
-const SPLIT_FROM: [(AbOp, AbOp); 7] = [
+const SPLIT_FROM: [(AbOp, AbOp); 10] = [
     (AbOp::IORF, AbOp::IOIT),
     (AbOp::IORL, AbOp::IORF),
+    (AbOp::IOFW, AbOp::IORF),
+    (AbOp::IOFR, AbOp::IORF),
+    (AbOp::IOED, AbOp::IOIT),
     (AbOp::MMUL, AbOp::MRDL),
     (AbOp::RNGN, AbOp::PROC),
     (AbOp::RSED, AbOp::PROC),
@@ -814,6 +818,22 @@ mod tests {
         ]);
         let t = CostTable::from_profile(&m);
         assert!((t.get(AbOp::IORF).seconds - 140e-9).abs() < 1e-15);
+        // Split twice: reals written and read with a format, list-directed ones, all
+        // priced at IORF's (itself from IOIT's on the oldest profiles).
+        for op in [AbOp::IOFW, AbOp::IOFR, AbOp::IORL] {
+            assert!((t.get(op).seconds - 140e-9).abs() < 1e-15, "{op:?}");
+        }
+        let m = machine(&[
+            (AbOp::IOIT, MEASURED, Some(25.0), Some(0.3), 10),
+            (AbOp::IORF, MEASURED, Some(140.0), Some(1.0), 10),
+            (AbOp::IOFW, MEASURED, Some(230.0), Some(1.0), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        assert!((t.get(AbOp::IOFW).seconds - 230e-9).abs() < 1e-15);
+        assert!((t.get(AbOp::IOFR).seconds - 140e-9).abs() < 1e-15);
+        let m = machine(&[(AbOp::IOIT, MEASURED, Some(25.0), Some(0.3), 10)]);
+        let t = CostTable::from_profile(&m);
+        assert_eq!(t.get(AbOp::IOFW).seconds, t.get(AbOp::IOIT).seconds);
     }
 
     #[test]

@@ -274,6 +274,9 @@ pub fn reduced(op: AbOp) -> Option<Reduced> {
         | AbOp::IOIT
         | AbOp::IORF
         | AbOp::IORL
+        | AbOp::IOFW
+        | AbOp::IOFR
+        | AbOp::IOED
         | AbOp::ALLO
         | AbOp::BRMP
         | AbOp::BRMC => return None,
@@ -372,6 +375,6 @@ mod tests {
             .copied()
             .filter(|op| reduced(*op).is_none())
             .collect();
-        assert_eq!(outside.len(), 11, "{outside:?}");
+        assert_eq!(outside.len(), 14, "{outside:?}");
     }
 }

@@ -5,6 +5,7 @@ mod array;
 mod blocks;
 mod control;
 mod declaration;
+mod format;
 mod loops;
 mod statement;
 mod unit;
@@ -52,6 +53,8 @@ pub struct Lowerer<'a> {
     loops: Vec<LoopCtx>,
     labels: HashMap<u32, BlockId>,
     targets: HashSet<u32>,
+    /// The unit's FORMAT statements by label ([`format::format_statements`]).
+    formats: HashMap<u32, String>,
     pending_gotos: Vec<(BlockId, u32)>,
     /// `DO WHILE` loops of the unit whose condition keeps a variable non-negative
     /// (`augur_ir::ranges::while_guard`).
@@ -100,6 +103,7 @@ impl<'a> Lowerer<'a> {
             loops: vec![],
             labels: HashMap::new(),
             targets: HashSet::new(),
+            formats: HashMap::new(),
             pending_gotos: vec![],
             while_guards: vec![],
             valued_elsewhere: Default::default(),

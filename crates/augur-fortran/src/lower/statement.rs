@@ -1,7 +1,7 @@
 //! Dispatch of statement-level nodes, and the lowering of simple statements
 //! (assignments, calls, I/O, allocation, non-executable statements, comments).
 
-use super::{is_statement_like, Lowerer};
+use super::{format, is_statement_like, Lowerer};
 use crate::syntax::{
     child_of_kind, field, kind_of, label_value, named_children, squeeze_lower, text,
 };
@@ -237,7 +237,10 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let kind = record_kind(&keyword, text(node, src));
+        let (kind, spec) = record_kind(&keyword, text(node, src));
+        let format_controls = spec
+            .and_then(|f| format::known_format(&f, &self.formats))
+            .map_or(0, |f| format::format_controls(&f));
         self.simple(
             node,
             StmtKind::Io {
@@ -245,6 +248,7 @@ impl Lowerer<'_> {
                 items,
                 unformatted: kind == RecordKind::Binary,
                 list_directed: kind == RecordKind::ListDirected,
+                format_controls,
             },
         );
     }
@@ -386,23 +390,22 @@ impl Lowerer<'_> {
 /// How a READ, WRITE or PRINT statement writes its items: binary records (a READ or
 /// WRITE whose control list names no format: no second positional item, no `FMT=` or
 /// `NML=`), list-directed (`*` as the format: `PRINT *`, `READ *`, `WRITE (u, *)`,
-/// `FMT=*`), or with a format. Other statements are formatted.
-fn record_kind(keyword: &str, stmt: &str) -> RecordKind {
+/// `FMT=*`), or with a format, given with its specifier as written (a label, a
+/// character constant or variable). Other statements are formatted, with none.
+fn record_kind(keyword: &str, stmt: &str) -> (RecordKind, Option<String>) {
     if !matches!(keyword, "read" | "write" | "print") {
-        return RecordKind::Formatted;
+        return (RecordKind::Formatted, None);
     }
     let rest = stmt.trim_start()[keyword.len().min(stmt.trim_start().len())..].trim_start();
-    let Some(inner) = rest.strip_prefix('(') else {
+    let Some(inner) = rest.strip_prefix('(').filter(|_| keyword != "print") else {
         // `PRINT fmt, ...` and `READ fmt, ...`.
-        return if rest.starts_with('*') {
-            RecordKind::ListDirected
+        let spec = control_list(&format!("{rest})")).swap_remove(0);
+        return if spec.trim() == "*" {
+            (RecordKind::ListDirected, None)
         } else {
-            RecordKind::Formatted
+            (RecordKind::Formatted, Some(spec))
         };
     };
-    if keyword == "print" {
-        return RecordKind::Formatted;
-    }
     let parts = control_list(inner);
     let keyword_of = |p: &str| {
         let p: String = p.chars().filter(|c| !c.is_whitespace()).collect();
@@ -414,10 +417,11 @@ fn record_kind(keyword: &str, stmt: &str) -> RecordKind {
     let named: Vec<(String, String)> = parts.iter().filter_map(|p| keyword_of(p)).collect();
     let named_format = named.iter().find(|(k, _)| k == "fmt" || k == "nml");
     match (positional.get(1), named_format) {
-        (Some(f), _) if f.trim() == "*" => RecordKind::ListDirected,
-        (_, Some((k, v))) if k == "fmt" && v == "*" => RecordKind::ListDirected,
-        (None, None) => RecordKind::Binary,
-        _ => RecordKind::Formatted,
+        (Some(f), _) if f.trim() == "*" => (RecordKind::ListDirected, None),
+        (_, Some((k, v))) if k == "fmt" && v == "*" => (RecordKind::ListDirected, None),
+        (None, None) => (RecordKind::Binary, None),
+        (Some(f), _) => (RecordKind::Formatted, Some(f.to_string())),
+        (None, Some((k, v))) => (RecordKind::Formatted, (k == "fmt").then(|| v.clone())),
     }
 }
 

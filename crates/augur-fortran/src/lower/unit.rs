@@ -84,6 +84,7 @@ impl Lowerer<'_> {
         self.statement_functions.clear();
         self.warned.retain(|w| !w.starts_with("undeclared:"));
         self.targets = branch_targets(node, self.src);
+        self.formats = super::format::format_statements(node, self.src);
 
         let entry = self.new_block(BlockKind::Entry, span);
         self.cur = Some(entry);

@@ -624,22 +624,23 @@ fn io_statements() {
         DECLS,
         &[
             // Reals in text are decimal conversions (with a format IOFW written,
-            // IOFR read; IORL list-directed either way), integers IOIT.
-            ("print *, x", "IOST 1, IORL 1"),
+            // IOFR read; IORL list-directed either way), integers IOIT; a list-directed
+            // statement parses no format (IOSL).
+            ("print *, x", "IORL 1, IOSL 1"),
             (
                 "write (*, *) x, y + 1.0, i",
-                "ARSL 1, IOST 1, IOIT 1, IORL 2",
+                "ARSL 1, IOIT 1, IORL 2, IOSL 1",
             ),
-            ("read (*, *) i, j", "IOST 1, IOIT 2"),
+            ("read (*, *) i, j", "IOIT 2, IOSL 1"),
             ("write (s, '(f8.3)') d", "IOST 1, IOFW 1"),
             ("write (6, 100) d", "IOST 1, IOFW 1"),
             ("write (6, fmt='(es12.4)') d", "IOST 1, IOFW 1"),
             ("print '(f8.3)', x", "IOST 1, IOFW 1"),
             ("read (s, '(2f8.3)') d, x", "IOST 1, IOFR 2"),
             ("read (5, 100) i, z", "IOST 1, IOIT 1, IOFR 1"),
-            ("read *, x", "IOST 1, IORL 1"),
-            ("read (5, fmt=*) d, z", "IOST 1, IORL 2"),
-            ("read (5, fmt = *) d", "IOST 1, IORL 1"),
+            ("read *, x", "IORL 1, IOSL 1"),
+            ("read (5, fmt=*) d, z", "IORL 2, IOSL 1"),
+            ("read (5, fmt = *) d", "IORL 1, IOSL 1"),
             // Binary records copy their items: reals stay IOIT.
             ("write (10) x, d", "IOST 1, IOIT 2"),
             ("read (10, rec=3) x", "IOST 1, IOIT 1"),
@@ -674,7 +675,7 @@ fn a_formats_strings_skips_and_tabs_are_counted_per_statement() {
             // A format in a variable is not known before the run; list-directed and
             // binary records have none.
             ("write (s, s) d", "IOST 1, IOFW 1"),
-            ("write (s, *) 'k=', i", "IOST 1, IOIT 2"),
+            ("write (s, *) 'k=', i", "IOIT 2, IOSL 1"),
         ],
     );
 }

@@ -236,6 +236,7 @@ abops! {
     181 IOFW "input/output" "One real or complex item written as decimal text by a WRITE or PRINT with a format (the binary-to-decimal conversion, about twice a read's; instead of IORF).";
     182 IOFR "input/output" "One real or complex item read from decimal text by a READ with a format (instead of IORF).";
     183 IOED "input/output" "One edit descriptor of a format that transfers no item (a quoted or nH string, nX, T, TL, TR, /), per pass through the format of a READ, WRITE or PRINT.";
+    184 IOSL "input/output" "A list-directed READ, WRITE or PRINT statement (`*` as the format: no format to parse; instead of IOST).";
 }
 
 /// Number of AbOps in the catalogue.

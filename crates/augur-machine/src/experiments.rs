@@ -1537,6 +1537,17 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         vec![(ab("IOST"), 1.0), (ab("IOIT"), 1.0)],
         "an integer read at run time written to an internal file with a format of four strings, two skips and a tab, time per string, skip or tab less the statement and the integer",
     ));
+    // A list-directed statement: no format to parse. One integer, less the integer.
+    out.push(direct(
+        ab("IOSL"),
+        "character(len=80) :: buf\ninteger :: k\n",
+        "k = augi4(12345)\nbuf = ' '\n",
+        "write (buf, *) k",
+        "call augsch(buf)\n",
+        1.0,
+        vec![(ab("IOIT"), 1.0)],
+        "an integer read at run time written list-directed to an internal file, time per statement less the integer",
+    ));
     // The same list-directed: the library's round-trip precision (a double's 17 digits).
     out.push(direct(
         ab("IORL"),

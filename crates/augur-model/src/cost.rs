@@ -467,15 +467,17 @@ impl Coefficients {
 /// AbOps that took over part of an older AbOp's operations: `(new, old)`. A machine
 /// profile measured before `new` existed prices it at `old`'s cost (real items in text
 /// were `IOIT`, measured with integers, and list-directed, written and read ones `IORF`; a
-/// format's strings and skips were free and cost an item's `IOIT`; a `MATMUL` multiply-add was a multiply and an
+/// format's strings and skips were free and cost an item's `IOIT`, a list-directed
+/// statement was an `IOST`; a `MATMUL` multiply-add was a multiply and an
 /// add, and takes the multiply's cost; a random number or a reseeding was a call, a division by a power of two a
 /// division, a square by a literal 2.0 a power).
-const SPLIT_FROM: [(AbOp, AbOp); 10] = [
+const SPLIT_FROM: [(AbOp, AbOp); 11] = [
     (AbOp::IORF, AbOp::IOIT),
     (AbOp::IORL, AbOp::IORF),
     (AbOp::IOFW, AbOp::IORF),
     (AbOp::IOFR, AbOp::IORF),
     (AbOp::IOED, AbOp::IOIT),
+    (AbOp::IOSL, AbOp::IOST),
     (AbOp::MMUL, AbOp::MRDL),
     (AbOp::RNGN, AbOp::PROC),
     (AbOp::RSED, AbOp::PROC),

@@ -277,6 +277,7 @@ pub fn reduced(op: AbOp) -> Option<Reduced> {
         | AbOp::IOFW
         | AbOp::IOFR
         | AbOp::IOED
+        | AbOp::IOSL
         | AbOp::ALLO
         | AbOp::BRMP
         | AbOp::BRMC => return None,
@@ -375,6 +376,6 @@ mod tests {
             .copied()
             .filter(|op| reduced(*op).is_none())
             .collect();
-        assert_eq!(outside.len(), 14, "{outside:?}");
+        assert_eq!(outside.len(), 15, "{outside:?}");
     }
 }

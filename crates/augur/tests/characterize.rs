@@ -331,14 +331,20 @@ fn ctrl_c_leaves_no_partial_output_and_exits_130() {
 }
 
 #[test]
-fn reals_written_with_a_format_cost_more_than_reals_read_or_a_formats_strings() {
+fn text_io_costs_by_direction_and_format() {
     // Writing converts binary to decimal digits (glibc's printf machinery), reading
     // parses them (strtod): 287 against 97 ns an item on a Zen 5 with gfortran 12.
     require_gfortran();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("m.toml");
     let res = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args(["characterize", "--quick", "--only", "IOFW,IOFR,IOED", "-o"])
+        .args([
+            "characterize",
+            "--quick",
+            "--only",
+            "IOFW,IOFR,IOED,IOSL,IOST",
+            "-o",
+        ])
         .arg(&out)
         .output()
         .unwrap();

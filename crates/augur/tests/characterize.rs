@@ -335,19 +335,7 @@ fn text_io_costs_by_direction_and_format() {
     // Writing converts binary to decimal digits (glibc's printf machinery), reading
     // parses them (strtod): 287 against 97 ns an item on a Zen 5 with gfortran 12.
     require_gfortran();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("m.toml");
-    let res = Command::new(env!("CARGO_BIN_EXE_augur"))
-        .args([
-            "characterize",
-            "--quick",
-            "--only",
-            "IOFW,IOFR,IOED,IOSL,IOST",
-            "-o",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let (res, out, _dir) = characterize(&["--quick", "--only", "IOFW,IOFR,IOED,IOSL,IOST"], &[]);
     assert!(
         res.status.success(),
         "{}",

@@ -1500,8 +1500,8 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         vec![(ab("IOST"), 2.0)],
         "8 real(8) items read at run time written to an internal file and read back with formats F12.4 and ES14.6, time per item less one IOST per statement",
     ));
-    // The same one way at a time (a write converts binary to decimal, about twice a
-    // read's parse), over magnitudes a program prints (3.1, 250, 0.0012, 1.2e5).
+    // The same one way at a time (a write converts binary to decimal, about three times
+    // a read's parse), over magnitudes a program prints (3.1, 250, 0.0012, 1.2e5).
     let mixed = "x(1) = augr8(3.14159d0)\nx(2) = x(1) * 79.62d0\nx(3) = x(1) * 3.93d-4\n\
                  x(4) = x(1) * 39298.7d0\nx(5:8) = x(1:4)\nbuf = ' '\n";
     let xs: Vec<String> = (1..=8).map(|k| format!("x({k})")).collect();
@@ -1560,8 +1560,8 @@ fn characters_memory_io(out: &mut Vec<Experiment>) {
         ),
         "call augsr8(y(1))\n",
         16.0,
-        vec![(ab("IOST"), 2.0)],
-        "8 real(8) items read at run time written list-directed to an internal file and read back list-directed, time per item less one IOST per statement",
+        vec![(ab("IOSL"), 2.0)],
+        "8 real(8) items read at run time written list-directed to an internal file and read back list-directed, time per item less one list-directed statement (IOSL) each",
     ));
     // The random number generator: a number made (an array of 64 per call, less the
     // call) and the state reseeded from an array (less the call).

@@ -34,6 +34,10 @@
 //! whose addresses the instrumented run sampled; their histograms cover all their
 //! executions and join the row of the loop nest that holds them). Affine references in
 //! loops that make no nest (DO WHILE, non-affine bounds) still have no memory term.
+//!
+//! Arrays swept at a stride of two lines or more that the machine's stride sweep has a
+//! like of (a power-of-two stride: a transpose's column walk) are priced from the sweep
+//! at their stride and reuse distance instead of the levels' line times ([`swept`]).
 
 use augur_locality::cache::CacheGeometry;
 use augur_locality::profile::{
@@ -42,6 +46,9 @@ use augur_locality::profile::{
 use augur_machine_profile::memory::{interp, CacheLevel, MemoryProfile};
 use augur_program_profile::locality::{LocalityProfile, PAGE_BYTES};
 use serde::Serialize;
+
+mod swept;
+pub use swept::SWEPT;
 
 /// How operation time and memory time combine within a loop nest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema, Default)]
@@ -415,6 +422,9 @@ pub fn nest_memory(
     }
     fill_floor(&mut out, &levels, mem);
     add_translation(&mut out, (loc, program_bytes), mem, &sampled);
+    if let Some(first) = levels.first() {
+        swept::price_swept_strides(&mut out, loc, mem, &first.geometry);
+    }
     if !gather.is_empty() {
         add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
         add_waits(&mut out, loc, mem, &gather, &sampled_row, tested, line);

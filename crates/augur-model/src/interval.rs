@@ -40,24 +40,23 @@ pub const TYPICAL_PARAMETER_LOG_SD: f64 = 0.14;
 /// σ of an optimizing build whose loops are priced from the instructions the compiler
 /// emitted (the machine profile has `[incore]`, the program an optimization report of its
 /// compiler and flags), for code of each kind ([`KindErrors`]): gfortran 12 -O2, session
-/// 50's model (2026-11-30) on the kept times of three hosts pooled, an Intel Xeon guest,
+/// 57's model (2026-12-01) on the kept times of three hosts pooled, an Intel Xeon guest,
 /// a Zen 4 and a Zen 5 guest (`bench/real`, 31 programs each; the corpus, 48), the
-/// smallest median factor whose interval covers at least 90% of the 236 times pooled and
-/// 88% of each host's: regular code 0.18, calls and branches 0.26 (covered 90%, 89-91% by
-/// host, a median factor of 1.37 either way, against 93% and 1.42 with session 49's 0.19
-/// and 0.35 fitted on two hosts). docs/ACCURACY.md, "Session 50".
+/// smallest median factor whose interval covers at least 90% of the 237 times pooled and
+/// 88% of each host's: regular code 0.16, calls and branches 0.28 (covered 90%, 90-91% by
+/// host, a median factor of 1.34 either way, against 92% and 1.37 with session 50's 0.18
+/// and 0.26, fitted the same way on its model). docs/ACCURACY.md, "Session 57".
 pub const OPTIMIZED_COMPILED: KindErrors = KindErrors {
-    regular: 0.18,
-    irregular: 0.26,
+    regular: 0.16,
+    irregular: 0.28,
 };
 
-/// The same without optimization (-O0): regular code 0.14, calls and branches 0.54
-/// (covered 91%, 88-95% by host, a median factor of 1.30; session 50's 0.16 and 0.54
-/// covered 93% at 1.34 once session 51 priced an unoptimized recurrence with one
-/// forwarding an assignment, and session 49's 0.22 and 0.45 93% at 1.45).
+/// The same without optimization (-O0): regular code 0.16, calls and branches 0.26
+/// (covered 90%, 88-92% by host, a median factor of 1.31; session 50's 0.14 and 0.54
+/// covered 92% at 1.33 on session 57's model, one host at 88%).
 pub const UNOPTIMIZED_COMPILED: KindErrors = KindErrors {
-    regular: 0.14,
-    irregular: 0.54,
+    regular: 0.16,
+    irregular: 0.26,
 };
 
 /// The model's error for the two kinds of code it knows unequally well: loops and

@@ -41,6 +41,24 @@ fn nest<'a>(loc: &'a LocalityProfile, unit: &str) -> &'a NestLocality {
         .unwrap_or_else(|| panic!("no nest in {unit}: {:#?}", loc.nests))
 }
 
+/// The misses of the first nest of `unit`, every access through the exact simulator
+/// of a cache of geometry `g`.
+fn simulate(an: &augur_program::analyze::Analysis, unit: &str, g: CacheGeometry) -> f64 {
+    let nests = extract_nests(&an.program, &an.profile);
+    let un = nests
+        .iter()
+        .find(|u| an.program.units[u.unit].name == unit)
+        .unwrap();
+    let mut c = Cache::new(g);
+    un.nests[0]
+        .nest
+        .for_each_access(|a| {
+            c.access(a);
+        })
+        .unwrap();
+    c.stats().total.misses() as f64
+}
+
 /// Line (1-based) of the first line of `text` containing `pat`.
 fn line_of(text: &str, pat: &str) -> u32 {
     text.lines().position(|l| l.contains(pat)).expect(pat) as u32 + 1
@@ -135,21 +153,7 @@ fn matmul_dot_misses_more_than_saxpy_and_matches_the_simulator() {
             .unwrap()
             .misses
     };
-    let nests = extract_nests(&an.program, &an.profile);
-    let simulated = |g: CacheGeometry, unit: &str| {
-        let un = nests
-            .iter()
-            .find(|u| an.program.units[u.unit].name == unit)
-            .unwrap();
-        let mut c = Cache::new(g);
-        un.nests[0]
-            .nest
-            .for_each_access(|a| {
-                c.access(a);
-            })
-            .unwrap();
-        c.stats().total.misses() as f64
-    };
+    let simulated = |g: CacheGeometry, unit: &str| simulate(&an, unit, g);
     for u in ["dot", "saxpy", "ikj"] {
         let (p, s) = (predicted(&fa, u), simulated(fa, u));
         println!(
@@ -547,4 +551,54 @@ fn a_field_of_short_records_is_a_sequential_stream() {
     for name in ["g", "h"] {
         assert_eq!(array(name).sequential_accesses, Some(0), "{name}");
     }
+}
+
+const TRIANGLE: &str = "\
+program tri
+  implicit none
+  integer, parameter :: n = 200, k = 400
+  real(8), allocatable :: a(:,:), c(:,:)
+  allocate(a(n,k), c(n,n))
+  a = 0.5d0
+  c = 1.0d0
+  call syrk(n, k, a, c)
+  print *, sum(c)
+end program tri
+subroutine syrk(n, k, a, c)
+  integer :: n, k, i, j, l
+  real(8) :: a(n,k), c(n,n)
+  do i = 1, n
+    do j = 1, i
+      do l = 1, k
+        c(i,j) = c(i,j) + a(i,l) * a(j,l)
+      end do
+    end do
+  end do
+end subroutine syrk
+";
+
+/// A triangular nest too large to stream whole (`DO J = 1, I` inside `DO I`, 48 million
+/// accesses) is analyzed by a window from the middle of its outer range: a prefix of
+/// its first outer iterations runs the inner loop once or twice over a few rows and
+/// saw every reuse of `A` hit (SYRK at n = 800 on a Zen 5: predicted -41%, its misses
+/// a twentieth of the real ones). The misses on a 32 KiB fully associative cache, where
+/// a row of `A` and the row it meets (800 lines) do not fit, match the exact simulator.
+#[test]
+fn a_triangular_nest_too_large_to_stream_is_analyzed_from_the_middle_of_its_range() {
+    let (an, _dir) = analyze("tri.f90", TRIANGLE);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let n = nest(loc, "syrk");
+    assert_eq!(n.accesses, 200 * 201 / 2 * 400 * 4);
+    let fa = CacheGeometry::new(32 * 1024, 64, 0).unwrap();
+    let predicted = misses(loc, &fa, None)
+        .into_iter()
+        .find(|m| m.unit == "syrk")
+        .unwrap()
+        .misses;
+    let simulated = simulate(&an, "syrk", fa);
+    println!("predicted {predicted}, simulated {simulated}");
+    assert!(
+        (predicted - simulated).abs() <= 0.1 * simulated,
+        "predicted {predicted} vs simulated {simulated}"
+    );
 }

@@ -29,7 +29,9 @@
 //! 2^21 lines). A nest with more than [`STREAM_BUDGET`] accesses per
 //! execution is analyzed by a prefix of its outermost loop (the first
 //! iteration, then the following ones up to the budget, scaled to all of
-//! them), and one that still streams more than [`SAMPLE_ABOVE`] is also
+//! them; a triangular nest, whose inner bounds move with the outer index, by
+//! as many iterations from the middle of its range, where an outer iteration
+//! does the mean work), and one that still streams more than [`SAMPLE_ABOVE`] is also
 //! sampled spatially at a fixed rate from the start. The time and the
 //! analyzer's peak memory are recorded.
 //!
@@ -353,9 +355,10 @@ fn sequential_at(
 /// outermost loop's iterations is analyzed.
 pub const STREAM_BUDGET: u64 = 4_000_000;
 
-/// How a large nest is analyzed by a prefix of its outermost iterations.
+/// How a large nest is analyzed by a window of its outermost iterations: a prefix,
+/// or for a triangular nest a window from the middle of the range.
 struct Prefix {
-    /// The first outer iteration alone.
+    /// The window's first outer iteration alone.
     first_nest: augur_locality::Nest,
     /// Its accesses.
     first: u64,
@@ -363,7 +366,7 @@ struct Prefix {
     rest_nest: augur_locality::Nest,
     /// Their accesses.
     rest_streamed: u64,
-    /// Accesses of all outer iterations after the first.
+    /// Accesses of all outer iterations but the window's first.
     rest_total: u64,
 }
 
@@ -401,16 +404,28 @@ fn plan_prefix(nest: &augur_locality::Nest, total: u64, budget: u64) -> Option<P
         count_accesses(n, &n.body, &mut per);
         per.iter().map(|c| c.0).sum::<u64>()
     };
-    let first_nest = with_bounds(lo, lo);
-    let first = count(&first_nest);
-    let rest_total = total - first;
-    let per_iter = rest_total as f64 / (trips - 1) as f64;
-    let more = ((budget.saturating_sub(first)) as f64 / per_iter.max(1.0)).ceil() as i64;
-    let more = more.clamp(1, trips - 1);
+    // A triangular nest's first outer iterations run short inner loops over a small
+    // part of its arrays: its window starts where an outer iteration does the mean
+    // work, the middle of the range for bounds that move linearly.
+    let (start, more) = if bounds_follow_root(&root.body) {
+        let per_iter = total as f64 / trips as f64;
+        let more = ((budget as f64 / per_iter.max(1.0)).ceil() as i64).clamp(1, trips - 1);
+        let middle = (trips - 1) / 2 - more / 2 - 1;
+        (middle.clamp(0, (trips - 1 - more).max(0)), more)
+    } else {
+        let first = count(&with_bounds(lo, lo));
+        let per_iter = (total - first) as f64 / (trips - 1) as f64;
+        let more = ((budget.saturating_sub(first)) as f64 / per_iter.max(1.0)).ceil() as i64;
+        (0, more.clamp(1, trips - 1))
+    };
     if more >= trips - 1 {
         return None;
     }
-    let rest_nest = with_bounds(lo + st, lo + more * st);
+    let at = lo + start * st;
+    let first_nest = with_bounds(at, at);
+    let first = count(&first_nest);
+    let rest_total = total.saturating_sub(first);
+    let rest_nest = with_bounds(at + st, at + more * st);
     let rest_streamed = count(&rest_nest);
     Some(Prefix {
         first_nest,
@@ -418,6 +433,20 @@ fn plan_prefix(nest: &augur_locality::Nest, total: u64, budget: u64) -> Option<P
         rest_nest,
         rest_streamed,
         rest_total,
+    })
+}
+
+/// Whether a loop in `body` (inside a nest's outermost loop) has a bound that moves with
+/// the outermost loop's index: a triangular nest (`DO I = 1, N; DO J = 1, I`).
+fn bounds_follow_root(body: &[Node]) -> bool {
+    body.iter().any(|n| match n {
+        Node::Loop(l) => {
+            [&l.lower, &l.upper]
+                .iter()
+                .any(|b| b.coeffs.first().is_some_and(|&c| c != 0))
+                || bounds_follow_root(&l.body)
+        }
+        Node::Ref(_) => false,
     })
 }
 

@@ -1,0 +1,13 @@
+# usage: [AUGUR=BIN] validate.sh PROFILE [KERNEL...]
+#   times each kernel (written here, session 57) with `augur validate --runs 3` on PROFILE,
+#   one after the other, and prints predicted, measured and error per kernel.
+cd "$(dirname "$0")"
+A=${AUGUR:-/work/main/target/release/augur}
+M=$1; shift
+K=${*:-trisolve seidel floyd covar lunopiv adi gramschmidt syrk rs4096 rs4000 rs1000 st1000 mm1000}
+W=$(mktemp -d)
+for p in $K; do
+  $A validate -m "$M" --runs 3 -o "$W/$p.json" "$p.f90" > "$W/$p.out" 2>&1
+  printf "%-12s %s\n" "$p" "$(grep -A3 'predicted vs measured' "$W/$p.out" | grep -E '^\s+(predicted|measured|error)' | awk '{print $2,$3}' | tr '\n' ' ')"
+done
+rm -rf "$W"

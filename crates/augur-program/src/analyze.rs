@@ -434,12 +434,21 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
                 crate::compiled::source_step(&program, unit, id)
             });
             let odds = condition_odds(&program, branch_run.as_ref());
+            let branching = branch_lines(&program, branch_run.as_ref());
+            let at = |f: &str, l: u32, file: &str, line: u32| {
+                l == line && augur_program_profile::optreport::same_file(f, file)
+            };
             crate::compiled::block_frequencies(&mut r, |file, line| {
-                odds.iter()
-                    .find(|(f, l, _)| {
-                        *l == line && augur_program_profile::optreport::same_file(f, file)
-                    })
-                    .map(|x| x.2)
+                use crate::compiled::LineCondition;
+                match odds.iter().find(|(f, l, _)| at(f, *l, file, line)) {
+                    Some(x) => LineCondition::Held(x.2),
+                    None if branch_run.is_some()
+                        && !branching.iter().any(|(f, l)| at(f, *l, file, line)) =>
+                    {
+                        LineCondition::Compilers
+                    }
+                    None => LineCondition::Unrecorded,
+                }
             });
             profile.optimization = Some(r)
         }
@@ -774,6 +783,24 @@ fn condition_odds(
                 p.line,
                 c.taken as f64 / c.executions as f64,
             ))
+        })
+        .collect()
+}
+
+/// The lines (file, line) that hold a branch of the source of any kind, as the branch
+/// run's plan records them; empty without a branch run.
+fn branch_lines(
+    program: &Program,
+    run: Option<&(crate::branches::BranchPlan, crate::branches::BranchRun)>,
+) -> Vec<(String, u32)> {
+    let Some((bp, _)) = run else {
+        return vec![];
+    };
+    bp.branches
+        .iter()
+        .filter_map(|p| {
+            let f = program.files.files.get(p.file as usize)?;
+            Some((f.path.display().to_string(), p.line))
         })
         .collect()
 }

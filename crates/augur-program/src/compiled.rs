@@ -363,19 +363,37 @@ fn multiple_of(e: &augur_ir::Expr, var: &str) -> Option<i64> {
     }
 }
 
+/// What the counted run says of the condition of a conditional jump's source line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LineCondition {
+    /// An IF whose condition held this share of its executions.
+    Held(f64),
+    /// A branch of the source whose share was not recorded (a SELECT CASE, a DO WHILE,
+    /// an IF that did not run), or no branch run at all.
+    Unrecorded,
+    /// No branch of the source on the line (the branch run saw every source branch):
+    /// the compiler's own test, as an inlined `AINT`'s range check.
+    Compilers,
+}
+
 /// Fills in how often an iteration runs each block of the compiled loops that branch
-/// inside their iterations, from `holds(file, line)`: how often the condition of the
-/// IF on that line held in the counted run (`None` when it was not recorded).
+/// inside their iterations, from `holds(file, line)`: what the counted run says of the
+/// condition on that line ([`LineCondition`]).
 ///
 /// A conditional jump's sense is read from the line table: the arm whose first line
 /// comes first is the IF's THEN (the next iteration, the loop's header, comes after
 /// everything); an arm that leaves the loop is the less likely one. A jump on a line
 /// with no recorded condition goes either way with even odds, or stays in the loop,
 /// unless it tests a flag the loop sets once (`until_set`): it never goes to the arm
-/// that sets it (once an entry into the loop, and the loop runs many iterations).
+/// that sets it (once an entry into the loop, and the loop runs many iterations). A
+/// jump the compiler made itself, on a line without a branch of the source, falls
+/// through: the compiler lays its expected arm out next (gfortran -O2 inlines `AINT`
+/// as a conversion guarded by a jump around it for magnitudes of 2^52 and more; at
+/// even odds a linear-congruential generator's chain lost half of its three
+/// conversions and was priced 31% fast).
 /// A loop whose blocks do not form a graph without cycles apart from the jumps back
 /// to the header keeps no frequencies (the AbOps price it).
-pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> Option<f64>) {
+pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> LineCondition) {
     for cl in report.compiled_loops.iter_mut() {
         if cl.blocks.is_empty() {
             continue;
@@ -393,7 +411,7 @@ pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> Op
 
 /// For each of `blocks`, the share of its executions its conditional jump is taken
 /// ([`taken_share`]); `None` for a block without one.
-fn shares(blocks: &[CompiledBlock], holds: impl Fn(u32) -> Option<f64>) -> Vec<Option<f64>> {
+fn shares(blocks: &[CompiledBlock], holds: impl Fn(u32) -> LineCondition) -> Vec<Option<f64>> {
     blocks
         .iter()
         .map(|b| match b.end {
@@ -462,9 +480,13 @@ fn taken_share(
     blocks: &[CompiledBlock],
     line: u32,
     (taken, not_taken, until_set): (Option<u32>, Option<u32>, Option<u32>),
-    holds: impl Fn(u32) -> Option<f64>,
+    holds: impl Fn(u32) -> LineCondition,
 ) -> f64 {
-    let p = holds(line);
+    let condition = holds(line);
+    let p = match condition {
+        LineCondition::Held(p) => Some(p),
+        _ => None,
+    };
     // Where each arm goes on in the source: the next iteration after everything.
     let first = |t: u32| match t {
         0 => u32::MAX,
@@ -477,6 +499,7 @@ fn taken_share(
         (Some(t), Some(f), None) => match until_set {
             Some(arm) if arm == t => 0.0,
             Some(arm) if arm == f => 1.0,
+            _ if condition == LineCondition::Compilers => 0.0,
             _ => 0.5,
         },
         (Some(t), Some(f), Some(p)) => match first(t).cmp(&first(f)) {
@@ -519,14 +542,27 @@ mod tests {
             block(11, BlockEnd::Goes { to: Some(2) }),
             block(13, BlockEnd::Goes { to: Some(0) }),
         ];
-        let f = frequencies(&blocks, &shares(&blocks, |l| (l == 10).then_some(0.9))).unwrap();
+        let f = frequencies(
+            &blocks,
+            &shares(&blocks, |l| {
+                if l == 10 {
+                    LineCondition::Held(0.9)
+                } else {
+                    LineCondition::Unrecorded
+                }
+            }),
+        )
+        .unwrap();
         assert!(
             (f[1] - 0.9).abs() < 1e-12 && (f[2] - 1.0).abs() < 1e-12,
             "{f:?}"
         );
         // Unrecorded: even odds.
-        let f = frequencies(&blocks, &shares(&blocks, |_| None)).unwrap();
+        let f = frequencies(&blocks, &shares(&blocks, |_| LineCondition::Unrecorded)).unwrap();
         assert!((f[1] - 0.5).abs() < 1e-12, "{f:?}");
+        // The compiler's own jump (no branch in the source on the line): it falls through.
+        let f = frequencies(&blocks, &shares(&blocks, |_| LineCondition::Compilers)).unwrap();
+        assert!((f[1] - 1.0).abs() < 1e-12 && f[2] == 1.0, "{f:?}");
     }
 
     #[test]
@@ -546,9 +582,9 @@ mod tests {
             block(5, BlockEnd::Goes { to: Some(0) }),
             block(5, BlockEnd::Goes { to: Some(0) }),
         ];
-        let f = frequencies(&blocks, &shares(&blocks, |_| None)).unwrap();
+        let f = frequencies(&blocks, &shares(&blocks, |_| LineCondition::Unrecorded)).unwrap();
         assert_eq!(f, vec![1.0, 1.0, 0.0]);
-        let f = frequencies(&blocks, &shares(&blocks, |_| Some(0.3))).unwrap();
+        let f = frequencies(&blocks, &shares(&blocks, |_| LineCondition::Held(0.3))).unwrap();
         assert!((f[2] - 0.5).abs() < 1e-12, "{f:?}");
     }
 
@@ -567,7 +603,7 @@ mod tests {
             block(6, BlockEnd::Goes { to: Some(0) }),
         ];
         assert_eq!(
-            frequencies(&exit, &shares(&exit, |_| None)).unwrap(),
+            frequencies(&exit, &shares(&exit, |_| LineCondition::Unrecorded)).unwrap(),
             vec![1.0, 1.0]
         );
         let cycle = vec![
@@ -575,6 +611,6 @@ mod tests {
             block(6, BlockEnd::Goes { to: Some(2) }),
             block(7, BlockEnd::Goes { to: Some(1) }),
         ];
-        assert!(frequencies(&cycle, &shares(&cycle, |_| None)).is_none());
+        assert!(frequencies(&cycle, &shares(&cycle, |_| LineCondition::Unrecorded)).is_none());
     }
 }

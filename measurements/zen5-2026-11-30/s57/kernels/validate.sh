@@ -4,7 +4,7 @@
 cd "$(dirname "$0")"
 A=${AUGUR:-/work/main/target/release/augur}
 M=$1; shift
-K=${*:-trisolve seidel floyd covar lunopiv adi gramschmidt syrk rs4096 rs4000 rs1000 st1000 mm1000}
+K=${*:-trisolve seidel floyd covar lunopiv adi gramschmidt syrk rs4096 rs4000 rs1000 st1000 mm1000 cholesky backsub restrict3d block5 lcg ssor3d}
 W=$(mktemp -d)
 for p in $K; do
   $A validate -m "$M" --runs 3 -o "$W/$p.json" "$p.f90" > "$W/$p.out" 2>&1

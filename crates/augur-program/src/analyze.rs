@@ -435,6 +435,9 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             });
             let odds = condition_odds(&program, branch_run.as_ref());
             let branching = branch_lines(&program, branch_run.as_ref());
+            // Without optimization the compiler lays its code out in the order it
+            // expands it, not by the arm it expects.
+            let optimizes = opts.toolchain.optimizes();
             let at = |f: &str, l: u32, file: &str, line: u32| {
                 l == line && augur_program_profile::optreport::same_file(f, file)
             };
@@ -442,7 +445,8 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
                 use crate::compiled::LineCondition;
                 match odds.iter().find(|(f, l, _)| at(f, *l, file, line)) {
                     Some(x) => LineCondition::Held(x.2),
-                    None if branch_run.is_some()
+                    None if optimizes
+                        && branch_run.is_some()
                         && !branching.iter().any(|(f, l)| at(f, *l, file, line)) =>
                     {
                         LineCondition::Compilers

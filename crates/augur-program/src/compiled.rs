@@ -371,8 +371,10 @@ pub enum LineCondition {
     /// A branch of the source whose share was not recorded (a SELECT CASE, a DO WHILE,
     /// an IF that did not run), or no branch run at all.
     Unrecorded,
-    /// No branch of the source on the line (the branch run saw every source branch):
-    /// the compiler's own test, as an inlined `AINT`'s range check.
+    /// No branch of the source on the line (the branch run saw every source branch) in
+    /// an optimized build: the compiler's own test, as an inlined `AINT`'s range check,
+    /// its expected arm laid out next (without optimization the code keeps the order of
+    /// its expansion: such a line is [`LineCondition::Unrecorded`]).
     Compilers,
 }
 

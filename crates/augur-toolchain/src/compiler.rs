@@ -70,6 +70,15 @@ pub enum ToolchainError {
 }
 
 impl Toolchain {
+    /// Whether its flags ask for optimization: the last `-O` option is not `-O0`
+    /// (compilers do not optimize by default).
+    pub fn optimizes(&self) -> bool {
+        self.fflags
+            .iter()
+            .rfind(|f| f.starts_with("-O"))
+            .is_some_and(|f| f != "-O0")
+    }
+
     /// Checks the compiler exists and runs (`fc --version`) and splits `fflags` shell-like
     /// (whitespace separates; single and double quotes and backslashes group).
     ///

@@ -82,26 +82,40 @@ pub(crate) fn sweep_curve(
     points
 }
 
-/// The seconds a strided reference's accesses cost at `curve`: an access whose line was
-/// last used `d` lines before costs the curve at `d + 1` lines (a cyclic sweep over
-/// `n` lines reuses each at a distance of `n - 1`), a first touch the curve's largest
-/// point (its line comes from memory). Returns the seconds and the accesses that cost
-/// anything.
-fn histogram_seconds(a: &ArrayLocality, curve: &[(u64, f64)]) -> (f64, f64) {
+/// What a strided reference's accesses cost at `curve` over `executions` of its nest
+/// (its histogram is one execution's): an access whose line was last used `d` lines
+/// before costs the curve at `d + 1` lines (a cyclic sweep over `n` lines reuses each
+/// at a distance of `n - 1`); a first touch costs the curve's largest point in the
+/// first execution (its line comes from memory) and the curve at the nest's footprint
+/// (`footprint_lines`) in the later ones, whose lines the execution before left at
+/// that distance. Returns the seconds and the accesses that cost anything.
+fn histogram_seconds(
+    a: &ArrayLocality,
+    curve: &[(u64, f64)],
+    executions: f64,
+    footprint_lines: u64,
+) -> (f64, f64) {
     let (x, y): (Vec<u64>, Vec<f64>) = curve.iter().copied().unzip();
+    let at = |lines: u64| interp(&x, &y, lines).max(0.0);
     let h = a.histogram.to_histogram();
-    let last = y.last().copied().unwrap_or(0.0);
-    let mut seconds = h.cold as f64 * last;
-    let mut paid = if last > 0.0 { h.cold as f64 } else { 0.0 };
+    let (first, later) = (
+        y.last().copied().unwrap_or(0.0),
+        at(footprint_lines.saturating_add(1)),
+    );
+    let later_runs = (executions - 1.0).max(0.0);
+    let cold = h.cold as f64;
+    let mut seconds = cold * (first + later_runs * later);
+    let mut paid =
+        cold * (f64::from(u8::from(first > 0.0)) + later_runs * f64::from(u8::from(later > 0.0)));
     for (i, &w) in h.bins.iter().enumerate() {
         if w == 0 {
             continue;
         }
         let (lo, hi) = augur_locality::reuse::bin_range(i);
-        let cost = interp(&x, &y, (lo + hi) / 2 + 1).max(0.0);
-        seconds += w as f64 * cost;
+        let cost = at((lo + hi) / 2 + 1);
+        seconds += w as f64 * cost * executions;
         if cost > 0.0 {
-            paid += w as f64;
+            paid += w as f64 * executions;
         }
     }
     (seconds, paid)
@@ -135,8 +149,8 @@ pub(crate) fn price_swept_strides(
             if strided <= 0.0 || curve.is_empty() {
                 continue;
             }
-            let (seconds, paid) = histogram_seconds(al, &curve);
-            let (seconds, paid) = (seconds * strided * executions, paid * strided * executions);
+            let (seconds, paid) = histogram_seconds(al, &curve, executions, nl.footprint_lines);
+            let (seconds, paid) = (seconds * strided, paid * strided);
             removed.extend(take_strided_share(a, strided));
             a.levels.push(LevelTraffic {
                 level: SWEPT.into(),
@@ -336,5 +350,22 @@ mod tests {
             assert!(l1.seconds.abs() < 1e-15);
             assert_eq!(n.arrays[0].levels.last().unwrap().level, SWEPT);
         }
+    }
+
+    #[test]
+    fn first_touches_of_later_executions_come_from_the_footprint_before() {
+        // A strided read of 8 lines (the whole footprint), every access a first touch of
+        // its execution, run 1,000 times: only the first execution's lines come from
+        // memory; the others find them 8 lines back, in the first level.
+        let mem = machine(|lines| if lines <= 12 { 0.25 } else { 6.75 });
+        let mut h = augur_locality::Histogram::default();
+        h.add(None, 8);
+        let mut nest = strided_nest(false, h.to_compact());
+        nest.executions = 1000.0;
+        nest.footprint_lines = 8;
+        let curve = sweep_curve(&mem, &first(), 32768);
+        let (seconds, paid) = histogram_seconds(&nest.arrays[0], &curve, 1000.0, 8);
+        assert!((seconds - 8.0 * 6.5e-9).abs() < 1e-15, "{seconds}");
+        assert_eq!(paid, 8.0);
     }
 }

@@ -1,6 +1,7 @@
+! Row sums along the non-contiguous dimension: -D N=... -D REPS=... (rs4096: 4096, 6; rs4000: 4000, 6; rs1000: 1000, 120)
 program rowsum
   implicit none
-  integer, parameter :: n = 4000, reps = 6
+  integer, parameter :: n = N, reps = REPS
   real(8), allocatable :: a(:,:), r(:)
   real(8) :: s, tot
   integer :: i, j, k

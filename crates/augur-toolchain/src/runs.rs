@@ -407,6 +407,19 @@ pub const KEPT_HEAD: usize = 16 << 20;
 /// final messages are.
 pub const KEPT_TAIL: usize = 1 << 20;
 
+/// How many bytes of a kept output ([`Kept`]) were left out between its first
+/// [`KEPT_HEAD`] and last [`KEPT_TAIL`] bytes (`None`: it is whole). Text looked for in
+/// an output (a program's message of success) may be in the part left out.
+pub fn output_left_out(kept: &[u8]) -> Option<u64> {
+    let rest = kept.get(KEPT_HEAD..)?;
+    let text = rest.strip_prefix(b"\n[augur: ")?;
+    let end = text.iter().position(|b| *b == b' ')?;
+    let n: u64 = std::str::from_utf8(&text[..end]).ok()?.parse().ok()?;
+    text[end..]
+        .starts_with(b" bytes of output left out here]\n")
+        .then_some(n)
+}
+
 /// A program's output as kept: its first [`KEPT_HEAD`] and last [`KEPT_TAIL`] bytes (a
 /// program that writes gigabytes does not fill augur's memory), and how many were left
 /// out between them.
@@ -525,6 +538,9 @@ mod tests {
         );
         assert_eq!(&bytes[KEPT_HEAD..KEPT_HEAD + note.len()], note.as_bytes());
         assert_eq!(bytes.len(), KEPT_HEAD + KEPT_TAIL + note.len());
+        let left_out = (total - KEPT_HEAD - KEPT_TAIL) as u64;
+        assert_eq!(output_left_out(&bytes), Some(left_out));
+        assert_eq!(output_left_out(&chunk), None);
     }
 
     /// A short output is kept whole, without a note.

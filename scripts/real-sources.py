@@ -1,12 +1,24 @@
+#!/usr/bin/env python3
+"""Extracts the sources of bench/real's programs from their repositories' mirrors.
+
+usage: python3 scripts/real-sources.py [MIRRORS] [SOURCES]
+  MIRRORS (default /work/.mirror) holds OWNER+NAME/repo, a bare git directory per
+  repository a manifest names (the search tool's `fetch` makes them); SOURCES (default
+  /work/SOURCES) receives NAME/ per program: its files, data and stdin at their
+  repository paths, symbolic links kept, the include directories' headers beside them.
+"""
+import sys
+MIRRORS = sys.argv[1] if len(sys.argv) > 1 else '/work/.mirror'
+SOURCES = sys.argv[2] if len(sys.argv) > 2 else '/work/SOURCES'
 import tomllib, glob, subprocess, os, sys
 for f in sorted(glob.glob('bench/real/*.toml')):
     m = tomllib.load(open(f,'rb'))
     repo = m['source'].split(':',1)[1].replace('/','+')
-    gd = f"/work/.mirror/{repo}/repo"
+    gd = f"{MIRRORS}/{repo}/repo"
     inputs = m.get('inputs',{})
     paths = list(m['files']) + list(m.get('data',[]))
     if m.get('stdin') and m['stdin'] not in inputs: paths.append(m['stdin'])
-    out = f"/work/SOURCES/{m['name']}"
+    out = f"{SOURCES}/{m['name']}"
     errs=[]
     for p in paths:
         os.makedirs(os.path.dirname(os.path.join(out,p)) or out, exist_ok=True)

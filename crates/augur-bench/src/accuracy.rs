@@ -306,9 +306,8 @@ pub(crate) fn check_expect(
         return Ok(());
     }
     for (run, out) in outputs {
-        if let Some(left_out) = augur_toolchain::output_left_out(out)
-            .filter(|_| !String::from_utf8_lossy(out).contains(expect))
-        {
+        let found = String::from_utf8_lossy(out).contains(expect);
+        if let Some(left_out) = augur_toolchain::output_left_out(out).filter(|_| !found) {
             // The text may be in the middle augur did not keep: the run's exit status
             // and the other runs still check it.
             eprintln!(
@@ -317,7 +316,7 @@ pub(crate) fn check_expect(
             continue;
         }
         anyhow::ensure!(
-            String::from_utf8_lossy(out).contains(expect),
+            found,
             "the {run} run did not print {expect:?}, which the manifest says it prints on success; check its arguments, input and data files"
         );
     }

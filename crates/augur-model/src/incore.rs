@@ -302,6 +302,42 @@ fn extra_issue_slots(cl: &CompiledLoop, m: &InCoreProfile) -> f64 {
 /// The in-core time of `cl` on `m`, or `None` when it is not priced from its
 /// instructions ([`unpriceable`]) or the machine lacks a class it needs.
 pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
+    restarted_loop_time(cl, m, None)
+}
+
+/// How often the chains of a compiled loop start afresh: at each entry of the loop, for a
+/// chain the loop around it restarts ([`Chain::restarted_by`] names that loop) or, in a
+/// loop outermost in its procedure, a chain through a register or the stack (each call
+/// sets it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Restarts {
+    /// Compiled iterations an entry of the loop runs.
+    pub per_entry: f64,
+    /// The line of the compiled loop around it; `None` when it is outermost in its
+    /// procedure.
+    pub around: Option<u32>,
+}
+
+impl Restarts {
+    /// Whether `ch` starts afresh at each entry of the loop.
+    fn restarts(&self, ch: &Chain) -> bool {
+        match (ch.restarted_by, self.around) {
+            (Some(by), Some(around)) => by == around,
+            (None, None) => !ch.carried_by.contains("%rip"),
+            _ => false,
+        }
+    }
+}
+
+/// [`loop_time`] for a loop whose chains restart as `restarts` says: a chain that
+/// restarts every `n` iterations overlaps the next entry's as far as the core keeps
+/// iterations in flight (`k`, the fewest its resources allow, the floating-point
+/// scheduler's entries among them), `n/(n + k)` of its latency a link.
+pub fn restarted_loop_time(
+    cl: &CompiledLoop,
+    m: &InCoreProfile,
+    restarts: Option<Restarts>,
+) -> Option<LoopTime> {
     if unpriceable(cl).is_some() || m.cycle_ns <= 0.0 {
         return None;
     }
@@ -309,20 +345,19 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
     let (issued, instructions) = instructions_per_iteration(cl);
     let slots = issued + extra_issue_slots(cl, m);
     let (throughput, thru_bound) = throughput_bound(slots, instructions, shuffles(cl), m)?;
-    let chain = match path_chains(cl, m) {
-        Some(c) => c,
-        None => longest_chain(&cl.chains, adds(&cl.instructions), m)?,
-    };
+    let whole = |_: &Chain| 1.0;
+    let chain = chains_bound(cl, m, &whole)?;
     let (mut t, mut bound) = if chain.0 > throughput {
         chain.clone()
     } else {
-        (throughput, thru_bound)
+        (throughput, thru_bound.clone())
     };
     if let Some((t_path, k)) = window_bound(cl, m, issued) {
         if t_path > t {
             (t, bound) = (t_path, Bound::Window(k.0, k.1));
         }
     }
+    let analytic = t;
     if let Some(replayed) = replay(cl, m) {
         // The replay holds every bound above at once; it names its own only where it
         // departs from them. It retires instructions one by one, and so overlaps a long
@@ -334,6 +369,22 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
         }
         t = t.max(replayed);
     }
+    if let Some(overlapped) = restarts.and_then(|r| overlapped_chains(cl, m, issued, r)) {
+        if overlapped.0 < chain.0 && matches!(bound, Bound::Chain(_) | Bound::Schedule(_)) {
+            let rest = [
+                Some((throughput, thru_bound)),
+                window_bound(cl, m, issued).map(|(t, k)| (t, Bound::Window(k.0, k.1))),
+                Some(overlapped),
+            ];
+            let (fresh, fresh_bound) = rest
+                .into_iter()
+                .flatten()
+                .fold((0.0, Bound::Issue), |a, b| if b.0 > a.0 { b } else { a });
+            // What the replay adds to the analytic bounds stays, in proportion.
+            t = fresh * (t / analytic.max(f64::MIN_POSITIVE));
+            bound = fresh_bound;
+        }
+    }
     Some(LoopTime {
         per_source_iteration: ns(t) / f64::from(cl.source_iterations),
         per_compiled_iteration: ns(t),
@@ -341,6 +392,59 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
         chain: ns(chain.0),
         bound,
     })
+}
+
+/// The longest chain of `cl`, each chain's latency scaled by `share` ([`longest_chain`]).
+fn chains_bound(
+    cl: &CompiledLoop,
+    m: &InCoreProfile,
+    share: &dyn Fn(&Chain) -> f64,
+) -> Option<(f64, Bound)> {
+    match path_chains(cl, m, share) {
+        Some(c) => Some(c),
+        None => longest_chain(&cl.chains, adds(&cl.instructions), m, share),
+    }
+}
+
+/// The longest chain of `cl` when the chains `restarts` says start afresh at each entry
+/// overlap the next entry's: `n/(n + k)` of their latency ([`restarted_loop_time`]);
+/// `None` when no chain restarts or nothing limits the iterations in flight.
+fn overlapped_chains(
+    cl: &CompiledLoop,
+    m: &InCoreProfile,
+    issued: f64,
+    restarts: Restarts,
+) -> Option<(f64, Bound)> {
+    let n = restarts.per_entry;
+    let mut chains = cl
+        .chains
+        .iter()
+        .chain(cl.paths.iter().flat_map(|p| &p.chains));
+    if n.is_nan() || n <= 0.0 || !chains.any(|ch| restarts.restarts(ch)) {
+        return None;
+    }
+    let k = restart_overlap(cl, m, issued)?;
+    let share = |ch: &Chain| {
+        if restarts.restarts(ch) {
+            n / (n + k)
+        } else {
+            1.0
+        }
+    };
+    chains_bound(cl, m, &share)
+}
+
+/// How many iterations of `cl` the core keeps in flight ahead of a restarted chain: the
+/// fewest its resources allow ([`iterations_in_flight`]) and the floating-point
+/// scheduler's entries over the instructions an iteration leaves waiting in it.
+fn restart_overlap(cl: &CompiledLoop, m: &InCoreProfile, issued: f64) -> Option<f64> {
+    let (k, _) = iterations_in_flight(cl, m, issued)?;
+    let waiting = cl
+        .in_flight
+        .map(|f| f64::from(f.waiting) * issued / f64::from(cl.issued.max(1)))
+        .filter(|w| *w > 0.0);
+    let by_scheduler = m.window_waiting.zip(waiting).map(|(c, w)| c / w);
+    Some(by_scheduler.map_or(k, |s| s.min(k)))
 }
 
 /// Replays the compiled loops of `report` that [`loop_time`] prices on `m`, all at once
@@ -532,10 +636,15 @@ fn chain_latency(path: &[ClassCount], iteration_adds: f64, m: &InCoreProfile) ->
 
 /// The longest of `chains` on `m`'s latencies in an iteration issuing `iteration_adds`
 /// floating-point adds ([`chain_latency`]), ns, with what carries it.
-fn longest_chain(chains: &[Chain], iteration_adds: f64, m: &InCoreProfile) -> Option<(f64, Bound)> {
+fn longest_chain(
+    chains: &[Chain],
+    iteration_adds: f64,
+    m: &InCoreProfile,
+    share: &dyn Fn(&Chain) -> f64,
+) -> Option<(f64, Bound)> {
     let mut chain = (0.0, Bound::Issue);
     for ch in chains {
-        let t = chain_latency(&ch.path, iteration_adds, m)?;
+        let t = chain_latency(&ch.path, iteration_adds, m)? * share(ch);
         if t > chain.0 {
             chain = (t, Bound::Chain(ch.carried_by.clone()));
         }
@@ -546,7 +655,11 @@ fn longest_chain(chains: &[Chain], iteration_adds: f64, m: &InCoreProfile) -> Op
 /// The chain an iteration of a loop that branches inside it waits on, on average: each
 /// path's longest chain weighed by how often an iteration takes that path (its jumps'
 /// taken shares), named after the likeliest path's. `None` without paths or shares.
-fn path_chains(cl: &CompiledLoop, m: &InCoreProfile) -> Option<(f64, Bound)> {
+fn path_chains(
+    cl: &CompiledLoop,
+    m: &InCoreProfile,
+    share: &dyn Fn(&Chain) -> f64,
+) -> Option<(f64, Bound)> {
     over_paths(cl, |p| {
         let path_adds: f64 = p
             .blocks
@@ -554,7 +667,7 @@ fn path_chains(cl: &CompiledLoop, m: &InCoreProfile) -> Option<(f64, Bound)> {
             .filter_map(|&b| cl.blocks.get(b as usize))
             .map(|b| adds(&b.instructions))
             .sum();
-        longest_chain(&p.chains, path_adds, m)
+        longest_chain(&p.chains, path_adds, m, share)
     })
 }
 
@@ -879,6 +992,58 @@ mod tests {
             local: vec![],
             elements: vec![],
         }
+    }
+
+    #[test]
+    fn a_chain_restarted_at_each_entry_overlaps_the_next_entrys_by_the_iterations_in_flight() {
+        let mut m = machine();
+        m.window = Some(60.0);
+        m.window_vector = Some(90.0);
+        m.window_waiting = Some(20.0);
+        // An add chain (0.5 ns a link) over an issue bound of 0.3 ns; 10 iterations in
+        // flight (the scheduler's 20 entries over 2 waiting instructions an iteration).
+        let mut l = dot(vec![count(InstrClass::FpAdd, 1)]);
+        l.in_flight = Some(augur_program_profile::compiled::InFlight {
+            integer: 2,
+            vector: 3,
+            stores: 0,
+            waiting: 2,
+        });
+        let at = |l: &CompiledLoop, per_entry: f64, around: Option<u32>| {
+            let r = Restarts { per_entry, around };
+            restarted_loop_time(l, &m, Some(r)).unwrap()
+        };
+        let by = |line: Option<u32>| {
+            let mut l = l.clone();
+            l.chains[0].restarted_by = line;
+            l
+        };
+        // Restarted by the loop around it, every 30 iterations: 30/(30 + 10) of a link.
+        let t = at(&by(Some(4)), 30.0, Some(4));
+        assert!(
+            (t.per_compiled_iteration * 1e9 - 0.375).abs() < 1e-9,
+            "{t:?}"
+        );
+        assert_eq!(t.bound, Bound::Chain("%v0".into()));
+        // Every 2 iterations: the issue bound, not a sixth of a link.
+        let t = at(&by(Some(4)), 2.0, Some(4));
+        assert!((t.per_compiled_iteration * 1e9 - 0.3).abs() < 1e-9, "{t:?}");
+        // A loop further out restarts it (it spans several entries), or none does (it
+        // runs on across entries): a link each iteration, as without restarts.
+        for l in [by(Some(3)), by(None)] {
+            let t = at(&l, 30.0, Some(4));
+            assert!((t.per_compiled_iteration * 1e9 - 0.5).abs() < 1e-9, "{t:?}");
+        }
+        // Outermost in its procedure: each call starts a register's chain afresh.
+        let t = at(&by(None), 30.0, None);
+        assert!(
+            (t.per_compiled_iteration * 1e9 - 0.375).abs() < 1e-9,
+            "{t:?}"
+        );
+        assert_eq!(
+            loop_time(&by(None), &m).unwrap().per_compiled_iteration,
+            0.5e-9
+        );
     }
 
     #[test]

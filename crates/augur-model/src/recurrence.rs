@@ -349,14 +349,28 @@ pub(crate) fn compiled_time(
     let cl = report?.compiled_loop(&u.file, line)?;
     let l = u.loops.iter().find(|l| l.line == line)?;
     let cl = as_priced(cl, u, l)?;
-    // A chain an enclosing loop restarts (`Chain::restarted_by`) runs at its latency
-    // here. Overlapping it with the next restart by n/(n + k) (k iterations in flight)
-    // held on single kernels (gfortran 12 on a Zen 4, quiet: -O2, a sum of 25 terms,
-    // 0.37 ns a term measured, 0.34 by the rule; -O0, a sum in a stack slot restarted
-    // every 25 terms, 2.3-2.9 ns a term against its 3.3 ns chain) and not on programs:
-    // a CSR product's rows of 5, -11% -> -35%; a 25-point stencil, +36% -> -44%; corpus
-    // RMS 21.9% -> 22.4% at -O2.
-    crate::incore::loop_time(&cl, m)
+    // Unoptimized code carries its values through the stack: a loop around short inner
+    // loops is replayed whole there ([`unoptimized_outer`]).
+    let restarts = restarts(&cl, l).filter(|_| table.register_scalars);
+    crate::incore::restarted_loop_time(&cl, m, restarts)
+}
+
+/// How often the chains of compiled loop `cl` of source loop `l` restart: at each entry,
+/// every `iterations / entries` source iterations. `None` for a loop inside another
+/// whose compiled loop around it was not recorded, or never entered.
+fn restarts(
+    cl: &augur_program_profile::compiled::CompiledLoop,
+    l: &augur_program_profile::LoopProfile,
+) -> Option<crate::incore::Restarts> {
+    let around = match l.parent {
+        None => None,
+        Some(_) => Some(cl.outer.as_ref()?.line),
+    };
+    let per_entry = l.iterations? / l.entries.filter(|e| *e > 0.0)?;
+    Some(crate::incore::Restarts {
+        per_entry: per_entry / f64::from(cl.source_iterations.max(1)),
+        around,
+    })
 }
 
 /// The seconds one iteration of loop `l` of `u` takes when it holds only innermost

@@ -35,6 +35,16 @@ pub enum Bound {
     VectorPipes,
     /// A loop-carried dependence chain, carried by the register or slot named.
     Chain(String),
+    /// A chain its loop starts afresh at each entry (every so many iterations), which
+    /// overlaps the next entry's: this share of its latency a link ([`Restarts`]).
+    RestartedChain {
+        /// The register or slot that carries it.
+        by: String,
+        /// Iterations between two restarts.
+        every: f64,
+        /// The share of its latency an iteration takes.
+        share: f64,
+    },
     /// An iteration's longest dependent path, which the core overlaps with this many
     /// iterations only, as the resource named allows.
     Window(f64, InFlightLimit),
@@ -80,6 +90,11 @@ impl fmt::Display for Bound {
             Bound::MemoryPipes => f.write_str("bound by the load/store pipes"),
             Bound::VectorPipes => f.write_str("bound by the floating-point pipes"),
             Bound::Chain(by) => write!(f, "bound by the chain through {by}"),
+            Bound::RestartedChain { by, every, share } => write!(
+                f,
+                "bound by the chain through {by}, started afresh every {every:.1} iterations and overlapping the next start ({:.0}% of its latency)",
+                share * 100.0
+            ),
             Bound::Schedule(x) => write!(
                 f,
                 "bound by its dependences, units and window together (replayed: {x:.2}x its largest single bound)"
@@ -424,14 +439,34 @@ fn overlapped_chains(
         return None;
     }
     let k = restart_overlap(cl, m, issued)?;
+    let overlap = n / (n + k);
     let share = |ch: &Chain| {
         if restarts.restarts(ch) {
-            n / (n + k)
+            overlap
         } else {
             1.0
         }
     };
-    chains_bound(cl, m, &share)
+    let (t, bound) = chains_bound(cl, m, &share)?;
+    let restarted = all_chains(cl).any(|ch| {
+        restarts.restarts(ch) && matches!(&bound, Bound::Chain(by) if *by == ch.carried_by)
+    });
+    let bound = match bound {
+        Bound::Chain(by) if restarted => Bound::RestartedChain {
+            by,
+            every: n,
+            share: overlap,
+        },
+        other => other,
+    };
+    Some((t, bound))
+}
+
+/// Every chain of `cl`, its paths' too.
+fn all_chains(cl: &CompiledLoop) -> impl Iterator<Item = &Chain> {
+    cl.chains
+        .iter()
+        .chain(cl.paths.iter().flat_map(|p| &p.chains))
 }
 
 /// How many iterations of `cl` the core keeps in flight ahead of a restarted chain: the
@@ -1024,7 +1059,12 @@ mod tests {
             (t.per_compiled_iteration * 1e9 - 0.375).abs() < 1e-9,
             "{t:?}"
         );
-        assert_eq!(t.bound, Bound::Chain("%v0".into()));
+        let restarted = Bound::RestartedChain {
+            by: "%v0".into(),
+            every: 30.0,
+            share: 0.75,
+        };
+        assert_eq!(t.bound, restarted);
         // Every 2 iterations: the issue bound, not a sixth of a link.
         let t = at(&by(Some(4)), 2.0, Some(4));
         assert!((t.per_compiled_iteration * 1e9 - 0.3).abs() < 1e-9, "{t:?}");

@@ -182,7 +182,7 @@ fn compiled_notes(
             };
             let m = table.incore.as_ref();
             let cl = crate::recurrence::as_priced(cl, u, l).unwrap_or_else(|| cl.clone());
-            let t = m.and_then(|m| crate::incore::loop_time(&cl, m));
+            let t = crate::recurrence::priced_loop_time(table, &cl, l);
             out.push(CompiledNote {
                 file: u.file.clone(),
                 line: l.line,

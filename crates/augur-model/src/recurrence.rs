@@ -345,14 +345,25 @@ pub(crate) fn compiled_time(
     u: &UnitProfile,
     line: u32,
 ) -> Option<crate::incore::LoopTime> {
-    let m = table.incore.as_ref()?;
     let cl = report?.compiled_loop(&u.file, line)?;
     let l = u.loops.iter().find(|l| l.line == line)?;
     let cl = as_priced(cl, u, l)?;
-    // Unoptimized code carries its values through the stack: a loop around short inner
-    // loops is replayed whole there ([`unoptimized_outer`]).
-    let restarts = restarts(&cl, l).filter(|_| table.register_scalars);
-    crate::incore::restarted_loop_time(&cl, m, restarts)
+    priced_loop_time(table, &cl, l)
+}
+
+/// The in-core time of compiled loop `cl` (as priced, [`as_priced`]) of source loop `l`:
+/// in optimized code, its chains that start afresh at each entry overlapping the next
+/// entry's ([`crate::incore::restarted_loop_time`]). Unoptimized code carries its values
+/// through the stack: a loop around short inner loops is replayed whole there
+/// ([`unoptimized_outer`]).
+pub(crate) fn priced_loop_time(
+    table: &CostTable,
+    cl: &augur_program_profile::compiled::CompiledLoop,
+    l: &augur_program_profile::LoopProfile,
+) -> Option<crate::incore::LoopTime> {
+    let m = table.incore.as_ref()?;
+    let restarts = restarts(cl, l).filter(|_| table.register_scalars);
+    crate::incore::restarted_loop_time(cl, m, restarts)
 }
 
 /// How often the chains of compiled loop `cl` of source loop `l` restart: at each entry,

@@ -359,54 +359,53 @@ pub fn restarted_loop_time(
     let ns = |x: f64| x * 1e-9;
     let (issued, instructions) = instructions_per_iteration(cl);
     let slots = issued + extra_issue_slots(cl, m);
-    let (throughput, thru_bound) = throughput_bound(slots, instructions, shuffles(cl), m)?;
-    let whole = |_: &Chain| 1.0;
-    let chain = chains_bound(cl, m, &whole)?;
-    let (mut t, mut bound) = if chain.0 > throughput {
-        chain.clone()
-    } else {
-        (throughput, thru_bound.clone())
-    };
-    if let Some((t_path, k)) = window_bound(cl, m, issued) {
-        if t_path > t {
-            (t, bound) = (t_path, Bound::Window(k.0, k.1));
-        }
-    }
-    let analytic = t;
-    if let Some(replayed) = replay(cl, m) {
-        // The replay holds every bound above at once; it names its own only where it
-        // departs from them. It retires instructions one by one, and so overlaps a long
-        // path with the next iterations further than the window bound; the bound stands
-        // (nemo_hermit's -O0 force loop: replayed 42 cycles, bound 51; the program -2.9%
-        // with the bound, -13.5% with the replay alone).
-        if replayed > t * 1.1 {
-            bound = Bound::Schedule(replayed / t);
-        }
-        t = t.max(replayed);
-    }
+    let throughput = throughput_bound(slots, instructions, shuffles(cl), m)?;
+    let chain = chains_bound(cl, m, &|_| 1.0)?;
+    let window = window_bound(cl, m, issued).map(|(t, k)| (t, Bound::Window(k.0, k.1)));
+    let analytic = largest([
+        Some(throughput.clone()),
+        Some(chain.clone()),
+        window.clone(),
+    ]);
+    let (mut t, mut bound) = with_replay(cl, m, analytic.clone());
     if let Some(overlapped) = restarts.and_then(|r| overlapped_chains(cl, m, issued, r)) {
         if overlapped.0 < chain.0 && matches!(bound, Bound::Chain(_) | Bound::Schedule(_)) {
-            let rest = [
-                Some((throughput, thru_bound)),
-                window_bound(cl, m, issued).map(|(t, k)| (t, Bound::Window(k.0, k.1))),
-                Some(overlapped),
-            ];
-            let (fresh, fresh_bound) = rest
-                .into_iter()
-                .flatten()
-                .fold((0.0, Bound::Issue), |a, b| if b.0 > a.0 { b } else { a });
+            let fresh = largest([Some(throughput.clone()), window, Some(overlapped)]);
             // What the replay adds to the analytic bounds stays, in proportion.
-            t = fresh * (t / analytic.max(f64::MIN_POSITIVE));
-            bound = fresh_bound;
+            t = fresh.0 * (t / analytic.0.max(f64::MIN_POSITIVE));
+            bound = fresh.1;
         }
     }
     Some(LoopTime {
         per_source_iteration: ns(t) / f64::from(cl.source_iterations),
         per_compiled_iteration: ns(t),
-        throughput: ns(throughput),
+        throughput: ns(throughput.0),
         chain: ns(chain.0),
         bound,
     })
+}
+
+/// The largest of `bounds` (the first of equals), ns.
+fn largest<const N: usize>(bounds: [Option<(f64, Bound)>; N]) -> (f64, Bound) {
+    bounds
+        .into_iter()
+        .flatten()
+        .fold((0.0, Bound::Issue), |a, b| if b.0 > a.0 { b } else { a })
+}
+
+/// `analytic`, the largest of a loop's analytic bounds, or its replay on the core when
+/// slower ([`replay`]): the replay holds every bound at once and names its own only where
+/// it departs from them. It retires instructions one by one, and so overlaps a long path
+/// with the next iterations further than the window bound; the bound stands (nemo_hermit's
+/// -O0 force loop: replayed 42 cycles, bound 51; the program -2.9% with the bound, -13.5%
+/// with the replay alone).
+fn with_replay(cl: &CompiledLoop, m: &InCoreProfile, analytic: (f64, Bound)) -> (f64, Bound) {
+    let (t, bound) = analytic;
+    match replay(cl, m) {
+        Some(replayed) if replayed > t * 1.1 => (replayed, Bound::Schedule(replayed / t)),
+        Some(replayed) => (t.max(replayed), bound),
+        None => (t, bound),
+    }
 }
 
 /// The longest chain of `cl`, each chain's latency scaled by `share` ([`longest_chain`]).

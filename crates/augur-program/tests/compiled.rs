@@ -508,3 +508,61 @@ fn array_copies_and_fills_the_library_makes_are_reported() {
         );
     }
 }
+
+/// The arms of a SELECT CASE that gfortran compiles to a jump table (`jmp *...`): the
+/// loops in them are read from the assembly as any other (each arm reached by no
+/// instruction that names it).
+#[test]
+fn the_loops_in_the_arms_of_a_jump_table_are_compiled_loops() {
+    let p = analyze(
+        "-O2",
+        "program cases
+  implicit none
+  integer, parameter :: n = 2000
+  double precision :: a(n), s
+  integer :: i, k, r
+  do i = 1, n
+    a(i) = 1.0d0 / i
+  end do
+  s = 0
+  do r = 1, 400
+    k = mod(r, 6)
+    select case (k)
+    case (0)
+      do i = 1, n
+        s = s + a(i)
+      end do
+    case (1)
+      do i = 1, n
+        s = s + 2.0d0 * a(i)
+      end do
+    case (2)
+      do i = 1, n
+        s = s - a(i) * a(i)
+      end do
+    case (3)
+      do i = 1, n
+        s = s + a(i) / 3.0d0
+      end do
+    case (4)
+      do i = 1, n
+        s = s * 0.5d0 + a(i)
+      end do
+    case default
+      do i = 1, n
+        s = max(s, a(i))
+      end do
+    end select
+  end do
+  print *, s
+end program
+",
+    );
+    for line in [14, 18, 22, 26, 30, 34] {
+        let c = compiled(&p, line);
+        assert!(
+            c.chains.iter().any(|ch| ch.carried_by.starts_with("%v")),
+            "line {line}: {c:?}"
+        );
+    }
+}

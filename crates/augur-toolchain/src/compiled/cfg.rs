@@ -138,17 +138,35 @@ impl Cfg {
         s.taken.into_iter().chain(s.next)
     }
 
-    /// Each block's immediate dominator (the entry's is itself; `None` for blocks the
-    /// entry does not reach), by Cooper, Harvey and Kennedy's iteration over the
-    /// reverse postorder.
+    /// Each block's immediate dominator (a root's is itself; `None` for blocks no root
+    /// reaches), by Cooper, Harvey and Kennedy's iteration over the reverse postorder.
+    /// The roots are the entry and the blocks nothing jumps or falls to: the targets of
+    /// an indirect jump through a table (a computed GOTO or a SELECT CASE compiled to
+    /// `jmp *%rax`), which the instructions do not name; a virtual root above them all
+    /// keeps the code their arms share dominated by neither.
     fn dominators(&self) -> Vec<Option<usize>> {
         let n = self.blocks.len();
         if n == 0 {
             return vec![];
         }
+        let mut has_pred = vec![false; n];
+        for b in 0..n {
+            for t in self.targets(b) {
+                has_pred[t] = true;
+            }
+        }
+        let roots: Vec<usize> = (0..n).filter(|&b| b == 0 || !has_pred[b]).collect();
+        let root = n;
+        let targets = |b: usize| -> Vec<usize> {
+            if b == root {
+                roots.clone()
+            } else {
+                self.targets(b).collect()
+            }
+        };
         let mut order = vec![];
-        let mut seen = vec![false; n];
-        let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+        let mut seen = vec![false; n + 1];
+        let mut stack: Vec<(usize, bool)> = vec![(root, false)];
         while let Some((b, expanded)) = stack.pop() {
             if expanded {
                 order.push(b);
@@ -159,21 +177,26 @@ impl Cfg {
             }
             seen[b] = true;
             stack.push((b, true));
-            stack.extend(self.targets(b).filter(|&t| !seen[t]).map(|t| (t, false)));
+            stack.extend(
+                targets(b)
+                    .into_iter()
+                    .filter(|&t| !seen[t])
+                    .map(|t| (t, false)),
+            );
         }
         order.reverse();
-        let mut rank = vec![usize::MAX; n];
+        let mut rank = vec![usize::MAX; n + 1];
         for (k, &b) in order.iter().enumerate() {
             rank[b] = k;
         }
-        let mut preds: Vec<Vec<usize>> = vec![vec![]; n];
+        let mut preds: Vec<Vec<usize>> = vec![vec![]; n + 1];
         for &b in &order {
-            for t in self.targets(b) {
+            for t in targets(b) {
                 preds[t].push(b);
             }
         }
-        let mut idom: Vec<Option<usize>> = vec![None; n];
-        idom[0] = Some(0);
+        let mut idom: Vec<Option<usize>> = vec![None; n + 1];
+        idom[root] = Some(root);
         let mut changed = true;
         while changed {
             changed = false;
@@ -189,10 +212,10 @@ impl Cfg {
                             let (mut x, mut y) = (p, q);
                             while x != y {
                                 while rank[x] > rank[y] {
-                                    x = idom[x].unwrap_or(0);
+                                    x = idom[x].unwrap_or(root);
                                 }
                                 while rank[y] > rank[x] {
-                                    y = idom[y].unwrap_or(0);
+                                    y = idom[y].unwrap_or(root);
                                 }
                             }
                             x
@@ -203,6 +226,12 @@ impl Cfg {
                     idom[b] = new;
                     changed = true;
                 }
+            }
+        }
+        idom.truncate(n);
+        for (b, d) in idom.iter_mut().enumerate() {
+            if *d == Some(root) {
+                *d = Some(b);
             }
         }
         idom

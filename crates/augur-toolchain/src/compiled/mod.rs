@@ -1387,6 +1387,26 @@ mod tests {
     }
 
     #[test]
+    fn the_loops_of_the_arms_an_indirect_jump_reaches_are_found() {
+        // A computed GOTO (or SELECT CASE) compiled to a jump table: `jmp *%rax` names
+        // no target, so the arms are reached from no instruction; each holds a loop (line
+        // 7 and line 9), and both jump on to the code they share.
+        let l = loops(
+            "\t.loc 1 5 7\n\tmovslq\t(%rdx), %rax\n\tjmp\t*.L4(,%rax,8)\n\
+             .L2:\n\tmovl\t$1, %ecx\n\
+             .L5:\n\t.loc 1 7 10\n\taddsd\t(%rdi,%rcx,8), %xmm0\n\taddq\t$1, %rcx\n\
+             \t.loc 1 6 12\n\tcmpq\t%rcx, %rsi\n\tjne\t.L5\n\tjmp\t.L9\n\
+             .L3:\n\tmovl\t$1, %ecx\n\
+             .L6:\n\t.loc 1 9 10\n\tmulsd\t(%rdi,%rcx,8), %xmm0\n\taddq\t$1, %rcx\n\
+             \t.loc 1 8 12\n\tcmpq\t%rcx, %rsi\n\tjne\t.L6\n\
+             .L9:\n\t.loc 1 10 7\n\tmovsd\t%xmm0, (%r8)\n\tret\n",
+        );
+        let mut lines: Vec<u32> = l.iter().map(|c| c.line).collect();
+        lines.sort_unstable();
+        assert_eq!(lines, vec![6, 8], "{l:?}");
+    }
+
+    #[test]
     fn an_integer_array_steps_in_its_own_elements() {
         // `in1 = ielel(k, iel)` of `ielel(4, n)` (4-byte integers) beside double
         // arithmetic on `du(k, iel)` of `du(4, n)`: both pointers step one column, four

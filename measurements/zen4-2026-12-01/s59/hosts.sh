@@ -1,8 +1,8 @@
-# usage: bash measurements/zen4-2026-12-01/s59/hosts.sh TAG FLAG [SETS]  (AUGUR=BIN) replays every host's kept runs (real, corpus) with the program profiles of measurements/zen4-2026-12-01 into /tmp/s59/replay-TAG
+# usage: [AUGUR=BIN] [PROFROOT=DIR] bash measurements/zen4-2026-12-01/s59/hosts.sh TAG FLAG [SETS]: replays every host's kept runs (real, corpus) with the program profiles of measurements/zen4-2026-12-01 (or DIR/rc-SET-FLAG) into /tmp/s59/replay-TAG
 cd /work/main
 A=${AUGUR:-target/release/augur}; TAG=$1; f=$2; SETS=${3:-"real corpus"}; OUT=/tmp/s59/replay-$TAG; mkdir -p $OUT
 Z4=measurements/zen4-2026-12-01
-prof() { [ $1 = real ] && echo $Z4/real-$2 || echo $Z4/corpus-$2; }
+prof() { if [ -n "$PROFROOT" ]; then echo $PROFROOT/rc-$1-$2; else echo $Z4/$1-$2; fi; }
 hyb() { local d=/tmp/s59/hyb-$TAG-$1-$2-$3; rm -rf $d; mkdir -p $d; local P=$(readlink -f $(prof $2 $3))
   for t in $4/*.timing.json; do n=$(basename $t .timing.json); p=$P/$n.profile.json; [ -f $p ] && ln -s $p $d/ && ln -s $(readlink -f $t) $d/; done; echo $d; }
 run() { local d=$(hyb $1 $2 $3 $5); if [ $2 = real ]; then S="--suite bench/real --sources /work/SOURCES --part all"; else S=""; fi

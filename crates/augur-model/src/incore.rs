@@ -430,11 +430,7 @@ fn overlapped_chains(
     restarts: Restarts,
 ) -> Option<(f64, Bound)> {
     let n = restarts.per_entry;
-    let mut chains = cl
-        .chains
-        .iter()
-        .chain(cl.paths.iter().flat_map(|p| &p.chains));
-    if n.is_nan() || n <= 0.0 || !chains.any(|ch| restarts.restarts(ch)) {
+    if n.is_nan() || n <= 0.0 || !all_chains(cl).any(|ch| restarts.restarts(ch)) {
         return None;
     }
     let k = restart_overlap(cl, m, issued)?;

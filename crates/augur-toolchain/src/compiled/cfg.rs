@@ -149,13 +149,7 @@ impl Cfg {
         if n == 0 {
             return vec![];
         }
-        let mut has_pred = vec![false; n];
-        for b in 0..n {
-            for t in self.targets(b) {
-                has_pred[t] = true;
-            }
-        }
-        let roots: Vec<usize> = (0..n).filter(|&b| b == 0 || !has_pred[b]).collect();
+        let roots = self.roots();
         let root = n;
         let targets = |b: usize| -> Vec<usize> {
             if b == root {
@@ -235,6 +229,18 @@ impl Cfg {
             }
         }
         idom
+    }
+
+    /// The entry and the blocks no block jumps or falls to.
+    fn roots(&self) -> Vec<usize> {
+        let n = self.blocks.len();
+        let mut has_pred = vec![false; n];
+        for b in 0..n {
+            for t in self.targets(b) {
+                has_pred[t] = true;
+            }
+        }
+        (0..n).filter(|&b| b == 0 || !has_pred[b]).collect()
     }
 
     /// The innermost natural loops: for each block that dominates a block jumping to

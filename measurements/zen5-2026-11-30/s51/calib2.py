@@ -1,5 +1,7 @@
 import json, math, statistics, sys
-rows=json.load(open("/tmp/s51/calib-rows.json"))
+# usage: python3 calib2.py [ROWS.json [O2_REGULAR O2_IRREGULAR O0_REGULAR O0_IRREGULAR]] (the pairs priced now)
+rows=json.load(open(sys.argv[1] if len(sys.argv) > 1 else "/tmp/s51/calib-rows.json"))
+NOW=[float(x) for x in sys.argv[2:6]] if len(sys.argv) > 5 else [0.19,0.35,0.22,0.45]
 Z=1.645; P0=0.14
 def evaluate(r,i,flag,sets=None):
     cov=[];fac=[]
@@ -12,7 +14,7 @@ def evaluate(r,i,flag,sets=None):
         cov.append(e<=Z*s); fac.append(math.exp(Z*s))
     return sum(cov)/len(cov), statistics.median(fac), len(cov)
 for flag in ["O2","O0"]:
-    base = (0.19,0.35) if flag=="O2" else (0.22,0.45)
+    base = (NOW[0],NOW[1]) if flag=="O2" else (NOW[2],NOW[3])
     print(flag, "current", base, evaluate(*base,flag))
     for hosts in [["xeon"],["zen4"],["zen5new"]]:
         print("   ", hosts, evaluate(*base,flag,hosts))

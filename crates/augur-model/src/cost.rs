@@ -428,6 +428,38 @@ pub struct Coefficients {
     /// recurrence bounds a block, or more, when a loop's operations are scaled to its
     /// recurrence).
     pub executed: f64,
+    /// The part of `stream`, `vector` and `chain` whose time a loop's compiled
+    /// instructions set (the in-core model scaled it): priced by the AbOps' costs for
+    /// the breakdown, but not uncertain by their uncertainty ([`CostTable::cost_of`]).
+    pub compiled: CompiledPart,
+}
+
+/// Executions of each context priced from a compiled loop ([`Coefficients::compiled`]).
+#[derive(Debug, Clone, Default)]
+pub struct CompiledPart {
+    /// Of [`Coefficients::stream`].
+    pub stream: AbOpCounts,
+    /// Of [`Coefficients::vector`].
+    pub vector: AbOpCounts,
+    /// Of [`Coefficients::chain`].
+    pub chain: AbOpCounts,
+}
+
+impl CompiledPart {
+    fn add_scaled(&mut self, other: &CompiledPart, w: f64) {
+        self.stream.add_scaled(&other.stream, w);
+        self.vector.add_scaled(&other.vector, w);
+        self.chain.add_scaled(&other.chain, w);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.stream.is_empty() && self.vector.is_empty() && self.chain.is_empty()
+    }
+
+    /// The executions of `op` in each priced context (stream, vector, chain).
+    fn of(&self, op: AbOp) -> [f64; 3] {
+        [self.stream.get(op), self.vector.get(op), self.chain.get(op)]
+    }
 }
 
 impl Coefficients {
@@ -444,6 +476,40 @@ impl Coefficients {
         self.issue.add_scaled(&other.issue, w);
         self.vector_issue.add_scaled(&other.vector_issue, w);
         self.executed += w * other.executed;
+        self.compiled.add_scaled(&other.compiled, w);
+    }
+
+    /// Marks every priced execution as set by a compiled loop's time (the in-core
+    /// model's parameters, measured to a fraction of a cycle, carry its uncertainty:
+    /// the model's error covers it).
+    pub(crate) fn mark_compiled(&mut self) {
+        self.compiled = CompiledPart {
+            stream: self.stream.clone(),
+            vector: self.vector.clone(),
+            chain: self.chain.clone(),
+        };
+    }
+
+    /// The executions whose parameters' uncertainty applies: those a compiled loop
+    /// did not price.
+    fn uncertain(&self) -> std::borrow::Cow<'_, Coefficients> {
+        if self.compiled.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let less = |a: &AbOpCounts, b: &AbOpCounts| {
+            let mut out = a.clone();
+            out.add_scaled(b, -1.0);
+            out
+        };
+        std::borrow::Cow::Owned(Coefficients {
+            stream: less(&self.stream, &self.compiled.stream),
+            vector: less(&self.vector, &self.compiled.vector),
+            chain: less(&self.chain, &self.compiled.chain),
+            issue: self.issue.clone(),
+            vector_issue: self.vector_issue.clone(),
+            executed: self.executed,
+            compiled: CompiledPart::default(),
+        })
     }
 
     /// The abstract operations executed.
@@ -460,6 +526,11 @@ impl Coefficients {
             issue: f(&self.issue),
             vector_issue: f(&self.vector_issue),
             executed: self.executed,
+            compiled: CompiledPart {
+                stream: f(&self.compiled.stream),
+                vector: f(&self.compiled.vector),
+                chain: f(&self.compiled.chain),
+            },
         }
     }
 }
@@ -632,16 +703,18 @@ impl CostTable {
 
     /// The cost of coefficients in both contexts; the errors of one parameter in the two
     /// contexts are independent measurements, those of one parameter across blocks add
-    /// linearly (they are the same number).
+    /// linearly (they are the same number). Executions a compiled loop priced
+    /// ([`Coefficients::compiled`]) add no variance.
     pub fn cost_of(&self, c: &Coefficients) -> Estimate {
-        let mut t = 0.0;
-        let mut var = 0.0;
-        for (_, n, p) in self.priced(c) {
-            t += n * p.seconds;
-            var += (n * p.se_seconds).powi(2);
-        }
-        var += self.covariance(&c.stream, &self.stream_correlation, |op| self.stream(op))
-            + self.covariance(&c.vector, &self.vector_correlation, |op| self.vector(op));
+        let t: f64 = self.priced(c).map(|(_, n, p)| n * p.seconds).sum();
+        let u = c.uncertain();
+        let u = u.as_ref();
+        let mut var: f64 = self
+            .priced(&u)
+            .map(|(_, n, p)| (n * p.se_seconds).powi(2))
+            .sum();
+        var += self.covariance(&u.stream, &self.stream_correlation, |op| self.stream(op))
+            + self.covariance(&u.vector, &self.vector_correlation, |op| self.vector(op));
         Estimate {
             seconds: t,
             sd_seconds: var.max(0.0).sqrt(),
@@ -687,10 +760,11 @@ impl CostTable {
     /// vectorized loops, chain.
     pub(crate) fn variances_of(&self, c: &Coefficients, op: AbOp) -> [(f64, Parameter); 3] {
         let term = |n: f64, p: Parameter| ((n * p.se_seconds).powi(2), p);
+        let compiled = c.compiled.of(op);
         [
-            term(c.stream.get(op), self.stream(op)),
-            term(c.vector.get(op), self.vector(op)),
-            term(c.chain.get(op), self.get(op)),
+            term(c.stream.get(op) - compiled[0], self.stream(op)),
+            term(c.vector.get(op) - compiled[1], self.vector(op)),
+            term(c.chain.get(op) - compiled[2], self.get(op)),
         ]
     }
 }
@@ -737,6 +811,29 @@ mod tests {
             "{} vs {want}",
             e.sd_seconds
         );
+    }
+
+    #[test]
+    fn executions_a_compiled_loop_priced_add_no_parameter_variance() {
+        let m = machine(&[
+            (AbOp::ARDL, MEASURED, Some(2.0), Some(0.1), 10),
+            (AbOp::MRDL, MEASURED, Some(3.0), Some(0.2), 10),
+        ]);
+        let t = CostTable::from_profile(&m);
+        let mut from_source = Coefficients::default();
+        from_source.chain.add(AbOp::ARDL, 1e9);
+        let mut from_compiled = Coefficients::default();
+        from_compiled.chain.add(AbOp::MRDL, 2e9);
+        from_compiled.mark_compiled();
+        let mut both = from_source.clone();
+        both.add_scaled(&from_compiled, 1.0);
+        let e = t.cost_of(&both);
+        // Both priced, only the source-priced part uncertain.
+        assert!((e.seconds - 8.0).abs() < 1e-9, "{}", e.seconds);
+        assert!((e.sd_seconds - t.cost_of(&from_source).sd_seconds).abs() < 1e-12);
+        assert!(e.sd_seconds > 0.0);
+        assert_eq!(t.variance_of(&both, AbOp::MRDL), 0.0);
+        assert!(t.variance_of(&both, AbOp::ARDL) > 0.0);
     }
 
     #[test]

@@ -285,6 +285,9 @@ pub(crate) fn loop_recurrences(
         for &i in &body {
             if let Some(c) = unit_c.get_mut(i) {
                 scale_work(c, k);
+                if compiled.is_some() {
+                    c.mark_compiled();
+                }
             }
         }
     }

@@ -710,7 +710,7 @@ impl CostTable {
         let u = c.uncertain();
         let u = u.as_ref();
         let mut var: f64 = self
-            .priced(&u)
+            .priced(u)
             .map(|(_, n, p)| (n * p.se_seconds).powi(2))
             .sum();
         var += self.covariance(&u.stream, &self.stream_correlation, |op| self.stream(op))

@@ -123,7 +123,8 @@ pub const TLB_FROM: u64 = 256;
 ///   part of the TLB chase can be subtracted); sequential chase and gather (independent
 ///   random reads) at every size.
 /// * TLB chase: stride = page at [`tlb_counts`]; strides of a quarter, half and twice the
-///   page at the counts from [`TLB_FROM`].
+///   page at the counts from [`TLB_FROM`]. TLB gather: stride = page at [`tlb_counts`],
+///   [`augur_machine_profile::memory::far_stride`] at the counts from [`TLB_FROM`] (up to twice the largest size).
 /// * Streams: each kernel with arrays of a quarter of each level and of twice the last.
 pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
     let line = os.line();
@@ -198,6 +199,13 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
                 }
             }
         }
+    }
+    let far = augur_machine_profile::memory::far_stride(page, line);
+    for &c in counts
+        .iter()
+        .filter(|&&c| c >= TLB_FROM && c * far <= 2 * max)
+    {
+        p.tlb_gather.push((far, c));
     }
     // Line sizes: every cache whose largest count still reaches slots of 256 B.
     let defaults = [32u64 << 10, 1 << 20];
@@ -738,9 +746,26 @@ mod tests {
         assert!(p.sweep.contains(&(4 << 20, 16 << 10)));
         assert!(p.tlb.contains(&(4096, 16)) && p.tlb.contains(&(1024, TLB_FROM)));
         assert!(!p.tlb.contains(&(1024, 16)));
-        // The gather reads the page-stride chase's elements, and only those.
+        // The gather reads the page-stride chase's elements, then the same counts seven
+        // pages and a line apart from TLB_FROM on, within twice the largest size.
         let page_chase: Vec<_> = p.tlb.iter().filter(|t| t.0 == 4096).copied().collect();
-        assert_eq!(p.tlb_gather, page_chase);
+        let far = augur_machine_profile::memory::far_stride(4096, 64);
+        assert_eq!(far, 28736);
+        let near: Vec<(u64, u64)> = p
+            .tlb_gather
+            .iter()
+            .filter(|t| t.0 == 4096)
+            .copied()
+            .collect();
+        let far_points: Vec<(u64, u64)> = p
+            .tlb_gather
+            .iter()
+            .filter(|t| t.0 != 4096)
+            .copied()
+            .collect();
+        assert_eq!(near, page_chase);
+        assert!(far_points.iter().all(|t| t.0 == far && t.1 >= TLB_FROM));
+        assert!(far_points.contains(&(far, 256)) && !far_points.contains(&(far, 16384)));
         assert_eq!(p.stream.len(), 12);
         let q = plan(&os(), &Settings::QUICK);
         assert!(q.sweep.len() < p.sweep.len());

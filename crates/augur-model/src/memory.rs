@@ -182,11 +182,7 @@ fn sweep_line_seconds(mem: &MemoryProfile, size: u64, line: u64) -> Option<f64> 
 /// many packed lines: the overlap the machine's page walkers achieve, measured. Empty when the profile has no such curves; an entry of a page larger
 /// than [`PAGE_BYTES`] is not modelled (the chase's stride is the base page).
 pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
-    let page = if mem.os_page_bytes > 0 {
-        mem.os_page_bytes
-    } else {
-        PAGE_BYTES
-    };
+    let page = page_bytes(mem);
     let Some(tlb) = mem.tlb_chase.iter().find(|c| c.stride_bytes == page) else {
         return vec![];
     };
@@ -253,6 +249,69 @@ pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
         .filter(|&(count, _)| count >= walks_from)
         .map(|(count, rise)| (count.saturating_sub(1).max(1), rise))
         .collect()
+}
+
+/// The base page of `mem`'s host.
+fn page_bytes(mem: &MemoryProfile) -> u64 {
+    if mem.os_page_bytes > 0 {
+        mem.os_page_bytes
+    } else {
+        PAGE_BYTES
+    }
+}
+
+/// The translation staircase of accesses at the TLB gather's far stride
+/// ([`augur_machine_profile::memory::far_stride`]: seven pages and a line, each walk
+/// reading a page-table line of its own): the far gather's rise over a gather of as many
+/// packed lines, from the last TLB level's reach on, as [`translation_steps`] reads the
+/// gather one page apart. Empty when the profile lacks the far gather (measured before
+/// it existed).
+pub fn far_translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
+    let page = page_bytes(mem);
+    let line = mem.levels.first().map_or(64, |l| l.line_bytes.max(1));
+    let far = augur_machine_profile::memory::far_stride(page, line);
+    let (Some(t), Some(g)) = (
+        mem.tlb_gather.iter().find(|c| c.stride_bytes == far),
+        mem.chase.iter().find(|c| c.order == "gather"),
+    ) else {
+        return vec![];
+    };
+    let walks_from = if mem.tlb.len() >= 2 {
+        mem.tlb.last().map_or(0, |t| t.entries)
+    } else {
+        0
+    };
+    let cost: Vec<f64> = t
+        .count
+        .iter()
+        .zip(&t.ns)
+        .map(|(&count, &ns)| (ns - interp(&g.size_bytes, &g.ns, count * line)).max(0.0))
+        .collect();
+    staircase(&t.count, &cost)
+        .into_iter()
+        .filter(|&(count, _)| count >= walks_from)
+        .map(|(count, rise)| (count.saturating_sub(1).max(1), rise))
+        .collect()
+}
+
+/// The weight (0-1) of the far staircase ([`far_translation_steps`]) for an array read
+/// `stride` bytes an access along its innermost loop: 0 at a page or less, 1 from seven
+/// pages on (the far gather's stride), between them `ln(s) / ln 7` of the way for a
+/// stride of `s` pages. A page-table line holds eight pages' entries, so walks `s` pages
+/// apart read a new one more often the longer `s` is; on a Zen 4 guest, reads of one
+/// line per column over 4,000 columns cost 2.0-4.4, 2.4-4.6, 4.0-5.8 and 5.3-6.0 ns at 1,
+/// 2, 4 and 7.8 pages a column in three runs, in that order within each
+/// (`measurements/zen4-2026-12-01/s60/far-reads.txt`).
+/// An array the nest writes keeps the page staircase: its stores' walks overlap behind
+/// the store queue (zeroing a 10,000 x 10,000 `real` matrix by rows, 9.8 pages a column
+/// over 10,000 columns: 6.4 ns a 16-byte store there, what the page staircase says, where
+/// reads so far apart take 7.4-8.5).
+fn far_weight(stride: u64, page: u64, written: bool) -> f64 {
+    let pages = stride as f64 / page.max(1) as f64;
+    if written || pages <= 1.0 {
+        return 0.0;
+    }
+    (pages.ln() / 7f64.ln()).clamp(0.0, 1.0)
 }
 
 /// The rises of a curve over its first point, through its running maximum:
@@ -836,49 +895,80 @@ fn add_translation(
     if steps.is_empty() {
         return;
     }
+    let far_steps = far_translation_steps(mem);
+    let page = page_bytes(mem);
     let name = "TLB".to_string();
+    // The misses of every step of either staircase, from the page histograms, on the
+    // host's cores.
+    let mut entries: Vec<u64> = steps.iter().chain(&far_steps).map(|s| s.0).collect();
+    entries.sort_unstable();
+    entries.dedup();
+    let at = crate::par::map(&entries, |&e| {
+        let sampled_tlb = if sampled.priced_by_levels {
+            sampled_tlb_misses(loc, e)
+        } else {
+            vec![]
+        };
+        (tlb_misses(loc, e, program_bytes), sampled_tlb)
+    });
+    let misses_at = |e: u64| entries.binary_search(&e).ok().map(|k| &at[k]);
+    let first = steps[0].0;
     let mut level_misses = vec![0.0; out.len()];
     let mut level_seconds = vec![0.0; out.len()];
     let mut array_cost: Vec<Vec<(f64, f64)>> = out
         .iter()
         .map(|n| vec![(0.0, 0.0); n.arrays.len()])
         .collect();
-    // Each step's misses from the page histograms, the steps on the host's cores.
-    let step_misses = crate::par::map(&steps, |&(entries, _)| {
-        let sampled_tlb = if sampled.priced_by_levels {
-            sampled_tlb_misses(loc, entries)
-        } else {
-            vec![]
-        };
-        (tlb_misses(loc, entries, program_bytes), sampled_tlb)
-    });
-    for (k, (&(_, rise_s), (nest_misses, sampled_tlb))) in steps.iter().zip(step_misses).enumerate()
-    {
-        for (i, m) in nest_misses.into_iter().enumerate() {
-            for (j, am) in m.arrays.iter().enumerate() {
-                if let Some(c) = array_cost.get_mut(i).and_then(|a| a.get_mut(j)) {
-                    if k == 0 {
-                        c.0 += am.misses;
-                    }
-                    c.1 += am.misses * rise_s;
-                }
-            }
-            if k == 0 {
-                level_misses[i] += m.misses;
-            }
-            level_seconds[i] += m.misses * rise_s;
+    // Each array at the page staircase, and at the far one in the share its stride says.
+    let weight = |i: usize, j: usize| -> f64 {
+        if far_steps.is_empty() {
+            return 0.0;
         }
-        for (r, m) in sampled_tlb.into_iter().enumerate() {
-            let Some(&(row, a)) = sampled.at.get(r) else {
+        loc.nests
+            .get(i)
+            .and_then(|n| n.arrays.get(j))
+            .map_or(0.0, |a| far_weight(a.inner_stride_bytes, page, a.written))
+    };
+    for (staircase, far) in [(&steps, false), (&far_steps, true)] {
+        for &(e, rise_s) in staircase.iter() {
+            let Some((nest_misses, sampled_tlb)) = misses_at(e) else {
                 continue;
             };
-            let c = &mut array_cost[row][a];
-            if k == 0 {
-                c.0 += m;
-                level_misses[row] += m;
+            for (i, m) in nest_misses.iter().enumerate() {
+                for (j, am) in m.arrays.iter().enumerate() {
+                    let w = if far {
+                        weight(i, j)
+                    } else {
+                        1.0 - weight(i, j)
+                    };
+                    if let Some(c) = array_cost.get_mut(i).and_then(|a| a.get_mut(j)) {
+                        if e == first && !far {
+                            c.0 += am.misses;
+                        }
+                        c.1 += w * am.misses * rise_s;
+                    }
+                    level_seconds[i] += w * am.misses * rise_s;
+                }
+                if e == first && !far {
+                    level_misses[i] += m.misses;
+                }
             }
-            c.1 += m * rise_s;
-            level_seconds[row] += m * rise_s;
+            if far {
+                continue;
+            }
+            // Sampled references: the page staircase.
+            for (r, &m) in sampled_tlb.iter().enumerate() {
+                let Some(&(row, a)) = sampled.at.get(r) else {
+                    continue;
+                };
+                let c = &mut array_cost[row][a];
+                if e == first {
+                    c.0 += m;
+                    level_misses[row] += m;
+                }
+                c.1 += m * rise_s;
+                level_seconds[row] += m * rise_s;
+            }
         }
     }
     for (i, n) in out.iter_mut().enumerate() {
@@ -1453,6 +1543,40 @@ mod tests {
         assert_eq!(s.len(), 4, "{s:?}");
         assert_eq!(s[3].0, 3755, "{s:?}");
         assert!((total(&s) - 2.75e-9).abs() < 1e-15, "{s:?}");
+    }
+
+    #[test]
+    fn reads_far_apart_pay_the_far_gathers_walks() {
+        // The far gather (seven pages and a line apart) rises to 5.25 ns at 4096 pages
+        // where the one a page apart rises to 3.25: reads seven pages apart or more pay
+        // its rises, reads between one and seven pages apart a share in ln(pages), stores
+        // and reads a page apart or less none.
+        let mut mem = translation_machine();
+        mem.chase
+            .push(curve("gather", vec![1024, 1 << 30], vec![0.25, 0.25]));
+        let far = augur_machine_profile::memory::far_stride(4096, 64);
+        mem.tlb_gather = vec![
+            TlbCurve {
+                stride_bytes: 4096,
+                count: vec![16, 64, 128, 2048, 4096],
+                ns: vec![0.25, 0.25, 0.5, 0.5, 3.25],
+            },
+            TlbCurve {
+                stride_bytes: far,
+                count: vec![256, 2048, 4096],
+                ns: vec![0.5, 0.5, 5.25],
+            },
+        ];
+        let s = far_translation_steps(&mem);
+        assert!((total(&s) - 4.75e-9).abs() < 1e-15, "{s:?}");
+        assert!(s.iter().all(|st| st.0 >= 2047), "{s:?}");
+        mem.tlb_gather.pop();
+        assert!(far_translation_steps(&mem).is_empty());
+        assert_eq!(far_weight(4096, 4096, false), 0.0);
+        assert_eq!(far_weight(32000, 4096, true), 0.0);
+        assert_eq!(far_weight(32000, 4096, false), 1.0);
+        let two = far_weight(8192, 4096, false);
+        assert!((two - 2f64.ln() / 7f64.ln()).abs() < 1e-12, "{two}");
     }
 
     #[test]

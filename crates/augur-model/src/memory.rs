@@ -194,11 +194,7 @@ pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
     // out-of-order core overlaps with independent work (the stride sweep's independent
     // loads show a fraction of the chase's rise): only the rises from the last TLB
     // level's reach on, the page walks, are charged.
-    let walks_from = if mem.tlb.len() >= 2 {
-        mem.tlb.last().map_or(0, |t| t.entries)
-    } else {
-        0
-    };
+    let walks_from = walks_from(mem);
     // The chase's walks wait for one another; those of independent accesses (the only
     // ones charged here: affine references and the strided share of sampled ones)
     // overlap as their misses do, by the ratio of the machine's independent (gather) to
@@ -243,8 +239,24 @@ pub fn translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
             })
             .collect(),
     };
-    // A cyclic chase over `count` pages reuses each page at a distance of `count − 1`.
-    staircase(&tlb.count, &cost)
+    walk_steps(&tlb.count, &cost, walks_from)
+}
+
+/// The TLB entries from which misses are page walks: the last TLB level's reach (0 when
+/// the profile has fewer than two levels).
+fn walks_from(mem: &MemoryProfile) -> u64 {
+    if mem.tlb.len() >= 2 {
+        mem.tlb.last().map_or(0, |t| t.entries)
+    } else {
+        0
+    }
+}
+
+/// The rises of a translation curve (`cost` at page counts `count`) from `walks_from`
+/// pages on, each at the reuse distance of its count: a cyclic walk over `count` pages
+/// reuses each page at a distance of `count − 1`.
+fn walk_steps(count: &[u64], cost: &[f64], walks_from: u64) -> Vec<(u64, f64)> {
+    staircase(count, cost)
         .into_iter()
         .filter(|&(count, _)| count >= walks_from)
         .map(|(count, rise)| (count.saturating_sub(1).max(1), rise))
@@ -276,22 +288,14 @@ pub fn far_translation_steps(mem: &MemoryProfile) -> Vec<(u64, f64)> {
     ) else {
         return vec![];
     };
-    let walks_from = if mem.tlb.len() >= 2 {
-        mem.tlb.last().map_or(0, |t| t.entries)
-    } else {
-        0
-    };
+    let walks_from = walks_from(mem);
     let cost: Vec<f64> = t
         .count
         .iter()
         .zip(&t.ns)
         .map(|(&count, &ns)| (ns - interp(&g.size_bytes, &g.ns, count * line)).max(0.0))
         .collect();
-    staircase(&t.count, &cost)
-        .into_iter()
-        .filter(|&(count, _)| count >= walks_from)
-        .map(|(count, rise)| (count.saturating_sub(1).max(1), rise))
-        .collect()
+    walk_steps(&t.count, &cost, walks_from)
 }
 
 /// The weight (0-1) of the far staircase ([`far_translation_steps`]) for an array read

@@ -163,6 +163,9 @@ pub fn report(m: &MemoryProfile) -> String {
             t.miss_penalty_ns
         );
     }
+    if let Some(line) = walk_summary(m) {
+        let _ = writeln!(o, "{line}");
+    }
     let _ = writeln!(
         o,
         "OS page size {}{}",
@@ -186,4 +189,69 @@ pub fn report(m: &MemoryProfile) -> String {
         let _ = writeln!(o, "note: {n}");
     }
     o
+}
+
+/// The TLB gathers at twice the last TLB's reach, a line: "page walks, pages read
+/// independently over 4096 pages: 4.18 ns an access one page apart, 5.25 ns 28736 B apart
+/// (each walk a page-table line of its own)"; `None` without the gathers.
+fn walk_summary(m: &augur_machine_profile::memory::MemoryProfile) -> Option<String> {
+    let pages = 2 * m.tlb.last()?.entries;
+    let at = |stride: u64| {
+        m.tlb_gather
+            .iter()
+            .find(|c| c.stride_bytes == stride && c.count.iter().any(|&n| n >= pages))
+            .map(|c| augur_machine_profile::memory::interp(&c.count, &c.ns, pages))
+    };
+    let page = m.os_page_bytes.max(1);
+    let line = m.levels.first().map_or(64, |l| l.line_bytes);
+    let far = augur_machine_profile::memory::far_stride(page, line);
+    let near = at(page)?;
+    let mut s = format!(
+        "page walks, pages read independently over {pages} pages: {near:.2} ns an access one page apart"
+    );
+    if let Some(f) = at(far) {
+        let _ = write!(
+            s,
+            ", {f:.2} ns {far} B apart (each walk a page-table line of its own)"
+        );
+    }
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use augur_machine_profile::memory::{MemoryProfile, TlbCurve, TlbLevel};
+
+    #[test]
+    fn the_report_names_the_walks_of_both_gathers() {
+        let tlb = |entries| TlbLevel {
+            entries,
+            ..Default::default()
+        };
+        let gather = |stride_bytes, ns: Vec<f64>| TlbCurve {
+            stride_bytes,
+            count: vec![2048, 4096, 8192],
+            ns,
+        };
+        let mut m = MemoryProfile {
+            os_page_bytes: 4096,
+            tlb: vec![tlb(64), tlb(2048)],
+            tlb_gather: vec![gather(4096, vec![0.6, 4.2, 5.0])],
+            ..Default::default()
+        };
+        let one = walk_summary(&m).expect("a line");
+        assert!(
+            one.contains("over 4096 pages: 4.20 ns") && !one.contains("B apart"),
+            "{one}"
+        );
+        m.tlb_gather.push(gather(28736, vec![0.6, 5.25, 7.4]));
+        let both = walk_summary(&m).expect("a line");
+        assert!(
+            both.ends_with("5.25 ns 28736 B apart (each walk a page-table line of its own)"),
+            "{both}"
+        );
+        m.tlb_gather.clear();
+        assert!(walk_summary(&m).is_none());
+    }
 }

@@ -455,11 +455,6 @@ impl CompiledPart {
     fn is_empty(&self) -> bool {
         self.stream.is_empty() && self.vector.is_empty() && self.chain.is_empty()
     }
-
-    /// The executions of `op` in each priced context (stream, vector, chain).
-    fn of(&self, op: AbOp) -> [f64; 3] {
-        [self.stream.get(op), self.vector.get(op), self.chain.get(op)]
-    }
 }
 
 impl Coefficients {
@@ -760,11 +755,11 @@ impl CostTable {
     /// vectorized loops, chain.
     pub(crate) fn variances_of(&self, c: &Coefficients, op: AbOp) -> [(f64, Parameter); 3] {
         let term = |n: f64, p: Parameter| ((n * p.se_seconds).powi(2), p);
-        let compiled = c.compiled.of(op);
+        let u = c.uncertain();
         [
-            term(c.stream.get(op) - compiled[0], self.stream(op)),
-            term(c.vector.get(op) - compiled[1], self.vector(op)),
-            term(c.chain.get(op) - compiled[2], self.get(op)),
+            term(u.stream.get(op), self.stream(op)),
+            term(u.vector.get(op), self.vector(op)),
+            term(u.chain.get(op), self.get(op)),
         ]
     }
 }

@@ -61,9 +61,9 @@ pub struct MemoryProfile {
     pub tlb_chase: Vec<TlbCurve>,
     /// The TLB gather: the TLB chase's elements at a stride of one page read
     /// independently in a random order (translations the core can overlap), and the same
-    /// at [`far_stride`] (walks that each read a page-table line of their own; absent in
-    /// profiles measured before 2026-12-01). Absent in profiles measured before it
-    /// existed.
+    /// at [`far_stride`] (walks that each read a page-table line of their own). Absent in
+    /// profiles measured before it existed; the far curve in those measured before
+    /// 2026-12-01.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tlb_gather: Vec<TlbCurve>,
     /// The slot chases (line and page sizes without prefetching): one curve per element

@@ -202,7 +202,11 @@ fn walk_summary(m: &augur_machine_profile::memory::MemoryProfile) -> Option<Stri
             .find(|c| c.stride_bytes == stride && c.count.iter().any(|&n| n >= pages))
             .map(|c| augur_machine_profile::memory::interp(&c.count, &c.ns, pages))
     };
-    let page = m.os_page_bytes.max(1);
+    let page = if m.os_page_bytes > 0 {
+        m.os_page_bytes
+    } else {
+        4096
+    };
     let line = m.levels.first().map_or(64, |l| l.line_bytes);
     let far = augur_machine_profile::memory::far_stride(page, line);
     let near = at(page)?;

@@ -123,8 +123,9 @@ pub const TLB_FROM: u64 = 256;
 ///   part of the TLB chase can be subtracted); sequential chase and gather (independent
 ///   random reads) at every size.
 /// * TLB chase: stride = page at [`tlb_counts`]; strides of a quarter, half and twice the
-///   page at the counts from [`TLB_FROM`]. TLB gather: stride = page at [`tlb_counts`],
-///   [`augur_machine_profile::memory::far_stride`] at the counts from [`TLB_FROM`] (up to twice the largest size).
+///   page at the counts from [`TLB_FROM`]. TLB gather: stride = page at [`tlb_counts`];
+///   [`augur_machine_profile::memory::far_stride`] at the counts from [`TLB_FROM`], up to
+///   twice the largest size.
 /// * Streams: each kernel with arrays of a quarter of each level and of twice the last.
 pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
     let line = os.line();

@@ -337,6 +337,22 @@ fn integer_kernels() -> Vec<Kernel> {
             body: body(|_| "addq $1, -48(%rbp)".to_string()),
             counted: BODY as u32,
         },
+        // A default integer in memory read back with a sign extension, as gfortran -O2
+        // reads one it indexes with (`movslq 256(%rcx), %rax`, a stack pointer kept in
+        // a derived type): a Zen 4 renames the `movl` reload of a `movl` store (1.3
+        // cycles a link) but not this one (9 cycles).
+        Kernel {
+            measure: Measure::Latency(cw(InstrClass::ForwardExt, Width::Scalar)),
+            setup: strings(&["movq $0, -48(%rbp)"]),
+            body: groups(3, |_| {
+                strings(&[
+                    "movslq -48(%rbp), %rax",
+                    "addl $1, %eax",
+                    "movl %eax, -48(%rbp)",
+                ])
+            }),
+            counted: (BODY / 3) as u32,
+        },
         // The slot read between its read-modify-writes, as -O0 code reads a loop's
         // counter (`addl $1, -4(%rbp)` closing each iteration, `movl -4(%rbp), %eax`
         // for each subscript): every access of a slot that a store in flight wrote

@@ -337,7 +337,9 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
             InstrClass::Forward | InstrClass::ForwardWide => {
                 of(Measure::Latency(c)).map(|l| (l - fp_add).max(0.0))
             }
-            InstrClass::ForwardInt => of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0)),
+            InstrClass::ForwardInt | InstrClass::ForwardExt => {
+                of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0))
+            }
             InstrClass::FpSqrt => {
                 let multiply = of(Measure::Latency(ClassWidth::new(
                     InstrClass::FpMul,
@@ -350,6 +352,11 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         let throughput = match c.class {
             InstrClass::Forward | InstrClass::ForwardWide => load_throughput,
             InstrClass::ForwardInt => of(Measure::Throughput(c)).or(load_throughput),
+            // Its accesses take their turns as the renamed ones do: only its latency
+            // was measured apart.
+            InstrClass::ForwardExt => {
+                of(Measure::Throughput(scalar(InstrClass::ForwardInt))).or(load_throughput)
+            }
             _ => of(Measure::Throughput(c)),
         };
         if let (Some(l), Some(t)) = (latency, throughput) {

@@ -111,8 +111,8 @@ pub struct ClassCost {
 impl InCoreProfile {
     /// The cost of `cw`, or of the same class at the scalar width when its width was
     /// not measured (a vector instruction issues as one); a minimum or maximum not
-    /// measured (profiles made before its class) costs an add, as it was counted; else
-    /// `None`.
+    /// measured (profiles made before its class) costs an add, as it was counted, and a
+    /// widening forwarding not measured an integer one, as it was classed; else `None`.
     pub fn cost(&self, cw: ClassWidth) -> Option<ClassCost> {
         let own = |class| {
             self.class
@@ -124,10 +124,11 @@ impl InCoreProfile {
                         .copied()
                 })
         };
-        own(cw.class).or_else(|| {
-            (cw.class == augur_ir::incore::InstrClass::FpMinMax)
-                .then(|| own(augur_ir::incore::InstrClass::FpAdd))
-                .flatten()
+        use augur_ir::incore::InstrClass;
+        own(cw.class).or_else(|| match cw.class {
+            InstrClass::FpMinMax => own(InstrClass::FpAdd),
+            InstrClass::ForwardExt => own(InstrClass::ForwardInt),
+            _ => None,
         })
     }
 }
@@ -170,5 +171,25 @@ mod tests {
             p.cost(ClassWidth::new(InstrClass::FpMul, Width::Scalar)),
             None
         );
+    }
+
+    #[test]
+    fn a_widening_forwarding_not_measured_costs_an_integer_one() {
+        let mut p = InCoreProfile::default();
+        let renamed = ClassCost {
+            latency_ns: 0.0,
+            throughput_ns: 0.22,
+            beside_add_ns: None,
+        };
+        p.class.insert("forward_int".into(), renamed);
+        let ext = ClassWidth::new(InstrClass::ForwardExt, Width::Scalar);
+        assert_eq!(p.cost(ext), Some(renamed));
+        let measured = ClassCost {
+            latency_ns: 2.1,
+            throughput_ns: 0.09,
+            beside_add_ns: None,
+        };
+        p.class.insert("forward_ext".into(), measured);
+        assert_eq!(p.cost(ext), Some(measured));
     }
 }

@@ -730,16 +730,22 @@ fn path_probability(cl: &CompiledLoop, blocks: &[u32]) -> Option<f64> {
     for (k, &b) in blocks.iter().enumerate() {
         let next = blocks.get(k + 1).copied().unwrap_or(0);
         let block = cl.blocks.get(b as usize)?;
-        if let BlockEnd::Branches {
-            taken, not_taken, ..
-        } = block.end
-        {
-            let share = block.taken_share?;
-            p *= match (taken == Some(next), not_taken == Some(next)) {
-                (true, false) => share,
-                (false, true) => 1.0 - share,
-                _ => 1.0,
-            };
+        match &block.end {
+            BlockEnd::Branches {
+                taken, not_taken, ..
+            } => {
+                let share = block.taken_share?;
+                p *= match (*taken == Some(next), *not_taken == Some(next)) {
+                    (true, false) => share,
+                    (false, true) => 1.0 - share,
+                    _ => 1.0,
+                };
+            }
+            BlockEnd::Table { arms, .. } => {
+                let arm = arms.iter().position(|a| *a == Some(next))?;
+                p *= block.arm_shares.get(arm)?;
+            }
+            BlockEnd::Goes { .. } => {}
         }
     }
     Some(p)
@@ -795,10 +801,16 @@ pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfil
             }
         )
     });
-    let odds = if flagged {
-        "by the counted outcomes of its IFs and a flag it sets once"
-    } else {
-        "by the counted outcomes of its IFs"
+    let table = cl
+        .blocks
+        .iter()
+        .any(|b| matches!(b.end, BlockEnd::Table { .. }));
+    let odds = match (flagged, table) {
+        (true, _) => "by the counted outcomes of its IFs and a flag it sets once",
+        (false, true) => {
+            "by the counted outcomes of its IFs and its SELECT CASE or computed GOTO arms"
+        }
+        (false, false) => "by the counted outcomes of its IFs",
     };
     let mut s = match weighted_blocks(cl) {
         Some((issued, _)) => format!(
@@ -893,6 +905,7 @@ mod tests {
                 end,
                 frequency: Some(f),
                 taken_share: share,
+                arm_shares: vec![],
             }
         };
         let back = || BlockEnd::Goes { to: Some(0) };

@@ -360,6 +360,11 @@ pub struct CompiledBlock {
     /// taken, from the same outcomes; `None` otherwise or until known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taken_share: Option<f64>,
+    /// When it ends in a jump through a table ([`BlockEnd::Table`]), the share of its
+    /// executions that goes to each of the arms, in their order; empty otherwise or
+    /// until known.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arm_shares: Vec<f64>,
 }
 
 /// The end of a block of a compiled loop: its successors as indices into the loop's
@@ -385,6 +390,15 @@ pub enum BlockEnd {
         /// MAXVAL and MINVAL flag their first element so). `None` for other jumps.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         until_set: Option<u32>,
+    },
+    /// An indirect jump through a table (a SELECT CASE or a computed GOTO compiled to
+    /// `jmp *%rax`): the distinct places it may go to, in the table's order (`None` at
+    /// most once, for the arms that leave the loop).
+    Table {
+        /// The source line of the jump (the SELECT CASE's or the GOTO's statement).
+        line: u32,
+        /// The arms.
+        arms: Vec<Option<u32>>,
     },
 }
 

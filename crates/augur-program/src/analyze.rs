@@ -441,19 +441,23 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             let at = |f: &str, l: u32, file: &str, line: u32| {
                 l == line && augur_program_profile::optreport::same_file(f, file)
             };
-            crate::compiled::block_frequencies(&mut r, |file, line| {
-                use crate::compiled::LineCondition;
-                match odds.iter().find(|(f, l, _)| at(f, *l, file, line)) {
-                    Some(x) => LineCondition::Held(x.2),
-                    None if optimizes
-                        && branch_run.is_some()
-                        && !branching.iter().any(|(f, l)| at(f, *l, file, line)) =>
-                    {
-                        LineCondition::Compilers
+            crate::compiled::block_frequencies(
+                &mut r,
+                |file, line| {
+                    use crate::compiled::LineCondition;
+                    match odds.iter().find(|(f, l, _)| at(f, *l, file, line)) {
+                        Some(x) => LineCondition::Held(x.2),
+                        None if optimizes
+                            && branch_run.is_some()
+                            && !branching.iter().any(|(f, l)| at(f, *l, file, line)) =>
+                        {
+                            LineCondition::Compilers
+                        }
+                        None => LineCondition::Unrecorded,
                     }
-                    None => LineCondition::Unrecorded,
-                }
-            });
+                },
+                |file, line| line_executions(&profile.units, file, line),
+            );
             profile.optimization = Some(r)
         }
         Err(e) => profile.notes.push(format!("no optimization report: {e}")),
@@ -464,6 +468,23 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         profile,
         run,
     })
+}
+
+/// The executions of the counted block of `units` that holds `line` of `file` (the
+/// narrowest, when blocks nest by their lines); `None` when no counted block holds it.
+fn line_executions(
+    units: &[augur_program_profile::UnitProfile],
+    file: &str,
+    line: u32,
+) -> Option<f64> {
+    units
+        .iter()
+        .filter(|u| augur_program_profile::optreport::same_file(&u.file, file))
+        .flat_map(|u| &u.blocks)
+        .filter(|b| b.first_line <= line && line <= b.last_line)
+        .filter_map(|b| Some((b.last_line - b.first_line, b.executions?)))
+        .min_by_key(|(span, _)| *span)
+        .map(|(_, n)| n)
 }
 
 /// What an instrumented build needs besides its plan.

@@ -395,12 +395,28 @@ pub enum LineCondition {
 /// conversions and was priced 31% fast).
 /// A loop whose blocks do not form a graph without cycles apart from the jumps back
 /// to the header keeps no frequencies (the AbOps price it).
-pub fn block_frequencies(report: &mut OptReport, holds: impl Fn(&str, u32) -> LineCondition) {
+///
+/// A jump through a table (a SELECT CASE, a computed GOTO) goes to each arm in
+/// proportion to the executions `runs(file, line)` of the arm's first line
+/// ([`arm_shares`]).
+pub fn block_frequencies(
+    report: &mut OptReport,
+    holds: impl Fn(&str, u32) -> LineCondition,
+    runs: impl Fn(&str, u32) -> Option<f64>,
+) {
     for cl in report.compiled_loops.iter_mut() {
         if cl.blocks.is_empty() {
             continue;
         }
         let file = cl.file.clone();
+        let arms: Vec<Vec<f64>> = cl
+            .blocks
+            .iter()
+            .map(|b| arm_shares(&cl.blocks, b, |line| runs(&file, line)))
+            .collect();
+        for (b, a) in cl.blocks.iter_mut().zip(arms) {
+            b.arm_shares = a;
+        }
         let shares = shares(&cl.blocks, |line| holds(&file, line));
         if let Some(f) = frequencies(&cl.blocks, &shares) {
             for ((b, f), share) in cl.blocks.iter_mut().zip(f).zip(shares) {
@@ -428,9 +444,43 @@ fn shares(blocks: &[CompiledBlock], holds: impl Fn(u32) -> LineCondition) -> Vec
                 (taken, not_taken, until_set),
                 &holds,
             )),
-            BlockEnd::Goes { .. } => None,
+            BlockEnd::Goes { .. } | BlockEnd::Table { .. } => None,
         })
         .collect()
+}
+
+/// The share of the executions of block `b`'s jump through a table that goes to each
+/// of its arms: in proportion to the executions of each arm's first source line
+/// (`runs`), none to the arm that leaves the loop (the loop runs many iterations), even
+/// shares among the arms inside when a line was not counted. Empty for another block.
+fn arm_shares(
+    blocks: &[CompiledBlock],
+    b: &CompiledBlock,
+    runs: impl Fn(u32) -> Option<f64>,
+) -> Vec<f64> {
+    let BlockEnd::Table { arms, .. } = &b.end else {
+        return vec![];
+    };
+    let counted: Option<Vec<f64>> = arms
+        .iter()
+        .map(|arm| match arm {
+            None => Some(0.0),
+            Some(t) => blocks
+                .get(*t as usize)
+                .filter(|_| *t != 0)
+                .and_then(|x| runs(x.first_line)),
+        })
+        .collect();
+    let total: f64 = counted.iter().flatten().sum();
+    match counted {
+        Some(c) if total > 0.0 => c.iter().map(|x| x / total).collect(),
+        _ => {
+            let inside = arms.iter().flatten().count().max(1) as f64;
+            arms.iter()
+                .map(|a| if a.is_some() { 1.0 / inside } else { 0.0 })
+                .collect()
+        }
+    }
 }
 
 /// The frequencies of `blocks` (header first) given their jumps' taken `shares`, or
@@ -450,6 +500,11 @@ fn frequencies(blocks: &[CompiledBlock], shares: &[Option<f64>]) -> Option<Vec<f
                 out.extend(inside(not_taken).map(|t| (t as usize, 1.0 - p)));
                 out
             }
+            BlockEnd::Table { arms, .. } => arms
+                .iter()
+                .zip(&blocks[k].arm_shares)
+                .filter_map(|(t, &p)| inside(t).map(|t| (t as usize, p)))
+                .collect(),
         }
     };
     let mut indegree = vec![0usize; n];
@@ -524,6 +579,7 @@ mod tests {
             end,
             frequency: None,
             taken_share: None,
+            arm_shares: vec![],
         }
     }
 
@@ -588,6 +644,35 @@ mod tests {
         assert_eq!(f, vec![1.0, 1.0, 0.0]);
         let f = frequencies(&blocks, &shares(&blocks, |_| LineCondition::Held(0.3))).unwrap();
         assert!((f[2] - 0.5).abs() < 1e-12, "{f:?}");
+    }
+
+    #[test]
+    fn a_jump_table_goes_to_its_arms_as_often_as_their_lines_ran() {
+        // `select case (op)` on line 10: arm 1 (line 11) ran 30 times, arm 2 (line 13)
+        // 10, the third arm leaves the loop.
+        let mut blocks = vec![
+            block(
+                10,
+                BlockEnd::Table {
+                    line: 10,
+                    arms: vec![Some(1), Some(2), None],
+                },
+            ),
+            block(11, BlockEnd::Goes { to: Some(0) }),
+            block(13, BlockEnd::Goes { to: Some(0) }),
+        ];
+        let runs = |line: u32| match line {
+            11 => Some(30.0),
+            13 => Some(10.0),
+            _ => None,
+        };
+        blocks[0].arm_shares = arm_shares(&blocks, &blocks[0], runs);
+        assert_eq!(blocks[0].arm_shares, vec![0.75, 0.25, 0.0]);
+        let f = frequencies(&blocks, &shares(&blocks, |_| LineCondition::Unrecorded)).unwrap();
+        assert_eq!(f, vec![1.0, 0.75, 0.25]);
+        // An arm whose line was not counted: even odds among the arms inside.
+        let even = arm_shares(&blocks, &blocks[0], |line| (line == 11).then_some(30.0));
+        assert_eq!(even, vec![0.5, 0.5, 0.0]);
     }
 
     #[test]

@@ -566,3 +566,98 @@ end program
         );
     }
 }
+
+/// A dispatch loop (`select case` on an opcode read each iteration, a stack pointer in a
+/// derived type): gfortran -O2 compiles it to a jump table, whose arms jump back to the
+/// loop's top. The loop is read with its arms, each taken as often as its first line ran
+/// (a push and a pop a quarter of the iterations each, the arm of opcode 3 half), and the stack pointer's chain through memory is a
+/// forwarding that a core does not rename (read back with a sign extension).
+#[test]
+fn a_dispatch_loop_through_a_jump_table_is_read_with_its_arms_odds() {
+    let p = analyze(
+        "-O2",
+        "module vm
+  implicit none
+  type machine
+    integer :: stack(64), sp
+  end type
+contains
+  subroutine run(code, n, m, acc)
+    integer, intent(in) :: n, code(n)
+    type(machine), intent(inout) :: m
+    integer, intent(inout) :: acc
+    integer :: pc
+    do pc = 1, n
+      select case (code(pc))
+      case (1)
+        m%sp = m%sp + 1
+        m%stack(m%sp) = pc
+      case (2)
+        acc = acc + m%stack(m%sp)
+        m%sp = m%sp - 1
+      case (3)
+        acc = acc * 3
+      case (4)
+        acc = acc - 7
+      case (5)
+        acc = acc + 11
+      case (6)
+        acc = ieor(acc, 5)
+      case (7)
+        acc = acc / 2
+      case (8)
+        acc = acc + pc
+      case default
+        acc = 0
+      end select
+    end do
+  end subroutine
+end module
+program dispatch
+  use vm
+  implicit none
+  integer :: code(3000), i, acc
+  type(machine) :: m
+  do i = 1, 3000
+    code(i) = merge(3, mod(i, 4), mod(i, 4) == 0 .or. mod(i, 4) == 3)
+  end do
+  m%sp = 0
+  acc = 0
+  do i = 1, 200
+    m%sp = 0
+    call run(code, 3000, m, acc)
+  end do
+  print *, acc, m%sp
+end program
+",
+    );
+    let r = p.optimization.as_ref().expect("an optimization report");
+    let c = r
+        .compiled_loops
+        .iter()
+        .find(|c| c.line >= 12 && c.line <= 33)
+        .unwrap_or_else(|| panic!("the dispatch loop is read: {:#?}", r.unmapped_loops));
+    let table = c
+        .blocks
+        .iter()
+        .find(|b| {
+            matches!(
+                b.end,
+                augur_program_profile::compiled::BlockEnd::Table { .. }
+            )
+        })
+        .unwrap_or_else(|| panic!("a block jumps through the table: {:#?}", c.blocks));
+    let largest = table.arm_shares.iter().cloned().fold(0.0, f64::max);
+    assert!((largest - 0.5).abs() < 0.01, "{:?}", table.arm_shares);
+    assert!(
+        c.chains
+            .iter()
+            .chain(c.paths.iter().flat_map(|p| &p.chains))
+            .any(|ch| {
+                ch.path.first().map(|x| x.class.class)
+                    == Some(augur_ir::incore::InstrClass::ForwardExt)
+            }),
+        "{:#?}",
+        c.chains
+    );
+}

@@ -28,6 +28,9 @@ pub(super) struct Successors {
 pub(super) struct Cfg {
     pub blocks: Vec<Block>,
     pub succ: Vec<Successors>,
+    /// The blocks an indirect jump through a table may go to (its distinct targets, in
+    /// the table's order), per block; empty for the others.
+    pub switch: Vec<Vec<usize>>,
     /// Every natural loop, found once on first use.
     loops: std::cell::OnceCell<Vec<NaturalLoop>>,
 }
@@ -126,16 +129,36 @@ impl Cfg {
                 }
             })
             .collect();
+        let switch = blocks
+            .iter()
+            .map(|b| {
+                let mut to: Vec<usize> = vec![];
+                let labels = f.tables.get(&b.end).map_or(&[][..], |t| &t[..]);
+                for t in labels.iter().filter_map(|l| f.labels.get(l)) {
+                    if let Some(&k) = of.get(t) {
+                        if !to.contains(&k) {
+                            to.push(k);
+                        }
+                    }
+                }
+                to
+            })
+            .collect();
         Cfg {
             blocks,
             succ,
+            switch,
             loops: Default::default(),
         }
     }
 
-    fn targets(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
+    /// Where control may go after block `b`.
+    pub fn targets(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
         let s = self.succ[b];
-        s.taken.into_iter().chain(s.next)
+        s.taken
+            .into_iter()
+            .chain(s.next)
+            .chain(self.switch[b].iter().copied())
     }
 
     /// Each block's immediate dominator (a root's is itself; `None` for blocks no root

@@ -40,6 +40,9 @@ struct Function {
     instrs: Vec<Instr>,
     /// Label → index of the instruction it precedes.
     labels: HashMap<String, usize>,
+    /// The labels an indirect jump through a table may go to (a SELECT CASE or a
+    /// computed GOTO: `jmp *%rax` then the table in `.rodata`), by the jump's index.
+    tables: HashMap<usize, Vec<String>>,
 }
 
 /// Where a value lives: a register (canonical name) or a stack or static slot.
@@ -93,15 +96,12 @@ fn record(
     let blocks = loop_blocks(f, g, l);
     cl.inner_branches = blocks
         .iter()
-        .filter(|b| {
-            matches!(
-                b.end,
-                BlockEnd::Branches {
-                    taken: Some(_),
-                    not_taken: Some(_),
-                    ..
-                }
-            )
+        .filter(|b| match &b.end {
+            BlockEnd::Branches {
+                taken, not_taken, ..
+            } => taken.is_some() && not_taken.is_some(),
+            BlockEnd::Table { arms, .. } => arms.iter().flatten().count() > 1,
+            BlockEnd::Goes { .. } => false,
         })
         .count() as u32;
     if cl.inner_branches > 0 {
@@ -278,7 +278,18 @@ fn loop_blocks(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Vec<Compiled
                 *counts.entry(cw).or_default() += 1;
             }
             let s = g.succ[b];
-            let end = if s.conditional {
+            let end = if !g.switch[b].is_empty() {
+                let mut arms: Vec<Option<u32>> = vec![];
+                for arm in g.switch[b].iter().map(|&t| index(Some(t))) {
+                    if !arms.contains(&arm) {
+                        arms.push(arm);
+                    }
+                }
+                BlockEnd::Table {
+                    line: instrs.last().and_then(|i| i.at).map_or(0, |a| a.1),
+                    arms,
+                }
+            } else if s.conditional {
                 BlockEnd::Branches {
                     line: instrs.last().and_then(|i| i.at).map_or(0, |a| a.1),
                     taken: index(s.taken),
@@ -295,6 +306,7 @@ fn loop_blocks(f: &Function, g: &cfg::Cfg, l: &cfg::NaturalLoop) -> Vec<Compiled
                 end,
                 frequency: None,
                 taken_share: None,
+                arm_shares: vec![],
             }
         })
         .collect()
@@ -342,8 +354,17 @@ fn parse(asm: &str, names: &[String]) -> (HashMap<u32, Option<String>>, Vec<Func
     let mut functions: Vec<Function> = vec![];
     let mut at = None;
     let mut pending_labels: Vec<String> = vec![];
+    // The indirect jump whose table the lines read now belong to.
+    let mut table_of: Option<usize> = None;
     for raw in asm.lines() {
         let line = raw.trim();
+        if let Some(f) = functions.last_mut() {
+            if let Some(next) = table_lines(line, f, &mut table_of) {
+                if next {
+                    continue;
+                }
+            }
+        }
         if let Some((n, name)) = crate::optreport::file_directive(line) {
             files.insert(n, crate::optreport::match_name(&name, names));
             continue;
@@ -384,6 +405,44 @@ fn parse(asm: &str, names: &[String]) -> (HashMap<u32, Option<String>>, Vec<Func
         });
     }
     (files, functions)
+}
+
+/// Reads `line` as part of a jump table: after an indirect jump (`jmp *%rax`), a
+/// `.section .rodata` opens its table, whose `.long .L5-.L7` (or `.quad .L5`) entries name
+/// the jump's targets, until the next section. `Some(true)` when the line was the table's
+/// (nothing more to read in it), `Some(false)` when it closed the table, `None` otherwise.
+fn table_lines(line: &str, f: &mut Function, table_of: &mut Option<usize>) -> Option<bool> {
+    let directive = line.split_whitespace().next().unwrap_or("");
+    match *table_of {
+        None => {
+            let after_indirect = f.instrs.last().is_some_and(|i| {
+                i.mnemonic == "jmp" && i.operands.first().is_some_and(|o| o.starts_with('*'))
+            });
+            let rodata = directive == ".section"
+                && line
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|s| s.trim_end_matches(',') == ".rodata");
+            (after_indirect && rodata).then(|| {
+                *table_of = Some(f.instrs.len() - 1);
+                true
+            })
+        }
+        Some(jump) => {
+            if directive == ".text" || directive == ".section" || directive == ".previous" {
+                *table_of = None;
+                return Some(false);
+            }
+            if matches!(directive, ".long" | ".quad") {
+                let entry = line[directive.len()..].trim();
+                let target = entry.split('-').next().unwrap_or("").trim();
+                if target.starts_with('.') {
+                    f.tables.entry(jump).or_default().push(target.to_string());
+                }
+            }
+            Some(true)
+        }
+    }
 }
 
 /// Operands separated by the commas outside parentheses.
@@ -970,7 +1029,10 @@ fn flow_named(i: &Instr, places: &Places, named: &HashMap<&str, String>) -> Flow
             };
             let mut path = vec![ClassWidth::new(load.1, w)];
             path.extend(op_path.iter().copied());
-            if matches!(load.1, InstrClass::Forward | InstrClass::ForwardInt) {
+            if matches!(
+                load.1,
+                InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
+            ) {
                 reads.push((load.0, path.clone()));
             }
             for a in address_registers(s) {
@@ -1026,7 +1088,10 @@ fn registers(locs: &[Loc]) -> impl Iterator<Item = String> + '_ {
 }
 
 /// The class of a load on a chain through memory: into a vector or floating-point
-/// register ([`InstrClass::Forward`]) or an integer one ([`InstrClass::ForwardInt`]).
+/// register ([`InstrClass::Forward`]), an integer one that sign- or zero-extends what
+/// was stored ([`InstrClass::ForwardExt`]: `movslq 256(%rcx), %rax`, as gfortran -O2
+/// reads a default integer it indexes with, which a core that renames memory does not
+/// rename), or an integer one at the stored size ([`InstrClass::ForwardInt`]).
 fn forward_class(i: &Instr) -> InstrClass {
     let vector = i
         .operands
@@ -1035,9 +1100,22 @@ fn forward_class(i: &Instr) -> InstrClass {
         || fp_suffix(base_mnemonic(&i.mnemonic));
     if vector {
         InstrClass::Forward
+    } else if widens(&i.mnemonic) {
+        InstrClass::ForwardExt
     } else {
         InstrClass::ForwardInt
     }
+}
+
+/// Whether `m` loads with a sign or zero extension (`movslq`, `movzbl`, `movsx`, ...).
+fn widens(m: &str) -> bool {
+    let extends = |rest: &str| {
+        matches!(
+            rest,
+            "lq" | "bl" | "bq" | "bw" | "wl" | "wq" | "x" | "xd" | "xb" | "xw"
+        )
+    };
+    m.strip_prefix("movs").is_some_and(extends) || m.strip_prefix("movz").is_some_and(extends)
 }
 
 /// The longest path of dependent instructions through one iteration of `body`, from
@@ -1404,6 +1482,61 @@ mod tests {
         let mut lines: Vec<u32> = l.iter().map(|c| c.line).collect();
         lines.sort_unstable();
         assert_eq!(lines, vec![6, 8], "{l:?}");
+    }
+
+    /// A dispatch loop (`do; op = code(pc); select case (op) ...`) compiled to a jump
+    /// table in `.rodata` after `jmp *%rax`: arm `.L6` pops the stack pointer kept in
+    /// `256(%rcx)` (read back with a sign extension), arm `.L7` pushes, `.L8` leaves.
+    const DISPATCH: &str = "\t.loc 1 30 5\n\tleaq\t.L5(%rip), %r9\n\
+         .L4:\n\t.loc 1 31 7\n\tmovslq\t%edx, %rdi\n\tmovl\t-4(%r11,%rdi,4), %esi\n\
+         \taddl\t$1, %edx\n\t.loc 1 33 7\n\tmovslq\t(%r9,%rsi,4), %rax\n\taddq\t%r9, %rax\n\
+         \tjmp\t*%rax\n\t.section\t.rodata\n\t.align 4\n.L5:\n\t.long\t.L6-.L5\n\
+         \t.long\t.L7-.L5\n\t.long\t.L6-.L5\n\t.long\t.L8-.L5\n\t.text\n\
+         .L6:\n\t.loc 1 35 9\n\tmovslq\t256(%rcx), %rax\n\tsubl\t$1, %eax\n\
+         \tmovl\t%eax, 256(%rcx)\n\tjmp\t.L4\n\
+         .L7:\n\t.loc 1 37 9\n\tmovslq\t256(%rcx), %rax\n\taddl\t$1, %eax\n\
+         \tmovl\t%eax, 256(%rcx)\n\tjmp\t.L4\n\
+         .L8:\n\t.loc 1 39 9\n\tret\n";
+
+    #[test]
+    fn a_loop_that_dispatches_through_a_jump_table_is_read_with_its_arms() {
+        let l = loops(DISPATCH);
+        assert_eq!(l.len(), 1, "{l:#?}");
+        let header = &l[0].blocks[0];
+        let BlockEnd::Table { line, arms } = &header.end else {
+            panic!("the header jumps through the table: {:#?}", l[0].blocks);
+        };
+        assert_eq!(*line, 33);
+        // Two arms inside (the table names `.L6` twice), one that leaves the loop.
+        assert_eq!(arms.len(), 3, "{arms:?}");
+        assert_eq!(arms.iter().filter(|a| a.is_none()).count(), 1, "{arms:?}");
+        assert_eq!(l[0].inner_branches, 1);
+        assert_eq!(l[0].paths.len(), 2, "{:#?}", l[0].paths);
+    }
+
+    #[test]
+    fn a_slot_read_back_wider_than_it_was_stored_is_forwarded_not_renamed() {
+        let l = loops(DISPATCH);
+        let chain = l[0]
+            .chains
+            .iter()
+            .find(|c| c.carried_by == "256(%rcx)")
+            .unwrap_or_else(|| panic!("{:#?}", l[0].chains));
+        assert_eq!(
+            chain.path[0].class.class,
+            InstrClass::ForwardExt,
+            "{chain:?}"
+        );
+        // Read back at the size it was stored: renamed, an integer forwarding.
+        let same = DISPATCH.replace("movslq\t256(%rcx), %rax", "movl\t256(%rcx), %eax");
+        let l = loops(&same);
+        let chain = l[0].chains.iter().find(|c| c.carried_by == "256(%rcx)");
+        assert_eq!(
+            chain.map(|c| c.path[0].class.class),
+            Some(InstrClass::ForwardInt),
+            "{:#?}",
+            l[0].chains
+        );
     }
 
     #[test]

@@ -112,7 +112,9 @@ impl InCoreProfile {
     /// The cost of `cw`, or of the same class at the scalar width when its width was
     /// not measured (a vector instruction issues as one); a minimum or maximum not
     /// measured (profiles made before its class) costs an add, as it was counted, and a
-    /// widening forwarding not measured an integer one, as it was classed; else `None`.
+    /// widening forwarding not measured waits as long as a forwarding that no core
+    /// renames (`forward`'s latency) and takes its turns as an integer one
+    /// (`forward_int`'s throughput); else `None`.
     pub fn cost(&self, cw: ClassWidth) -> Option<ClassCost> {
         let own = |class| {
             self.class
@@ -127,7 +129,14 @@ impl InCoreProfile {
         use augur_ir::incore::InstrClass;
         own(cw.class).or_else(|| match cw.class {
             InstrClass::FpMinMax => own(InstrClass::FpAdd),
-            InstrClass::ForwardExt => own(InstrClass::ForwardInt),
+            InstrClass::ForwardExt => {
+                let (waits, turns) = (own(InstrClass::Forward)?, own(InstrClass::ForwardInt)?);
+                Some(ClassCost {
+                    latency_ns: waits.latency_ns,
+                    throughput_ns: turns.throughput_ns,
+                    beside_add_ns: None,
+                })
+            }
             _ => None,
         })
     }
@@ -174,16 +183,24 @@ mod tests {
     }
 
     #[test]
-    fn a_widening_forwarding_not_measured_costs_an_integer_one() {
+    fn a_widening_forwarding_not_measured_waits_as_a_forwarding_not_renamed() {
         let mut p = InCoreProfile::default();
         let renamed = ClassCost {
             latency_ns: 0.0,
             throughput_ns: 0.22,
             beside_add_ns: None,
         };
+        let forwarded = ClassCost {
+            latency_ns: 2.43,
+            throughput_ns: 0.09,
+            beside_add_ns: None,
+        };
         p.class.insert("forward_int".into(), renamed);
         let ext = ClassWidth::new(InstrClass::ForwardExt, Width::Scalar);
-        assert_eq!(p.cost(ext), Some(renamed));
+        assert_eq!(p.cost(ext), None);
+        p.class.insert("forward".into(), forwarded);
+        let fallback = p.cost(ext).unwrap();
+        assert_eq!((fallback.latency_ns, fallback.throughput_ns), (2.43, 0.22));
         let measured = ClassCost {
             latency_ns: 2.1,
             throughput_ns: 0.09,

@@ -189,7 +189,10 @@ fn throughput_bound(
         }
         if matches!(
             class.class,
-            InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
+            InstrClass::Branch
+                | InstrClass::Forward
+                | InstrClass::ForwardInt
+                | InstrClass::ForwardExt
         ) {
             continue;
         }
@@ -757,14 +760,17 @@ fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
     for c in path {
         let cost = m.cost(c.class).or_else(|| {
             // A forwarded load the machine did not measure: a load.
-            matches!(c.class.class, InstrClass::Forward | InstrClass::ForwardInt)
-                .then(|| {
-                    m.cost(augur_ir::incore::ClassWidth::new(
-                        InstrClass::Load,
-                        c.class.width,
-                    ))
-                })
-                .flatten()
+            matches!(
+                c.class.class,
+                InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
+            )
+            .then(|| {
+                m.cost(augur_ir::incore::ClassWidth::new(
+                    InstrClass::Load,
+                    c.class.width,
+                ))
+            })
+            .flatten()
         })?;
         t += f64::from(c.count) * cost.latency_ns;
     }

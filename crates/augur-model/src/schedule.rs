@@ -339,9 +339,12 @@ impl Prepared {
             }
             m.cost(c)
                 .or_else(|| {
-                    matches!(c.class, InstrClass::Forward | InstrClass::ForwardInt)
-                        .then(|| m.cost(ClassWidth::new(InstrClass::Load, c.width)))
-                        .flatten()
+                    matches!(
+                        c.class,
+                        InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
+                    )
+                    .then(|| m.cost(ClassWidth::new(InstrClass::Load, c.width)))
+                    .flatten()
                 })
                 .map(|x| x.latency_ns)
         };
@@ -376,7 +379,10 @@ impl Prepared {
                 }
                 if matches!(
                     c.class,
-                    InstrClass::Branch | InstrClass::Forward | InstrClass::ForwardInt
+                    InstrClass::Branch
+                        | InstrClass::Forward
+                        | InstrClass::ForwardInt
+                        | InstrClass::ForwardExt
                 ) {
                     continue;
                 }
@@ -461,7 +467,7 @@ fn forwarding_turn(
         stored.contains(&r.value)
             && r.path
                 .first()
-                .is_some_and(|c| c.class == InstrClass::ForwardInt)
+                .is_some_and(|c| matches!(c.class, InstrClass::ForwardInt | InstrClass::ForwardExt))
     });
     if !forwarded {
         return None;

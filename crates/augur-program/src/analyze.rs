@@ -482,7 +482,7 @@ fn line_executions(
         .filter(|u| augur_program_profile::optreport::same_file(&u.file, file))
         .flat_map(|u| &u.blocks)
         .filter(|b| b.first_line <= line && line <= b.last_line)
-        .filter_map(|b| Some((b.last_line - b.first_line, b.executions?)))
+        .filter_map(|b| Some((b.last_line.saturating_sub(b.first_line), b.executions?)))
         .min_by_key(|(span, _)| *span)
         .map(|(_, n)| n)
 }

@@ -358,12 +358,11 @@ fn parse(asm: &str, names: &[String]) -> (HashMap<u32, Option<String>>, Vec<Func
     let mut table_of: Option<usize> = None;
     for raw in asm.lines() {
         let line = raw.trim();
-        if let Some(f) = functions.last_mut() {
-            if let Some(next) = table_lines(line, f, &mut table_of) {
-                if next {
-                    continue;
-                }
-            }
+        if functions
+            .last_mut()
+            .is_some_and(|f| table_line(line, f, &mut table_of))
+        {
+            continue;
         }
         if let Some((n, name)) = crate::optreport::file_directive(line) {
             files.insert(n, crate::optreport::match_name(&name, names));
@@ -409,9 +408,9 @@ fn parse(asm: &str, names: &[String]) -> (HashMap<u32, Option<String>>, Vec<Func
 
 /// Reads `line` as part of a jump table: after an indirect jump (`jmp *%rax`), a
 /// `.section .rodata` opens its table, whose `.long .L5-.L7` (or `.quad .L5`) entries name
-/// the jump's targets, until the next section. `Some(true)` when the line was the table's
-/// (nothing more to read in it), `Some(false)` when it closed the table, `None` otherwise.
-fn table_lines(line: &str, f: &mut Function, table_of: &mut Option<usize>) -> Option<bool> {
+/// the jump's targets, until the next section. Whether the line was the table's (nothing
+/// more to read in it; the directive that closes the table is not).
+fn table_line(line: &str, f: &mut Function, table_of: &mut Option<usize>) -> bool {
     let directive = line.split_whitespace().next().unwrap_or("");
     match *table_of {
         None => {
@@ -423,15 +422,16 @@ fn table_lines(line: &str, f: &mut Function, table_of: &mut Option<usize>) -> Op
                     .split_whitespace()
                     .nth(1)
                     .is_some_and(|s| s.trim_end_matches(',') == ".rodata");
-            (after_indirect && rodata).then(|| {
+            let opens = after_indirect && rodata;
+            if opens {
                 *table_of = Some(f.instrs.len() - 1);
-                true
-            })
+            }
+            opens
         }
         Some(jump) => {
             if directive == ".text" || directive == ".section" || directive == ".previous" {
                 *table_of = None;
-                return Some(false);
+                return false;
             }
             if matches!(directive, ".long" | ".quad") {
                 let entry = line[directive.len()..].trim();
@@ -440,7 +440,7 @@ fn table_lines(line: &str, f: &mut Function, table_of: &mut Option<usize>) -> Op
                     f.tables.entry(jump).or_default().push(target.to_string());
                 }
             }
-            Some(true)
+            true
         }
     }
 }

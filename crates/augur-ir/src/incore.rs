@@ -128,6 +128,15 @@ impl InstrClass {
         }
     }
 
+    /// Whether the class is a load on a chain through memory (a store-to-load
+    /// forwarding of any kind but the failed one, [`InstrClass::ForwardWide`]).
+    pub fn is_forwarding(self) -> bool {
+        matches!(
+            self,
+            InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
+        )
+    }
+
     /// Whether the class works on floating-point values.
     pub fn is_floating(self) -> bool {
         matches!(

@@ -187,13 +187,7 @@ fn throughput_bound(
         if matches!(class.class, InstrClass::Load | InstrClass::Store) {
             memory_ops += count;
         }
-        if matches!(
-            class.class,
-            InstrClass::Branch
-                | InstrClass::Forward
-                | InstrClass::ForwardInt
-                | InstrClass::ForwardExt
-        ) {
+        if class.class == InstrClass::Branch || class.class.is_forwarding() {
             continue;
         }
         let cost = m.cost(class)?;
@@ -760,17 +754,16 @@ fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
     for c in path {
         let cost = m.cost(c.class).or_else(|| {
             // A forwarded load the machine did not measure: a load.
-            matches!(
-                c.class.class,
-                InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
-            )
-            .then(|| {
-                m.cost(augur_ir::incore::ClassWidth::new(
-                    InstrClass::Load,
-                    c.class.width,
-                ))
-            })
-            .flatten()
+            c.class
+                .class
+                .is_forwarding()
+                .then(|| {
+                    m.cost(augur_ir::incore::ClassWidth::new(
+                        InstrClass::Load,
+                        c.class.width,
+                    ))
+                })
+                .flatten()
         })?;
         t += f64::from(c.count) * cost.latency_ns;
     }

@@ -339,12 +339,10 @@ impl Prepared {
             }
             m.cost(c)
                 .or_else(|| {
-                    matches!(
-                        c.class,
-                        InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
-                    )
-                    .then(|| m.cost(ClassWidth::new(InstrClass::Load, c.width)))
-                    .flatten()
+                    c.class
+                        .is_forwarding()
+                        .then(|| m.cost(ClassWidth::new(InstrClass::Load, c.width)))
+                        .flatten()
                 })
                 .map(|x| x.latency_ns)
         };
@@ -377,13 +375,7 @@ impl Prepared {
                         units.push((Unit::AddressPipes.index(), t));
                     }
                 }
-                if matches!(
-                    c.class,
-                    InstrClass::Branch
-                        | InstrClass::Forward
-                        | InstrClass::ForwardInt
-                        | InstrClass::ForwardExt
-                ) {
+                if c.class == InstrClass::Branch || c.class.is_forwarding() {
                     continue;
                 }
                 let unit = match c.class {

@@ -1029,10 +1029,7 @@ fn flow_named(i: &Instr, places: &Places, named: &HashMap<&str, String>) -> Flow
             };
             let mut path = vec![ClassWidth::new(load.1, w)];
             path.extend(op_path.iter().copied());
-            if matches!(
-                load.1,
-                InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
-            ) {
+            if load.1.is_forwarding() {
                 reads.push((load.0, path.clone()));
             }
             for a in address_registers(s) {

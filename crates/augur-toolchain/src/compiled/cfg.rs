@@ -153,7 +153,7 @@ impl Cfg {
     }
 
     /// Where control may go after block `b`.
-    pub fn targets(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
+    fn targets(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
         let s = self.succ[b];
         s.taken
             .into_iter()

@@ -149,9 +149,12 @@ struct Cx<'a> {
     implicit: bool,
     /// Arrays whose last extent is a placeholder (assumed size).
     guessed_last: Vec<String>,
-    /// Depths (in `vars`) of the loops being built whose step is not known: a
-    /// subscript in their index has no known addresses.
-    unknown_step: Vec<usize>,
+    /// Depths (in `vars`) of the loops being built whose step is not known or whose
+    /// start the data sets ([`start_reads_data`]): a subscript in their index has no
+    /// known addresses.
+    unknown_addresses: Vec<usize>,
+    /// The scalars the nest being built assigns from its data ([`data_scalars_inside`]).
+    from_data: std::collections::HashSet<String>,
     /// The unit's single-definition scalars ([`Cx::derived`]).
     defs: Definitions,
     /// The loops being built, outermost first (parallel to `vars`).
@@ -197,7 +200,8 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
         elem_loops,
         implicit: false,
         guessed_last: Vec::new(),
-        unknown_step: Vec::new(),
+        unknown_addresses: Vec::new(),
+        from_data: Default::default(),
     };
     let mut out = Extraction::default();
     let roots: Vec<LoopId> = unit
@@ -221,6 +225,7 @@ impl<'a> Cx<'a> {
         self.approximate.clear();
         self.guessed_last.clear();
         self.implicit = false;
+        self.from_data = data_scalars_inside(self.unit, id);
         let mut vars = Vec::new();
         let built = if l.kind == LoopKind::ArrayElements {
             // A whole-array statement outside any counted loop: its first
@@ -330,9 +335,13 @@ impl<'a> Cx<'a> {
         // A step that reads a value not known (it changes inside the nest, `DO J = I*I,
         // N, I` in a GOTO loop over `I`) leaves the loop's trip count but not its
         // addresses: the references in its index are not affine (the instrumented run
-        // samples them). A step in the indices of enclosing loops keeps the
-        // approximation below.
-        let unknown_step = matches!(do_exprs.get(2).map(aff), Some(Err(_)));
+        // samples them). So does a start the program's data sets (`DO K = ROWPTR(I),
+        // ...`: each entry continues where the last ended). A step in the indices of
+        // enclosing loops keeps the approximation below.
+        let unknown_addresses = matches!(do_exprs.get(2).map(aff), Some(Err(_)))
+            || do_exprs
+                .first()
+                .is_some_and(|e| start_reads_data(e, &|n| self.from_data.contains(n)));
         let start = do_exprs.first().map(aff);
         let end = do_exprs.get(1).map(aff);
         let step = match do_exprs.get(2).map(aff) {
@@ -373,8 +382,8 @@ impl<'a> Cx<'a> {
         };
         vars.push(var.to_lowercase());
         self.loop_stack.push(id.0);
-        if unknown_step {
-            self.unknown_step.push(vars.len() - 1);
+        if unknown_addresses {
+            self.unknown_addresses.push(vars.len() - 1);
         }
         let mut body = Vec::new();
         let stmts = self.body.get(&Some(id.0)).cloned().unwrap_or_default();
@@ -385,8 +394,8 @@ impl<'a> Cx<'a> {
                 match node {
                     Ok(n) => body.push(n),
                     Err(e) => {
-                        if unknown_step {
-                            self.unknown_step.pop();
+                        if unknown_addresses {
+                            self.unknown_addresses.pop();
                         }
                         vars.pop();
                         self.loop_stack.pop();
@@ -397,8 +406,8 @@ impl<'a> Cx<'a> {
                 self.refs_of(si, st, vars, &mut body);
             }
         }
-        if unknown_step {
-            self.unknown_step.pop();
+        if unknown_addresses {
+            self.unknown_addresses.pop();
         }
         vars.pop();
         self.loop_stack.pop();
@@ -996,9 +1005,9 @@ impl<'a> Cx<'a> {
             ExprKind::Const { value: Some(v), .. } => Ok(Affine::constant(*v)),
             ExprKind::Var(v) => {
                 if let Some(d) = vars.iter().rposition(|x| *x == v.name) {
-                    if self.unknown_step.contains(&d) {
+                    if self.unknown_addresses.contains(&d) {
                         return Err(format!(
-                            "the step of the loop over `{}` is not known",
+                            "the loop over `{}` starts or steps by values the program's data holds",
                             v.name
                         ));
                     }
@@ -1323,6 +1332,76 @@ fn first_array_operand(e: &Expr) -> Option<&Expr> {
             args.iter().find_map(first_array_operand)
         }
         _ => None,
+    }
+}
+
+/// Whether the start of a DO loop, `start`, reads values the program's data holds: an
+/// array element, a derived-type component, a user function's result, or a scalar
+/// `from_data` names (one the nest assigns from such values, [`data_scalars_inside`]).
+/// Such a loop starts where the data says each time it is entered (a compressed sparse
+/// row's `DO K = ROWPTR(I), ROWPTR(I+1)-1` continues where the row before ended), so the
+/// references in its index have no known addresses: the instrumented run samples them
+/// (`augur_program`'s address probes), and the extraction leaves them out of the nest.
+pub fn start_reads_data(start: &Expr, from_data: &dyn Fn(&str) -> bool) -> bool {
+    match &start.kind {
+        ExprKind::Var(v) => from_data(&v.name),
+        _ => {
+            reads_data(start)
+                || start
+                    .operands()
+                    .into_iter()
+                    .any(|o| start_reads_data(o, from_data))
+        }
+    }
+}
+
+/// Whether `e` itself is a value the program's data holds: an element of an array that
+/// is not a named constant, a derived-type component, a user function's result.
+fn reads_data(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Elem(v, _) => !v.constant,
+        ExprKind::Component(..) | ExprKind::Call(CallTarget::User(_), _) => true,
+        _ => false,
+    }
+}
+
+/// The scalars that statements inside loop `root` of `unit` assign from values the
+/// program's data holds (`K0 = ROWPTR(I)`, `KK = KK + IDX(J)`): where such a scalar
+/// starts a loop, the loop starts where the data says ([`start_reads_data`]).
+pub fn data_scalars_inside(unit: &Unit, root: LoopId) -> std::collections::HashSet<String> {
+    let inside = |mut l: Option<LoopId>| {
+        while let Some(id) = l {
+            if id == root {
+                return true;
+            }
+            l = unit.loops.get(id.0 as usize).and_then(|x| x.parent);
+        }
+        false
+    };
+    let any_data = |e: &Expr| {
+        let mut found = false;
+        visit_all(e, &mut |x| found |= reads_data(x));
+        found
+    };
+    unit.blocks
+        .iter()
+        .filter(|b| inside(b.in_loop))
+        .flat_map(|b| b.stmts.iter())
+        .filter_map(|&s| match &unit.stmts.get(s as usize)?.kind {
+            StmtKind::Assign { lhs, rhs } if any_data(rhs) => var_name(lhs).map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Calls `f` on `e` and every expression inside it (operands, arguments, subscripts).
+fn visit_all(e: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(e);
+    for o in e.operands() {
+        visit_all(o, f);
+    }
+    for x in e.subscript_exprs() {
+        visit_all(x, f);
     }
 }
 

@@ -239,12 +239,59 @@ end program t
     assert!(
         nest.non_affine.iter().any(|r| r.array == "p"
             && r.line == 12
-            && r.reason.contains("step of the loop over `j`")),
+            && r.reason.contains("loop over `j` starts or steps by values")),
         "{:?}",
         nest.non_affine
     );
     // The first loop's stores remain: 3 passes of n.
     assert_eq!(nest.nest.access_count().unwrap(), 3 * 1000);
+}
+
+/// A compressed sparse row's inner loop starts where the row pointer says
+/// (`DO K = ROWPTR(I), ROWPTR(I+1)-1`, and the same through a scalar the nest assigns
+/// from it): each row continues where the one before ended, so the references in its
+/// index are left out as not affine (the instrumented run samples them) rather than
+/// placed at the same few lines every row; the row loop's own store stays.
+#[test]
+fn a_loop_that_starts_where_the_data_says_leaves_its_references_out() {
+    let src = "program t
+  integer, parameter :: n = 1000
+  integer :: rowptr(n+1), col(5*n), i, k, k0
+  real(8) :: val(5*n), x(n), y(n), s
+  do i = 1, n
+    s = 0
+    do k = rowptr(i), rowptr(i+1) - 1
+      s = s + val(k) * x(col(k))
+    end do
+    y(i) = s
+  end do
+  do i = 1, n
+    k0 = rowptr(i)
+    do k = k0, k0 + 4
+      y(i) = y(i) + val(k)
+    end do
+  end do
+end program t
+";
+    let ids = loop_ids(src);
+    let mut opts = ExtractOptions::default();
+    for id in &ids {
+        opts.trips.insert(*id, 5.0);
+    }
+    let ex = extract(src, &opts);
+    assert_eq!(ex.nests.len(), 2, "{:?}", ex.skipped);
+    for (nest, line) in ex.nests.iter().zip([8, 15]) {
+        assert!(
+            nest.non_affine.iter().any(|r| r.array == "val"
+                && r.line == line
+                && r.reason.contains("loop over `k` starts or steps by values")),
+            "{:?}",
+            nest.non_affine
+        );
+        let stays = nest.nest.arrays.iter().any(|a| a.name == "y");
+        assert!(stays, "{:?}", nest.nest.arrays);
+        assert!(nest.nest.arrays.iter().all(|a| a.name != "val"));
+    }
 }
 
 #[test]

@@ -34,6 +34,7 @@ fn samples_of(perm: &[u64], base: u64, shift: u32) -> AddressSamples {
         repeats: vec![],
         failed: false,
         strides: vec![],
+        near: vec![],
     }
 }
 
@@ -251,11 +252,87 @@ fn real_run_samples_a_loop_whose_step_changes() {
         .find(|r| r.line == 13)
         .unwrap_or_else(|| panic!("P(J) not sampled: {:?}", loc.sampled_refs));
     assert!(
-        r.reason.contains("step of the loop over `j`"),
+        r.reason.contains("loop over `j` starts or steps by values"),
         "{}",
         r.reason
     );
     // Stores of the sieve, twice: sum over I = 2..316 of (N - I*I)/I + 1.
     let stores: u64 = 2 * (2..=316u64).map(|i| (100_000 - i * i) / i + 1).sum::<u64>();
     assert_eq!(r.executions, stores);
+}
+
+/// A compressed sparse row product, `DO K = ROWPTR(I), ROWPTR(I+1)-1`: each row starts
+/// where the one before ended, so the real run samples `VAL(K)` and `COL(K)` (every
+/// one of them counted) instead of the extraction placing each row at the same lines;
+/// read in order through 4 MiB, they miss a 1 MiB cache once a line, an eighth of the
+/// eight-byte reads, and the run sees them step within a line (a sequential stream).
+#[test]
+fn real_run_samples_a_loop_that_starts_where_the_row_pointer_says() {
+    let tc = match Toolchain::detect("gfortran", "-O2") {
+        Ok(tc) => tc,
+        Err(e) => panic!("this test needs gfortran and gcc: {e}"),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("c.f");
+    std::fs::write(
+        &src,
+        "      PROGRAM C
+      INTEGER N, NZ
+      PARAMETER (N = 100000, NZ = 5 * N)
+      INTEGER ROWPTR(N + 1), COL(NZ), I, K, IT
+      DOUBLE PRECISION VAL(NZ), X(N), Y(N), S
+      DO 10 K = 1, NZ
+         COL(K) = MOD(MOD(K, 1000) * MOD(K, 997), N) + 1
+         VAL(K) = 1.0D0 / K
+   10 CONTINUE
+      DO 20 I = 1, N + 1
+         ROWPTR(I) = 5 * (I - 1) + 1
+   20 CONTINUE
+      DO 30 I = 1, N
+         X(I) = I
+   30 CONTINUE
+      DO 60 IT = 1, 3
+      DO 50 I = 1, N
+         S = 0.0D0
+         DO 40 K = ROWPTR(I), ROWPTR(I + 1) - 1
+            S = S + VAL(K) * X(COL(K))
+   40    CONTINUE
+         Y(I) = S
+   50 CONTINUE
+   60 CONTINUE
+      PRINT *, Y(1), Y(N)
+      END
+",
+    )
+    .unwrap();
+    let a = augur_program::analyze(&[src], &AnalyzeOptions::new(tc, dir.path()))
+        .unwrap_or_else(|e| panic!("analyze: {e}"));
+    let loc = a.profile.locality.expect("locality");
+    let n = 3 * 5 * 100_000u64;
+    let val = loc
+        .sampled_refs
+        .iter()
+        .find(|r| r.line == 20 && r.array == "val")
+        .unwrap_or_else(|| panic!("VAL(K) not sampled: {:?}", loc.sampled_refs));
+    assert!(
+        val.reason
+            .contains("loop over `k` starts or steps by values"),
+        "{}",
+        val.reason
+    );
+    assert_eq!(val.executions, n);
+    let m = histogram_misses(&val.histogram.to_histogram(), &L2) / n as f64;
+    assert!((0.1..0.15).contains(&m), "misses per read {m}");
+    // Eight bytes a step: a sequential stream; the gather through COL is not one.
+    assert!(val.sequential_share > 0.95, "{}", val.sequential_share);
+    let gather = loc
+        .sampled_refs
+        .iter()
+        .find(|r| r.line == 20 && r.array == "x")
+        .unwrap_or_else(|| panic!("X(COL(K)) not sampled: {:?}", loc.sampled_refs));
+    assert!(gather.sequential_share < 0.5, "{}", gather.sequential_share);
+    assert!(loc
+        .sampled_refs
+        .iter()
+        .any(|r| r.line == 20 && r.array == "col"));
 }

@@ -522,7 +522,9 @@ fn probe_references(
         .collect();
     let mut changing = assigned_scalars(info, chain[0]);
     changing.retain(|name| defs.reaching(u, name, si, &stack).is_none());
-    let unknown_step = unknown_step_indices(u, chain, &changing);
+    let from_data =
+        augur_locality::extract::data_scalars_inside(u, augur_ir::LoopId(chain[0] as u32));
+    let unknown_step = unknown_step_indices(u, chain, &changing, &from_data);
     let mut refs = vec![];
     for e in exprs {
         element_refs(e, &mut refs);
@@ -537,7 +539,7 @@ fn probe_references(
                 let mut read = vec![];
                 scalar_names(x, &mut read);
                 read.iter().find(|n| unknown_step.contains(n)).map(|n| {
-                    format!("subscript: the step of the loop over `{n}` changes inside the loop")
+                    format!("subscript: the loop over `{n}` starts or steps by values the program's data holds")
                 })
             }),
             augur_ir::Subscript::Range(..) => None,
@@ -587,9 +589,16 @@ fn assigned_scalars(info: &UnitInfo<'_>, outer: usize) -> HashSet<String> {
 }
 
 /// Indices of the loops of `chain` whose step changes inside the nest (`DO J = I*I,
-/// N, I` in a GOTO loop over `I`): the extraction knows their trip counts, not
-/// their addresses.
-fn unknown_step_indices(u: &Unit, chain: &[usize], changing: &HashSet<String>) -> Vec<String> {
+/// N, I` in a GOTO loop over `I`) or whose start the data sets (`DO K = ROWPTR(I),
+/// ROWPTR(I+1)-1`, [`augur_locality::extract::start_reads_data`]; `from_data`: the
+/// scalars the nest assigns from its data): the extraction knows their trip counts,
+/// not their addresses.
+fn unknown_step_indices(
+    u: &Unit,
+    chain: &[usize],
+    changing: &HashSet<String>,
+    from_data: &HashSet<String>,
+) -> Vec<String> {
     chain
         .iter()
         .filter_map(|&l| {
@@ -598,8 +607,13 @@ fn unknown_step_indices(u: &Unit, chain: &[usize], changing: &HashSet<String>) -
                 return None;
             };
             let mut read = vec![];
-            scalar_names(bounds.get(2)?, &mut read);
-            read.iter().any(|n| changing.contains(n)).then_some(var)
+            if let Some(step) = bounds.get(2) {
+                scalar_names(step, &mut read);
+            }
+            let moving_start = bounds.first().is_some_and(|start| {
+                augur_locality::extract::start_reads_data(start, &|n| from_data.contains(n))
+            });
+            (moving_start || read.iter().any(|n| changing.contains(n))).then_some(var)
         })
         .collect()
 }

@@ -1335,9 +1335,10 @@ fn first_array_operand(e: &Expr) -> Option<&Expr> {
     }
 }
 
-/// Whether the start of a DO loop, `start`, reads values the program's data holds: an
-/// array element, a derived-type component, a user function's result, or a scalar
-/// `from_data` names (one the nest assigns from such values, [`data_scalars_inside`]).
+/// Whether the start of a DO loop, `start`, reads values the program's data holds that
+/// move from one entry to the next: an array element at a variable subscript, a user
+/// function's result ([`reads_data`]), or a scalar `from_data` names (one the nest
+/// assigns from such values, [`data_scalars_inside`]).
 /// Such a loop starts where the data says each time it is entered (a compressed sparse
 /// row's `DO K = ROWPTR(I), ROWPTR(I+1)-1` continues where the row before ended), so the
 /// references in its index have no known addresses: the instrumented run samples them
@@ -1355,12 +1356,24 @@ pub fn start_reads_data(start: &Expr, from_data: &dyn Fn(&str) -> bool) -> bool 
     }
 }
 
-/// Whether `e` itself is a value the program's data holds: an element of an array that
-/// is not a named constant, a derived-type component, a user function's result.
+/// Whether `e` itself is a value the program's data holds that can differ from one
+/// entry of a loop to the next: an element of an array (not a named constant, a
+/// derived-type component's included) at a subscript that reads a variable, a user
+/// function's result. `LO(1)` or `M%N` is the same at every entry: the loop keeps its
+/// approximation by the mean trip count.
 fn reads_data(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Elem(v, _) => !v.constant,
-        ExprKind::Component(..) | ExprKind::Call(CallTarget::User(_), _) => true,
+        ExprKind::Elem(v, _) => {
+            !v.constant
+                && e.subscript_exprs().into_iter().any(|x| {
+                    let mut reads = false;
+                    visit_all(x, &mut |y| {
+                        reads |= matches!(&y.kind, ExprKind::Var(w) if !w.constant)
+                    });
+                    reads
+                })
+        }
+        ExprKind::Call(CallTarget::User(_), _) => true,
         _ => false,
     }
 }

@@ -775,18 +775,13 @@ fn add_sampled_refs(out: &mut Vec<NestMemory>, loc: &LocalityProfile) -> Vec<(us
             }
         };
         add_kind(&mut out[at].kind, "sampled");
-        // Its executions that stepped within a line sweep sequentially (a loop that
-        // starts where a row pointer says): a stream, as the nests' are.
-        let share = r
-            .sequential_share
-            .clamp(0.0, r.strided_share.clamp(0.0, 1.0));
         out[at].arrays.push(ArrayTraffic {
             name: r.reference.clone(),
             kind: "sampled".into(),
             line: r.line,
             accesses: r.executions as f64,
-            sequential: share >= 0.5,
-            sequential_share: share,
+            sequential: false,
+            sequential_share: 0.0,
             levels: vec![],
         });
         sampled_row.push((at, out[at].arrays.len() - 1));
@@ -857,14 +852,11 @@ fn add_cache_level(
         let Some(&(row, a)) = sampled.at.get(k) else {
             continue;
         };
-        let stream = out[row].arrays[a].sequential_share;
-        let by_levels = if sampled.priced_by_levels {
-            1.0
+        let seconds = if sampled.priced_by_levels {
+            secs(m)
         } else {
-            sampled.strided.get(k).copied().unwrap_or(0.0)
+            secs(m) * sampled.strided.get(k).copied().unwrap_or(0.0)
         };
-        let seconds =
-            secs(m * (by_levels - stream).max(0.0)) + m * stream * level.stream_line_seconds;
         level_misses[row] += m;
         level_seconds[row] += seconds;
         out[row].arrays[a].levels.push(LevelTraffic {
@@ -1393,7 +1385,6 @@ mod tests {
             dependent: false,
             span_bytes: 16 << 20,
             strided_share: 0.0,
-            sequential_share: 0.0,
         };
         let loc = LocalityProfile {
             line_bytes: 64,
@@ -1730,9 +1721,11 @@ mod tests {
         (mem, level)
     }
 
-    /// A 2-vCPU Xeon guest's second and third levels: the sweep brings a line from L3 in
-    /// 2.1 ns, one stream at a time; the triad from L3 counts 28 GB/s.
-    fn xeon_guest_levels() -> MemoryProfile {
+    #[test]
+    fn sequential_streams_take_the_triads_line_time_where_it_beats_one_strided_line() {
+        // A 2-vCPU Xeon guest: the sweep brings a line from L3 in 2.1 ns, one stream at
+        // a time; the triad from L3 counts 28 GB/s, three of its four line transfers:
+        // 1.71 ns a line when several streams are in flight.
         let level = |name: &str, mib: u64, gbs: f64| CacheLevel {
             name: name.into(),
             size_bytes: mib << 20,
@@ -1744,15 +1737,6 @@ mod tests {
         let (mut mem, _) = swept(&[(4, 2.1), (1024, 4.1)], 2, 2);
         mem.levels = vec![level("L2", 2, 60.0), level("L3", 128, 28.0)];
         mem.memory.bandwidth_gbs = 15.0;
-        mem
-    }
-
-    #[test]
-    fn sequential_streams_take_the_triads_line_time_where_it_beats_one_strided_line() {
-        // A 2-vCPU Xeon guest: the sweep brings a line from L3 in 2.1 ns, one stream at
-        // a time; the triad from L3 counts 28 GB/s, three of its four line transfers:
-        // 1.71 ns a line when several streams are in flight.
-        let mem = xeon_guest_levels();
         let levels = supplied_levels(&mem, 64);
         let l2 = &levels[0];
         assert!(
@@ -1769,37 +1753,6 @@ mod tests {
         zen5.memory.bandwidth_gbs = 15.0;
         let l2 = &supplied_levels(&zen5, 64)[0];
         assert_eq!(l2.line_seconds, l2.stream_line_seconds);
-    }
-
-    /// A sampled reference whose executions step within a line (`val(k)` of a loop that
-    /// starts where a row pointer says) is a stream: its lines take the level's stream
-    /// time and overlap the operations as the nests' streams do; one that only keeps a
-    /// constant stride takes the strided line time, beside them.
-    #[test]
-    fn a_sampled_reference_that_steps_within_a_line_is_priced_as_a_stream() {
-        let mem = xeon_guest_levels();
-        let (mut loc, _) = random_reference_and_machine();
-        let mut h = augur_locality::Histogram::default();
-        h.add(Some(100_000), 1_000_000);
-        loc.sampled_refs[0].histogram = h.to_compact();
-        loc.sampled_refs[0].strided_share = 1.0;
-        let priced = |share: f64| {
-            let mut loc = loc.clone();
-            loc.sampled_refs[0].sequential_share = share;
-            let rows = nest_memory(&loc, &mem, None, &[], &[]);
-            let l2 = rows[0].levels.iter().find(|l| l.level == "L2").unwrap();
-            (
-                l2.seconds / l2.misses,
-                rows[0].sequential().total / rows[0].seconds,
-            )
-        };
-        let (strided_line, strided_overlapped) = priced(0.0);
-        let (stream_line, stream_overlapped) = priced(1.0);
-        let streams = 64.0 / (28.0 * 4.0 / 3.0) * 1e-9;
-        assert!((strided_line - 2.1e-9).abs() < 1e-12, "{strided_line}");
-        assert!((stream_line - streams).abs() < 1e-12, "{stream_line}");
-        assert_eq!(strided_overlapped, 0.0);
-        assert!(stream_overlapped > 0.99, "{stream_overlapped}");
     }
 
     #[test]

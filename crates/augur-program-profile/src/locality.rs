@@ -137,12 +137,6 @@ pub struct SampledRef {
     /// accesses (0 in profiles made before it was recorded).
     #[serde(default)]
     pub strided_share: f64,
-    /// Of those, the share whose step is within a line (`val(k)` of a loop that starts
-    /// where a row pointer says): a sequential stream, priced and overlapped with the
-    /// operations as the nests' sequential streams are (0 in profiles made before it
-    /// was recorded).
-    #[serde(default)]
-    pub sequential_share: f64,
 }
 
 /// The address sampling of the instrumented run.

@@ -34,7 +34,6 @@ fn samples_of(perm: &[u64], base: u64, shift: u32) -> AddressSamples {
         repeats: vec![],
         failed: false,
         strides: vec![],
-        near: vec![],
     }
 }
 
@@ -265,7 +264,7 @@ fn real_run_samples_a_loop_whose_step_changes() {
 /// where the one before ended, so the real run samples `VAL(K)` and `COL(K)` (every
 /// one of them counted) instead of the extraction placing each row at the same lines;
 /// read in order through 4 MiB, they miss a 1 MiB cache once a line, an eighth of the
-/// eight-byte reads, and the run sees them step within a line (a sequential stream).
+/// eight-byte reads.
 #[test]
 fn real_run_samples_a_loop_that_starts_where_the_row_pointer_says() {
     let tc = match Toolchain::detect("gfortran", "-O2") {
@@ -323,14 +322,6 @@ fn real_run_samples_a_loop_that_starts_where_the_row_pointer_says() {
     assert_eq!(val.executions, n);
     let m = histogram_misses(&val.histogram.to_histogram(), &L2) / n as f64;
     assert!((0.1..0.15).contains(&m), "misses per read {m}");
-    // Eight bytes a step: a sequential stream; the gather through COL is not one.
-    assert!(val.sequential_share > 0.95, "{}", val.sequential_share);
-    let gather = loc
-        .sampled_refs
-        .iter()
-        .find(|r| r.line == 20 && r.array == "x")
-        .unwrap_or_else(|| panic!("X(COL(K)) not sampled: {:?}", loc.sampled_refs));
-    assert!(gather.sequential_share < 0.5, "{}", gather.sequential_share);
     assert!(loc
         .sampled_refs
         .iter()

@@ -27,7 +27,7 @@ static uint64_t *augur_calls;
    same step as the one before (at most a page: a stride a hardware prefetcher follows)
    among those that moved at all. */
 static int64_t *augur_plast, *augur_pstep;
-static uint64_t *augur_pstrided, *augur_pmoved, *augur_pnear;
+static uint64_t *augur_pstrided, *augur_pmoved;
 static size_t augur_ns_kept;
 static size_t augur_ns_peak;
 static long augur_flt0;
@@ -52,19 +52,15 @@ void augur_probe(int32_t id, int64_t addr) {
         augur_pstep = calloc((size_t)augur_nprobes, sizeof(int64_t));
         augur_pstrided = calloc((size_t)augur_nprobes, sizeof(uint64_t));
         augur_pmoved = calloc((size_t)augur_nprobes, sizeof(uint64_t));
-        augur_pnear = calloc((size_t)augur_nprobes, sizeof(uint64_t));
         if (!augur_calls || !augur_addr || !augur_id || !augur_reps || !augur_plast
-            || !augur_pstep || !augur_pstrided || !augur_pmoved || !augur_pnear) { augur_failed = 1; return; }
+            || !augur_pstep || !augur_pstrided || !augur_pmoved) { augur_failed = 1; return; }
     }
     if (augur_calls[id] > 0) {
         int64_t step = addr - augur_plast[id];
         if (step != 0) {
             augur_pmoved[id]++;
-            if (augur_calls[id] > 1 && step == augur_pstep[id] && step <= 4096 && step >= -4096) {
+            if (augur_calls[id] > 1 && step == augur_pstep[id] && step <= 4096 && step >= -4096)
                 augur_pstrided[id]++;
-                /* the same step within a line: a sequential stream */
-                if (step < 64 && step > -64) augur_pnear[id]++;
-            }
         }
         augur_pstep[id] = step;
     }
@@ -234,10 +230,9 @@ static void augur_dump(void) {
     fprintf(g, "augur-samples %lld %u %llu %d\n", (long long)augur_nprobes, augur_shift,
             (unsigned long long)augur_ns_kept, augur_failed);
     for (int64_t i = 0; i < augur_nprobes; i++)
-        fprintf(g, "%llu %llu %llu %llu\n", (unsigned long long)(augur_calls ? augur_calls[i] : 0),
+        fprintf(g, "%llu %llu %llu\n", (unsigned long long)(augur_calls ? augur_calls[i] : 0),
                 (unsigned long long)(augur_pstrided ? augur_pstrided[i] : 0),
-                (unsigned long long)(augur_pmoved ? augur_pmoved[i] : 0),
-                (unsigned long long)(augur_pnear ? augur_pnear[i] : 0));
+                (unsigned long long)(augur_pmoved ? augur_pmoved[i] : 0));
     if (augur_ns_kept) {
         fwrite(augur_id, sizeof(uint32_t), augur_ns_kept, g);
         fwrite(augur_addr, sizeof(uint64_t), augur_ns_kept, g);

@@ -26,9 +26,6 @@ pub struct AddressSamples {
     /// Per probe: executions that moved by the same step (at most a page) as the
     /// execution before, and executions that moved at all (empty from older runtimes).
     pub strides: Vec<(u64, u64)>,
-    /// Per probe: executions that moved by the same step as the execution before, that
-    /// step within a line (a sequential stream; empty from older runtimes).
-    pub near: Vec<u64>,
 }
 
 /// Reads the samples file (`augur-samples P SHIFT N FAILED`, P call counts,
@@ -53,7 +50,6 @@ pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
     let failed = head[4] != "0";
     let mut calls = Vec::with_capacity(probes.min(1 << 20));
     let mut strides = Vec::with_capacity(probes.min(1 << 20));
-    let mut near = Vec::with_capacity(probes.min(1 << 20));
     for _ in 0..probes {
         let fields: Vec<u64> = line()?
             .split_whitespace()
@@ -64,7 +60,6 @@ pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
             fields.get(1).copied().unwrap_or(0),
             fields.get(2).copied().unwrap_or(0),
         ));
-        near.push(fields.get(3).copied().unwrap_or(0));
     }
     let ids = bytes.get(pos..pos.checked_add(n.checked_mul(4)?)?)?;
     let at = pos + 4 * n;
@@ -92,7 +87,6 @@ pub fn read_samples(bytes: &[u8]) -> Option<AddressSamples> {
         repeats,
         failed,
         strides,
-        near,
     })
 }
 
@@ -250,10 +244,6 @@ pub fn add_sampled(
             span_bytes,
             strided_share: match s.strides.get(k) {
                 Some(&(strided, moved)) if moved > 0 => strided as f64 / moved as f64,
-                _ => 0.0,
-            },
-            sequential_share: match (s.strides.get(k), s.near.get(k)) {
-                (Some(&(_, moved)), Some(&near)) if moved > 0 => near as f64 / moved as f64,
                 _ => 0.0,
             },
         });

@@ -1007,7 +1007,7 @@ impl<'a> Cx<'a> {
                 if let Some(d) = vars.iter().rposition(|x| *x == v.name) {
                     if self.unknown_addresses.contains(&d) {
                         return Err(format!(
-                            "the loop over `{}` starts or steps by values the program's data holds",
+                            "the loop over `{}` starts or steps by values that move inside the nest",
                             v.name
                         ));
                     }
@@ -1357,8 +1357,8 @@ pub fn start_reads_data(start: &Expr, from_data: &dyn Fn(&str) -> bool) -> bool 
 }
 
 /// Whether `e` itself is a value the program's data holds that can differ from one
-/// entry of a loop to the next: an element of an array (not a named constant, a
-/// derived-type component's included) at a subscript that reads a variable, a user
+/// entry of a loop to the next: an element of an array (not a named constant; a
+/// derived-type component's elements included) at a subscript that reads a variable, a user
 /// function's result. `LO(1)` or `M%N` is the same at every entry: the loop keeps its
 /// approximation by the mean trip count.
 fn reads_data(e: &Expr) -> bool {

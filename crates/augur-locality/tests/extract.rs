@@ -239,7 +239,8 @@ end program t
     assert!(
         nest.non_affine.iter().any(|r| r.array == "p"
             && r.line == 12
-            && r.reason.contains("loop over `j` starts or steps by values")),
+            && r.reason
+                .contains("loop over `j` starts or steps by values that move")),
         "{:?}",
         nest.non_affine
     );
@@ -298,7 +299,8 @@ end program t
         assert!(
             nest.non_affine.iter().any(|r| r.array == "val"
                 && r.line == line
-                && r.reason.contains("loop over `k` starts or steps by values")),
+                && r.reason
+                    .contains("loop over `k` starts or steps by values that move")),
             "{:?}",
             nest.non_affine
         );

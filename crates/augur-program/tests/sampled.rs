@@ -251,7 +251,8 @@ fn real_run_samples_a_loop_whose_step_changes() {
         .find(|r| r.line == 13)
         .unwrap_or_else(|| panic!("P(J) not sampled: {:?}", loc.sampled_refs));
     assert!(
-        r.reason.contains("loop over `j` starts or steps by values"),
+        r.reason
+            .contains("loop over `j` starts or steps by values that move"),
         "{}",
         r.reason
     );
@@ -315,7 +316,7 @@ fn real_run_samples_a_loop_that_starts_where_the_row_pointer_says() {
         .unwrap_or_else(|| panic!("VAL(K) not sampled: {:?}", loc.sampled_refs));
     assert!(
         val.reason
-            .contains("loop over `k` starts or steps by values"),
+            .contains("loop over `k` starts or steps by values that move"),
         "{}",
         val.reason
     );

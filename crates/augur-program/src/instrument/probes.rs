@@ -452,6 +452,8 @@ impl UnitProbes<'_, '_> {
         }
         let owner = statement_owners(u);
         let defs = augur_locality::extract::Definitions::of(u);
+        // The scalars each outermost loop assigns from the program's data, once a loop.
+        let mut from_data_of: HashMap<usize, HashSet<String>> = HashMap::new();
         for (si, st) in u.stmts.iter().enumerate() {
             if p.probes.len() >= MAX_PROBES {
                 break;
@@ -475,7 +477,11 @@ impl UnitProbes<'_, '_> {
                 StmtKind::ArithmeticIf { expr, .. } => vec![expr],
                 _ => continue,
             };
-            let text_out = probe_references(p, ui, info, &defs, (si, st), &chain, &exprs);
+            let from_data = from_data_of.entry(chain[0]).or_insert_with(|| {
+                augur_locality::extract::data_scalars_inside(u, augur_ir::LoopId(chain[0] as u32))
+            });
+            let known = (&defs, &*from_data);
+            let text_out = probe_references(p, ui, info, known, (si, st), &chain, &exprs);
             if !text_out.is_empty() {
                 new_edits.push(Edit::Before {
                     line: st.text.line,
@@ -492,12 +498,14 @@ impl UnitProbes<'_, '_> {
 /// The probes of the references of `exprs` (of statement `st`, index `si`, inside the
 /// loops `chain`, outermost first) that are not affine: added to the plan, and their
 /// `augur_probe` calls returned. A scalar assigned in the loops is no reason when the
-/// extraction substitutes its one definition (`defs`).
+/// extraction substitutes its one definition (`defs`); `from_data`: the scalars the
+/// outermost loop assigns from the program's data
+/// ([`augur_locality::extract::data_scalars_inside`]).
 fn probe_references(
     p: &mut Plan,
     ui: usize,
     info: &UnitInfo<'_>,
-    defs: &augur_locality::extract::Definitions,
+    (defs, from_data): (&augur_locality::extract::Definitions, &HashSet<String>),
     (si, st): (usize, &Stmt),
     chain: &[usize],
     exprs: &[&augur_ir::Expr],
@@ -522,9 +530,7 @@ fn probe_references(
         .collect();
     let mut changing = assigned_scalars(info, chain[0]);
     changing.retain(|name| defs.reaching(u, name, si, &stack).is_none());
-    let from_data =
-        augur_locality::extract::data_scalars_inside(u, augur_ir::LoopId(chain[0] as u32));
-    let unknown_step = unknown_step_indices(u, chain, &changing, &from_data);
+    let unknown_step = unknown_step_indices(u, chain, &changing, from_data);
     let mut refs = vec![];
     for e in exprs {
         element_refs(e, &mut refs);
@@ -539,7 +545,7 @@ fn probe_references(
                 let mut read = vec![];
                 scalar_names(x, &mut read);
                 read.iter().find(|n| unknown_step.contains(n)).map(|n| {
-                    format!("subscript: the loop over `{n}` starts or steps by values the program's data holds")
+                    format!("subscript: the loop over `{n}` starts or steps by values that move inside the nest")
                 })
             }),
             augur_ir::Subscript::Range(..) => None,

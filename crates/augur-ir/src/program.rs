@@ -455,6 +455,18 @@ impl Expr {
         out
     }
 
+    /// Calls `f` on this expression and every expression inside it (operands,
+    /// arguments, subscripts), outermost first.
+    pub fn visit_all(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        for o in self.operands() {
+            o.visit_all(f);
+        }
+        for x in self.subscript_exprs() {
+            x.visit_all(f);
+        }
+    }
+
     /// [`Expr::subscript_exprs`], mutable.
     pub fn subscript_exprs_mut(&mut self) -> Vec<&mut Expr> {
         let ExprKind::Elem(_, subs) = &mut self.kind else {

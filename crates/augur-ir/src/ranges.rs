@@ -355,20 +355,9 @@ fn defined_elsewhere(kind: &StmtKind) -> Vec<String> {
     out
 }
 
-/// Calls `f` on `e` and every expression inside it (operands, arguments, subscripts).
-fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
-    f(e);
-    for o in e.operands() {
-        visit(o, f);
-    }
-    for x in e.subscript_exprs() {
-        visit(x, f);
-    }
-}
-
 /// Variables passed whole to a user function inside `e`, and implied DOs' indices.
 fn collect_passed(e: &Expr, out: &mut Vec<String>) {
-    visit(e, &mut |x| match &x.kind {
+    e.visit_all(&mut |x| match &x.kind {
         ExprKind::Call(CallTarget::User(_), args) => {
             for a in args {
                 if let ExprKind::Var(r) = &a.kind {
@@ -383,7 +372,7 @@ fn collect_passed(e: &Expr, out: &mut Vec<String>) {
 
 /// Every variable named in `e`.
 fn collect_names(e: &Expr, out: &mut Vec<String>) {
-    visit(e, &mut |x| match &x.kind {
+    e.visit_all(&mut |x| match &x.kind {
         ExprKind::Var(r) | ExprKind::Elem(r, _) => out.push(r.name.clone()),
         ExprKind::ImpliedDo(_, v) => out.push(v.to_ascii_lowercase()),
         _ => {}

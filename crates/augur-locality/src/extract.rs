@@ -1367,7 +1367,7 @@ fn reads_data(e: &Expr) -> bool {
             !v.constant
                 && e.subscript_exprs().into_iter().any(|x| {
                     let mut reads = false;
-                    visit_all(x, &mut |y| {
+                    x.visit_all(&mut |y| {
                         reads |= matches!(&y.kind, ExprKind::Var(w) if !w.constant)
                     });
                     reads
@@ -1393,7 +1393,7 @@ pub fn data_scalars_inside(unit: &Unit, root: LoopId) -> std::collections::HashS
     };
     let any_data = |e: &Expr| {
         let mut found = false;
-        visit_all(e, &mut |x| found |= reads_data(x));
+        e.visit_all(&mut |x| found |= reads_data(x));
         found
     };
     unit.blocks
@@ -1405,17 +1405,6 @@ pub fn data_scalars_inside(unit: &Unit, root: LoopId) -> std::collections::HashS
             _ => None,
         })
         .collect()
-}
-
-/// Calls `f` on `e` and every expression inside it (operands, arguments, subscripts).
-fn visit_all(e: &Expr, f: &mut impl FnMut(&Expr)) {
-    f(e);
-    for o in e.operands() {
-        visit_all(o, f);
-    }
-    for x in e.subscript_exprs() {
-        visit_all(x, f);
-    }
 }
 
 /// Calls `f` on every variable and array element in `e`, outermost first

@@ -705,7 +705,7 @@ fn memory_profile(g: &Geometry) -> MemoryProfile {
 
 /// Predicted (L1d, LL) misses per nest, in the order of `loc.nests`.
 fn predicted(loc: &LocalityProfile, g: &Geometry) -> Vec<(f64, f64)> {
-    augur_model::memory::nest_memory(loc, &memory_profile(g), None, &[], &[])
+    augur_model::memory::nest_memory(loc, &memory_profile(g), None, &[], &[], &[])
         .iter()
         .map(|n| {
             let at = |name: &str| {

@@ -589,6 +589,17 @@ fn window_bound(
     Some((span / overlap, (overlap, by)))
 }
 
+/// How many compiled iterations of `cl` the core keeps in flight (its window over what an
+/// average iteration holds of each resource); `None` without a window or for a loop
+/// whose instructions cannot be priced.
+pub(crate) fn compiled_iterations_in_flight(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
+    if unpriceable(cl).is_some() {
+        return None;
+    }
+    let (issued, _) = instructions_per_iteration(cl);
+    iterations_in_flight(cl, m, issued).map(|(k, _)| k)
+}
+
 /// How many iterations of `cl` (issuing `issued` instructions each on average) the core
 /// keeps in flight, and what limits it: the fewest any of its resources allows, each
 /// resource's capacity over what an iteration takes of it (its integer registers, vector

@@ -32,7 +32,10 @@
 //! sections, as implicit loop nests over their runtime extents) and `sampled`
 //! (references that are not affine — gathers, indirect subscripts, pointer chasing —
 //! whose addresses the instrumented run sampled; their histograms cover all their
-//! executions and join the row of the loop nest that holds them). Affine references in
+//! executions and join the row of the loop nest that holds them; their random reads are
+//! priced at the machine's gather curve, or where the loop that issues them holds few
+//! misses in its window, at the chase's latency shared by those misses,
+//! [`IssuingLoop`]). Affine references in
 //! loops that make no nest (DO WHILE, non-affine bounds) still have no memory term.
 //!
 //! Arrays swept at a stride of two lines or more that the machine's stride sweep has a
@@ -445,6 +448,7 @@ pub fn nest_memory(
     program_bytes: Option<u64>,
     outer_vectors: &[OuterVector],
     tested: &[TestedLoad],
+    issuing: &[Option<IssuingLoop>],
 ) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
     let levels = supplied_levels(mem, line);
@@ -489,8 +493,14 @@ pub fn nest_memory(
         swept::price_swept_strides(&mut out, loc, mem, &first.geometry);
     }
     if !gather.is_empty() {
-        add_random_accesses(&mut out, loc, mem, &gather, &sampled_row, line);
-        add_waits(&mut out, loc, mem, &gather, &sampled_row, tested, line);
+        let random = RandomCurves {
+            gather: &gather,
+            chase: curve_steps(mem, "random"),
+            in_flight: misses_in_flight(loc, &gather, issuing, line),
+            caches_bytes: mem.levels.iter().map(|l| l.size_bytes).max().unwrap_or(0),
+        };
+        add_random_accesses(&mut out, loc, &random, &sampled_row, line);
+        add_waits(&mut out, loc, &random, &sampled_row, tested, line);
     }
     for (n, nl) in out.iter_mut().zip(&loc.nests) {
         if let Some(v) = outer_vectors
@@ -994,36 +1004,121 @@ fn add_translation(
     }
 }
 
-/// Random accesses (sampled references, but for their strided share) at the `gather`
-/// curve: an access whose line was
-/// last used `d` lines before costs what an independent random read over `d` lines
-/// costs beyond one in the first level (first touches: over the region the reference
-/// ranges over); the curve includes the translation and the overlap of misses an
-/// out-of-order core achieves. A pointer chase (the address waits for the previous
-/// load) pays the dependent random chase's latency instead. `sampled_row` says where
-/// each reference is in the rows.
+/// Where a sampled reference's loads issue, as the core's window sees them: the compiled
+/// loop whose body holds its line (`group`, shared by the references of one loop), that
+/// loop's compiled iterations, and how many of them the core keeps in flight
+/// (`augur_model::incore`'s window over an iteration's instructions).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IssuingLoop {
+    /// The compiled loop, an index the references of one loop share.
+    pub group: usize,
+    /// Its compiled iterations in the run.
+    pub iterations: f64,
+    /// The compiled iterations the core keeps in flight.
+    pub in_flight: f64,
+    /// The time those iterations' operations take (mispredicted branches apart): the
+    /// part of a miss's latency the core spends executing them is not a stall.
+    pub fill_seconds: f64,
+}
+
+/// The machine's curves random accesses are priced at, and for each sampled reference
+/// the random misses its loop keeps in flight (`None`: as many as the gather curve's).
+struct RandomCurves<'a> {
+    gather: &'a [(u64, f64)],
+    chase: Vec<(u64, f64)>,
+    in_flight: Vec<Option<(f64, f64)>>,
+    /// The largest cache level's capacity: beyond it an access goes to main memory.
+    caches_bytes: u64,
+}
+
+impl RandomCurves<'_> {
+    /// What an access of sampled reference `k` over `bytes` costs beyond a first-level
+    /// hit: the gather curve's price, or for a miss to main memory the part of the
+    /// chase's latency the operations in flight do not fill, shared by the misses its
+    /// loop keeps in flight, where the core's window holds fewer than the gather did.
+    /// (A hit in a cache level mostly returns before the window fills: kept at the
+    /// gather's price.)
+    fn access_cost(&self, k: usize, bytes: f64) -> f64 {
+        let gather = cost_on(self.gather, bytes);
+        match self.in_flight.get(k).copied().flatten() {
+            Some((m, fill)) if !self.chase.is_empty() && bytes > self.caches_bytes as f64 => {
+                gather.max((cost_on(&self.chase, bytes) - fill).max(0.0) / m.max(1.0))
+            }
+            _ => gather,
+        }
+    }
+}
+
+/// The sum of a staircase's rises up to `bytes`.
+fn cost_on(curve: &[(u64, f64)], bytes: f64) -> f64 {
+    curve
+        .iter()
+        .filter(|(b, _)| (*b as f64) <= bytes)
+        .map(|(_, rise)| rise)
+        .sum()
+}
+
+/// For each sampled reference, the random misses (accesses beyond the first level, at
+/// the gather curve) that the loop issuing it keeps in flight: every reference of that
+/// compiled loop counts, a compiled iteration's misses times the iterations in flight.
+/// A loop that does much work for each miss holds few misses in its window, so they
+/// overlap less than the gather curve's tight loop lets them (a memo table tested once
+/// every ten instructions: a third of the gather's overlap).
+fn misses_in_flight(
+    loc: &LocalityProfile,
+    gather: &[(u64, f64)],
+    issuing: &[Option<IssuingLoop>],
+    line: u64,
+) -> Vec<Option<(f64, f64)>> {
+    let mut per_group: std::collections::BTreeMap<usize, f64> = Default::default();
+    for (r, at) in loc.sampled_refs.iter().zip(issuing) {
+        if let Some(at) = at.filter(|a| a.iterations > 0.0) {
+            let random = 1.0 - r.strided_share.clamp(0.0, 1.0);
+            let (_, beyond) = histogram_cost(r, &|b| cost_on(gather, b), line);
+            *per_group.entry(at.group).or_default() += beyond * random / at.iterations;
+        }
+    }
+    (0..loc.sampled_refs.len())
+        .map(|k| {
+            let at = issuing.get(k).copied().flatten()?;
+            // A stream whose jumps restart the prefetcher is not a run of random misses.
+            if loc.sampled_refs[k].strided_share >= 0.5 {
+                return None;
+            }
+            Some((at.in_flight * per_group.get(&at.group)?, at.fill_seconds))
+        })
+        .collect()
+}
+
+/// Random accesses (sampled references, but for their strided share) at the gather
+/// curve: an access whose line was last used `d` lines before costs what an independent
+/// random read over `d` lines costs beyond one in the first level (first touches: over
+/// the region the reference ranges over); the curve includes the translation and the
+/// overlap of misses an out-of-order core achieves, as far as the loop's window holds
+/// them ([`RandomCurves::access_cost`]). A pointer chase (the address waits for the
+/// previous load) pays the dependent random chase's latency instead. `sampled_row` says
+/// where each reference is in the rows.
 fn add_random_accesses(
     out: &mut [NestMemory],
     loc: &LocalityProfile,
-    mem: &MemoryProfile,
-    gather: &[(u64, f64)],
+    curves: &RandomCurves,
     sampled_row: &[(usize, usize)],
     line: u64,
 ) {
-    let chase = curve_steps(mem, "random");
     for (k, r) in loc.sampled_refs.iter().enumerate() {
         let Some(&(row, a)) = sampled_row.get(k) else {
             continue;
         };
-        let (name, curve) = if r.dependent && !chase.is_empty() {
-            ("chase".to_string(), &chase[..])
+        let chased = r.dependent && !curves.chase.is_empty();
+        let (seconds, beyond) = if chased {
+            histogram_cost(r, &|b| cost_on(&curves.chase, b), line)
         } else {
-            ("random".to_string(), gather)
+            histogram_cost(r, &|b| curves.access_cost(k, b), line)
         };
+        let name = if chased { "chase" } else { "random" };
         // Its strided share streams (priced by the cache levels); the rest is random.
         let random = 1.0 - r.strided_share.clamp(0.0, 1.0);
-        let (seconds, beyond) = histogram_cost(r, curve, line);
-        add_traffic(&mut out[row], a, &name, beyond * random, seconds * random);
+        add_traffic(&mut out[row], a, name, beyond * random, seconds * random);
     }
 }
 
@@ -1048,22 +1143,16 @@ fn add_traffic(row: &mut NestMemory, a: usize, name: &str, misses: f64, seconds:
     }
 }
 
-/// What a sampled reference's accesses cost at a curve's rises (`(bytes, seconds)`
-/// steps): an access whose line was last used `d` lines before pays the rises up to
-/// `d` lines, a first touch those up to the region the reference ranges over. Returns
+/// What a sampled reference's accesses cost at `cost_at` (an access's price beyond a
+/// first-level hit over a region of so many bytes): an access whose line was last used
+/// `d` lines before pays the price over `d` lines, a first touch the price over the
+/// region the reference ranges over. Returns
 /// the seconds of all its accesses and how many paid a rise.
 fn histogram_cost(
     r: &augur_program_profile::locality::SampledRef,
-    curve: &[(u64, f64)],
+    cost_at: &dyn Fn(f64) -> f64,
     line: u64,
 ) -> (f64, f64) {
-    let cost_at = |bytes: f64| -> f64 {
-        curve
-            .iter()
-            .filter(|(b, _)| (*b as f64) <= bytes)
-            .map(|(_, rise)| rise)
-            .sum()
-    };
     let h = r.histogram.to_histogram();
     let region = (r.span_bytes as f64).max(h.cold as f64 * line as f64);
     let mut seconds = h.cold as f64 * cost_at(region);
@@ -1109,8 +1198,7 @@ pub struct TestedLoad {
 fn add_waits(
     out: &mut [NestMemory],
     loc: &LocalityProfile,
-    mem: &MemoryProfile,
-    gather: &[(u64, f64)],
+    curves: &RandomCurves,
     sampled_row: &[(usize, usize)],
     tested: &[TestedLoad],
     line: u64,
@@ -1120,17 +1208,16 @@ fn add_waits(
     for t in tested.iter().filter(|t| t.mispredictions > 0.0) {
         *lines.entry((t.file.as_str(), t.line)).or_default() += t.mispredictions;
     }
-    let chase = curve_steps(mem, "random");
-    if chase.is_empty() || lines.is_empty() {
+    if curves.chase.is_empty() || lines.is_empty() {
         return;
     }
     // The extra seconds an access pays waited for instead of overlapped.
-    let extra = |r: &augur_program_profile::locality::SampledRef| -> f64 {
+    let extra = |k: usize, r: &augur_program_profile::locality::SampledRef| -> f64 {
         if r.dependent || r.executions == 0 {
             return 0.0;
         }
-        let (waited, _) = histogram_cost(r, &chase, line);
-        let (overlapped, _) = histogram_cost(r, gather, line);
+        let (waited, _) = histogram_cost(r, &|b| cost_on(&curves.chase, b), line);
+        let (overlapped, _) = histogram_cost(r, &|b| curves.access_cost(k, b), line);
         ((waited - overlapped) / r.executions as f64).max(0.0)
     };
     for ((file, at), mispredictions) in lines {
@@ -1139,7 +1226,7 @@ fn add_waits(
             .iter()
             .enumerate()
             .filter(|(_, r)| r.file == file && r.line == at)
-            .map(|(k, r)| (k, r, extra(r)))
+            .map(|(k, r)| (k, r, extra(k, r)))
             .max_by(|a, b| a.2.total_cmp(&b.2));
         let Some((k, r, extra)) = dearest else {
             continue;
@@ -1411,7 +1498,7 @@ mod tests {
                 .map(|l| l.seconds)
                 .sum()
         };
-        let overlapped = nest_memory(&loc, &mem, None, &[], &[]);
+        let overlapped = nest_memory(&loc, &mem, None, &[], &[], &[]);
         assert!((level(&overlapped, "random") - 4e-3).abs() < 1e-9);
         assert_eq!(level(&overlapped, "waited"), 0.0);
         // Half of the branch's tests mispredict: those loads are paid whole (60 ns, of
@@ -1421,12 +1508,48 @@ mod tests {
             line,
             mispredictions: 500_000.0,
         };
-        let waited = nest_memory(&loc, &mem, None, &[], &[tested("search.f90", 20)]);
+        let waited = nest_memory(&loc, &mem, None, &[], &[tested("search.f90", 20)], &[]);
         assert!((level(&waited, "waited") - 500_000.0 * 56e-9).abs() < 1e-9);
         assert!((waited[0].seconds - (4e-3 + 28e-3)).abs() < 1e-9);
         // A branch on another line tests other loads.
-        let elsewhere = nest_memory(&loc, &mem, None, &[], &[tested("search.f90", 21)]);
+        let elsewhere = nest_memory(&loc, &mem, None, &[], &[tested("search.f90", 21)], &[]);
         assert_eq!(level(&elsewhere, "waited"), 0.0);
+    }
+
+    #[test]
+    fn random_misses_a_loop_holds_few_of_in_its_window_overlap_less_than_the_gather() {
+        let (mut loc, mut mem) = random_reference_and_machine();
+        let random = |loc: &LocalityProfile, mem: &MemoryProfile, at: IssuingLoop| -> f64 {
+            nest_memory(loc, mem, None, &[], &[], &[Some(at)])[0]
+                .levels
+                .iter()
+                .filter(|l| l.level == "random")
+                .map(|l| l.seconds)
+                .sum()
+        };
+        // A miss every ten compiled iterations, thirty iterations in flight: three
+        // misses share the chase's 60 ns, 20 ns each where the gather gave 4.
+        let at = |in_flight: f64, fill_seconds: f64| IssuingLoop {
+            group: 0,
+            iterations: 1e7,
+            in_flight,
+            fill_seconds,
+        };
+        assert!((random(&loc, &mem, at(30.0, 0.0)) - 20e-3).abs() < 1e-9);
+        // The operations in flight fill 30 ns of the latency: 10 ns each.
+        assert!((random(&loc, &mem, at(30.0, 30e-9)) - 10e-3).abs() < 1e-9);
+        // A window holding more misses than the gather overlaps keeps the gather's price.
+        assert!((random(&loc, &mem, at(3000.0, 0.0)) - 4e-3).abs() < 1e-9);
+        // A cache level holding the region: its hits return before the window fills.
+        mem.levels = vec![augur_machine_profile::memory::CacheLevel {
+            size_bytes: 32 << 20,
+            ..Default::default()
+        }];
+        assert!((random(&loc, &mem, at(30.0, 0.0)) - 4e-3).abs() < 1e-9);
+        // A stream whose jumps restart the prefetcher is left to the gather's price.
+        mem.levels.clear();
+        loc.sampled_refs[0].strided_share = 0.6;
+        assert!((random(&loc, &mem, at(30.0, 0.0)) - 0.4 * 4e-3).abs() < 1e-9);
     }
 
     #[test]

@@ -2,18 +2,19 @@
 //! priced blocks) and memory time ([`nest_memory`]) combined by the overlap rule into
 //! [`NestRow`]s, and the first touches of the program's pages.
 
-use crate::block::only;
+use crate::block::{only, without_branches};
 use crate::breakdown::loop_name;
 use crate::cost::CostTable;
 use crate::memory::{
-    combine_issue, nest_memory, ArrayTraffic, LevelTraffic, OuterVector, Overlap, SequentialTime,
-    TestedLoad,
+    combine_issue, nest_memory, ArrayTraffic, IssuingLoop, LevelTraffic, OuterVector, Overlap,
+    SequentialTime, TestedLoad,
 };
 use crate::price::inside_loop;
 use crate::price::PricedBlocks;
 use augur_ir::AbOp;
 use augur_machine_profile::MachineProfile;
 use augur_program_profile::compiled::InstrClass;
+use augur_program_profile::optreport::same_file;
 use augur_program_profile::ProgramProfile;
 use serde::Serialize;
 
@@ -242,6 +243,53 @@ fn tested_loads(program: &ProgramProfile) -> Vec<TestedLoad> {
     })
 }
 
+/// For each sampled reference of `program`, the compiled loop whose body holds its line
+/// (the innermost: the fewest lines) with its compiled iterations and the iterations the
+/// machine's window keeps in flight; `None` without a compiled loop, the loop's count or
+/// the machine's window.
+fn issuing_loops(
+    program: &ProgramProfile,
+    machine: &MachineProfile,
+    table: &CostTable,
+    priced: &PricedBlocks,
+) -> Vec<Option<IssuingLoop>> {
+    let Some(loc) = &program.locality else {
+        return vec![];
+    };
+    // Unoptimized code keeps its variables in memory: its iterations wait on the stack's
+    // store-to-load chains long enough to cover the misses (-O0 collatz runs as fast as
+    // -O2, misses included), so the window is left to optimized code.
+    let (Some(report), Some(m), true) = (
+        crate::block::report_for(program, machine),
+        &table.incore,
+        table.register_scalars,
+    ) else {
+        return vec![None; loc.sampled_refs.len()];
+    };
+    let issuing = |r: &augur_program_profile::locality::SampledRef| {
+        let (group, cl) = report
+            .compiled_loops
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.lines.contains(&r.line) && same_file(&c.file, &r.file))
+            .min_by_key(|(_, c)| c.lines.len())?;
+        let ui = program.units.iter().position(|u| u.name == r.unit)?;
+        let unit = &program.units[ui];
+        let source = unit.loops.iter().find(|l| l.line == cl.line)?;
+        let iterations = source.iterations? / f64::from(cl.source_iterations.max(1));
+        let in_flight = crate::incore::compiled_iterations_in_flight(cl, m)?;
+        let work = priced.loop_sum(table, ui, unit, source).work;
+        let seconds = table.cost_of(&without_branches(&work)).seconds;
+        Some(IssuingLoop {
+            group,
+            iterations,
+            in_flight,
+            fill_seconds: in_flight * seconds / iterations.max(1.0),
+        })
+    };
+    loc.sampled_refs.iter().map(issuing).collect()
+}
+
 pub(crate) fn memory_term(
     program: &ProgramProfile,
     machine: &MachineProfile,
@@ -261,6 +309,7 @@ pub(crate) fn memory_term(
                 touched,
                 &outer_vectors(program, machine),
                 &tested_loads(program),
+                &issuing_loops(program, machine, table, priced),
             )
         }
         _ => vec![],

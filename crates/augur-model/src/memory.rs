@@ -493,11 +493,12 @@ pub fn nest_memory(
         swept::price_swept_strides(&mut out, loc, mem, &first.geometry);
     }
     if !gather.is_empty() {
+        let caches_bytes = mem.levels.iter().map(|l| l.size_bytes).max().unwrap_or(0);
         let random = RandomCurves {
             gather: &gather,
             chase: curve_steps(mem, "random"),
-            in_flight: misses_in_flight(loc, &gather, issuing, line),
-            caches_bytes: mem.levels.iter().map(|l| l.size_bytes).max().unwrap_or(0),
+            in_flight: misses_in_flight(loc, &gather, issuing, (line, caches_bytes)),
+            caches_bytes,
         };
         add_random_accesses(&mut out, loc, &random, &sampled_row, line);
         add_waits(&mut out, loc, &random, &sampled_row, tested, line);
@@ -1063,12 +1064,13 @@ fn cost_on(curve: &[(u64, f64)], bytes: f64) -> f64 {
 /// compiled loop counts, a compiled iteration's misses times the iterations in flight.
 /// A loop that does much work for each miss holds few misses in its window, so they
 /// overlap less than the gather curve's tight loop lets them (a memo table tested once
-/// every ten instructions: a third of the gather's overlap).
+/// every ten instructions: a third of the gather's overlap). `None` for a reference that
+/// mostly strides or whose region fits the largest cache level (`caches_bytes`).
 fn misses_in_flight(
     loc: &LocalityProfile,
     gather: &[(u64, f64)],
     issuing: &[Option<IssuingLoop>],
-    line: u64,
+    (line, caches_bytes): (u64, u64),
 ) -> Vec<Option<(f64, f64)>> {
     let mut per_group: std::collections::BTreeMap<usize, f64> = Default::default();
     for (r, at) in loc.sampled_refs.iter().zip(issuing) {
@@ -1081,8 +1083,12 @@ fn misses_in_flight(
     (0..loc.sampled_refs.len())
         .map(|k| {
             let at = issuing.get(k).copied().flatten()?;
-            // A stream whose jumps restart the prefetcher is not a run of random misses.
-            if loc.sampled_refs[k].strided_share >= 0.5 {
+            // A stream whose jumps restart the prefetcher is not a run of random misses;
+            // a reference whose region the last cache level holds keeps its reused lines
+            // there against the streams between its uses (the levels' replacement resists
+            // a one-pass scan), whatever distance the histogram gives them.
+            let r = &loc.sampled_refs[k];
+            if r.strided_share >= 0.5 || r.span_bytes <= caches_bytes {
                 return None;
             }
             Some((at.in_flight * per_group.get(&at.group)?, at.fill_seconds))
@@ -1540,11 +1546,15 @@ mod tests {
         assert!((random(&loc, &mem, at(30.0, 30e-9)) - 10e-3).abs() < 1e-9);
         // A window holding more misses than the gather overlaps keeps the gather's price.
         assert!((random(&loc, &mem, at(3000.0, 0.0)) - 4e-3).abs() < 1e-9);
-        // A cache level holding the region: its hits return before the window fills.
-        mem.levels = vec![augur_machine_profile::memory::CacheLevel {
-            size_bytes: 32 << 20,
+        // Misses beyond an 8 MiB last level go to memory: the window's price.
+        let level = |size_bytes| augur_machine_profile::memory::CacheLevel {
+            size_bytes,
             ..Default::default()
-        }];
+        };
+        mem.levels = vec![level(8 << 20)];
+        assert!((random(&loc, &mem, at(30.0, 0.0)) - 20e-3).abs() < 1e-9);
+        // A last level holding the reference's 16 MiB region keeps its reused lines.
+        mem.levels = vec![level(32 << 20)];
         assert!((random(&loc, &mem, at(30.0, 0.0)) - 4e-3).abs() < 1e-9);
         // A stream whose jumps restart the prefetcher is left to the gather's price.
         mem.levels.clear();

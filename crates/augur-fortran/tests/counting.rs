@@ -336,7 +336,10 @@ fn intrinsics_by_type() {
             ("i = abs(j)", "SISL 1, ABSI 1"),
             ("x = abs(y)", "SRSL 1, ABSS 1"),
             ("d = abs(e)", "SRDL 1, ABSD 1"),
-            ("x = abs(z)", "SRSL 1, ABSC 1"),
+            // The single-precision modulus is another library routine (`cabsf`).
+            ("x = abs(z)", "SRSL 1, CABS 1"),
+            ("x = cabs(z)", "SRSL 1, CABS 1"),
+            ("d = abs(zd)", "SRDL 1, ABSC 1"),
             ("i = mod(i, j)", "SISL 1, MODI 1"),
             ("d = mod(d, e)", "SRDL 1, MODD 1"),
             // MAX/MIN with k arguments cost k-1.

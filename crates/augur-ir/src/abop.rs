@@ -156,7 +156,7 @@ abops! {
     101 EXPC "intrinsics, complex" "Exponential, complex.";
     102 SINC "intrinsics, complex" "Sine or cosine, complex.";
     103 SQRC "intrinsics, complex" "Square root, complex.";
-    104 ABSC "intrinsics, complex" "Absolute value (modulus), complex.";
+    104 ABSC "intrinsics, complex" "Absolute value (modulus), complex (double precision and wider; single precision is CABS).";
     105 MAXC "intrinsics, complex" "Maximum or minimum (by modulus), complex.";
     106 CLPX "complex coercion" "Conversion to complex (CMPLX, DCMPLX, real operand in complex arithmetic).";
     107 REAL "complex coercion" "Real part of a complex (REAL, DBLE of complex).";
@@ -237,6 +237,7 @@ abops! {
     182 IOFR "input/output" "One real or complex item read from decimal text by a READ with a format (instead of IORF).";
     183 IOED "input/output" "One edit descriptor of a format that transfers no item (a quoted or nH string, nX, T, TL, TR, /), per pass through the format of a READ, WRITE or PRINT.";
     184 IOSL "input/output" "A list-directed READ, WRITE or PRINT statement (`*` as the format: no format to parse; instead of IOST).";
+    185 CABS "intrinsics, complex" "Absolute value (modulus), single-precision complex (ABS or CABS of a COMPLEX(4): the C library's `cabsf`, a routine of its own; instead of ABSC).";
 }
 
 /// Number of AbOps in the catalogue.

@@ -1021,6 +1021,7 @@ pub fn intrinsic_op(name: &str, arg: Class, result: Class) -> Option<AbOp> {
             F::Exp => EXPC,
             F::Sin | F::Tan | F::Atan | F::Hyp => SINC,
             F::Sqrt => SQRC,
+            F::Abs if arg == Class::CplxS => CABS,
             F::Abs => ABSC,
             F::Max | F::Mod | F::Sign | F::Aint => MAXC,
         },

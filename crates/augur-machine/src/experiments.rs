@@ -1290,6 +1290,17 @@ fn complex_and_conversions(out: &mut Vec<Experiment>) {
         vec![(acdl, 1.0), (ab("CLPX"), 1.0)],
         "dependent chain x = abs(x - a), a = (1,0.5), the real result stored back into complex x, minus one add and one CLPX",
     ));
+    // The same in single precision: the C library's `cabsf`, not `cabs`.
+    out.push(chain(
+        ab("CABS"),
+        C4,
+        Storage::Local,
+        [(0.0, 0.0), (1.0, 0.5), (0.0, 0.0)],
+        "{x} = abs({x} - {a})",
+        1.0,
+        vec![(ab("ACSL"), 1.0), (ab("CLPX"), 1.0)],
+        "dependent chain x = abs(x - a), a = (1,0.5), complex(4), the real result stored back into complex x, minus one add and one CLPX",
+    ));
     let c8 = format!(
         "complex(8) :: x\nreal(8) :: y\ninteger(4) :: k\ninteger(8) :: k8\n{}{}{}{}",
         arrays("complex(8)", &["c"]),

@@ -279,8 +279,9 @@ const INLINE_FAMILIES: [&str; 9] = [
 /// cost the loop kernels fitted as indistinguishable from zero ("not detected") is not
 /// believed: such an AbOp takes its chain cost scaled like the calls the kernels did
 /// measure ([`scale_missing_stream`]).
-pub(crate) const LIBRARY_CALLS: [AbOp; 29] = [
+pub(crate) const LIBRARY_CALLS: [AbOp; 30] = [
     AbOp::ABSC,
+    AbOp::CABS,
     AbOp::ANIS,
     AbOp::ANID,
     AbOp::MODS,
@@ -537,7 +538,7 @@ impl Coefficients {
 /// statement was an `IOST`; a `MATMUL` multiply-add was a multiply and an
 /// add, and takes the multiply's cost; a random number or a reseeding was a call, a division by a power of two a
 /// division, a square by a literal 2.0 a power).
-const SPLIT_FROM: [(AbOp, AbOp); 11] = [
+const SPLIT_FROM: [(AbOp, AbOp); 12] = [
     (AbOp::IORF, AbOp::IOIT),
     (AbOp::IORL, AbOp::IORF),
     (AbOp::IOFW, AbOp::IORF),
@@ -549,6 +550,7 @@ const SPLIT_FROM: [(AbOp, AbOp); 11] = [
     (AbOp::RSED, AbOp::PROC),
     (AbOp::DRC2, AbOp::DRDL),
     (AbOp::XRE2, AbOp::XRDL),
+    (AbOp::CABS, AbOp::ABSC),
 ];
 
 impl CostTable {
@@ -575,6 +577,16 @@ impl CostTable {
             .iter()
             .map(|op| machine.stream.get(op).and_then(fitted_parameter))
             .collect();
+        // A library routine split from an older one (another precision's) takes that
+        // one's stream cost too where it was not measured.
+        for (new, old) in SPLIT_FROM
+            .iter()
+            .filter(|(new, _)| LIBRARY_CALLS.contains(new))
+        {
+            if stream[new.index()].is_none() {
+                stream[new.index()] = stream[old.index()];
+            }
+        }
         for (op, s) in augur_ir::abop::ALL.iter().zip(stream.iter_mut()) {
             if LIBRARY_CALLS.contains(op) && s.is_some_and(|p| p.status != CostStatus::Measured) {
                 // A call whose cost the kernels could not tell from zero: its scaled chain
@@ -928,6 +940,26 @@ mod tests {
         let m = machine(&[(AbOp::IOIT, MEASURED, Some(25.0), Some(0.3), 10)]);
         let t = CostTable::from_profile(&m);
         assert_eq!(t.get(AbOp::IOFW).seconds, t.get(AbOp::IOIT).seconds);
+    }
+
+    #[test]
+    fn a_library_routine_split_by_precision_takes_the_older_ones_loops_until_measured() {
+        // A profile from before CABS: the single-precision modulus costs ABSC's, in
+        // chains and in loops of independent calls.
+        let mut m = machine(&[(AbOp::ABSC, MEASURED, Some(16.3), Some(0.1), 10)]);
+        m.stream.insert(AbOp::ABSC, stream_entry(4.4));
+        let t = CostTable::from_profile(&m);
+        assert_eq!(t.get(AbOp::CABS).seconds, t.get(AbOp::ABSC).seconds);
+        assert!((t.stream(AbOp::CABS).seconds - 4.4e-9).abs() < 1e-15);
+        // Measured, its own: `cabsf` overlaps its neighbours far less than `cabs`.
+        m.abop.insert(
+            AbOp::CABS,
+            machine(&[(AbOp::CABS, MEASURED, Some(18.2), Some(0.1), 10)]).abop[&AbOp::CABS].clone(),
+        );
+        m.stream.insert(AbOp::CABS, stream_entry(20.0));
+        let t = CostTable::from_profile(&m);
+        assert!((t.get(AbOp::CABS).seconds - 18.2e-9).abs() < 1e-15);
+        assert!((t.stream(AbOp::CABS).seconds - 20.0e-9).abs() < 1e-15);
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub enum Ty {
     I4,
     /// `complex(8)`.
     C8,
+    /// `complex(4)`: only the input of the single-precision complex calls ([`CALLS`]),
+    /// not in [`TYPES`].
+    C4,
 }
 
 impl Ty {
@@ -82,6 +85,7 @@ impl Ty {
             Ty::R4 => "r4",
             Ty::I4 => "i4",
             Ty::C8 => "c8",
+            Ty::C4 => "c4",
         }
     }
     /// The Fortran declaration type.
@@ -91,6 +95,7 @@ impl Ty {
             Ty::R4 => "real(4)",
             Ty::I4 => "integer(4)",
             Ty::C8 => "complex(8)",
+            Ty::C4 => "complex(4)",
         }
     }
     fn bytes(self) -> usize {
@@ -98,6 +103,7 @@ impl Ty {
             Ty::R8 => 8,
             Ty::R4 | Ty::I4 => 4,
             Ty::C8 => 16,
+            Ty::C4 => 8,
         }
     }
     /// Largest magnitude an expression of this type may reach.
@@ -107,13 +113,14 @@ impl Ty {
             Ty::R4 => 1e20,
             Ty::I4 => 1e9,
             Ty::C8 => 1e50,
+            Ty::C4 => 1e20,
         }
     }
     /// Bound on an array element's magnitude.
     fn array_bound(self) -> f64 {
         match self {
             Ty::I4 => 100.0,
-            Ty::C8 => 2.3,
+            Ty::C8 | Ty::C4 => 2.3,
             _ => 2.0,
         }
     }
@@ -124,6 +131,7 @@ impl Ty {
             Ty::R4 => &["0.5e0", "1.25e0", "3.0e0", "0.75e0"],
             Ty::I4 => &["3", "7", "2", "5", "4", "8"],
             Ty::C8 => &["(0.5d0,0.25d0)", "(1.0d0,-0.5d0)", "(0.75d0,0.5d0)"],
+            Ty::C4 => &["(0.5e0,0.25e0)", "(1.0e0,-0.5e0)", "(0.75e0,0.5e0)"],
         }
     }
     /// Values of the module scalars `s<tag>1..3`, as Fortran literals.
@@ -133,6 +141,7 @@ impl Ty {
             Ty::R4 => ["0.75e0", "1.25e0", "0.5e0"],
             Ty::I4 => ["3", "7", "2"],
             Ty::C8 => ["(0.75d0,0.25d0)", "(0.5d0,-0.5d0)", "(1.0d0,0.5d0)"],
+            Ty::C4 => ["(0.75e0,0.25e0)", "(0.5e0,-0.5e0)", "(1.0e0,0.5e0)"],
         }
     }
     fn scalar_bound(self) -> f64 {
@@ -144,7 +153,7 @@ impl Ty {
     fn literal_bound(self) -> f64 {
         match self {
             Ty::I4 => 7.0,
-            Ty::C8 => 1.2,
+            Ty::C8 | Ty::C4 => 1.2,
             _ => 3.0,
         }
     }
@@ -507,7 +516,7 @@ impl Ctx<'_> {
                     let f = ["mod", "abs", "max"][self.rng.range(0, 2)];
                     return self.intrinsic(f, ops);
                 }
-                Ty::C8 => {}
+                Ty::C8 | Ty::C4 => {}
             }
         }
         // Complex kernels avoid division: it is rare in real code and would need more
@@ -795,7 +804,7 @@ fn kernels_of(configs: &[Config], count: usize, seed: u64, first_id: usize) -> V
 /// the random kernels hold too few calls of each kind for the least squares to tell them
 /// apart, and a call's cost in a loop is not a fixed fraction of its latency (on a Zen 5
 /// `exp` overlaps to an eighth of its latency, `clog` not at all).
-pub const CALLS: [(&str, Ty, Ty, &str); 20] = [
+pub const CALLS: [(&str, Ty, Ty, &str); 21] = [
     ("exp", Ty::R8, Ty::R8, "EXPD"),
     ("log", Ty::R8, Ty::R8, "LOGD"),
     ("sin", Ty::R8, Ty::R8, "SIND"),
@@ -811,6 +820,8 @@ pub const CALLS: [(&str, Ty, Ty, &str); 20] = [
     ("sin", Ty::C8, Ty::C8, "SINC"),
     ("sqrt", Ty::C8, Ty::C8, "SQRC"),
     ("abs", Ty::C8, Ty::R8, "ABSC"),
+    // The single-precision modulus is another routine (`cabsf`), measured apart.
+    ("abs", Ty::C4, Ty::R4, "CABS"),
     ("**", Ty::R8, Ty::R8, "XRDL"),
     // Rounding half away from zero (ANINT, and NINT before its conversion): no common
     // target has an instruction for it, so compilers call the C library's `round`.
@@ -1266,6 +1277,12 @@ fn pool() -> Vec<(String, Ty, String)> {
             }
         }
     }
+    // The input of the single-precision complex calls.
+    v.push((
+        format!("x{}1", Ty::C4.tag()),
+        Ty::C4,
+        format!("({})", N + 1),
+    ));
     v
 }
 
@@ -1440,6 +1457,11 @@ pub fn support() -> String {
             "c8",
             "complex(8)",
             format!("    re = 1.0d0 + {unit}\n{step}    a(k) = cmplx(re, {unit}, 8)\n"),
+        ),
+        (
+            "c4",
+            "complex(4)",
+            format!("    re = 1.0d0 + {unit}\n{step}    a(k) = cmplx(re, {unit}, 4)\n"),
         ),
     ];
     for (tag, decl, body) in inits {

@@ -1,0 +1,3 @@
+subroutine sink(y)
+  real :: y(*)
+end subroutine

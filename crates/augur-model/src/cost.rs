@@ -951,7 +951,7 @@ mod tests {
         let t = CostTable::from_profile(&m);
         assert_eq!(t.get(AbOp::CABS).seconds, t.get(AbOp::ABSC).seconds);
         assert!((t.stream(AbOp::CABS).seconds - 4.4e-9).abs() < 1e-15);
-        // Measured, its own: `cabsf` overlaps its neighbours far less than `cabs`.
+        // Measured on the profile, its own entries replace the older one's.
         m.abop.insert(
             AbOp::CABS,
             machine(&[(AbOp::CABS, MEASURED, Some(18.2), Some(0.1), 10)]).abop[&AbOp::CABS].clone(),

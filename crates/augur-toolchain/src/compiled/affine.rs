@@ -61,6 +61,18 @@ impl Affine {
         self.terms.keys().any(|s| steps.contains_key(s))
     }
 
+    /// The coefficient of symbol `s` (0 when absent).
+    pub(super) fn coefficient(&self, s: &str) -> i64 {
+        self.terms.get(s).copied().unwrap_or(0)
+    }
+
+    /// The expression with symbol `s` dropped (its value taken as 0).
+    pub(super) fn without(&self, s: &str) -> Affine {
+        let mut out = self.clone();
+        out.terms.remove(s);
+        out
+    }
+
     /// The expression with each counter advanced by its step: the address a load names
     /// in the next iteration, written in this iteration's terms, so that it equals the
     /// name a store of this iteration gives the same element.

@@ -586,7 +586,11 @@ fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)], before: &[Instr]) -> V
         .collect();
     let steps: walks::Steps = inner
         .iter()
-        .map(|(line, b)| (*line, register_steps(b)))
+        .map(|(line, b)| {
+            let mut s = register_steps(b);
+            s.extend(Places::slot_counters(b));
+            (*line, s)
+        })
         .collect();
     let walked = walks::walked_elements(body, &steps, before);
     let mut numbers: HashMap<Loc, u32> = HashMap::new();

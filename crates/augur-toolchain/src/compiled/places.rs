@@ -209,17 +209,53 @@ impl Places {
         places
     }
 
-    /// Where memory operand `op` points, as what it is relative to and the bytes from
-    /// there, when its registers hold affine values that the loop's counters do not move.
-    pub(super) fn fixed_address(&self, op: &str) -> Option<(String, i64)> {
+    /// Where memory operand `op` points on trip 0 of the inner loop whose trip symbol is
+    /// `trip` ([`Places::enter_inner`]), and the bytes it moves each trip of it by the
+    /// counters that loop keeps in slots, when its registers hold affine values that the
+    /// loop's own counters do not move.
+    pub(super) fn trip_address(&self, op: &str, trip: &str) -> Option<(String, i64, i64)> {
         let a = self.affine_address(op)?;
-        (!a.moves(&self.steps)).then(|| a.split())
+        if a.moves(&self.steps) {
+            return None;
+        }
+        let (base, offset) = a.without(trip).split();
+        Some((base, offset, a.coefficient(trip)))
     }
 
-    /// Forgets what `registers` hold: an inner loop stepped them a number of times that
-    /// following its body once does not know.
+    /// The counters `body` keeps in slots (unoptimized code's), by their symbols
+    /// (`I[slot]`), with what one iteration adds.
+    pub(super) fn slot_counters(body: &[Instr]) -> HashMap<String, i64> {
+        Places::new(body, &super::registers_written(body)).steps
+    }
+
+    /// On entering an inner loop whose counters kept in slots are `counters` (by their
+    /// symbols, [`Places::slot_counters`]): each such slot whose value on entry is known
+    /// holds it plus its step times `trip`, the symbol of the inner loop's trip.
+    pub(super) fn enter_inner<'a>(
+        &mut self,
+        counters: impl Iterator<Item = (&'a String, &'a i64)>,
+        trip: &str,
+    ) {
+        for (symbol, step) in counters {
+            let Some(s) = counter_slot(symbol) else {
+                continue;
+            };
+            if let Some(entry) = self.slot_values.get(s) {
+                let moving = entry.plus(&Affine::symbol(trip), *step);
+                self.slot_values.insert(s.to_string(), moving);
+            }
+        }
+    }
+
+    /// Forgets what `registers` hold, and the slots of the counters among them (by their
+    /// symbols, `I[slot]`): an inner loop stepped them a number of times that following
+    /// its body once does not know.
     pub(super) fn forget<'a>(&mut self, registers: impl Iterator<Item = &'a String>) {
         for r in registers {
+            if let Some(s) = counter_slot(r) {
+                self.slot_values.remove(s);
+                continue;
+            }
             self.affine.remove(r);
             self.values.remove(r);
         }
@@ -477,6 +513,11 @@ impl Places {
 /// The symbol of the counter kept in slot `s`.
 fn counter(s: &str) -> String {
     format!("I[{s}]")
+}
+
+/// The slot of counter symbol `symbol` (`I[slot]`), if it is one.
+fn counter_slot(symbol: &str) -> Option<&str> {
+    symbol.strip_prefix("I[")?.strip_suffix(']')
 }
 
 /// What the value of place `key` depends on (the slots and registers its address was

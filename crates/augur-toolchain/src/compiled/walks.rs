@@ -1,7 +1,8 @@
 //! Elements of memory an inner loop walks, in the schedule of the loop around it
 //! (`augur_program_profile::compiled::WalkedElement`): an address an inner loop's
-//! induction registers move by a constant each trip, from where the outer iteration
-//! starts it. `f(k)` summed by `do k = 1, 3` inside a loop over `j` (an N-body force
+//! induction registers move by a constant each trip, or unoptimized code's counter kept
+//! in a stack slot (reloaded for each subscript), from where the outer iteration starts
+//! it. `f(k)` summed by `do k = 1, 3` inside a loop over `j` (an N-body force
 //! accumulated in a dummy argument) is stored by a trip and loaded by the same trip of
 //! the next `j`: a chain through store forwarding that runs through every iteration of
 //! the loop around. So is a small array one inner loop stores and the statements after
@@ -15,8 +16,9 @@ use std::collections::{HashMap, HashSet};
 /// bytes it moves each trip (0 for the outer loop's own instructions).
 pub(super) type Element = (String, i64, i64);
 
-/// Per register an inner loop's body changes only by adding constants, what one trip
-/// adds, by inner loop line.
+/// Per register an inner loop's body changes only by adding constants, and per counter
+/// it keeps in a slot (by its symbol, `I[slot]`: unoptimized code), what one trip adds,
+/// by inner loop line.
 pub(super) type Steps = HashMap<u32, HashMap<String, i64>>;
 
 /// Per instruction of `body` (an outer iteration, inner loops' bodies once; `before`, the
@@ -36,6 +38,11 @@ pub(super) fn walked_elements(
     let mut previous = 0;
     for p in body {
         leave_inner(&mut places, previous, p.inner, steps);
+        if p.inner != 0 && p.inner != previous {
+            if let Some(s) = steps.get(&p.inner) {
+                places.enter_inner(s.iter(), &trip(p.inner));
+            }
+        }
         previous = p.inner;
         let i = p.instr;
         let mut named = HashMap::new();
@@ -43,10 +50,10 @@ pub(super) fn walked_elements(
             if !is_memory(op) || i.mnemonic.starts_with("lea") {
                 continue;
             }
-            let Some((base, offset)) = places.fixed_address(op) else {
+            let Some((base, offset, by_slots)) = places.trip_address(op, &trip(p.inner)) else {
                 continue;
             };
-            let stride = steps.get(&p.inner).map_or(0, |s| stride(op, s));
+            let stride = by_slots + steps.get(&p.inner).map_or(0, |s| stride(op, s));
             if stride != 0 {
                 walked.insert(base.clone());
             }
@@ -74,6 +81,13 @@ pub(super) fn leave_inner(places: &mut Places, previous: u32, next: u32, steps: 
             places.forget(s.keys());
         }
     }
+}
+
+/// The symbol of a trip of the inner loop of line `line`, in the addresses the outer
+/// iteration's follow gives its body (a counter unoptimized code keeps in a slot holds
+/// its value on entry plus its step times this).
+fn trip(line: u32) -> String {
+    format!("T{line}")
 }
 
 /// The name of an element's value in the schedule.

@@ -588,7 +588,9 @@ fn schedule(body: &[Placed], inner: &[(u32, Vec<Instr>)], before: &[Instr]) -> V
         .iter()
         .map(|(line, b)| {
             let mut s = register_steps(b);
-            s.extend(Places::slot_counters(b));
+            if let Some(own) = inner_places.get(line) {
+                s.extend(own.slot_counters().iter().map(|(k, v)| (k.clone(), *v)));
+            }
             (*line, s)
         })
         .collect();

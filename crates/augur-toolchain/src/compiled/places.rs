@@ -222,10 +222,10 @@ impl Places {
         Some((base, offset, a.coefficient(trip)))
     }
 
-    /// The counters `body` keeps in slots (unoptimized code's), by their symbols
+    /// The counters the loop keeps in slots (unoptimized code's), by their symbols
     /// (`I[slot]`), with what one iteration adds.
-    pub(super) fn slot_counters(body: &[Instr]) -> HashMap<String, i64> {
-        Places::new(body, &super::registers_written(body)).steps
+    pub(super) fn slot_counters(&self) -> &HashMap<String, i64> {
+        &self.steps
     }
 
     /// On entering an inner loop whose counters kept in slots are `counters` (by their

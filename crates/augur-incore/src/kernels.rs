@@ -120,6 +120,46 @@ pub enum Measure {
     /// while the core holds a chain and the fillers after it in flight, and run one after
     /// the other beyond (the resource of the core the fillers take runs out).
     Window(Filler, u32),
+    /// This many loads, each reading back an integer the load's own group just stored
+    /// through a pointer loaded again from the frame (the -O0 form of a dummy argument),
+    /// per iteration: renamed at no latency while the core's store-to-load pair
+    /// predictor holds every pair of the loop, forwarded beyond. Per load.
+    ForwardingPairs(u32),
+}
+
+/// The counts of [`Measure::ForwardingPairs`] kernels: 8 to 96 (a Zen 5 holds 40-44).
+pub fn forwarding_pair_counts() -> impl Iterator<Item = u32> {
+    (2..=24).map(|k| 4 * k)
+}
+
+/// The pairs of the [`InstrClass::ForwardReloaded`] latency kernel: beyond every
+/// predictor's capacity.
+const RELOADED_PAIRS: usize = 128;
+
+/// One pair of [`Measure::ForwardingPairs`] and the reloaded-forwarding kernel.
+const RELOADED_GROUP: [&str; 5] = [
+    "movq -56(%rbp), %rax",
+    "movl (%rax), %edx",
+    "addl $1, %edx",
+    "movq -56(%rbp), %rax",
+    "movl %edx, (%rax)",
+];
+
+/// The frame slot at -48(%rbp) zeroed, its address kept at -56(%rbp).
+const RELOADED_SETUP: [&str; 3] = [
+    "movq $0, -48(%rbp)",
+    "lea -48(%rbp), %rcx",
+    "movq %rcx, -56(%rbp)",
+];
+
+/// A [`Measure::ForwardingPairs`] kernel of `n` pairs.
+fn forwarding_pairs_kernel(n: u32) -> Kernel {
+    Kernel {
+        measure: Measure::ForwardingPairs(n),
+        setup: strings(&RELOADED_SETUP),
+        body: (0..n).flat_map(|_| strings(&RELOADED_GROUP)).collect(),
+        counted: n,
+    }
 }
 
 /// What the fillers of a [`Measure::Window`] kernel take from the core while in flight.
@@ -136,15 +176,20 @@ pub enum Filler {
     /// A floating-point scheduler entry each: `vaddsd` of the chain's result, waiting
     /// for it (the instructions of a long dependent path wait there).
     Waiting,
+    /// An integer scheduler entry each: `lea 1(%rax)` of the chain's result, moved to
+    /// `%rax` (`vmovq`) after the chain, waiting for it (an unoptimized loop's dependent
+    /// path through its stack slots waits there).
+    WaitingInteger,
 }
 
 impl Filler {
     /// Every kind, in the order the kernels are measured.
-    pub const ALL: [Filler; 4] = [
+    pub const ALL: [Filler; 5] = [
         Filler::Integer,
         Filler::Vector,
         Filler::Store,
         Filler::Waiting,
+        Filler::WaitingInteger,
     ];
 
     /// The `k`-th filler instruction after the chain whose result is in `%xmm{chain}`.
@@ -154,19 +199,27 @@ impl Filler {
             Filler::Vector => format!("vaddsd %xmm14, %xmm15, %xmm{}", 2 + k % 12),
             Filler::Store => format!("mov %eax, augur_incore_buf+{}(%rip)", 8 * (k % 8)),
             Filler::Waiting => format!("vaddsd %xmm{chain}, %xmm15, %xmm{}", 2 + k % 12),
+            Filler::WaitingInteger => format!("lea 1(%rax), %{}", GPR32[1 + k % 8]),
         }
     }
 
     /// Whether the host with `f` can run its kernels (the `v` encodings need AVX).
     fn runs_on(self, f: Features) -> bool {
-        f.avx || !matches!(self, Filler::Vector | Filler::Waiting)
+        f.avx
+            || !matches!(
+                self,
+                Filler::Vector | Filler::Waiting | Filler::WaitingInteger
+            )
     }
 
     /// The numbers of fillers of its kernels: integer and vector fillers 32 to 704, beyond
     /// every x86-64 core's reorder buffer of today (Zen 5: 448 entries); stores and
     /// waiting instructions 8 to 176 (store queues hold 48 to 114, schedulers fewer).
     pub fn counts(self) -> impl Iterator<Item = u32> {
-        let step = if matches!(self, Filler::Store | Filler::Waiting) {
+        let step = if matches!(
+            self,
+            Filler::Store | Filler::Waiting | Filler::WaitingInteger
+        ) {
             8
         } else {
             32
@@ -229,6 +282,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     for filler in Filler::ALL.into_iter().filter(|k| k.runs_on(f)) {
         v.extend(filler.counts().map(|n| window_kernel(filler, n)));
     }
+    v.extend(forwarding_pair_counts().map(forwarding_pairs_kernel));
     for class in vector_classes() {
         for width in WIDTHS {
             if let Some((lat, tput)) = vector_kernels(class, width, f) {
@@ -352,6 +406,21 @@ fn integer_kernels() -> Vec<Kernel> {
                 ])
             }),
             counted: (BODY / 3) as u32,
+        },
+        // An integer reached through a pointer kept in the frame and loaded again before
+        // each access, as -O0 code reaches a dummy argument (`movq -72(%rbp), %rax`,
+        // `movl 292(%rax), %eax`): memory renaming matches a load to a store by their
+        // address registers, and `%rax` changed between them, or by a predictor of the
+        // loop's store-load pairs that holds a few dozen (a Zen 5: 8 cycles a link in a
+        // loop of more than 44, 1 with the pointer kept in a register).
+        // More pairs than the core's predictor holds (a Zen 5 renames a loop of 40).
+        Kernel {
+            measure: Measure::Latency(cw(InstrClass::ForwardReloaded, Width::Scalar)),
+            setup: strings(&RELOADED_SETUP),
+            body: (0..RELOADED_PAIRS)
+                .flat_map(|_| strings(&RELOADED_GROUP))
+                .collect(),
+            counted: RELOADED_PAIRS as u32,
         },
         // The slot read between its read-modify-writes, as -O0 code reads a loop's
         // counter (`addl $1, -4(%rbp)` closing each iteration, `movl -4(%rbp), %eax`
@@ -564,7 +633,12 @@ fn branch_kernel() -> Kernel {
 /// roots (no-ops would not do: a Zen 4 keeps none of them in its window).
 fn window_kernel(filler: Filler, n: u32) -> Kernel {
     let chain = |r: u32| (0..WINDOW_CHAIN).map(move |_| format!("sqrtsd %xmm{r}, %xmm{r}"));
-    let fillers = |r: u32| (0..n as usize).map(move |k| filler.instruction(k, r));
+    let fillers = |r: u32| {
+        let moved = (filler == Filler::WaitingInteger).then(|| format!("vmovq %xmm{r}, %rax"));
+        moved
+            .into_iter()
+            .chain((0..n as usize).map(move |k| filler.instruction(k, r)))
+    };
     let mut body: Vec<String> = chain(0).collect();
     body.extend(fillers(0));
     body.extend(chain(1));

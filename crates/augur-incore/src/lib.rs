@@ -39,7 +39,9 @@
 //!   issues as a load: its throughput is the load's; an integer slot's accesses while a
 //!   read-modify-write of it is in flight (a loop counter of `-O0` code) take their
 //!   turns: `forward_int`'s throughput is the time per access of the slot read twice
-//!   between its increments. Loads into vector registers (`load.v128`, `.v256`, `.v512`)
+//!   between its increments. `forward_reloaded`, an integer reached through a pointer
+//!   loaded again before each access, is timed in a loop of 128 such pairs (more than
+//!   the core's predictor renames: `forwarding_pairs`, from kernels of 8 to 96). Loads into vector registers (`load.v128`, `.v256`, `.v512`)
 //!   have their own throughput, of independent `vmovupd`s a line apart (their data goes
 //!   to the floating-point side, which may take fewer a cycle than the integer side), and
 //!   the integer load's latency.
@@ -337,7 +339,7 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
             InstrClass::Forward | InstrClass::ForwardWide => {
                 of(Measure::Latency(c)).map(|l| (l - fp_add).max(0.0))
             }
-            InstrClass::ForwardInt | InstrClass::ForwardExt => {
+            InstrClass::ForwardInt | InstrClass::ForwardExt | InstrClass::ForwardReloaded => {
                 of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0))
             }
             InstrClass::FpSqrt => {
@@ -354,7 +356,7 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
             InstrClass::ForwardInt => of(Measure::Throughput(c)).or(load_throughput),
             // Its accesses take their turns as the renamed ones do: only its latency
             // was measured apart.
-            InstrClass::ForwardExt => {
+            InstrClass::ForwardExt | InstrClass::ForwardReloaded => {
                 of(Measure::Throughput(scalar(InstrClass::ForwardInt))).or(load_throughput)
             }
             _ => of(Measure::Throughput(c)),
@@ -382,6 +384,8 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         window_vector: window(&of, Filler::Vector),
         window_stores: window(&of, Filler::Store),
         window_waiting: window(&of, Filler::Waiting),
+        window_waiting_integer: window(&of, Filler::WaitingInteger),
+        forwarding_pairs: forwarding_pairs(&of),
     }
 }
 
@@ -407,6 +411,23 @@ fn window(of: &dyn Fn(Measure) -> Option<f64>, filler: Filler) -> Option<f64> {
         .counts()
         .filter_map(|n| of(Measure::Window(filler, n)).map(|t| (f64::from(n), t)))
         .collect();
+    threshold(&times).map(|n| (n + f64::from(filler.in_chain())).round())
+}
+
+/// The store-load pairs of reloaded pointers the core renames in a loop: the pairs at
+/// which the [`Measure::ForwardingPairs`] kernels' time a load reaches 1.5 times the
+/// renamed one (interpolated); `None` when they never slowed down. A Zen 5: 42.
+fn forwarding_pairs(of: &dyn Fn(Measure) -> Option<f64>) -> Option<f64> {
+    let times: Vec<(f64, f64)> = kernels::forwarding_pair_counts()
+        .filter_map(|n| of(Measure::ForwardingPairs(n)).map(|t| (f64::from(n), t)))
+        .collect();
+    threshold(&times).map(f64::round)
+}
+
+/// The count at which `times` (count, time), in increasing count, first reaches 1.5
+/// times its least time, interpolated between the counts around it; `None` when it
+/// never does.
+fn threshold(times: &[(f64, f64)]) -> Option<f64> {
     let base = times.iter().map(|x| x.1).fold(f64::INFINITY, f64::min);
     let top = times.iter().map(|x| x.1).fold(0.0, f64::max);
     if !base.is_finite() || top < 1.5 * base {
@@ -421,7 +442,7 @@ fn window(of: &dyn Fn(Measure) -> Option<f64>, filler: Filler) -> Option<f64> {
     } else {
         n1
     };
-    Some((n + f64::from(filler.in_chain())).round())
+    Some(n)
 }
 
 /// The section as a table: each figure in ns and in cycles.
@@ -467,7 +488,16 @@ pub fn report(p: &InCoreProfile) -> String {
                 ", {w:.0} floating-point instructions waiting for operands"
             );
         }
+        if let Some(w) = p.window_waiting_integer {
+            let _ = write!(s, ", {w:.0} integer ones");
+        }
         s.push('\n');
+    }
+    if let Some(n) = p.forwarding_pairs {
+        let _ = writeln!(
+            s,
+            "store-load pairs through reloaded pointers renamed in a loop: {n:.0}"
+        );
     }
     let _ = writeln!(
         s,

@@ -70,6 +70,17 @@ fn the_hosts_kernels_give_sane_figures() {
         );
     }
     assert_eq!(cost("int_alu").beside_add_ns, None);
+    // A pointer loaded again before each access is never forwarded faster than the
+    // frame's own slot; the predictor that renames such pairs holds a few dozen of a
+    // loop's (a Zen 5: 40), when the core has one.
+    let (slot, reloaded) = (cost("forward_int"), cost("forward_reloaded"));
+    assert!(
+        reloaded.latency_ns + 0.1 >= slot.latency_ns,
+        "{reloaded:?} {slot:?}"
+    );
+    if let Some(n) = p.forwarding_pairs {
+        assert!((8.0..=96.0).contains(&n), "forwarding pairs {n}");
+    }
     // Every x86-64 core of the last decade keeps 100 to 700 instructions in flight,
     // 64 to 400 writing vector registers (Golden Cove's file has 332 entries: a
     // Xeon guest measured 271), 32 to 128 stores; fewer instructions waiting for an
@@ -106,6 +117,15 @@ fn the_hosts_kernels_give_sane_figures() {
         assert!(
             (24.0..=256.0).contains(&waiting) && waiting <= v,
             "waiting {waiting}, vector {v}"
+        );
+        // Integer instructions waiting on a slow result fill the integer schedulers
+        // long before the integer registers (Zen 4: 56-96 against 202).
+        let int_waiting = p
+            .window_waiting_integer
+            .expect("the waiting integer fillers slowed down");
+        assert!(
+            (24.0..=256.0).contains(&int_waiting) && int_waiting < w,
+            "integer waiting {int_waiting}, integer window {w}"
         );
     }
     let st = p.window_stores.expect("the store fillers slowed down");

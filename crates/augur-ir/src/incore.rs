@@ -37,6 +37,15 @@ pub enum InstrClass {
     /// indexes with): a core that renames memory does not rename it (a Zen 4: 2.3 ns a
     /// link where `movl` takes 0.34); its latency is the forwarding's.
     ForwardExt,
+    /// A load into a general-purpose register on such a chain whose address the core
+    /// cannot match to the store's by its registers: a pointer loaded again between the
+    /// two (as unoptimized code reaches a dummy argument or a derived type's component:
+    /// `movq -72(%rbp), %rax` before each `movl 292(%rax)`), or a rip-relative or
+    /// absolute address (a module variable, a COMMON block). Memory renaming matches a
+    /// load to a store by the same address registers, unchanged between them, and
+    /// displacement; this one waits for the store queue's forwarding (a Zen 5: 8 cycles
+    /// a link where the slot's own `movl` takes 1).
+    ForwardReloaded,
     /// A write to memory.
     Store,
     /// Integer and logical arithmetic, compares, moves between registers, address
@@ -77,12 +86,13 @@ pub enum InstrClass {
 
 impl InstrClass {
     /// Every class, in order.
-    pub const ALL: [InstrClass; 21] = [
+    pub const ALL: [InstrClass; 22] = [
         InstrClass::Load,
         InstrClass::Forward,
         InstrClass::ForwardInt,
         InstrClass::ForwardWide,
         InstrClass::ForwardExt,
+        InstrClass::ForwardReloaded,
         InstrClass::Store,
         InstrClass::IntAlu,
         InstrClass::IntMul,
@@ -109,6 +119,7 @@ impl InstrClass {
             InstrClass::ForwardInt => "forward_int",
             InstrClass::ForwardWide => "forward_wide",
             InstrClass::ForwardExt => "forward_ext",
+            InstrClass::ForwardReloaded => "forward_reloaded",
             InstrClass::Store => "store",
             InstrClass::IntAlu => "int_alu",
             InstrClass::IntMul => "int_mul",
@@ -133,7 +144,10 @@ impl InstrClass {
     pub fn is_forwarding(self) -> bool {
         matches!(
             self,
-            InstrClass::Forward | InstrClass::ForwardInt | InstrClass::ForwardExt
+            InstrClass::Forward
+                | InstrClass::ForwardInt
+                | InstrClass::ForwardExt
+                | InstrClass::ForwardReloaded
         )
     }
 
@@ -160,7 +174,7 @@ impl InstrClass {
             InstrClass::Forward => 6.0,
             InstrClass::ForwardInt => 1.0,
             InstrClass::ForwardWide => 15.0,
-            InstrClass::ForwardExt => 6.0,
+            InstrClass::ForwardExt | InstrClass::ForwardReloaded => 6.0,
             InstrClass::Store => 0.0,
             InstrClass::IntAlu | InstrClass::VecMove | InstrClass::VecInt => 1.0,
             InstrClass::IntMul => 3.0,

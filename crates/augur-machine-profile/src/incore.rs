@@ -87,6 +87,20 @@ pub struct InCoreProfile {
     /// there until their operands are ready (`augur_model::schedule`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_waiting: Option<f64>,
+    /// The integer instructions waiting for an operand the core keeps in flight (its
+    /// integer schedulers), measured as `window` with `lea 1(%rax)` fillers that read the
+    /// chain's result (moved to `%rax`); `None` in profiles made before the field, or on
+    /// a host without AVX. The replay of a compiled loop holds its integer computations
+    /// there until their operands are ready (`augur_model::schedule`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_waiting_integer: Option<f64>,
+    /// The store-to-load pairs through a pointer loaded again before each access (the
+    /// `forward_reloaded` class) the core renames at no latency in one loop: its
+    /// predictor of a loop's pairs holds this many, and a loop with more waits
+    /// `forward_reloaded`'s latency at each. `None` in profiles made before the field
+    /// (then every such pair is priced as `forward_int`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forwarding_pairs: Option<f64>,
 }
 
 /// What one instruction of a class costs.
@@ -137,6 +151,8 @@ impl InCoreProfile {
                     beside_add_ns: None,
                 })
             }
+            // Profiles made before it: priced as the slot's own reload was.
+            InstrClass::ForwardReloaded => own(InstrClass::ForwardInt),
             _ => None,
         })
     }

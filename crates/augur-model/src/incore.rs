@@ -152,6 +152,7 @@ pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
     if !has(InstrClass::Call) || has(InstrClass::Other) || cl.source_iterations == 0 {
         return None;
     }
+    let m = &*crate::schedule::for_loop(&cl.schedule, m);
     let longest = cl
         .chains
         .iter()
@@ -353,6 +354,7 @@ pub fn restarted_loop_time(
     if unpriceable(cl).is_some() || m.cycle_ns <= 0.0 {
         return None;
     }
+    let m = &*crate::schedule::for_loop(&cl.schedule, m);
     let ns = |x: f64| x * 1e-9;
     let (issued, instructions) = instructions_per_iteration(cl);
     let slots = issued + extra_issue_slots(cl, m);

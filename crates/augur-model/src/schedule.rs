@@ -14,7 +14,8 @@
 //! interact (a long dependent path through stack slots, issued slower than its window
 //! drains; a chain's instruction beside independent ones on the same units) runs between
 //! them, where only a replay finds it; floating-point instructions waiting for their
-//! operands hold an entry of the scheduler (`window_waiting`) until they start; each
+//! operands hold an entry of the scheduler (`window_waiting`) until they start, integer
+//! computations one of the integer scheduler (`window_waiting_integer`); each
 //! access of an integer slot the loop stores (an `-O0` loop's counter) takes a turn of
 //! `forward_int`'s throughput. Steady
 //! state: the time between the retirements of the last instructions of two iterations,
@@ -52,6 +53,7 @@ const INSTRUCTIONS: usize = 3000;
 /// loops around it): each replay is kept, by a hash of what it was made of, for every
 /// thread of the process (`incore::replay_compiled_loops` makes them on all the host's cores).
 pub fn iteration_ns(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> Option<f64> {
+    let m = &*for_loop(ops, m);
     let key = replay_key(ops, repeats, m);
     if let Some(kept) = kept().lock().ok().and_then(|k| k.get(&key).copied()) {
         return kept;
@@ -64,6 +66,42 @@ pub fn iteration_ns(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -
         k.insert(key, t);
     }
     t
+}
+
+/// The loads of `ops` that read what a store of the loop wrote through a pointer
+/// loaded again between them (`forward_reloaded`): the store-load pairs the core's
+/// predictor must hold to rename them.
+fn reloaded_pairs(ops: &[ScheduledOp]) -> usize {
+    ops.iter()
+        .filter(|o| {
+            o.reads.iter().any(|r| {
+                r.path
+                    .first()
+                    .is_some_and(|c| c.class == InstrClass::ForwardReloaded)
+            })
+        })
+        .count()
+}
+
+/// `m` as it prices the loop of `ops`: a loop with no more store-load pairs through
+/// reloaded pointers than the core's predictor holds (`forwarding_pairs`) has them
+/// renamed as the frame's own slots are (`forward_reloaded` priced as `forward_int`),
+/// a loop with more waits `forward_reloaded`'s measured latency at each (a Zen 5: 40
+/// pairs, 7 cycles). A profile without `forwarding_pairs` renames them all.
+pub(crate) fn for_loop<'a>(
+    ops: &[ScheduledOp],
+    m: &'a InCoreProfile,
+) -> std::borrow::Cow<'a, InCoreProfile> {
+    use std::borrow::Cow;
+    let key = ClassWidth::new(InstrClass::ForwardReloaded, Width::Scalar).key();
+    let pairs = reloaded_pairs(ops);
+    let beyond = m.forwarding_pairs.is_some_and(|c| pairs as f64 > c);
+    if pairs == 0 || beyond || !m.class.contains_key(&key) {
+        return Cow::Borrowed(m);
+    }
+    let mut renamed = m.clone();
+    renamed.class.remove(&key);
+    Cow::Owned(renamed)
 }
 
 /// Replays already made, by [`replay_key`].
@@ -97,6 +135,8 @@ fn replay_key(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> u64 
         m.window_vector,
         m.window_stores,
         m.window_waiting,
+        m.window_waiting_integer,
+        m.forwarding_pairs,
         m.rmw_issue_slots,
     ];
     for x in numbers {
@@ -310,10 +350,20 @@ struct Op {
     /// The units it occupies (by [`Unit::index`]), with their reciprocal throughputs.
     units: Vec<(usize, f64)>,
     holds: Vec<Resource>,
-    /// Whether it waits for its operands in the floating-point scheduler.
-    waits: bool,
+    /// The scheduler it waits for its operands in, if the profile measured it.
+    waits: Option<Scheduler>,
     /// Its latency when it reads nothing (a load from a fixed address), ns.
     own: f64,
+}
+
+/// The schedulers whose entries the replay tracks: an instruction holds one from its
+/// dispatch until it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scheduler {
+    /// Floating-point and vector computations (`window_waiting`).
+    Float = 0,
+    /// Integer computations, compares included (`window_waiting_integer`).
+    Integer = 1,
 }
 
 /// The in-flight resources the replay tracks.
@@ -322,6 +372,30 @@ enum Resource {
     Integer = 0,
     Vector = 1,
     Stores = 2,
+}
+
+/// The scheduler `o` waits in: a floating-point computation (`w`) in the
+/// floating-point one, an integer computation writing a register or the flags in the
+/// integer one, when `m` measured it; none without the split window.
+fn waits_in(o: &ScheduledOp, split: bool, m: &InCoreProfile) -> Option<Scheduler> {
+    let integer = || {
+        o.holds.contains('i')
+            && o.classes.iter().any(|c| {
+                matches!(
+                    c.class,
+                    InstrClass::IntAlu | InstrClass::IntMul | InstrClass::IntDiv
+                )
+            })
+    };
+    if !split {
+        None
+    } else if o.holds.contains('w') {
+        Some(Scheduler::Float)
+    } else if m.window_waiting_integer.is_some() && integer() {
+        Some(Scheduler::Integer)
+    } else {
+        None
+    }
 }
 
 struct Prepared {
@@ -422,7 +496,7 @@ impl Prepared {
             out.push(Op {
                 names_elements: !o.elements.is_empty(),
                 slots,
-                waits: split && o.holds.contains('w'),
+                waits: waits_in(o, split, m),
                 own,
                 reads,
                 writes: o.writes.clone(),
@@ -457,9 +531,12 @@ fn forwarding_turn(
 ) -> Option<(usize, f64)> {
     let forwarded = o.reads.iter().any(|r| {
         stored.contains(&r.value)
-            && r.path
-                .first()
-                .is_some_and(|c| matches!(c.class, InstrClass::ForwardInt | InstrClass::ForwardExt))
+            && r.path.first().is_some_and(|c| {
+                matches!(
+                    c.class,
+                    InstrClass::ForwardInt | InstrClass::ForwardExt | InstrClass::ForwardReloaded
+                )
+            })
     });
     if !forwarded {
         return None;
@@ -487,10 +564,10 @@ struct Core {
     calendar: Vec<Slots>,
     last_dispatch: f64,
     last_retired: f64,
-    /// The floating-point scheduler's size and the start times (ps, as integers) of the
+    /// Per [`Scheduler`], its size and the start times (ps, as integers) of the
     /// instructions waiting in it.
-    scheduler: usize,
-    waiting: BinaryHeap<Reverse<i64>>,
+    scheduler: [usize; 2],
+    waiting: [BinaryHeap<Reverse<i64>>; 2],
 }
 
 impl Core {
@@ -505,8 +582,8 @@ impl Core {
             calendar: (0..UNITS).map(|_| Slots::default()).collect(),
             last_dispatch: 0.0,
             last_retired: 0.0,
-            scheduler: cap(m.window_waiting),
-            waiting: BinaryHeap::new(),
+            scheduler: [cap(m.window_waiting), cap(m.window_waiting_integer)],
+            waiting: [BinaryHeap::new(), BinaryHeap::new()],
         }
     }
 
@@ -520,8 +597,8 @@ impl Core {
                 dispatch = dispatch.max(held[held.len() - cap]);
             }
         }
-        if op.waits {
-            dispatch = self.scheduler_entry(dispatch);
+        if let Some(s) = op.waits {
+            dispatch = self.scheduler_entry(s as usize, dispatch);
         }
         self.last_dispatch = dispatch;
         // When it may start (its first operand's path begins) and when its result is
@@ -540,8 +617,8 @@ impl Core {
                 delay = delay.max(at - start);
             }
         }
-        if op.waits {
-            self.waiting.push(Reverse(((start + delay) * 1e3) as i64));
+        if let Some(s) = op.waits {
+            self.waiting[s as usize].push(Reverse(((start + delay) * 1e3) as i64));
         }
         done += delay;
         for &w in &op.writes {
@@ -553,21 +630,21 @@ impl Core {
         }
     }
 
-    /// The first time from `t` on when the floating-point scheduler has an entry free
-    /// (the instructions waiting in it leave as they start).
-    fn scheduler_entry(&mut self, mut t: f64) -> f64 {
+    /// The first time from `t` on when scheduler `k` has an entry free (the
+    /// instructions waiting in it leave as they start).
+    fn scheduler_entry(&mut self, k: usize, mut t: f64) -> f64 {
+        let waiting = &mut self.waiting[k];
         loop {
-            while self
-                .waiting
+            while waiting
                 .peek()
                 .is_some_and(|Reverse(s)| (*s as f64) / 1e3 <= t)
             {
-                self.waiting.pop();
+                waiting.pop();
             }
-            if self.waiting.len() < self.scheduler {
+            if waiting.len() < self.scheduler[k] {
                 return t;
             }
-            if let Some(Reverse(s)) = self.waiting.pop() {
+            if let Some(Reverse(s)) = waiting.pop() {
                 t = t.max(s as f64 / 1e3);
             }
         }
@@ -748,6 +825,85 @@ mod tests {
             let got = once(&ops, &m).unwrap();
             assert!((got - ns).abs() < 1e-6, "window {window}: {got}");
         }
+    }
+
+    #[test]
+    fn integer_instructions_waiting_on_a_slow_result_fill_the_integer_scheduler() {
+        use InstrClass::*;
+        // A divide nothing waits on but four integer adds (3 ns, one a ns on the
+        // divider), as an unoptimized loop's stack traffic waits on its arithmetic:
+        // with room for every add waiting, the divider's 1 ns an iteration; with four
+        // entries, the next iteration's adds wait for this one's to start, and its
+        // divide behind them (in order): two divides overlap, 1.5 ns and the issue.
+        let mut ops = vec![op(&[FpDiv], &[], &[1])];
+        for k in 0..4 {
+            let mut add = op(&[IntAlu], &[(1, &[IntAlu])], &[10 + k]);
+            add.holds = "i".into();
+            ops.push(add);
+        }
+        let mut m = machine();
+        m.window = Some(400.0);
+        m.window_vector = Some(400.0);
+        let unmeasured = once(&ops, &m).unwrap();
+        assert!((unmeasured - 1.0).abs() < 1e-6, "{unmeasured}");
+        m.window_waiting_integer = Some(64.0);
+        let roomy = once(&ops, &m).unwrap();
+        assert!((roomy - 1.0).abs() < 1e-6, "{roomy}");
+        m.window_waiting_integer = Some(4.0);
+        let full = once(&ops, &m).unwrap();
+        assert!((1.5..=1.7).contains(&full), "{full}");
+    }
+
+    #[test]
+    fn a_loop_of_more_reloaded_pairs_than_the_predictor_holds_waits_for_the_forwarding() {
+        use InstrClass::*;
+        // `n` integers each reached through a pointer loaded again before each access,
+        // each incremented in its slot (a load forwarded from the last iteration's
+        // store, an add, the store): renamed while the core's predictor holds every
+        // pair (1 ns an iteration, the units' turns), each pair's 2 ns forwarding beyond
+        // (2.5 ns with the add and the store; a Zen 5: 40 pairs, 7 cycles).
+        let pairs = |n: u32| -> Vec<ScheduledOp> {
+            (0..n)
+                .flat_map(|k| {
+                    let mut add = op(
+                        &[ForwardReloaded, IntAlu],
+                        &[(k, &[ForwardReloaded, IntAlu])],
+                        &[100 + k],
+                    );
+                    add.holds = "i".into();
+                    let mut store = op(&[Store], &[(100 + k, &[Store])], &[k]);
+                    store.holds = "s".into();
+                    [add, store]
+                })
+                .collect()
+        };
+        let mut m = machine();
+        m.class.insert(
+            "forward_reloaded".into(),
+            augur_machine_profile::incore::ClassCost {
+                latency_ns: 2.0,
+                throughput_ns: 0.1,
+                beside_add_ns: None,
+            },
+        );
+        m.class.insert(
+            "forward_int".into(),
+            augur_machine_profile::incore::ClassCost {
+                latency_ns: 0.0,
+                throughput_ns: 0.1,
+                beside_add_ns: None,
+            },
+        );
+        m.forwarding_pairs = Some(4.0);
+        let few = once(&pairs(4), &m).unwrap();
+        let many = once(&pairs(5), &m).unwrap();
+        assert!((few - 1.0).abs() < 1e-6, "{few}");
+        assert!((many - 2.5).abs() < 1e-6, "{many}");
+        // A profile made before the predictor was measured renames them all.
+        m.forwarding_pairs = None;
+        m.class.remove("forward_reloaded");
+        let old = once(&pairs(5), &m).unwrap();
+        assert!((old - 1.25).abs() < 1e-6, "{old}");
     }
 
     #[test]

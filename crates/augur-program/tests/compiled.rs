@@ -690,3 +690,40 @@ end program
         c.chains
     );
 }
+
+/// An integer dummy argument counted up in a loop at -O0: each access loads the
+/// argument's address from the frame again (`movq -40(%rbp), %rax`, `movl (%rax)`), so a
+/// core that renames memory by the address registers cannot match its load to the last
+/// iteration's store ([`InstrClass::ForwardReloaded`]); the loop's own counter, a frame
+/// slot, it can ([`InstrClass::ForwardInt`]).
+#[test]
+fn an_unoptimized_dummy_argument_is_reached_through_a_reloaded_pointer() {
+    let p = analyze(
+        "-O0",
+        "subroutine count(n, hits)
+  implicit none
+  integer, intent(in) :: n
+  integer, intent(inout) :: hits
+  integer :: i
+  do i = 1, n
+    hits = hits + mod(i, 3)
+  end do
+end subroutine
+program main
+  implicit none
+  integer :: hits
+  hits = 0
+  call count(3000000, hits)
+  print *, hits
+end program
+",
+    );
+    let c = compiled(&p, 6);
+    let firsts: Vec<InstrClass> = c
+        .chains
+        .iter()
+        .filter_map(|ch| ch.path.first().map(|x| x.class.class))
+        .collect();
+    assert!(firsts.contains(&InstrClass::ForwardReloaded), "{c:#?}");
+    assert!(firsts.contains(&InstrClass::ForwardInt), "{c:#?}");
+}

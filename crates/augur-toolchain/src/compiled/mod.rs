@@ -1029,7 +1029,7 @@ fn flow_named(i: &Instr, places: &Places, named: &HashMap<&str, String>) -> Flow
             let load = if let Some(sl) =
                 place.or_else(|| places.place(s).or_else(|| places.carried_place(s)))
             {
-                (Loc::Slot(sl), forward_class(i))
+                (Loc::Slot(sl), forward_class(i, places.mirrored(s)))
             } else {
                 (Loc::Reg(String::new()), InstrClass::Load)
             };
@@ -1094,8 +1094,10 @@ fn registers(locs: &[Loc]) -> impl Iterator<Item = String> + '_ {
 /// register ([`InstrClass::Forward`]), an integer one that sign- or zero-extends what
 /// was stored ([`InstrClass::ForwardExt`]: `movslq 256(%rcx), %rax`, as gfortran -O2
 /// reads a default integer it indexes with, which a core that renames memory does not
-/// rename), or an integer one at the stored size ([`InstrClass::ForwardInt`]).
-fn forward_class(i: &Instr) -> InstrClass {
+/// rename), an integer one whose address the core cannot match to the store's by its
+/// registers (`mirrored` false: [`InstrClass::ForwardReloaded`]), or an integer one at
+/// the stored size ([`InstrClass::ForwardInt`]).
+fn forward_class(i: &Instr, mirrored: bool) -> InstrClass {
     let vector = i
         .operands
         .iter()
@@ -1103,6 +1105,8 @@ fn forward_class(i: &Instr) -> InstrClass {
         || fp_suffix(base_mnemonic(&i.mnemonic));
     if vector {
         InstrClass::Forward
+    } else if !mirrored {
+        InstrClass::ForwardReloaded
     } else if widens(&i.mnemonic) {
         InstrClass::ForwardExt
     } else {

@@ -75,6 +75,20 @@ impl Places {
         places
     }
 
+    /// Whether a core that renames memory can match a load of memory operand `op` to
+    /// the store that wrote it by their address registers (Agner Fog's "mirroring":
+    /// a base register, with or without an index, that the loop never writes, as the
+    /// frame pointer or a pointer held in a register throughout; not a rip-relative or
+    /// absolute address, nor a pointer the loop loads again before each access).
+    pub(super) fn mirrored(&self, op: &str) -> bool {
+        let registers = address_registers(op);
+        !op.contains("(%rip)")
+            && !registers.is_empty()
+            && registers
+                .iter()
+                .all(|r| r == "bp" || r == "sp" || self.untouched.contains(r))
+    }
+
     /// A copy at the start of an iteration: what is known of the whole loop, nothing of
     /// the instructions followed so far.
     fn clone_fresh(&self) -> Places {

@@ -1094,9 +1094,9 @@ fn registers(locs: &[Loc]) -> impl Iterator<Item = String> + '_ {
 /// register ([`InstrClass::Forward`]), an integer one that sign- or zero-extends what
 /// was stored ([`InstrClass::ForwardExt`]: `movslq 256(%rcx), %rax`, as gfortran -O2
 /// reads a default integer it indexes with, which a core that renames memory does not
-/// rename), an integer one whose address the core cannot match to the store's by its
-/// registers (`mirrored` false: [`InstrClass::ForwardReloaded`]), or an integer one at
-/// the stored size ([`InstrClass::ForwardInt`]).
+/// rename), an integer one at the stored size whose address the core cannot match to
+/// the store's by its registers (`mirrored` false: [`InstrClass::ForwardReloaded`]), or
+/// one it can ([`InstrClass::ForwardInt`]).
 fn forward_class(i: &Instr, mirrored: bool) -> InstrClass {
     let vector = i
         .operands
@@ -1105,10 +1105,10 @@ fn forward_class(i: &Instr, mirrored: bool) -> InstrClass {
         || fp_suffix(base_mnemonic(&i.mnemonic));
     if vector {
         InstrClass::Forward
-    } else if !mirrored {
-        InstrClass::ForwardReloaded
     } else if widens(&i.mnemonic) {
         InstrClass::ForwardExt
+    } else if !mirrored {
+        InstrClass::ForwardReloaded
     } else {
         InstrClass::ForwardInt
     }

@@ -68,19 +68,39 @@ pub fn iteration_ns(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -
     t
 }
 
-/// The loads of `ops` that read what a store of the loop wrote through a pointer
-/// loaded again between them (`forward_reloaded`): the store-load pairs the core's
-/// predictor must hold to rename them.
+/// The store-load pairs of `ops` whose load reads what a store of the loop wrote
+/// through a pointer loaded again between them (`forward_reloaded`): the pairs the
+/// core's predictor must hold to rename them. A load pairs with each store that may
+/// have written its value last: the one before it in its block, or else the last of
+/// every block that stores it (a `select case` loop's program counter, stored in each
+/// arm and read at the top, pairs with every arm's store: a Zen 5 renames a loop of 10
+/// arms that store 4 such values read at the top, 40 pairs, and forwards one of 12).
 fn reloaded_pairs(ops: &[ScheduledOp]) -> usize {
-    ops.iter()
-        .filter(|o| {
-            o.reads.iter().any(|r| {
-                r.path
-                    .first()
-                    .is_some_and(|c| c.class == InstrClass::ForwardReloaded)
-            })
-        })
-        .count()
+    let stores = |o: &ScheduledOp| o.classes.iter().any(|c| c.class == InstrClass::Store);
+    let mut storing: HashMap<u32, std::collections::HashSet<u32>> = HashMap::new();
+    for o in ops.iter().filter(|o| stores(o)) {
+        for w in &o.writes {
+            storing.entry(*w).or_default().insert(o.block);
+        }
+    }
+    let mut stored_before = std::collections::HashSet::new();
+    let mut pairs = 0;
+    for o in ops {
+        for r in &o.reads {
+            if r.path.first().map(|c| c.class) != Some(InstrClass::ForwardReloaded) {
+                continue;
+            }
+            pairs += if stored_before.contains(&(o.block, r.value)) {
+                1
+            } else {
+                storing.get(&r.value).map_or(1, |b| b.len().max(1))
+            };
+        }
+        if stores(o) {
+            stored_before.extend(o.writes.iter().map(|w| (o.block, *w)));
+        }
+    }
+    pairs
 }
 
 /// `m` as it prices the loop of `ops`: a loop with no more store-load pairs through
@@ -904,6 +924,27 @@ mod tests {
         m.class.remove("forward_reloaded");
         let old = once(&pairs(5), &m).unwrap();
         assert!((old - 1.25).abs() < 1e-6, "{old}");
+    }
+
+    #[test]
+    fn a_load_pairs_with_each_store_that_may_have_written_it_last() {
+        use InstrClass::*;
+        // Two values read at the loop's top (block 0) and stored in each of three arms
+        // (blocks 1-3): each load pairs with three stores. The first value read again
+        // after its store in arm 1 pairs with that store alone.
+        let load = |v: u32| op(&[ForwardReloaded], &[(v, &[ForwardReloaded])], &[10 + v]);
+        let mut ops = vec![load(0), load(1)];
+        for arm in 1..=3 {
+            for v in [0, 1] {
+                let mut store = op(&[Store], &[(10 + v, &[Store])], &[v]);
+                store.block = arm;
+                ops.push(store);
+            }
+        }
+        let mut again = load(0);
+        again.block = 1;
+        ops.insert(4, again);
+        assert_eq!(reloaded_pairs(&ops), 2 * 3 + 1);
     }
 
     #[test]

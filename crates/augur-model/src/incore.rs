@@ -833,11 +833,14 @@ pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfil
         None => format!("{shape}, {covers}, {} instructions", cl.issued),
     };
     match (t, m) {
-        (Some(t), Some(m)) if m.cycle_ns > 0.0 => s.push_str(&format!(
-            ", {} ({:.1} cycles a compiled iteration)",
-            t.bound,
-            t.per_compiled_iteration * 1e9 / m.cycle_ns
-        )),
+        (Some(t), Some(m)) if m.cycle_ns > 0.0 => {
+            s.push_str(&format!(
+                ", {} ({:.1} cycles a compiled iteration)",
+                t.bound,
+                t.per_compiled_iteration * 1e9 / m.cycle_ns
+            ));
+            s.push_str(&crate::schedule::unrenamed_pairs(&cl.schedule, m));
+        }
         _ => {
             let why = unpriceable(cl)
                 .unwrap_or("the machine profile has no [incore] section: priced by AbOps");

@@ -41,12 +41,14 @@
 //!   turns: `forward_int`'s throughput is the time per access of the slot read twice
 //!   between its increments. `forward_reloaded`, an integer reached through a pointer
 //!   loaded again before each access, is timed in a loop of 128 such pairs (more than
-//!   the core's predictor renames: `forwarding_pairs`, from kernels of 8 to 96). Loads into vector registers (`load.v128`, `.v256`, `.v512`)
+//!   the core's predictor renames: `forwarding_pairs`, from kernels of 8 to 96).
+//!   Loads into vector registers (`load.v128`, `.v256`, `.v512`)
 //!   have their own throughput, of independent `vmovupd`s a line apart (their data goes
 //!   to the floating-point side, which may take fewer a cycle than the integer side), and
 //!   the integer load's latency.
 //!
-//! It takes about 4.5 s ([`Settings::DEFAULT`]; about 1.5 s [`Settings::QUICK`]).
+//! It takes about 12 s on a 2-vCPU Zen 5 guest (484 kernels, [`Settings::DEFAULT`], session
+//! 65); [`Settings::QUICK`] takes fewer observations of each.
 
 pub mod kernels;
 
@@ -416,7 +418,7 @@ fn window(of: &dyn Fn(Measure) -> Option<f64>, filler: Filler) -> Option<f64> {
 
 /// The store-load pairs of reloaded pointers the core renames in a loop: the pairs at
 /// which the [`Measure::ForwardingPairs`] kernels' time a load reaches 1.5 times the
-/// renamed one (interpolated); `None` when they never slowed down. A Zen 5: 42.
+/// renamed one (interpolated); `None` when they never slowed down. A Zen 5: 40.
 fn forwarding_pairs(of: &dyn Fn(Measure) -> Option<f64>) -> Option<f64> {
     let times: Vec<(f64, f64)> = kernels::forwarding_pair_counts()
         .filter_map(|n| of(Measure::ForwardingPairs(n)).map(|t| (f64::from(n), t)))

@@ -731,6 +731,18 @@ mod tests {
         }
     }
 
+    /// `m` with class `key` at `latency` and reciprocal `throughput`, ns.
+    fn with_class(m: &mut InCoreProfile, key: &str, latency: f64, throughput: f64) {
+        m.class.insert(
+            key.into(),
+            augur_machine_profile::incore::ClassCost {
+                latency_ns: latency,
+                throughput_ns: throughput,
+                beside_add_ns: None,
+            },
+        );
+    }
+
     fn cw(c: InstrClass) -> ClassWidth {
         ClassWidth::new(c, Width::Scalar)
     }
@@ -828,14 +840,7 @@ mod tests {
         // ns): the divider, 10 ns an iteration (Xeon: a `sqrtsd` and a `divsd` in turn,
         // 2.63 ns a pair, 1.56 + 1.02 alone).
         let mut m = machine();
-        m.class.insert(
-            "fp_sqrt".into(),
-            augur_machine_profile::incore::ClassCost {
-                latency_ns: 4.0,
-                throughput_ns: 1.5,
-                beside_add_ns: None,
-            },
-        );
+        with_class(&mut m, "fp_sqrt", 4.0, 1.5);
         let ops: Vec<ScheduledOp> = (0..8)
             .map(|k| {
                 let c = if k % 2 == 0 { FpDiv } else { FpSqrt };
@@ -913,22 +918,8 @@ mod tests {
                 .collect()
         };
         let mut m = machine();
-        m.class.insert(
-            "forward_reloaded".into(),
-            augur_machine_profile::incore::ClassCost {
-                latency_ns: 2.0,
-                throughput_ns: 0.1,
-                beside_add_ns: None,
-            },
-        );
-        m.class.insert(
-            "forward_int".into(),
-            augur_machine_profile::incore::ClassCost {
-                latency_ns: 0.0,
-                throughput_ns: 0.1,
-                beside_add_ns: None,
-            },
-        );
+        with_class(&mut m, "forward_reloaded", 2.0, 0.1);
+        with_class(&mut m, "forward_int", 0.0, 0.1);
         m.forwarding_pairs = Some(4.0);
         let few = once(&pairs(4), &m).unwrap();
         let many = once(&pairs(5), &m).unwrap();

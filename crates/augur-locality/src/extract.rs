@@ -64,6 +64,10 @@ pub struct ExtractOptions {
     /// dimension.
     #[serde(default)]
     pub shapes: HashMap<String, Vec<(i64, i64)>>,
+    /// Per loop id: the loop runs on one pass of control in this many (an IF guards it;
+    /// [`crate::nest::Loop::every`]); absent: every pass.
+    #[serde(default)]
+    pub every: HashMap<u32, u64>,
 }
 
 impl Default for ExtractOptions {
@@ -73,6 +77,7 @@ impl Default for ExtractOptions {
             trips: HashMap::new(),
             align: 4096,
             shapes: HashMap::new(),
+            every: HashMap::new(),
         }
     }
 }
@@ -248,7 +253,13 @@ impl<'a> Cx<'a> {
             self.implicit = true;
             Ok(nodes)
         } else {
-            self.build_loop(id, &mut vars).map(|n| vec![n])
+            // The root runs whole at each of the nest's executions (its entries).
+            self.build_loop(id, &mut vars).map(|mut n| {
+                if let Node::Loop(root) = &mut n {
+                    root.every = 1;
+                }
+                vec![n]
+            })
         };
         match built {
             Ok(nodes) => {
@@ -417,6 +428,7 @@ impl<'a> Cx<'a> {
             upper,
             step,
             body,
+            every: self.opts.every.get(&id.0).copied().unwrap_or(1).max(1),
         }))
     }
 
@@ -752,6 +764,7 @@ impl<'a> Cx<'a> {
                     upper: last.clone(),
                     step: 1,
                     body: node_body,
+                    every: 1,
                 })];
             }
             out.extend(node_body);

@@ -217,6 +217,15 @@ pub struct Loop {
     pub step: i64,
     /// The body in program order.
     pub body: Vec<Node>,
+    /// The loop runs on every `every`-th pass of control (1: each time): a loop an IF
+    /// guards (`if (mod(it, 50) == 0)` around an output sweep) runs on the share of its
+    /// parent's iterations the counts say, the first pass and then one in `every`.
+    #[serde(default = "every_pass")]
+    pub every: u64,
+}
+
+fn every_pass() -> u64 {
+    1
 }
 
 impl Loop {
@@ -228,6 +237,7 @@ impl Loop {
             upper,
             step: 1,
             body,
+            every: 1,
         })
     }
 }
@@ -292,6 +302,8 @@ enum Compiled {
         upper: Affine,
         step: i64,
         body: Vec<Compiled>,
+        every: u64,
+        passes: std::cell::Cell<u64>,
     },
     Ref {
         addr: Affine,
@@ -337,6 +349,8 @@ impl Nest {
                             upper: l.upper.clone(),
                             step: l.step,
                             body: go(nest, &l.body, depth + 1)?,
+                            every: l.every.max(1),
+                            passes: std::cell::Cell::new(0),
                         });
                     }
                     Node::Ref(r) => {
@@ -519,7 +533,14 @@ fn run(
                 upper,
                 step,
                 body,
+                every,
+                passes,
             } => {
+                let pass = passes.get();
+                passes.set(pass + 1);
+                if pass % every != 0 {
+                    continue;
+                }
                 let (lo, hi) = (lower.eval(idx), upper.eval(idx));
                 let depth = idx.len();
                 idx.push(lo);
@@ -600,6 +621,7 @@ mod tests {
                             Ref::read(0, vec![Affine::var(1), Affine::var(0)]),
                             Ref::write(1, vec![Affine::var(0), Affine::var(1)]),
                         ],
+                        every: 1,
                     })],
                 ),
             ],
@@ -629,6 +651,34 @@ mod tests {
     }
 
     #[test]
+    fn a_guarded_loop_runs_on_one_pass_in_every() {
+        // DO T = 1, 6: the loop over I runs at T = 1 and T = 4 (one pass in three).
+        let guarded = Node::Loop(Loop {
+            var: "I".into(),
+            lower: Affine::constant(1),
+            upper: Affine::constant(2),
+            step: 1,
+            body: vec![Ref::read(0, vec![Affine::var(1)])],
+            every: 3,
+        });
+        let nest = Nest {
+            arrays: vec![ArrayDecl::new("V", 0, 8, &[2])],
+            body: vec![Loop::node(
+                "T",
+                Affine::constant(1),
+                Affine::constant(6),
+                vec![guarded],
+            )],
+        };
+        assert_eq!(nest.access_count(), Ok(4));
+        assert_eq!(
+            nest.access_count(),
+            Ok(4),
+            "each enumeration counts its own passes"
+        );
+    }
+
+    #[test]
     fn negative_step_and_errors() {
         let nest = Nest {
             arrays: vec![ArrayDecl::new("V", 0, 4, &[10])],
@@ -638,6 +688,7 @@ mod tests {
                 upper: Affine::constant(1),
                 step: -3,
                 body: vec![Ref::write(0, vec![Affine::var(0)])],
+                every: 1,
             })],
         };
         let mut got = Vec::new();

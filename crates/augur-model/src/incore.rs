@@ -326,8 +326,9 @@ pub fn loop_time(cl: &CompiledLoop, m: &InCoreProfile) -> Option<LoopTime> {
 pub struct Restarts {
     /// Compiled iterations an entry of the loop runs.
     pub per_entry: f64,
-    /// The line of the compiled loop around it; `None` when it is outermost in its
-    /// procedure.
+    /// The line of the compiled loop around it (for a loop outermost in its procedure,
+    /// the caller's loop the compiler inlined the procedure into); `None` when there is
+    /// none.
     pub around: Option<u32>,
 }
 

@@ -376,8 +376,11 @@ fn restarts(
     cl: &augur_program_profile::compiled::CompiledLoop,
     l: &augur_program_profile::LoopProfile,
 ) -> Option<crate::incore::Restarts> {
+    // A loop outermost in its procedure runs inside the caller's compiled loop when the
+    // compiler inlined the procedure there (spline's binary search, a function called
+    // once an iteration): that loop restarts its chains at each call.
     let around = match l.parent {
-        None => None,
+        None => cl.outer.as_ref().map(|o| o.line),
         Some(_) => Some(cl.outer.as_ref()?.line),
     };
     let per_entry = l.iterations? / l.entries.filter(|e| *e > 0.0)?;
@@ -657,6 +660,27 @@ mod tests {
             .map(|b| pricing(t).total(&without_chain(b), ctx))
             .collect();
         (c, thru)
+    }
+
+    #[test]
+    fn a_procedure_inlined_into_a_loop_restarts_its_chains_at_each_call() {
+        use augur_program_profile::compiled::CompiledLoop;
+        // A binary search outermost in its function, 9 iterations a call, compiled
+        // inside the caller's loop at line 35: each call starts its chains afresh.
+        let mut cl: CompiledLoop = serde_json::from_value(serde_json::json!({
+            "file": "k.f90", "line": 86, "function": "MAIN__", "instructions": [],
+            "source_iterations": 1, "source_iterations_from": "", "chains": [],
+            "issued": 15, "outer": {"line": 35, "span": [], "issued": 51, "inner_loops": 1}
+        }))
+        .unwrap();
+        let mut l = unit_with_one_loop("locate", vec![]).loops[0].clone();
+        l.entries = Some(10.0);
+        l.iterations = Some(90.0);
+        let r = restarts(&cl, &l).expect("restarts");
+        assert_eq!((r.per_entry, r.around), (9.0, Some(35)));
+        // Called, not inlined: no compiled loop around it.
+        cl.outer = None;
+        assert_eq!(restarts(&cl, &l).map(|r| r.around), Some(None));
     }
 
     #[test]

@@ -129,6 +129,7 @@ pub fn extract_nests_with(
             trips,
             align: 4096,
             shapes: shapes.get(ui).cloned().unwrap_or_default(),
+            every: guarded_loops(up),
         };
         let ex = extract_unit(unit, &opts);
         let ran = |id: u32| entries.get(&id).copied().unwrap_or(0.0);
@@ -265,8 +266,23 @@ fn has_refs(nodes: &[Node]) -> bool {
 #[derive(Clone, Copy, Default)]
 struct AccessCount(u64, u64);
 
+/// The loops of `u` that an IF guards, each with how many passes of control there are
+/// for one that enters it (rounded): its parent's iterations over its entries, where it
+/// enters on fewer than three in four (an output sweep every 50 time steps: 50). A loop
+/// entered on more runs on every pass.
+fn guarded_loops(u: &augur_program_profile::UnitProfile) -> HashMap<u32, u64> {
+    u.loops
+        .iter()
+        .filter_map(|l| {
+            let parent = u.loops.iter().find(|p| Some(p.id) == l.parent)?;
+            let share = l.entries? / parent.iterations.filter(|i| *i > 0.0)?;
+            (share > 0.0 && share < 0.75).then(|| (l.id, (1.0 / share).round().max(1.0) as u64))
+        })
+        .collect()
+}
+
 /// Exact accesses per array of one execution of `nodes`, without enumerating
-/// innermost loops.
+/// innermost loops (a guarded loop on its share of the passes, [`augur_locality::Loop::every`]).
 fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [AccessCount]) {
     fn add(out: &mut [AccessCount], r: &augur_locality::Ref, n: u64, seq: bool) {
         if let Some(c) = out.get_mut(r.array as usize) {
@@ -282,8 +298,16 @@ fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [Access
         idx: &mut Vec<i64>,
         step: i64,
         out: &mut [AccessCount],
+        passes: &mut HashMap<*const augur_locality::Loop, u64>,
     ) {
         for n in nodes {
+            if let Node::Loop(l) = n {
+                let pass = passes.entry(l as *const _).or_default();
+                *pass += 1;
+                if (*pass - 1) % l.every.max(1) != 0 {
+                    continue;
+                }
+            }
             match n {
                 Node::Ref(r) => {
                     let seq = idx
@@ -316,14 +340,14 @@ fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [Access
                     idx.push(lo);
                     for t in 0..trips {
                         idx[d] = lo + t * l.step;
-                        go(nest, &l.body, idx, l.step, out);
+                        go(nest, &l.body, idx, l.step, out, passes);
                     }
                     idx.pop();
                 }
             }
         }
     }
-    go(nest, nodes, &mut Vec::new(), 0, out);
+    go(nest, nodes, &mut Vec::new(), 0, out, &mut HashMap::new());
 }
 
 /// The step per iteration below which a reference is a sequential stream the hardware

@@ -928,6 +928,30 @@ fn classes(i: &Instr) -> Vec<ClassWidth> {
     out
 }
 
+/// The condition flags, as the dataflow names them: a value compares and integer
+/// arithmetic write and conditional moves, `set` and add- or subtract-with-carry read
+/// (a binary search's `comisd` then `cmova`: the loaded element's compare is on the
+/// chain to the next bound). Conditional jumps do not wait for them: the core predicts.
+const FLAGS: &str = "flags";
+
+/// Whether `m` reads the condition flags as a value ([`FLAGS`]).
+fn reads_flags(m: &str) -> bool {
+    m.starts_with("cmov") || m.starts_with("set") || m.starts_with("adc") || m.starts_with("sbb")
+}
+
+/// Whether `m`, of operation class `op`, writes the condition flags besides its result
+/// (integer arithmetic, logic and shifts; not moves, `lea`, `not`, `cmov` or `set`).
+fn writes_flags(m: &str, op: Option<InstrClass>) -> bool {
+    matches!(op, Some(InstrClass::IntAlu | InstrClass::IntMul))
+        && [
+            "add", "sub", "inc", "dec", "neg", "and", "or", "xor", "sal", "shl", "sar", "shr",
+            "imul", "adc", "sbb", "bsf", "bsr", "popcnt", "lzcnt", "tzcnt",
+        ]
+        .iter()
+        .any(|p| m.starts_with(p))
+        && !matches!(m, "shlxq" | "shlxl" | "shrxq" | "shrxl" | "sarxq" | "sarxl")
+}
+
 /// Whether `m` only compares (writes flags, no operand).
 fn is_compare(m: &str) -> bool {
     let b = base_mnemonic(m);
@@ -1050,8 +1074,15 @@ fn flow_named(i: &Instr, places: &Places, named: &HashMap<&str, String>) -> Flow
             }
         }
     }
+    if reads_flags(m) {
+        reads.push((Loc::Reg(FLAGS.into()), op_path.clone()));
+    }
     if is_compare(m) {
+        writes.push(Loc::Reg(FLAGS.into()));
         return Flow { reads, writes };
+    }
+    if writes_flags(m, op) {
+        writes.push(Loc::Reg(FLAGS.into()));
     }
     if let Some(r) = register(dest) {
         writes.push(Loc::Reg(r));
@@ -1701,6 +1732,25 @@ mod tests {
                 class: ClassWidth::new(InstrClass::FpAdd, Width::Scalar),
                 count: 1
             }]
+        );
+    }
+
+    #[test]
+    fn a_binary_search_carries_its_compare_through_the_flags() {
+        // `if (a(mid) > x) then; hi = mid; else; lo = mid; end if` at -O2: the element
+        // loaded at the midpoint is compared and the compare's flags pick the next
+        // bound (`cmova`), so load, compare and move are all on the chain.
+        let l = loops(
+            ".L5:\n\t.loc 1 7 10\n\tleal\t(%rdx,%rcx), %eax\n\tsarl\t%eax\n\tmovslq\t%eax, %r8\n\
+             \tmovsd\t(%rdi,%r8,8), %xmm1\n\tcomisd\t%xmm0, %xmm1\n\tcmova\t%eax, %ecx\n\
+             \tcmovbe\t%eax, %edx\n\tmovl\t%ecx, %eax\n\tsubl\t%edx, %eax\n\
+             \tcmpl\t$1, %eax\n\tjg\t.L5\n",
+        );
+        let top = &l[0].chains[0];
+        let classes: Vec<InstrClass> = top.path.iter().map(|c| c.class.class).collect();
+        assert!(
+            classes.contains(&InstrClass::Load) && classes.contains(&InstrClass::FpAdd),
+            "{top:?}"
         );
     }
 

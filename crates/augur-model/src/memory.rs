@@ -1405,6 +1405,18 @@ pub fn combine_issue(
     }
 }
 
+impl SequentialTime {
+    /// Every part times `f` (the transfers stretched, or a share of them).
+    pub fn scaled(&self, f: f64) -> SequentialTime {
+        SequentialTime {
+            total: self.total * f,
+            busiest_level: self.busiest_level * f,
+            first_level_others: self.first_level_others * f,
+            fill_floor: self.fill_floor * f,
+        }
+    }
+}
+
 impl NestMemory {
     /// The time of the nest's sequential streams (each array's transfers in the
     /// proportion of its accesses that sweep sequentially,

@@ -54,10 +54,11 @@ pub struct NestRow {
 /// The inputs of a nest's overlap rule ([`combine_issue`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct CombineParts {
-    /// Whether the nest runs loops one after another inside it (a time step's sweeps):
-    /// the rule then holds in each, not over the whole, and a stretch of the transfers
-    /// adds ([`CombineParts::stretched`]).
-    phased: bool,
+    /// For a nest that runs loops one after another inside it (a time step's sweeps),
+    /// its time with the rule held in each of them, not over the whole
+    /// ([`phased_combined`]); a stretch of the transfers then adds
+    /// ([`CombineParts::stretched`]). `None` for a nest of one loop in another.
+    phased: Option<f64>,
     ops: f64,
     issue: f64,
     memory: f64,
@@ -71,26 +72,18 @@ impl CombineParts {
     /// serves them shared by threads), the operations unchanged: a nest its operations
     /// bound absorbs the stretch until its transfers outgrow them.
     pub(crate) fn stretched(&self, stretch: f64) -> f64 {
-        let alone = self.combined(1.0);
-        if self.phased {
+        if let Some(alone) = self.phased {
             return alone + self.memory * (stretch - 1.0);
         }
         self.combined(stretch)
     }
 
     fn combined(&self, stretch: f64) -> f64 {
-        let s = self.sequential;
-        let sequential = SequentialTime {
-            total: s.total * stretch,
-            busiest_level: s.busiest_level * stretch,
-            first_level_others: s.first_level_others * stretch,
-            fill_floor: s.fill_floor * stretch,
-        };
         combine_issue(
             self.ops,
             self.issue,
             self.memory * stretch,
-            sequential,
+            self.sequential.scaled(stretch),
             self.idle,
             self.overlap,
         )
@@ -338,8 +331,8 @@ pub(crate) fn memory_term(
                 0.0
             }
             .max(sum.compiled_idle);
-            let parts = CombineParts {
-                phased: holds_loops_in_sequence(u, l.id),
+            let mut parts = CombineParts {
+                phased: None,
                 ops,
                 issue: memory_issue(table, report, priced, ui, u, l.id),
                 memory: nm.seconds,
@@ -347,6 +340,8 @@ pub(crate) fn memory_term(
                 idle,
                 overlap,
             };
+            parts.phased = phase_split(table, report, priced, ui, u, l.id)
+                .map(|phases| phased_combined(&parts, &phases));
             memory_rows.push(NestRow {
                 name: loop_name(u, l),
                 file: u.file.clone(),
@@ -371,12 +366,93 @@ pub(crate) fn memory_term(
     (memory_rows, memory_extra)
 }
 
-/// Whether loop `root` or a loop inside it holds two or more loops directly.
-fn holds_loops_in_sequence(u: &augur_program_profile::UnitProfile, root: u32) -> bool {
-    u.loops
+/// One phase of a nest (a loop it runs after another): its operation time, its loads'
+/// and stores' issue time and its array references over the run.
+struct Phase {
+    ops: f64,
+    issue: f64,
+    references: f64,
+}
+
+/// The phases of nest `root`: the loops that the outermost loop inside it holding two or
+/// more loops directly runs one after another, each with its operations and its array
+/// references. `None` for a nest that runs no loops in sequence.
+fn phase_split(
+    table: &CostTable,
+    report: Option<&augur_program_profile::optreport::OptReport>,
+    priced: &PricedBlocks,
+    ui: usize,
+    u: &augur_program_profile::UnitProfile,
+    root: u32,
+) -> Option<Vec<Phase>> {
+    let children = |p: u32| -> Vec<&augur_program_profile::LoopProfile> {
+        u.loops.iter().filter(|c| c.parent == Some(p)).collect()
+    };
+    let mut holder = root;
+    loop {
+        let c = children(holder);
+        match c.len() {
+            0 => return None,
+            1 => holder = c[0].id,
+            _ => break,
+        }
+    }
+    let references = |inside: &dyn Fn(Option<u32>) -> bool| -> f64 {
+        u.blocks
+            .iter()
+            .filter(|b| inside(b.in_loop))
+            .map(|b| {
+                let n = b.executions.unwrap_or(0.0);
+                memory_issue_abops()
+                    .iter()
+                    .map(|&op| b.counts.get(op))
+                    .sum::<f64>()
+                    * n
+            })
+            .sum()
+    };
+    let mut phases = vec![];
+    for c in children(holder) {
+        let ops = table
+            .cost_of(&priced.loop_sum(table, ui, u, c).work)
+            .seconds;
+        phases.push(Phase {
+            ops,
+            issue: memory_issue(table, report, priced, ui, u, c.id),
+            references: references(&|l| inside_loop(u, l, c.id)),
+        });
+    }
+    Some(phases)
+}
+
+/// A phased nest's time. The core overlaps transfers with operations within a loop, not
+/// across the loops a time step runs one after another: a sweep the memory bounds does
+/// not hide behind the next one's arithmetic. Each phase's operations are combined with
+/// its share of the nest's transfers (its share of the array references), the nest's
+/// operations outside its phases on top (a Zen 4: a time step of array-syntax sweeps over
+/// 2 MiB arrays, arrays.f90, -31.6% combined over the whole nest, -27.3% phase by phase).
+fn phased_combined(parts: &CombineParts, phases: &[Phase]) -> f64 {
+    let refs: f64 = phases.iter().map(|p| p.references).sum();
+    let ops: f64 = phases.iter().map(|p| p.ops).sum();
+    if refs <= 0.0 || parts.ops <= 0.0 {
+        return parts.combined(1.0);
+    }
+    let rest = (parts.ops - ops).max(0.0);
+    phases
         .iter()
-        .filter(|p| inside_loop(u, Some(p.id), root))
-        .any(|p| u.loops.iter().filter(|c| c.parent == Some(p.id)).count() >= 2)
+        .map(|p| {
+            let share = p.references / refs;
+            combine_issue(
+                p.ops,
+                p.issue,
+                parts.memory * share,
+                parts.sequential.scaled(share),
+                parts.idle * p.ops / parts.ops,
+                parts.overlap,
+            )
+        })
+        .sum::<f64>()
+        + rest
 }
 
 /// The pages the program touches for the first time, in the machine's base pages, and
@@ -409,7 +485,7 @@ mod tests {
 
     fn parts(phased: bool, ops: f64, memory: f64) -> CombineParts {
         CombineParts {
-            phased,
+            phased: phased.then_some(ops.max(memory)),
             ops,
             issue: 0.0,
             memory,
@@ -435,6 +511,24 @@ mod tests {
         // the others compute.
         let phased = parts(true, 3.0, 2.0);
         assert!((phased.stretched(1.4) - 3.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_loops_of_a_time_step_overlap_their_transfers_each_with_its_own_operations() {
+        // Operations 3 + 1, transfers 4 split evenly by the references: over the whole
+        // nest they hide each other (4); loop by loop the second waits on its transfers
+        // (3 + 2).
+        let whole = parts(false, 4.0, 4.0);
+        assert_eq!(whole.stretched(1.0), 4.0);
+        let phase = |ops: f64| Phase {
+            ops,
+            issue: 0.0,
+            references: 10.0,
+        };
+        assert_eq!(phased_combined(&whole, &[phase(3.0), phase(1.0)]), 5.0);
+        // Operations outside the phases come on top.
+        let more = parts(false, 4.5, 4.0);
+        assert_eq!(phased_combined(&more, &[phase(3.0), phase(1.0)]), 5.5);
     }
 
     #[test]

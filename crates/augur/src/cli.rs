@@ -26,7 +26,7 @@ enum Command {
     /// with your arguments and input, and the exact execution count of every basic
     /// block is combined with the static counts into the program profile (JSON):
     /// abstract operations by block, line, procedure, loop and region. The program's
-    /// own output is shown (or saved with --output). C files, objects and -l/-L are
+    /// own output is shown (or saved with --program-output). C files, objects and -l/-L are
     /// linked, not analyzed.
     ///
     /// With --static, nothing is built or run: prints for every program unit its
@@ -573,9 +573,11 @@ fn change(s: &str, unit: &str, zero_ok: bool) -> Result<augur_simgrid::Change, S
 struct ValidateCmd {
     #[command(flatten)]
     source: SourceArgs,
-    /// Machine profile: a library name (see `augur machines`) or a TOML file.
+    /// Machine profile: a library name (see `augur machines`) or a TOML file (default: the
+    /// library profile measured on this host's CPU with --fc and --fflags, gfortran -O2
+    /// when they are not given).
     #[arg(short, long)]
-    machine: String,
+    machine: Option<String>,
     /// Fortran compiler (default: the one the machine profile was measured with).
     #[arg(long)]
     fc: Option<String>,
@@ -1478,10 +1480,18 @@ fn validate_scale(
 /// `augur validate`.
 fn validate(v: ValidateCmd) -> Result<ExitCode> {
     let scale = validate_scale(v.scale.as_deref(), v.at.as_deref())?;
+    let machine = match v.machine {
+        Some(m) => m,
+        None => {
+            let flags = v.fflags.as_deref().unwrap_or("-O2");
+            let flags: Vec<String> = flags.split_whitespace().map(str::to_string).collect();
+            crate::predict::host_machine_for(v.fc.as_deref().unwrap_or("gfortran"), &flags)?
+        }
+    };
     crate::validate::run(
         &v.source,
         &crate::validate::ValidateArgs {
-            machine: v.machine,
+            machine,
             fc: v.fc,
             fflags: v.fflags,
             runs: v.runs.max(1),
@@ -1874,6 +1884,24 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
 }
 
 fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
+    let flags: Vec<String> = a.fflags.split_whitespace().map(str::to_string).collect();
+    let mut threads = a.threads.clone();
+    if threads.is_empty()
+        && a.mpi_ranks.is_empty()
+        && !a.static_only
+        && augur_program::openmp::flags_enable_openmp(&flags)
+    {
+        // augur counts an OpenMP build per thread (its counters are the threads'): the
+        // flags ask for one, so it is analyzed as `--threads 1,2` would.
+        threads = vec![1, 2];
+        eprintln!(
+            "augur: {} in --fflags: an OpenMP build, counted per thread at 1 and 2 threads (--threads P1,P2,... counts at others; predict with `augur predict PROFILE --threads P`)",
+            flags
+                .iter()
+                .find(|f| augur_program::openmp::flags_enable_openmp(std::slice::from_ref(f)))
+                .map_or("-fopenmp", String::as_str)
+        );
+    }
     if !a.static_only {
         return crate::dynamic::run(
             &a.source,
@@ -1891,7 +1919,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
                 keep_build: a.keep_build.clone(),
                 branch_run: !a.no_branch_run,
                 scale: scale_spec(a.scale.as_deref(), a.allow_path_changes)?,
-                threads: a.threads.clone(),
+                threads,
                 mpi_ranks: a.mpi_ranks.clone(),
             },
         );

@@ -418,40 +418,91 @@ pub(crate) fn widest_text(w: &augur_model::interval::WidestParameter, machine: &
 /// compiler and flags of the first program profile's counting run, said on stderr; an
 /// error naming the choices when there is none.
 fn host_machine(profiles: &[PathBuf]) -> Result<String> {
-    let host = augur_toolchain::os::host_provenance();
     let run = profiles
         .first()
         .map(|p| ProgramProfile::read(p))
         .transpose()?
         .map(|p| p.run);
+    match run {
+        Some(r) => host_machine_for(&r.compiler, &r.fflags),
+        None => host_machine_for("gfortran", &["-O2".to_string()]),
+    }
+}
+
+/// The library profile measured on this host's CPU with `compiler` and the code-generation
+/// flags of `fflags`, said on stderr; an error naming the closest choices when there is
+/// none. OpenMP's `-fopenmp` makes no other machine (the profile's `[openmp]` section
+/// prices the threads), nor does an MPI compiler wrapper (Open MPI's `mpif90` is the
+/// compiler it wraps, by `--showme:command`).
+pub(crate) fn host_machine_for(compiler: &str, fflags: &[String]) -> Result<String> {
+    let host = augur_toolchain::os::host_provenance();
+    let sequential = |flags: &[String]| -> Vec<String> {
+        augur_machine_profile::flags::code_generation(flags)
+            .into_iter()
+            .filter(|f| *f != "-fopenmp")
+            .map(str::to_string)
+            .collect()
+    };
+    let wanted = (base_compiler(compiler), sequential(fflags));
     let found = library::list().into_iter().find(|(_, path)| {
         MachineProfile::read(path).is_ok_and(|m| {
             let p = &m.provenance;
-            p.same_cpu(&host)
-                && run
-                    .as_ref()
-                    .is_some_and(|r| r.compiler == p.compiler && r.fflags.join(" ") == p.fflags)
+            let flags: Vec<String> = p.fflags.split_whitespace().map(str::to_string).collect();
+            p.same_cpu(&host) && (base_compiler(&p.compiler), sequential(&flags)) == wanted
         })
     });
     match found {
         Some((name, _)) => {
             eprintln!(
-                "augur: no --machine given: {name} (measured on this host's CPU, with the profile's compiler and flags)"
+                "augur: no --machine given: {name} (measured on this host's CPU with {} {})",
+                wanted.0,
+                wanted.1.join(" ")
             );
             Ok(name)
         }
         None => {
-            let names: Vec<String> = library::list().into_iter().map(|(n, _)| n).collect();
+            let on_host: Vec<String> = library::list()
+                .into_iter()
+                .filter(|(_, path)| {
+                    MachineProfile::read(path).is_ok_and(|m| m.provenance.same_cpu(&host))
+                })
+                .map(|(n, _)| n)
+                .collect();
             bail!(
-                "give a machine with --machine NAME|FILE.toml: no library profile was measured on this host's CPU with the profile's compiler and flags (`augur characterize -o my-machine.toml` makes one; library: {})",
-                if names.is_empty() {
-                    "none found".to_string()
+                "give a machine with --machine NAME|FILE.toml: no library profile was measured on this host's CPU with {} {} (`augur characterize -o my-machine.toml` makes one{})",
+                wanted.0,
+                wanted.1.join(" "),
+                if on_host.is_empty() {
+                    "; `augur machines` lists the library".to_string()
                 } else {
-                    names.join(", ")
+                    format!("; measured on this host's CPU: {}", on_host.join(", "))
                 }
             );
         }
     }
+}
+
+/// The compiler a build uses, by its file name: an MPI wrapper (`mpif90`, `mpifort`,
+/// `mpif77`) as the compiler it wraps.
+fn base_compiler(compiler: &str) -> String {
+    let name = Path::new(compiler)
+        .file_name()
+        .map_or(compiler.to_string(), |n| n.to_string_lossy().into_owned());
+    if !name.starts_with("mpif") {
+        return name;
+    }
+    std::process::Command::new(compiler)
+        .arg("--showme:command")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let out = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            Path::new(&out)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or(name)
 }
 
 /// Runs `augur report`: the HTML page of `profile` predicted on `machines`.
@@ -1026,5 +1077,18 @@ fn compact(x: f64) -> String {
         format!("{x:.0}")
     } else {
         format!("{x:.2e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compiler_is_known_by_its_file_name() {
+        assert_eq!(base_compiler("/usr/bin/gfortran"), "gfortran");
+        assert_eq!(base_compiler("flang-new-19"), "flang-new-19");
+        // A wrapper that cannot say what it wraps is taken by its own name.
+        assert_eq!(base_compiler("/nonexistent/mpif90"), "mpif90");
     }
 }

@@ -519,3 +519,25 @@ fn threads_spinning_on_flags_wait_rather_than_work() {
         "{out}"
     );
 }
+
+#[test]
+fn fopenmp_in_the_flags_is_an_openmp_analysis() {
+    // A user who builds with -fopenmp passes it in --fflags: the instrumented copy is
+    // the OpenMP one, counted per thread at 1 and 2 threads, and predicts like
+    // `--threads 1,2`.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tri.f90"), PROGRAM).unwrap();
+    let prof = dir.path().join("tri.json");
+    let (_, err) = ok(&augur()
+        .current_dir(dir.path())
+        .args(["analyze", "tri.f90", "--fflags", "-O2 -fopenmp", "-o"])
+        .arg(&prof)
+        .output()
+        .unwrap());
+    assert!(
+        err.contains("counted per thread at 1 and 2 threads"),
+        "{err}"
+    );
+    let points = predicted_points(&prof);
+    assert_eq!(points.as_array().map(Vec::len), Some(2), "{points}");
+}

@@ -194,24 +194,52 @@ fn correlation_rows(title: &str, heads: &[String], rows: &[Correlation]) -> Stri
     s
 }
 
+/// Each setting of `e` as its compiler and flags, or by its name when two share them (one
+/// build on two machines).
+fn setting_labels(e: &SpeedupExplanation) -> Vec<String> {
+    let setups: Vec<&str> = e.settings.iter().map(|x| x.setup.as_str()).collect();
+    e.settings
+        .iter()
+        .map(|st| {
+            let shared = setups.iter().filter(|x| **x == st.setup).count() > 1;
+            if shared || st.setup.is_empty() {
+                st.name.clone()
+            } else {
+                st.setup.clone()
+            }
+        })
+        .collect()
+}
+
 /// The per-loop explanation as text.
 pub fn explanation_text(path: &Path, e: &SpeedupExplanation) -> String {
     let mut s = String::new();
     let Some(base) = e.settings.first() else {
         return s;
     };
-    let _ = writeln!(
-        s,
-        "\nwhat optimization does to {}: predicted speedups over {} ({}), loop by loop",
-        path.display(),
-        base.setup,
-        base.name
-    );
+    let same_build = e.settings.iter().all(|x| x.setup == base.setup);
+    let _ = if same_build {
+        writeln!(
+            s,
+            "\n{} built with {} on each machine: predicted speedups over {}, loop by loop",
+            path.display(),
+            base.setup,
+            base.name
+        )
+    } else {
+        writeln!(
+            s,
+            "\nwhat optimization does to {}: predicted speedups over {} ({}), loop by loop",
+            path.display(),
+            base.setup,
+            base.name
+        )
+    };
     for st in &e.settings {
         let _ = writeln!(
             s,
-            "  {:<28} {:<24} {:>12}  speedup {}",
-            truncate(&st.name, 28),
+            "  {:<30} {:<24} {:>12}  speedup {}",
+            truncate(&st.name, 30),
             truncate(&st.setup, 24),
             fmt_seconds(st.seconds),
             fmt_speedup(st.speedup)
@@ -262,11 +290,7 @@ fn rating_changes_text(e: &SpeedupExplanation) -> String {
     let _ = writeln!(
         s,
         "\ndetection tables that differ ({}; `-`: no table):",
-        e.settings
-            .iter()
-            .map(|x| x.setup.as_str())
-            .collect::<Vec<_>>()
-            .join(" / ")
+        setting_labels(e).join(" / ")
     );
     for r in &e.rating_changes {
         let _ = writeln!(s, "  {:<46} {}", named(r), ratings_line(r));
@@ -279,7 +303,8 @@ fn loop_text(e: &SpeedupExplanation, l: &LoopSpeedup) -> String {
     let mut s = String::new();
     let place = format!("{}:{}-{}", short_path(&l.file), l.first_line, l.last_line);
     let _ = writeln!(s, "\n{}  {}", l.name, place);
-    for (i, st) in e.settings.iter().enumerate() {
+    let labels = setting_labels(e);
+    for (i, label) in labels.iter().enumerate() {
         let mem = if l.memory_seconds[i] > 0.0 {
             format!("  (memory term {})", fmt_seconds(l.memory_seconds[i]))
         } else {
@@ -287,8 +312,8 @@ fn loop_text(e: &SpeedupExplanation, l: &LoopSpeedup) -> String {
         };
         let _ = writeln!(
             s,
-            "  {:<24} {:>12}  speedup {}{mem}",
-            truncate(&st.setup, 24),
+            "  {:<30} {:>12}  speedup {}{mem}",
+            truncate(label, 30),
             fmt_seconds(l.seconds[i]),
             fmt_speedup(l.speedups[i])
         );
@@ -310,11 +335,12 @@ fn abops_text(e: &SpeedupExplanation, l: &LoopSpeedup) -> String {
     if l.abops.is_empty() {
         return s;
     }
-    let last = e.settings.len() - 1;
+    let labels = setting_labels(e);
+    let last = labels.len() - 1;
     let _ = writeln!(
         s,
         "  cost tables ({} -> {}), the AbOps that change most:",
-        e.settings[0].setup, e.settings[last].setup
+        labels[0], labels[last]
     );
     for a in &l.abops {
         let ns = |t: f64| {

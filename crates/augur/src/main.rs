@@ -6,6 +6,7 @@ mod compare;
 mod completions;
 mod distribution;
 mod dynamic;
+mod figure_style;
 mod gantt;
 mod optimizations;
 mod plot;

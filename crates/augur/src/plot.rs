@@ -25,7 +25,9 @@ pub fn run(profile: &Path, output: &Path) -> Result<ExitCode> {
         .iter()
         .filter_map(|l| Some((l.name.clone(), l.os_size_bytes?)))
         .collect();
-    let svg = augur_memory::svg::sweep_figure(m, &caches).map_err(anyhow::Error::msg)?;
+    let name = profile.file_stem().unwrap_or_default().to_string_lossy();
+    let svg = augur_memory::svg::sweep_figure_named(m, &caches, Some(&name))
+        .map_err(anyhow::Error::msg)?;
     crate::cli::write_atomically(output, svg.as_bytes())?;
     println!(
         "{}: {} curves, written to {}",

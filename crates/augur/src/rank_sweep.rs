@@ -84,13 +84,17 @@ pub fn sweep_loaded(
     bar.finish_and_clear();
     let points = points_of(&predictions);
     if let Some(path) = plot {
-        let name = profile.file_stem().unwrap_or_default().to_string_lossy();
+        let name = crate::figure_style::program_name(program, profile);
         let distributed = program
             .notes
             .iter()
             .any(|n| n.starts_with("distributed, not traced"));
-        let how = if distributed { " as distributed" } else { "" };
-        let title = format!("{name}{how} on {} (SimGrid replay)", machine.name);
+        let how = if distributed { ", as distributed" } else { "" };
+        let title = crate::figure_style::title(
+            &format!("MPI prediction by rank count (SimGrid replay{how})"),
+            &name,
+            &machine.name,
+        );
         let svg = figure(&title, &points).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(path, svg.as_bytes())?;
         eprintln!("augur: rank sweep figure written to {}", path.display());
@@ -185,133 +189,132 @@ fn table(profile: &Path, machine: &str, points: &[SweepPoint]) -> String {
     out
 }
 
-/// Four panels against the rank count (log2): the predicted time and the run, the
-/// speedup with the ideal line, the efficiency, the share in MPI calls.
+/// Four panels against the rank count (log axes, a tick at each count): the predicted
+/// time and the run, the speedup with the ideal line, the efficiency, the share in MPI
+/// calls.
 fn figure(title: &str, points: &[SweepPoint]) -> Result<String, String> {
+    use crate::figure_style as st;
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let pmin = points.iter().map(|p| p.ranks).min().unwrap_or(1).max(1) as f64;
     let pmax = points.iter().map(|p| p.ranks).max().unwrap_or(2).max(2) as f64;
-    let xs = (pmin / 1.3)..(pmax * 1.3);
+    let ranks: Vec<f64> = points.iter().map(|p| f64::from(p.ranks)).collect();
+    let xs = Axis {
+        range: (pmin / 1.3)..(pmax * 1.3),
+        ticks: st::log_ticks(pmin / 1.3, pmax * 1.3, &ranks, true),
+    };
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (1100, 800)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
         let root = root
-            .titled(title, ("sans-serif", 20))
+            .titled(title, (st::FONT, st::TITLE))
             .map_err(|e| err(&e))?;
         let panels = root.split_evenly((2, 2));
-        let x_label = |v: &f64| format!("{v:.0}");
         // Time: the job and the run.
         let tmax = points.iter().map(|p| p.seconds).fold(1e-12, f64::max);
         let tmin = points
             .iter()
             .map(|p| p.simulated.max(1e-12))
             .fold(tmax, f64::min);
-        let (unit, per_second) = crate::gantt::time_unit(tmax);
-        let mut c = panel(
-            &panels[0],
-            "predicted time",
-            xs.clone(),
-            (tmin / 1.5)..(tmax * 1.5),
-        )?;
-        c.configure_mesh()
+        let ys = (tmin / 1.5)..(tmax * 1.5);
+        let y_ticks =
+            st::distinct_labels(&st::log_ticks(ys.start, ys.end, &[], false), st::fmt_time);
+        let mut c = panel(&panels[0], "predicted time", &xs, ys, y_ticks)?;
+        st::mesh(&mut c.configure_mesh())
             .x_desc("ranks")
-            .y_desc(format!("time ({unit})"))
-            .x_label_formatter(&x_label)
-            .y_label_formatter(&|v| round3(v * per_second))
-            .light_line_style(WHITE.mix(0.0))
-            .label_style(("sans-serif", 13))
+            .y_desc("time")
+            .x_label_formatter(&|v| st::fmt_number(*v))
+            .y_label_formatter(&|v| st::fmt_time(*v))
             .draw()
             .map_err(|e| err(&e))?;
-        for (name, color, f) in [
+        for (k, name, f) in [
             (
+                0,
                 "predicted (run + launch)",
-                BLUE,
                 (|p: &SweepPoint| p.seconds) as fn(&SweepPoint) -> f64,
             ),
-            ("the run", RED, |p| p.simulated),
+            (1, "the run", |p| p.simulated),
         ] {
-            line(&mut c, points, f, color, name)?;
+            line(&mut c, points, f, st::color(k), name)?;
         }
-        legend(&mut c, SeriesLabelPosition::MiddleRight)?;
+        st::legend(&mut c, SeriesLabelPosition::MiddleRight)?;
         // Speedup with the ideal line.
         let smax = points.iter().map(|p| p.speedup).fold(pmax / pmin, f64::max);
         let smin = points.iter().map(|p| p.speedup).fold(1.0, f64::min);
-        let mut c = panel(
-            &panels[1],
-            "speedup",
-            xs.clone(),
-            (smin / 1.5)..(smax * 1.5),
-        )?;
-        c.configure_mesh()
+        let ys = (smin / 1.5)..(smax * 1.5);
+        let y_ticks =
+            st::distinct_labels(&st::log_ticks(ys.start, ys.end, &[], false), st::fmt_number);
+        let mut c = panel(&panels[1], "speedup", &xs, ys, y_ticks)?;
+        st::mesh(&mut c.configure_mesh())
             .x_desc("ranks")
             .y_desc(format!("speedup over {pmin:.0} ranks"))
-            .x_label_formatter(&x_label)
-            .y_label_formatter(&|v| round3(*v))
-            .light_line_style(WHITE.mix(0.0))
-            .label_style(("sans-serif", 13))
+            .x_label_formatter(&|v| st::fmt_number(*v))
+            .y_label_formatter(&|v| st::fmt_number(*v))
             .draw()
             .map_err(|e| err(&e))?;
         c.draw_series(LineSeries::new(
             vec![(pmin, 1.0), (pmax, pmax / pmin)],
-            BLACK.mix(0.4),
+            st::NEUTRAL,
         ))
         .map_err(|e| err(&e))?
         .label("ideal")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.4)));
-        line(&mut c, points, |p| p.speedup, BLUE, "predicted")?;
-        legend(&mut c, SeriesLabelPosition::UpperLeft)?;
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], st::NEUTRAL));
+        line(&mut c, points, |p| p.speedup, st::color(0), "predicted")?;
+        st::legend(&mut c, SeriesLabelPosition::UpperLeft)?;
         // Efficiency and the share in MPI, in percent.
-        percent_panel(
-            &panels[2],
-            "efficiency",
-            points,
-            |p| p.efficiency,
-            xs.clone(),
-        )?;
+        percent_panel(&panels[2], "efficiency", points, |p| p.efficiency, &xs)?;
         percent_panel(
             &panels[3],
             "share of the run in MPI calls",
             points,
             |p| p.mpi_share,
-            xs,
+            &xs,
         )?;
         root.present().map_err(|e| err(&e))?;
     }
     Ok(out)
 }
 
-/// `x` to three significant digits, without trailing zeros.
-fn round3(x: f64) -> String {
-    if x == 0.0 {
-        return "0".into();
-    }
-    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
-    let t = format!("{x:.digits$}");
-    if t.contains('.') {
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        t
-    }
+/// The rank axis shared by the panels: its range and its ticks (the counts).
+struct Axis {
+    range: std::ops::Range<f64>,
+    ticks: Vec<f64>,
 }
 
 /// A chart with log axes both ways.
-type LogY<'a, 'b> = crate::threads::LogLog<'a, 'b>;
+type LogY<'a, 'b> = crate::figure_style::LogLog<'a, 'b>;
 
-/// A panel with log2 ranks across and a logarithmic y axis.
+/// A panel with the ranks across and a logarithmic y axis ticked at `y_ticks`.
 fn panel<'a, 'b>(
     area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
     caption: &str,
-    xs: std::ops::Range<f64>,
+    xs: &Axis,
     ys: std::ops::Range<f64>,
+    y_ticks: Vec<f64>,
 ) -> Result<LogY<'a, 'b>, String> {
-    ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 16))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(65)
-        .build_cartesian_2d(xs.log_scale().base(2.0), ys.log_scale())
+    panel_builder(area, caption)
+        .build_cartesian_2d(
+            xs.range
+                .clone()
+                .log_scale()
+                .with_key_points(xs.ticks.clone()),
+            ys.log_scale().with_key_points(y_ticks),
+        )
         .map_err(|e| e.to_string())
+}
+
+/// A panel's chart builder: its caption, margins and label areas.
+fn panel_builder<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+    caption: &str,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    use crate::figure_style as st;
+    let mut b = ChartBuilder::on(area);
+    b.caption(caption, (st::FONT, st::PANEL))
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(80);
+    b
 }
 
 /// `f` of each point as a line with its points, named in the legend.
@@ -326,23 +329,13 @@ fn line(
         .iter()
         .map(|p| (f64::from(p.ranks), f(p).max(1e-300)))
         .collect();
-    c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(2)))
+    c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(3)))
         .map_err(|e| e.to_string())?
         .label(name)
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
-    c.draw_series(xy.into_iter().map(|p| Circle::new(p, 4, color.filled())))
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(3)));
+    c.draw_series(xy.into_iter().map(|p| Circle::new(p, 5, color.filled())))
         .map_err(|e| e.to_string())?;
     Ok(())
-}
-
-/// The panel's legend, at `at`.
-fn legend<'a, 'b: 'a>(c: &mut LogY<'a, 'b>, at: SeriesLabelPosition) -> Result<(), String> {
-    c.configure_series_labels()
-        .position(at)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.85))
-        .draw()
-        .map_err(|e| e.to_string())
 }
 
 /// A panel of `f` of each point in percent, 0 to above the largest (at least 100%).
@@ -351,33 +344,36 @@ fn percent_panel(
     caption: &str,
     points: &[SweepPoint],
     f: fn(&SweepPoint) -> f64,
-    xs: std::ops::Range<f64>,
+    xs: &Axis,
 ) -> Result<(), String> {
+    use crate::figure_style as st;
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let top = points.iter().map(f).fold(1.0, f64::max) * 110.0;
-    let mut c = ChartBuilder::on(area)
-        .caption(caption, ("sans-serif", 16))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(65)
-        .build_cartesian_2d(xs.log_scale().base(2.0), 0.0..top)
+    let mut c = panel_builder(area, caption)
+        .build_cartesian_2d(
+            xs.range
+                .clone()
+                .log_scale()
+                .with_key_points(xs.ticks.clone()),
+            0.0..top,
+        )
         .map_err(|e| err(&e))?;
-    c.configure_mesh()
+    st::mesh(&mut c.configure_mesh())
         .x_desc("ranks")
         .y_desc("%")
-        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_labels(6)
+        .x_label_formatter(&|v| st::fmt_number(*v))
         .y_label_formatter(&|v| format!("{v:.0}"))
-        .light_line_style(WHITE.mix(0.0))
-        .label_style(("sans-serif", 13))
         .draw()
         .map_err(|e| err(&e))?;
     let xy: Vec<(f64, f64)> = points
         .iter()
         .map(|p| (f64::from(p.ranks), 100.0 * f(p)))
         .collect();
-    c.draw_series(LineSeries::new(xy.clone(), BLUE.stroke_width(2)))
+    let color = st::color(0);
+    c.draw_series(LineSeries::new(xy.clone(), color.stroke_width(3)))
         .map_err(|e| err(&e))?;
-    c.draw_series(xy.into_iter().map(|p| Circle::new(p, 4, BLUE.filled())))
+    c.draw_series(xy.into_iter().map(|p| Circle::new(p, 5, color.filled())))
         .map_err(|e| err(&e))?;
     Ok(())
 }

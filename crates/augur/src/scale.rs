@@ -274,10 +274,19 @@ pub fn sweep(
     if let Some(file) = plot {
         let names: Vec<String> = machines.iter().map(|m| m.name.clone()).collect();
         let marks = Marks {
+            title: crate::figure_style::title(
+                &format!("Predicted time against {}", at.symbol),
+                &crate::figure_style::program_name(&profile, path),
+                &crate::figure_style::machines_name(&names),
+            ),
+            machines: machines
+                .iter()
+                .map(crate::figure_style::machine_label)
+                .collect(),
             analyzed: &analyzed,
             measured,
         };
-        let svg = figure(&at.symbol, &rows, &names, &marks).map_err(anyhow::Error::msg)?;
+        let svg = figure(&at.symbol, &rows, &marks).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(file, svg.as_bytes())?;
         writeln!(out, "figure written to {}", file.display())?;
     }
@@ -298,8 +307,12 @@ pub fn sweep(
     Ok(out)
 }
 
-/// What the figure marks besides the curves.
+/// What the figure names and marks besides the curves.
 struct Marks<'a> {
+    /// The title (what, the program, the machines).
+    title: String,
+    /// Each machine's legend entry, in the order of the rows' times.
+    machines: Vec<String>,
     /// Sizes counted (on the axis).
     analyzed: &'a [i64],
     /// Measured times.
@@ -308,98 +321,113 @@ struct Marks<'a> {
 
 /// Predicted time against the size, log-log, one curve (with its interval) per machine,
 /// the analyzed sizes marked on the axis and measured times as points.
-fn figure(
-    symbol: &str,
-    rows: &[SweepRow],
-    machines: &[String],
-    marks: &Marks<'_>,
-) -> Result<String, String> {
+fn figure(symbol: &str, rows: &[SweepRow], marks: &Marks<'_>) -> Result<String, String> {
+    use crate::figure_style as st;
     let (analyzed, measured) = (marks.analyzed, marks.measured);
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (900, 600)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let xs = rows
+        let xs: Vec<f64> = rows
             .iter()
             .map(|r| r.0 as f64)
-            .chain(analyzed.iter().map(|v| *v as f64));
-        let (xlo, xhi) = xs.fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
+            .chain(analyzed.iter().map(|v| *v as f64))
+            .chain(measured.iter().map(|m| m.0 as f64))
+            .collect();
+        let (xlo, xhi) = xs
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(*x), b.max(*x)));
         let ys = rows
             .iter()
-            .flat_map(|r| r.1.iter().flat_map(|t| [t.1, t.2]));
+            .flat_map(|r| r.1.iter().flat_map(|t| [t.1, t.2]))
+            .chain(measured.iter().map(|m| m.1));
         let (ylo, yhi) = ys
             .filter(|y| *y > 0.0)
             .fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(y), b.max(y)));
         if !ylo.is_finite() || !xlo.is_finite() {
             return Err("nothing to draw: no positive prediction".into());
         }
+        let (x0, x1) = (xlo * 0.8, xhi * 1.25);
+        let (y0, y1) = (ylo * 0.5, yhi * 2.0);
+        let label = |x: f64| st::fmt_number(x);
+        let x_ticks = st::distinct_labels(&st::log_ticks(x0, x1, &xs, true), label);
+        let y_ticks = st::distinct_labels(&st::log_ticks(y0, y1, &[], false), st::fmt_time);
         let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("Predicted time against {symbol}"),
-                ("sans-serif", 20),
-            )
+            .caption(&marks.title, (st::FONT, st::TITLE))
             .margin(15)
-            .x_label_area_size(45)
+            .x_label_area_size(55)
             .y_label_area_size(95)
             .build_cartesian_2d(
-                (xlo * 0.8..xhi * 1.25).log_scale(),
-                (ylo * 0.5..yhi * 2.0).log_scale(),
+                (x0..x1).log_scale().with_key_points(x_ticks),
+                (y0..y1).log_scale().with_key_points(y_ticks),
             )
             .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
+        st::mesh(&mut chart.configure_mesh())
             .x_desc(symbol)
             .y_desc("predicted time")
-            .x_labels(8)
-            .y_labels(8)
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| crate::predict::fmt_seconds(*v))
-            .light_line_style(WHITE.mix(0.0))
+            .x_label_formatter(&|v| st::fmt_number(*v))
+            .y_label_formatter(&|v| st::fmt_time(*v))
             .draw()
             .map_err(|e| e.to_string())?;
-        for (k, name) in machines.iter().enumerate() {
-            let color = HSLColor(k as f64 / machines.len().max(1) as f64 * 0.85, 0.8, 0.4);
+        for (k, name) in marks.machines.iter().enumerate() {
+            let color = st::color(k);
             let band: Vec<(f64, f64)> = rows
                 .iter()
                 .map(|r| (r.0 as f64, r.1[k].2))
                 .chain(rows.iter().rev().map(|r| (r.0 as f64, r.1[k].1)))
                 .collect();
             chart
-                .draw_series(std::iter::once(Polygon::new(band, color.mix(0.15))))
+                .draw_series(std::iter::once(Polygon::new(band, color.mix(0.12))))
                 .map_err(|e| e.to_string())?;
+            // The interval's edges, so overlapping bands stay apart.
+            for edge in [2, 1] {
+                let e: Vec<(f64, f64)> = rows
+                    .iter()
+                    .map(|r| (r.0 as f64, if edge == 2 { r.1[k].2 } else { r.1[k].1 }))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(e, color.mix(0.45).stroke_width(1)))
+                    .map_err(|e| e.to_string())?;
+            }
             let line: Vec<(f64, f64)> = rows.iter().map(|r| (r.0 as f64, r.1[k].0)).collect();
             chart
-                .draw_series(LineSeries::new(line, color.stroke_width(2)))
+                .draw_series(LineSeries::new(line, color.stroke_width(3)))
                 .map_err(|e| e.to_string())?
-                .label(format!("{name} (90% interval shaded)"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+                .label(name.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(3))
+                });
         }
+        // One entry for the bands (each in its curve's colour).
+        chart
+            .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+            .map_err(|e| e.to_string())?
+            .label("90% interval (shaded)")
+            .legend(|(x, y)| {
+                Rectangle::new(
+                    [(x, y - 6), (x + 22, y + 6)],
+                    st::NEUTRAL.mix(0.25).filled(),
+                )
+            });
         let triangles = analyzed
             .iter()
-            .map(|v| TriangleMarker::new((*v as f64, ylo * 0.6), 8, BLACK.filled()));
+            .map(|v| TriangleMarker::new((*v as f64, ylo * 0.6), 8, st::NEUTRAL.filled()));
         chart
             .draw_series(triangles)
             .map_err(|e| e.to_string())?
             .label("analyzed (counting runs)")
-            .legend(|(x, y)| TriangleMarker::new((x + 9, y), 6, BLACK.filled()));
+            .legend(|(x, y)| TriangleMarker::new((x + 11, y), 7, st::NEUTRAL.filled()));
         if !measured.is_empty() {
             let points = measured
                 .iter()
-                .map(|(x, t)| Circle::new((*x as f64, *t), 5, BLACK.filled()));
+                .map(|(x, t)| Circle::new((*x as f64, *t), 6, BLACK.filled()));
             chart
                 .draw_series(points)
                 .map_err(|e| e.to_string())?
                 .label("measured")
-                .legend(|(x, y)| Circle::new((x + 9, y), 4, BLACK.filled()));
+                .legend(|(x, y)| Circle::new((x + 11, y), 5, BLACK.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.8))
-            .label_font(("sans-serif", 12))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        st::legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(out)

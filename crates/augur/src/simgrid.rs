@@ -196,7 +196,7 @@ pub fn predict_one(
         eprintln!("augur: communication matrix written to {}", path.display());
     }
     if let (Some(path), Some(t)) = (gantt, &p.timeline) {
-        let stem = profile.file_stem().unwrap_or_default().to_string_lossy();
+        let stem = crate::figure_style::program_name(program, profile);
         let distributed = program
             .notes
             .iter()
@@ -204,7 +204,7 @@ pub fn predict_one(
         let name = if distributed {
             format!("{stem} as distributed")
         } else {
-            stem.to_string()
+            stem
         };
         let svg = rank_gantt(&name, &machine.name, &p, t).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(path, svg.as_bytes())?;
@@ -375,10 +375,8 @@ fn what_if_text(w: &augur_simgrid::WhatIf) -> String {
     )
 }
 
-/// Ranks drawn at most in the timeline (evenly spaced beyond).
-const GANTT_ROWS: usize = 64;
-
-/// The per-rank timeline: each rank's stretches of computing, transmission and waiting.
+/// The per-rank timeline: each rank's stretches of computing, transmission and waiting
+/// (beyond a screenful of ranks, bands of consecutive ranks: `crate::gantt`).
 fn rank_gantt(
     program: &str,
     machine: &str,
@@ -387,23 +385,15 @@ fn rank_gantt(
 ) -> Result<String, String> {
     use augur_simgrid::timeline::{State, BINS};
     use plotters::style::RGBColor;
+    let palette = crate::figure_style::PALETTE;
     let color = |st: State| match st {
-        State::Compute => RGBColor(70, 130, 180),
-        State::Transmission => RGBColor(90, 170, 90),
-        State::Waiting => RGBColor(230, 160, 60),
-    };
-    let n = t.bins.len();
-    let shown: Vec<usize> = if n <= GANTT_ROWS {
-        (0..n).collect()
-    } else {
-        (0..GANTT_ROWS)
-            .map(|k| k * (n - 1) / (GANTT_ROWS - 1))
-            .collect()
+        State::Compute => palette[0],
+        State::Transmission => palette[2],
+        State::Waiting => palette[4],
     };
     let width = t.end / BINS as f64;
     let mut bars = vec![];
-    for (row, &rank) in shown.iter().enumerate() {
-        let bins = &t.bins[rank];
+    for (rank, bins) in t.bins.iter().enumerate() {
         let mut k = 0;
         while k < bins.len() {
             let mut j = k + 1;
@@ -412,7 +402,7 @@ fn rank_gantt(
             }
             if let Some(st) = bins[k] {
                 bars.push(crate::gantt::Bar {
-                    row,
+                    row: rank,
                     from: k as f64 * width,
                     to: j as f64 * width,
                     color: color(st),
@@ -421,25 +411,21 @@ fn rank_gantt(
             k = j;
         }
     }
-    let rows: Vec<String> = shown.iter().map(|r| format!("rank {r}")).collect();
-    let legend = [
+    let rows: Vec<String> = (0..t.bins.len()).map(|r| format!("rank {r}")).collect();
+    let legend: [(&str, RGBColor); 3] = [
         ("computing", color(State::Compute)),
         ("MPI: transmission", color(State::Transmission)),
         ("MPI: waiting", color(State::Waiting)),
     ];
-    let title = format!(
-        "{program}: per-rank timeline at {} ranks on {machine} (SimGrid replay{})",
-        p.ranks,
-        if n > GANTT_ROWS {
-            format!(", {GANTT_ROWS} of {n} ranks shown")
-        } else {
-            String::new()
-        },
+    let title = crate::figure_style::title(
+        &format!("Per-rank timeline at {} ranks (SimGrid replay)", p.ranks),
+        program,
+        machine,
     );
     let subtitle = format!(
         "predicted {}: {}; the run is drawn",
-        crate::predict::fmt_seconds(p.seconds),
+        crate::figure_style::fmt_time(p.seconds),
         time_parts(p)
     );
-    crate::gantt::figure(&title, &subtitle, &rows, &bars, &legend, t.end)
+    crate::gantt::figure(&title, &subtitle, "rank", &rows, &bars, &legend, t.end)
 }

@@ -73,14 +73,18 @@ pub fn run(
         out = serde_json::to_string_pretty(&doc)? + "\n";
     }
     if let Some(path) = args.plot {
-        let svg = speedup_figure(&all).map_err(anyhow::Error::msg)?;
+        let program = crate::figure_style::program_name(&profile, profile_path);
+        let curves: Vec<(&LoadedMachine, &ThreadsPrediction)> =
+            machines.iter().zip(all.iter().map(|a| &a.1)).collect();
+        let svg = speedup_figure(&program, &curves).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(path, svg.as_bytes())?;
         eprintln!("augur: speedup curve written to {}", path.display());
     }
     if let Some(path) = args.gantt {
         let (name, pred) = &all[0];
         let point = pred.points.last().expect("thread counts given");
-        let svg = gantt_figure(name, point).map_err(anyhow::Error::msg)?;
+        let program = crate::figure_style::program_name(&profile, profile_path);
+        let svg = gantt_figure(&program, name, point).map_err(anyhow::Error::msg)?;
         crate::cli::write_atomically(path, svg.as_bytes())?;
         eprintln!(
             "augur: timeline at {} threads written to {}",
@@ -236,47 +240,65 @@ fn phases_table(last: &ThreadPoint) -> String {
     s
 }
 
-/// Speedup T(1)/T(P) against P (log2 axes) per machine, the ideal line, and where the
-/// machine runs out of cores.
-fn speedup_figure(all: &[(String, ThreadsPrediction)]) -> Result<String, String> {
-    let pmax = all
+/// Speedup T(1)/T(P) against P (log axes) per machine, the ideal line, where each
+/// machine runs out of cores (grey, dashed) and the limit of its memory bandwidth (the
+/// triad's speedup `B(P)/B(1)` from its `[openmp]` section, dashed in its colour).
+fn speedup_figure(
+    program: &str,
+    all: &[(&LoadedMachine, &ThreadsPrediction)],
+) -> Result<String, String> {
+    use crate::figure_style as st;
+    let counts: Vec<f64> = all
         .iter()
-        .flat_map(|(_, p)| p.points.iter().map(|x| x.threads))
-        .max()
-        .unwrap_or(1)
-        .max(2) as f64;
+        .flat_map(|(_, p)| p.points.iter().map(|x| f64::from(x.threads)))
+        .collect();
+    let pmax = counts.iter().copied().fold(2.0, f64::max);
+    let names: Vec<String> = all.iter().map(|(m, _)| m.name.clone()).collect();
+    let title = st::title(
+        "Predicted speedup T(1)/T(P)",
+        program,
+        &st::machines_name(&names),
+    );
+    let (x0, x1) = (0.8, pmax * 1.25);
+    let (y0, y1) = (0.25, pmax * 1.25);
+    let x_ticks = st::log_ticks(x0, x1, &counts, true);
+    // Powers of two: the ideal line passes through the ticks.
+    let twos: Vec<f64> = (-2..=pmax.log2().ceil() as i32)
+        .map(|k| 2f64.powi(k))
+        .collect();
+    let y_ticks = st::distinct_labels(&st::log_ticks(y0, y1, &twos, false), st::fmt_number);
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, (900, 600)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut chart = ChartBuilder::on(&root)
-            .caption("Predicted speedup T(1)/T(P)", ("sans-serif", 20))
+            .caption(&title, (st::FONT, st::TITLE))
             .margin(15)
-            .x_label_area_size(45)
-            .y_label_area_size(60)
+            .x_label_area_size(55)
+            .y_label_area_size(70)
             .build_cartesian_2d(
-                (0.8..pmax * 1.25).log_scale(),
-                (0.25..pmax * 1.25).log_scale(),
+                (x0..x1).log_scale().with_key_points(x_ticks),
+                (y0..y1).log_scale().with_key_points(y_ticks),
             )
             .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
+        st::mesh(&mut chart.configure_mesh())
             .x_desc("threads P")
             .y_desc("speedup")
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| format!("{v:.2}"))
+            .x_label_formatter(&|v| st::fmt_number(*v))
+            .y_label_formatter(&|v| st::fmt_number(*v))
             .draw()
             .map_err(|e| e.to_string())?;
         chart
             .draw_series(LineSeries::new(
                 vec![(1.0, 1.0), (pmax, pmax)],
-                BLACK.mix(0.4),
+                st::NEUTRAL.stroke_width(1),
             ))
             .map_err(|e| e.to_string())?
-            .label("ideal")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BLACK.mix(0.4)));
-        for (k, (name, pred)) in all.iter().enumerate() {
-            let color = HSLColor(k as f64 / all.len().max(1) as f64 * 0.85, 0.8, 0.4);
+            .label("ideal (speedup P)")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], st::NEUTRAL));
+        cores_marks(&mut chart, all, pmax)?;
+        for (k, (machine, pred)) in all.iter().enumerate() {
+            let color = st::color(k);
             let Some(t1) = pred
                 .points
                 .iter()
@@ -291,68 +313,130 @@ fn speedup_figure(all: &[(String, ThreadsPrediction)]) -> Result<String, String>
                 .map(|p| (p.threads as f64, t1 / p.seconds))
                 .collect();
             chart
-                .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
+                .draw_series(LineSeries::new(line.clone(), color.stroke_width(3)))
                 .map_err(|e| e.to_string())?
-                .label(name.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+                .label(st::machine_label(machine))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 22, y)], color.stroke_width(3))
+                });
             chart
                 .draw_series(
                     line.iter()
-                        .map(|&(x, y)| Circle::new((x, y), 4, color.filled())),
+                        .map(|&(x, y)| Circle::new((x, y), 5, color.filled())),
                 )
                 .map_err(|e| e.to_string())?;
-            marks(&mut chart, pred, pmax, color)?;
+            bandwidth_limit(&mut chart, machine, pred, all.len() > 1, color)?;
+            contention_mark(&mut chart, pred, t1)?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.8))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        st::legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(out)
 }
 
 /// A chart with log axes both ways (the speedup curves).
-pub(crate) type LogLog<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<
-        plotters::coord::combinators::LogCoord<f64>,
-        plotters::coord::combinators::LogCoord<f64>,
-    >,
->;
+type LogLog<'a, 'b> = crate::figure_style::LogLog<'a, 'b>;
 
-/// Marks where the machine runs out of cores and where sharing the memory bandwidth
-/// first costs more than a tenth of the time.
-fn marks(
+/// A grey dashed vertical line where each machine runs out of cores (once per count of
+/// cores), labelled `N cores`.
+fn cores_marks(
     chart: &mut LogLog<'_, '_>,
-    pred: &ThreadsPrediction,
+    all: &[(&LoadedMachine, &ThreadsPrediction)],
     pmax: f64,
-    color: HSLColor,
 ) -> Result<(), String> {
-    if let Some(cores) = pred.cores.filter(|c| (*c as f64) < pmax) {
-        let c = cores as f64;
+    use crate::figure_style as st;
+    let mut cores: Vec<u32> = all
+        .iter()
+        .filter_map(|(_, p)| p.cores)
+        .filter(|c| f64::from(*c) < pmax)
+        .collect();
+    cores.sort_unstable();
+    cores.dedup();
+    for c in cores {
+        let x = f64::from(c);
         chart
-            .draw_series(LineSeries::new(vec![(c, 0.25), (c, pmax)], color.mix(0.6)))
+            .draw_series(DashedLineSeries::new(
+                vec![(x, 0.25), (x, pmax * 1.1)],
+                8,
+                6,
+                st::NEUTRAL.stroke_width(2),
+            ))
             .map_err(|e| e.to_string())?;
         chart
             .draw_series(std::iter::once(Text::new(
-                format!("{cores} cores"),
-                (c * 1.03, 0.3),
-                ("sans-serif", 13),
+                format!("{c} cores"),
+                (x * 1.04, 0.3),
+                (st::FONT, st::SUBTITLE).into_font().color(&st::NEUTRAL),
             )))
             .map_err(|e| e.to_string())?;
     }
+    Ok(())
+}
+
+/// The speedup a loop bound by main memory reaches on `machine`: the triad's bandwidth
+/// with P threads over one thread's (flat beyond the counts measured), dashed.
+fn bandwidth_limit(
+    chart: &mut LogLog<'_, '_>,
+    machine: &LoadedMachine,
+    pred: &ThreadsPrediction,
+    name_it: bool,
+    color: RGBColor,
+) -> Result<(), String> {
+    let Some(omp) = &machine.profile.openmp else {
+        return Ok(());
+    };
+    let Some(b1) = omp
+        .bandwidth("memory", 1)
+        .filter(|b| b.extrapolated.is_none())
+    else {
+        return Ok(());
+    };
+    let line: Vec<(f64, f64)> = pred
+        .points
+        .iter()
+        .filter_map(|p| {
+            let b = omp.bandwidth("memory", p.threads)?;
+            Some((f64::from(p.threads), b.value / b1.value))
+        })
+        .collect();
+    if line.len() < 2 {
+        return Ok(());
+    }
+    let label = if name_it {
+        format!("memory-bound limit ({})", machine.name)
+    } else {
+        "memory-bound limit: triad bandwidth B(P)/B(1)".to_string()
+    };
+    chart
+        .draw_series(DashedLineSeries::new(line, 10, 6, color.stroke_width(2)))
+        .map_err(|e| e.to_string())?
+        .label(label)
+        .legend(move |(x, y)| {
+            plotters::element::DashedPathElement::new(
+                vec![(x, y), (x + 22, y)],
+                6,
+                4,
+                color.stroke_width(2),
+            )
+        });
+    Ok(())
+}
+
+/// Marks the first count where sharing the memory bandwidth costs more than a tenth of
+/// the time.
+fn contention_mark(
+    chart: &mut LogLog<'_, '_>,
+    pred: &ThreadsPrediction,
+    t1: f64,
+) -> Result<(), String> {
+    use crate::figure_style as st;
     if let Some(p) = pred.points.iter().find(|p| p.contention > 0.1 * p.seconds) {
-        let x = p.threads as f64;
+        let (x, y) = (f64::from(p.threads), t1 / p.seconds);
         chart
             .draw_series(std::iter::once(Text::new(
                 "bandwidth-bound from here".to_string(),
-                (x, 0.45),
-                ("sans-serif", 13),
+                (x * 1.04, y * 0.8),
+                (st::FONT, st::SUBTITLE).into_font().color(&st::NEUTRAL),
             )))
             .map_err(|e| e.to_string())?;
     }
@@ -388,13 +472,15 @@ impl Part {
         }
     }
 
+    /// Okabe and Ito's colours (the figures' palette), idle a light grey.
     fn color(self) -> RGBColor {
+        use crate::figure_style::PALETTE;
         match self {
-            Part::Work => RGBColor(70, 130, 180),
-            Part::Imbalance => RGBColor(230, 160, 60),
-            Part::CoreSharing => RGBColor(150, 110, 190),
-            Part::Overhead => RGBColor(200, 60, 60),
-            Part::Idle => RGBColor(220, 220, 220),
+            Part::Work => PALETTE[0],
+            Part::Imbalance => PALETTE[4],
+            Part::CoreSharing => PALETTE[3],
+            Part::Overhead => PALETTE[1],
+            Part::Idle => RGBColor(215, 215, 215),
         }
     }
 }
@@ -438,7 +524,7 @@ fn gantt_bars(p: &ThreadPoint) -> Vec<(usize, f64, f64, Part)> {
 
 /// One bar per thread: serial time (thread 0 busy, the others idle), then each phase's
 /// work, its wait for the slowest thread and its overhead, phases in program order.
-fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
+fn gantt_figure(program: &str, machine: &str, p: &ThreadPoint) -> Result<String, String> {
     let rows: Vec<String> = (0..p.threads).map(|t| format!("thread {t}")).collect();
     let bars: Vec<crate::gantt::Bar> = gantt_bars(p)
         .into_iter()
@@ -451,11 +537,20 @@ fn gantt_figure(machine: &str, p: &ThreadPoint) -> Result<String, String> {
         .collect();
     let legend: Vec<(&str, RGBColor)> = Part::ALL.iter().map(|p| (p.label(), p.color())).collect();
     crate::gantt::figure(
-        &format!("Per-thread timeline at {} threads on {machine}", p.threads),
+        &crate::figure_style::title(
+            &format!(
+                "Per-thread timeline at {} thread{}",
+                p.threads,
+                if p.threads == 1 { "" } else { "s" }
+            ),
+            program,
+            machine,
+        ),
         &format!(
             "predicted {}; each construct's executions together",
-            crate::predict::fmt_seconds(p.seconds)
+            crate::figure_style::fmt_time(p.seconds)
         ),
+        "thread",
         &rows,
         &bars,
         &legend,

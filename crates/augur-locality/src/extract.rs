@@ -251,6 +251,12 @@ impl<'a> Cx<'a> {
             let mut nodes = Vec::new();
             self.refs_of(si.0, st, &vars, &mut nodes);
             self.implicit = true;
+            // The root runs whole at each of the nest's executions.
+            for n in &mut nodes {
+                if let Node::Loop(root) = n {
+                    root.every = 1;
+                }
+            }
             Ok(nodes)
         } else {
             // The root runs whole at each of the nest's executions (its entries).
@@ -864,6 +870,19 @@ impl<'a> Cx<'a> {
                     );
                     return;
                 }
+            }
+        }
+        // A statement an IF guards runs on its share of the passes, as a guarded DO.
+        let every = self
+            .elem_loops
+            .get(&si)
+            .and_then(|ls| ls.first())
+            .and_then(|l| self.opts.every.get(l))
+            .copied()
+            .unwrap_or(1);
+        for n in &mut local {
+            if let Node::Loop(l) = n {
+                l.every = every.max(1);
             }
         }
         out.extend(local);

@@ -607,10 +607,11 @@ const GUARDED: &str = "\
 program gu
   implicit none
   integer, parameter :: n = 1000
-  real(8) :: u(n), snap(n)
+  real(8) :: u(n), snap(n), w(n)
   integer :: it, i
   u = 1.0d0
   snap = 0.0d0
+  w = 0.0d0
   do it = 1, 100
     do i = 1, n
       u(i) = 0.5d0 * u(i) + 1.0d0
@@ -619,16 +620,18 @@ program gu
       do i = 1, n
         snap(i) = snap(i) + u(i)
       end do
+      w = w + u
     end if
   end do
-  print *, sum(snap)
+  print *, sum(snap) + sum(w)
 end program gu
 ";
 
 #[test]
 fn a_loop_an_if_guards_is_streamed_on_its_share_of_the_passes() {
-    // The snapshot loop runs in one time step of ten: its array is read and written
-    // 10 times, not 100 (u: 100 sweeps of the update, 10 of the snapshot).
+    // The snapshot loop and the array statement after it run in one time step of ten:
+    // their arrays are read and written 10 times, not 100 (u: 100 sweeps of the update,
+    // 10 of the snapshot, 10 of the statement).
     let (an, _dir) = analyze("gu.f90", GUARDED);
     let loc = an.profile.locality.as_ref().expect("locality analyzed");
     let line = line_of(GUARDED, "do it = 1");
@@ -639,8 +642,12 @@ fn a_loop_an_if_guards_is_streamed_on_its_share_of_the_passes() {
         .unwrap_or_else(|| panic!("no time-step nest: {loc:#?}"));
     let accesses = |name: &str| n.arrays.iter().find(|a| a.name == name).unwrap().accesses;
     assert_eq!(accesses("snap"), 10 * 2 * 1000);
-    assert_eq!(accesses("u"), 100 * 2 * 1000 + 10 * 1000);
-    assert_eq!(n.accesses, 10 * 2 * 1000 + 100 * 2 * 1000 + 10 * 1000);
+    assert_eq!(accesses("w"), 10 * 2 * 1000);
+    assert_eq!(accesses("u"), 100 * 2 * 1000 + 10 * 1000 + 10 * 1000);
+    assert_eq!(
+        n.accesses,
+        2 * 10 * 2 * 1000 + 100 * 2 * 1000 + 2 * 10 * 1000
+    );
     // The stream the reuse distances come from runs it as often.
     let snap = n.arrays.iter().find(|a| a.name == "snap").unwrap();
     assert_eq!(

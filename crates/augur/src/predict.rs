@@ -656,6 +656,21 @@ fn fmt_num(x: f64) -> String {
 }
 
 /// Seconds with 4 significant digits and a unit that fits.
+/// A 90% interval with its ends: `LOW .. HIGH ×F`, F the factor either way
+/// (the side-by-side table's `×F` with its ends).
+pub fn fmt_interval_ends(low: f64, high: f64) -> String {
+    let factor = if low > 0.0 && high > 0.0 {
+        (high / low).sqrt()
+    } else {
+        f64::NAN
+    };
+    if factor.is_finite() {
+        format!("{} .. {} ×{factor:.2}", fmt_seconds(low), fmt_seconds(high))
+    } else {
+        format!("{} .. {}", fmt_seconds(low), fmt_seconds(high))
+    }
+}
+
 pub fn fmt_seconds(s: f64) -> String {
     let a = s.abs();
     if a >= 1.0 || a == 0.0 {
@@ -1083,6 +1098,15 @@ fn compact(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_reads_the_same_in_every_view() {
+        assert_eq!(
+            fmt_interval_ends(0.1, 0.4),
+            "100.000 ms .. 400.000 ms ×2.00"
+        );
+        assert_eq!(fmt_interval_ends(0.0, 0.4), "0.000 s .. 400.000 ms");
+    }
 
     #[test]
     fn a_compiler_is_known_by_its_file_name() {

@@ -150,7 +150,7 @@ fn table(profile: &Path, machine: &str, points: &[SweepPoint]) -> String {
     );
     let _ = writeln!(
         out,
-        "  ranks    predicted             90% interval      the run       launch  speedup  efficiency   in MPI  notes"
+        "  ranks    predicted                   90% interval      the run       launch  speedup  efficiency   in MPI  notes"
     );
     for p in points {
         let note = match (&p.extrapolated_from[..], p.warnings.is_empty()) {
@@ -167,10 +167,10 @@ fn table(profile: &Path, machine: &str, points: &[SweepPoint]) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:>5} {:>12} {:>24} {:>12} {:>12} {:>8.2} {:>10.0}% {:>7.0}%  {note}",
+            "  {:>5} {:>12} {:>30} {:>12} {:>12} {:>8.2} {:>10.0}% {:>7.0}%  {note}",
             p.ranks,
             s(p.seconds),
-            format!("{} .. {}", s(p.interval.0), s(p.interval.1)),
+            crate::predict::fmt_interval_ends(p.interval.0, p.interval.1),
             s(p.simulated),
             s(p.startup),
             p.speedup,

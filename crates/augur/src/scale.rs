@@ -217,7 +217,7 @@ pub fn sweep(
     writeln!(out, "{} against {}:", path.display(), at.symbol)?;
     write!(out, "{:>10}", at.symbol)?;
     for m in machines {
-        write!(out, "  {:>30}", crate::predict::truncate(&m.name, 30))?;
+        write!(out, "  {:>42}", crate::predict::truncate(&m.name, 42))?;
     }
     writeln!(out, "  models")?;
     for x in at.points() {
@@ -232,12 +232,11 @@ pub fn sweep(
         write!(out, "{x:>10}")?;
         for (t, lo, hi) in &times {
             let cell = format!(
-                "{} [{}, {}]",
+                "{} ({})",
                 crate::predict::fmt_seconds(*t),
-                crate::predict::fmt_seconds(*lo),
-                crate::predict::fmt_seconds(*hi)
+                crate::predict::fmt_interval_ends(*lo, *hi)
             );
-            write!(out, "  {cell:>30}")?;
+            write!(out, "  {cell:>42}")?;
         }
         writeln!(out, "  {}", models_line(&p))?;
         if json {

@@ -126,7 +126,7 @@ fn points_table(pred: &ThreadsPrediction) -> String {
         .map(|p| p.seconds);
     let _ = writeln!(
         s,
-        "{:>7} {:>10} {:>21} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}  notes",
+        "{:>7} {:>10} {:>29} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}  notes",
         "threads",
         "time",
         "90% interval",
@@ -141,10 +141,10 @@ fn points_table(pred: &ThreadsPrediction) -> String {
         let speedup = t1.map_or("-".to_string(), |t| format!("{:.2}", t / p.seconds));
         let _ = writeln!(
             s,
-            "{:>7} {:>10} {:>21} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}  {}",
+            "{:>7} {:>10} {:>29} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}  {}",
             p.threads,
             f(p.seconds),
-            format!("{} - {}", f(p.low), f(p.high)),
+            crate::predict::fmt_interval_ends(p.low, p.high),
             speedup,
             f(p.serial),
             f(p.work),

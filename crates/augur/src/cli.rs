@@ -1669,8 +1669,9 @@ fn machine_line(name: &str, path: &Path, host: &augur_machine_profile::Provenanc
                 ""
             };
             format!(
-                "{name:<32} {:<17} {cpu}, L2 {} L3 {}, measured {day}{mark}",
+                "{name:<32} {:<17} {cpu}, L1d {} L2 {} L3 {}, measured {day}{mark}",
                 format!("{} {}", p.compiler, p.fflags),
+                cache("L1d"),
                 cache("L2"),
                 cache("L3"),
             )

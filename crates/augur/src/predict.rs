@@ -162,6 +162,11 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         overlap: a.overlap,
         ..PredictOptions::default()
     };
+    if let Some(what) = report_not_written(a) {
+        bail!(
+            "--report writes the page of a sequential prediction (one profile, at one size): with {what} it would be left out; drop --report (the figures: --plot, --gantt), or write the page of the sequential prediction with `augur report PROFILE -m MACHINE -o FILE.html`"
+        );
+    }
     if let Some(at) = a.at.as_ref().filter(|at| at.to.is_some()) {
         if a.profiles.len() != 1 {
             bail!(
@@ -656,6 +661,21 @@ fn fmt_num(x: f64) -> String {
 }
 
 /// Seconds with 4 significant digits and a unit that fits.
+/// The parallel or sweep option `a` holds that `--report` does not cover yet, if it
+/// gives `--report`.
+fn report_not_written(a: &PredictArgs) -> Option<&'static str> {
+    a.report.as_ref()?;
+    if a.at.as_ref().is_some_and(|at| at.to.is_some()) {
+        Some("a size sweep (--at NAME=FROM..TO)")
+    } else if !a.threads.is_empty() {
+        Some("--threads")
+    } else if a.mpi.is_some() || a.distribution.is_some() {
+        Some("--mpi-ranks or --procs")
+    } else {
+        None
+    }
+}
+
 /// A 90% interval with its ends: `LOW .. HIGH ×F`, F the factor either way
 /// (the side-by-side table's `×F` with its ends).
 pub fn fmt_interval_ends(low: f64, high: f64) -> String {

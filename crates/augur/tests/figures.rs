@@ -66,6 +66,8 @@ fn historical_machines_are_listed_apart_and_compared_as_json() {
     let text = String::from_utf8_lossy(&out.stdout);
     let (measured, historical) = text.split_once("historical").expect("a historical section");
     assert!(measured.contains("gfortran12-O2-epyc-2core"), "{text}");
+    // The first-level cache tells the Zen 4 and Zen 5 profiles apart.
+    assert!(measured.contains("L1d 48K L2 1024K"), "{text}");
     assert!(
         historical.contains("cray-y-mp-832") && !historical.contains("epyc"),
         "{text}"

@@ -540,4 +540,22 @@ fn fopenmp_in_the_flags_is_an_openmp_analysis() {
     );
     let points = predicted_points(&prof);
     assert_eq!(points.as_array().map(Vec::len), Some(2), "{points}");
+    // The HTML page is of a sequential prediction: asked with --threads, it says so
+    // instead of writing nothing silently.
+    let page = dir.path().join("t.html");
+    let o = augur()
+        .arg("predict")
+        .arg(&prof)
+        .arg("-m")
+        .arg(machine())
+        .args(["--threads", "1,2", "--report"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("with --threads"),
+        "{err}"
+    );
+    assert!(!page.exists());
 }

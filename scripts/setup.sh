@@ -19,6 +19,9 @@ command -v smpirun >/dev/null 2>&1 || need_apt+=(simgrid libsimgrid-dev)
 { command -v perf >/dev/null 2>&1 && perf --version >/dev/null 2>&1; } || need_apt+=(linux-perf)
 # Headless Chromium: the figure tests open the SVGs augur writes and screenshot them.
 { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; } || need_apt+=(chromium)
+# A sans-serif font with Arial's metrics: figures written as PNG (`-o fig.png`) draw
+# their text with the system's fonts.
+[ -e /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf ] || need_apt+=(fonts-liberation)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} (apt-get)"

@@ -123,6 +123,19 @@ enum Anchor {
 }
 
 impl Anchor {
+    /// The anchor of a label placed outward along a direction whose cosine is `cos`:
+    /// its start toward the right, its end toward the left, centred within `dead` of
+    /// vertical.
+    fn outward(cos: f64, dead: f64) -> Anchor {
+        if cos > dead {
+            Anchor::Start
+        } else if cos < -dead {
+            Anchor::End
+        } else {
+            Anchor::Middle
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             Anchor::Start => "start",
@@ -472,13 +485,7 @@ fn axis_labels(c: &Comparison, m: usize, cx: f64, cy: f64) -> Vec<Label> {
         .map(|(k, p)| {
             let a = axis_angle(k);
             let (cos, sin) = (a.cos(), a.sin());
-            let anchor = if cos > 0.1 {
-                Anchor::Start
-            } else if cos < -0.1 {
-                Anchor::End
-            } else {
-                Anchor::Middle
-            };
+            let anchor = Anchor::outward(cos, 0.1);
             let mut lines = vec![p.short.to_string()];
             if let Some(note) = missing_note(c, m, k) {
                 lines.push(format!("({note})"));
@@ -729,13 +736,7 @@ fn node_labels(names: &[String], cx: f64, cy: f64, r: f64, angles: &[f64]) -> Ve
         .zip(angles)
         .map(|(name, &a)| {
             let (cos, sin) = (a.cos(), a.sin());
-            let anchor = if cos > 0.3 {
-                Anchor::Start
-            } else if cos < -0.3 {
-                Anchor::End
-            } else {
-                Anchor::Middle
-            };
+            let anchor = Anchor::outward(cos, 0.3);
             let d = r
                 + out
                 + if anchor == Anchor::Middle {

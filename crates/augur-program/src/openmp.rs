@@ -17,9 +17,13 @@ pub const OPENMP_FLAG: &str = "-fopenmp";
 /// Whether compiler flags compile OpenMP directives (`-fopenmp`, `-fopenmp=libomp`,
 /// `-qopenmp`, `-mp`).
 pub fn flags_enable_openmp(flags: &[String]) -> bool {
-    flags
-        .iter()
-        .any(|f| f == "-fopenmp" || f.starts_with("-fopenmp=") || f == "-qopenmp" || f == "-mp")
+    flags.iter().any(|f| flag_enables_openmp(f))
+}
+
+/// Whether one compiler flag compiles OpenMP directives (gfortran's and flang's
+/// `-fopenmp`, `-fopenmp=libomp`, Intel's `-qopenmp`, NVIDIA's `-mp`).
+pub fn flag_enables_openmp(flag: &str) -> bool {
+    flag == "-fopenmp" || flag.starts_with("-fopenmp=") || flag == "-qopenmp" || flag == "-mp"
 }
 
 /// The options of an OpenMP analysis: the build compiles the directives (`-fopenmp`

@@ -183,7 +183,7 @@ enum Command {
         /// The machine profile, a file or a library name (with a `[memory]` section,
         /// from `augur characterize --memory`).
         profile: PathBuf,
-        /// The SVG file to write.
+        /// The file to write: SVG, or PNG when it ends in `.png`.
         #[arg(short = 'o', long = "output")]
         output: PathBuf,
     },
@@ -326,7 +326,8 @@ struct CompareProgramsCmd {
     /// Programs closer than this are joined in a cluster (the thesis's 0.71).
     #[arg(long, default_value_t = augur_workload::similarity::CLUSTER_THRESHOLD)]
     threshold: f64,
-    /// Draw the clusters (figure 3.11) as SVG into this file.
+    /// Draw the clusters (figure 3.11) into this file (SVG, or PNG when it ends in
+    /// `.png`).
     #[arg(long, value_name = "FILE.svg")]
     clusters: Option<PathBuf>,
     /// Print JSON instead of text.
@@ -421,7 +422,8 @@ struct PredictCmd {
     /// its sources must be where they were analyzed.
     #[arg(long, value_name = "NAME=VALUE|NAME=FROM..TO")]
     at: Option<String>,
-    /// With --at NAME=FROM..TO: draw the predicted time against the size as SVG.
+    /// With --at NAME=FROM..TO: draw the predicted time against the size (SVG, or PNG
+    /// when the file ends in `.png`; so every figure below).
     #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     /// With --at NAME=VALUE: also write the program profile computed at that size; with
@@ -1899,7 +1901,7 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
             "augur: {} in --fflags: an OpenMP build, counted per thread at 1 and 2 threads (--threads P1,P2,... counts at others; predict with `augur predict PROFILE --threads P`)",
             flags
                 .iter()
-                .find(|f| augur_program::openmp::flags_enable_openmp(std::slice::from_ref(f)))
+                .find(|f| augur_program::openmp::flag_enables_openmp(f))
                 .map_or("-fopenmp", String::as_str)
         );
     }

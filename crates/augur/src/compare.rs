@@ -16,11 +16,17 @@ pub struct MachinesArgs {
     /// The machine the speeds are relative to (one of those compared; default: the first).
     #[arg(long, value_name = "NAME")]
     reference: Option<String>,
-    /// Write the Kiviat graphs: a file ending in `.svg` gets all machines in one grid; a
-    /// directory gets one `NAME.svg` per machine and `grid.svg`.
+    /// Write the Kiviat graphs: a file ending in `.svg` (or `.png`) gets all machines in
+    /// one grid; a directory gets one `NAME.svg` per machine and `grid.svg` (`.png` with
+    /// `--format png`).
     #[arg(long, value_name = "DIR_OR_FILE.svg")]
     kiviat: Option<PathBuf>,
-    /// Write the cluster graph (figure 2.7) to this SVG file.
+    /// The figures written into a `--kiviat` directory: SVG, or PNG for slides and
+    /// documents that take no SVG (a file given by name takes its extension's format).
+    #[arg(long, value_enum, default_value_t = crate::figure_style::FigureFormat::Svg)]
+    format: crate::figure_style::FigureFormat,
+    /// Write the cluster graph (figure 2.7) to this file (SVG, or PNG when it ends in
+    /// `.png`).
     #[arg(long, value_name = "FILE.svg")]
     clusters: Option<PathBuf>,
     /// Join machines whose pershape distance is below this.
@@ -119,21 +125,26 @@ pub fn machines(args: &MachinesArgs) -> Result<ExitCode> {
 
 fn write_figures(c: &Comparison, args: &MachinesArgs) -> Result<()> {
     if let Some(k) = &args.kiviat {
-        if k.extension().is_some_and(|e| e == "svg") {
-            crate::cli::write_atomically(k, svg::kiviat_grid(c).as_bytes())?;
+        if k.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg") || e.eq_ignore_ascii_case("png"))
+        {
+            crate::figure_style::write_figure(k, &svg::kiviat_grid(c))?;
         } else {
             std::fs::create_dir_all(k).with_context(|| format!("creating {}", k.display()))?;
             for (m, name) in c.machines.iter().enumerate() {
-                crate::cli::write_atomically(
-                    &k.join(format!("{name}.svg")),
-                    svg::kiviat(c, m).as_bytes(),
+                crate::figure_style::write_figure(
+                    &k.join(format!("{name}.{}", args.format.extension())),
+                    &svg::kiviat(c, m),
                 )?;
             }
-            crate::cli::write_atomically(&k.join("grid.svg"), svg::kiviat_grid(c).as_bytes())?;
+            crate::figure_style::write_figure(
+                &k.join(format!("grid.{}", args.format.extension())),
+                &svg::kiviat_grid(c),
+            )?;
         }
     }
     if let Some(f) = &args.clusters {
-        crate::cli::write_atomically(f, svg::cluster_graph(c).as_bytes())?;
+        crate::figure_style::write_figure(f, &svg::cluster_graph(c))?;
     }
     Ok(())
 }

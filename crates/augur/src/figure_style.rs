@@ -349,3 +349,92 @@ mod tests {
         );
     }
 }
+
+/// Whether `path` asks for a PNG (its extension `.png`, in any case) rather than SVG.
+pub fn wants_png(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+}
+
+/// Writes figure `svg` to `path`: the SVG itself, or when the path ends in `.png` the
+/// figure drawn at twice its size (crisp on a slide or a high-density screen) with the
+/// system's fonts, for talks and documents that take no SVG.
+pub fn write_figure(path: &Path, svg: &str) -> anyhow::Result<()> {
+    if wants_png(path) {
+        let png = rasterize(svg).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        crate::cli::write_atomically(path, &png)
+    } else {
+        crate::cli::write_atomically(path, svg.as_bytes())
+    }
+}
+
+/// The PNG of `svg` at twice its size; an error naming what to install when the system
+/// has no font to draw its text with.
+pub fn rasterize(svg: &str) -> Result<Vec<u8>, String> {
+    use resvg::{tiny_skia, usvg};
+    let mut options = usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_system_fonts();
+    let families: Vec<String> = fonts
+        .faces()
+        .flat_map(|f| f.families.iter().map(|(n, _)| n.clone()))
+        .collect();
+    // Arial's metrics first: a browser's sans-serif, which the layouts are measured for.
+    let Some(sans) = [
+        "Liberation Sans",
+        "Arial",
+        "Helvetica",
+        "DejaVu Sans",
+        "Noto Sans",
+    ]
+    .into_iter()
+    .find(|want| families.iter().any(|f| f == want))
+    .or_else(|| families.first().map(String::as_str))
+    .map(str::to_string) else {
+        return Err(
+            "no font on this system to draw the figure's text with: install one \
+                    (Debian: `apt-get install fonts-dejavu-core`) or write the figure as .svg"
+                .into(),
+        );
+    };
+    fonts.set_sans_serif_family(sans.clone());
+    options.font_family = sans;
+    let tree = usvg::Tree::from_str(svg, &options)
+        .map_err(|e| format!("cannot read the figure augur drew ({e}); write it as .svg"))?;
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(2.0)
+        .ok_or("the figure has no size")?;
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or("the figure is too large to draw as PNG; write it as .svg")?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::from_scale(2.0, 2.0),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// The format of figures written into a directory (a figure written to a named file
+/// takes its extension's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FigureFormat {
+    /// Scalable vector graphics (the default; a browser or Inkscape opens it).
+    Svg,
+    /// A bitmap at twice the figure's size, for slides and documents that take no SVG.
+    Png,
+}
+
+impl FigureFormat {
+    /// The file extension of the format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            FigureFormat::Svg => "svg",
+            FigureFormat::Png => "png",
+        }
+    }
+}

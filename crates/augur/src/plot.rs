@@ -28,7 +28,7 @@ pub fn run(profile: &Path, output: &Path) -> Result<ExitCode> {
     let name = profile.file_stem().unwrap_or_default().to_string_lossy();
     let svg = augur_memory::svg::sweep_figure_named(m, &caches, Some(&name))
         .map_err(anyhow::Error::msg)?;
-    crate::cli::write_atomically(output, svg.as_bytes())?;
+    crate::figure_style::write_figure(output, &svg)?;
     println!(
         "{}: {} curves, written to {}",
         profile.display(),

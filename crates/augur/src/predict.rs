@@ -444,7 +444,7 @@ pub(crate) fn host_machine_for(compiler: &str, fflags: &[String]) -> Result<Stri
     let sequential = |flags: &[String]| -> Vec<String> {
         augur_machine_profile::flags::code_generation(flags)
             .into_iter()
-            .filter(|f| *f != "-fopenmp")
+            .filter(|f| !augur_program::openmp::flag_enables_openmp(f))
             .map(str::to_string)
             .collect()
     };

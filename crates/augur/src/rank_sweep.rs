@@ -96,7 +96,7 @@ pub fn sweep_loaded(
             &machine.name,
         );
         let svg = figure(&title, &points).map_err(anyhow::Error::msg)?;
-        crate::cli::write_atomically(path, svg.as_bytes())?;
+        crate::figure_style::write_figure(path, &svg)?;
         eprintln!("augur: rank sweep figure written to {}", path.display());
     }
     if json {

@@ -286,7 +286,7 @@ pub fn sweep(
             measured,
         };
         let svg = figure(&at.symbol, &rows, &marks).map_err(anyhow::Error::msg)?;
-        crate::cli::write_atomically(file, svg.as_bytes())?;
+        crate::figure_style::write_figure(file, &svg)?;
         writeln!(out, "figure written to {}", file.display())?;
     }
     if json {

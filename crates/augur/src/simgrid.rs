@@ -207,7 +207,7 @@ pub fn predict_one(
             stem
         };
         let svg = rank_gantt(&name, &machine.name, &p, t).map_err(anyhow::Error::msg)?;
-        crate::cli::write_atomically(path, svg.as_bytes())?;
+        crate::figure_style::write_figure(path, &svg)?;
         eprintln!("augur: per-rank timeline written to {}", path.display());
     }
     if json {

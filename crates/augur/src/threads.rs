@@ -77,7 +77,7 @@ pub fn run(
         let curves: Vec<(&LoadedMachine, &ThreadsPrediction)> =
             machines.iter().zip(all.iter().map(|a| &a.1)).collect();
         let svg = speedup_figure(&program, &curves).map_err(anyhow::Error::msg)?;
-        crate::cli::write_atomically(path, svg.as_bytes())?;
+        crate::figure_style::write_figure(path, &svg)?;
         eprintln!("augur: speedup curve written to {}", path.display());
     }
     if let Some(path) = args.gantt {
@@ -85,7 +85,7 @@ pub fn run(
         let point = pred.points.last().expect("thread counts given");
         let program = crate::figure_style::program_name(&profile, profile_path);
         let svg = gantt_figure(&program, name, point).map_err(anyhow::Error::msg)?;
-        crate::cli::write_atomically(path, svg.as_bytes())?;
+        crate::figure_style::write_figure(path, &svg)?;
         eprintln!(
             "augur: timeline at {} threads written to {}",
             point.threads,

@@ -47,7 +47,7 @@ pub fn compare_programs(a: &CompareArgs) -> Result<ExitCode> {
     let machines = augur_workload::load_machines(&a.machines)?;
     let c = augur_workload::compare(&programs, &machines, a.threshold);
     if let Some(path) = &a.clusters {
-        crate::cli::write_atomically(path, clusters_svg(&c).as_bytes())?;
+        crate::figure_style::write_figure(path, &clusters_svg(&c))?;
     }
     if a.json {
         let doc = crate::schemas::Document::new("augur-program-comparison", &c);

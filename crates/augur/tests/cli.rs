@@ -334,3 +334,39 @@ fn a_program_without_branches_reports_zero_mispredictions_unsigned() {
     assert!(stdout.contains("0.0000e0 mispredictions"), "{stdout}");
     assert!(!stdout.contains("-0.0000e0"), "{stdout}");
 }
+
+/// A figure written to a `.png` file is a bitmap at twice the SVG's size with its text
+/// drawn (the system's fonts found), for slides that take no SVG.
+#[test]
+fn a_figure_asked_for_as_png_is_drawn_at_twice_its_size_with_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let (svg, png) = (dir.path().join("sweep.svg"), dir.path().join("sweep.png"));
+    for out in [&svg, &png] {
+        let run = augur()
+            .args(["plot", "gfortran12-O2-epyc-zen5-2core", "-o"])
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let width: u32 = text
+        .split("width=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .and_then(|w| w.parse().ok())
+        .expect("the SVG's width");
+    let pixmap = resvg::tiny_skia::Pixmap::load_png(&png).expect("a PNG");
+    assert_eq!(pixmap.width(), 2 * width);
+    // The title's text is drawn: dark pixels in the top band, above the plot.
+    let band = (pixmap.width() * 100) as usize;
+    let dark = pixmap.pixels()[..band]
+        .iter()
+        .filter(|p| p.red() < 80 && p.green() < 80 && p.blue() < 80)
+        .count();
+    assert!(dark > 200, "no title drawn in the PNG ({dark} dark pixels)");
+}

@@ -181,7 +181,8 @@ fn compiled_notes(
                 continue;
             };
             let m = table.incore.as_ref();
-            let cl = crate::recurrence::as_priced(cl, u, l).unwrap_or_else(|| cl.clone());
+            let cl =
+                crate::recurrence::as_priced(cl, u, l).unwrap_or(std::borrow::Cow::Borrowed(cl));
             let t = crate::recurrence::priced_loop_time(table, &cl, l);
             out.push(CompiledNote {
                 file: u.file.clone(),

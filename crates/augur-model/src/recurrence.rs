@@ -324,18 +324,21 @@ fn in_compiled_nest(
 /// one covers, else the lanes. (Taking the arithmetic's word for every loop fixed an
 /// FFT's pairs, `x(2*k+1)` and `x(2*k+2)`, and lost more elsewhere: corpus RMS 23.7% ->
 /// 25.3% on the Zen 4 of 2026-11-28.) `None` when the loop has no counted iterations.
-pub(crate) fn as_priced(
-    cl: &CompiledLoop,
+/// Borrowed as recorded unless its iterations are corrected (a copy then: a compiled
+/// loop holds its whole schedule, and a prediction asks for each loop several times).
+pub(crate) fn as_priced<'a>(
+    cl: &'a CompiledLoop,
     u: &UnitProfile,
     l: &LoopProfile,
-) -> Option<CompiledLoop> {
-    let mut cl = cl.clone();
-    if cl.source_iterations > 8 * cl.lanes.max(1) {
-        cl.source_iterations =
-            crate::incore::iterations_by_arithmetic(&cl, &body_floating_ops(u, l.id)?)
-                .unwrap_or(cl.lanes.max(1));
+) -> Option<std::borrow::Cow<'a, CompiledLoop>> {
+    if cl.source_iterations <= 8 * cl.lanes.max(1) {
+        return Some(std::borrow::Cow::Borrowed(cl));
     }
-    Some(cl)
+    let mut cl = cl.clone();
+    cl.source_iterations =
+        crate::incore::iterations_by_arithmetic(&cl, &body_floating_ops(u, l.id)?)
+            .unwrap_or(cl.lanes.max(1));
+    Some(std::borrow::Cow::Owned(cl))
 }
 
 /// The in-core time of the innermost loop of `u` on `line` (or of the nest the compiler

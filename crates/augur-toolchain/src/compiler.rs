@@ -334,6 +334,34 @@ pub fn split_flags(flags: &str) -> Result<Vec<String>, ToolchainError> {
 }
 
 /// The file name part of a command (`/opt/bin/gfortran-12` -> `gfortran-12`).
+/// The compiler a command runs, by its base name: an MPI wrapper's (`mpif90`,
+/// `mpifort`: Open MPI's `--showme:command`, MPICH's `-show`), else the command's own.
+/// A machine profile measured with `gfortran` prices a program built with `mpif90`
+/// around it.
+pub fn underlying_compiler(fc: &str) -> String {
+    let name = command_basename(fc);
+    if !name.starts_with("mpif") {
+        return name;
+    }
+    let asked = |flag: &str| {
+        std::process::Command::new(fc)
+            .arg(flag)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .split_whitespace()
+                    .next()
+                    .map(command_basename)
+            })
+    };
+    asked("--showme:command")
+        .or_else(|| asked("-show"))
+        .unwrap_or(name)
+}
+
 fn command_basename(fc: &str) -> String {
     Path::new(fc)
         .file_name()
@@ -475,4 +503,19 @@ pub fn tool_output(cmd: &mut Command) -> io::Result<Output> {
         stdout,
         stderr,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compiler_is_known_by_its_file_name_and_a_wrapper_by_what_it_runs() {
+        assert_eq!(underlying_compiler("/usr/bin/gfortran"), "gfortran");
+        assert_eq!(underlying_compiler("flang-new-19"), "flang-new-19");
+        // A wrapper that cannot say what it wraps is taken by its own name.
+        assert_eq!(underlying_compiler("/nonexistent/mpif90"), "mpif90");
+        // Open MPI's wrapper (the CI installs it) runs gfortran.
+        assert_eq!(underlying_compiler("mpif90"), "gfortran");
+    }
 }

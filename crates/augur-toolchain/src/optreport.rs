@@ -45,7 +45,9 @@ pub fn report(
     extra_fflags: &[String],
 ) -> Result<OptReport, String> {
     let mut out = OptReport {
-        compiler: tc.fc.clone(),
+        // The compiler an MPI wrapper runs: the report is its, and a machine profile of
+        // that compiler uses it.
+        compiler: crate::compiler::underlying_compiler(&tc.fc),
         compiler_version: tc.version.clone(),
         fflags: tc.fflags.clone(),
         ..OptReport::default()

@@ -438,3 +438,11 @@ impl FigureFormat {
         }
     }
 }
+
+/// A figure drawn for a report rather than a file: the SVG and what it shows.
+pub struct Drawn {
+    /// What the figure shows, under it.
+    pub caption: String,
+    /// The SVG document.
+    pub svg: String,
+}

@@ -234,11 +234,23 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
             plot: a.plot.as_deref(),
             gantt: a.gantt.as_deref(),
             json: a.json,
+            draw: a.report.is_some(),
         };
-        print!(
-            "{}",
-            crate::threads::run(&a.profiles[0], &machines, options, &args)?
-        );
+        let out = crate::threads::run(&a.profiles[0], &machines, options, &args)?;
+        print!("{}", out.text);
+        if let Some(page) = &a.report {
+            let section = crate::report::Section {
+                id: "threads".into(),
+                title: format!("OpenMP: predicted at {} threads", list_counts(&a.threads)),
+                text: out.tables,
+                figures: out.figures,
+            };
+            let extras = crate::report::Extras {
+                measured: None,
+                sections: vec![section],
+            };
+            page_of(&a.profiles[0], &machines, options, &extras, page)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     if a.plot.is_some() {
@@ -289,7 +301,8 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 .map(|n| format!("{}: note: {n}", p.display())),
         );
         if let Some(out) = &a.report {
-            write_report(p, &profile, &machines, &preds, &warnings, None, out)?;
+            let none = crate::report::Extras::default();
+            write_report(p, &profile, &machines, &preds, &warnings, &none, out)?;
         }
         programs.push((p.clone(), profile, preds, warnings));
     }
@@ -448,12 +461,19 @@ pub(crate) fn host_machine_for(compiler: &str, fflags: &[String]) -> Result<Stri
             .map(str::to_string)
             .collect()
     };
-    let wanted = (base_compiler(compiler), sequential(fflags));
+    let wanted = (
+        augur_toolchain::underlying_compiler(compiler),
+        sequential(fflags),
+    );
     let found = library::list().into_iter().find(|(_, path)| {
         MachineProfile::read(path).is_ok_and(|m| {
             let p = &m.provenance;
             let flags: Vec<String> = p.fflags.split_whitespace().map(str::to_string).collect();
-            p.same_cpu(&host) && (base_compiler(&p.compiler), sequential(&flags)) == wanted
+            p.same_cpu(&host)
+                && (
+                    augur_toolchain::underlying_compiler(&p.compiler),
+                    sequential(&flags),
+                ) == wanted
         })
     });
     match found {
@@ -487,29 +507,6 @@ pub(crate) fn host_machine_for(compiler: &str, fflags: &[String]) -> Result<Stri
     }
 }
 
-/// The compiler a build uses, by its file name: an MPI wrapper (`mpif90`, `mpifort`,
-/// `mpif77`) as the compiler it wraps.
-fn base_compiler(compiler: &str) -> String {
-    let name = Path::new(compiler)
-        .file_name()
-        .map_or(compiler.to_string(), |n| n.to_string_lossy().into_owned());
-    if !name.starts_with("mpif") {
-        return name;
-    }
-    std::process::Command::new(compiler)
-        .arg("--showme:command")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| {
-            let out = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            Path::new(&out)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-        })
-        .unwrap_or(name)
-}
-
 /// Runs `augur report`: the HTML page of `profile` predicted on `machines`.
 pub fn report_page(
     profile: &Path,
@@ -526,6 +523,26 @@ pub fn report_page(
         .iter()
         .map(|m| LoadedMachine::load(m))
         .collect::<Result<Vec<_>, _>>()?;
+    page_of(
+        profile,
+        &machines,
+        options,
+        &crate::report::Extras::default(),
+        output,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the report of `profile` read from its file: its sequential prediction on
+/// `machines` (the breakdowns by loop, line and AbOp) with `extras` (a parallel
+/// prediction's section after the predicted time).
+fn page_of(
+    profile: &Path,
+    machines: &[LoadedMachine],
+    options: PredictOptions,
+    extras: &crate::report::Extras,
+    page: &Path,
+) -> Result<()> {
     let program = ProgramProfile::read(profile)?;
     let mut warnings = source_warnings(&program, profile);
     warnings.extend(program.notes.iter().map(|n| format!("note: {n}")));
@@ -533,10 +550,16 @@ pub fn report_page(
         .iter()
         .map(|m| m.predict(&program, options))
         .collect();
-    write_report(
-        profile, &program, &machines, &preds, &warnings, None, output,
-    )?;
-    Ok(ExitCode::SUCCESS)
+    write_report(profile, &program, machines, &preds, &warnings, extras, page)
+}
+
+/// Counts as `1, 2, 4 and 8`.
+fn list_counts(counts: &[u32]) -> String {
+    let s: Vec<String> = counts.iter().map(u32::to_string).collect();
+    match s.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => s.join(""),
+    }
 }
 
 /// Writes the HTML report of one program's predictions (atomically), with its measured
@@ -547,7 +570,7 @@ pub(crate) fn write_report(
     machines: &[LoadedMachine],
     predictions: &[Prediction],
     warnings: &[String],
-    measured: Option<&crate::report::Measured>,
+    extras: &crate::report::Extras,
     output: &Path,
 ) -> Result<()> {
     let page = crate::report::html(&crate::report::ReportInput {
@@ -556,7 +579,7 @@ pub(crate) fn write_report(
         machines,
         predictions,
         warnings,
-        measured,
+        extras,
     });
     crate::cli::write_atomically(output, page.as_bytes())?;
     eprintln!(
@@ -667,8 +690,6 @@ fn report_not_written(a: &PredictArgs) -> Option<&'static str> {
     a.report.as_ref()?;
     if a.at.as_ref().is_some_and(|at| at.to.is_some()) {
         Some("a size sweep (--at NAME=FROM..TO)")
-    } else if !a.threads.is_empty() {
-        Some("--threads")
     } else if a.mpi.is_some() || a.distribution.is_some() {
         Some("--mpi-ranks or --procs")
     } else {
@@ -1126,13 +1147,5 @@ mod tests {
             "100.000 ms .. 400.000 ms ×2.00"
         );
         assert_eq!(fmt_interval_ends(0.0, 0.4), "0.000 s .. 400.000 ms");
-    }
-
-    #[test]
-    fn a_compiler_is_known_by_its_file_name() {
-        assert_eq!(base_compiler("/usr/bin/gfortran"), "gfortran");
-        assert_eq!(base_compiler("flang-new-19"), "flang-new-19");
-        // A wrapper that cannot say what it wraps is taken by its own name.
-        assert_eq!(base_compiler("/nonexistent/mpif90"), "mpif90");
     }
 }

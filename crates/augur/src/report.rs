@@ -35,8 +35,32 @@ pub struct ReportInput<'a> {
     pub predictions: &'a [Prediction],
     /// Warnings about the inputs (changed sources, notes).
     pub warnings: &'a [String],
+    /// What the page adds to the sequential prediction: the measured time, the parallel
+    /// or sweep predictions made with it.
+    pub extras: &'a Extras,
+}
+
+/// What a report adds to the sequential prediction of its profile.
+#[derive(Default)]
+pub struct Extras {
     /// The time measured on the first machine (`augur validate --report`).
-    pub measured: Option<&'a Measured>,
+    pub measured: Option<Measured>,
+    /// Predictions made beside the sequential one (`predict --threads ... --report`),
+    /// each a section after the predicted time.
+    pub sections: Vec<Section>,
+}
+
+/// A section of the report made by another kind of prediction: its text table as
+/// printed and its figures inline.
+pub struct Section {
+    /// The anchor of the section.
+    pub id: String,
+    /// Its heading.
+    pub title: String,
+    /// The table as the command printed it.
+    pub text: String,
+    /// Its figures (SVG documents), each with a caption.
+    pub figures: Vec<crate::figure_style::Drawn>,
 }
 
 /// A validation's measured time, shown beside the prediction on the first machine.
@@ -65,6 +89,9 @@ pub fn html(r: &ReportInput) -> String {
     let mut body = String::new();
     body.push_str(&header(r, &title));
     body.push_str(&summary(r));
+    for x in &r.extras.sections {
+        body.push_str(&extra_section(x));
+    }
     body.push_str(&parts_section(
         "loops",
         "Loops (nested loops included)",
@@ -85,6 +112,27 @@ pub fn html(r: &ReportInput) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}<script>{SCRIPT}</script>\n</body>\n</html>\n",
         esc(&title)
     )
+}
+
+/// A section of another kind of prediction: its table as printed, its figures inline
+/// (the XML prologue of a figure file dropped: it may not stand inside HTML).
+fn extra_section(x: &Section) -> String {
+    let mut s = format!(
+        "<section id=\"{}\"><h2>{}</h2>\n<pre class=\"table\">{}</pre>\n",
+        esc(&x.id),
+        esc(&x.title),
+        esc(x.text.trim_end())
+    );
+    for f in &x.figures {
+        let svg = f.svg.find("<svg").map_or(f.svg.as_str(), |i| &f.svg[i..]);
+        let _ = writeln!(
+            s,
+            "<figure class=\"inline\">{svg}<figcaption>{}</figcaption></figure>",
+            esc(&f.caption)
+        );
+    }
+    s.push_str("</section>\n");
+    s
 }
 
 /// Escapes text for HTML.
@@ -152,7 +200,7 @@ fn summary(r: &ReportInput) -> String {
         );
     }
     s.push_str("</tbody></table>\n");
-    if let (Some(t), Some(p)) = (r.measured, r.predictions.first()) {
+    if let (Some(t), Some(p)) = (&r.extras.measured, r.predictions.first()) {
         let error = (p.total.seconds - t.seconds) / t.seconds;
         let _ = writeln!(
             s,
@@ -626,6 +674,8 @@ pre.src{font:12.5px/1.35 ui-monospace,Menlo,Consolas,monospace;background:#fafaf
 .pc{display:inline-block;width:4em;text-align:right;color:#a33}
 .gap{color:#999}
 figure{margin:8px 0}svg.fig{max-width:100%;height:auto;font-family:system-ui,sans-serif}
+pre.table{font:12.5px/1.35 ui-monospace,Menlo,Consolas,monospace;overflow-x:auto}
+figure.inline svg{max-width:100%;height:auto}figcaption{color:#555;font-size:13.5px}
 "#;
 
 /// Sorting by a click on a column's header (numbers by their `data-v`), and a self-test

@@ -112,7 +112,7 @@ pub fn models_line(profile: &ProgramProfile) -> String {
     model_shares(profile)
         .iter()
         .filter(|r| r.1 > 0)
-        .map(|(k, n, share)| format!("{k} {:.1}% of operations ({n} blocks)", share * 100.0))
+        .map(|(k, n, share)| format!("{k} {} of operations ({n} blocks)", fmt_share(*share)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -211,67 +211,22 @@ pub fn sweep(
     json: bool,
 ) -> Result<String> {
     let profile = ProgramProfile::read(path)?;
-    let mut out = String::new();
-    let mut rows: Vec<SweepRow> = vec![];
-    let mut sizes: Vec<SweepSize> = vec![];
-    writeln!(out, "{} against {}:", path.display(), at.symbol)?;
-    write!(out, "{:>10}", at.symbol)?;
-    for m in machines {
-        write!(out, "  {:>42}", crate::predict::truncate(&m.name, 42))?;
-    }
-    writeln!(out, "  models")?;
-    for x in at.points() {
-        let p = profile_at_size(&profile, path, at, x)?;
-        let times: Vec<(f64, f64, f64)> = machines
-            .iter()
-            .map(|m| {
-                let pr = m.predict(&p, options);
-                (pr.total.seconds, pr.interval.low, pr.interval.high)
-            })
-            .collect();
-        write!(out, "{x:>10}")?;
-        for (t, lo, hi) in &times {
-            let cell = format!(
-                "{} ({})",
-                crate::predict::fmt_seconds(*t),
-                crate::predict::fmt_interval_ends(*lo, *hi)
-            );
-            write!(out, "  {cell:>42}")?;
-        }
-        writeln!(out, "  {}", models_line(&p))?;
-        if json {
-            sizes.push(SweepSize {
-                value: x,
-                predictions: machines
-                    .iter()
-                    .zip(&times)
-                    .map(|(m, (t, lo, hi))| SweepPrediction {
-                        machine: m.name.clone(),
-                        seconds: *t,
-                        low: *lo,
-                        high: *hi,
-                    })
-                    .collect(),
-                models: model_shares(&p)
-                    .iter()
-                    .filter(|r| r.1 > 0)
-                    .map(|(k, n, share)| SweepModel {
-                        kind: k.to_string(),
-                        blocks: *n,
-                        share: *share,
-                    })
-                    .collect(),
-            });
-        }
-        rows.push((x, times));
-    }
+    let sizes = at
+        .points()
+        .into_iter()
+        .map(|x| size_at(&profile, path, at, x, machines, options))
+        .collect::<Result<Vec<SweepSize>>>()?;
     let analyzed = profile
         .scaling
         .as_ref()
         .map(|s| s.values.clone())
         .unwrap_or_default();
+    let names: Vec<&str> = machines.iter().map(|m| m.name.as_str()).collect();
+    let mut out = sweep_table(&path.display().to_string(), at, &names, &sizes);
+    out += &models_summary(&at.symbol, &analyzed, &sizes);
     if let Some(file) = plot {
-        let names: Vec<String> = machines.iter().map(|m| m.name.clone()).collect();
+        let rows: Vec<SweepRow> = sizes.iter().map(SweepSize::row).collect();
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
         let marks = Marks {
             title: crate::figure_style::title(
                 &format!("Predicted time against {}", at.symbol),
@@ -296,7 +251,7 @@ pub fn sweep(
                 profile: path.display().to_string(),
                 symbol: &at.symbol,
                 analyzed,
-                machines: machines.iter().map(|m| m.name.as_str()).collect(),
+                machines: names,
                 sizes,
                 figure: plot.map(|f| f.display().to_string()),
             },
@@ -304,6 +259,154 @@ pub fn sweep(
         out = serde_json::to_string_pretty(&doc)? + "\n";
     }
     Ok(out)
+}
+
+/// The profile at size `x` priced on each machine, with the models behind its counts.
+fn size_at(
+    profile: &ProgramProfile,
+    path: &Path,
+    at: &At,
+    x: i64,
+    machines: &[LoadedMachine],
+    options: PredictOptions,
+) -> Result<SweepSize> {
+    let p = profile_at_size(profile, path, at, x)?;
+    let predictions = machines
+        .iter()
+        .map(|m| {
+            let pr = m.predict(&p, options);
+            SweepPrediction {
+                machine: m.name.clone(),
+                seconds: pr.total.seconds,
+                low: pr.interval.low,
+                high: pr.interval.high,
+            }
+        })
+        .collect();
+    let models = model_shares(&p)
+        .iter()
+        .filter(|r| r.1 > 0)
+        .map(|(k, n, share)| SweepModel {
+            kind: k.to_string(),
+            blocks: *n,
+            share: *share,
+        })
+        .collect();
+    Ok(SweepSize {
+        value: x,
+        predictions,
+        models,
+    })
+}
+
+impl SweepSize {
+    /// The size and each machine's (time, low, high), as the figure draws them.
+    fn row(&self) -> SweepRow {
+        let times = self.predictions.iter();
+        (
+            self.value,
+            times.map(|p| (p.seconds, p.low, p.high)).collect(),
+        )
+    }
+}
+
+/// Width of one machine's cell in the sweep's table: the time, then its interval.
+const CELL: usize = 10 + 2 + 30;
+
+/// The sweep's table: a title saying what the numbers are, the machines over their
+/// columns, then one short row per size (the time and its 90% interval per machine).
+fn sweep_table(profile: &str, at: &At, machines: &[&str], sizes: &[SweepSize]) -> String {
+    let mut out = format!(
+        "predicted time of {profile} against {}, with its 90% interval (×F: F times smaller to F times larger):\n",
+        at.symbol
+    );
+    let mut names = format!("{:>10}", "");
+    let mut columns = format!("{:>10}", at.symbol);
+    for m in machines {
+        let _ = write!(names, "  {:>CELL$}", crate::predict::truncate(m, CELL));
+        let _ = write!(columns, "  {:>10}  {:>30}", "time", "90% interval");
+    }
+    for line in [names, columns] {
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    for s in sizes {
+        let mut line = format!("{:>10}", s.value);
+        for p in &s.predictions {
+            let _ = write!(
+                line,
+                "  {:>10}  {:>30}",
+                crate::predict::fmt_seconds(p.seconds),
+                crate::predict::fmt_interval_ends(p.low, p.high)
+            );
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out
+}
+
+/// Said once below the sweep's table: where the counts at each size come from (each
+/// block's model in the scale variable, made from the counting runs at `analyzed`),
+/// each kind of model with its share of the operations at the first and the last size.
+fn models_summary(symbol: &str, analyzed: &[i64], sizes: &[SweepSize]) -> String {
+    let (Some(first), Some(last)) = (sizes.first(), sizes.last()) else {
+        return String::new();
+    };
+    let runs: Vec<String> = analyzed.iter().map(|v| v.to_string()).collect();
+    let (lo, hi) = (analyzed.iter().min(), analyzed.iter().max());
+    let beyond = sizes
+        .iter()
+        .any(|s| lo.is_some_and(|l| s.value < *l) || hi.is_some_and(|h| s.value > *h));
+    let mut out = format!(
+        "\nwhere the counts come from: each block's model of its executions in {symbol}, made from the counting runs at {symbol} = {}{}\n",
+        runs.join(", "),
+        if beyond { " (sizes outside them extrapolated)" } else { "" }
+    );
+    let (a, b) = (
+        format!("% ops at {symbol}={}", first.value),
+        format!("at {symbol}={}", last.value),
+    );
+    let _ = writeln!(
+        out,
+        "  {:<10}  {a}  {b}  {:>6}  what it is",
+        "model", "blocks"
+    );
+    for m in &first.models {
+        let at_last = last.models.iter().find(|l| l.kind == m.kind);
+        let _ = writeln!(
+            out,
+            "  {:<10}  {:>aw$}  {:>bw$}  {:>6}  {}",
+            m.kind,
+            fmt_share(m.share),
+            at_last.map_or("-".to_string(), |l| fmt_share(l.share)),
+            m.blocks,
+            model_meaning(&m.kind, symbol),
+            aw = a.len(),
+            bw = b.len()
+        );
+    }
+    out
+}
+
+/// A share of the operations as a percentage; a share that is not zero never prints as
+/// `0.0%`.
+fn fmt_share(share: f64) -> String {
+    if share > 0.0 && share < 0.0005 {
+        "<0.1%".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * share)
+    }
+}
+
+/// What a kind of count model is, in a few words.
+fn model_meaning(kind: &str, symbol: &str) -> String {
+    match kind {
+        "exact" => "a symbolic sum over the block's DO nest".to_string(),
+        "constant" => "the same count at every counting run".to_string(),
+        "polynomial" => format!("a polynomial in {symbol} through every counting run"),
+        "share" => "a fixed share of its loop's iterations (a branch on data)".to_string(),
+        "fitted" => "a power law fitted to the counting runs: least sure far from them".to_string(),
+        _ => String::new(),
+    }
 }
 
 /// What the figure names and marks besides the curves.
@@ -446,5 +549,67 @@ mod tests {
         assert!(At::parse("n=4096..64").is_err());
         assert!(At::parse("1024").is_err());
         assert!(At::parse("n=x").is_err());
+    }
+
+    /// A size of a sweep on two machines, with two kinds of count model.
+    fn size(value: i64, fitted: f64) -> SweepSize {
+        let prediction = |machine: &str, seconds: f64| SweepPrediction {
+            machine: machine.to_string(),
+            seconds,
+            low: seconds / 1.3,
+            high: seconds * 1.3,
+        };
+        let model = |kind: &str, blocks: usize, share: f64| SweepModel {
+            kind: kind.to_string(),
+            blocks,
+            share,
+        };
+        SweepSize {
+            value,
+            predictions: vec![
+                prediction("fast", 1e-4 * value as f64),
+                prediction("slow", 1e-2),
+            ],
+            models: vec![model("exact", 11, 1.0 - fitted), model("fitted", 2, fitted)],
+        }
+    }
+
+    #[test]
+    fn a_sweep_says_its_models_once_below_short_rows() {
+        let at = At::parse("n=64..1024").unwrap();
+        let sizes: Vec<SweepSize> = [64, 256, 1024].map(|x| size(x, 0.02)).into();
+        let mut sizes = sizes;
+        sizes[2].models[1].share = 0.0001;
+        let table = sweep_table("mm.json", &at, &["fast", "slow"], &sizes);
+        let text = table.clone() + &models_summary("n", &[64, 96, 128], &sizes);
+        let rows: Vec<&str> = table.lines().skip(3).collect();
+        assert_eq!(rows.len(), 3, "{text}");
+        for row in &rows {
+            assert!(
+                row.chars().count() <= 10 + 2 * (2 + CELL),
+                "a long row: {row}\n{text}"
+            );
+            assert!(
+                !row.contains("exact") && !row.contains("operations"),
+                "{text}"
+            );
+        }
+        assert!(
+            rows[1].contains("25.600 ms") && rows[1].contains("×1.30"),
+            "{text}"
+        );
+        assert_eq!(text.matches("symbolic sum").count(), 1, "{text}");
+        assert_eq!(text.matches("power law").count(), 1, "{text}");
+        assert!(text.contains("(sizes outside them extrapolated)"), "{text}");
+        let fitted = text.lines().find(|l| l.trim_start().starts_with("fitted"));
+        let fitted = fitted.unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            fitted.contains("2.0%") && fitted.contains("<0.1%"),
+            "{fitted}"
+        );
+        // The time column lines up under its header, whatever the units.
+        let header = table.lines().nth(2).unwrap();
+        let end = header.find("time").unwrap() + 4;
+        assert!(rows.iter().all(|r| r[..end].ends_with('s')), "{text}");
     }
 }

@@ -38,6 +38,19 @@ pub struct ThreadArgs<'a> {
     pub gantt: Option<&'a Path>,
     /// JSON instead of text.
     pub json: bool,
+    /// Draw the speedup curve and the timeline for a report too (`--report`), whether
+    /// or not they are written to files.
+    pub draw: bool,
+}
+
+/// What [`run`] prints, and its figures when asked to draw them.
+pub struct ThreadsOutput {
+    /// What it prints: the tables, or the JSON document.
+    pub text: String,
+    /// The tables, for a report.
+    pub tables: String,
+    /// The speedup curve and the timeline at the largest count, for a report.
+    pub figures: Vec<crate::figure_style::Drawn>,
 }
 
 /// Predicts one profile at each thread count on each machine and prints the tables.
@@ -46,22 +59,20 @@ pub fn run(
     machines: &[LoadedMachine],
     options: PredictOptions,
     args: &ThreadArgs<'_>,
-) -> Result<String> {
+) -> Result<ThreadsOutput> {
     if args.threads.is_empty() {
         bail!("give thread counts with --threads, e.g. --threads 1,2,4");
     }
     let profile = ProgramProfile::read(profile_path)?;
-    let mut out = String::new();
+    let mut tables = String::new();
     let mut all = vec![];
     for m in machines {
         let pred = predict_threads(&profile, &m.profile, options, args.threads)
             .map_err(|e| anyhow::anyhow!("{}: {e}", profile_path.display()))?;
-        if !args.json {
-            out.push_str(&table(&m.name, &pred));
-        }
+        tables.push_str(&table(&m.name, &pred));
         all.push((m.name.clone(), pred));
     }
-    if args.json {
+    let out = if args.json {
         let machines = all
             .iter()
             .map(|(machine, prediction)| MachineThreads {
@@ -70,29 +81,50 @@ pub fn run(
             })
             .collect();
         let doc = Document::new("augur-thread-prediction", ThreadsJson { machines });
-        out = serde_json::to_string_pretty(&doc)? + "\n";
-    }
-    if let Some(path) = args.plot {
-        let program = crate::figure_style::program_name(&profile, profile_path);
+        serde_json::to_string_pretty(&doc)? + "\n"
+    } else {
+        tables.clone()
+    };
+    let program = crate::figure_style::program_name(&profile, profile_path);
+    let mut figures = vec![];
+    if args.plot.is_some() || args.draw {
         let curves: Vec<(&LoadedMachine, &ThreadsPrediction)> =
             machines.iter().zip(all.iter().map(|a| &a.1)).collect();
         let svg = speedup_figure(&program, &curves).map_err(anyhow::Error::msg)?;
-        crate::figure_style::write_figure(path, &svg)?;
-        eprintln!("augur: speedup curve written to {}", path.display());
+        if let Some(path) = args.plot {
+            crate::figure_style::write_figure(path, &svg)?;
+            eprintln!("augur: speedup curve written to {}", path.display());
+        }
+        figures.push(crate::figure_style::Drawn {
+            caption: "Predicted speedup against the thread count".into(),
+            svg,
+        });
     }
-    if let Some(path) = args.gantt {
+    if args.gantt.is_some() || args.draw {
         let (name, pred) = &all[0];
         let point = pred.points.last().expect("thread counts given");
-        let program = crate::figure_style::program_name(&profile, profile_path);
         let svg = gantt_figure(&program, name, point).map_err(anyhow::Error::msg)?;
-        crate::figure_style::write_figure(path, &svg)?;
-        eprintln!(
-            "augur: timeline at {} threads written to {}",
-            point.threads,
-            path.display()
-        );
+        if let Some(path) = args.gantt {
+            crate::figure_style::write_figure(path, &svg)?;
+            eprintln!(
+                "augur: timeline at {} threads written to {}",
+                point.threads,
+                path.display()
+            );
+        }
+        figures.push(crate::figure_style::Drawn {
+            caption: format!(
+                "Each thread's timeline at {} threads on {name}",
+                point.threads
+            ),
+            svg,
+        });
     }
-    Ok(out)
+    Ok(ThreadsOutput {
+        text: out,
+        tables,
+        figures,
+    })
 }
 
 /// The text report of one machine: a row per thread count, the phases of the largest,

@@ -123,26 +123,36 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         sample: v.by.contains(&By::Loop) || v.by.contains(&By::Procedure),
     };
     if !v.mpi_ranks.is_empty() {
-        return ranks_report(&augur_bench::ranks::validate_ranks(req)?, v);
+        let mut val = augur_bench::ranks::validate_ranks(req)?;
+        let busy = busy_rows(&val.rows, rank_label, |r| &r.measured);
+        val.warnings.extend(busy);
+        return ranks_report(&val, v);
     }
     if !v.threads.is_empty() {
-        return threads_report(&augur_bench::threads::validate_threads(req)?, v);
+        let mut val = augur_bench::threads::validate_threads(req)?;
+        let busy = busy_rows(&val.rows, thread_label, |r| &r.measured);
+        val.warnings.extend(busy);
+        return threads_report(&val, v);
     }
-    let val = match &v.scale {
+    let mut val = match &v.scale {
         Some((spec, x)) => validate_scaled(req, spec, *x)?,
         None => validate_one(req)?,
     };
+    val.warnings.extend(busy_warnings(&[("", &val.measured)]));
     if let Some(p) = &v.profile_out {
         let json = serde_json::to_string_pretty(&val.profile)?;
         crate::cli::write_atomically(p, json.as_bytes())?;
         eprintln!("augur: program profile written to {}", p.display());
     }
     if let Some(out) = &v.report {
-        let measured = crate::report::Measured {
-            seconds: val.measured.median,
-            runs: val.measured.runs.len(),
-            spread: val.measured.spread(),
-            build: val.build.clone(),
+        let extras = crate::report::Extras {
+            measured: Some(crate::report::Measured {
+                seconds: val.measured.median,
+                runs: val.measured.runs.len(),
+                spread: val.measured.spread(),
+                build: val.build.clone(),
+            }),
+            sections: vec![],
         };
         crate::predict::write_report(
             Path::new(&val.program),
@@ -150,7 +160,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
             std::slice::from_ref(&machine),
             std::slice::from_ref(&val.prediction),
             &val.warnings,
-            Some(&measured),
+            &extras,
             out,
         )?;
     }
@@ -192,10 +202,7 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         print!("{}", measured_report(parts, &pa.by, v.top));
     }
     println!("\n{}", comparison(&val));
-    for w in val.setup_differences.iter().chain(&val.warnings) {
-        eprintln!("augur: warning: {w}");
-    }
-    warn_if_busy(&[("", &val.measured)]);
+    print_warnings(val.setup_differences.iter().chain(&val.warnings));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -261,11 +268,40 @@ fn measured_table(out: &mut String, title: &str, rows: &[&MeasuredPart], top: us
 /// The spread of timed runs above which the machine was likely busy with other work.
 const BUSY_SPREAD: f64 = 0.10;
 
-/// Warns when timed runs spread so much that something else was running
-/// ([`busy_warnings`]).
-fn warn_if_busy(timings: &[(&str, &augur_validate::Timing)]) {
-    for w in busy_warnings(timings) {
+/// Prints a validation's warnings on standard error, each as `augur: warning: ...`.
+fn print_warnings<'a>(warnings: impl IntoIterator<Item = &'a String>) {
+    for w in warnings {
         eprintln!("augur: warning: {w}");
+    }
+}
+
+/// [`busy_warnings`] of the rows of a parallel validation (one per thread or rank
+/// count), each row named by `label` and timed by `timing`.
+fn busy_rows<R>(
+    rows: &[R],
+    label: impl Fn(&R) -> String,
+    timing: impl Fn(&R) -> &augur_validate::Timing,
+) -> Vec<String> {
+    let labels: Vec<String> = rows.iter().map(&label).collect();
+    let timings: Vec<(&str, &augur_validate::Timing)> = labels
+        .iter()
+        .zip(rows)
+        .map(|(l, r)| (l.as_str(), timing(r)))
+        .collect();
+    busy_warnings(&timings)
+}
+
+/// A row of an OpenMP validation named in a warning: `at 2 thread(s)`.
+fn thread_label(r: &augur_bench::threads::ThreadRow) -> String {
+    format!("at {} thread(s)", r.threads)
+}
+
+/// A row of an MPI validation named in a warning: `at 2 rank(s)`, or `at 2 rank(s) x 2
+/// threads` for a hybrid program.
+fn rank_label(r: &augur_bench::ranks::RankRow) -> String {
+    match r.threads {
+        1 => format!("at {} rank(s)", r.ranks),
+        t => format!("at {} rank(s) x {t} threads", r.ranks),
     }
 }
 
@@ -346,20 +382,7 @@ fn threads_report(
             s.map_or("-".into(), |s| format!("{:.2}", s.2)),
         );
     }
-    for w in &val.warnings {
-        println!("warning: {w}");
-    }
-    let labels: Vec<String> = val
-        .rows
-        .iter()
-        .map(|r| format!("at {} thread(s)", r.threads))
-        .collect();
-    let timings: Vec<(&str, &augur_validate::Timing)> = labels
-        .iter()
-        .zip(&val.rows)
-        .map(|(l, r)| (l.as_str(), &r.measured))
-        .collect();
-    warn_if_busy(&timings);
+    print_warnings(&val.warnings);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -392,9 +415,7 @@ fn ranks_report(val: &augur_bench::ranks::RankValidation, v: &ValidateArgs) -> R
             busiest
         );
     }
-    for w in &val.warnings {
-        println!("warning: {w}");
-    }
+    print_warnings(&val.warnings);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -411,5 +432,37 @@ mod tests {
         let w = busy_warnings(&[("at 2 thread(s)", &busy)]);
         assert_eq!(w.len(), 1);
         assert!(w[0].contains("at 2 thread(s) spread 57%"), "{}", w[0]);
+    }
+
+    #[test]
+    fn parallel_rows_that_spread_are_named_in_the_warnings() {
+        let timing = |runs: Vec<f64>| augur_validate::Timing::from_runs(runs);
+        let rank = |ranks: u32, threads: u32, runs: Vec<f64>| augur_bench::ranks::RankRow {
+            ranks,
+            threads,
+            predicted: 1.0,
+            compute: vec![1.0; ranks as usize],
+            measured: timing(runs),
+            error: 0.0,
+        };
+        let rows = [
+            rank(1, 1, vec![1.0, 1.01]),
+            rank(2, 1, vec![0.5, 0.9]),
+            rank(2, 2, vec![0.3, 0.6]),
+        ];
+        let w = busy_rows(&rows, rank_label, |r| &r.measured);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("at 2 rank(s) spread 57%"), "{}", w[0]);
+        assert!(w[1].contains("at 2 rank(s) x 2 threads spread"), "{}", w[1]);
+        let thread = |threads: u32, runs: Vec<f64>| augur_bench::threads::ThreadRow {
+            threads,
+            predicted: 1.0,
+            measured: timing(runs),
+            error: 0.0,
+        };
+        let rows = [thread(1, vec![1.0, 1.02]), thread(2, vec![0.6, 0.5])];
+        let w = busy_rows(&rows, thread_label, |r| &r.measured);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("at 2 thread(s) spread 18%"), "{}", w[0]);
     }
 }

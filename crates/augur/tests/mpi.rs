@@ -397,6 +397,87 @@ fn validate_mpi_ranks_times_the_job_under_mpirun() {
     assert!(v["build"].as_str().unwrap().contains("mpif90"), "{out}");
 }
 
+/// Rank 0 spins 100 ms longer each run than the run before (a count kept in the file
+/// `COUNTER`), the other ranks wait for it: the timed jobs spread as on a busy machine.
+const SLOWER_EACH_RUN: &str = "\
+program slower
+  use mpi
+  implicit none
+  integer :: ierr, rank, c, u
+  integer(8) :: t0, t, rate
+  logical :: e
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (rank == 0) then
+    c = 0
+    inquire(file='COUNTER', exist=e)
+    if (e) then
+      open(newunit=u, file='COUNTER', status='old')
+      read(u, *) c
+      close(u)
+    end if
+    c = c + 1
+    open(newunit=u, file='COUNTER', status='replace')
+    write(u, *) c
+    close(u)
+    call system_clock(t0, rate)
+    do
+      call system_clock(t)
+      if (t - t0 > c * rate / 10) exit
+    end do
+  end if
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) print *, 'done'
+  call MPI_Finalize(ierr)
+end program slower
+";
+
+#[test]
+fn validate_mpi_ranks_warns_when_the_timed_jobs_spread() {
+    let _one_job = require_mpi();
+    let dir = tempfile::tempdir().unwrap();
+    let counter = dir.path().join("count.txt");
+    let program = SLOWER_EACH_RUN.replace("COUNTER", counter.to_str().unwrap());
+    std::fs::write(dir.path().join("slower.f90"), program).unwrap();
+    let validate = |json: bool| {
+        let _ = std::fs::remove_file(&counter);
+        let mut cmd = augur();
+        cmd.current_dir(dir.path())
+            .args([
+                "validate",
+                "slower.f90",
+                "--mpi-ranks",
+                "1,2",
+                "--runs",
+                "2",
+            ])
+            .args(if json { &["--json"][..] } else { &[][..] })
+            .arg("-m")
+            .arg(mpi_machine());
+        let res = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&res.stderr).to_string();
+        assert!(res.status.success(), "{err}");
+        (String::from_utf8_lossy(&res.stdout).to_string(), err)
+    };
+    let busy = |w: &str, ranks: u32| {
+        w.contains(&format!("the timed runs at {ranks} rank(s) spread"))
+            && w.contains("something else was running")
+    };
+    let (_, err) = validate(false);
+    assert!(busy(&err, 1) && busy(&err, 2), "{err}");
+    let (out, _) = validate(true);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let warnings: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    for ranks in [1, 2] {
+        assert!(warnings.iter().any(|w| busy(w, ranks)), "{out}");
+    }
+}
+
 /// Rank 1 computes twice what rank 0 does before each allreduce; rank 0 then sends it
 /// the result.
 const UNEVEN: &str = r#"program uneven

@@ -239,6 +239,76 @@ fn validate_times_each_thread_count_on_the_wall_clock() {
     assert!(rows.iter().all(|r| r.contains('%')), "{out}");
 }
 
+/// A program each run of which spins 40 ms longer than the one before (a count kept in
+/// the file `COUNTER`): its timed runs spread as on a busy machine.
+const SLOWER_EACH_RUN: &str = "\
+program slower
+  implicit none
+  integer :: c, u, i
+  integer(8) :: t0, t, rate
+  logical :: e
+  real(8) :: s
+  c = 0
+  inquire(file='COUNTER', exist=e)
+  if (e) then
+    open(newunit=u, file='COUNTER', status='old')
+    read(u, *) c
+    close(u)
+  end if
+  c = c + 1
+  open(newunit=u, file='COUNTER', status='replace')
+  write(u, *) c
+  close(u)
+  call system_clock(t0, rate)
+  do
+    call system_clock(t)
+    if (t - t0 > c * rate / 25) exit
+  end do
+  s = 0
+!$omp parallel do reduction(+:s)
+  do i = 1, 1000
+    s = s + sqrt(dble(i))
+  end do
+!$omp end parallel do
+  print *, nint(s)
+end program slower
+";
+
+#[test]
+fn validate_threads_warns_when_the_timed_runs_spread() {
+    let dir = tempfile::tempdir().unwrap();
+    let counter = dir.path().join("count.txt");
+    let program = SLOWER_EACH_RUN.replace("COUNTER", counter.to_str().unwrap());
+    std::fs::write(dir.path().join("slower.f90"), program).unwrap();
+    let validate = |json: bool| {
+        let _ = std::fs::remove_file(&counter);
+        let mut cmd = augur();
+        cmd.current_dir(dir.path())
+            .args(["validate", "slower.f90", "--threads", "1,2", "--runs", "2"])
+            .args(if json { &["--json"][..] } else { &[][..] })
+            .arg("-m")
+            .arg(machine());
+        ok(&cmd.output().unwrap())
+    };
+    let busy = |w: &str, threads: u32| {
+        w.contains(&format!("the timed runs at {threads} thread(s) spread"))
+            && w.contains("something else was running")
+    };
+    let (_, err) = validate(false);
+    assert!(busy(&err, 1) && busy(&err, 2), "{err}");
+    let (out, _) = validate(true);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let warnings: Vec<&str> = doc["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w.as_str())
+        .collect();
+    for threads in [1, 2] {
+        assert!(warnings.iter().any(|w| busy(w, threads)), "{out}");
+    }
+}
+
 #[test]
 fn characterize_openmp_writes_its_section() {
     let dir = tempfile::tempdir().unwrap();
@@ -540,10 +610,11 @@ fn fopenmp_in_the_flags_is_an_openmp_analysis() {
     );
     let points = predicted_points(&prof);
     assert_eq!(points.as_array().map(Vec::len), Some(2), "{points}");
-    // The HTML page is of a sequential prediction: asked with --threads, it says so
-    // instead of writing nothing silently.
+    // Asked with --threads, the HTML page holds the thread table and its figures (the
+    // speedup curve and the timeline at the largest count) inline, after the sequential
+    // prediction, without --plot or --gantt.
     let page = dir.path().join("t.html");
-    let o = augur()
+    ok(&augur()
         .arg("predict")
         .arg(&prof)
         .arg("-m")
@@ -551,11 +622,18 @@ fn fopenmp_in_the_flags_is_an_openmp_analysis() {
         .args(["--threads", "1,2", "--report"])
         .arg(&page)
         .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
+        .unwrap());
+    let html = std::fs::read_to_string(&page).expect("the report");
+    let threads = html
+        .split("<section id=\"threads\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("a section of the thread prediction");
+    assert!(threads.contains("threads"), "{threads}");
+    assert_eq!(threads.matches("<svg").count(), 2, "{threads}");
+    assert!(threads.contains("Predicted speedup"), "{threads}");
     assert!(
-        !o.status.success() && err.contains("with --threads"),
-        "{err}"
+        !html.contains("<?xml"),
+        "a figure's prologue inside the page"
     );
-    assert!(!page.exists());
 }

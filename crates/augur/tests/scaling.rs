@@ -117,6 +117,18 @@ fn scalable_profile_predicts_other_sizes_and_draws_them() {
         out.contains("1024") && out.contains("figure written"),
         "{out}"
     );
+    // The models behind the counts are said once, below the table; its rows stay short.
+    assert_eq!(out.matches("symbolic sum").count(), 1, "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(rows.len() >= 10, "{out}");
+    assert!(
+        rows.iter()
+            .all(|r| r.chars().count() < 70 && !r.contains("operations")),
+        "{out}"
+    );
     let figure = std::fs::read_to_string(&svg).unwrap();
     assert!(figure.starts_with("<svg") && figure.contains("analyzed (counting runs)"));
     assert!(

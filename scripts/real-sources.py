@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Extracts the sources of bench/real's programs from their repositories' mirrors.
+"""Extracts the sources of bench/real's and bench/real-mpi's programs from their
+repositories' mirrors.
 
 usage: python3 scripts/real-sources.py [MIRRORS] [SOURCES]   (from the repository's root)
   MIRRORS (default /work/.mirror) holds OWNER+NAME/repo, a bare git directory per
@@ -39,10 +40,12 @@ def extract(gd, commit, path, dst):
 
 
 def main(mirrors, sources):
-    for manifest in sorted(glob.glob('bench/real/*.toml')):
+    for manifest in sorted(glob.glob('bench/real/*.toml') + glob.glob('bench/real-mpi/*.toml')):
         with open(manifest, 'rb') as f:
             m = tomllib.load(f)
         gd = f"{mirrors}/{m['source'].split(':', 1)[1].replace('/', '+')}/repo"
+        if os.path.isdir(f'{gd}/.git'):  # a mirror fetched with a work tree
+            gd = f'{gd}/.git'
         out = f"{sources}/{m['name']}"
         paths = list(m['files']) + list(m.get('data', []))
         if m.get('stdin') and m['stdin'] not in m.get('inputs', {}):

@@ -372,33 +372,16 @@ pub fn write_figure(path: &Path, svg: &str) -> anyhow::Result<()> {
 /// has no font to draw its text with.
 pub fn rasterize(svg: &str) -> Result<Vec<u8>, String> {
     use resvg::{tiny_skia, usvg};
-    let mut options = usvg::Options::default();
-    let fonts = options.fontdb_mut();
-    fonts.load_system_fonts();
-    let families: Vec<String> = fonts
-        .faces()
-        .flat_map(|f| f.families.iter().map(|(n, _)| n.clone()))
-        .collect();
-    // Arial's metrics first: a browser's sans-serif, which the layouts are measured for.
-    let Some(sans) = [
-        "Liberation Sans",
-        "Arial",
-        "Helvetica",
-        "DejaVu Sans",
-        "Noto Sans",
-    ]
-    .into_iter()
-    .find(|want| families.iter().any(|f| f == want))
-    .or_else(|| families.first().map(String::as_str))
-    .map(str::to_string) else {
-        return Err(
-            "no font on this system to draw the figure's text with: install one \
-                    (Debian: `apt-get install fonts-dejavu-core`) or write the figure as .svg"
-                .into(),
-        );
+    let (fonts, sans) = system_fonts().ok_or_else(|| {
+        "no font on this system to draw the figure's text with: install one \
+         (Debian: `apt-get install fonts-dejavu-core`) or write the figure as .svg"
+            .to_string()
+    })?;
+    let options = usvg::Options {
+        fontdb: fonts.clone(),
+        font_family: sans.clone(),
+        ..usvg::Options::default()
     };
-    fonts.set_sans_serif_family(sans.clone());
-    options.font_family = sans;
     let tree = usvg::Tree::from_str(svg, &options)
         .map_err(|e| format!("cannot read the figure augur drew ({e}); write it as .svg"))?;
     let size = tree
@@ -417,6 +400,38 @@ pub fn rasterize(svg: &str) -> Result<Vec<u8>, String> {
     pixmap
         .encode_png()
         .map_err(|e| format!("cannot encode the PNG: {e}"))
+}
+
+/// The system's fonts, read once for every figure a command draws, with the family that
+/// stands for `sans-serif` (Arial's metrics first: a browser's sans-serif, which the
+/// layouts are measured for); `None` when the system has no font.
+fn system_fonts() -> Option<&'static (std::sync::Arc<resvg::usvg::fontdb::Database>, String)> {
+    static FONTS: std::sync::OnceLock<
+        Option<(std::sync::Arc<resvg::usvg::fontdb::Database>, String)>,
+    > = std::sync::OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut fonts = resvg::usvg::fontdb::Database::new();
+            fonts.load_system_fonts();
+            let families: Vec<String> = fonts
+                .faces()
+                .flat_map(|f| f.families.iter().map(|(n, _)| n.clone()))
+                .collect();
+            let sans = [
+                "Liberation Sans",
+                "Arial",
+                "Helvetica",
+                "DejaVu Sans",
+                "Noto Sans",
+            ]
+            .into_iter()
+            .find(|want| families.iter().any(|f| f == want))
+            .map(str::to_string)
+            .or_else(|| families.first().cloned())?;
+            fonts.set_sans_serif_family(sans.clone());
+            Some((std::sync::Arc::new(fonts), sans))
+        })
+        .as_ref()
 }
 
 /// The format of figures written into a directory (a figure written to a named file

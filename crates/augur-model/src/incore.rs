@@ -489,15 +489,16 @@ pub(crate) fn replay_compiled_loops(
     let priced: Vec<&CompiledLoop> = report
         .compiled_loops
         .iter()
-        .filter(|cl| unpriceable(cl).is_none())
+        .filter(|cl| unpriceable(cl).is_none() && crate::replayed::is_replayed(cl))
         .collect();
     crate::par::map(&priced, |cl| replay(cl, m));
 }
 
 /// The time of one iteration of `cl` replayed on `m` ([`crate::schedule`]), ns; `None`
-/// for a profile made before the schedules were recorded.
+/// for a profile made before the schedules were recorded, and for a loop the prediction
+/// under way leaves unreplayed ([`crate::replayed`]).
 fn replay(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
-    if cl.schedule.is_empty() {
+    if cl.schedule.is_empty() || !crate::replayed::is_replayed(cl) {
         return None;
     }
     let frequencies: Vec<Option<f64>> = cl.blocks.iter().map(|b| b.frequency).collect();

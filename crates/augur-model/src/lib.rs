@@ -33,6 +33,7 @@ mod par;
 pub mod predict;
 mod price;
 mod recurrence;
+mod replayed;
 pub mod risks;
 pub mod schedule;
 pub mod segments;

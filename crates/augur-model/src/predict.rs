@@ -216,6 +216,7 @@ pub fn predict_with(
     let branches_simulated = program.branches.is_some();
     let pricing = pricing_for(program, table, options);
     let report = report_for(program, machine);
+    let _unreplayed = crate::replayed::Unreplayed::install(program, table, report);
     let priced = price_blocks(program, pricing, report);
     let mut all = Coefficients::default();
     for c in priced.blocks.iter().flatten() {

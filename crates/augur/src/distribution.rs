@@ -22,17 +22,15 @@ pub struct DistributeArgs {
 
 /// The outputs asked for.
 pub struct How<'a> {
-    /// The per-rank timeline (one grid).
-    pub gantt: Option<&'a Path>,
-    /// The sweep's figure (several grids).
-    pub plot: Option<&'a Path>,
-    /// JSON: the MPI prediction's document.
-    pub json: bool,
+    /// The prediction's: the timeline (one grid), the sweep's figure (several), JSON (the
+    /// MPI prediction's document), a report's figures.
+    pub out: crate::simgrid::Outputs<'a>,
     /// Where to write the profile with the distributed traces.
     pub profile_out: Option<&'a Path>,
 }
 
-/// Distributes, reports the distribution and predicts it at each grid.
+/// Distributes, reports the distribution and predicts it at each grid: what it prints
+/// and its section of a report.
 pub fn run(
     profile: &Path,
     machine: &augur_model::LoadedMachine,
@@ -40,12 +38,13 @@ pub fn run(
     d: &DistributeArgs,
     mpi: &crate::simgrid::MpiPredict,
     how: &How<'_>,
-) -> Result<String> {
+) -> Result<crate::report::Beside> {
     if !d.alternatives.is_empty() {
-        if how.gantt.is_some() || how.plot.is_some() || how.profile_out.is_some() {
+        let out = &how.out;
+        if out.gantt.is_some() || out.plot.is_some() || how.profile_out.is_some() {
             anyhow::bail!("--distribute-alt compares candidates in a table: --gantt, --plot and --profile-out take one distribution");
         }
-        return rank_candidates(profile, machine, options, d, mpi, how.json);
+        return rank_candidates(profile, machine, options, d, mpi, out.json);
     }
     let program = augur_program_profile::ProgramProfile::read(profile)?;
     let dist = augur_program::distribute::distribute(&program, &d.arrays, &d.grids)
@@ -75,24 +74,38 @@ pub fn run(
             options,
             &a,
             *one,
-            how.gantt,
-            how.json,
+            &how.out,
         )?,
-        _ => crate::rank_sweep::sweep_loaded(
-            &dist.profile,
-            profile,
-            machine,
-            options,
-            &a,
-            how.plot,
-            how.json,
-        )?,
+        _ => crate::rank_sweep::sweep(&dist.profile, profile, machine, options, &a, &how.out)?,
     };
-    if how.json {
-        return Ok(prediction);
-    }
-    Ok(report(profile, &dist, runs) + "\n" + &prediction)
+    let text = report(profile, &dist, runs) + "\n";
+    Ok(preceded(prediction, &text, &a.ranks, how.out.json))
 }
+
+/// The MPI prediction of a distribution at `procs` preceded by the distribution's
+/// `report`, printed (unless JSON) and in its section.
+fn preceded(
+    mut prediction: crate::report::Beside,
+    report: &str,
+    procs: &[u32],
+    json: bool,
+) -> crate::report::Beside {
+    if !json {
+        prediction.printed.insert_str(0, report);
+    }
+    let section = &mut prediction.section;
+    section.id = "distribution".into();
+    section.title = format!(
+        "Distributed: predicted at {} processors (owner-computes, SimGrid replay)",
+        crate::predict::list_counts(procs)
+    );
+    section.lead = DISTRIBUTED_LEAD.into();
+    section.text.insert_str(0, report);
+    prediction
+}
+
+/// What the sequential page beside a distributed prediction is.
+const DISTRIBUTED_LEAD: &str = "The predicted time above and the breakdowns below are the sequential program's as it is; here, as if its arrays were distributed (not an MPI run).";
 
 /// The distribution as a user reads it: arrays, split nests, messages, per-rank transfers.
 fn report(
@@ -288,7 +301,8 @@ pub struct Winner {
 }
 
 /// `--distribute-alt`: each candidate (the base, then each alternative) distributed and
-/// predicted at every processor count, ranked.
+/// predicted at every processor count, ranked; what it prints and its section of a
+/// report (the ranking).
 pub fn rank_candidates(
     profile: &Path,
     machine: &augur_model::LoadedMachine,
@@ -296,7 +310,7 @@ pub fn rank_candidates(
     d: &DistributeArgs,
     mpi: &crate::simgrid::MpiPredict,
     json: bool,
-) -> Result<String> {
+) -> Result<crate::report::Beside> {
     let program = augur_program_profile::ProgramProfile::read(profile)?;
     let mut candidates = vec![d.arrays.clone()];
     for alt in &d.alternatives {
@@ -336,14 +350,28 @@ pub fn rank_candidates(
         }
     }
     let winners = winners(&rows);
-    if json {
+    let text = ranking_text(profile, machine, &rows, &winners);
+    let procs: Vec<u32> = winners.iter().map(|w| w.procs).collect();
+    let printed = if json {
         let doc = crate::schemas::Document::new(
             "augur-distribution-ranking",
             RankingJson { rows, winners },
         );
-        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
-    }
-    Ok(ranking_text(profile, machine, &rows, &winners))
+        serde_json::to_string_pretty(&doc)? + "\n"
+    } else {
+        text.clone()
+    };
+    let section = crate::report::Section {
+        id: "distribution".into(),
+        title: format!(
+            "Distributions compared at {} processors (owner-computes, SimGrid replay)",
+            crate::predict::list_counts(&procs)
+        ),
+        lead: DISTRIBUTED_LEAD.into(),
+        text,
+        figures: vec![],
+    };
+    Ok(crate::report::Beside { printed, section })
 }
 
 /// The candidate as written: distributed arrays first, then the alignments.

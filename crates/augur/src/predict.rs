@@ -92,7 +92,8 @@ pub struct PredictArgs {
     pub region: Option<String>,
     /// JSON instead of text.
     pub json: bool,
-    /// Where to write the HTML report (one profile, sequential).
+    /// Where to write the HTML report (one profile: its sequential prediction, with a
+    /// section of the threads, ranks or sizes predicted beside it).
     pub report: Option<PathBuf>,
     /// How operation and memory time combine.
     pub overlap: Overlap,
@@ -162,99 +163,22 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
         overlap: a.overlap,
         ..PredictOptions::default()
     };
-    if let Some(what) = report_not_written(a) {
-        bail!(
-            "--report writes the page of a sequential prediction (one profile, at one size): with {what} it would be left out; drop --report (the figures: --plot, --gantt), or write the page of the sequential prediction with `augur report PROFILE -m MACHINE -o FILE.html`"
-        );
-    }
-    if let Some(at) = a.at.as_ref().filter(|at| at.to.is_some()) {
-        if a.profiles.len() != 1 {
-            bail!(
-                "--at {}=FROM..TO sweeps one profile; give exactly one",
-                at.symbol
-            );
-        }
-        print!(
-            "{}",
-            crate::scale::sweep(
-                &a.profiles[0],
-                &machines,
-                options,
-                at,
-                a.plot.as_deref(),
-                &a.measured,
-                a.json
-            )?
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let (Some(d), Some(mpi)) = (&a.distribution, &a.mpi) {
-        if a.profiles.len() != 1 || machines.len() != 1 {
-            bail!("--distribute predicts one sequential program profile on one machine");
-        }
-        let how = crate::distribution::How {
-            gantt: a.gantt.as_deref(),
-            plot: a.plot.as_deref(),
-            json: a.json,
-            profile_out: a.profile_out.as_deref(),
-        };
-        print!(
-            "{}",
-            crate::distribution::run(&a.profiles[0], &machines[0], options, d, mpi, &how)?
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let Some(mpi) = &a.mpi {
-        if a.profiles.len() != 1 || machines.len() != 1 {
-            bail!("--mpi-ranks predicts one MPI program profile on one machine");
-        }
-        print!(
-            "{}",
-            crate::simgrid::predict(
-                &a.profiles[0],
-                &machines[0],
-                options,
-                mpi,
-                a.gantt.as_deref(),
-                a.plot.as_deref(),
-                a.json
-            )?
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
-    if a.gantt.is_some() && a.threads.is_empty() {
-        bail!("--gantt draws the timeline of a parallel prediction: give --threads or --mpi-ranks");
-    }
-    if !a.threads.is_empty() {
-        if a.profiles.len() != 1 {
-            bail!("--threads predicts one OpenMP program profile; give exactly one");
-        }
-        let args = crate::threads::ThreadArgs {
-            threads: &a.threads,
-            plot: a.plot.as_deref(),
-            gantt: a.gantt.as_deref(),
-            json: a.json,
-            draw: a.report.is_some(),
-        };
-        let out = crate::threads::run(&a.profiles[0], &machines, options, &args)?;
-        print!("{}", out.text);
+    if let Some(beside) = beside_sequential(a, &machines, options)? {
+        print!("{}", beside.printed);
         if let Some(page) = &a.report {
-            let section = crate::report::Section {
-                id: "threads".into(),
-                title: format!("OpenMP: predicted at {} threads", list_counts(&a.threads)),
-                text: out.tables,
-                figures: out.figures,
-            };
             let extras = crate::report::Extras {
                 measured: None,
-                sections: vec![section],
+                sections: vec![beside.section],
             };
             page_of(&a.profiles[0], &machines, options, &extras, page)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if a.gantt.is_some() {
+        bail!("--gantt draws the timeline of a parallel prediction: give --threads or --mpi-ranks");
+    }
     if a.plot.is_some() {
-        bail!("--plot draws a sweep (--at NAME=FROM..TO) or a speedup curve (--threads 1,2,4)");
+        bail!("--plot draws a sweep (--at NAME=FROM..TO, --mpi-ranks 1,2,4) or a speedup curve (--threads 1,2,4)");
     }
     if a.report.is_some() && a.profiles.len() != 1 {
         bail!("--report writes the page of one program profile; give exactly one (or run `augur report` for each)");
@@ -386,6 +310,72 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
     }
     print!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The prediction `a` asks for beside the sequential one of its profile, if any: a size
+/// sweep (`--at NAME=FROM..TO`), a distribution (`--distribute`, `--procs`), rank counts
+/// (`--mpi-ranks`) or thread counts (`--threads`); each of one profile.
+fn beside_sequential(
+    a: &PredictArgs,
+    machines: &[LoadedMachine],
+    options: PredictOptions,
+) -> Result<Option<crate::report::Beside>> {
+    let draw = a.report.is_some();
+    let profile = a.profiles.first().filter(|_| a.profiles.len() == 1);
+    if let Some(at) = a.at.as_ref().filter(|at| at.to.is_some()) {
+        let Some(profile) = profile else {
+            bail!(
+                "--at {}=FROM..TO sweeps one profile; give exactly one",
+                at.symbol
+            );
+        };
+        let args = crate::scale::SweepArgs {
+            at,
+            plot: a.plot.as_deref(),
+            measured: &a.measured,
+            json: a.json,
+            draw,
+        };
+        return crate::scale::sweep(profile, machines, options, &args).map(Some);
+    }
+    if let Some(mpi) = &a.mpi {
+        let (Some(profile), [machine]) = (profile, machines) else {
+            match a.distribution {
+                Some(_) => {
+                    bail!("--distribute predicts one sequential program profile on one machine")
+                }
+                None => bail!("--mpi-ranks predicts one MPI program profile on one machine"),
+            }
+        };
+        let out = crate::simgrid::Outputs {
+            gantt: a.gantt.as_deref(),
+            plot: a.plot.as_deref(),
+            json: a.json,
+            draw,
+        };
+        let Some(d) = &a.distribution else {
+            return crate::simgrid::predict(profile, machine, options, mpi, &out).map(Some);
+        };
+        let how = crate::distribution::How {
+            out,
+            profile_out: a.profile_out.as_deref(),
+        };
+        return crate::distribution::run(profile, machine, options, d, mpi, &how).map(Some);
+    }
+    if a.threads.is_empty() {
+        return Ok(None);
+    }
+    let Some(profile) = profile else {
+        bail!("--threads predicts one OpenMP program profile; give exactly one");
+    };
+    let args = crate::threads::ThreadArgs {
+        threads: &a.threads,
+        plot: a.plot.as_deref(),
+        gantt: a.gantt.as_deref(),
+        json: a.json,
+        draw,
+    };
+    crate::threads::run(profile, machines, options, &args).map(Some)
 }
 
 type ProgramEntry = (PathBuf, ProgramProfile, Vec<Prediction>, Vec<String>);
@@ -554,7 +544,7 @@ fn page_of(
 }
 
 /// Counts as `1, 2, 4 and 8`.
-fn list_counts(counts: &[u32]) -> String {
+pub(crate) fn list_counts(counts: &[u32]) -> String {
     let s: Vec<String> = counts.iter().map(u32::to_string).collect();
     match s.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
@@ -683,20 +673,6 @@ fn fmt_num(x: f64) -> String {
     }
 }
 
-/// Seconds with 4 significant digits and a unit that fits.
-/// The parallel or sweep option `a` holds that `--report` does not cover yet, if it
-/// gives `--report`.
-fn report_not_written(a: &PredictArgs) -> Option<&'static str> {
-    a.report.as_ref()?;
-    if a.at.as_ref().is_some_and(|at| at.to.is_some()) {
-        Some("a size sweep (--at NAME=FROM..TO)")
-    } else if a.mpi.is_some() || a.distribution.is_some() {
-        Some("--mpi-ranks or --procs")
-    } else {
-        None
-    }
-}
-
 /// A 90% interval with its ends: `LOW .. HIGH ×F`, F the factor either way
 /// (the side-by-side table's `×F` with its ends).
 pub fn fmt_interval_ends(low: f64, high: f64) -> String {
@@ -712,6 +688,7 @@ pub fn fmt_interval_ends(low: f64, high: f64) -> String {
     }
 }
 
+/// Seconds with 4 significant digits and a unit that fits.
 pub fn fmt_seconds(s: f64) -> String {
     let a = s.abs();
     if a >= 1.0 || a == 0.0 {

@@ -42,30 +42,17 @@ pub struct SweepJson<'a> {
     points: &'a [SweepPoint],
 }
 
-/// Predicts `profile` at every count of `a.ranks`; the text table (or JSON), and the
-/// figure written to `plot`.
+/// Predicts `program` (read from `profile`, its name in the table and figure) at every
+/// count of `a.ranks`: the text table (or JSON) it prints, the figure written to
+/// `out.plot`, and its section of a report.
 pub fn sweep(
-    profile: &Path,
-    machine: &augur_model::LoadedMachine,
-    options: augur_model::PredictOptions,
-    a: &crate::simgrid::MpiPredict,
-    plot: Option<&Path>,
-    json: bool,
-) -> Result<String> {
-    let program = augur_program_profile::ProgramProfile::read(profile)?;
-    sweep_loaded(&program, profile, machine, options, a, plot, json)
-}
-
-/// [`sweep`] of a profile already read (`profile`: its name in the report and figure).
-pub fn sweep_loaded(
     program: &augur_program_profile::ProgramProfile,
     profile: &Path,
     machine: &augur_model::LoadedMachine,
     options: augur_model::PredictOptions,
     a: &crate::simgrid::MpiPredict,
-    plot: Option<&Path>,
-    json: bool,
-) -> Result<String> {
+    out: &crate::simgrid::Outputs<'_>,
+) -> Result<crate::report::Beside> {
     let how = a.options();
     let bar = indicatif::ProgressBar::new(a.ranks.len() as u64);
     if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -83,31 +70,36 @@ pub fn sweep_loaded(
     }
     bar.finish_and_clear();
     let points = points_of(&predictions);
-    if let Some(path) = plot {
-        let name = crate::figure_style::program_name(program, profile);
-        let distributed = program
-            .notes
-            .iter()
-            .any(|n| n.starts_with("distributed, not traced"));
-        let how = if distributed { ", as distributed" } else { "" };
-        let title = crate::figure_style::title(
-            &format!("MPI prediction by rank count (SimGrid replay{how})"),
-            &name,
-            &machine.name,
-        );
-        let svg = figure(&title, &points).map_err(anyhow::Error::msg)?;
-        crate::figure_style::write_figure(path, &svg)?;
+    let name = crate::figure_style::program_name(program, profile);
+    let as_distributed = if crate::simgrid::is_distributed(program) {
+        ", as distributed"
+    } else {
+        ""
+    };
+    let title = crate::figure_style::title(
+        &format!("MPI prediction by rank count (SimGrid replay{as_distributed})"),
+        &name,
+        &machine.name,
+    );
+    let mut figures = crate::report::Figures::new(out.draw);
+    let caption =
+        "Predicted time, speedup, efficiency and the share in MPI calls against the rank count";
+    if let Some(path) = figures.add(out.plot, caption, || figure(&title, &points))? {
         eprintln!("augur: rank sweep figure written to {}", path.display());
     }
-    if json {
+    let tables = table(profile, &machine.name, &points);
+    let printed = if out.json {
         let body = SweepJson {
             machine: &machine.name,
             points: &points,
         };
         let doc = crate::schemas::Document::new("augur-rank-sweep", body);
-        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
-    }
-    Ok(table(profile, &machine.name, &points))
+        serde_json::to_string_pretty(&doc)? + "\n"
+    } else {
+        tables.clone()
+    };
+    let section = crate::simgrid::section(program, &a.ranks, tables, figures.drawn);
+    Ok(crate::report::Beside { printed, section })
 }
 
 /// The sweep's points: speedup and efficiency over the first count given.

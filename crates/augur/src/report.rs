@@ -45,8 +45,9 @@ pub struct ReportInput<'a> {
 pub struct Extras {
     /// The time measured on the first machine (`augur validate --report`).
     pub measured: Option<Measured>,
-    /// Predictions made beside the sequential one (`predict --threads ... --report`),
-    /// each a section after the predicted time.
+    /// Predictions made beside the sequential one (`predict --report` with `--threads`,
+    /// `--mpi-ranks`, `--procs` or `--at NAME=FROM..TO`), each a section after the
+    /// predicted time.
     pub sections: Vec<Section>,
 }
 
@@ -57,10 +58,65 @@ pub struct Section {
     pub id: String,
     /// Its heading.
     pub title: String,
+    /// A sentence under the heading: what the rest of the page (the sequential
+    /// prediction) is beside this section.
+    pub lead: String,
     /// The table as the command printed it.
     pub text: String,
     /// Its figures (SVG documents), each with a caption.
     pub figures: Vec<crate::figure_style::Drawn>,
+}
+
+/// What a prediction made beside the sequential one (thread counts, rank counts, a
+/// size sweep) prints, and its section of a report.
+pub struct Beside {
+    /// What the command prints: its tables, or the JSON document.
+    pub printed: String,
+    /// Its section of the report (figures in it only when drawn for one).
+    pub section: Section,
+}
+
+/// The figures of a prediction: each written to its file when one is given (`--plot`,
+/// `--gantt`) and kept for the report when there is one, drawn only if either wants it.
+pub struct Figures {
+    /// Whether a report wants them.
+    report: bool,
+    /// Those kept for the report.
+    pub drawn: Vec<crate::figure_style::Drawn>,
+}
+
+impl Figures {
+    /// No figure yet; those added kept when `report`.
+    pub fn new(report: bool) -> Figures {
+        Figures {
+            report,
+            drawn: vec![],
+        }
+    }
+
+    /// Draws a figure (`make`: its SVG) if `file` or the report wants it, writes it to
+    /// `file` and keeps it with its `caption`; the file when written.
+    pub fn add<'p>(
+        &mut self,
+        file: Option<&'p Path>,
+        caption: impl Into<String>,
+        make: impl FnOnce() -> Result<String, String>,
+    ) -> anyhow::Result<Option<&'p Path>> {
+        if file.is_none() && !self.report {
+            return Ok(None);
+        }
+        let svg = make().map_err(anyhow::Error::msg)?;
+        if let Some(path) = file {
+            crate::figure_style::write_figure(path, &svg)?;
+        }
+        if self.report {
+            self.drawn.push(crate::figure_style::Drawn {
+                caption: caption.into(),
+                svg,
+            });
+        }
+        Ok(file)
+    }
 }
 
 /// A validation's measured time, shown beside the prediction on the first machine.
@@ -118,9 +174,10 @@ pub fn html(r: &ReportInput) -> String {
 /// (the XML prologue of a figure file dropped: it may not stand inside HTML).
 fn extra_section(x: &Section) -> String {
     let mut s = format!(
-        "<section id=\"{}\"><h2>{}</h2>\n<pre class=\"table\">{}</pre>\n",
+        "<section id=\"{}\"><h2>{}</h2>\n<p>{}</p>\n<pre class=\"table\">{}</pre>\n",
         esc(&x.id),
         esc(&x.title),
+        prose(&x.lead),
         esc(x.text.trim_end())
     );
     for f in &x.figures {
@@ -133,6 +190,19 @@ fn extra_section(x: &Section) -> String {
     }
     s.push_str("</section>\n");
     s
+}
+
+/// Text for HTML with each `quoted` command as code.
+fn prose(s: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in s.split('`').enumerate() {
+        if k % 2 == 1 {
+            let _ = write!(out, "<code>{}</code>", esc(part));
+        } else {
+            out.push_str(&esc(part));
+        }
+    }
+    out
 }
 
 /// Escapes text for HTML.

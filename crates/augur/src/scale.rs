@@ -199,17 +199,30 @@ pub fn parse_measured(text: &str) -> Result<Vec<(i64, f64)>> {
         .collect()
 }
 
+/// What a size sweep was given besides the profile and the machines.
+pub struct SweepArgs<'a> {
+    /// The range of sizes.
+    pub at: &'a At,
+    /// The figure's file (`--plot`).
+    pub plot: Option<&'a Path>,
+    /// Measured times to mark on the figure.
+    pub measured: &'a [(i64, f64)],
+    /// JSON instead of text.
+    pub json: bool,
+    /// Draw the figure for a report too (`--report`).
+    pub draw: bool,
+}
+
 /// `augur predict PROFILE --at n=FROM..TO [--plot FILE]`: the predicted time on each
-/// machine at each size, and the figure (with `measured` times marked).
+/// machine at each size, and the figure (with the measured times marked); what it prints
+/// and its section of a report.
 pub fn sweep(
     path: &Path,
     machines: &[LoadedMachine],
     options: PredictOptions,
-    at: &At,
-    plot: Option<&Path>,
-    measured: &[(i64, f64)],
-    json: bool,
-) -> Result<String> {
+    args: &SweepArgs<'_>,
+) -> Result<crate::report::Beside> {
+    let at = args.at;
     let profile = ProgramProfile::read(path)?;
     let sizes = at
         .points()
@@ -222,29 +235,27 @@ pub fn sweep(
         .map(|s| s.values.clone())
         .unwrap_or_default();
     let names: Vec<&str> = machines.iter().map(|m| m.name.as_str()).collect();
-    let mut out = sweep_table(&path.display().to_string(), at, &names, &sizes);
-    out += &models_summary(&at.symbol, &analyzed, &sizes);
-    if let Some(file) = plot {
-        let rows: Vec<SweepRow> = sizes.iter().map(SweepSize::row).collect();
-        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
-        let marks = Marks {
-            title: crate::figure_style::title(
-                &format!("Predicted time against {}", at.symbol),
-                &crate::figure_style::program_name(&profile, path),
-                &crate::figure_style::machines_name(&names),
-            ),
-            machines: machines
-                .iter()
-                .map(crate::figure_style::machine_label)
-                .collect(),
-            analyzed: &analyzed,
-            measured,
-        };
-        let svg = figure(&at.symbol, &rows, &marks).map_err(anyhow::Error::msg)?;
-        crate::figure_style::write_figure(file, &svg)?;
-        writeln!(out, "figure written to {}", file.display())?;
+    let tables = sweep_table(&path.display().to_string(), at, &names, &sizes)
+        + &models_summary(&at.symbol, &analyzed, &sizes);
+    let mut printed = tables.clone();
+    let mut figures = crate::report::Figures::new(args.draw);
+    let rows: Vec<SweepRow> = sizes.iter().map(SweepSize::row).collect();
+    let marks = Marks::of(
+        &profile,
+        path,
+        &at.symbol,
+        machines,
+        &analyzed,
+        args.measured,
+    );
+    let caption = format!(
+        "Predicted time against {} on each machine, with its 90% interval",
+        at.symbol
+    );
+    if let Some(file) = figures.add(args.plot, caption, || figure(&at.symbol, &rows, &marks))? {
+        writeln!(printed, "figure written to {}", file.display())?;
     }
-    if json {
+    if args.json {
         let doc = crate::schemas::Document::new(
             "augur-size-sweep",
             SweepJson {
@@ -253,12 +264,49 @@ pub fn sweep(
                 analyzed,
                 machines: names,
                 sizes,
-                figure: plot.map(|f| f.display().to_string()),
+                figure: args.plot.map(|f| f.display().to_string()),
             },
         );
-        out = serde_json::to_string_pretty(&doc)? + "\n";
+        printed = serde_json::to_string_pretty(&doc)? + "\n";
     }
-    Ok(out)
+    let section = sweep_section(&profile, path, at, tables, figures.drawn);
+    Ok(crate::report::Beside { printed, section })
+}
+
+/// The section of a sweep's report: its table and figure, and what the rest of the page
+/// is: the prediction at the size the profile describes (counted, or computed when it
+/// was extrapolated), with how to get it at another size.
+fn sweep_section(
+    profile: &ProgramProfile,
+    path: &Path,
+    at: &At,
+    text: String,
+    figures: Vec<crate::figure_style::Drawn>,
+) -> crate::report::Section {
+    let symbol = &at.symbol;
+    let lead = profile.scaling.as_ref().map_or_else(String::new, |sc| {
+        let how = if sc.extrapolated {
+            "the size the profile was computed at"
+        } else {
+            "the largest counting run, the size the profile describes"
+        };
+        format!(
+            "The predicted time above and the breakdowns below are at {symbol} = {} ({how}); `augur predict {} --at {symbol}=VALUE --report FILE.html` writes them at another size.",
+            sc.profile_value,
+            path.display()
+        )
+    });
+    crate::report::Section {
+        id: "sweep".into(),
+        title: format!(
+            "Size sweep: {symbol} from {} to {}",
+            at.from,
+            at.to.unwrap_or(at.from)
+        ),
+        lead,
+        text,
+        figures,
+    }
 }
 
 /// The profile at size `x` priced on each machine, with the models behind its counts.
@@ -419,6 +467,33 @@ struct Marks<'a> {
     analyzed: &'a [i64],
     /// Measured times.
     measured: &'a [(i64, f64)],
+}
+
+impl<'a> Marks<'a> {
+    /// The marks of `profile`'s sweep (read from `path`) along `symbol` on `machines`.
+    fn of(
+        profile: &ProgramProfile,
+        path: &Path,
+        symbol: &str,
+        machines: &[LoadedMachine],
+        analyzed: &'a [i64],
+        measured: &'a [(i64, f64)],
+    ) -> Marks<'a> {
+        let names: Vec<String> = machines.iter().map(|m| m.name.clone()).collect();
+        Marks {
+            title: crate::figure_style::title(
+                &format!("Predicted time against {symbol}"),
+                &crate::figure_style::program_name(profile, path),
+                &crate::figure_style::machines_name(&names),
+            ),
+            machines: machines
+                .iter()
+                .map(crate::figure_style::machine_label)
+                .collect(),
+            analyzed,
+            measured,
+        }
+    }
 }
 
 /// Predicted time against the size, log-log, one curve (with its interval) per machine,

@@ -144,40 +144,74 @@ impl MpiPredict {
     }
 }
 
+/// The outputs an MPI prediction is asked for besides its tables.
+pub struct Outputs<'a> {
+    /// The per-rank timeline's file (one rank count).
+    pub gantt: Option<&'a Path>,
+    /// The sweep's figure file (several rank counts).
+    pub plot: Option<&'a Path>,
+    /// JSON instead of text.
+    pub json: bool,
+    /// Draw the figure for a report too (`--report`).
+    pub draw: bool,
+}
+
 /// `augur predict PROFILE --mpi-ranks P [--cluster FILE] [what-ifs]`: every rank's compute
 /// segments priced by the sequential model on `machine`, its MPI calls replayed by SimGrid
 /// on the cluster (default: one node of `machine` with P cores, its measured `[mpi]`
 /// network between the ranks); per rank its computing, transmission and waiting, the call
-/// sites, the communication matrix, and the timeline (`gantt`).
+/// sites, the communication matrix, and the timeline (`gantt`). Several counts: a sweep.
 pub fn predict(
     profile: &Path,
     machine: &augur_model::LoadedMachine,
     options: augur_model::PredictOptions,
     a: &MpiPredict,
-    gantt: Option<&Path>,
-    plot: Option<&Path>,
-    json: bool,
-) -> Result<String> {
+    out: &Outputs<'_>,
+) -> Result<crate::report::Beside> {
+    let program = augur_program_profile::ProgramProfile::read(profile)?;
     let &[ranks] = &a.ranks[..] else {
-        if a.matrix.is_some() || gantt.is_some() {
+        if a.matrix.is_some() || out.gantt.is_some() {
             anyhow::bail!(
                 "--matrix and --gantt take one rank count (--mpi-ranks {}): a sweep of {:?} draws its figure with --plot",
                 a.ranks.last().copied().unwrap_or(1),
                 a.ranks
             );
         }
-        return crate::rank_sweep::sweep(profile, machine, options, a, plot, json);
+        return crate::rank_sweep::sweep(&program, profile, machine, options, a, out);
     };
-    if plot.is_some() {
+    if out.plot.is_some() {
         anyhow::bail!("--plot with --mpi-ranks needs several rank counts (--mpi-ranks 1,2,4,8)");
     }
-    let program = augur_program_profile::ProgramProfile::read(profile)?;
-    predict_one(&program, profile, machine, options, a, ranks, gantt, json)
+    predict_one(&program, profile, machine, options, a, ranks, out)
+}
+
+/// The section of a report holding an MPI prediction at `ranks` of `program` (its
+/// `text` and `figures`): what the sequential page beside it is.
+pub(crate) fn section(
+    program: &augur_program_profile::ProgramProfile,
+    ranks: &[u32],
+    text: String,
+    figures: Vec<crate::figure_style::Drawn>,
+) -> crate::report::Section {
+    let first = program
+        .mpi
+        .as_ref()
+        .and_then(|m| m.runs.first())
+        .map_or(1, |r| r.ranks);
+    crate::report::Section {
+        id: "mpi".into(),
+        title: format!(
+            "MPI: predicted at {} ranks (SimGrid replay)",
+            crate::predict::list_counts(ranks)
+        ),
+        lead: format!("The predicted time above and the breakdowns below are the sequential model of the profile's counts: rank 0's computing in the run at {first} ranks, the time inside its MPI calls left out; here, the whole job replayed."),
+        text,
+        figures,
+    }
 }
 
 /// [`predict`] at one rank count of a profile already read (`profile`: its name in the
 /// report).
-#[allow(clippy::too_many_arguments)]
 pub fn predict_one(
     program: &augur_program_profile::ProgramProfile,
     profile: &Path,
@@ -185,9 +219,8 @@ pub fn predict_one(
     options: augur_model::PredictOptions,
     a: &MpiPredict,
     ranks: u32,
-    gantt: Option<&Path>,
-    json: bool,
-) -> Result<String> {
+    out: &Outputs<'_>,
+) -> Result<crate::report::Beside> {
     let how = a.options();
     let p = augur_simgrid::predict_ranks(program, &machine.profile, options, ranks, &how)
         .with_context(|| format!("{}", profile.display()))?;
@@ -195,48 +228,58 @@ pub fn predict_one(
         crate::cli::write_atomically(path, p.matrix.csv().as_bytes())?;
         eprintln!("augur: communication matrix written to {}", path.display());
     }
-    if let (Some(path), Some(t)) = (gantt, &p.timeline) {
-        let stem = crate::figure_style::program_name(program, profile);
-        let distributed = program
-            .notes
-            .iter()
-            .any(|n| n.starts_with("distributed, not traced"));
-        let name = if distributed {
-            format!("{stem} as distributed")
-        } else {
-            stem
-        };
-        let svg = rank_gantt(&name, &machine.name, &p, t).map_err(anyhow::Error::msg)?;
-        crate::figure_style::write_figure(path, &svg)?;
-        eprintln!("augur: per-rank timeline written to {}", path.display());
+    let mut figures = crate::report::Figures::new(out.draw);
+    if let Some(t) = &p.timeline {
+        let mut name = crate::figure_style::program_name(program, profile);
+        if is_distributed(program) {
+            name += " as distributed";
+        }
+        let caption = format!("Each rank's timeline at {ranks} ranks on {}", machine.name);
+        let draw = || rank_gantt(&name, &machine.name, &p, t);
+        if let Some(path) = figures.add(out.gantt, caption, draw)? {
+            eprintln!("augur: per-rank timeline written to {}", path.display());
+        }
     }
-    if json {
-        let body = RanksJson {
-            ranks: p.ranks,
-            seconds: p.seconds,
-            simulated: p.simulated,
-            startup: p.startup,
-            launch_measured_up_to: p.launch_measured_up_to,
-            interval: Interval90 {
-                low: p.interval.0,
-                high: p.interval.1,
-            },
-            compute_factor: p.compute_factor,
-            warnings: &p.warnings,
-            nodes: p.nodes,
-            cores_per_node: p.cores_per_node,
-            calls: &p.calls,
-            timeline: p.timeline.as_ref().map(|t| TimelineJson {
-                ranks: &t.ranks,
-                sites: &t.sites,
-            }),
-            matrix: &p.matrix,
-            extrapolated_from: &p.extrapolated_from,
-        };
-        let doc = crate::schemas::Document::new("augur-rank-prediction", body);
-        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
-    }
-    Ok(report(profile, machine, a, &p))
+    let tables = report(profile, machine, a, &p);
+    let printed = if out.json { json(&p)? } else { tables.clone() };
+    let section = section(program, &[ranks], tables, figures.drawn);
+    Ok(crate::report::Beside { printed, section })
+}
+
+/// Whether `program`'s traces were made by `--distribute`/`--procs` rather than traced.
+pub(crate) fn is_distributed(program: &augur_program_profile::ProgramProfile) -> bool {
+    program
+        .notes
+        .iter()
+        .any(|n| n.starts_with("distributed, not traced"))
+}
+
+/// `augur predict --mpi-ranks P --json`: the prediction as a JSON document.
+fn json(p: &augur_simgrid::RanksPrediction) -> Result<String> {
+    let body = RanksJson {
+        ranks: p.ranks,
+        seconds: p.seconds,
+        simulated: p.simulated,
+        startup: p.startup,
+        launch_measured_up_to: p.launch_measured_up_to,
+        interval: Interval90 {
+            low: p.interval.0,
+            high: p.interval.1,
+        },
+        compute_factor: p.compute_factor,
+        warnings: &p.warnings,
+        nodes: p.nodes,
+        cores_per_node: p.cores_per_node,
+        calls: &p.calls,
+        timeline: p.timeline.as_ref().map(|t| TimelineJson {
+            ranks: &t.ranks,
+            sites: &t.sites,
+        }),
+        matrix: &p.matrix,
+        extrapolated_from: &p.extrapolated_from,
+    };
+    let doc = crate::schemas::Document::new("augur-rank-prediction", body);
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
 /// The text report of an MPI prediction.

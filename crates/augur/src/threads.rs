@@ -43,23 +43,15 @@ pub struct ThreadArgs<'a> {
     pub draw: bool,
 }
 
-/// What [`run`] prints, and its figures when asked to draw them.
-pub struct ThreadsOutput {
-    /// What it prints: the tables, or the JSON document.
-    pub text: String,
-    /// The tables, for a report.
-    pub tables: String,
-    /// The speedup curve and the timeline at the largest count, for a report.
-    pub figures: Vec<crate::figure_style::Drawn>,
-}
-
-/// Predicts one profile at each thread count on each machine and prints the tables.
+/// Predicts one profile at each thread count on each machine: the tables it prints and
+/// its section of a report (the tables, the speedup curve and the timeline at the
+/// largest count).
 pub fn run(
     profile_path: &Path,
     machines: &[LoadedMachine],
     options: PredictOptions,
     args: &ThreadArgs<'_>,
-) -> Result<ThreadsOutput> {
+) -> Result<crate::report::Beside> {
     if args.threads.is_empty() {
         bail!("give thread counts with --threads, e.g. --threads 1,2,4");
     }
@@ -72,7 +64,7 @@ pub fn run(
         tables.push_str(&table(&m.name, &pred));
         all.push((m.name.clone(), pred));
     }
-    let out = if args.json {
+    let printed = if args.json {
         let machines = all
             .iter()
             .map(|(machine, prediction)| MachineThreads {
@@ -86,45 +78,48 @@ pub fn run(
         tables.clone()
     };
     let program = crate::figure_style::program_name(&profile, profile_path);
-    let mut figures = vec![];
-    if args.plot.is_some() || args.draw {
-        let curves: Vec<(&LoadedMachine, &ThreadsPrediction)> =
-            machines.iter().zip(all.iter().map(|a| &a.1)).collect();
-        let svg = speedup_figure(&program, &curves).map_err(anyhow::Error::msg)?;
-        if let Some(path) = args.plot {
-            crate::figure_style::write_figure(path, &svg)?;
-            eprintln!("augur: speedup curve written to {}", path.display());
-        }
-        figures.push(crate::figure_style::Drawn {
-            caption: "Predicted speedup against the thread count".into(),
-            svg,
-        });
+    let section = crate::report::Section {
+        id: "threads".into(),
+        title: format!(
+            "OpenMP: predicted at {} threads",
+            crate::predict::list_counts(args.threads)
+        ),
+        lead: "The predicted time above and the breakdowns below are the sequential model's (one thread, no OpenMP overhead); here, each thread count's.".into(),
+        text: tables,
+        figures: figures(&program, machines, &all, args)?,
+    };
+    Ok(crate::report::Beside { printed, section })
+}
+
+/// The speedup curve of every machine and the first machine's timeline at the largest
+/// count, each written to its file if given; those drawn for a report.
+fn figures(
+    program: &str,
+    machines: &[LoadedMachine],
+    all: &[(String, ThreadsPrediction)],
+    args: &ThreadArgs<'_>,
+) -> Result<Vec<crate::figure_style::Drawn>> {
+    let mut figures = crate::report::Figures::new(args.draw);
+    let curves: Vec<(&LoadedMachine, &ThreadsPrediction)> =
+        machines.iter().zip(all.iter().map(|a| &a.1)).collect();
+    let caption = "Predicted speedup against the thread count";
+    if let Some(path) = figures.add(args.plot, caption, || speedup_figure(program, &curves))? {
+        eprintln!("augur: speedup curve written to {}", path.display());
     }
-    if args.gantt.is_some() || args.draw {
-        let (name, pred) = &all[0];
-        let point = pred.points.last().expect("thread counts given");
-        let svg = gantt_figure(&program, name, point).map_err(anyhow::Error::msg)?;
-        if let Some(path) = args.gantt {
-            crate::figure_style::write_figure(path, &svg)?;
-            eprintln!(
-                "augur: timeline at {} threads written to {}",
-                point.threads,
-                path.display()
-            );
-        }
-        figures.push(crate::figure_style::Drawn {
-            caption: format!(
-                "Each thread's timeline at {} threads on {name}",
-                point.threads
-            ),
-            svg,
-        });
+    let (name, pred) = &all[0];
+    let point = pred.points.last().expect("thread counts given");
+    let caption = format!(
+        "Each thread's timeline at {} threads on {name}",
+        point.threads
+    );
+    if let Some(path) = figures.add(args.gantt, caption, || gantt_figure(program, name, point))? {
+        eprintln!(
+            "augur: timeline at {} threads written to {}",
+            point.threads,
+            path.display()
+        );
     }
-    Ok(ThreadsOutput {
-        text: out,
-        tables,
-        figures,
-    })
+    Ok(figures.drawn)
 }
 
 /// The text report of one machine: a row per thread count, the phases of the largest,

@@ -2,7 +2,10 @@
 //! SimGrid: each sequential program of `corpus/distribution` distributed by its HPF
 //! directives sends, rank by rank, the messages and bytes its hand-written MPI twin
 //! sends (the twin traced by `augur analyze --mpi-ranks`); a distribution that cannot
-//! apply is an error that names it.
+//! apply is an error that names it; with `--report`, the page of the sequential
+//! program holds the distributed prediction's section.
+
+mod page;
 
 use augur_program_profile::ProgramProfile;
 use std::collections::BTreeMap;
@@ -284,6 +287,19 @@ fn distributions_that_cannot_apply_name_what_is_wrong() {
     assert!(e.contains("changed since the analysis"), "{e}");
 }
 
+/// A new directory holding the corpus's `jacobi2d_seq.f90`, analyzed into `s.json`.
+fn analyzed_jacobi2d() -> tempfile::TempDir {
+    let dir = copied(&["jacobi2d_seq.f90"]);
+    succeeded(augur().current_dir(dir.path()).args([
+        "analyze",
+        "jacobi2d_seq.f90",
+        "--no-branch-run",
+        "-o",
+        "s.json",
+    ]));
+    dir
+}
+
 /// A new directory holding `heat1d.f90` (`src`), analyzed into `s.json`.
 fn analyzed_heat1d(src: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -336,15 +352,8 @@ fn array_statements_are_split_by_their_sections() {
 #[test]
 fn candidate_distributions_are_ranked_with_the_reason() {
     let _one_job = require_mpi();
-    let dir = copied(&["jacobi2d_seq.f90"]);
+    let dir = analyzed_jacobi2d();
     let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
-    at(&[
-        "analyze",
-        "jacobi2d_seq.f90",
-        "--no-branch-run",
-        "-o",
-        "s.json",
-    ]);
     let args = [
         "predict",
         "s.json",
@@ -377,6 +386,33 @@ fn candidate_distributions_are_ranked_with_the_reason() {
     let validator = jsonschema::draft202012::new(&schema).unwrap();
     assert!(validator.is_valid(&doc), "{json}");
     assert_eq!(doc["rows"].as_array().unwrap().len(), 4, "{json}");
+}
+
+/// `--procs 2,4 --report`: the page of the sequential program with the distribution,
+/// the sweep's table and its figure after it; with `--distribute-alt`, the ranking.
+#[test]
+fn a_distributed_prediction_report_holds_its_tables_and_figure() {
+    let _one_job = require_mpi();
+    let dir = analyzed_jacobi2d();
+    let at = |args: &[&str]| succeeded(augur().current_dir(dir.path()).args(args));
+    let predict = ["predict", "s.json", "-m", MACHINE, "--procs", "2,4"];
+    let out = at(&[&predict[..], &["--report", "d.html"]].concat());
+    let section = page::assert_section(&dir.path().join("d.html"), "distribution", &out, 1);
+    for said in [
+        "Distributed: predicted at 2 and 4 processors",
+        "the sequential program's as it is",
+        "loop nests split over the 4 processors",
+        "MPI prediction by rank count (SimGrid replay, as distributed)",
+    ] {
+        assert!(section.contains(said), "{said}: {section}");
+    }
+    let alt = ["--distribute-alt", "u(*,CYCLIC)", "--report", "alt.html"];
+    let out = at(&[&predict[..], &alt].concat());
+    let section = page::assert_section(&dir.path().join("alt.html"), "distribution", &out, 0);
+    assert!(
+        section.contains("Distributions compared at 2 and 4 processors"),
+        "{section}"
+    );
 }
 
 /// A long run (a time loop of thousands of steps at many ranks) is replayed at a few

@@ -2,7 +2,10 @@
 //! of a machine profile, and the error when no MPI library is installed; `augur analyze
 //! --mpi-ranks` and `augur predict --mpi-ranks` (SimGrid) on the corpus ring and on the
 //! test programs of `tests/fixtures/mpi` (v-collectives, wildcard receives and the
-//! completions of non-blocking requests, split communicators, `use mpi_f08`).
+//! completions of non-blocking requests, split communicators, `use mpi_f08`); `augur
+//! predict --mpi-ranks --report`, the page with the ranks' section.
+
+mod page;
 
 use std::process::Command;
 
@@ -311,6 +314,20 @@ fn a_deadlocked_job_ends_at_its_time_limit_and_leaves_nothing_behind() {
     assert!(running.is_empty(), "still running: {running:?}");
 }
 
+/// A new directory holding the ring (`ring.f90`) traced at `ranks` into `ring.json`.
+fn traced_ring(ranks: &str, more: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
+    succeeded(
+        augur()
+            .current_dir(dir.path())
+            .args(["analyze", "ring.f90", "--mpi-ranks", ranks])
+            .args(more)
+            .args(["-o", "ring.json"]),
+    );
+    dir
+}
+
 /// The Zen 3 guest's -O2 AbOp tables with its measured [mpi] section.
 fn mpi_machine() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -320,16 +337,7 @@ fn mpi_machine() -> std::path::PathBuf {
 #[test]
 fn predict_mpi_ranks_replays_the_traces_on_simgrid() {
     let _one_job = require_mpi();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("ring.f90"), RING).unwrap();
-    succeeded(augur().current_dir(dir.path()).args([
-        "analyze",
-        "ring.f90",
-        "--mpi-ranks",
-        "2",
-        "-o",
-        "ring.json",
-    ]));
+    let dir = traced_ring("2", &[]);
     let out = succeeded(
         augur()
             .current_dir(dir.path())
@@ -362,6 +370,59 @@ fn predict_mpi_ranks_replays_the_traces_on_simgrid() {
     assert!(
         !res.status.success() && err.contains("traced at [2] ranks, not 4"),
         "{err}"
+    );
+}
+
+#[test]
+fn predict_mpi_ranks_report_holds_the_rank_tables_and_figures() {
+    // The corpus ring traced at 2 and 3 ranks: the page is the sequential prediction of
+    // the profile's counts with the MPI prediction's section after it.
+    let _one_job = require_mpi();
+    let dir = traced_ring("2,3", &["--no-branch-run"]);
+    let predict = |ranks: &str, page: &str| {
+        succeeded(
+            augur()
+                .current_dir(dir.path())
+                .args([
+                    "predict",
+                    "ring.json",
+                    "--mpi-ranks",
+                    ranks,
+                    "--report",
+                    page,
+                ])
+                .arg("-m")
+                .arg(mpi_machine()),
+        )
+    };
+    // One count: per rank its computing, transmission and waiting, the call sites, and
+    // the per-rank timeline --gantt draws.
+    let out = predict("2", "one.html");
+    let section = page::assert_section(&dir.path().join("one.html"), "mpi", &out, 1);
+    assert!(
+        section.contains("MPI: predicted at 2 ranks (SimGrid replay)"),
+        "{section}"
+    );
+    assert!(section.contains("rank    computing"), "{section}");
+    assert!(
+        section.contains("rank 0's computing in the run at 2 ranks"),
+        "{section}"
+    );
+    assert!(
+        section.contains("Each rank's timeline at 2 ranks"),
+        "{section}"
+    );
+    // Several counts: the sweep's table and the figure --plot draws.
+    let out = predict("2,3", "sweep.html");
+    let section = page::assert_section(&dir.path().join("sweep.html"), "mpi", &out, 1);
+    assert!(
+        section.contains("MPI: predicted at 2 and 3 ranks"),
+        "{section}"
+    );
+    assert!(section.contains("efficiency"), "{section}");
+    assert!(
+        section.contains("MPI prediction by rank count"),
+        "{section}"
     );
 }
 

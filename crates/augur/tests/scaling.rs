@@ -1,6 +1,9 @@
 //! End-to-end tests of predictions at sizes never run, with the real compiler:
 //! `augur analyze --scale`, `augur predict --at` (one size, a sweep and its figure),
-//! `augur validate --scale --at`, and the errors a user can make with them.
+//! `augur validate --scale --at`, `augur predict --at NAME=FROM..TO --report` (the page
+//! with the sweep's section), and the errors a user can make with them.
+
+mod page;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -209,4 +212,68 @@ fn validate_counts_small_and_times_the_large_size() {
     assert!(doc["measured"]["median"].as_f64().unwrap() > 0.0);
     assert!(doc["error"].as_f64().unwrap().is_finite());
     assert!(doc["prediction"]["operations"].as_f64().unwrap() > 4.0 * 180_300.0);
+}
+
+#[test]
+fn a_size_sweep_report_holds_the_sweep_table_and_its_figure() {
+    // jacobi77 of the corpus counted at three small grids, swept far beyond them: the
+    // page is the sequential prediction at the size the profile describes (the largest
+    // counting run) with the sweep's section, its table as printed and the figure
+    // --plot draws inline.
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus/jacobi77.f");
+    let prof = dir.path().join("jacobi77.json");
+    ok(&augur()
+        .current_dir(dir.path())
+        .args([
+            "analyze",
+            "--cpp",
+            "--scale",
+            "n=16,24,32",
+            "-D",
+            "NSIZE={n}",
+        ])
+        .args(["--no-branch-run", "-o"])
+        .arg(&prof)
+        .arg(&src)
+        .output()
+        .unwrap());
+    let (page, svg) = (dir.path().join("sweep.html"), dir.path().join("sweep.svg"));
+    let (out, err) = ok(&augur()
+        .args([
+            "predict",
+            "--at",
+            "n=32..512",
+            "-m",
+            "gfortran12-O2-epyc-2core",
+        ])
+        .arg("--plot")
+        .arg(&svg)
+        .arg("--report")
+        .arg(&page)
+        .arg(&prof)
+        .output()
+        .unwrap());
+    assert!(err.contains("report written to"), "{err}");
+    let (table, plotted): (Vec<&str>, Vec<&str>) = out
+        .lines()
+        .partition(|l| !l.starts_with("figure written to"));
+    assert_eq!(plotted.len(), 1, "{out}");
+    let rows = table
+        .iter()
+        .filter(|l| l.trim_start().starts_with(char::is_numeric));
+    assert!(rows.count() >= 10, "{out}");
+    let section = page::assert_section(&page, "sweep", &table.join("\n"), 1);
+    assert!(
+        section.contains("Size sweep: n from 32 to 512"),
+        "{section}"
+    );
+    assert!(
+        section.contains("are at n = 32 (the largest counting run"),
+        "{section}"
+    );
+    // The figure is the one --plot wrote.
+    let figure = std::fs::read_to_string(&svg).unwrap();
+    assert!(section.contains(figure.trim_end()), "{section}");
+    assert!(section.contains("analyzed (counting runs)"), "{section}");
 }

@@ -521,13 +521,16 @@ impl ProgramProfile {
                 ),
             });
         }
-        let profile: ProgramProfile =
+        let mut profile: ProgramProfile =
             serde_json::from_str(text).map_err(|e| ProfileReadError::Malformed {
                 path: path.to_string(),
                 line: e.line(),
                 column: e.column(),
                 message: e.to_string(),
             })?;
+        if let Some(report) = &mut profile.optimization {
+            report.sort_lines();
+        }
         profile.inconsistency().map_or(Ok(profile), |message| {
             Err(ProfileReadError::Inconsistent {
                 path: path.to_string(),

@@ -17,16 +17,14 @@ pub trait CompactHistogramExt {
 
 impl CompactHistogramExt for CompactHistogram {
     fn to_histogram(&self) -> Histogram {
+        // Sized once: a nest's memory term converts thousands of these.
+        let len = self.bins.iter().map(|&[i, _]| i as usize + 1).max().unwrap_or(0);
         let mut h = Histogram {
-            bins: Vec::new(),
+            bins: vec![0; len],
             cold: self.cold,
         };
         for &[i, w] in &self.bins {
-            let i = i as usize;
-            if i >= h.bins.len() {
-                h.bins.resize(i + 1, 0);
-            }
-            h.bins[i] += w;
+            h.bins[i as usize] += w;
         }
         h
     }

@@ -18,7 +18,12 @@ pub trait CompactHistogramExt {
 impl CompactHistogramExt for CompactHistogram {
     fn to_histogram(&self) -> Histogram {
         // Sized once: a nest's memory term converts thousands of these.
-        let len = self.bins.iter().map(|&[i, _]| i as usize + 1).max().unwrap_or(0);
+        let len = self
+            .bins
+            .iter()
+            .map(|&[i, _]| i as usize + 1)
+            .max()
+            .unwrap_or(0);
         let mut h = Histogram {
             bins: vec![0; len],
             cold: self.cold,

@@ -31,8 +31,9 @@ thread_local! {
 }
 
 /// While it lives, the calling thread prices the compiled loops it was made with by
-/// their analytic bounds alone; dropped, every loop is replayed again.
-pub(crate) struct Unreplayed(());
+/// their analytic bounds alone; dropped, the choice before it holds again (a prediction
+/// made inside another keeps the outer one's choice intact).
+pub(crate) struct Unreplayed(HashSet<(String, u32)>);
 
 impl Unreplayed {
     /// Installs the choice of [`negligible_loops`] for `program` on this thread.
@@ -42,14 +43,14 @@ impl Unreplayed {
         report: Option<&OptReport>,
     ) -> Unreplayed {
         let loops = negligible_loops(program, table, report);
-        UNREPLAYED.with(|u| *u.borrow_mut() = loops);
-        Unreplayed(())
+        Unreplayed(UNREPLAYED.with(|u| u.replace(loops)))
     }
 }
 
 impl Drop for Unreplayed {
     fn drop(&mut self) {
-        UNREPLAYED.with(|u| u.borrow_mut().clear());
+        let outer = std::mem::take(&mut self.0);
+        UNREPLAYED.with(|u| *u.borrow_mut() = outer);
     }
 }
 

@@ -338,14 +338,13 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             } else {
                 run.describe()
             };
-            let mut run = run;
-            run.stderr = ctx
-                .runtime_lines_mapped(&plan, &String::from_utf8_lossy(&run.stderr))
-                .into_bytes();
-            return Err(AnalyzeError::Failed {
-                how,
-                run: Box::new(run),
-            });
+            return Err(ctx.failure_mapped(
+                &plan,
+                AnalyzeError::Failed {
+                    how,
+                    run: Box::new(run),
+                },
+            ));
         }
         partial = true;
         notes.insert(
@@ -414,7 +413,10 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             exe: &exe,
             work: &work,
         };
-        profile.openmp = Some(runs.profile(opts)?);
+        profile.openmp = Some(
+            runs.profile(opts)
+                .map_err(|e| ctx.failure_mapped(&plan, e))?,
+        );
         profile
             .notes
             .extend(crate::openmp::directive_notes(&program));
@@ -426,7 +428,10 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             exe: &exe,
             work: &work,
         };
-        profile.mpi = Some(runs.profile(&opts.mpi_ranks, opts)?);
+        profile.mpi = Some(
+            runs.profile(&opts.mpi_ranks, opts)
+                .map_err(|e| ctx.failure_mapped(&plan, e))?,
+        );
     }
     match report {
         Ok(mut r) => {
@@ -569,6 +574,20 @@ impl BuildContext<'_> {
             .map(|s| s.to_string_lossy().to_string())
             .unwrap_or_else(|| format!("src{i}"));
         format!("aug{i}_{stem}.f90")
+    }
+
+    /// `err` with, when it is a failed run, the run's messages pointing at the
+    /// program's own lines ([`Self::runtime_lines_mapped`]).
+    fn failure_mapped(&self, plan: &Plan, err: AnalyzeError) -> AnalyzeError {
+        match err {
+            AnalyzeError::Failed { how, mut run } => {
+                run.stderr = self
+                    .runtime_lines_mapped(plan, &String::from_utf8_lossy(&run.stderr))
+                    .into_bytes();
+                AnalyzeError::Failed { how, run }
+            }
+            other => other,
+        }
     }
 
     /// `output` (a failed run's) with each run-time error's "At line N of file F" that

@@ -604,8 +604,14 @@ struct ValidateCmd {
     /// Search DIR for libraries (as the compiler's -L).
     #[arg(short = 'L', value_name = "DIR")]
     lib_dirs: Vec<PathBuf>,
-    /// Also write the program profile of the counting run to FILE.
-    #[arg(short = 'o', long = "profile", value_name = "FILE")]
+    /// Also write the program profile of the counting run to FILE (`-o/--output` means
+    /// the program profile in `augur analyze` too).
+    #[arg(
+        short = 'o',
+        long = "profile",
+        visible_alias = "output",
+        value_name = "FILE"
+    )]
     profile_out: Option<PathBuf>,
     /// Also write the prediction and the measured time as one HTML page (`augur report`).
     #[arg(long, value_name = "FILE.html", conflicts_with_all = ["threads", "mpi_ranks"])]
@@ -1250,17 +1256,23 @@ struct AnalyzeArgs {
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Analyze(a) => analyze(*a),
-        Command::Predict(p) => predict(*p),
-        Command::Report(r) => crate::predict::report_page(
-            &r.profile,
-            &r.machines,
-            augur_model::PredictOptions {
-                branches: r.branches,
-                overlap: r.overlap.model(),
-                ..augur_model::PredictOptions::default()
-            },
-            &r.output,
-        ),
+        Command::Predict(p) => {
+            check_program_profiles("predict", &p.workload.profiles)?;
+            predict(*p)
+        }
+        Command::Report(r) => {
+            check_program_profiles("report", std::slice::from_ref(&r.profile))?;
+            crate::predict::report_page(
+                &r.profile,
+                &r.machines,
+                augur_model::PredictOptions {
+                    branches: r.branches,
+                    overlap: r.overlap.model(),
+                    ..augur_model::PredictOptions::default()
+                },
+                &r.output,
+            )
+        }
         Command::Validate(v) => validate(*v),
         Command::Machines {
             import_thesis: Some(seed),
@@ -1339,31 +1351,40 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         } => crate::compare::machines(&args),
         Command::Compare {
             what: CompareCommand::Programs(c),
-        } => crate::workload::compare_programs(&crate::workload::CompareArgs {
-            profiles: c.profiles,
-            machines: c.machines,
-            threshold: c.threshold,
-            clusters: c.clusters,
-            json: c.json,
-        }),
+        } => {
+            check_program_profiles("compare programs", &c.profiles)?;
+            crate::workload::compare_programs(&crate::workload::CompareArgs {
+                profiles: c.profiles,
+                machines: c.machines,
+                threshold: c.threshold,
+                clusters: c.clusters,
+                json: c.json,
+            })
+        }
         Command::Compare {
             what: CompareCommand::Compilers(c),
-        } => crate::speedup::compare_compilers(&crate::speedup::CompilersArgs {
-            profiles: c.profiles,
-            machines: c.machines,
-            measured: c.measured,
-            json: c.json,
-        }),
+        } => {
+            check_program_profiles("compare compilers", &c.profiles)?;
+            crate::speedup::compare_compilers(&crate::speedup::CompilersArgs {
+                profiles: c.profiles,
+                machines: c.machines,
+                measured: c.measured,
+                json: c.json,
+            })
+        }
         Command::Rank(r) if r.workload.machines.is_empty() => {
             bail!("give the machines to rank with -m NAME|FILE.toml (at least one; see `augur machines`)")
         }
-        Command::Rank(r) => crate::workload::rank(&crate::workload::RankArgs {
-            profiles: r.workload.profiles,
-            machines: r.workload.machines,
-            weights: r.workload.weights,
-            reference: r.reference,
-            json: r.json,
-        }),
+        Command::Rank(r) => {
+            check_program_profiles("rank", &r.workload.profiles)?;
+            crate::workload::rank(&crate::workload::RankArgs {
+                profiles: r.workload.profiles,
+                machines: r.workload.machines,
+                weights: r.workload.weights,
+                reference: r.reference,
+                json: r.json,
+            })
+        }
         Command::Bench { what } => bench(what),
         Command::Completions { shell } => crate::completions::completions(shell),
         Command::Man { output } => crate::completions::man(output.as_deref()),
@@ -1482,6 +1503,9 @@ fn validate_scale(
 /// `augur validate`.
 fn validate(v: ValidateCmd) -> Result<ExitCode> {
     let scale = validate_scale(v.scale.as_deref(), v.at.as_deref())?;
+    for out in v.profile_out.iter().chain(&v.report) {
+        check_output_dir(out)?;
+    }
     let machine = match v.machine {
         Some(m) => m,
         None => {
@@ -1887,6 +1911,14 @@ fn bench(what: BenchCommand) -> Result<ExitCode> {
 }
 
 fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
+    if let Some(out) = &a.output_file {
+        check_output_dir(out)?;
+    }
+    if a.json && !a.static_only {
+        bail!(
+            "--json prints the static counts and goes with --static; a dynamic analysis writes its program profile, a JSON document (kind augur-program-profile), to -o FILE (default: STEM.profile.json)"
+        );
+    }
     let flags: Vec<String> = a.fflags.split_whitespace().map(str::to_string).collect();
     let mut threads = a.threads.clone();
     if threads.is_empty()
@@ -1933,6 +1965,9 @@ fn analyze(a: AnalyzeArgs) -> Result<ExitCode> {
                 "{}: no such file (give the path of a Fortran source file)",
                 f.display()
             );
+        }
+        if let Some(what) = crate::dynamic::not_a_source(f) {
+            bail!("{}: {what}", f.display());
         }
     }
     let fortran: Vec<PathBuf> = a
@@ -1990,10 +2025,117 @@ fn scale_spec(
     .transpose()
 }
 
+/// Whether `path` names a Fortran source by its extension (`.f90`, `.F`, `.f77`, ...).
+pub(crate) fn is_fortran_source(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .is_some_and(|e| {
+            matches!(
+                e.as_str(),
+                "f" | "for" | "ftn" | "f77" | "fpp" | "f90" | "f95" | "f03" | "f08" | "f18"
+            )
+        })
+}
+
+/// The program profiles given to `command` (`augur predict`, ...), checked for the
+/// mistakes a first reading of the help makes: a Fortran source (analyze it first) or a
+/// library machine's name (it goes with `-m`). A file that is neither is left to the
+/// profile's reader.
+fn check_program_profiles(command: &str, profiles: &[PathBuf]) -> Result<()> {
+    for p in profiles {
+        if p.is_file() && is_fortran_source(p) {
+            let stem = p
+                .file_stem()
+                .map_or_else(|| "PROGRAM".into(), |s| s.to_string_lossy().to_string());
+            bail!(
+                "{}: a Fortran source, not a program profile: analyze it first (`augur analyze {}` runs it and writes {stem}.profile.json), then give `augur {command}` that file",
+                p.display(),
+                p.display()
+            );
+        }
+        if !p.exists() {
+            let name = p.to_string_lossy();
+            if let Ok(machine) = augur_machine_profile::library::resolve(&name) {
+                bail!(
+                    "{name}: no such file; it is the name of a machine profile of the library ({}), not a program profile: give it with `-m {name}`, after the program's profile (`augur analyze PROGRAM.f90` writes one)",
+                    machine.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How to add a missing section to the machine profile at `path`: `command(FILE)` is the
+/// command that measures it into FILE (`augur characterize --memory -o FILE`). A profile
+/// of augur's own library is not measured into (it describes the machine it was measured
+/// on, and an update of augur replaces it): the advice copies it out first; a historical
+/// one (transcribed from a publication) cannot be measured at all.
+pub(crate) fn measure_advice(path: &Path, command: impl Fn(&str) -> String) -> String {
+    if in_builtin_library(path) {
+        let stem = path
+            .file_stem()
+            .map_or_else(|| "machine".into(), |s| s.to_string_lossy().to_string());
+        if augur_machine_profile::library::is_historical(path) {
+            return format!(
+                "{stem} is a historical profile, transcribed from a publication: nothing can be measured into it"
+            );
+        }
+        let copy = format!("my-{stem}.toml");
+        return format!(
+            "on the machine it describes, copy it out of augur's library and measure into the copy (not into the library's file): `cp {} {copy} && {}`, then give `-m {copy}`",
+            path.display(),
+            command(&copy)
+        );
+    }
+    format!(
+        "on the machine it describes, measure it with `{}`",
+        command(&path.display().to_string())
+    )
+}
+
+/// Whether `path` is a profile of augur's library (`machines/` of the checkout or the
+/// installation), not of a directory the user named in `$AUGUR_MACHINES`.
+fn in_builtin_library(path: &Path) -> bool {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let file = canonical(path);
+    let own: Vec<PathBuf> = std::env::var("AUGUR_MACHINES")
+        .map(|v| {
+            v.split(':')
+                .filter(|s| !s.is_empty())
+                .map(|d| canonical(Path::new(d)))
+                .collect()
+        })
+        .unwrap_or_default();
+    augur_machine_profile::library::library_dirs()
+        .iter()
+        .map(|d| canonical(d))
+        .filter(|d| !own.contains(d))
+        .any(|d| file.starts_with(&d))
+}
+
 /// Permissions that leave a new file's mode to the user's umask (0666 before it).
 fn umask_permissions() -> std::fs::Permissions {
     use std::os::unix::fs::PermissionsExt;
     std::fs::Permissions::from_mode(0o666)
+}
+
+/// An error when the directory `path` would be written into does not exist: checked
+/// before a command runs a program whose result goes there, and again on writing.
+pub fn check_output_dir(path: &Path) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        bail!(
+            "cannot write {}: {} is not a directory (create it first, or give another path)",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// Writes a file through a temporary file in the same directory and a rename,
@@ -2005,13 +2147,27 @@ pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(std::path::Path::new("."));
     augur_toolchain::interrupt::check_cancel().map_err(anyhow::Error::msg)?;
+    check_output_dir(path)?;
     // Readable as the user's umask says (a bare temporary file would stay 0600).
     let mut tmp = tempfile::Builder::new()
         .permissions(umask_permissions())
         .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+        .map_err(|e| {
+            // The temporary file's name (tempfile adds `at path ".../.tmpXXXX"`) is not
+            // the user's business: the reason is the system's.
+            let reason = e.raw_os_error().map_or_else(
+                || e.kind().to_string(),
+                |c| std::io::Error::from_raw_os_error(c).to_string(),
+            );
+            anyhow::anyhow!(
+                "cannot write {}: {reason} (in {})",
+                path.display(),
+                dir.display()
+            )
+        })?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     // The last moment to give up: the temporary file goes when `tmp` drops.
     augur_toolchain::interrupt::check_cancel().map_err(anyhow::Error::msg)?;
     tmp.persist(path)

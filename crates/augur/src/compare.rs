@@ -10,9 +10,19 @@ use std::process::ExitCode;
 /// The options of `augur compare machines`.
 #[derive(Debug, clap::Args)]
 pub struct MachinesArgs {
-    /// Machine profiles: library names (`augur machines`) or files; at least two.
-    #[arg(required = true, num_args = 2..)]
+    /// Machine profiles: library names (`augur machines`) or files; at least two (given
+    /// here or with -m, as the other commands take them).
+    #[arg(value_name = "MACHINES")]
     machines: Vec<String>,
+    /// A machine profile, as the other commands take it: repeat for each (instead of the
+    /// positional ones).
+    #[arg(
+        short = 'm',
+        long = "machine",
+        value_name = "MACHINE",
+        conflicts_with = "machines"
+    )]
+    machine: Vec<String>,
     /// The machine the speeds are relative to (one of those compared; default: the first).
     #[arg(long, value_name = "NAME")]
     reference: Option<String>,
@@ -80,8 +90,14 @@ pub fn machines(args: &MachinesArgs) -> Result<ExitCode> {
             args.threshold
         );
     }
+    let specs: Vec<&String> = args.machines.iter().chain(&args.machine).collect();
+    if specs.len() < 2 {
+        bail!(
+            "give at least two machines to compare: `augur compare machines A B` or `-m A -m B` (library names, see `augur machines`, or files)"
+        );
+    }
     let mut loaded = vec![];
-    for spec in &args.machines {
+    for spec in specs {
         let (name, _, profile) = augur_machine_profile::library::load(spec)?;
         loaded.push((name, profile));
     }
@@ -149,19 +165,34 @@ fn write_figures(c: &Comparison, args: &MachinesArgs) -> Result<()> {
     Ok(())
 }
 
+/// The widest a table's line gets with the machines' names over its columns; wider, the
+/// columns are headed M1, M2, ... and the names listed above the tables.
+const TABLE_WIDTH: usize = 100;
+
+/// The heads of the tables' columns: the machines' names whole (never cut), or `M1`,
+/// `M2`, ... when the names would make the lines wider than [`TABLE_WIDTH`].
+fn column_heads(c: &Comparison) -> Vec<String> {
+    let widest = c.machines.iter().map(|n| n.chars().count()).max();
+    let width = widest.unwrap_or(8).max(9);
+    if 14 + c.machines.len() * (width + 1) <= TABLE_WIDTH {
+        c.machines.clone()
+    } else {
+        (1..=c.machines.len()).map(|i| format!("M{i}")).collect()
+    }
+}
+
 /// A table of one number per parameter and machine.
 fn table(c: &Comparison, title: &str, cell: impl Fn(usize, usize) -> Option<f64>) -> String {
-    let width = c
-        .machines
+    let heads = column_heads(c);
+    let width = heads
         .iter()
-        .map(|n| n.len())
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(8)
-        .clamp(9, 14);
+        .max(9);
     let mut out = format!("{title}\n{:<14}", "parameter");
-    for n in &c.machines {
-        let short: String = n.chars().take(width).collect();
-        let _ = write!(out, " {short:>width$}");
+    for n in &heads {
+        let _ = write!(out, " {n:>width$}");
     }
     out.push('\n');
     for (k, p) in PARAMETERS.iter().enumerate() {
@@ -190,7 +221,15 @@ fn number(v: f64) -> String {
 /// The text report.
 fn render(c: &Comparison) -> String {
     let reference = &c.machines[c.reference];
-    let mut out = table(
+    let mut out = String::new();
+    if column_heads(c) != c.machines {
+        out += "Machines\n";
+        for (i, name) in c.machines.iter().enumerate() {
+            let _ = writeln!(out, "  M{}  {name}", i + 1);
+        }
+        out.push('\n');
+    }
+    out += &table(
         c,
         "Reduced parameters, ns (Saavedra-Barrera's Table 2.5)",
         |m, k| c.value(m, k),

@@ -2,7 +2,7 @@
 
 use crate::cli::{write_atomically, SourceArgs};
 use crate::static_report::counts_inline;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use augur_program::analyze::failed_run_message;
 use augur_program::{AnalyzeError, AnalyzeOptions, ProgramProfile};
 use augur_toolchain::Toolchain;
@@ -54,6 +54,45 @@ pub fn is_link_only(p: &Path) -> bool {
     )
 }
 
+/// What a file given as a Fortran source is instead, by its extension: augur's own
+/// profiles (a machine profile's `.toml`, a program profile's `.json`) are not sources.
+pub fn not_a_source(p: &Path) -> Option<&'static str> {
+    match p.extension().and_then(|e| e.to_str()) {
+        Some("toml") => Some(
+            "a TOML file (a machine profile?), not a Fortran source: a machine profile goes with `-m` (`augur predict PROFILE.json -m FILE.toml`)",
+        ),
+        Some("json") => Some(
+            "a JSON file (a program profile?), not a Fortran source: a program profile is predicted with `augur predict FILE.json`",
+        ),
+        _ => None,
+    }
+}
+
+/// Where gfortran's run-time error says a READ ran past the end of a file that is not
+/// standard input (`At line 6 of file rd.f90 (unit = 10, file = 'data.txt')`, then `End
+/// of file`): the unit and the file. `None` when the output says no such thing (an end of
+/// standard input, `file = 'stdin'`, is what `--stdin` is for).
+pub fn end_of_named_file(output: &str) -> Option<(String, String)> {
+    if !output.to_ascii_lowercase().contains("end of file") {
+        return None;
+    }
+    output.lines().find_map(|l| {
+        let at = l.find("(unit = ")?;
+        let rest = &l[at + "(unit = ".len()..];
+        let (unit, rest) = rest.split_once(", file = '")?;
+        let (file, _) = rest.split_once('\'')?;
+        (file != "stdin").then(|| (unit.trim().to_string(), file.to_string()))
+    })
+}
+
+/// The hint for a READ past the end of `file` (unit `unit`): it is the file's content,
+/// not standard input, that is short.
+pub fn end_of_file_hint(unit: &str, file: &str) -> String {
+    format!(
+        "a READ ran past the end of {file} (unit {unit}), not of standard input: check that the file holds what the program reads there (the run-time error names the line)"
+    )
+}
+
 /// The Fortran sources and the analysis options of a command line; checks the files,
 /// the compiler and its flags.
 pub fn analyze_options(
@@ -66,6 +105,11 @@ pub fn analyze_options(
                 "{}: no such file (give the path of a Fortran source file)",
                 f.display()
             );
+        }
+    }
+    for f in &src.files {
+        if let Some(what) = not_a_source(f) {
+            bail!("{}: {what}", f.display());
         }
     }
     let (fortran, other): (Vec<PathBuf>, Vec<PathBuf>) =
@@ -147,6 +191,12 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         Ok(a) => a,
         Err(AnalyzeError::Failed { how, run }) => {
             show_program_output(&run.stdout, &run.stderr, d.program_output.as_deref())?;
+            if let Some((unit, file)) = end_of_named_file(&String::from_utf8_lossy(&run.stderr)) {
+                bail!(
+                    "the program {how}; no profile was written: {}, or use --keep-partial to keep the counts so far",
+                    end_of_file_hint(&unit, &file)
+                );
+            }
             return Err(anyhow::anyhow!(failed_run_message(
                 how,
                 &run,
@@ -170,8 +220,7 @@ pub fn run(src: &SourceArgs, d: &DynamicArgs) -> Result<ExitCode> {
         PathBuf::from(format!("{stem}.profile.json"))
     });
     let json = serde_json::to_string_pretty(&analysis.profile)?;
-    write_atomically(&path, json.as_bytes())
-        .with_context(|| format!("cannot write the profile {}", path.display()))?;
+    write_atomically(&path, json.as_bytes())?;
     let mut out = std::io::stdout().lock();
     out.write_all(summary(&analysis.profile).as_bytes())?;
     if let Some(sc) = &analysis.profile.scaling {

@@ -125,11 +125,12 @@ pub fn tables(machines: &[String], full: bool) -> Result<ExitCode> {
         let (_, path, p) = augur_machine_profile::library::load(m)?;
         let Some(o) = p.optimizations.clone() else {
             bail!(
-                "{} has no [optimizations] section: run `augur characterize --optimizations --fc {} --fflags='{}' -o {}`",
+                "{} has no [optimizations] section: {}",
                 path.display(),
-                p.provenance.compiler,
-                p.provenance.fflags,
-                path.display()
+                crate::cli::measure_advice(&path, |f| format!(
+                    "augur characterize --optimizations --fc {} --fflags='{}' -o {f}",
+                    p.provenance.compiler, p.provenance.fflags
+                ))
             );
         };
         let label = format!("{} {}", p.provenance.compiler, p.provenance.fflags);

@@ -12,9 +12,9 @@ pub fn run(profile: &Path, output: &Path) -> Result<ExitCode> {
     let p = MachineProfile::read(profile)?;
     let Some(m) = &p.memory else {
         bail!(
-            "{} has no memory section; measure it with `augur characterize --memory -o {}`",
+            "{} has no memory section; {}",
             profile.display(),
-            profile.display()
+            crate::cli::measure_advice(profile, |f| format!("augur characterize --memory -o {f}"))
         );
     };
     if m.sweep.is_empty() {

@@ -393,7 +393,7 @@ pub(crate) fn widest_text(w: &augur_model::interval::WidestParameter, machine: &
     let (cost, remedy) = match w.context {
         "chain" => (
             "cost".to_string(),
-            format!("`augur characterize --only {op} -o {}`", path.display()),
+            crate::cli::measure_advice(&path, |f| format!("augur characterize --only {op} -o {f}")),
         ),
         context => (
             format!(
@@ -404,14 +404,11 @@ pub(crate) fn widest_text(w: &augur_model::interval::WidestParameter, machine: &
                     "did not vectorize"
                 }
             ),
-            format!(
-                "`augur stream --machine {}` (its loop kernels)",
-                path.display()
-            ),
+            crate::cli::measure_advice(&path, |f| format!("augur stream --machine {f}")),
         ),
     };
     format!(
-        "the machine's parameters widen it beyond a typical program's: {op}'s {cost} ({how}) makes {:.0}% of their uncertainty; measure it again on that machine with {remedy}",
+        "the machine's parameters widen it beyond a typical program's: {op}'s {cost} ({how}) makes {:.0}% of their uncertainty; to narrow it, {remedy}",
         100.0 * w.share
     )
 }

@@ -368,21 +368,27 @@ fn sweep_table(profile: &str, at: &At, machines: &[&str], sizes: &[SweepSize]) -
         "predicted time of {profile} against {}, with its 90% interval (×F: F times smaller to F times larger):\n",
         at.symbol
     );
+    // Each machine's cell is as wide as its name (whole, never cut) when that is wider
+    // than the time and interval; the interval takes the extra width.
+    let intervals: Vec<usize> = machines
+        .iter()
+        .map(|m| m.chars().count().max(CELL) - 12)
+        .collect();
     let mut names = format!("{:>10}", "");
     let mut columns = format!("{:>10}", at.symbol);
-    for m in machines {
-        let _ = write!(names, "  {:>CELL$}", crate::predict::truncate(m, CELL));
-        let _ = write!(columns, "  {:>10}  {:>30}", "time", "90% interval");
+    for (m, w) in machines.iter().zip(&intervals) {
+        let _ = write!(names, "  {m:>width$}", width = w + 12);
+        let _ = write!(columns, "  {:>10}  {:>w$}", "time", "90% interval");
     }
     for line in [names, columns] {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     for s in sizes {
         let mut line = format!("{:>10}", s.value);
-        for p in &s.predictions {
+        for (p, w) in s.predictions.iter().zip(&intervals) {
             let _ = write!(
                 line,
-                "  {:>10}  {:>30}",
+                "  {:>10}  {:>w$}",
                 crate::predict::fmt_seconds(p.seconds),
                 crate::predict::fmt_interval_ends(p.low, p.high)
             );

@@ -14,10 +14,10 @@ pub fn platform(cluster: &Path, output: &Path) -> Result<ExitCode> {
             let profile = MachineProfile::read(m)?;
             let mpi = profile.mpi.with_context(|| {
                 format!(
-                    "{}: the machine profile {} has no [mpi] section: measure it with `augur characterize --mpi -o {}`",
+                    "{}: the machine profile {} has no [mpi] section: {}",
                     cluster.display(),
                     m.display(),
-                    m.display()
+                    crate::cli::measure_advice(m, |f| format!("augur characterize --mpi -o {f}"))
                 )
             })?;
             Some(mpi)

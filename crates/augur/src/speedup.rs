@@ -3,7 +3,7 @@
 //! `augur_model::speedup`) and `augur compare compilers` (tables 4.6 and 4.7, from
 //! `augur_workload::speedups`).
 
-use crate::predict::{fmt_seconds, short_path, truncate};
+use crate::predict::{fmt_seconds, short_path};
 use anyhow::{bail, Result};
 use augur_model::speedup::{Evidence, LoopSpeedup, Ratings, Reason, SpeedupExplanation};
 use augur_validate::kept::{measured_matrix, KeptTiming};
@@ -168,22 +168,28 @@ fn correlation_rows(title: &str, heads: &[String], rows: &[Correlation]) -> Stri
         return s;
     }
     let _ = writeln!(s, "{title}:");
+    // The settings' names whole: two machines' names are wider than the usual column.
+    let pairs: Vec<String> = rows
+        .iter()
+        .map(|c| {
+            if c.a == c.b {
+                heads[c.a].clone()
+            } else {
+                format!("{} and {}", heads[c.a], heads[c.b])
+            }
+        })
+        .collect();
+    let w = widest(pairs.iter().map(String::as_str), 40);
     let _ = writeln!(
         s,
-        "  {:<40} {:>8} {:>8} {:>8} {:>9} {:>8}",
+        "  {:<w$} {:>8} {:>8} {:>8} {:>9} {:>8}",
         "settings", "programs", "Pearson", "signif.", "Spearman", "signif."
     );
     let num = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| format!("{x:.4}"));
-    for c in rows {
-        let pair = if c.a == c.b {
-            heads[c.a].clone()
-        } else {
-            format!("{} and {}", heads[c.a], heads[c.b])
-        };
+    for (c, pair) in rows.iter().zip(&pairs) {
         let _ = writeln!(
             s,
-            "  {:<40} {:>8} {:>8} {:>8} {:>9} {:>8}",
-            truncate(&pair, 40),
+            "  {pair:<w$} {:>8} {:>8} {:>8} {:>9} {:>8}",
             c.programs,
             num(c.pearson),
             num(c.pearson_significance),
@@ -192,6 +198,15 @@ fn correlation_rows(title: &str, heads: &[String], rows: &[Correlation]) -> Stri
         );
     }
     s
+}
+
+/// The width of a column of `names` shown whole: the widest of them, `least` at least.
+fn widest<'a>(names: impl Iterator<Item = &'a str>, least: usize) -> usize {
+    names
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(least)
 }
 
 /// Each setting of `e` as its compiler and flags, or by its name when two share them (one
@@ -235,12 +250,14 @@ pub fn explanation_text(path: &Path, e: &SpeedupExplanation) -> String {
             base.name
         )
     };
+    let name_w = widest(e.settings.iter().map(|x| x.name.as_str()), 30);
+    let setup_w = widest(e.settings.iter().map(|x| x.setup.as_str()), 24);
     for st in &e.settings {
         let _ = writeln!(
             s,
-            "  {:<30} {:<24} {:>12}  speedup {}",
-            truncate(&st.name, 30),
-            truncate(&st.setup, 24),
+            "  {:<name_w$} {:<setup_w$} {:>12}  speedup {}",
+            st.name,
+            st.setup,
             fmt_seconds(st.seconds),
             fmt_speedup(st.speedup)
         );
@@ -304,6 +321,7 @@ fn loop_text(e: &SpeedupExplanation, l: &LoopSpeedup) -> String {
     let place = format!("{}:{}-{}", short_path(&l.file), l.first_line, l.last_line);
     let _ = writeln!(s, "\n{}  {}", l.name, place);
     let labels = setting_labels(e);
+    let w = widest(labels.iter().map(String::as_str), 30);
     for (i, label) in labels.iter().enumerate() {
         let mem = if l.memory_seconds[i] > 0.0 {
             format!("  (memory term {})", fmt_seconds(l.memory_seconds[i]))
@@ -312,8 +330,7 @@ fn loop_text(e: &SpeedupExplanation, l: &LoopSpeedup) -> String {
         };
         let _ = writeln!(
             s,
-            "  {:<30} {:>12}  speedup {}{mem}",
-            truncate(label, 30),
+            "  {label:<w$} {:>12}  speedup {}{mem}",
             fmt_seconds(l.seconds[i]),
             fmt_speedup(l.speedups[i])
         );

@@ -122,22 +122,27 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
         options,
         sample: v.by.contains(&By::Loop) || v.by.contains(&By::Procedure),
     };
+    // A sequential run at the size given is run once more to show its output when a
+    // timed run fails (the other kinds run at sizes, threads or ranks of their own).
+    let sequential = v.mpi_ranks.is_empty() && v.threads.is_empty() && v.scale.is_none();
+    let said = |e: anyhow::Error| failure(e, src, &fortran, &opts, sequential);
     if !v.mpi_ranks.is_empty() {
-        let mut val = augur_bench::ranks::validate_ranks(req)?;
+        let mut val = augur_bench::ranks::validate_ranks(req).map_err(said)?;
         let busy = busy_rows(&val.rows, rank_label, |r| &r.measured);
         val.warnings.extend(busy);
         return ranks_report(&val, v);
     }
     if !v.threads.is_empty() {
-        let mut val = augur_bench::threads::validate_threads(req)?;
+        let mut val = augur_bench::threads::validate_threads(req).map_err(said)?;
         let busy = busy_rows(&val.rows, thread_label, |r| &r.measured);
         val.warnings.extend(busy);
         return threads_report(&val, v);
     }
     let mut val = match &v.scale {
-        Some((spec, x)) => validate_scaled(req, spec, *x)?,
-        None => validate_one(req)?,
-    };
+        Some((spec, x)) => validate_scaled(req, spec, *x),
+        None => validate_one(req),
+    }
+    .map_err(said)?;
     val.warnings.extend(busy_warnings(&[("", &val.measured)]));
     if let Some(p) = &v.profile_out {
         let json = serde_json::to_string_pretty(&val.profile)?;
@@ -204,6 +209,119 @@ pub fn run(src: &SourceArgs, v: &ValidateArgs) -> Result<ExitCode> {
     println!("\n{}", comparison(&val));
     print_warnings(val.setup_differences.iter().chain(&val.warnings));
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the counting run's failure message says that `augur validate` does not do: it
+/// writes no profile, and keeps no partial counts.
+const NOT_VALIDATE: [(&str, &str); 2] = [
+    ("; no profile was written:", ":"),
+    (
+        "; `augur analyze --keep-partial` keeps the counts so far",
+        "",
+    ),
+];
+
+/// A failed validation as `augur validate` says it. A timed run of the normal build that
+/// failed (after the counting run of the instrumented copy succeeded) says so, what
+/// usually causes it and, for a sequential run (`rerun`), the output of one more run; a
+/// failed counting run's message names only what `validate` does, and a READ past the end
+/// of a named file is not blamed on a missing `--stdin`.
+fn failure(
+    e: anyhow::Error,
+    src: &SourceArgs,
+    fortran: &[PathBuf],
+    opts: &augur_program::AnalyzeOptions,
+    rerun: bool,
+) -> anyhow::Error {
+    if augur_toolchain::interrupt::cancelled() {
+        return e;
+    }
+    if let Some(augur_validate::TimingError::Failed { index, how }) = e.downcast_ref() {
+        let tc = &opts.toolchain;
+        let mut text = format!(
+            "timed run {index} of the normal build ({} {}, without augur's instrumentation) {how}, though augur's counting run of the instrumented copy ran to its end: does the program depend on what an earlier run left behind (a file it opens with STATUS='NEW', say) or on anything else that changes from one run to the next?",
+            tc.fc,
+            tc.fflags.join(" ")
+        );
+        if rerun {
+            text.push_str(&one_more_run(src, fortran, opts));
+        }
+        return anyhow::anyhow!(text);
+    }
+    let mut text = augur_bench::error_text(&e);
+    if !text.starts_with("the program ") {
+        return e;
+    }
+    for (from, to) in NOT_VALIDATE {
+        text = text.replacen(from, to, 1);
+    }
+    if let Some((unit, file)) = crate::dynamic::end_of_named_file(&text) {
+        text = text.replacen(
+            "it reached the end of its input: give the input it reads with --stdin FILE",
+            &crate::dynamic::end_of_file_hint(&unit, &file),
+            1,
+        );
+    }
+    anyhow::anyhow!(text)
+}
+
+/// The longest that [`one_more_run`] waits for the program.
+const RERUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The normal build run once more, as the timed runs were, for its output: the last lines
+/// it printed (before a backtrace), or why none are shown.
+fn one_more_run(
+    src: &SourceArgs,
+    fortran: &[PathBuf],
+    opts: &augur_program::AnalyzeOptions,
+) -> String {
+    let program = augur_fortran::analyze(fortran, &opts.front);
+    let order = augur_program::analyze::compile_order(&program, fortran.len());
+    let input = augur_toolchain::BuildInput {
+        fortran: order.iter().map(|&i| fortran[i].clone()).collect(),
+        extra_fflags: preprocessing_flags(src),
+        c_sources: opts.c_sources.clone(),
+        objects: opts.objects.clone(),
+        link_args: opts.link_args.clone(),
+    };
+    let exe = match augur_validate::build_plain(&opts.toolchain, &input) {
+        Ok(built) => built,
+        Err(e) => return format!("\n(built again to show its output, it did not build: {e})"),
+    };
+    let spec = augur_toolchain::RunSpec {
+        args: opts.args.clone(),
+        stdin: opts.stdin.clone(),
+        timeout: opts.timeout.min(RERUN_LIMIT),
+        env: vec![],
+        cwd: opts.cwd.clone(),
+        capture: true,
+        fixed_addresses: false,
+    };
+    let run = match augur_toolchain::run(&exe.1, &spec) {
+        Ok(run) => run,
+        Err(e) => return format!("\n(run again to show its output, it did not start: {e})"),
+    };
+    let how = if run.success() {
+        "it ran to its end this time".to_string()
+    } else {
+        format!("it {}", run.describe())
+    };
+    let mut all = String::from_utf8_lossy(&run.stdout).into_owned();
+    all.push_str(&String::from_utf8_lossy(&run.stderr));
+    let lines: Vec<&str> = all
+        .lines()
+        .take_while(|l| !l.to_ascii_lowercase().contains("backtrace"))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let mut text = format!("\n---- the program's output, run once more ({how}) ----");
+    if lines.is_empty() {
+        text.push_str("\n  (nothing)");
+    }
+    for l in &lines[lines.len().saturating_sub(10)..] {
+        text.push_str("\n  ");
+        text.push_str(l);
+    }
+    text
 }
 
 /// Where the time went, measured by sampling, beside the prediction: the innermost

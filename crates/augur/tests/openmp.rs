@@ -632,3 +632,37 @@ fn fopenmp_in_the_flags_is_an_openmp_analysis() {
         "{threads}"
     );
 }
+
+/// A program that fails only at 2 threads: the run-time error of the extra counting
+/// run names the program's own file and line, not augur's deleted instrumented copy.
+#[test]
+fn a_counting_run_failing_at_two_threads_names_the_programs_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("two.f90"),
+        "\
+program two
+  use omp_lib
+  implicit none
+  integer :: u
+  if (omp_get_max_threads() > 1) then
+    open(newunit=u, file='no/such/dir/x.dat', status='old')
+  end if
+  print *, 'ran'
+end program two
+",
+    )
+    .unwrap();
+    let o = augur()
+        .current_dir(dir.path())
+        .args(["analyze", "two.f90", "--threads", "1,2"])
+        .args(["-o", "two.json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("OMP_NUM_THREADS=2"), "{err}");
+    assert!(err.contains("At line 6 of file two.f90"), "{err}");
+    assert!(!err.contains("aug0_"), "{err}");
+}

@@ -4,6 +4,7 @@
 
 use crate::block::{only, priced_chain, split_ops, without_branches};
 use crate::cost::{Coefficients, CostTable, LIBRARY_CALLS};
+use crate::forwarding::forwarded_calls;
 use augur_ir::{AbOp, AbOpCounts};
 use augur_program_profile::compiled::{CompiledLoop, InstrClass};
 use augur_program_profile::optreport::OptReport;
@@ -256,11 +257,11 @@ pub(crate) fn loop_recurrences(
             // The calls that wait for the recurrence add to it; the others run ahead of
             // it and only count in the throughput (a Zen 5: `s = s*0.999 + exp(x(i))`
             // 3.5 ns an iteration, its chain alone 1.4 ns, its calls alone 3.1 ns).
+            // Calls handed their argument through a failed store forwarding run one
+            // after another at their chain cost, waiting or not ([`forwarded_calls`]).
             Some(serial) => {
-                let mut waiting = Coefficients::default();
-                waiting
-                    .stream
-                    .add_scaled(&split_ops(serial, &LIBRARY_CALLS).0, n);
+                let forwarded = forwarded_per_iteration(u, report, &body, n);
+                let waiting = waiting_calls(serial, &l.chain, &forwarded, n);
                 t_throughput.max(t_chain + table.cost_of(&waiting).seconds)
             }
             // Profiles made before the field: every call on top of the recurrence.
@@ -292,6 +293,48 @@ pub(crate) fn loop_recurrences(
         }
     }
     scaled
+}
+
+/// The library calls of one iteration over `body` (blocks of `u`, the loop iterating
+/// `n` times) handed their argument through a failed store forwarding.
+fn forwarded_per_iteration(
+    u: &UnitProfile,
+    report: Option<&OptReport>,
+    body: &[usize],
+    n: f64,
+) -> AbOpCounts {
+    let mut out = AbOpCounts::new();
+    for &i in body {
+        let executions = u.blocks[i].executions.unwrap_or(0.0);
+        out.add_scaled(&forwarded_calls(u, report, i), executions / n);
+    }
+    out
+}
+
+/// The calls of `n` iterations that add to the recurrence: the `serial` ones (waiting for
+/// it) at their stream cost, or at their chain cost where a failed forwarding hands them
+/// their argument (`forwarded`, per iteration), and the other forwarded calls at their
+/// chain cost too, but for those on the recurrence itself (`chain`, already priced so).
+fn waiting_calls(
+    serial: &AbOpCounts,
+    chain: &AbOpCounts,
+    forwarded: &AbOpCounts,
+    n: f64,
+) -> Coefficients {
+    let mut waiting = Coefficients::default();
+    let serial = split_ops(serial, &LIBRARY_CALLS).0;
+    for (op, k) in serial.iter() {
+        let at_latency = k.min(forwarded.get(op));
+        waiting.chain.add(op, n * at_latency);
+        waiting.stream.add(op, n * (k - at_latency));
+    }
+    for (op, f) in forwarded.iter() {
+        let rest = f - serial.get(op) - chain.get(op);
+        if rest > 0.0 {
+            waiting.chain.add(op, n * rest);
+        }
+    }
+    waiting
 }
 
 /// Whether loop `l` of `u` lies inside a loop priced from a compiled loop (a nest the
@@ -1158,7 +1201,7 @@ mod tests {
         let mut ts = CostTable::from_profile(&m);
         ts.register_scalars = true;
         ts.call_spill = 1e-9;
-        let spilled = |u: &UnitProfile| {
+        let priced_with = |u: &UnitProfile, report: Option<&OptReport>| {
             let mut c: Vec<Coefficients> = u
                 .blocks
                 .iter()
@@ -1169,9 +1212,10 @@ mod tests {
                 .iter()
                 .map(|b| pricing(&ts).total(&without_chain(b), ctx))
                 .collect();
-            loop_recurrences(&ts, None, u, &mut c, &thru, &[]);
+            loop_recurrences(&ts, report, u, &mut c, &thru, &[]);
             c.iter().map(|c| ts.cost_of(c).seconds).sum::<f64>()
         };
+        let spilled = |u: &UnitProfile| priced_with(u, None);
         assert!((spilled(&u3) - 900e-9).abs() < 1e-15, "{}", spilled(&u3));
         // Without a call in the body nothing is spilled.
         assert!((spilled(&u) - 300e-9).abs() < 1e-15, "{}", spilled(&u));
@@ -1184,5 +1228,36 @@ mod tests {
         // The call waits (its argument reads the carried scalar): on top again.
         u4.loops[0].serial_calls = Some(ops(&[(AbOp::EXPD, 1.0)]));
         assert!((spilled(&u4) - 900e-9).abs() < 1e-15, "{}", spilled(&u4));
+
+        // The call's argument read through a failed store forwarding (its halves stored
+        // apart): it waits for every instruction before it to retire, so the call costs
+        // its 5 ns latency, not its 2 ns stream cost, whether it waits for the
+        // recurrence or not: 6 + 1 + 5 ns.
+        let report = OptReport {
+            forwarding_failures: vec![augur_program_profile::optreport::SourceLine {
+                file: "t.f90".into(),
+                line: 1,
+            }],
+            ..OptReport::default()
+        };
+        let forwarded = |u: &UnitProfile| priced_with(u, Some(&report));
+        assert!(
+            (forwarded(&u4) - 1200e-9).abs() < 1e-15,
+            "{}",
+            forwarded(&u4)
+        );
+        u4.loops[0].serial_calls = Some(AbOpCounts::new());
+        assert!(
+            (forwarded(&u4) - 1200e-9).abs() < 1e-15,
+            "{}",
+            forwarded(&u4)
+        );
+        // A profile made before `serial_calls` keeps its rule.
+        u4.loops[0].serial_calls = None;
+        assert!(
+            (forwarded(&u4) - 900e-9).abs() < 1e-15,
+            "{}",
+            forwarded(&u4)
+        );
     }
 }

@@ -296,9 +296,15 @@ fn vector_bytes(op: &str) -> Option<i64> {
 }
 
 /// The width of a vector load from memory into a register (a move, or packed
-/// arithmetic with a memory operand); `None` for anything else.
+/// arithmetic with a memory operand), or of an 8-byte load into one (`movq`, `movsd`:
+/// a single-precision complex passed by value to the library, `cabsf(z)`, read as one
+/// from its two halves just stored); `None` for anything else.
 fn wide_load_width(mnemonic: &str, ops: &[&str]) -> Option<i64> {
     let m = mnemonic.strip_prefix('v').unwrap_or(mnemonic);
+    if ["movq", "movsd", "movlps", "movlpd"].contains(&m) {
+        ops.first().and_then(|o| memory(o))?;
+        return ops.last().and_then(|o| vector_bytes(o)).map(|_| 8);
+    }
     let moves = [
         "movaps", "movups", "movapd", "movupd", "movdqa", "movdqu", "lddqu",
     ];
@@ -382,6 +388,23 @@ mod tests {
                     \tmovupd\t64(%rsp), %xmm5\n\
                     \tmovupd\t96(%rsp), %xmm6\n";
         assert_eq!(lines(body), [11]);
+    }
+
+    #[test]
+    fn a_complex_passed_by_value_from_its_two_stored_halves_fails() {
+        // gcc -O2 on `s = s + cabs(z)`, z single-precision complex: its parts stored
+        // apart, read as one 8-byte argument; an 8-byte load of an 8-byte store forwards.
+        let body = "\t.loc 1 40 0\n\
+                    \tmovss\t%xmm1, 24(%rsp)\n\
+                    \tmovss\t%xmm2, 28(%rsp)\n\
+                    \tmovq\t24(%rsp), %xmm0\n\
+                    \tcall\tcabsf@PLT\n\
+                    \t.loc 1 41 0\n\
+                    \tmovsd\t%xmm3, 32(%rsp)\n\
+                    \tmovsd\t32(%rsp), %xmm4\n\
+                    \tmovq\t%xmm4, 40(%rsp)\n\
+                    \tmovq\t40(%rsp), %rax\n";
+        assert_eq!(lines(body), [40]);
     }
 
     #[test]

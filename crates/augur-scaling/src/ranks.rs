@@ -1,17 +1,26 @@
 //! An MPI program's traces at a rank count never run, from its traces at three or more
 //! smaller counts (P^3T+'s work distribution, issue 9's fits applied to the rank count).
 //!
-//! An SPMD program's ranks play a few roles: rank 0, the last rank, and the ranks between,
-//! which do the same thing with their neighbours. Each role's trace at the target count
-//! takes the pattern its traces share (the same records, steps, operations and tags at
-//! every count analyzed), each peer resolved by the rule every trace agrees on (this rank
-//! plus or minus 1 or 2 around the ring, or along an open line whose ends talk to
-//! MPI_PROC_NULL, rank 0, the last rank, MPI_PROC_NULL), and each number (repeat
-//! counts, bytes, block executions) by the simplest model of the rank count that goes
-//! through its values at every count: a constant, `a + b/P`, `a + b/P²`, `a + b·P`,
-//! `a + b·log2 P` or `a·P^c`. When the ranks between differ (a 2-D decomposition, a
-//! master handing out work to each worker in turn) or a number follows none of these,
-//! the pattern does not allow it and the error says which.
+//! An SPMD program's ranks play a few roles. On a line of ranks: rank 0, the last rank,
+//! and the ranks between, which do the same thing with their neighbours. On a 2-D or
+//! 3-D Cartesian grid (`MPI_Dims_create`, `MPI_Cart_create`, `MPI_Cart_shift`): one role
+//! per position in the grid, first, middle or last along each dimension (a corner, an
+//! edge, a face, the interior), the grid's dims at every count being those
+//! `MPI_Dims_create` gives (Open MPI's rule, [`dims_create`]); the line is tried first,
+//! then the 2-D grid, then the 3-D one. Each role's trace at the target count takes the
+//! pattern its traces share (the same records, steps, operations and tags at every count
+//! analyzed), each peer resolved by the rule every trace agrees on (this rank plus or
+//! minus 1 or 2 along a dimension, around it or on an open one whose ends talk to
+//! MPI_PROC_NULL, rank 0, the last rank, MPI_PROC_NULL), and each number (repeat counts,
+//! bytes, block executions) by the simplest model through its values at every count: a
+//! constant, `a + b/x`, `a + b/x²`, `a + b·x`, `a + b·log2 x`, `a + b/√x`, `a + b·x^(-1/3)`,
+//! `a + b·x^(-2/3)` or `a·x^c`, x the rank count or, on a grid, the ranks along one
+//! dimension (a block's edge is `n / dims[k]`) or, in 3-D, across one (a face), whichever
+//! fits best. A communicator
+//! holding every rank in order (a Cartesian communicator without reordering) holds every
+//! rank at the target. When the ranks of a role differ (a master handing out work to each
+//! worker in turn, a grid whose dims are not `MPI_Dims_create`'s) or a number follows none
+//! of these, the pattern does not allow it and the error says which.
 
 use augur_program_profile::mpi::{Event, MpiRun, RankTrace, Record, Step};
 use std::collections::BTreeMap;
@@ -19,16 +28,137 @@ use std::collections::BTreeMap;
 /// MPI_PROC_NULL as the traces record it (docs/FORMATS.md, `peer`).
 const PROC_NULL: i64 = -2;
 
+/// A peer no rule gives (a dimension the grid does not have).
+const NO_PEER: i64 = i64::MIN;
+
+/// A Cartesian grid of ranks numbered as `MPI_Cart_create` numbers them (row-major: the
+/// last dimension varies fastest); a line of ranks is a grid of one dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grid {
+    /// Ranks along each dimension.
+    pub dims: Vec<i64>,
+}
+
+/// Where a rank sits along one dimension of a grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Place {
+    First,
+    Middle,
+    Last,
+}
+
+impl Place {
+    const ALL: [Place; 3] = [Place::First, Place::Middle, Place::Last];
+
+    fn name(self) -> &'static str {
+        match self {
+            Place::First => "first",
+            Place::Middle => "middle",
+            Place::Last => "last",
+        }
+    }
+}
+
+/// The dims `MPI_Dims_create(p, nd, dims)` gives with every entry 0, as Open MPI 4.1 does
+/// it: the prime factors of `p`, largest first, each multiplied into the dimension with
+/// the fewest ranks so far, then the dims sorted in decreasing order.
+pub fn dims_create(p: u32, nd: usize) -> Vec<u32> {
+    let mut factors = vec![];
+    let (mut n, mut f) = (p, 2);
+    while n > 1 {
+        while n % f == 0 {
+            factors.push(f);
+            n /= f;
+        }
+        f += 1;
+        if f * f > n && n > 1 {
+            factors.push(n);
+            break;
+        }
+    }
+    let mut dims = vec![1u32; nd.max(1)];
+    for f in factors.into_iter().rev() {
+        let k = (0..dims.len()).min_by_key(|&k| (dims[k], k)).unwrap_or(0);
+        dims[k] *= f;
+    }
+    dims.sort_unstable_by(|a, b| b.cmp(a));
+    dims
+}
+
+impl Grid {
+    /// The grid of `p` ranks in `nd` dimensions by [`dims_create`] (a line for `nd` 1).
+    pub fn of(p: u32, nd: usize) -> Grid {
+        Grid {
+            dims: dims_create(p, nd).into_iter().map(i64::from).collect(),
+        }
+    }
+
+    /// The coordinates of `rank`.
+    pub fn coords(&self, rank: i64) -> Vec<i64> {
+        let mut c = vec![0; self.dims.len()];
+        let mut r = rank;
+        for k in (0..self.dims.len()).rev() {
+            c[k] = r % self.dims[k];
+            r /= self.dims[k];
+        }
+        c
+    }
+
+    /// The rank at `coords`.
+    pub fn rank_of(&self, coords: &[i64]) -> i64 {
+        coords.iter().zip(&self.dims).fold(0, |r, (c, d)| r * d + c)
+    }
+
+    /// The ranks of the grid.
+    fn size(&self) -> i64 {
+        self.dims.iter().product()
+    }
+
+    /// Where `rank` sits along each dimension.
+    fn places(&self, rank: i64) -> Vec<Place> {
+        self.coords(rank)
+            .iter()
+            .zip(&self.dims)
+            .map(|(&c, &d)| match c {
+                0 => Place::First,
+                c if c == d - 1 => Place::Last,
+                _ => Place::Middle,
+            })
+            .collect()
+    }
+
+    /// A rank at `places`, if the grid has one (a middle needs 3 ranks or more).
+    fn rank_at(&self, places: &[Place]) -> Option<i64> {
+        let mut c = vec![];
+        for (pl, &d) in places.iter().zip(&self.dims) {
+            c.push(match pl {
+                Place::First => 0,
+                Place::Middle if d >= 3 => d / 2,
+                Place::Last if d >= 2 => d - 1,
+                _ => return None,
+            });
+        }
+        Some(self.rank_of(&c))
+    }
+
+    /// The dims as `AxBxC`.
+    fn shape(&self) -> String {
+        let d: Vec<String> = self.dims.iter().map(i64::to_string).collect();
+        d.join("x")
+    }
+}
+
 /// How a peer is found from the rank that names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PeerRule {
     /// No peer (-1).
     None,
-    /// `(rank + d) mod P`.
-    Around(i64),
-    /// `rank + d` on an open line: MPI_PROC_NULL past either end (a non-periodic
-    /// neighbour, as `MPI_Cart_shift` gives on a non-periodic dimension).
-    Open(i64),
+    /// `d` along dimension `k`, around it (a periodic dimension; on a line, `(rank + d)
+    /// mod P`).
+    Around(usize, i64),
+    /// `d` along dimension `k`, MPI_PROC_NULL past either end (a non-periodic neighbour,
+    /// as `MPI_Cart_shift` gives on a non-periodic dimension).
+    Open(usize, i64),
     /// MPI_PROC_NULL at every count.
     ProcNull,
     /// Rank 0.
@@ -37,38 +167,72 @@ enum PeerRule {
     Last,
 }
 
+/// A set of peer rules, a bit per entry of [`PeerRule::ALL`].
+type Rules = u32;
+
 impl PeerRule {
-    const ALL: [PeerRule; 12] = [
+    const ALL: [PeerRule; 28] = [
         PeerRule::None,
-        PeerRule::Around(1),
-        PeerRule::Around(-1),
-        PeerRule::Around(2),
-        PeerRule::Around(-2),
+        PeerRule::Around(0, 1),
+        PeerRule::Around(0, -1),
+        PeerRule::Around(0, 2),
+        PeerRule::Around(0, -2),
         PeerRule::First,
         PeerRule::Last,
-        PeerRule::Open(1),
-        PeerRule::Open(-1),
-        PeerRule::Open(2),
-        PeerRule::Open(-2),
+        PeerRule::Open(0, 1),
+        PeerRule::Open(0, -1),
+        PeerRule::Open(0, 2),
+        PeerRule::Open(0, -2),
         PeerRule::ProcNull,
+        PeerRule::Open(1, 1),
+        PeerRule::Open(1, -1),
+        PeerRule::Open(2, 1),
+        PeerRule::Open(2, -1),
+        PeerRule::Around(1, 1),
+        PeerRule::Around(1, -1),
+        PeerRule::Around(2, 1),
+        PeerRule::Around(2, -1),
+        PeerRule::Open(1, 2),
+        PeerRule::Open(1, -2),
+        PeerRule::Open(2, 2),
+        PeerRule::Open(2, -2),
+        PeerRule::Around(1, 2),
+        PeerRule::Around(1, -2),
+        PeerRule::Around(2, 2),
+        PeerRule::Around(2, -2),
     ];
 
-    fn peer(self, rank: i64, p: i64) -> i64 {
+    fn peer(self, rank: i64, grid: &Grid) -> i64 {
+        let shifted = |k: usize, d: i64| {
+            let n = *grid.dims.get(k)?;
+            let mut c = grid.coords(rank);
+            c[k] += d;
+            Some((c, n))
+        };
         match self {
             PeerRule::None => -1,
-            PeerRule::Around(d) => (rank + d).rem_euclid(p),
-            PeerRule::Open(d) if (0..p).contains(&(rank + d)) => rank + d,
-            PeerRule::Open(_) | PeerRule::ProcNull => PROC_NULL,
+            PeerRule::Around(k, d) => shifted(k, d).map_or(NO_PEER, |(mut c, n)| {
+                c[k] = c[k].rem_euclid(n);
+                grid.rank_of(&c)
+            }),
+            PeerRule::Open(k, d) => shifted(k, d).map_or(NO_PEER, |(c, n)| {
+                if (0..n).contains(&c[k]) {
+                    grid.rank_of(&c)
+                } else {
+                    PROC_NULL
+                }
+            }),
+            PeerRule::ProcNull => PROC_NULL,
             PeerRule::First => 0,
-            PeerRule::Last => p - 1,
+            PeerRule::Last => grid.size() - 1,
         }
     }
 
-    /// The rules that give `peer` for `rank` of `p` (as a bit set over [`Self::ALL`]).
-    fn matching(peer: i64, rank: i64, p: i64) -> u16 {
+    /// The rules that give `peer` for `rank` of `grid`.
+    fn matching(peer: i64, rank: i64, grid: &Grid) -> Rules {
         let mut set = 0;
         for (k, rule) in Self::ALL.iter().enumerate() {
-            if rule.peer(rank, p) == peer {
+            if rule.peer(rank, grid) == peer {
                 set |= 1 << k;
             }
         }
@@ -78,11 +242,13 @@ impl PeerRule {
 
 /// One role's pattern: its records with the values at each count analyzed.
 struct Role {
+    /// What the role is, for errors.
+    name: String,
     /// Per record, per step: the peer rules every trace agrees on (peer, and the source
     /// a sendrecv keeps in `request`).
-    rules: Vec<Vec<(u16, u16)>>,
-    /// The traces of this role, one per count analyzed.
-    traces: Vec<(i64, i64, RankTrace)>,
+    rules: Vec<Vec<(Rules, Rules)>>,
+    /// The traces of this role's representative, one per count analyzed.
+    traces: Vec<RankTrace>,
 }
 
 /// Traces at a rank count never run, with what a user must know about them.
@@ -108,7 +274,8 @@ pub struct VanishedWork {
     pub per_step: Vec<f64>,
 }
 
-/// The traces of `target` ranks from `runs` (three or more counts of at least 3 ranks).
+/// The traces of `target` ranks from `runs` (three or more counts of at least 3 ranks):
+/// as a line of ranks, else as a 2-D grid, else as a 3-D grid.
 pub fn extrapolate(runs: &[MpiRun], target: u32) -> Result<Extrapolated, String> {
     let mut runs: Vec<&MpiRun> = runs.iter().filter(|r| r.ranks >= 3).collect();
     runs.sort_by_key(|r| r.ranks);
@@ -120,27 +287,37 @@ pub fn extrapolate(runs: &[MpiRun], target: u32) -> Result<Extrapolated, String>
     if target < 3 {
         return Err(format!("{target} ranks: extrapolation needs at least 3"));
     }
-    let ps: Vec<f64> = runs.iter().map(|r| f64::from(r.ranks)).collect();
-    let mut roles = [
-        role(&runs, |_| 0, "rank 0")?,
-        role(&runs, |p| p / 2, "the ranks between")?,
-        role(&runs, |p| p - 1, "the last rank")?,
-    ];
-    for r in &runs {
-        interior_agree(r, &mut roles[1])?;
+    let line = match on_grid(&runs, target, 1) {
+        Ok(x) => return Ok(x),
+        Err(e) => e,
+    };
+    let mut errors = vec![line];
+    for nd in [2, 3] {
+        match on_grid(&runs, target, nd) {
+            Ok(x) => return Ok(x),
+            Err(e) => errors.push(format!("as a {nd}-D grid of ranks: {e}")),
+        }
     }
-    let t = i64::from(target);
+    Err(errors.join("; "))
+}
+
+/// The traces of `target` ranks with the ranks on grids of `nd` dimensions.
+fn on_grid(runs: &[&MpiRun], target: u32, nd: usize) -> Result<Extrapolated, String> {
+    let grids: Vec<Grid> = runs.iter().map(|r| Grid::of(r.ranks, nd)).collect();
+    let at = Grid::of(target, nd);
+    let fit = Fit::new(&grids, &at);
+    let mut roles = BTreeMap::new();
+    for places in all_places(nd) {
+        roles.insert(places.clone(), role(runs, &grids, &places)?);
+    }
+    for (run, grid) in runs.iter().zip(&grids) {
+        agree(run, grid, &mut roles)?;
+    }
     let mut traces = vec![];
     let mut vanished = BTreeMap::new();
-    for rank in 0..t {
-        let k = if rank == 0 {
-            0
-        } else if rank == t - 1 {
-            2
-        } else {
-            1
-        };
-        traces.push(build(&roles[k], &ps, rank, t, &mut vanished)?);
+    for rank in 0..at.size() {
+        let role = &roles[&at.places(rank)];
+        traces.push(build(role, &fit, rank, &at, &mut vanished)?);
     }
     let mut vanished: Vec<VanishedWork> = vanished
         .into_iter()
@@ -161,39 +338,82 @@ pub fn extrapolate(runs: &[MpiRun], target: u32) -> Result<Extrapolated, String>
     })
 }
 
+/// Every position in a grid of `nd` dimensions.
+fn all_places(nd: usize) -> Vec<Vec<Place>> {
+    let mut all = vec![vec![]];
+    for _ in 0..nd {
+        all = all
+            .into_iter()
+            .flat_map(|p: Vec<Place>| {
+                Place::ALL.iter().map(move |&pl| {
+                    let mut q = p.clone();
+                    q.push(pl);
+                    q
+                })
+            })
+            .collect();
+    }
+    all
+}
+
+/// What the ranks at `places` are, for errors.
+fn role_name(places: &[Place]) -> String {
+    match places {
+        [Place::First] => "rank 0".into(),
+        [Place::Middle] => "the ranks between".into(),
+        [Place::Last] => "the last rank".into(),
+        _ => {
+            let p: Vec<&str> = places.iter().map(|p| p.name()).collect();
+            format!("the ranks at ({}) of the grid", p.join(", "))
+        }
+    }
+}
+
 /// Blocks whose executions per rank fell below one at the target while every count
 /// analyzed ran them at least once: `(unit, block)` → executions at the counts analyzed.
 type Vanished = BTreeMap<(u32, u32), Vec<f64>>;
 
-/// The role of the rank `pick(P)` in every run: its traces, checked to have one pattern.
-fn role(runs: &[&MpiRun], pick: impl Fn(i64) -> i64, name: &str) -> Result<Role, String> {
+/// The role of the ranks at `places` in every run: its representative's traces, checked
+/// to have one pattern.
+fn role(runs: &[&MpiRun], grids: &[Grid], places: &[Place]) -> Result<Role, String> {
+    let name = role_name(places);
     let mut traces = vec![];
-    for r in runs {
+    for (r, grid) in runs.iter().zip(grids) {
         let p = i64::from(r.ranks);
-        let rank = pick(p);
+        let rank = grid.rank_at(places).ok_or_else(|| {
+            format!(
+                "no rank is one of {name} at {p} ranks (a {} grid): every count analyzed needs 3 ranks or more along each dimension",
+                grid.shape()
+            )
+        })?;
         let t = r
             .traces
             .iter()
             .find(|t| i64::from(t.rank) == rank)
             .ok_or_else(|| format!("the trace of rank {rank} at {p} ranks is missing"))?;
-        traces.push((rank, p, t.clone()));
+        traces.push(t.clone());
     }
-    let first = &traces[0].2;
-    let mut rules: Vec<Vec<(u16, u16)>> = first
+    let first = &traces[0];
+    let mut rules: Vec<Vec<(Rules, Rules)>> = first
         .records
         .iter()
-        .map(|rec| vec![(u16::MAX, u16::MAX); rec.steps.len()])
+        .map(|rec| vec![(Rules::MAX, Rules::MAX); rec.steps.len()])
         .collect();
-    for (rank, p, t) in &traces {
-        same_pattern(first, t).map_err(|e| format!("{name}: {e} at {p} ranks"))?;
-        narrow(&mut rules, t, *rank, *p);
+    for ((t, r), grid) in traces.iter().zip(runs).zip(grids) {
+        let p = i64::from(r.ranks);
+        same_pattern(first, t, p).map_err(|e| format!("{name}: {e} at {p} ranks"))?;
+        narrow(&mut rules, t, i64::from(t.rank), grid);
     }
-    check_rules(&rules, name)?;
-    Ok(Role { rules, traces })
+    check_rules(&rules, &name)?;
+    Ok(Role {
+        name,
+        rules,
+        traces,
+    })
 }
 
-/// Whether `t` has `first`'s records and steps, operations and tags.
-fn same_pattern(first: &RankTrace, t: &RankTrace) -> Result<(), String> {
+/// Whether `t` (a rank of `p`) has `first`'s records and steps, operations and tags.
+fn same_pattern(first: &RankTrace, t: &RankTrace, p: i64) -> Result<(), String> {
     if first.records.len() != t.records.len() {
         return Err(format!(
             "{} patterns of calls instead of {} (the pattern changes with the rank count)",
@@ -202,12 +422,12 @@ fn same_pattern(first: &RankTrace, t: &RankTrace) -> Result<(), String> {
         ));
     }
     for (k, (a, b)) in first.records.iter().zip(&t.records).enumerate() {
-        if b.steps
-            .iter()
-            .any(|s| !s.event.counts.is_empty() || !s.event.members.is_empty())
-        {
+        if b.steps.iter().any(|s| {
+            !s.event.counts.is_empty()
+                || !(s.event.members.is_empty() || world(&s.event.members, p))
+        }) {
             return Err(format!(
-                "pattern {} of calls has a v-collective or a communicator's members (one entry per rank): not extrapolated",
+                "pattern {} of calls has a v-collective or a communicator's members other than every rank in order (one entry per rank): not extrapolated",
                 k + 1
             ));
         }
@@ -216,6 +436,7 @@ fn same_pattern(first: &RankTrace, t: &RankTrace) -> Result<(), String> {
                 x.event.op == y.event.op
                     && x.event.tag == y.event.tag
                     && x.event.comm == y.event.comm
+                    && x.event.members.is_empty() == y.event.members.is_empty()
             });
         if !same {
             return Err(format!("pattern {} of calls differs", k + 1));
@@ -224,23 +445,28 @@ fn same_pattern(first: &RankTrace, t: &RankTrace) -> Result<(), String> {
     Ok(())
 }
 
-/// Keeps, for each step, the peer rules that also hold in `t` (rank `rank` of `p`).
-fn narrow(rules: &mut [Vec<(u16, u16)>], t: &RankTrace, rank: i64, p: i64) {
+/// Whether `members` are every rank of `p` in order.
+fn world(members: &[u32], p: i64) -> bool {
+    members.len() as i64 == p && members.iter().enumerate().all(|(k, &m)| k as u32 == m)
+}
+
+/// Keeps, for each step, the peer rules that also hold in `t` (rank `rank` of `grid`).
+fn narrow(rules: &mut [Vec<(Rules, Rules)>], t: &RankTrace, rank: i64, grid: &Grid) {
     for (rec_rules, rec) in rules.iter_mut().zip(&t.records) {
         for (r, step) in rec_rules.iter_mut().zip(&rec.steps) {
             let e = &step.event;
-            r.0 &= PeerRule::matching(i64::from(e.peer), rank, p);
+            r.0 &= PeerRule::matching(i64::from(e.peer), rank, grid);
             let source = if e.op == "sendrecv" { e.request } else { -1 };
-            r.1 &= PeerRule::matching(source, rank, p);
+            r.1 &= PeerRule::matching(source, rank, grid);
         }
     }
 }
 
-fn check_rules(rules: &[Vec<(u16, u16)>], name: &str) -> Result<(), String> {
+fn check_rules(rules: &[Vec<(Rules, Rules)>], name: &str) -> Result<(), String> {
     for (k, rec) in rules.iter().enumerate() {
         if rec.iter().any(|(a, b)| *a == 0 || *b == 0) {
             return Err(format!(
-                "{name}: a peer in pattern {} of calls is no neighbour (around the ring or on an open line), nor rank 0, nor the last rank, nor MPI_PROC_NULL, at every count (a 2-D or 3-D decomposition? give a trace at the rank count)",
+                "{name}: a peer in pattern {} of calls is no neighbour (along a line or a dimension of the grid, around it or open), nor rank 0, nor the last rank, nor MPI_PROC_NULL, at every count (give a trace at the rank count)",
                 k + 1
             ));
         }
@@ -248,63 +474,74 @@ fn check_rules(rules: &[Vec<(u16, u16)>], name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether every rank between the first and the last of `run` has the role's pattern;
-/// the role's peer rules narrowed to those every one of them agrees on (rank 1 tells a
-/// neighbour two ranks down around the ring from one on an open line).
-fn interior_agree(run: &MpiRun, role: &mut Role) -> Result<(), String> {
+/// Whether every rank of `run` has the pattern of its role; the roles' peer rules
+/// narrowed to those every one of its ranks agrees on (rank 1 tells a neighbour two
+/// ranks down around the ring from one on an open line).
+fn agree(run: &MpiRun, grid: &Grid, roles: &mut BTreeMap<Vec<Place>, Role>) -> Result<(), String> {
     let p = i64::from(run.ranks);
-    let first = &role.traces[0].2;
-    for t in run
-        .traces
-        .iter()
-        .filter(|t| t.rank > 0 && i64::from(t.rank) < p - 1)
-    {
-        same_pattern(first, t).map_err(|e| {
+    for t in &run.traces {
+        let rank = i64::from(t.rank);
+        let Some(role) = roles.get_mut(&grid.places(rank)) else {
+            continue;
+        };
+        same_pattern(&role.traces[0], t, p).map_err(|e| {
             format!(
-                "rank {} at {p} ranks does not do what the other ranks between do ({e}): the pattern does not allow extrapolation (a 2-D decomposition? give a trace at the rank count)",
-                t.rank
+                "rank {rank} at {p} ranks does not do what the other ones of {} do ({e}): the pattern does not allow extrapolation (give a trace at the rank count)",
+                role.name
             )
         })?;
-        narrow(&mut role.rules, t, i64::from(t.rank), p);
-        check_rules(&role.rules, &format!("rank {} at {p} ranks", t.rank))?;
+        narrow(&mut role.rules, t, rank, grid);
+        check_rules(&role.rules, &format!("rank {rank} at {p} ranks"))?;
     }
     Ok(())
 }
 
-/// Rank `rank` of `p`: the role's pattern with its numbers at `p` and its peers resolved.
+/// Rank `rank` of the grid `at`: the role's pattern with its numbers there and its peers
+/// resolved.
 fn build(
     role: &Role,
-    ps: &[f64],
+    fit: &Fit,
     rank: i64,
-    p: i64,
+    at: &Grid,
     vanished: &mut Vanished,
 ) -> Result<RankTrace, String> {
     let mut records = vec![];
-    let template = &role.traces[0].2;
+    let template = &role.traces[0];
     for (k, rec) in template.records.iter().enumerate() {
-        let at = |f: &dyn Fn(&RankTrace) -> f64, what: &str| -> Result<f64, String> {
-            let ys: Vec<f64> = role.traces.iter().map(|(_, _, t)| f(t)).collect();
-            value_at(ps, &ys, p as f64).ok_or_else(|| {
+        let at_k = |f: &dyn Fn(&RankTrace) -> f64, what: &str| -> Result<f64, String> {
+            let ys: Vec<f64> = role.traces.iter().map(f).collect();
+            fit.at(&ys).ok_or_else(|| {
                 format!(
-                    "{what} of pattern {} of calls ({ys:?} at {ps:?} ranks) follows no model of the rank count",
-                    k + 1
+                    "{what} of pattern {} of calls of {} ({ys:?} at {:?} ranks) follows no model of the rank count",
+                    k + 1,
+                    role.name,
+                    fit.ps()
                 )
             })
         };
-        let repeat = at(&|t| t.records[k].repeat as f64, "the repeat count")?;
+        let repeat = at_k(&|t| t.records[k].repeat as f64, "the repeat count")?;
         let mut steps = vec![];
         for (s, step) in rec.steps.iter().enumerate() {
             let ev = |t: &RankTrace| t.records[k].steps[s].event.clone();
-            let bytes = at(&|t| ev(t).bytes as f64, "the bytes")?;
-            let bytes2 = at(&|t| ev(t).bytes2 as f64, "the bytes received")?;
+            let bytes = at_k(&|t| ev(t).bytes as f64, "the bytes")?;
+            let bytes2 = if role.traces.iter().all(|t| ev(t).bytes2 == -1) {
+                -1.0
+            } else {
+                at_k(&|t| ev(t).bytes2 as f64, "the bytes received")?
+            };
             let (peer_rules, source_rules) = role.rules[k][s];
-            let peer = rule_of(peer_rules).peer(rank, p);
+            let peer = rule_of(peer_rules).peer(rank, at);
             let request = if step.event.op == "sendrecv" {
-                rule_of(source_rules).peer(rank, p)
+                rule_of(source_rules).peer(rank, at)
             } else {
                 step.event.request
             };
-            let segment = segment_at(role, ps, (k, s), p as f64, vanished)?;
+            let members = if step.event.members.is_empty() {
+                vec![]
+            } else {
+                (0..at.size() as u32).collect()
+            };
+            let segment = segment_at(role, fit, (k, s), vanished)?;
             steps.push(Step {
                 segment,
                 event: Event {
@@ -312,6 +549,7 @@ fn build(
                     bytes: bytes.round() as i64,
                     bytes2: bytes2.round() as i64,
                     request,
+                    members,
                     ..step.event.clone()
                 },
             });
@@ -323,7 +561,7 @@ fn build(
     }
     let calls = records
         .iter()
-        .map(|r| r.repeat * r.steps.len() as u64)
+        .map(|r| r.repeat * r.steps.iter().filter(|s| s.event.is_call()).count() as u64)
         .sum();
     Ok(RankTrace {
         rank: rank as u32,
@@ -333,24 +571,24 @@ fn build(
 }
 
 /// The first rule of a set.
-fn rule_of(set: u16) -> PeerRule {
+fn rule_of(set: Rules) -> PeerRule {
     let k = set.trailing_zeros() as usize;
     PeerRule::ALL.get(k).copied().unwrap_or(PeerRule::None)
 }
 
-/// Step `s` of record `k`'s segment at `p`: every block any count executed, its
+/// Step `s` of record `k`'s segment at the target: every block any count executed, its
 /// executions by the model through them (0 where a count did not execute it).
-/// Blocks that every count ran but that run less than once at `p` go to `vanished`.
+/// Blocks that every count ran but that run less than once at the target go to
+/// `vanished`.
 fn segment_at(
     role: &Role,
-    ps: &[f64],
+    fit: &Fit,
     (k, s): (usize, usize),
-    p: f64,
     vanished: &mut Vanished,
 ) -> Result<Vec<(u32, u32, f64)>, String> {
     let mut blocks: BTreeMap<(u32, u32), Vec<f64>> = BTreeMap::new();
     let n = role.traces.len();
-    for (i, (_, _, t)) in role.traces.iter().enumerate() {
+    for (i, t) in role.traces.iter().enumerate() {
         for &(unit, block, x) in &t.records[k].steps[s].segment {
             blocks.entry((unit, block)).or_insert_with(|| vec![0.0; n])[i] = x;
         }
@@ -358,9 +596,11 @@ fn segment_at(
     blocks
         .into_iter()
         .map(|((unit, block), ys)| {
-            let v = value_at(ps, &ys, p).ok_or_else(|| {
+            let v = fit.at(&ys).ok_or_else(|| {
                 format!(
-                    "the executions of block {block} of unit {unit} ({ys:?} at {ps:?} ranks) follow no model of the rank count"
+                    "the executions of block {block} of unit {unit} by {} ({ys:?} at {:?} ranks) follow no model of the rank count",
+                    role.name,
+                    fit.ps()
                 )
             })?;
             if v < 1.0 && ys.iter().all(|y| *y >= 1.0) {
@@ -372,11 +612,64 @@ fn segment_at(
         .collect()
 }
 
+/// The variables a number may follow: the rank count and, on a grid of two or more
+/// dimensions, the ranks along each one (a block's edge), and in three the ranks across
+/// each (a block's face); each with its values at the counts analyzed and at the
+/// target.
+struct Fit {
+    vars: Vec<(Vec<f64>, f64)>,
+}
+
+impl Fit {
+    fn new(grids: &[Grid], at: &Grid) -> Fit {
+        let size = |g: &Grid| g.size() as f64;
+        let mut vars = vec![(grids.iter().map(size).collect(), size(at))];
+        if at.dims.len() > 1 {
+            for k in 0..at.dims.len() {
+                let xs = grids.iter().map(|g| g.dims[k] as f64).collect();
+                vars.push((xs, at.dims[k] as f64));
+            }
+        }
+        // In 3-D a face across dimension k holds the ranks along the other two.
+        if at.dims.len() > 2 {
+            for k in 0..at.dims.len() {
+                let across = |g: &Grid| (g.size() / g.dims[k]) as f64;
+                vars.push((grids.iter().map(across).collect(), across(at)));
+            }
+        }
+        Fit { vars }
+    }
+
+    /// The rank counts analyzed.
+    fn ps(&self) -> &[f64] {
+        &self.vars[0].0
+    }
+
+    /// The value at the target of the model that fits `ys` best, of any variable (the
+    /// rank count on a tie).
+    fn at(&self, ys: &[f64]) -> Option<f64> {
+        let mut best: Option<(f64, f64)> = None;
+        for (xs, x) in &self.vars {
+            if let Some((w, v)) = best_model(xs, ys, *x) {
+                if best.map_or(true, |(b, _)| w < b - 1e-9) {
+                    best = Some((w, v));
+                }
+            }
+        }
+        best.map(|(_, v)| v)
+    }
+}
+
 /// The value at `p` of the simplest model through `(ps, ys)`: a constant, `a + b/P`,
-/// `a + b/P²`, `a + b·P`, `a + b·log2 P`, or `a·P^c`, fitted to the smallest and the
-/// largest count and checked on the others (within 1%, or 1 for small numbers: integer
-/// division), the closest of those that fit.
+/// `a + b/P²`, `a + b·P`, `a + b·log2 P`, `a + b/√P`, `a + b·P^(-1/3)`, `a + b·P^(-2/3)`,
+/// or `a·P^c`, fitted to the smallest and the largest count and checked on the others
+/// (within 1%, or 1 for small numbers: integer division), the closest of those that fit.
 pub fn value_at(ps: &[f64], ys: &[f64], p: f64) -> Option<f64> {
+    best_model(ps, ys, p).map(|(_, v)| v)
+}
+
+/// The models of [`value_at`] through the smallest and the largest count.
+fn models(ps: &[f64], ys: &[f64]) -> Vec<Box<dyn Fn(f64) -> f64>> {
     let (p0, p1) = (ps[0], ps[ps.len() - 1]);
     let (y0, y1) = (ys[0], ys[ys.len() - 1]);
     let close = |a: f64, b: f64| (a - b).abs() <= (0.01 * b.abs()).max(1.0);
@@ -398,29 +691,38 @@ pub fn value_at(ps: &[f64], ys: &[f64], p: f64) -> Option<f64> {
         |x| 1.0 / (x * x),
         |x| x,
         f64::log2,
+        |x| 1.0 / x.sqrt(),
+        |x| x.powf(-1.0 / 3.0),
+        |x| x.powf(-2.0 / 3.0),
     ] {
         models.extend(linear(f));
     }
-    if y0 > 0.0 && y1 > 0.0 {
+    if y0 > 0.0 && y1 > 0.0 && (p1 / p0).ln().abs() > 1e-300 {
         let c = (y1 / y0).ln() / (p1 / p0).ln();
         models.push(Box::new(move |x| y0 * (x / p0).powf(c)));
     }
-    // The model closest to every count (the simpler one on a tie), if close enough.
+    models
+}
+
+/// The worst relative error of the model that fits `(ps, ys)` best (the simpler one on a
+/// tie), if it fits every count, and its value at `p`.
+fn best_model(ps: &[f64], ys: &[f64], p: f64) -> Option<(f64, f64)> {
+    let close = |a: f64, b: f64| (a - b).abs() <= (0.01 * b.abs()).max(1.0);
     let worst = |m: &dyn Fn(f64) -> f64| {
         ps.iter()
             .zip(ys)
             .map(|(x, y)| (m(*x) - y).abs() / y.abs().max(1.0))
             .fold(0.0, f64::max)
     };
-    let mut best: Option<(f64, &dyn Fn(f64) -> f64)> = None;
-    for m in &models {
+    let mut best: Option<(f64, f64)> = None;
+    for m in &models(ps, ys) {
         let fits = ps.iter().zip(ys).all(|(x, y)| close(m(*x), *y));
         let w = worst(m.as_ref());
         if fits && best.map_or(true, |(b, _)| w < b - 1e-9) {
-            best = Some((w, m.as_ref()));
+            best = Some((w, m(p).max(0.0)));
         }
     }
-    best.map(|(_, m)| m(p).max(0.0))
+    best
 }
 
 #[cfg(test)]
@@ -555,5 +857,141 @@ mod tests {
         assert!(e.contains("rank 2 at 8 ranks"), "{e}");
         let e = extrapolate(&runs[..2], 64).unwrap_err();
         assert!(e.contains("three or more counts"), "{e}");
+    }
+
+    #[test]
+    fn dims_are_those_open_mpi_gives() {
+        // Checked against Open MPI 4.1's MPI_Dims_create for every count up to 300.
+        for (p, two, three) in [
+            (1, vec![1, 1], vec![1, 1, 1]),
+            (7, vec![7, 1], vec![7, 1, 1]),
+            (12, vec![4, 3], vec![3, 2, 2]),
+            (32, vec![8, 4], vec![4, 4, 2]),
+            (64, vec![8, 8], vec![4, 4, 4]),
+            // Not the squarest (9 x 8): Open MPI's greedy rule.
+            (72, vec![12, 6], vec![6, 4, 3]),
+        ] {
+            assert_eq!(dims_create(p, 2), two, "{p}");
+            assert_eq!(dims_create(p, 3), three, "{p}");
+        }
+    }
+
+    #[test]
+    fn a_grid_numbers_its_ranks_row_major_and_places_them() {
+        let g = Grid::of(12, 2);
+        assert_eq!(g.dims, vec![4, 3]);
+        assert_eq!(g.coords(7), vec![2, 1]);
+        assert_eq!(g.rank_of(&[2, 1]), 7);
+        assert_eq!(g.places(0), vec![Place::First, Place::First]);
+        assert_eq!(g.places(7), vec![Place::Middle, Place::Middle]);
+        assert_eq!(g.places(11), vec![Place::Last, Place::Last]);
+        assert_eq!(g.rank_at(&[Place::Middle, Place::Last]), Some(8));
+        // Neighbours along each dimension, MPI_PROC_NULL past an open edge.
+        assert_eq!(PeerRule::Open(0, -1).peer(1, &g), PROC_NULL);
+        assert_eq!(PeerRule::Open(0, 1).peer(1, &g), 4);
+        assert_eq!(PeerRule::Open(1, 1).peer(2, &g), PROC_NULL);
+        assert_eq!(PeerRule::Around(1, 1).peer(2, &g), 0);
+        assert_eq!(PeerRule::Open(2, 1).peer(2, &g), NO_PEER);
+        assert_eq!(all_places(3).len(), 27);
+    }
+
+    /// An `n`^`nd` field in blocks on `MPI_Dims_create`'s non-periodic grid of `p` ranks
+    /// in `nd` dimensions: a sendrecv to each neighbour along each dimension (the block's
+    /// face across it in doubles), the block's `n^nd / P` cells, then an allreduce on a
+    /// communicator of every rank.
+    fn halo(p: u32, n: i64, nd: usize) -> MpiRun {
+        let g = Grid::of(p, nd);
+        let face = |k: usize| {
+            let sides = (0..nd).filter(|&j| j != k).map(|j| n / g.dims[j]);
+            8 * sides.product::<i64>()
+        };
+        let mut run = run_of(p, |r| {
+            let r = i64::from(r);
+            let mut steps = vec![];
+            for k in 0..nd {
+                for d in [-1, 1] {
+                    let mut e = event("sendrecv", PeerRule::Open(k, d).peer(r, &g) as i32, face(k));
+                    e.request = PeerRule::Open(k, -d).peer(r, &g);
+                    e.tag = steps.len() as i32;
+                    steps.push(Step {
+                        segment: vec![],
+                        event: e,
+                    });
+                }
+            }
+            let mut members = Event::new("comm");
+            members.members = (0..p).collect();
+            steps.push(Step {
+                segment: vec![(0, 5, n.pow(nd as u32) as f64 / f64::from(p))],
+                event: members,
+            });
+            steps.push(Step {
+                segment: vec![],
+                event: event("allreduce", -1, 8),
+            });
+            steps
+        });
+        // The communicator's members are no call.
+        for t in &mut run.traces {
+            t.calls = 10 * (2 * nd as u64 + 1);
+        }
+        run
+    }
+
+    fn halo_2d(p: u32, n: i64) -> MpiRun {
+        halo(p, n, 2)
+    }
+
+    #[test]
+    fn a_3d_halo_extrapolates_its_faces() {
+        // 3x3x3, 4x3x3, 4x4x3 and 4x4x4 grids (each dimension grows: with the third
+        // at 3 throughout, a face across the first would look like an edge along the
+        // second); 8x4x4 and 8x8x4 never run.
+        let runs: Vec<MpiRun> = [27, 36, 48, 64].iter().map(|&p| halo(p, 48, 3)).collect();
+        for target in [128, 256] {
+            let big = extrapolate(&runs, target).unwrap().run;
+            assert_eq!(big.traces, halo(target, 48, 3).traces, "{target} ranks");
+        }
+    }
+
+    #[test]
+    fn a_2d_halo_extrapolates_on_dims_create_grids() {
+        let runs: Vec<MpiRun> = [9, 12, 16].iter().map(|&p| halo_2d(p, 48)).collect();
+        // The line of ranks does not fit it; the grid does.
+        for target in [32, 64] {
+            let big = extrapolate(&runs, target).unwrap().run;
+            assert_eq!(big.traces, halo_2d(target, 48).traces, "{target} ranks");
+        }
+        let big = extrapolate(&runs, 64).unwrap().run;
+        let peers = |r: usize| -> Vec<i32> {
+            let steps = &big.traces[r].records[0].steps;
+            steps[..4]
+                .iter()
+                .map(|s| s.event.peer)
+                .filter(|&p| p >= 0)
+                .collect()
+        };
+        // A corner talks to 2 neighbours, an edge to 3, the interior to 4.
+        assert_eq!(peers(0), vec![8, 1]);
+        assert_eq!(peers(3), vec![11, 2, 4]);
+        assert_eq!(peers(9), vec![1, 17, 8, 10]);
+        assert_eq!(big.traces[9].calls, 10 * 5);
+        assert_eq!(big.traces[9].records[0].steps[4].event.members.len(), 64);
+    }
+
+    #[test]
+    fn a_2d_halo_whose_ranks_differ_says_which() {
+        let mut runs: Vec<MpiRun> = [9, 12, 16].iter().map(|&p| halo_2d(p, 48)).collect();
+        // Rank 5 of 12 (the middle of the last column) sends its first row to rank 0.
+        runs[1].traces[5].records[0].steps[0].event.peer = 0;
+        let e = extrapolate(&runs, 64).unwrap_err();
+        assert!(
+            e.contains("as a 2-D grid of ranks: rank 5 at 12 ranks"),
+            "{e}"
+        );
+        // A grid too thin for a middle along each dimension.
+        let runs: Vec<MpiRun> = [4, 6, 9].iter().map(|&p| halo_2d(p, 48)).collect();
+        let e = extrapolate(&runs, 64).unwrap_err();
+        assert!(e.contains("at 4 ranks (a 2x2 grid)"), "{e}");
     }
 }

@@ -1138,3 +1138,45 @@ fn an_open_halo_extrapolates_and_says_when_the_work_runs_out() {
         "{err}"
     );
 }
+
+#[test]
+fn a_2d_cartesian_halo_extrapolates_on_the_grid_mpi_dims_create_gives() {
+    // 3x3, 4x3 and 4x4 grids: every position (corner, edge, interior) at every count.
+    let (dir, _) = analyze_fixture("halo_2d.f90", "9,12,16");
+    let predict = |dir: &std::path::Path, ranks: &str| -> serde_json::Value {
+        let out = succeeded(
+            augur()
+                .current_dir(dir)
+                .args(["predict", "p.json", "--json", "--mpi-ranks", ranks, "-m"])
+                .arg(mpi_machine()),
+        );
+        serde_json::from_str(&out).unwrap()
+    };
+    // 32 ranks: an 8x4 grid of 6x12 cells each; 10 steps of rows of 12 doubles to the
+    // neighbours along the first dimension (4 ranks apart), columns of 6 along the second.
+    let v = predict(dir.path(), "32");
+    assert_eq!(v["extrapolated_from"].to_string(), "[9,12,16]", "{v}");
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 0, "{v}");
+    let sent = |v: &serde_json::Value, r: usize| -> Vec<(usize, f64)> {
+        let row = v["matrix"]["bytes"][r].as_array().unwrap().clone();
+        (0..row.len())
+            .map(|to| (to, row[to].as_f64().unwrap()))
+            .filter(|(_, b)| *b > 0.0)
+            .collect()
+    };
+    // A corner talks to 2 neighbours, an edge to 3, the interior to 4.
+    assert_eq!(sent(&v, 0), vec![(1, 480.0), (4, 960.0)], "{v}");
+    assert_eq!(sent(&v, 2).len(), 3, "{v}");
+    assert_eq!(
+        sent(&v, 5),
+        vec![(1, 960.0), (4, 480.0), (6, 480.0), (9, 960.0)],
+        "{v}"
+    );
+    assert_eq!(sent(&v, 31), vec![(27, 960.0), (30, 480.0)], "{v}");
+    // 24 ranks (6x4) extrapolated move what a run at 24 ranks moves, pair by pair.
+    let (real, _) = analyze_fixture("halo_2d.f90", "24");
+    let (x, r) = (predict(dir.path(), "24"), predict(real.path(), "24"));
+    assert_eq!(x["matrix"]["bytes"], r["matrix"]["bytes"], "{x}\n{r}");
+    assert_eq!(x["matrix"]["messages"], r["matrix"]["messages"], "{x}\n{r}");
+    assert_eq!(x["calls"], r["calls"], "{x}\n{r}");
+}

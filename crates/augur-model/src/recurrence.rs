@@ -260,7 +260,15 @@ pub(crate) fn loop_recurrences(
             // Calls handed their argument through a failed store forwarding run one
             // after another at their chain cost, waiting or not ([`forwarded_calls`]).
             Some(serial) => {
-                let forwarded = forwarded_per_iteration(u, report, &body, n);
+                // Without optimization, where every operand goes through memory, the
+                // chain costs carry the stack's round trips and the failed load only
+                // waits its own latency (cplxpoly77 at -O0: +2..+7% on three hosts
+                // priced so, +12..+18% by the rule).
+                let forwarded = if table.register_scalars {
+                    forwarded_per_iteration(u, report, &body, n)
+                } else {
+                    AbOpCounts::new()
+                };
                 let calls = Recurrence {
                     seconds: t_chain,
                     chain: &l.chain,

@@ -261,9 +261,10 @@ pub(crate) fn loop_recurrences(
             // after another at their chain cost, waiting or not ([`forwarded_calls`]).
             Some(serial) => {
                 // Without optimization, where every operand goes through memory, the
-                // chain costs carry the stack's round trips and the failed load only
-                // waits its own latency (cplxpoly77 at -O0: +2..+7% on three hosts
-                // priced so, +12..+18% by the rule).
+                // chain costs carry the stack's round trips and a failed load only waits
+                // its own latency (with -O0's loads of a complex argument read as
+                // failures, cplxpoly77 at -O0 came out +12..+18% on three hosts by the
+                // rule, +2..+7% priced so).
                 let forwarded = if table.register_scalars {
                     forwarded_per_iteration(u, report, &body, n)
                 } else {

@@ -58,10 +58,15 @@ struct Memory {
 /// store forwarding delays, one entry per such load of a line. A procedure inlined into
 /// several callers has a copy of its loads in each, whose executions the line's count
 /// shares: a line takes the most loads any one function has on it.
-pub fn forwarding_failures(asm: &str, names: &[String]) -> Vec<SourceLine> {
+///
+/// With `optimized` (code built with optimization), an 8-byte load into a vector register
+/// counts too ([`wide_load_width`]); -O0 code makes such loads for much else, and hides
+/// their waits behind its own chains through memory (read so, a development-set program
+/// at -O0 moved by +22..+26 points on four hosts).
+pub fn forwarding_failures(asm: &str, names: &[String], optimized: bool) -> Vec<SourceLine> {
     let mut per_function: std::collections::BTreeMap<(usize, SourceLine), usize> =
         Default::default();
-    for (function, site) in sites(asm, names) {
+    for (function, site) in sites(asm, names, optimized) {
         *per_function.entry((function, site)).or_default() += 1;
     }
     let mut most: std::collections::BTreeMap<SourceLine, usize> = Default::default();
@@ -75,13 +80,17 @@ pub fn forwarding_failures(asm: &str, names: &[String]) -> Vec<SourceLine> {
 }
 
 /// Each failed forwarding's function (its order in the assembly) and source line.
-fn sites(asm: &str, names: &[String]) -> Vec<(usize, SourceLine)> {
-    let mut scan = Scan::default();
+fn sites(asm: &str, names: &[String], optimized: bool) -> Vec<(usize, SourceLine)> {
+    let fresh = || Scan {
+        eight_byte: optimized,
+        ..Scan::default()
+    };
+    let mut scan = fresh();
     let mut function = 0;
     let mut found = vec![];
     let files = walk_assembly(asm, names, |item| match item {
         AsmItem::FunctionStart => {
-            scan = Scan::default();
+            scan = fresh();
             function += 1;
         }
         AsmItem::Instruction { text, at } => {
@@ -99,6 +108,8 @@ fn sites(asm: &str, names: &[String]) -> Vec<(usize, SourceLine)> {
 /// What the scan knows inside one function.
 #[derive(Debug, Default)]
 struct Scan {
+    /// Whether an 8-byte load into a vector register counts ([`wide_load_width`]).
+    eight_byte: bool,
     count: usize,
     pointers: HashMap<String, FramePointer>,
     stores: Vec<FrameStore>,
@@ -131,7 +142,7 @@ impl Scan {
     }
 
     fn wide_load(&self, mnemonic: &str, ops: &[&str]) -> bool {
-        let Some(width) = wide_load_width(mnemonic, ops) else {
+        let Some(width) = wide_load_width(mnemonic, ops, self.eight_byte) else {
             return false;
         };
         let Some(m) = ops.first().and_then(|o| memory(o)) else {
@@ -299,16 +310,15 @@ fn vector_bytes(op: &str) -> Option<i64> {
 /// arithmetic with a memory operand), or of an 8-byte load into one (`movq`, `movsd`:
 /// a single-precision complex passed by value to the library, `cabsf(z)`, read as one
 /// from its two halves just stored, into a vector register); `None` for anything else.
-fn wide_load_width(mnemonic: &str, ops: &[&str]) -> Option<i64> {
+fn wide_load_width(mnemonic: &str, ops: &[&str], eight_byte: bool) -> Option<i64> {
     let m = mnemonic.strip_prefix('v').unwrap_or(mnemonic);
     if ["movq", "movsd", "movlps", "movlpd"].contains(&m) {
+        if !eight_byte {
+            return None;
+        }
         ops.first().and_then(|o| memory(o))?;
-        // Into a vector register only. -O0 code makes the same load into a general
-        // register (`movq -40(%rbp), %rax`, then into %xmm0 for the call), and much else
-        // of the kind; priced at their forward_wide latency, those loads moved a
-        // development-set program by +22..+26 points on four hosts (nemo_firstn) and
-        // its -O0 figures down on three: -O0 code, whose every operand goes through
-        // memory, hides them behind its chains.
+        // Into a vector register only (-O0 code makes the same load into a general one,
+        // `movq -40(%rbp), %rax`, and is not read for these at all: `eight_byte`).
         return ops.last().and_then(|o| vector_bytes(o)).map(|_| 8);
     }
     let moves = [
@@ -357,7 +367,7 @@ mod tests {
     fn lines(body: &str) -> Vec<u32> {
         let asm = format!("\t.file 1 \"md.f90\"\n\t.cfi_startproc\n{body}");
         let names: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();
-        forwarding_failures(&asm, &names)
+        forwarding_failures(&asm, &names, true)
             .into_iter()
             .map(|s| s.line)
             .collect()
@@ -418,6 +428,9 @@ mod tests {
                     \tmovl\t-36(%rbp), %eax\n";
         // Not the same load into a general register (-O0's).
         assert_eq!(lines(body), [40]);
+        // Nor any 8-byte load in code built without optimization.
+        let asm = format!("\t.file 1 \"md.f90\"\n\t.cfi_startproc\n{body}");
+        assert!(forwarding_failures(&asm, &["md.f90".to_string()], false).is_empty());
     }
 
     #[test]

@@ -85,7 +85,11 @@ pub fn report(
                     out.branchless.extend(free);
                     out.branching.extend(jumps);
                     out.forwarding_failures
-                        .extend(crate::forwarding::forwarding_failures(&asm, names));
+                        .extend(crate::forwarding::forwarding_failures(
+                            &asm,
+                            names,
+                            tc.optimizes(),
+                        ));
                     out.library_moves.extend(library_move_lines(&asm, names));
                 }
             }

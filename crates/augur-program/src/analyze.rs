@@ -207,15 +207,7 @@ pub fn failed_run_message(
 /// The last `n` lines of a run's output (standard output, then standard error), each on a
 /// line of its own after a heading, or a note that it printed nothing.
 fn output_tail(run: &RunResult, n: usize) -> String {
-    let mut all = String::from_utf8_lossy(&run.stdout).into_owned();
-    all.push_str(&String::from_utf8_lossy(&run.stderr));
-    // A runtime's backtrace (gfortran's `Error termination. Backtrace:`) says less than
-    // the lines before it.
-    let lines: Vec<&str> = all
-        .lines()
-        .take_while(|l| !l.to_ascii_lowercase().contains("backtrace"))
-        .filter(|l| !l.trim().is_empty())
-        .collect();
+    let lines = run.output_before_backtrace();
     if lines.is_empty() {
         return "\n(the program printed nothing)".to_string();
     }

@@ -78,6 +78,19 @@ impl RunResult {
         !self.timed_out && self.exit_code == Some(0)
     }
 
+    /// The run's output (standard output, then standard error) up to a run-time
+    /// library's backtrace (gfortran's `Error termination. Backtrace:`, which says less
+    /// than the lines before it), without blank lines.
+    pub fn output_before_backtrace(&self) -> Vec<String> {
+        let mut all = String::from_utf8_lossy(&self.stdout).into_owned();
+        all.push_str(&String::from_utf8_lossy(&self.stderr));
+        all.lines()
+            .take_while(|l| !l.to_ascii_lowercase().contains("backtrace"))
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
     /// `exited with status 3`, `killed by signal 11 (SIGSEGV)`, `timed out after 5 s`.
     pub fn describe(&self) -> String {
         if self.timed_out {

@@ -306,13 +306,7 @@ fn one_more_run(
     } else {
         format!("it {}", run.describe())
     };
-    let mut all = String::from_utf8_lossy(&run.stdout).into_owned();
-    all.push_str(&String::from_utf8_lossy(&run.stderr));
-    let lines: Vec<&str> = all
-        .lines()
-        .take_while(|l| !l.to_ascii_lowercase().contains("backtrace"))
-        .filter(|l| !l.trim().is_empty())
-        .collect();
+    let lines = run.output_before_backtrace();
     let mut text = format!("\n---- the program's output, run once more ({how}) ----");
     if lines.is_empty() {
         text.push_str("\n  (nothing)");

@@ -23,16 +23,18 @@ static uint64_t *augur_addr;
 static uint32_t *augur_id;
 static uint32_t *augur_reps;
 static uint64_t *augur_calls;
-/* Per probe: the streams of cache lines it walks, as a hardware prefetcher's stream
-   table follows them (AUGUR_STREAMS entries of a last line and a step in lines, the
-   entry continued last tried first), and how many of its executions continued one of
-   them by its step (at most a page) among those that moved to another line. A
-   reference that interleaves several streams (`x(col(k))` of a banded matrix's rows:
-   `r-m, r-1, r, r+1, r+m`, three lines a row, each a line further every eight rows)
-   walks each of them; one last step of one address would call 60% of it random. */
+/* Per probe: how many of its executions moved to a line none of its streams holds, and
+   of those how many were strided: by the same step in bytes as the execution before
+   (at most a page: a stride prefetcher's rule), or by continuing one of the line
+   streams it walks, as a stream prefetcher's table follows them (AUGUR_STREAMS entries
+   of a last line, a step in lines, whether a continuation confirmed it and when it was
+   last used, the entry continued last tried first). A reference that interleaves several streams
+   (`x(col(k))` of a banded matrix's rows: `r-m, r-1, r, r+1, r+m`, three lines a row,
+   each a line further every eight rows) walks each of them; one step of one address
+   called 60% of it random. */
 #define AUGUR_STREAMS 8
-static int64_t *augur_plast, *augur_pstep;
-static uint8_t *augur_phot, *augur_pnext;
+static int64_t *augur_plast, *augur_pstep, *augur_puse, *augur_paddr, *augur_pbstep;
+static uint8_t *augur_pconf, *augur_phot;
 static uint64_t *augur_pstrided, *augur_pmoved;
 static size_t augur_ns_kept;
 static size_t augur_ns_peak;
@@ -47,47 +49,70 @@ static inline uint64_t augur_mix(uint64_t x) {
 static inline int augur_keep(uint64_t addr, unsigned shift) {
     return shift == 0 || (augur_mix((addr >> 6) ^ 0x5851f42d4c957f2dULL) >> (64 - shift)) == 0;
 }
-/* Follows execution `addr` of probe `id` in its stream table, as a prefetcher trains
-   its streams: a repeat of an entry's last line, or of the line just behind a trained
-   stream's head, has not moved; a step equal to a trained entry's continues that
-   stream (strided); any other move trains the nearest untrained entry within a page
-   (its step from there), or else starts a new entry, untrained, in the slot next in
-   turn. A trained entry is never retrained: streams a page apart or closer (`r` and
-   `r+m` of a banded matrix) each keep their own. An empty entry's last line is 0. */
+/* Follows execution `addr` of probe `id`. Its step in bytes against the execution
+   before (kept whenever it moved). In its stream table: a repeat of an entry's last
+   line, or of the line just behind a confirmed stream's head, has not moved; a step
+   equal to an entry's continues (and confirms) that stream; any other move trains the
+   nearest unconfirmed entry within two lines (its step from there: streams are
+   adjacent lines, larger strides the byte rule's), or else starts a new entry in place
+   of the one used least recently. A confirmed entry is never retrained: `r` and `r+m`
+   of a banded matrix each keep their own. An empty entry's last line is 0. */
 static void augur_follow_streams(int32_t id, int64_t addr) {
     const int64_t line = addr >> 6, page = 4096 >> 6;
     int64_t *last = augur_plast + (size_t)id * AUGUR_STREAMS;
     int64_t *step = augur_pstep + (size_t)id * AUGUR_STREAMS;
+    uint8_t *conf = augur_pconf + (size_t)id * AUGUR_STREAMS;
+    int64_t *use = augur_puse + (size_t)id * AUGUR_STREAMS;
+    const int64_t now = (int64_t)augur_calls[id] + 1;
+    int64_t bstep = addr - augur_paddr[id];
+    int same_step = augur_calls[id] > 1 && bstep != 0 && bstep == augur_pbstep[id]
+                    && bstep <= 4096 && bstep >= -4096;
+    if (augur_calls[id] > 0 && bstep != 0) augur_pbstep[id] = bstep;
+    augur_paddr[id] = addr;
     int hot = augur_phot[id], near = -1;
-    int64_t nearest = page + 1;
+    int64_t nearest = 3;
     for (int k = 0; k < AUGUR_STREAMS; k++) {
         int j = (hot + k) % AUGUR_STREAMS;
         if (last[j] == 0) continue;
         int64_t d = line - last[j];
-        if (d == 0) return;
-        if (step[j] != 0) {
-            if (d == step[j] && d <= page && d >= -page) {
-                augur_pmoved[id]++;
-                augur_pstrided[id]++;
-                last[j] = line;
-                augur_phot[id] = (uint8_t)j;
+        if (d == 0) {
+            use[j] = now;
+            return;
+        }
+        if (step[j] != 0 && d == step[j] && d <= page && d >= -page) {
+            augur_pmoved[id]++;
+            augur_pstrided[id]++;
+            last[j] = line;
+            conf[j] = 1;
+            use[j] = now;
+            augur_phot[id] = (uint8_t)j;
+            return;
+        }
+        if (conf[j]) {
+            if ((d == 1 || d == -1) && (d < 0) != (step[j] < 0)) {
+                use[j] = now;
                 return;
             }
-            if ((d == 1 || d == -1) && (d < 0) != (step[j] < 0)) return;
             continue;
         }
         int64_t a = d < 0 ? -d : d;
         if (a < nearest) { nearest = a; near = j; }
     }
-    if (augur_calls[id] > 0) augur_pmoved[id]++;
+    if (augur_calls[id] > 0) {
+        augur_pmoved[id]++;
+        if (same_step) augur_pstrided[id]++;
+    }
     if (near >= 0) {
         step[near] = line - last[near];
     } else {
-        near = augur_pnext[id];
-        augur_pnext[id] = (uint8_t)((near + 1) % AUGUR_STREAMS);
+        near = 0;
+        for (int j = 1; j < AUGUR_STREAMS; j++)
+            if (use[j] < use[near]) near = j;
         step[near] = 0;
+        conf[near] = 0;
     }
     last[near] = line;
+    use[near] = now;
     augur_phot[id] = (uint8_t)near;
 }
 
@@ -100,12 +125,16 @@ void augur_probe(int32_t id, int64_t addr) {
         augur_reps = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
         augur_plast = calloc((size_t)augur_nprobes * AUGUR_STREAMS, sizeof(int64_t));
         augur_pstep = calloc((size_t)augur_nprobes * AUGUR_STREAMS, sizeof(int64_t));
+        augur_pconf = calloc((size_t)augur_nprobes * AUGUR_STREAMS, 1);
+        augur_puse = calloc((size_t)augur_nprobes * AUGUR_STREAMS, sizeof(int64_t));
+        augur_paddr = calloc((size_t)augur_nprobes, sizeof(int64_t));
+        augur_pbstep = calloc((size_t)augur_nprobes, sizeof(int64_t));
         augur_phot = calloc((size_t)augur_nprobes, 1);
-        augur_pnext = calloc((size_t)augur_nprobes, 1);
         augur_pstrided = calloc((size_t)augur_nprobes, sizeof(uint64_t));
         augur_pmoved = calloc((size_t)augur_nprobes, sizeof(uint64_t));
         if (!augur_calls || !augur_addr || !augur_id || !augur_reps || !augur_plast
-            || !augur_pstep || !augur_phot || !augur_pnext || !augur_pstrided || !augur_pmoved) {
+            || !augur_pstep || !augur_pconf || !augur_puse || !augur_paddr || !augur_pbstep || !augur_phot
+            || !augur_pstrided || !augur_pmoved) {
             augur_failed = 1;
             return;
         }

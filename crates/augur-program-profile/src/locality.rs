@@ -131,12 +131,13 @@ pub struct SampledRef {
     /// (0 in profiles made before it).
     #[serde(default)]
     pub span_bytes: u64,
-    /// The share of its executions that moved to another cache line by continuing one of
-    /// the line streams it walks by that stream's step (at most a page), among those that
-    /// moved to another line: eight streams followed, as a hardware prefetcher's stream
-    /// table follows them (a banded matrix's `x(col(k))` interleaves three), priced at
-    /// the levels' line rate instead of as random accesses (0 in profiles made before it
-    /// was recorded; one step of one address before session 70).
+    /// The share of its executions that moved to a cache line none of its streams holds
+    /// and were strided: by the same step in bytes as the execution before (at most a
+    /// page), or by continuing one of the line streams it walks (eight followed, as a
+    /// hardware prefetcher's stream table follows them: a banded matrix's `x(col(k))`
+    /// interleaves three). Its strided share is priced at the levels' line rate instead
+    /// of as random accesses (0 in profiles made before it was recorded; the byte step
+    /// alone before session 70).
     #[serde(default)]
     pub strided_share: f64,
 }

@@ -153,20 +153,17 @@ fn row_loop(unit: &Unit, chain: &[u32], roots: &[u32]) -> Option<u32> {
 }
 
 /// Whether a probed reference such as `q(j)` is a pointer chase: one of the scalars its
-/// subscripts read is assigned, in a block of its innermost loop, from an element of the
-/// same array subscripted by that scalar itself (`j = q(j)`, `p = next(p)`), so each
-/// address waits for the load before it. A reference that only rides on the chase (`x(j)`
-/// beside `j = q(j)`) is not one: its loads wait for the chase, not for each other, and
-/// their misses overlap the chase's (permute77's `S = S + X(J)`, priced as a second chase,
-/// doubled the loop's time).
+/// subscripts read is assigned, in a block of its innermost loop, from an array element
+/// subscripted by that scalar itself (`j = q(j)`, `p = next(p)`), so each address waits
+/// for the load before it.
 fn chases(unit: &Unit, p: &Probe) -> bool {
     let Some(&inner) = p.loops.last() else {
         return false;
     };
-    // Whether `e` holds an element of `array` whose subscripts read scalar `name`.
-    fn indexed_by(e: &Expr, array: &str, name: &str) -> bool {
+    // Whether `e` holds an element whose subscripts read scalar `name`.
+    fn indexed_by(e: &Expr, name: &str) -> bool {
         let here = match &e.kind {
-            ExprKind::Elem(v, subs) if v.name == array => subs.iter().any(|s| match s {
+            ExprKind::Elem(_, subs) => subs.iter().any(|s| match s {
                 augur_ir::Subscript::Index(x) => {
                     let mut vars = vec![];
                     augur_ir::chain::scalars_read(x, &mut vars);
@@ -176,7 +173,7 @@ fn chases(unit: &Unit, p: &Probe) -> bool {
             }),
             _ => false,
         };
-        here || e.operands().into_iter().any(|o| indexed_by(o, array, name))
+        here || e.operands().into_iter().any(|o| indexed_by(o, name))
     }
     unit.blocks
         .iter()
@@ -185,9 +182,7 @@ fn chases(unit: &Unit, p: &Probe) -> bool {
         .filter_map(|&k| unit.stmts.get(k as usize))
         .any(|st| match &st.kind {
             StmtKind::Assign { lhs, rhs } => match &lhs.kind {
-                ExprKind::Var(v) => {
-                    p.subscript_vars.contains(&v.name) && indexed_by(rhs, &p.array, &v.name)
-                }
+                ExprKind::Var(v) => p.subscript_vars.contains(&v.name) && indexed_by(rhs, &v.name),
                 _ => false,
             },
             _ => false,

@@ -277,7 +277,15 @@ fn indirect_reference_is_reported_as_not_affine() {
     // The profile round-trips through JSON with the field.
     let json = serde_json::to_string(&an.profile).unwrap();
     assert!(json.contains("\"locality\""));
-    let back: augur_program_profile::ProgramProfile = serde_json::from_str(&json).unwrap();
+    let mut back: augur_program_profile::ProgramProfile = serde_json::from_str(&json).unwrap();
+    // serde_json reads a float back to within its last bit (no `float_roundtrip`): a
+    // stream share such as 1724/1750 comes back one ulp away.
+    if let Some(b) = back.locality.as_mut() {
+        for (r, orig) in b.sampled_refs.iter_mut().zip(&loc.sampled_refs) {
+            assert!((r.strided_share - orig.strided_share).abs() <= 1e-12);
+            r.strided_share = orig.strided_share;
+        }
+    }
     assert_eq!(back.locality.as_ref(), Some(loc));
 }
 

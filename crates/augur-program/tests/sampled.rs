@@ -157,18 +157,24 @@ contains
 end program g
 ";
 
-#[test]
-fn real_run_records_shapes_and_samples_the_gather() {
+/// The locality of `source`, written to `name` in a fresh directory and analyzed by the
+/// real instrumented build and run (gfortran -O2).
+fn locality_of(name: &str, source: &str) -> augur_program_profile::locality::LocalityProfile {
     let tc = match Toolchain::detect("gfortran", "-O2") {
         Ok(tc) => tc,
         Err(e) => panic!("this test needs gfortran and gcc: {e}"),
     };
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("g.f90");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let opts = AnalyzeOptions::new(tc, dir.path());
-    let a = augur_program::analyze(&[src], &opts).unwrap_or_else(|e| panic!("analyze: {e}"));
-    let loc = a.profile.locality.expect("locality");
+    let src = dir.path().join(name);
+    std::fs::write(&src, source).unwrap();
+    let a = augur_program::analyze(&[src], &AnalyzeOptions::new(tc, dir.path()))
+        .unwrap_or_else(|e| panic!("analyze: {e}"));
+    a.profile.locality.expect("locality")
+}
+
+#[test]
+fn real_run_records_shapes_and_samples_the_gather() {
+    let loc = locality_of("g.f90", PROGRAM);
     let n = 2 * 1024 * 1024u64;
     // The allocatable arrays' shapes as the run saw them.
     for name in ["x", "y"] {
@@ -262,16 +268,7 @@ end program banded
 /// 4 MiB, corpus `cg` +80%).
 #[test]
 fn a_banded_matrix_gather_walks_interleaved_streams() {
-    let tc = match Toolchain::detect("gfortran", "-O2") {
-        Ok(tc) => tc,
-        Err(e) => panic!("this test needs gfortran and gcc: {e}"),
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("banded.f90");
-    std::fs::write(&src, BANDED).unwrap();
-    let opts = AnalyzeOptions::new(tc, dir.path());
-    let a = augur_program::analyze(&[src], &opts).unwrap_or_else(|e| panic!("analyze: {e}"));
-    let loc = a.profile.locality.expect("locality");
+    let loc = locality_of("banded.f90", BANDED);
     let g = loc
         .sampled_refs
         .iter()
@@ -286,14 +283,8 @@ fn a_banded_matrix_gather_walks_interleaved_streams() {
 /// them at step 1.
 #[test]
 fn real_run_samples_a_loop_whose_step_changes() {
-    let tc = match Toolchain::detect("gfortran", "-O2") {
-        Ok(tc) => tc,
-        Err(e) => panic!("this test needs gfortran and gcc: {e}"),
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("s.f");
-    std::fs::write(
-        &src,
+    let loc = locality_of(
+        "s.f",
         "      PROGRAM S
       INTEGER N
       PARAMETER (N = 100000)
@@ -317,11 +308,7 @@ fn real_run_samples_a_loop_whose_step_changes() {
       PRINT *, C
       END
 ",
-    )
-    .unwrap();
-    let a = augur_program::analyze(&[src], &AnalyzeOptions::new(tc, dir.path()))
-        .unwrap_or_else(|e| panic!("analyze: {e}"));
-    let loc = a.profile.locality.expect("locality");
+    );
     let r = loc
         .sampled_refs
         .iter()
@@ -345,14 +332,8 @@ fn real_run_samples_a_loop_whose_step_changes() {
 /// eight-byte reads.
 #[test]
 fn real_run_samples_a_loop_that_starts_where_the_row_pointer_says() {
-    let tc = match Toolchain::detect("gfortran", "-O2") {
-        Ok(tc) => tc,
-        Err(e) => panic!("this test needs gfortran and gcc: {e}"),
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("c.f");
-    std::fs::write(
-        &src,
+    let loc = locality_of(
+        "c.f",
         "      PROGRAM C
       INTEGER N, NZ
       PARAMETER (N = 100000, NZ = 5 * N)
@@ -380,11 +361,7 @@ fn real_run_samples_a_loop_that_starts_where_the_row_pointer_says() {
       PRINT *, Y(1), Y(N)
       END
 ",
-    )
-    .unwrap();
-    let a = augur_program::analyze(&[src], &AnalyzeOptions::new(tc, dir.path()))
-        .unwrap_or_else(|e| panic!("analyze: {e}"));
-    let loc = a.profile.locality.expect("locality");
+    );
     let n = 3 * 5 * 100_000u64;
     let val = loc
         .sampled_refs

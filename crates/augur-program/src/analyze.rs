@@ -428,7 +428,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     match report {
         Ok(mut r) => {
             crate::compiled::map_to_source(&mut r, &profile.units, &profile.lines, |unit, id| {
-                crate::compiled::source_step(&program, unit, id)
+                crate::compiled::source_walk(&program, unit, id)
             });
             let odds = condition_odds(&program, branch_run.as_ref());
             let branching = branch_lines(&program, branch_run.as_ref());

@@ -19,7 +19,7 @@ pub fn map_to_source(
     report: &mut OptReport,
     units: &[UnitProfile],
     statements: &[LineProfile],
-    step: impl Fn(&str, u32) -> Option<SourceStep>,
+    step: impl Fn(&str, u32) -> SourceWalk,
 ) {
     let raw = std::mem::take(&mut report.compiled_loops);
     let mut groups: BTreeMap<(String, u32), Vec<CompiledLoop>> = BTreeMap::new();
@@ -53,7 +53,7 @@ fn place(
     mut cl: CompiledLoop,
     units: &[UnitProfile],
     statements: &[LineProfile],
-    step: &impl Fn(&str, u32) -> Option<SourceStep>,
+    step: &impl Fn(&str, u32) -> SourceWalk,
 ) -> Result<CompiledLoop, UnmappedLoop> {
     let found = units
         .iter()
@@ -69,7 +69,9 @@ fn place(
                     cl.source_iterations_from
                         .push_str(", its inner loops unrolled completely into it");
                 }
-                by_source_step(&mut cl, step(&u.name, id));
+                let walk = step(&u.name, id);
+                by_element_bytes(&mut cl, walk.element_bytes);
+                by_source_step(&mut cl, walk.step);
                 return Ok(cl);
             }
         }
@@ -217,6 +219,42 @@ pub enum SourceStep {
     Record,
 }
 
+/// What a source loop walks, for the compiled loops mapped to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SourceWalk {
+    /// How far a source iteration moves its arrays ([`source_step`]).
+    pub step: Option<SourceStep>,
+    /// The size in bytes of the elements of every array of intrinsic type its index
+    /// walks, when they all have one ([`element_bytes`]).
+    pub element_bytes: Option<u32>,
+}
+
+/// Counts a compiled loop's source iterations in the source arrays' elements where only
+/// its vector moves' encoding sized them: a copy of doubles with `movups` steps 16
+/// bytes, two elements, not the four singles the encoding says.
+fn by_element_bytes(cl: &mut CompiledLoop, source: Option<u32>) {
+    use augur_toolchain::compiled::ENCODED_ELEMENTS;
+    let Some(head) = cl.source_iterations_from.strip_suffix(ENCODED_ELEMENTS) else {
+        return;
+    };
+    let encoded = head
+        .rsplit_once("over ")
+        .and_then(|(_, e)| e.strip_suffix("-byte elements"))
+        .and_then(|e| e.parse::<u32>().ok());
+    let (Some(encoded), Some(source)) = (encoded, source) else {
+        return;
+    };
+    let bytes = cl.source_iterations * encoded;
+    if source == encoded || source == 0 || bytes % source != 0 || bytes < source {
+        return;
+    }
+    cl.source_iterations = bytes / source;
+    cl.source_iterations_from = format!(
+        "{}: the induction steps {bytes} bytes over the source arrays' {source}-byte elements",
+        cl.source_iterations
+    );
+}
+
 /// Divides a compiled loop's source iterations by its source loop's constant step `k`
 /// (the pointers advance `k` elements a source iteration); an unknown step leaves
 /// only the vector lanes to go by.
@@ -275,6 +313,73 @@ pub fn source_step(program: &augur_ir::Program, unit: &str, id: u32) -> Option<S
     }
 }
 
+/// What loop `id` of unit `unit` walks: its step ([`source_step`]) and its arrays'
+/// element size ([`element_bytes`]).
+pub fn source_walk(program: &augur_ir::Program, unit: &str, id: u32) -> SourceWalk {
+    SourceWalk {
+        step: source_step(program, unit, id),
+        element_bytes: element_bytes(program, unit, id),
+    }
+}
+
+/// The size in bytes of the elements of the arrays of intrinsic type that loop `id` of
+/// unit `unit` indexes with its own index in its assignments (an array statement's
+/// element loop, without an index: the arrays it assigns), when they all have the same
+/// (`None` when they differ or there are none).
+pub fn element_bytes(program: &augur_ir::Program, unit: &str, id: u32) -> Option<u32> {
+    use augur_ir::{BaseType, ExprKind, StmtKind, Subscript};
+    let u = program
+        .units
+        .iter()
+        .find(|u| u.name.eq_ignore_ascii_case(unit))?;
+    let l = u.loops.get(id as usize)?;
+    let size = |t: &augur_ir::Type| match t.base {
+        BaseType::Derived => None,
+        BaseType::Complex => Some(2 * u32::from(t.kind)),
+        _ => Some(u32::from(t.kind)),
+    };
+    let mut sizes = std::collections::BTreeSet::new();
+    for st in loop_statements(u, l.id) {
+        let StmtKind::Assign { lhs, rhs } = &st.kind else {
+            continue;
+        };
+        let Some(var) = l.var.as_deref() else {
+            if let ExprKind::Var(v) | ExprKind::Elem(v, _) = &lhs.kind {
+                sizes.extend(u.symbol(&v.name).and_then(|s| size(&s.ty)));
+            }
+            continue;
+        };
+        for e in [lhs, rhs] {
+            augur_locality::extract::visit_refs(e, &mut |x| {
+                let ExprKind::Elem(v, subs) = &x.kind else {
+                    return;
+                };
+                let walks = subs.iter().any(|s| {
+                    matches!(s, Subscript::Index(i) if multiple_of(i, var).is_some_and(|c| c != 0))
+                });
+                if walks {
+                    sizes.extend(u.symbol(&v.name).and_then(|s| size(&s.ty)));
+                }
+            });
+        }
+    }
+    (sizes.len() == 1)
+        .then(|| sizes.into_iter().next())
+        .flatten()
+}
+
+/// The statements of loop `id`'s own body (not its inner loops').
+fn loop_statements(
+    u: &augur_ir::Unit,
+    id: augur_ir::LoopId,
+) -> impl Iterator<Item = &augur_ir::Stmt> {
+    u.blocks
+        .iter()
+        .filter(move |b| b.in_loop == Some(id))
+        .flat_map(|b| b.stmts.iter())
+        .filter_map(|&k| u.stmts.get(k as usize))
+}
+
 /// What a step of a loop's index moves its body's array references ([`index_stride`]).
 enum Stride {
     /// The fewest elements over the references of intrinsic type (1 when none holds
@@ -293,13 +398,7 @@ fn index_stride(u: &augur_ir::Unit, id: augur_ir::LoopId, var: &str) -> Stride {
     use augur_ir::{BaseType, ExprKind, StmtKind, Subscript};
     let mut smallest: Option<u64> = None;
     let mut records = false;
-    let stmts = u
-        .blocks
-        .iter()
-        .filter(|b| b.in_loop == Some(id))
-        .flat_map(|b| b.stmts.iter())
-        .filter_map(|&k| u.stmts.get(k as usize));
-    for st in stmts {
+    for st in loop_statements(u, id) {
         let StmtKind::Assign { lhs, rhs } = &st.kind else {
             continue;
         };
@@ -570,6 +669,36 @@ fn taken_share(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_of_doubles_through_single_precision_moves_counts_doubles() {
+        use augur_toolchain::compiled::ENCODED_ELEMENTS;
+        // `movaps` stores stepping 16 bytes, no arithmetic: four singles by the
+        // encoding, two doubles by the source's arrays.
+        let mut cl: CompiledLoop = serde_json::from_value(serde_json::json!({
+            "file": "k.f", "line": 22, "function": "MAIN__", "instructions": [],
+            "source_iterations": 4,
+            "source_iterations_from":
+                format!("4: the induction steps 16 bytes over 4-byte elements{ENCODED_ELEMENTS}"),
+            "chains": [], "issued": 5
+        }))
+        .unwrap();
+        let copy = cl.clone();
+        by_element_bytes(&mut cl, Some(8));
+        assert_eq!(cl.source_iterations, 2, "{}", cl.source_iterations_from);
+        // Arrays of singles, or of mixed sizes: as encoded.
+        for source in [Some(4), None] {
+            let mut same = copy.clone();
+            by_element_bytes(&mut same, source);
+            assert_eq!(same.source_iterations, 4);
+        }
+        // Sized by the arithmetic, not the encoding: as the toolchain said.
+        let mut arithmetic = copy.clone();
+        arithmetic.source_iterations_from =
+            "4: the induction steps 16 bytes over 4-byte elements".into();
+        by_element_bytes(&mut arithmetic, Some(8));
+        assert_eq!(arithmetic.source_iterations, 4);
+    }
 
     fn block(first_line: u32, end: BlockEnd) -> CompiledBlock {
         CompiledBlock {

@@ -194,6 +194,35 @@ end program
 }
 
 #[test]
+fn fills_of_doubles_count_doubles_not_the_moves_encoding() {
+    // gfortran 12 -O2 fills doubles with `movaps` (the single-precision encoding) and
+    // no arithmetic, in an array statement and a DO loop: 16 bytes a compiled iteration
+    // are two of the source arrays' elements, not four.
+    let p = analyze(
+        "-O2",
+        "program fills
+  implicit none
+  integer, parameter :: n = 40000
+  double precision :: v(n), w(n)
+  integer :: i, r
+  w = 2.0d0
+  do r = 1, 50
+    do i = 1, n
+      v(i) = 3.0d0
+    end do
+    w(r) = w(r) + v(n - r)
+  end do
+  print *, v(7), w(3)
+end program
+",
+    );
+    for line in [6, 8] {
+        let l = compiled(&p, line);
+        assert_eq!(l.source_iterations, 2, "line {line}: {l:#?}");
+    }
+}
+
+#[test]
 fn a_loop_the_compiler_made_inside_a_source_loop_does_not_stand_for_it() {
     // The concatenation pads `name` with blanks in a loop of its own; the source loop
     // around it (with its WRITE) is not that loop.

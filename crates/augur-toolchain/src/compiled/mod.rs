@@ -1370,7 +1370,7 @@ fn access_bytes(i: &Instr) -> Option<u32> {
 /// pointer striding down a column of a transposed array steps many elements, the one
 /// walking along the loop's own dimension as many as the loop advances).
 fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
-    let mut best: Option<(u32, u32, u32)> = None;
+    let mut best: Option<(u32, u32, u32, bool)> = None;
     for (reg, step) in stepped_registers(body) {
         for i in body {
             let bytes_each = access_bytes(i).unwrap_or(8);
@@ -1395,8 +1395,9 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
                 let scalar = ["sd", "ss"]
                     .iter()
                     .any(|s| base_mnemonic(&i.mnemonic).ends_with(s));
+                let arithmetic = arithmetic_element_bytes(body);
                 let elem = if through_vector && !scalar {
-                    arithmetic_element_bytes(body).unwrap_or(bytes_each)
+                    arithmetic.unwrap_or(bytes_each)
                 } else {
                     bytes_each
                 };
@@ -1406,20 +1407,27 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
                 let k = bytes / elem;
                 let smaller = match best {
                     None => true,
-                    Some((b, _, _)) => k < b,
+                    Some((b, ..)) => k < b,
                 };
                 if smaller {
-                    best = Some((k, bytes, elem));
+                    let encoded = through_vector && !scalar && arithmetic.is_none();
+                    best = Some((k, bytes, elem, encoded));
                 }
             }
         }
     }
-    let (k, bytes, elem) = best?;
+    let (k, bytes, elem, encoded) = best?;
+    let by = if encoded { ENCODED_ELEMENTS } else { "" };
     Some((
         k,
-        format!("{k}: the induction steps {bytes} bytes over {elem}-byte elements"),
+        format!("{k}: the induction steps {bytes} bytes over {elem}-byte elements{by}"),
     ))
 }
+
+/// Said of a loop's element size when only its vector moves' encoding gives it (a copy
+/// or a fill: `movups` moves doubles as well as singles); the source's arrays may say
+/// otherwise (`augur_program::compiled`).
+pub const ENCODED_ELEMENTS: &str = " as its vector moves are encoded";
 
 /// The registers the body only ever changes by adding or subtracting constants, with
 /// the step's size (the largest: the arms of an IF each step the induction once): an

@@ -233,14 +233,7 @@ pub struct SourceWalk {
 /// its vector moves' encoding sized them: a copy of doubles with `movups` steps 16
 /// bytes, two elements, not the four singles the encoding says.
 fn by_element_bytes(cl: &mut CompiledLoop, source: Option<u32>) {
-    use augur_toolchain::compiled::ENCODED_ELEMENTS;
-    let Some(head) = cl.source_iterations_from.strip_suffix(ENCODED_ELEMENTS) else {
-        return;
-    };
-    let encoded = head
-        .rsplit_once("over ")
-        .and_then(|(_, e)| e.strip_suffix("-byte elements"))
-        .and_then(|e| e.parse::<u32>().ok());
+    let encoded = augur_toolchain::compiled::encoded_element_bytes(&cl.source_iterations_from);
     let (Some(encoded), Some(source)) = (encoded, source) else {
         return;
     };

@@ -1371,6 +1371,7 @@ fn access_bytes(i: &Instr) -> Option<u32> {
 /// walking along the loop's own dimension as many as the loop advances).
 fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
     let mut best: Option<(u32, u32, u32, bool)> = None;
+    let arithmetic = arithmetic_element_bytes(body);
     for (reg, step) in stepped_registers(body) {
         for i in body {
             let bytes_each = access_bytes(i).unwrap_or(8);
@@ -1395,7 +1396,6 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
                 let scalar = ["sd", "ss"]
                     .iter()
                     .any(|s| base_mnemonic(&i.mnemonic).ends_with(s));
-                let arithmetic = arithmetic_element_bytes(body);
                 let elem = if through_vector && !scalar {
                     arithmetic.unwrap_or(bytes_each)
                 } else {
@@ -1428,6 +1428,19 @@ fn induction_step(body: &[Instr]) -> Option<(u32, String)> {
 /// or a fill: `movups` moves doubles as well as singles); the source's arrays may say
 /// otherwise (`augur_program::compiled`).
 pub const ENCODED_ELEMENTS: &str = " as its vector moves are encoded";
+
+/// The element size a compiled loop's `source_iterations_from` took from its vector
+/// moves' encoding alone ([`ENCODED_ELEMENTS`]), `None` when its arithmetic or scalar
+/// accesses sized the elements.
+pub fn encoded_element_bytes(source_iterations_from: &str) -> Option<u32> {
+    source_iterations_from
+        .strip_suffix(ENCODED_ELEMENTS)?
+        .rsplit_once("over ")?
+        .1
+        .strip_suffix("-byte elements")?
+        .parse()
+        .ok()
+}
 
 /// The registers the body only ever changes by adding or subtracting constants, with
 /// the step's size (the largest: the arms of an IF each step the induction once): an

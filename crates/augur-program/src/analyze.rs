@@ -427,8 +427,17 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     match report {
         Ok(mut r) => {
+            let where_loops = if opts.toolchain.is_gfortran() {
+                crate::where_passes::general_where_loops(&program, &texts)
+            } else {
+                vec![]
+            };
             crate::compiled::map_to_source(&mut r, &profile.units, &profile.lines, |unit, id| {
-                crate::compiled::source_walk(&program, unit, id)
+                let mut walk = crate::compiled::source_walk(&program, unit, id);
+                walk.where_passes = where_loops
+                    .iter()
+                    .any(|(u, l)| *l == id && u.eq_ignore_ascii_case(unit));
+                walk
             });
             let odds = condition_odds(&program, branch_run.as_ref());
             let branching = branch_lines(&program, branch_run.as_ref());
@@ -495,7 +504,10 @@ fn front_end(
         default_kinds: augur_fortran::DefaultKinds::from_flags(&opts.toolchain.fflags),
         ..opts.front.clone()
     };
-    let (program, loaded) = augur_fortran::analyze_with_sources(sources, &front);
+    let (mut program, loaded) = augur_fortran::analyze_with_sources(sources, &front);
+    if opts.toolchain.is_gfortran() {
+        crate::where_passes::add_where_passes(&mut program, &loaded_texts(&loaded));
+    }
     let errors: Vec<String> = program
         .diagnostics
         .iter()

@@ -60,6 +60,9 @@ fn place(
         .filter(|u| same_file(&u.file, &cl.file))
         .find_map(|u| source_loop(u, cl.line).map(|l| (u, l.id, l.line)));
     let reason = match found {
+        Some((u, id, _)) if step(&u.name, id).where_passes => {
+            "a WHERE construct's loops, one per mask and per assignment at its line (priced by the AbOps, which count every pass)"
+        }
         Some((u, id, line)) if innermost(u, id) || unrolled_nest(u, id, &cl) => {
             cl.line = line;
             if !covers(u, id, &cl.lines, statements) && calls_it_lacks(u, id, &cl) {
@@ -227,6 +230,10 @@ pub struct SourceWalk {
     /// The size in bytes of the elements of every array of intrinsic type its index
     /// walks, when they all have one ([`element_bytes`]).
     pub element_bytes: Option<u32>,
+    /// It is the element loop of a WHERE construct the compiler makes a loop of per mask
+    /// and per assignment ([`crate::where_passes`]): its compiled loops are passes, not
+    /// versions of one, and it is priced by its AbOps.
+    pub where_passes: bool,
 }
 
 /// Counts a compiled loop's source iterations in the source arrays' elements where only
@@ -312,6 +319,7 @@ pub fn source_walk(program: &augur_ir::Program, unit: &str, id: u32) -> SourceWa
     SourceWalk {
         step: source_step(program, unit, id),
         element_bytes: element_bytes(program, unit, id),
+        where_passes: false,
     }
 }
 

@@ -22,6 +22,7 @@ pub mod mpi;
 pub mod openmp;
 pub mod profile;
 pub mod scaling;
+pub mod where_passes;
 
 pub use analyze::{analyze, build_instrumented, AnalyzeError, AnalyzeOptions};
 pub use augur_program_profile::ProgramProfile;

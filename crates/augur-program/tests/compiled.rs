@@ -756,3 +756,52 @@ end program
     assert!(firsts.contains(&InstrClass::ForwardReloaded), "{c:#?}");
     assert!(firsts.contains(&InstrClass::ForwardInt), "{c:#?}");
 }
+
+#[test]
+fn a_where_construct_of_several_passes_is_priced_by_its_abops() {
+    // gfortran evaluates each mask into a temporary and runs each assignment as a loop
+    // of its own over every element, all at the WHERE's line: five compiled loops here,
+    // not five versions of one. The mask's line counts the assignments' passes.
+    let p = analyze(
+        "-O2",
+        "program wh
+  implicit none
+  integer, parameter :: n = 50000
+  double precision :: u(n), v(n)
+  integer :: i, s
+  do i = 1, n
+    v(i) = sin(0.37d0 * i)
+  end do
+  u = 0.0d0
+  do s = 1, 20
+    where (v > 0.3d0)
+      u = u - 0.1d0 * v
+    elsewhere (v < -0.3d0)
+      u = u + 0.1d0 * v**2
+    elsewhere
+      u = 0.99d0 * u
+    end where
+  end do
+  print *, u(7)
+end program
+",
+    );
+    let r = p.optimization.as_ref().expect("an optimization report");
+    assert!(
+        r.compiled_loops.iter().all(|c| c.line != 11),
+        "{:#?}",
+        r.compiled_loops
+    );
+    assert!(
+        r.unmapped_loops
+            .iter()
+            .any(|u| u.line == 11 && u.reason.contains("WHERE construct")),
+        "{:#?}",
+        r.unmapped_loops
+    );
+    let mask = p.lines.iter().find(|l| l.line == 11).expect("line 11");
+    let elements = 20.0 * 50000.0;
+    // The element loop's overhead of the mask and of the three passes.
+    let alov = mask.abops.get(augur_ir::AbOp::ALOV);
+    assert!(alov >= 4.0 * elements, "{alov} {:?}", mask.abops);
+}

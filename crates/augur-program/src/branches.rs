@@ -1105,13 +1105,8 @@ fn masked_blocks(
         return vec![];
     };
     let lines: Vec<&str> = text.lines().collect();
-    let plain_elsewhere = |from: u32, to: u32| {
-        (from..to).any(|l| {
-            lines
-                .get(l as usize)
-                .is_some_and(|x| crate::instrument::squeezed_code(x) == "elsewhere")
-        })
-    };
+    let plain_elsewhere =
+        |from: u32, to: u32| crate::instrument::plain_elsewhere_between(&lines, from, to);
     let mut out = vec![];
     let mut factor = share;
     let mut after = mask.text.end_line;

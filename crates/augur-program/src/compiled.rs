@@ -59,8 +59,9 @@ fn place(
         .iter()
         .filter(|u| same_file(&u.file, &cl.file))
         .find_map(|u| source_loop(u, cl.line).map(|l| (u, l.id, l.line)));
+    let walk = found.map(|(u, id, _)| step(&u.name, id));
     let reason = match found {
-        Some((u, id, _)) if step(&u.name, id).where_passes => {
+        Some(_) if walk.is_some_and(|w| w.where_passes) => {
             "a WHERE construct's loops, one per mask and per assignment at its line (priced by the AbOps, which count every pass)"
         }
         Some((u, id, line)) if innermost(u, id) || unrolled_nest(u, id, &cl) => {
@@ -72,7 +73,7 @@ fn place(
                     cl.source_iterations_from
                         .push_str(", its inner loops unrolled completely into it");
                 }
-                let walk = step(&u.name, id);
+                let walk = walk.unwrap_or_default();
                 by_element_bytes(&mut cl, walk.element_bytes);
                 by_source_step(&mut cl, walk.step);
                 return Ok(cl);

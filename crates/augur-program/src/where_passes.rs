@@ -76,11 +76,7 @@ fn construct_passes(u: &Unit, text: &str) -> Vec<(usize, u32)> {
             continue;
         };
         let shape = shape_of(u, mask, end, |from, to| {
-            (from..to).any(|l| {
-                lines
-                    .get(l as usize)
-                    .is_some_and(|x| crate::instrument::squeezed_code(x) == "elsewhere")
-            })
+            crate::instrument::plain_elsewhere_between(&lines, from, to)
         });
         if shape.is_simple() {
             continue;

@@ -236,6 +236,16 @@ pub(crate) fn do_statement(u: &Unit, li: usize) -> Option<&Stmt> {
         .find(|s| matches!(&s.kind, StmtKind::Do { loop_id, .. } if loop_id.0 as usize == li))
 }
 
+/// Whether a plain ELSEWHERE (one without a mask) stands on a line of `lines` from `from`
+/// up to, not including, `to`.
+pub(crate) fn plain_elsewhere_between(lines: &[&str], from: u32, to: u32) -> bool {
+    (from..to).any(|l| {
+        lines
+            .get(l as usize)
+            .is_some_and(|x| squeezed_code(x) == "elsewhere")
+    })
+}
+
 /// Text line ranges of WHERE constructs and statements, with the WHERE statement's position.
 pub(crate) fn where_ranges(u: &Unit, text: &str) -> Vec<(u32, u32, TextPos)> {
     let lines: Vec<&str> = text.lines().collect();

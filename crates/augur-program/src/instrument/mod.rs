@@ -49,7 +49,10 @@ pub use rewriting::rewrite;
 pub use sites::{plan_mpi_sites, site_of, TRACED_MPI_CALLS};
 pub use threads::{place_for_openmp, MAX_THREADS, THREAD_VAR};
 
-pub(crate) use facts::{calls_user_function, do_statement, may_stop, squeezed_code, where_ranges};
+pub(crate) use facts::{
+    calls_user_function, do_statement, may_stop, plain_elsewhere_between, squeezed_code,
+    where_ranges,
+};
 pub(crate) use rewriting::{use_module_edits, Edit};
 
 use augur_ir::omp::Structure;

@@ -762,11 +762,15 @@ fn vector_kernels(class: InstrClass, w: Width, f: Features) -> Option<(Kernel, K
                 Width::V128 => format!("sqrtpd %xmm{d}, %xmm{d}"),
                 _ => format!("vsqrtpd {0}, {0}", reg(w, d)),
             }],
+            // The interleave gfortran emits for most of its shuffles (`unpcklpd`,
+            // `unpckhpd`: four in five of those in the development set's assembly at
+            // -O2), not `shufpd`: an Intel core since Golden Cove starts `shufpd` on
+            // two ports and the interleaves on one (the Emerald Rapids guest of
+            // 2026-12-03: 0.50 and 1.00 cycles apart, xmm and ymm alike).
             InstrClass::VecMove => vec![match w {
                 Width::Scalar => format!("movapd %xmm{s}, %xmm{d}"),
-                Width::V128 => format!("shufpd $1, %xmm{s}, %xmm{d}"),
-                Width::V256 => format!("vshufpd $5, {}, {1}, {1}", reg(w, s), reg(w, d)),
-                Width::V512 => format!("vshufpd $0x55, {}, {1}, {1}", reg(w, s), reg(w, d)),
+                Width::V128 => format!("unpcklpd %xmm{s}, %xmm{d}"),
+                _ => format!("vunpcklpd {}, {1}, {1}", reg(w, s), reg(w, d)),
             }],
             _ => unreachable!("conversions are pairs"),
         }

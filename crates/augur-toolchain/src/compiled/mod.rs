@@ -799,7 +799,7 @@ fn operation_class(m: &str) -> Option<InstrClass> {
         && fp_suffix(b)
     {
         InstrClass::FpAdd
-    } else if b.starts_with('p') && is_vector_integer(b) {
+    } else if b.starts_with('p') && is_vector_integer(b) || is_vector_logic(b) {
         InstrClass::VecInt
     } else if b.starts_with('p')
         || b.starts_with("unpck")
@@ -809,9 +809,8 @@ fn operation_class(m: &str) -> Option<InstrClass> {
         || b.starts_with("broadcast")
         || b.starts_with("insert")
         || b.starts_with("extract")
-        || ["and", "andn", "or", "xor"]
-            .iter()
-            .any(|p| b.strip_prefix(p).is_some_and(|s| matches!(s, "pd" | "ps")))
+        || b == "movhlps"
+        || b == "movlhps"
     {
         InstrClass::VecMove
     } else if m.starts_with('j') {
@@ -846,6 +845,22 @@ fn is_vector_integer(b: &str) -> bool {
     ]
     .iter()
     .any(|p| b.starts_with(p))
+}
+
+/// Whether `b` (a mnemonic without its `v` prefix) is bitwise logic on a vector
+/// register (`andpd` for an `abs`, `xorpd` for a negation, `pand`): it runs on the
+/// vector integer units, on as many ports as `paddd` (three an Intel Golden Cove
+/// starts per cycle, where its interleaves start one), and is priced as `vec_int`.
+fn is_vector_logic(b: &str) -> bool {
+    let logic = |s: &str| ["and", "andn", "or", "xor"].contains(&s);
+    b.strip_suffix("pd")
+        .or_else(|| b.strip_suffix("ps"))
+        .is_some_and(logic)
+        || b.strip_prefix('p').is_some_and(logic)
+        || [
+            "pandd", "pandq", "pandnd", "pandnq", "pord", "porq", "pxord", "pxorq",
+        ]
+        .contains(&b)
 }
 
 /// The width of an instruction: a ymm or zmm register, or a packed xmm operation.
@@ -1524,6 +1539,19 @@ mod tests {
     fn loops(body: &str) -> Vec<CompiledLoop> {
         let asm = format!("{HEADER}\t.file 1 \"k.f90\"\nk_:\n{body}");
         compiled_loops(&asm, &["k.f90".to_string()])
+    }
+
+    #[test]
+    fn vector_logic_is_integer_vector_work_and_interleaves_are_shuffles() {
+        for m in [
+            "andpd", "vandnpd", "xorps", "orpd", "pand", "vpxor", "vpandq",
+        ] {
+            assert_eq!(operation_class(m), Some(InstrClass::VecInt), "{m}");
+        }
+        for m in ["unpcklpd", "vunpckhpd", "shufpd", "movlhps", "blendpd"] {
+            assert_eq!(operation_class(m), Some(InstrClass::VecMove), "{m}");
+        }
+        assert_eq!(operation_class("paddd"), Some(InstrClass::VecInt));
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //! over the second half of the replay. A loop around short inner loops can be replayed
 //! whole, each inner loop's body repeated by its trips ([`Repeats::inner_trips`]).
 
-use crate::incore::{is_read_modify_write, is_shuffle, on_vector_pipes};
+use crate::incore::{is_read_modify_write, is_shuffle, is_vector_copy, on_vector_pipes};
 use augur_machine_profile::incore::InCoreProfile;
 use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp, Width};
 use std::cmp::Reverse;
@@ -492,7 +492,13 @@ impl Prepared {
                     InstrClass::FpMinMax => InstrClass::FpAdd,
                     x => x,
                 };
-                units.push((Unit::Class(unit).index(), m.cost(*c)?.throughput_ns));
+                // A whole-register copy is the renamer's move, at any width.
+                let priced = if is_vector_copy(o) {
+                    ClassWidth::new(InstrClass::VecMove, Width::Scalar)
+                } else {
+                    *c
+                };
+                units.push((Unit::Class(unit).index(), m.cost(priced)?.throughput_ns));
             }
             if o.back_jump {
                 units.push((Unit::TakenBranch.index(), m.taken_branch_ns));

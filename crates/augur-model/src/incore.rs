@@ -826,13 +826,18 @@ fn path_latency(path: &[ClassCount], m: &InCoreProfile) -> Option<f64> {
 /// "4 source iterations a compiled iteration (256-bit vectors), 11 instructions, bound
 /// by the chain through %xmm0 (1.9 cycles an iteration)".
 pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfile>) -> String {
-    // The arithmetic's width: a scalar loop copies its values with packed moves too.
-    let widest = cl
-        .instructions
-        .iter()
-        .filter(|c| c.class.class.is_floating() || c.class.class == InstrClass::VecInt)
-        .map(|c| c.class.width)
-        .max()
+    // The arithmetic's width: a scalar loop copies its values with packed moves too,
+    // and takes an `abs` with a packed `andpd` (`vec_int`): integer vector work says
+    // the width only in a loop without floating-point arithmetic.
+    let widest_of = |keep: &dyn Fn(InstrClass) -> bool| {
+        cl.instructions
+            .iter()
+            .filter(|c| keep(c.class.class))
+            .map(|c| c.class.width)
+            .max()
+    };
+    let widest = widest_of(&|c| c.is_floating())
+        .or_else(|| widest_of(&|c| c == InstrClass::VecInt))
         .unwrap_or_default();
     let shape = if widest.bits() > 64 {
         format!("vector code ({}-bit)", widest.bits())

@@ -1316,10 +1316,17 @@ fn lanes(body: &[Instr]) -> Option<(u32, u32, u32)> {
             let w = width(i);
             let c = operation_class(&i.mnemonic)?;
             let elem = element_bits(base_mnemonic(&i.mnemonic))?;
-            (w != Width::Scalar && (c.is_floating() || c == InstrClass::VecInt))
+            (w != Width::Scalar && (c.is_floating() || is_integer_arithmetic(c, &i.mnemonic)))
                 .then(|| (w.bits() / elem, w.bits(), elem))
         })
         .max()
+}
+
+/// Whether an instruction of class `c` is integer arithmetic on vector registers, not
+/// the bitwise logic priced with it: a scalar loop's `abs` is a packed `andpd`, which
+/// says nothing of its lanes or elements.
+fn is_integer_arithmetic(c: InstrClass, mnemonic: &str) -> bool {
+    c == InstrClass::VecInt && !is_vector_logic(base_mnemonic(mnemonic))
 }
 
 /// The element size in bits an instruction's suffix names.
@@ -1343,7 +1350,8 @@ fn arithmetic_element_bytes(body: &[Instr]) -> Option<u32> {
     body.iter()
         .filter(|i| {
             operation_class(&i.mnemonic).is_some_and(|c| {
-                c.is_floating() && c != InstrClass::FpConvert || c == InstrClass::VecInt
+                c.is_floating() && c != InstrClass::FpConvert
+                    || is_integer_arithmetic(c, &i.mnemonic)
             })
         })
         .filter_map(|i| element_bits(base_mnemonic(&i.mnemonic)))
@@ -1925,6 +1933,23 @@ mod tests {
             "{:?}",
             l[0].chains
         );
+    }
+
+    #[test]
+    fn a_negation_by_a_packed_xorps_leaves_a_scalar_loop_scalar() {
+        // `b(i) = -a(i)` on doubles: gfortran flips the sign with `xorps`, whose
+        // 32-bit lanes say nothing of the 8-byte elements the pointer steps over.
+        let l = loops(
+            ".L4:\n\t.loc 1 3 9\n\tmovsd\t(%rsi,%rax), %xmm0\n\txorps\t%xmm1, %xmm0\n\
+             \tmovsd\t%xmm0, (%rdx,%rax)\n\taddq\t$8, %rax\n\tcmpq\t%rax, %rcx\n\tjne\t.L4\n",
+        );
+        let l = &l[0];
+        assert_eq!(l.source_iterations, 1, "{}", l.source_iterations_from);
+        assert_eq!(l.lanes, 1);
+        assert!(l
+            .instructions
+            .iter()
+            .any(|c| c.class == ClassWidth::new(InstrClass::VecInt, Width::V128)));
     }
 
     #[test]

@@ -33,7 +33,8 @@
 //!   time stops growing with SLOT: the line and page sizes without prefetching (the
 //!   order is random) and without set conflicts (the offsets are).
 //! * `stream KERNEL:BYTES`: STREAM's copy (1), scale (2), add (3) and triad (4) over three
-//!   `real(8)` arrays of BYTES each.
+//!   `real(8)` arrays of BYTES each, and one sequential read stream (5, `read`: a sum of
+//!   one array, every element read, in eight partial sums).
 //! * `fault 0:BYTES`: ALLOCATE an array of BYTES, write one word of each page (the first
 //!   touch: a minor page fault per page), DEALLOCATE; the work is the pages touched.
 //!   BYTES above glibc's largest mmap threshold (32 MiB) makes every allocation fresh
@@ -380,6 +381,25 @@ subroutine augstream(kern, n, a, b, c, q)
     c = a + b
   case (4)
     a = b + q * c
+  case (5)
+    call augread(n, a, c)
   end select
 end subroutine augstream
+
+! One sequential read stream: a sum of a(1:n) in eight partial sums (no floating-point
+! chain paces it), added into c(1).
+subroutine augread(n, a, c)
+  implicit none
+  integer(8), intent(in) :: n
+  real(8), intent(in) :: a(n)
+  real(8), intent(inout) :: c(n)
+  real(8) :: s1, s2, s3, s4, s5, s6, s7, s8
+  integer(8) :: i
+  s1 = 0; s2 = 0; s3 = 0; s4 = 0; s5 = 0; s6 = 0; s7 = 0; s8 = 0
+  do i = 1, n - 7, 8
+    s1 = s1 + a(i); s2 = s2 + a(i + 1); s3 = s3 + a(i + 2); s4 = s4 + a(i + 3)
+    s5 = s5 + a(i + 4); s6 = s6 + a(i + 5); s7 = s7 + a(i + 6); s8 = s8 + a(i + 7)
+  end do
+  c(1) = c(1) + ((s1 + s2) + (s3 + s4)) + ((s5 + s6) + (s7 + s8))
+end subroutine augread
 "#;

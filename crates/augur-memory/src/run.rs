@@ -126,7 +126,8 @@ pub const TLB_FROM: u64 = 256;
 ///   page at the counts from [`TLB_FROM`]. TLB gather: stride = page at [`tlb_counts`];
 ///   [`augur_machine_profile::memory::far_stride`] at the counts from [`TLB_FROM`], up to
 ///   twice the largest size.
-/// * Streams: each kernel with arrays of a quarter of each level and of twice the last.
+/// * Streams: each STREAM kernel with arrays of a quarter of each level and of twice the
+///   last; the single read stream with arrays of twice the last.
 pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
     let line = os.line();
     let page = os.page.max(line);
@@ -245,9 +246,12 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
     }
     arrays.push(2 * os.llc());
     for &a in arrays.iter().filter(|&&a| a <= max) {
-        for k in 1..=4 {
+        for k in 1..READ_KERNEL {
             p.stream.push((k, a));
         }
+    }
+    if 2 * os.llc() <= max {
+        p.stream.push((READ_KERNEL, 2 * os.llc()));
     }
     p.fault = vec![(0, FAULT_BYTES), (0, 2 * FAULT_BYTES)];
     p
@@ -280,7 +284,19 @@ pub const STREAM_OUTER_LEVELS: u64 = 4;
 pub const FAULT_BYTES: u64 = 64 << 20;
 
 /// The STREAM kernels' names and bytes moved per element.
-pub const KERNELS: [(&str, u64); 4] = [("copy", 16), ("scale", 16), ("add", 24), ("triad", 24)];
+pub const KERNELS: [(&str, u64); 5] = [
+    ("copy", 16),
+    ("scale", 16),
+    ("add", 24),
+    ("triad", 24),
+    ("read", 8),
+];
+
+/// The kernel number of the single read stream (`read`), measured with arrays of twice
+/// the last level only: the rate one sequential stream gets from main memory, which its
+/// prefetcher's reach ahead limits (a 2-vCPU Emerald Rapids Xeon guest: 6.7 ns a line,
+/// where the triad's streams together move one every 3.9 ns).
+pub const READ_KERNEL: u64 = 5;
 
 /// The curves one measurement gives.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -767,7 +783,9 @@ mod tests {
         assert_eq!(near, page_chase);
         assert!(far_points.iter().all(|t| t.0 == far && t.1 >= TLB_FROM));
         assert!(far_points.contains(&(far, 256)) && !far_points.contains(&(far, 16384)));
-        assert_eq!(p.stream.len(), 12);
+        // Four STREAM kernels at three array sizes, the single read stream at the largest.
+        assert_eq!(p.stream.len(), 13);
+        assert_eq!(p.stream.last(), Some(&(READ_KERNEL, 2 * os().llc())));
         let q = plan(&os(), &Settings::QUICK);
         assert!(q.sweep.len() < p.sweep.len());
     }

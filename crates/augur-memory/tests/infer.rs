@@ -137,7 +137,7 @@ fn synthetic() -> MemoryProfile {
     }
     for &(k, a) in &p.stream {
         m.streams.push(StreamPoint {
-            kernel: ["copy", "scale", "add", "triad"][k as usize - 1].into(),
+            kernel: augur_memory::run::KERNELS[k as usize - 1].0.into(),
             array_bytes: a,
             gbs: 100.0 / (1.0 + (a as f64).log2()),
         });

@@ -590,7 +590,9 @@ const STREAMING_FROM_MEMORY: f64 = 1e-3;
 /// second level holds: a 5-point stencil's two neighbouring columns come from the
 /// second level, yet the stencil takes five lines' time per eight points, where its
 /// three memory streams alone would take three (`/tmp` measurements on a Zen 4 guest,
-/// docs/ACCURACY.md "Session 30"). The share of the second level's misses that memory
+/// docs/ACCURACY.md "Session 30"). Each array's lines from memory take at least one
+/// stream's line time ([`single_stream_line_seconds`]): a nest with one stream is paced
+/// by it. The share of the second level's misses that memory
 /// serves scales it, so a nest the last cache holds keeps its overlap.
 fn fill_floor(out: &mut [NestMemory], levels: &[SuppliedLevel], mem: &MemoryProfile) {
     let (Some(first), Some(second), Some(last)) = (
@@ -604,6 +606,7 @@ fn fill_floor(out: &mut [NestMemory], levels: &[SuppliedLevel], mem: &MemoryProf
         return;
     }
     let line_seconds = first.geometry.line_bytes as f64 / (mem.memory.bandwidth_gbs * 1e9);
+    let single_stream = single_stream_line_seconds(mem, first.geometry.line_bytes);
     let misses_at = |a: &ArrayTraffic, name: &str| {
         a.levels
             .iter()
@@ -628,8 +631,29 @@ fn fill_floor(out: &mut [NestMemory], levels: &[SuppliedLevel], mem: &MemoryProf
             // analytic hit ratio's residue of 1e-8 lines) stream nothing.
             continue;
         }
-        n.fill_floor_seconds = fills * from_memory * line_seconds;
+        // The stream that brings the most lines from memory, alone at one stream's rate.
+        let busiest_stream = n
+            .arrays
+            .iter()
+            .map(|a| a.sequential_share * misses_at(a, &last.name))
+            .fold(0.0, f64::max);
+        let one_stream = single_stream.map_or(0.0, |t| busiest_stream * t);
+        n.fill_floor_seconds = (fills * from_memory * line_seconds).max(one_stream);
     }
+}
+
+/// Seconds one sequential stream takes for a line from main memory alone: the
+/// machine's single read stream (`read`, with arrays of twice the last level), when
+/// the profile has it. Its prefetcher runs a bounded distance ahead of it, so a nest
+/// with one stream from memory (a sum, a norm, a matrix-vector product's matrix) gets
+/// less than the bandwidth several streams share (a 2-vCPU Emerald Rapids Xeon guest:
+/// 6.7 ns a line alone, 3.9 with the triad's).
+fn single_stream_line_seconds(mem: &MemoryProfile, line: u64) -> Option<f64> {
+    mem.streams
+        .iter()
+        .filter(|p| p.kernel == "read" && p.gbs > 0.0)
+        .max_by_key(|p| p.array_bytes)
+        .map(|p| line as f64 / (p.gbs * 1e9))
 }
 
 /// A cache level as the memory term prices its misses.
@@ -2095,5 +2119,37 @@ mod tests {
         fill_floor(&mut rows, &levels, &mem);
         assert_eq!(rows[0].fill_floor_seconds, 0.0);
         assert!((rows[1].fill_floor_seconds - 2.5e-3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_stream_from_memory_takes_the_single_streams_line_time() {
+        let (levels, mut mem) = three_levels(1 << 20, 8);
+        // The machine's single read stream: 12.8 GB/s, 5 ns a line (the streams
+        // together: 2.5 ns).
+        mem.streams
+            .push(augur_machine_profile::memory::StreamPoint {
+                kernel: "read".into(),
+                array_bytes: 1 << 30,
+                gbs: 12.8,
+            });
+        // A sum over one array from memory; a copy (two streams); a stencil whose one
+        // array's three columns fill the first level while one comes from memory.
+        let mut rows = vec![
+            streaming_row(&[("a", 4.0, 4.0, 4.0)]),
+            streaming_row(&[("a", 2.0, 2.0, 2.0), ("b", 2.0, 2.0, 2.0)]),
+            streaming_row(&[("u", 3.0, 1.0, 1.0), ("v", 1.0, 1.0, 1.0)]),
+        ];
+        fill_floor(&mut rows, &levels, &mem);
+        let floors: Vec<f64> = rows.iter().map(|r| r.fill_floor_seconds * 1e9).collect();
+        // One stream: four lines at 5 ns. Two of two lines: the larger of four lines at
+        // 2.5 ns and two at 5. The stencil: its four fills at 2.5 ns, more than u's one
+        // line from memory at 5.
+        assert!((floors[0] - 20.0).abs() < 1e-9, "{floors:?}");
+        assert!((floors[1] - 10.0).abs() < 1e-9, "{floors:?}");
+        assert!((floors[2] - 10.0).abs() < 1e-9, "{floors:?}");
+        // A profile without the single stream keeps the streams' time.
+        mem.streams.clear();
+        fill_floor(&mut rows, &levels, &mem);
+        assert!((rows[0].fill_floor_seconds - 10e-9).abs() < 1e-15);
     }
 }

@@ -32,7 +32,9 @@ pub fn map_to_source(
             Err(u) => report.unmapped_loops.push(u),
         }
     }
-    for (_, mut versions) in groups {
+    for ((file, line), mut versions) in groups {
+        let needed = needed_kinds(units, &file, line);
+        versions = keep_the_statements_own(versions, &needed, &mut report.unmapped_loops);
         // The widest version runs the iterations; the first of equals is the main body
         // (a vectorized loop's scalar remainder comes after it).
         let best = (0..versions.len())
@@ -43,6 +45,75 @@ pub fn map_to_source(
         chosen.versions = n - 1;
         report.compiled_loops.push(chosen);
     }
+}
+
+/// The kinds of arithmetic that tell one statement's compiled loop from another's at the
+/// same line that the source loop at `line` of `file` executes: real minima and maxima
+/// (`MAXS`, `MAXD`: `FpMinMax`) and square roots (`SQRS`, `SQRD`: `FpSqrt`).
+fn needed_kinds(
+    units: &[UnitProfile],
+    file: &str,
+    line: u32,
+) -> Vec<augur_program_profile::compiled::InstrClass> {
+    use augur_ir::AbOp;
+    use augur_program_profile::compiled::InstrClass;
+    let Some((u, id)) = units
+        .iter()
+        .filter(|u| same_file(&u.file, file))
+        .find_map(|u| source_loop(u, line).map(|l| (u, l.id)))
+    else {
+        return vec![];
+    };
+    let ops = u
+        .blocks
+        .iter()
+        .filter(|b| b.in_loop == Some(id))
+        .flat_map(|b| b.counts.iter())
+        .filter(|(_, n)| *n > 0.0)
+        .map(|(op, _)| op);
+    let mut kinds = vec![];
+    for op in ops {
+        let kind = match op {
+            AbOp::MAXS | AbOp::MAXD => InstrClass::FpMinMax,
+            AbOp::SQRS | AbOp::SQRD => InstrClass::FpSqrt,
+            _ => continue,
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    kinds
+}
+
+/// `versions` (the compiled loops placed at one source loop) without those that belong to
+/// another statement: versions of one loop (a vector body, its scalar remainder) do the
+/// same arithmetic at other widths, so when the source loop takes a kind of
+/// [`needed_kinds`] (`needed`) that some version does, a version without it is the loop
+/// of a statement the line table put at the same line (gfortran gives `count(u > 0)` on
+/// the line after `minval(v)` the line of `minval`). Those go to `unmapped`.
+fn keep_the_statements_own(
+    versions: Vec<CompiledLoop>,
+    needed: &[augur_program_profile::compiled::InstrClass],
+    unmapped: &mut Vec<UnmappedLoop>,
+) -> Vec<CompiledLoop> {
+    let has = |cl: &CompiledLoop, k| cl.instructions.iter().any(|c| c.class.class == k);
+    let telling: Vec<_> = needed
+        .iter()
+        .copied()
+        .filter(|&k| versions.iter().any(|cl| has(cl, k)))
+        .collect();
+    if telling.is_empty() {
+        return versions;
+    }
+    let (own, others): (Vec<_>, Vec<_>) = versions
+        .into_iter()
+        .partition(|cl| telling.iter().all(|&k| has(cl, k)));
+    unmapped.extend(others.into_iter().map(|cl| UnmappedLoop {
+        file: cl.file,
+        line: cl.line,
+        reason: "another statement's loop at this line (it lacks the minimum, maximum or square root the source loop here takes, which another compiled loop here has)".to_string(),
+    }));
+    own
 }
 
 /// `cl` at the innermost source loop of `units` it runs (its line that loop's, its source

@@ -805,3 +805,42 @@ end program
     let alov = mask.abops.get(augur_ir::AbOp::ALOV);
     assert!(alov >= 4.0 * elements, "{alov} {:?}", mask.abops);
 }
+
+#[test]
+fn the_next_statements_loop_at_an_intrinsics_line_is_not_its_version() {
+    // gfortran -O2 gives the loop of `count(u > 0)` (line 10) the line of `minval(v)`
+    // (line 9), beside minval's own loop and its NaN scan: the loop kept for line 9 is the
+    // one that takes the minimum, and count's is another statement's.
+    let p = analyze(
+        "-O2",
+        "program mv
+  implicit none
+  integer, parameter :: n = 200000
+  double precision :: u(n), v(n), mn
+  integer :: i, s, cnt
+  mn = 1d300; cnt = 0
+  do s = 1, 20
+    u = sin(0.37d0 * [(i, i = 1, n)] + s); v = cos(0.11d0 * [(i, i = 1, n)] - s)
+    mn = min(mn, minval(v))
+    cnt = cnt + count(u > 0.0d0)
+  end do
+  print *, mn, cnt
+end program
+",
+    );
+    let c = compiled(&p, 9);
+    assert!(
+        c.instructions
+            .iter()
+            .any(|i| i.class.class == InstrClass::FpMinMax),
+        "{c:#?}"
+    );
+    let r = p.optimization.as_ref().expect("an optimization report");
+    assert!(
+        r.unmapped_loops
+            .iter()
+            .any(|u| u.line == 9 && u.reason.contains("another statement's loop")),
+        "{:#?}",
+        r.unmapped_loops
+    );
+}

@@ -33,8 +33,10 @@ pub fn map_to_source(
         }
     }
     for ((file, line), mut versions) in groups {
-        let needed = needed_kinds(units, &file, line);
-        versions = keep_the_statements_own(versions, &needed, &mut report.unmapped_loops);
+        if versions.len() > 1 {
+            let needed = needed_kinds(units, &file, line);
+            versions = keep_the_statements_own(versions, &needed, &mut report.unmapped_loops);
+        }
         // The widest version runs the iterations; the first of equals is the main body
         // (a vectorized loop's scalar remainder comes after it).
         let best = (0..versions.len())

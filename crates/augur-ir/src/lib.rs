@@ -10,6 +10,7 @@
 
 pub mod abop;
 pub mod busy_wait;
+pub mod call_chains;
 pub mod chain;
 pub mod count;
 pub mod counts;

@@ -9,7 +9,9 @@
 //! path is short, keeps its throughput price; the body's blocks are scaled up to the path
 //! (`UnitProfile::body_span` at chain costs) only where it is the slower. A path a
 //! variable carries from one call to the next (`UnitProfile::carried_span`: a random
-//! number generator's SAVE'd seed) is not overlapped at all.
+//! number generator's SAVE'd seed) is not overlapped at all, nor are the calls of a loop
+//! that chains them through their arguments (`UnitProfile::chained_calls`: `derms` reads
+//! the state the Runge-Kutta stage before it wrote).
 
 use crate::block::without_branches;
 use crate::cost::{Coefficients, CostTable};
@@ -82,7 +84,8 @@ fn outside_loops(b: &augur_program_profile::BlockProfile) -> bool {
 /// The factor that brings the body of `u` (its blocks `unit_c`, priced) to its
 /// calls' longest path overlapped `window / instructions a call` times (without a
 /// window, not at all; `window` with the program's instructions an AbOp,
-/// [`instructions_per_abop`]), or to its carried path one call after the other, when
+/// [`instructions_per_abop`]) but for the calls a loop chains (`chained_calls`), which
+/// take the whole path each, or to its carried path one call after the other, when
 /// above one.
 fn span_scale(
     u: &UnitProfile,
@@ -112,10 +115,15 @@ fn span_scale(
     let at_chain_costs = |path: &augur_ir::AbOpCounts| -> f64 {
         path.iter().map(|(op, n)| n * table.get(op).seconds).sum()
     };
-    let overlapped = window.map_or(0.0, |(w, _)| {
-        let in_flight = (w * calls / operations.max(1.0)).max(1.0);
-        calls * at_chain_costs(&u.body_span) / in_flight
-    });
+    // Calls a loop chains through their arguments wait for the one before: only the
+    // others overlap.
+    let chained = u.chained_calls.unwrap_or(0.0).clamp(0.0, calls);
+    let span = at_chain_costs(&u.body_span);
+    let overlapped = chained * span
+        + window.map_or(0.0, |(w, _)| {
+            let in_flight = (w * calls / operations.max(1.0)).max(1.0);
+            (calls - chained) * span / in_flight
+        });
     // The path a variable carries from one call to the next is not overlapped: the next
     // call starts it from this one's result.
     let t_span = overlapped.max(calls * at_chain_costs(&u.carried_span));
@@ -280,5 +288,24 @@ mod tests {
         // The longest path alone needs the window to say how far calls overlap.
         let (before, after) = body_seconds_of(dependent_body(), None);
         assert_eq!(before, after);
+    }
+
+    #[test]
+    fn calls_a_loop_chains_wait_for_each_other_whatever_the_window() {
+        // Of 100 calls, 60 come from a loop that chains them: 60 * 6 ns, and the other 40
+        // overlapped 500 at a time by a window of 1,000 (0.48 ns), or not at all known
+        // without a window.
+        let u = UnitProfile {
+            chained_calls: Some(60.0),
+            ..dependent_body()
+        };
+        let (before, after) = body_seconds_of(u.clone(), Some(1000.0));
+        assert!(before < 360e-9, "{before}");
+        assert!(
+            (after - (360e-9 + 40.0 * 6e-9 / 500.0)).abs() < 1e-12,
+            "{after}"
+        );
+        let (_, after) = body_seconds_of(u, None);
+        assert!((after - 360e-9).abs() < 1e-12, "{after}");
     }
 }

@@ -98,6 +98,7 @@ pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitP
         carried_span: AbOpCounts::new(),
         body_span_assignments: None,
         carried_span_assignments: None,
+        chained_calls: None,
     }
 }
 

@@ -210,6 +210,13 @@ pub struct UnitProfile {
     /// The same for `carried_span`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_span_assignments: Option<f64>,
+    /// Its calls made by loops that chain them through their arguments
+    /// (`augur_ir::call_chains`: a Runge-Kutta loop's derivative routine reads the state
+    /// the stage before wrote): each waits for the one before, so the core overlaps none
+    /// of them with the next. `None` when there are none, and in profiles made before the
+    /// field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chained_calls: Option<f64>,
 }
 
 /// One basic block: a column of S and its μ.

@@ -6,11 +6,9 @@
 
 use crate::instrument::Rule;
 use augur_ir::count::{count_stmt, loop_setup};
-use augur_ir::{
-    AbOp, AbOpCounts, BlockKind, FileId, LoopKind, Program, SourceFiles, StmtKind, UnitKind,
-};
+use augur_ir::{AbOp, AbOpCounts, BlockKind, FileId, LoopKind, Program, SourceFiles, StmtKind};
 use augur_program_profile::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 fn path_of(files: &SourceFiles, id: FileId) -> String {
     files
         .files
@@ -52,6 +50,7 @@ pub fn build_profile(
         totals.add_scaled(&unit.totals, 1.0);
         units.push(unit);
     }
+    add_chained_calls(program, mu, &mut units);
     let unit_totals: Vec<AbOpCounts> = units.iter().map(|u| u.totals.clone()).collect();
     let regions = regions(program, &lines, mu, &unit_totals);
     let lines = lines
@@ -182,8 +181,29 @@ fn unit_profile(
         loops,
         body_span_assignments: assignments_on(&body),
         carried_span_assignments: assignments_on(&carried),
+        chained_calls: None,
         body_span: body.ops,
         carried_span: carried.ops,
+    }
+}
+
+/// Each unit's calls made by loops that chain them through their arguments
+/// (`augur_ir::call_chains`), from the executions of the blocks holding them.
+fn add_chained_calls(program: &Program, mu: &[Vec<Option<f64>>], units: &mut [UnitProfile]) {
+    for (caller, chained) in augur_ir::call_chains::chained_calls(program)
+        .iter()
+        .enumerate()
+    {
+        for c in chained {
+            let n = mu
+                .get(caller)
+                .and_then(|m| m.get(c.block))
+                .copied()
+                .flatten();
+            if let (Some(n), Some(callee)) = (n.filter(|n| *n > 0.0), units.get_mut(c.callee)) {
+                *callee.chained_calls.get_or_insert(0.0) += n;
+            }
+        }
     }
 }
 
@@ -716,25 +736,8 @@ impl CallGraph {
     /// `own`: each unit's operations over all its calls (mispredictions included).
     fn new(program: &Program, mu: &[Vec<Option<f64>>], own: &[AbOpCounts]) -> CallGraph {
         let units = &program.units;
-        let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, u) in units.iter().enumerate() {
-            if matches!(u.kind, UnitKind::Subroutine | UnitKind::Function) {
-                by_name.entry(u.name.as_str()).or_default().push(i);
-            }
-        }
-        // A call resolves to a procedure of its own host (internal or module
-        // procedures of the same name elsewhere are other procedures), else the first.
-        let resolve = |caller: usize, name: &str| -> Option<usize> {
-            let candidates = by_name.get(name)?;
-            let host = units[caller].host;
-            candidates
-                .iter()
-                .copied()
-                .find(|&i| {
-                    units[i].host == Some(caller) || (host.is_some() && units[i].host == host)
-                })
-                .or_else(|| candidates.first().copied())
-        };
+        let names = augur_ir::call_chains::ProcedureNames::new(units);
+        let resolve = |caller: usize, name: &str| names.resolve(caller, name);
         let mut sites = vec![vec![]; units.len()];
         for (ui, u) in units.iter().enumerate() {
             for (bi, b) in u.blocks.iter().enumerate() {

@@ -451,6 +451,66 @@ end program
 }
 
 #[test]
+fn the_calls_of_runge_kutta_stages_are_chained_through_their_arguments() {
+    // Each stage's derivatives read the state the stage before wrote (f -> h -> f); the
+    // second loop's calls write a column the loop moves on every iteration and read
+    // nothing another wrote, and `acc` feeds only itself (its carried path), so they are
+    // not chained.
+    let c = case(
+        "stages.f90",
+        "program stages
+  implicit none
+  integer :: it, ni, i
+  real(8) :: f(4), s(4), h(4, 3), y(4, 10), tot
+  f = 1.0d0
+  do it = 1, 20
+    s = f
+    do ni = 1, 3
+      call deriv(f, h(1, ni))
+      call stage(f, s, h, ni)
+    end do
+  end do
+  tot = 0.0d0
+  do i = 1, 10
+    call deriv(s, y(1, i))
+    call acc(y(1, i), tot)
+  end do
+  print *, f(1), y(1, 10), tot
+contains
+  subroutine deriv(f, d)
+    real(8), intent(in) :: f(4)
+    real(8), intent(out) :: d(4)
+    real(8) :: a, b
+    a = f(1) * f(2) + 1.0d0
+    b = 1.0d0 / a
+    d(1) = b * f(3)
+    d(2) = b * f(4)
+    d(3) = a - b
+    d(4) = a * b
+  end subroutine deriv
+  subroutine stage(f, s, h, ni)
+    real(8), intent(out) :: f(4)
+    real(8), intent(in) :: s(4), h(4, 3)
+    integer, intent(in) :: ni
+    f = s + 0.1d0 * h(:, ni)
+  end subroutine stage
+  subroutine acc(d, tot)
+    real(8), intent(in) :: d(4)
+    real(8), intent(inout) :: tot
+    tot = tot + sqrt(d(1) * d(1) + d(2) * d(2))
+  end subroutine acc
+end program
+",
+    );
+    // 60 chained calls of each; deriv's 10 calls of the second loop are not.
+    assert_eq!(c.unit("deriv").calls, Some(70.0));
+    assert_eq!(c.unit("deriv").chained_calls, Some(60.0));
+    assert_eq!(c.unit("stage").chained_calls, Some(60.0));
+    assert_eq!(c.unit("acc").chained_calls, None);
+    assert_eq!(c.analysis.profile.units[0].chained_calls, None);
+}
+
+#[test]
 fn a_saved_seed_carries_its_path_to_the_next_call() {
     let c = case(
         "seed.f90",

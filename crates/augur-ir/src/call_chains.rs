@@ -58,7 +58,8 @@ impl<'p> ProcedureNames<'p> {
     }
 }
 
-/// Per unit of `program`, the calls its innermost loops chain (see the module's doc).
+/// Per unit of `program`, the calls its loops chain, each loop among the statements
+/// directly in it (see the module's doc).
 pub fn chained_calls(program: &Program) -> Vec<Vec<ChainedCall>> {
     let names = ProcedureNames::new(&program.units);
     let written = written_dummies(&program.units, &names);
@@ -119,11 +120,11 @@ fn chained_in_loop(
             .any(|(w, wm)| b.reads.iter().any(|(r, rm)| r == w && !(*wm && *rm)))
     };
     (0..nodes.len())
-        .filter(|&i| nodes[i].callee.is_some() && reaches_itself(&nodes, i, &feeds))
         .filter_map(|i| {
-            Some(ChainedCall {
+            let callee = nodes[i].callee?;
+            reaches_itself(&nodes, i, &feeds).then_some(ChainedCall {
                 block: nodes[i].block,
-                callee: nodes[i].callee?,
+                callee,
             })
         })
         .collect()

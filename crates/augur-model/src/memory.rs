@@ -736,18 +736,11 @@ const LAST_LEVEL_MEMORY_SHARE: f64 = 0.5;
 /// The size the term prices level `l` at: the OS's, unless the machine's own stride sweep
 /// already pays main memory's price for a line at a smaller footprint. A guest given a
 /// share of a socket's last-level cache sees the whole socket's size in `/sys` (480 MiB
-/// on a 2-vCPU Xeon guest whose lines cost what memory's do from 256 MiB on, 32 MiB on a
-/// Zen 3 guest paying it from 16 MiB on); then the largest footprint the sweep found
-/// cheaper than memory (the capacity inference can misread such a share: 2 MiB there).
-/// Where the share the other guests leave is no sharp size, the line cost rises over a
-/// few footprints (some footprint below the OS's size costs a quarter to three quarters
-/// of the way from the level's least cost, its hits, to memory's; the Xeon guest of
-/// 2026-12-04: 2.1 ns to 64 MiB, 2.5 at 128, 3.3 at 256, 3.8 at 512, memory 3.9), and the
-/// last level ([`LAST_LEVEL_MEMORY_SHARE`]) is priced up to the largest footprint whose
-/// lines come mostly from it: one whose line costs less than half-way. A sharp rise
-/// keeps the rule above: a cyclic sweep's cliff can sit below what programs get (a Zen 3
-/// guest of 2026-11-25: 1.35 ns at 8 MiB, 4.96 at 16, while a stencil over 14-21 MB ran
-/// at the last level's speed).
+/// on a 2-vCPU Xeon guest whose lines cost what memory's do from 256 MiB on); then the
+/// largest footprint the sweep found cheaper than memory (the capacity inference can
+/// misread such a share: 2 MiB there). Memory's price is 90% of the largest footprint's
+/// ([`MEMORY_COST_SHARE`]), or for a last level other guests contest, half-way from its
+/// hits ([`contested_threshold`]).
 fn priced_size(mem: &MemoryProfile, l: &CacheLevel, line: u64) -> u64 {
     let Some(os) = l.os_size_bytes else {
         return l.size_bytes;
@@ -764,37 +757,8 @@ fn priced_size(mem: &MemoryProfile, l: &CacheLevel, line: u64) -> u64 {
     let Some(&(_, largest)) = sweep.iter().max_by_key(|(size, _)| *size) else {
         return os;
     };
-    let position = mem.levels.iter().position(|x| x.name == l.name);
-    let last = position.is_some_and(|i| i + 1 == mem.levels.len());
-    let below = position
-        .and_then(|i| i.checked_sub(1))
-        .and_then(|i| mem.levels.get(i))
-        .map_or(0, |b| b.os_size_bytes.unwrap_or(b.size_bytes));
-    let hits = sweep
-        .iter()
-        .filter(|(size, _)| *size > below)
-        .map(|(_, ns)| *ns)
-        .fold(f64::INFINITY, f64::min);
-    // Memory's price: the median line cost of the footprints beyond the OS's size (one
-    // of them can pay the page walks of many more pages), else the largest footprint's.
-    let mut beyond: Vec<f64> = sweep
-        .iter()
-        .filter(|(size, _)| *size >= os)
-        .map(|(_, ns)| *ns)
-        .collect();
-    beyond.sort_by(f64::total_cmp);
-    let memory = beyond.get(beyond.len() / 2).copied().unwrap_or(largest);
-    let way = |ns: f64| (ns - hits) / (memory - hits);
-    let gradual = last
-        && hits < memory
-        && sweep
-            .iter()
-            .any(|&(size, ns)| size > below && size < os && (0.25..=0.75).contains(&way(ns)));
-    let from_memory = if gradual {
-        hits + LAST_LEVEL_MEMORY_SHARE * (memory - hits)
-    } else {
-        MEMORY_COST_SHARE * largest
-    };
+    let from_memory =
+        contested_threshold(mem, l, &sweep, os).unwrap_or(MEMORY_COST_SHARE * largest);
     let memory_from = sweep
         .iter()
         .filter(|(_, ns)| *ns >= from_memory)
@@ -807,6 +771,53 @@ fn priced_size(mem: &MemoryProfile, l: &CacheLevel, line: u64) -> u64 {
         }
         _ => os,
     }
+}
+
+/// For the last level `l` (OS size `os`), when other guests contest it, the line cost
+/// (ns) past which the sweep's footprints (`(bytes, ns)`) come mostly from memory: half-way
+/// ([`LAST_LEVEL_MEMORY_SHARE`]) from the level's hits (its least cost above the level
+/// below) to memory's (the median cost of the footprints from the OS's size on: one of them
+/// can pay the page walks of many more pages). Contested means the cost rises over
+/// several footprints: some footprint below the OS's size costs a quarter to three
+/// quarters of the way (the Xeon guest of 2026-12-04: 2.1 ns to 64 MiB, 2.5 at 128, 3.3 at
+/// 256, 3.8 at 512, memory 3.9). `None` for an inner level or a sharp rise: a cyclic
+/// sweep's cliff can sit below what programs get (a Zen 3 guest of 2026-11-25: 1.35 ns at
+/// 8 MiB, 4.96 at 16, while a stencil over 14-21 MB ran at the last level's speed).
+fn contested_threshold(
+    mem: &MemoryProfile,
+    l: &CacheLevel,
+    sweep: &[(u64, f64)],
+    os: u64,
+) -> Option<f64> {
+    let i = mem.levels.iter().position(|x| x.name == l.name)?;
+    if i + 1 != mem.levels.len() {
+        return None;
+    }
+    let below = i
+        .checked_sub(1)
+        .and_then(|b| mem.levels.get(b))
+        .map_or(0, |b| b.os_size_bytes.unwrap_or(b.size_bytes));
+    let hits = sweep
+        .iter()
+        .filter(|(size, _)| *size > below)
+        .map(|(_, ns)| *ns)
+        .fold(f64::INFINITY, f64::min);
+    let mut beyond: Vec<f64> = sweep
+        .iter()
+        .filter(|(size, _)| *size >= os)
+        .map(|(_, ns)| *ns)
+        .collect();
+    beyond.sort_by(f64::total_cmp);
+    let largest = sweep.iter().max_by_key(|(size, _)| *size)?.1;
+    let memory = beyond.get(beyond.len() / 2).copied().unwrap_or(largest);
+    if hits >= memory {
+        return None;
+    }
+    let way = |ns: f64| (ns - hits) / (memory - hits);
+    sweep
+        .iter()
+        .any(|&(size, ns)| size > below && size < os && (0.25..=0.75).contains(&way(ns)))
+        .then_some(hits + LAST_LEVEL_MEMORY_SHARE * (memory - hits))
 }
 
 /// A row per analyzed nest (one per value set), its arrays without traffic yet.

@@ -656,6 +656,10 @@ fn read_line_sizes(
                 let at = s.iter().position(|&v| v == b).map(|i| e[i]);
                 levels[k].strided_miss_ns = at.map(round4);
             }
+            None if k + 1 == levels.len() && k > 0 => notes.push(format!(
+                "{}: line size from OS (the slot chases read the levels before the last, whose chases run from memory)",
+                levels[k].name
+            )),
             None => notes.push(format!(
                 "{}: no line-size reading (the slot chases do not bracket it, or its size is not measured); line size from OS",
                 levels[k].name

@@ -154,9 +154,9 @@ program augmem
         call build(m, lw, merge(1, 0, a1 == 1))
         ! Part of a random cycle is as good as a whole one: the set-up left the lines
         ! where a cycle would (over 1 GiB on a Xeon guest: 275-287 ns a step so, 289-327
-        ! after a whole cycle). Not so the gathers (up to 20% slower over part of their
-        ! cycle: page-table lines and the set-up's dirty lines) nor the chase in address
-        ! order (7% slower): a whole cycle of those is short.
+        ! after a whole cycle). Not so the gathers (15-60% slower over part of their cycle
+        ! at 2 GiB: page-table lines and the set-up's dirty lines) nor the chase in address
+        ! order (about 7% slower): a whole cycle of those is short.
         w = m
         if (a1 == 0) w = min(m, first_steps)
       end if

@@ -256,8 +256,8 @@ pub fn plan(os: &OsInfo, s: &Settings) -> Plan {
 /// the last of several (or a 32 KiB and a 1 MiB level when it reports none). The last
 /// level's chases run from main memory, whose latency hides the slots' difference: they
 /// bracketed no line on any host so far (Zen 3, 4 and 5, two Xeons: "no line-size reading",
-/// the line taken from the OS), and over a last level of 480 MiB they took 107 of a
-/// characterization's 299 s (a Xeon guest, 2026-12-04); over 32 MiB, 5 s.
+/// the line taken from the OS), and over a last level of 480 MiB they took 11 of a
+/// characterization's 299 s (a Xeon guest, 2026-12-04).
 fn line_size_levels(os: &OsInfo) -> Vec<u64> {
     match os.caches.len() {
         0 => vec![32 << 10, 1 << 20],

@@ -759,6 +759,19 @@ mod tests {
         }
     }
 
+    /// `o` with the 480 MiB L3 a Xeon guest's `/sys` reports (the socket's).
+    fn with_xeon_l3(mut o: OsInfo) -> OsInfo {
+        o.caches.push(OsCache {
+            level: 3,
+            name: "L3".into(),
+            size: 480 << 20,
+            line: 64,
+            ways: Some(16),
+            shared_cpus: None,
+        });
+        o
+    }
+
     #[test]
     fn the_plan_covers_the_ranges() {
         let p = plan(&os(), &Settings::DEFAULT);
@@ -801,17 +814,9 @@ mod tests {
 
     #[test]
     fn an_outer_levels_streams_stay_within_a_few_times_the_level_below() {
-        let mut xeon = os();
+        let mut xeon = with_xeon_l3(os());
         xeon.caches[0].size = 48 << 10;
         xeon.caches[1].size = 2 << 20;
-        xeon.caches.push(OsCache {
-            level: 3,
-            name: "L3".into(),
-            size: 480 << 20,
-            line: 64,
-            ways: Some(16),
-            shared_cpus: None,
-        });
         let bytes: Vec<u64> = (0..3).map(|k| level_stream_bytes(&xeon, k)).collect();
         // A guest's /sys gives the socket's 480 MiB: 8 MiB arrays, not 120 MiB.
         assert_eq!(bytes, vec![12 << 10, 512 << 10, 8 << 20]);
@@ -827,15 +832,7 @@ mod tests {
 
     #[test]
     fn the_line_size_chases_leave_the_last_level_out() {
-        let mut xeon = os();
-        xeon.caches.push(OsCache {
-            level: 3,
-            name: "L3".into(),
-            size: 480 << 20,
-            line: 64,
-            ways: Some(16),
-            shared_cpus: None,
-        });
+        let xeon = with_xeon_l3(os());
         let counts = |o: &OsInfo| -> Vec<u64> {
             let mut c: Vec<u64> = plan(o, &Settings::DEFAULT)
                 .line

@@ -251,7 +251,7 @@ fn read_by(e: &Expr, moving: &BTreeSet<String>, out: &mut Vec<(String, bool)>) {
 /// Per unit, which of its dummy arguments it assigns: directly (an assignment to it, an
 /// element or a component of it, a READ into it) or by passing it to a procedure that
 /// assigns its own (a procedure the program does not hold is taken to).
-fn written_dummies(units: &[Unit], names: &ProcedureNames) -> Vec<Vec<bool>> {
+pub fn written_dummies(units: &[Unit], names: &ProcedureNames) -> Vec<Vec<bool>> {
     let mut written: Vec<Vec<bool>> = units.iter().map(|u| vec![false; u.dummies.len()]).collect();
     // Passing a dummy on makes it written once its callee's is: repeat until nothing moves
     // (a dummy only ever becomes written, so this ends).

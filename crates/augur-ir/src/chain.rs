@@ -307,36 +307,33 @@ fn carried_reads(
     index: LoopIndex<'_>,
     name: &str,
 ) -> Expr {
+    replace_reads(
+        e,
+        &|v, subs| v.name == array && carried(written, subs, index),
+        name,
+    )
+}
+
+/// `e` with every element read that `hit` accepts (its array, its subscripts) replaced
+/// by the scalar `name`.
+fn replace_reads(e: &Expr, hit: &dyn Fn(&VarRef, &[Subscript]) -> bool, name: &str) -> Expr {
     let kind = match &e.kind {
-        ExprKind::Elem(v, subs) if v.name == array && carried(written, subs, index) => {
-            ExprKind::Var(VarRef {
-                name: name.to_string(),
-                ty: e.ty,
-                rank: 0,
-                global: v.global,
-                constant: false,
-            })
+        ExprKind::Elem(v, subs) if hit(v, subs) => {
+            scalar_named(name.to_string(), e.ty, v.global).kind
         }
-        ExprKind::Substring(b) => {
-            ExprKind::Substring(Box::new(carried_reads(b, array, written, index, name)))
+        ExprKind::Substring(b) => ExprKind::Substring(Box::new(replace_reads(b, hit, name))),
+        ExprKind::Component(b, c) => {
+            ExprKind::Component(Box::new(replace_reads(b, hit, name)), c.clone())
         }
-        ExprKind::Component(b, c) => ExprKind::Component(
-            Box::new(carried_reads(b, array, written, index, name)),
-            c.clone(),
-        ),
-        ExprKind::Unary(op, b) => {
-            ExprKind::Unary(*op, Box::new(carried_reads(b, array, written, index, name)))
-        }
+        ExprKind::Unary(op, b) => ExprKind::Unary(*op, Box::new(replace_reads(b, hit, name))),
         ExprKind::Binary(op, a, b) => ExprKind::Binary(
             *op,
-            Box::new(carried_reads(a, array, written, index, name)),
-            Box::new(carried_reads(b, array, written, index, name)),
+            Box::new(replace_reads(a, hit, name)),
+            Box::new(replace_reads(b, hit, name)),
         ),
         ExprKind::Call(t, args) => ExprKind::Call(
             t.clone(),
-            args.iter()
-                .map(|a| carried_reads(a, array, written, index, name))
-                .collect(),
+            args.iter().map(|a| replace_reads(a, hit, name)).collect(),
         ),
         other => other.clone(),
     };
@@ -345,6 +342,71 @@ fn carried_reads(
         ty: e.ty,
         array: e.array,
     }
+}
+
+/// The scalar `name` of type `ty` (global or not) that stands for an array element
+/// carrying a recurrence.
+fn scalar_named(name: String, ty: crate::program::Type, global: bool) -> Expr {
+    Expr {
+        kind: ExprKind::Var(VarRef {
+            name,
+            ty,
+            rank: 0,
+            global,
+            constant: false,
+        }),
+        ty,
+        array: false,
+    }
+}
+
+/// The recurrence the array elements of an innermost loop carry to the next iteration
+/// of the loop around it: a statement that reads the element it writes
+/// (`r(i) = r(i) - a(i,j)*v(j)` in a loop over `i` inside a loop over `j`), at
+/// subscripts whose scalars `stable` accepts (the innermost loop's index and names the
+/// loop around does not change), makes every iteration of the loop around wait for the
+/// last one's value of each element. The operations of one link (the longest among the
+/// statements, by [`generic_latency`]); the element's store and reload between links
+/// are not in it.
+pub fn element_carried_path<'s>(
+    stmts: impl IntoIterator<Item = &'s StmtKind>,
+    stable: &dyn Fn(&str) -> bool,
+) -> AbOpCounts {
+    let mut longest = AbOpCounts::new();
+    for kind in stmts {
+        let StmtKind::Assign { lhs, rhs } = kind else {
+            continue;
+        };
+        let ExprKind::Elem(v, subs) = &lhs.kind else {
+            continue;
+        };
+        let mut read = vec![];
+        for s in subs {
+            let Subscript::Index(x) = s else { continue };
+            scalars_read(x, &mut read);
+        }
+        if lhs.array || subs.iter().any(|s| matches!(s, Subscript::Range(..))) {
+            continue;
+        }
+        if !read.iter().all(|n| stable(n)) {
+            continue;
+        }
+        let name = format!("{}()", v.name);
+        let same = |w: &VarRef, s: &[Subscript]| w.name == v.name && s == subs.as_slice();
+        let new_rhs = replace_reads(rhs, &same, &name);
+        if new_rhs == *rhs {
+            continue;
+        }
+        let scalar = StmtKind::Assign {
+            lhs: scalar_named(name, lhs.ty, v.global),
+            rhs: new_rhs,
+        };
+        let path = ChainPath::of(&chain_counts(&scalar)).ops;
+        if generic_latency(&path) > generic_latency(&longest) {
+            longest = path;
+        }
+    }
+    longest
 }
 
 /// A statement `a(i) = ... a(i-1) ...` as the scalar recurrence `a() = ... a() ...`,
@@ -412,17 +474,7 @@ pub fn as_scalar_recurrences<'s>(
                             .iter()
                             .any(|(a, s)| *a == v.name && *s == subs.as_slice()) =>
                 {
-                    Expr {
-                        kind: ExprKind::Var(VarRef {
-                            name: format!("{}()", v.name),
-                            ty: lhs.ty,
-                            rank: 0,
-                            global: v.global,
-                            constant: false,
-                        }),
-                        ty: lhs.ty,
-                        array: false,
-                    }
+                    scalar_named(format!("{}()", v.name), lhs.ty, v.global)
                 }
                 _ => lhs.clone(),
             };
@@ -1340,6 +1392,30 @@ mod tests {
             ty: int4(),
             array: false,
         }
+    }
+
+    #[test]
+    fn an_element_the_inner_loop_rewrites_carries_a_recurrence_to_the_loop_around() {
+        // r(i) = r(i) - a(i)*v: the subtract carries r(i) to the next outer iteration.
+        let st = StmtKind::Assign {
+            lhs: elem("r", ivar("i")),
+            rhs: bin(
+                BinOp::Sub,
+                elem("r", ivar("i")),
+                bin(BinOp::Mul, elem("a", ivar("i")), var("v", false)),
+            ),
+        };
+        let c = element_carried_path([&st], &|n| n == "i");
+        assert_eq!((c.get(AbOp::ARDL), c.total()), (1.0, 1.0), "{c:?}");
+        // Where the loop around moves the subscript, each of its iterations writes
+        // another element: nothing carried.
+        assert!(element_carried_path([&st], &|n| n != "i").is_empty());
+        // y(i) = a(i) + r(i): reads another array's element, carries nothing.
+        let other = StmtKind::Assign {
+            lhs: elem("y", ivar("i")),
+            rhs: bin(BinOp::Add, elem("a", ivar("i")), elem("r", ivar("i"))),
+        };
+        assert!(element_carried_path([&other], &|n| n == "i").is_empty());
     }
 
     #[test]

@@ -25,12 +25,17 @@
 //! order: the loads of the right-hand side from left to right (inner
 //! subscripts first), then the loads in the left-hand side's subscripts,
 //! then the store. Scalars are assumed to live in registers, as in
-//! Saavedra's optimized-code convention, and generate no access. References
-//! that cannot be made affine (indirect subscripts `X(IDX(I))`, sections,
-//! whole arrays, arrays of unknown leading extent, elements passed to a
-//! CALL, non-linear subscripts) are left out of the nest and listed in
-//! [`ExtractedNest::non_affine`] with the reason; the plan is to
-//! sample their addresses from an instrumented run instead.
+//! Saavedra's optimized-code convention, and generate no access. An element
+//! or section passed to a CALL is read once per call (and written when the
+//! procedure assigns its dummy) as the elements the dummy covers
+//! ([`ExtractOptions::callees`]: `lhs(1,1,aa,i)` passed to `a(5,5)` is
+//! `lhs(:,:,aa,i)`), up to [`PASSED_SECTION_BYTES`]: the procedure's own nests
+//! place their dummies at the same addresses on every call, so only the
+//! caller knows which section each call brings. References that cannot be
+//! made affine (indirect subscripts `X(IDX(I))`, arrays of unknown leading
+//! extent, whole arrays passed to a CALL, non-linear subscripts) are left
+//! out of the nest and listed in [`ExtractedNest::non_affine`] with the
+//! reason; the run samples the addresses of the indirect ones.
 //!
 //! Statements under an IF inside the nest are treated as always executed
 //! (the nest is an upper bound on their accesses). Arrays are laid out one
@@ -68,7 +73,37 @@ pub struct ExtractOptions {
     /// [`crate::nest::Loop::every`]); absent: every pass.
     #[serde(default)]
     pub every: HashMap<u32, u64>,
+    /// What the procedures the unit calls do with their dummy arguments: per name as
+    /// called (lower case), one [`DummyUse`] per argument position. An element or a
+    /// section passed to a procedure absent here (one the program does not hold) is left
+    /// out of the nest.
+    #[serde(default)]
+    pub callees: HashMap<String, Vec<DummyUse>>,
 }
+
+/// What a procedure does with one of its dummy arguments, as a CALL's actual argument
+/// meets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DummyUse {
+    /// Whether the dummy is an array: an element passed to it starts the sequence of
+    /// elements the dummy covers (sequence association).
+    pub array: bool,
+    /// Elements the dummy covers: 1 for a scalar, the declared size of an array of
+    /// constant extents; `None` for an array whose size the call decides (adjustable,
+    /// assumed size or assumed shape).
+    pub elements: Option<i64>,
+    /// Whether the procedure assigns it (directly or by passing it on).
+    pub written: bool,
+}
+
+/// The largest section of an array a nest takes as read (and written) by one CALL:
+/// the smallest first-level data cache of the machines augur characterizes (32 KiB).
+/// A procedure's own nests see the lines of a section at most this large as hits
+/// after the first touch, since their analysis places its dummies at the same
+/// addresses on every call: only the caller's nest knows which section each call
+/// brings and from where. A larger section is left to the procedure's nests, whose
+/// capacity misses already move it.
+pub const PASSED_SECTION_BYTES: u64 = 32 * 1024;
 
 impl Default for ExtractOptions {
     fn default() -> Self {
@@ -78,6 +113,7 @@ impl Default for ExtractOptions {
             align: 4096,
             shapes: HashMap::new(),
             every: HashMap::new(),
+            callees: HashMap::new(),
         }
     }
 }
@@ -471,19 +507,155 @@ impl<'a> Cx<'a> {
                     self.loads(e, vars, line, out);
                 }
             }
-            StmtKind::Call { args, .. } => {
-                for a in args {
-                    match &a.kind {
-                        ExprKind::Elem(v, _) => self.reject(v, line, "element passed to a CALL"),
-                        ExprKind::Var(v) if v.rank > 0 => {
-                            self.reject(v, line, "array passed to a CALL")
-                        }
-                        _ => self.loads(a, vars, line, out),
-                    }
-                }
-            }
+            StmtKind::Call { name, args } => self.call_args(si, name, args, vars, line, out),
             _ => {}
         }
+    }
+
+    /// The actual arguments of a CALL: scalar expressions are read here; an element or
+    /// a section of an array, once per call, through the dummy that receives it
+    /// ([`Cx::passed`]); whole arrays are left to the procedure's own nests (their
+    /// addresses do not move from call to call), and so are arguments of a procedure
+    /// the program does not hold.
+    fn call_args(
+        &mut self,
+        si: usize,
+        name: &str,
+        args: &[Expr],
+        vars: &[String],
+        line: u32,
+        out: &mut Vec<Node>,
+    ) {
+        let uses = self.opts.callees.get(&name.to_lowercase()).cloned();
+        for (k, a) in args.iter().enumerate() {
+            let dummy = uses.as_ref().and_then(|u| u.get(k)).copied();
+            match (&a.kind, dummy) {
+                (ExprKind::Var(v), _) if v.rank > 0 => {
+                    self.reject(v, line, "whole array passed to a CALL")
+                }
+                (ExprKind::Elem(v, _), None) => self.reject(
+                    v,
+                    line,
+                    "element or section passed to a procedure the program does not hold",
+                ),
+                (ExprKind::Elem(v, subs), Some(d)) => {
+                    self.passed(si, (v, subs, a), d, vars, line, out)
+                }
+                _ => self.loads(a, vars, line, out),
+            }
+        }
+    }
+
+    /// An element or section `a` (of `v`, subscripts `subs`) passed to dummy `d`: a
+    /// scalar dummy reads the element (and writes it when the procedure assigns it);
+    /// an array dummy covers the section, or the sequence of its size from the element
+    /// ([`Cx::sequence_section`]), read once per call in an implicit loop (read and
+    /// written when assigned) when it holds at most [`PASSED_SECTION_BYTES`].
+    fn passed(
+        &mut self,
+        si: usize,
+        (v, subs, a): (&VarRef, &[Subscript], &Expr),
+        d: DummyUse,
+        vars: &[String],
+        line: u32,
+        out: &mut Vec<Node>,
+    ) {
+        if !a.array && !d.array {
+            for s in subs {
+                if let Subscript::Index(x) = s {
+                    self.loads(x, vars, line, out);
+                }
+            }
+            self.element(v, subs, false, vars, line, out);
+            if d.written {
+                self.element(v, subs, true, vars, line, out);
+            }
+            return;
+        }
+        let section = if a.array {
+            Ok(a.clone())
+        } else {
+            match d.elements {
+                Some(m) => self.sequence_section(v, subs, m, vars),
+                None => Err("element passed to a dummy array whose size the call decides".into()),
+            }
+        };
+        let fits = section.and_then(|s| {
+            let bytes = self.section_bytes(v, &s, vars)?;
+            if bytes > PASSED_SECTION_BYTES {
+                return Err(format!(
+                    "a section of {bytes} bytes passed to a CALL: the procedure's nests price it"
+                ));
+            }
+            Ok(s)
+        });
+        match fits {
+            Ok(s) if d.written => self.array_stmt(si, Some(&s), &s, vars, line, out),
+            Ok(s) => self.stream(&s, vars, line, out),
+            Err(r) => self.reject(v, line, &r),
+        }
+    }
+
+    /// The section that element `v(subs)` passed to an array dummy of `m` elements
+    /// stands for (sequence association, column-major): the leading dimensions the
+    /// sequence covers whole (the element must start them), then `m / covered`
+    /// elements of the next from the element's subscript (`lhs(1,1,aa,i)` passed to
+    /// `a(5,5)` is `lhs(:,:,aa,i)`; `rhs(1,i,j,k)` to `r(5)` is `rhs(1:5,i,j,k)`).
+    fn sequence_section(
+        &mut self,
+        v: &VarRef,
+        subs: &[Subscript],
+        m: i64,
+        vars: &[String],
+    ) -> Result<Expr, String> {
+        let id = self.array_id(v)?;
+        let decl = self.arrays[id as usize].1.clone();
+        let mut section = subs.to_vec();
+        let mut covered = 1i64;
+        for (d, s) in subs.iter().enumerate() {
+            let Subscript::Index(x) = s else {
+                return Err("array section".into());
+            };
+            if m % covered != 0 {
+                return Err("the dummy's elements end inside a column".into());
+            }
+            let left = m / covered;
+            if left <= decl.extents[d] || d + 1 == subs.len() {
+                let more = Expr::constant(x.ty, (left - 1).to_string(), Some(left - 1));
+                let last = Expr {
+                    kind: ExprKind::Binary(BinOp::Add, Box::new(x.clone()), Box::new(more)),
+                    ty: x.ty,
+                    array: false,
+                };
+                section[d] = Subscript::Range(Some(x.clone()), Some(last), None);
+                return Ok(Expr {
+                    kind: ExprKind::Elem(v.clone(), section),
+                    ty: v.ty,
+                    array: true,
+                });
+            }
+            let first = self.affine(x, vars)?;
+            if !first.is_constant() || first.constant != decl.lower[d] {
+                return Err("the dummy's elements run on from inside a column".into());
+            }
+            section[d] = Subscript::Range(None, None, None);
+            covered *= decl.extents[d].max(1);
+        }
+        Err("no subscripts".into())
+    }
+
+    /// Bytes of section `s` of `v`, when its extents are constants.
+    fn section_bytes(&mut self, v: &VarRef, s: &Expr, vars: &[String]) -> Result<u64, String> {
+        let dims = self.section_dims(s, vars)?;
+        let mut elements = 1u64;
+        for (_, _, last) in &dims {
+            if !last.is_constant() {
+                return Err("a section of varying size passed to a CALL".into());
+            }
+            elements = elements.saturating_mul((last.constant + 1).max(0) as u64);
+        }
+        let id = self.array_id(v)?;
+        Ok(elements.saturating_mul(self.arrays[id as usize].1.elem_bytes))
     }
 
     /// Loads of the array elements in `e`, inner subscripts first. An

@@ -665,3 +665,73 @@ fn a_loop_an_if_guards_is_streamed_on_its_share_of_the_passes() {
         snap.histogram
     );
 }
+
+/// A loop of calls, the block pattern of CFD codes: `lhs(:,:,i,j)` passed to a 5x5
+/// dummy, an F77 element `u(1,i,j)` to a 5-vector, `rhs(:,i,j)` to an assigned one. The
+/// caller's nest reads each call's sections (the callee's own nest sees the same
+/// addresses on every call), and the callee's short inner loop carries `r(i)` to the
+/// next iteration of its loop over `j`.
+#[test]
+fn a_loop_of_calls_reads_the_sections_it_passes() {
+    let text = "\
+module blk
+contains
+  subroutine matvec(a, v, r)
+    real(8), intent(in) :: a(5,5), v(5)
+    real(8), intent(inout) :: r(5)
+    integer :: i, j
+    do j = 1, 5
+      do i = 1, 5
+        r(i) = r(i) - a(i,j) * v(j)
+      end do
+    end do
+  end subroutine
+end module
+program calls
+  use blk
+  implicit none
+  integer, parameter :: n = 6
+  real(8) :: lhs(5,5,n,n), u(5,n,n), rhs(5,n,n)
+  integer :: i, j
+  lhs = 0.01d0
+  u = 1.0d0
+  rhs = 0.0d0
+  do j = 1, n
+    do i = 1, n
+      call matvec(lhs(:,:,i,j), u(1,i,j), rhs(:,i,j))
+    end do
+  end do
+  print *, sum(rhs)
+end program calls
+";
+    let (an, _dir) = analyze("calls.f90", text);
+    let loc = an.profile.locality.as_ref().expect("a locality profile");
+    let caller = loc
+        .nests
+        .iter()
+        .find(|n| n.unit == "calls" && n.line == line_of(text, "do j = 1, n"))
+        .unwrap_or_else(|| panic!("no nest of the calls: {:#?}", loc.nests));
+    let mut names: Vec<&str> = caller.arrays.iter().map(|a| a.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["lhs", "rhs", "u"], "{:#?}", loc.non_affine);
+    // 36 calls: 25 + 5 elements read, 5 read and written.
+    assert_eq!(caller.accesses, 36 * (25 + 5 + 10));
+    let callee = an
+        .profile
+        .units
+        .iter()
+        .find(|u| u.name == "matvec")
+        .unwrap();
+    let inner = callee
+        .loops
+        .iter()
+        .find(|l| l.line == line_of(text, "do i = 1, 5"))
+        .unwrap();
+    assert_eq!(
+        inner.element_chain.get(augur_ir::AbOp::ARDL),
+        1.0,
+        "{inner:?}"
+    );
+    let outer = callee.loops.iter().find(|l| l.parent.is_none()).unwrap();
+    assert!(outer.element_chain.is_empty());
+}

@@ -53,7 +53,7 @@ pub use sampled::{add_sampled, read_samples, sampled_histograms, AddressSamples}
 
 use crate::instrument::Plan;
 use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
-use augur_locality::extract::{extract_unit, ExtractOptions, ExtractedNest};
+use augur_locality::extract::{extract_unit, DummyUse, ExtractOptions, ExtractedNest};
 use augur_locality::{Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
 use augur_program_profile::locality::*;
 use augur_program_profile::ProgramProfile;
@@ -106,6 +106,8 @@ pub fn extract_nests_with(
     values: &[(usize, NestValues)],
 ) -> Vec<UnitNests> {
     let mut out = Vec::new();
+    let names = augur_ir::call_chains::ProcedureNames::new(&program.units);
+    let written = augur_ir::call_chains::written_dummies(&program.units, &names);
     for (ui, unit) in program.units.iter().enumerate() {
         let Some(up) = profile.units.get(ui) else {
             continue;
@@ -130,6 +132,7 @@ pub fn extract_nests_with(
             align: 4096,
             shapes: shapes.get(ui).cloned().unwrap_or_default(),
             every: guarded_loops(up),
+            callees: dummy_uses(program, ui, &names, &written),
         };
         let ex = extract_unit(unit, &opts);
         let ran = |id: u32| entries.get(&id).copied().unwrap_or(0.0);
@@ -173,6 +176,49 @@ pub fn extract_nests_with(
             skipped,
             assumed,
         });
+    }
+    out
+}
+
+/// What each procedure unit `ui` calls (by CALL) does with its dummy arguments, by
+/// the name it is called by ([`ExtractOptions::callees`]).
+fn dummy_uses(
+    program: &Program,
+    ui: usize,
+    names: &augur_ir::call_chains::ProcedureNames,
+    written: &[Vec<bool>],
+) -> HashMap<String, Vec<DummyUse>> {
+    let mut out = HashMap::new();
+    for st in &program.units[ui].stmts {
+        let StmtKind::Call { name, .. } = &st.kind else {
+            continue;
+        };
+        let key = name.to_lowercase();
+        if out.contains_key(&key) {
+            continue;
+        }
+        let Some(c) = names.resolve(ui, &key) else {
+            continue;
+        };
+        let callee = &program.units[c];
+        let uses = callee
+            .dummies
+            .iter()
+            .enumerate()
+            .map(|(k, d)| {
+                let dims = callee.symbol(d).map_or(&[][..], |s| &s.dims[..]);
+                DummyUse {
+                    array: !dims.is_empty(),
+                    elements: dims.iter().map(|x| x.extent).product(),
+                    written: written
+                        .get(c)
+                        .and_then(|w| w.get(k))
+                        .copied()
+                        .unwrap_or(true),
+                }
+            })
+            .collect();
+        out.insert(key, uses);
     }
     out
 }

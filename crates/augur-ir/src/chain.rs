@@ -360,55 +360,6 @@ fn scalar_named(name: String, ty: crate::program::Type, global: bool) -> Expr {
     }
 }
 
-/// The recurrence the array elements of an innermost loop carry to the next iteration
-/// of the loop around it: a statement that reads the element it writes
-/// (`r(i) = r(i) - a(i,j)*v(j)` in a loop over `i` inside a loop over `j`), at
-/// subscripts whose scalars `stable` accepts (the innermost loop's index and names the
-/// loop around does not change), makes every iteration of the loop around wait for the
-/// last one's value of each element. The operations of one link (the longest among the
-/// statements, by [`generic_latency`]); the element's store and reload between links
-/// are not in it.
-pub fn element_carried_path<'s>(
-    stmts: impl IntoIterator<Item = &'s StmtKind>,
-    stable: &dyn Fn(&str) -> bool,
-) -> AbOpCounts {
-    let mut longest = AbOpCounts::new();
-    for kind in stmts {
-        let StmtKind::Assign { lhs, rhs } = kind else {
-            continue;
-        };
-        let ExprKind::Elem(v, subs) = &lhs.kind else {
-            continue;
-        };
-        let mut read = vec![];
-        for s in subs {
-            let Subscript::Index(x) = s else { continue };
-            scalars_read(x, &mut read);
-        }
-        if lhs.array || subs.iter().any(|s| matches!(s, Subscript::Range(..))) {
-            continue;
-        }
-        if !read.iter().all(|n| stable(n)) {
-            continue;
-        }
-        let name = format!("{}()", v.name);
-        let same = |w: &VarRef, s: &[Subscript]| w.name == v.name && s == subs.as_slice();
-        let new_rhs = replace_reads(rhs, &same, &name);
-        if new_rhs == *rhs {
-            continue;
-        }
-        let scalar = StmtKind::Assign {
-            lhs: scalar_named(name, lhs.ty, v.global),
-            rhs: new_rhs,
-        };
-        let path = ChainPath::of(&chain_counts(&scalar)).ops;
-        if generic_latency(&path) > generic_latency(&longest) {
-            longest = path;
-        }
-    }
-    longest
-}
-
 /// A statement `a(i) = ... a(i-1) ...` as the scalar recurrence `a() = ... a() ...`,
 /// so that [`block_chain_counts`] sees the dependence an array element carries from
 /// one iteration to the next (first-order recurrences: prefix sums, tridiagonal
@@ -1392,30 +1343,6 @@ mod tests {
             ty: int4(),
             array: false,
         }
-    }
-
-    #[test]
-    fn an_element_the_inner_loop_rewrites_carries_a_recurrence_to_the_loop_around() {
-        // r(i) = r(i) - a(i)*v: the subtract carries r(i) to the next outer iteration.
-        let st = StmtKind::Assign {
-            lhs: elem("r", ivar("i")),
-            rhs: bin(
-                BinOp::Sub,
-                elem("r", ivar("i")),
-                bin(BinOp::Mul, elem("a", ivar("i")), var("v", false)),
-            ),
-        };
-        let c = element_carried_path([&st], &|n| n == "i");
-        assert_eq!((c.get(AbOp::ARDL), c.total()), (1.0, 1.0), "{c:?}");
-        // Where the loop around moves the subscript, each of its iterations writes
-        // another element: nothing carried.
-        assert!(element_carried_path([&st], &|n| n != "i").is_empty());
-        // y(i) = a(i) + r(i): reads another array's element, carries nothing.
-        let other = StmtKind::Assign {
-            lhs: elem("y", ivar("i")),
-            rhs: bin(BinOp::Add, elem("a", ivar("i")), elem("r", ivar("i"))),
-        };
-        assert!(element_carried_path([&other], &|n| n == "i").is_empty());
     }
 
     #[test]

@@ -5,7 +5,6 @@
 use crate::block::{only, priced_chain, split_ops, without_branches};
 use crate::cost::{Coefficients, CostTable, LIBRARY_CALLS};
 use crate::forwarding::forwarded_calls;
-use augur_ir::incore::{ClassWidth, Width};
 use augur_ir::{AbOp, AbOpCounts};
 use augur_program_profile::compiled::{CompiledLoop, InstrClass};
 use augur_program_profile::optreport::OptReport;
@@ -292,7 +291,6 @@ pub(crate) fn loop_recurrences(
             Some(per_iteration) => (n * per_iteration).max(t_chain),
             None => t.max(divider_time(table, u, &body)),
         };
-        let t = t.max(element_chain_time(table, u, l, unit_c));
         let k = t / t_body;
         if (k - 1.0).abs() < 1e-12 {
             continue;
@@ -310,67 +308,6 @@ pub(crate) fn loop_recurrences(
         }
     }
     scaled
-}
-
-/// The least time of innermost loop `l` of `u` (its blocks priced `unit_c`) when its
-/// array elements carry a recurrence to the next iteration of the loop around it
-/// ([`LoopProfile::element_chain`]): each entry (one iteration of the loop around) waits
-/// for one link, at chain cost, and for the element's store and reload between links, a
-/// round trip through the first cache level (the in-core profile's `forward` latency,
-/// else [`CostTable::call_spill`]; in unoptimized code the chain costs hold it already),
-/// less what the rest of the loop around does meanwhile, where the loop around is its
-/// procedure's outermost. A short loop in a loop that does little else pays it:
-/// block5's `r(i) = r(i) - a(i,j)*v(j)` over five `i`, a Xeon at 60 cycles a call where
-/// its instructions one by one take 35; a particle's force summed over its three
-/// neighbours beside their square roots and divides does not.
-fn element_chain_time(
-    table: &CostTable,
-    u: &UnitProfile,
-    l: &LoopProfile,
-    unit_c: &[Coefficients],
-) -> f64 {
-    let (Some(entries), Some(parent)) = (l.entries.filter(|e| *e > 0.0), l.parent) else {
-        return 0.0;
-    };
-    // Each entry of the loop around starts the chains afresh: entries that are iterations
-    // of a further loop overlap in the core's window, as other restarting chains do
-    // (blocktri77's `c(i,j) = c(i,j) - a(i,l)*b(l,j)` over `i`, `l` and `j`: a Zen 5
-    // 16% over the measured time before the rule, 36% with it); entries that are calls
-    // of the procedure were measured not to (block5).
-    let around_is_outermost = u
-        .loops
-        .iter()
-        .find(|p| p.id == parent)
-        .is_some_and(|p| p.parent.is_none());
-    if l.element_chain.is_empty() || !around_is_outermost {
-        return 0.0;
-    }
-    let link: f64 = l
-        .element_chain
-        .iter()
-        .map(|(op, k)| k * table.get(op).seconds)
-        .sum();
-    // The store-to-load forwarding the in-core characterization measures, else the
-    // first level's latency.
-    let forward = table
-        .incore
-        .as_ref()
-        .and_then(|p| p.cost(ClassWidth::new(InstrClass::Forward, Width::Scalar)))
-        .map(|c| c.latency_ns * 1e-9)
-        .filter(|w| *w > 0.0)
-        .unwrap_or(table.call_spill);
-    let round_trip = if table.register_scalars { forward } else { 0.0 };
-    let beside: f64 = u
-        .blocks
-        .iter()
-        .zip(unit_c)
-        .filter(|(b, _)| {
-            crate::price::inside_loop(u, b.in_loop, parent)
-                && !crate::price::inside_loop(u, b.in_loop, l.id)
-        })
-        .map(|(_, c)| table.cost_of(&without_branches(c)).seconds)
-        .sum();
-    entries * (link + round_trip) - beside
 }
 
 /// The library calls of one iteration over `body` (blocks of `u`, the loop iterating
@@ -1154,70 +1091,6 @@ mod tests {
             .collect();
         loop_recurrences(t, None, u, &mut c, &thru, &[]);
         c.iter().map(|c| t.cost_of(c).seconds).sum()
-    }
-
-    #[test]
-    fn a_short_loop_waits_for_the_elements_it_carried_to_the_loop_around() {
-        // `r(i) = r(i) - a(i,j)*v(j)`: 100 iterations of 0.5 ns (a stream add) in 20
-        // entries of 5 iterations, one per iteration of the loop around, each waiting
-        // for the last entry's subtract (3 ns on a chain) and its store and reload
-        // (2 ns): 20 x 5 ns, not 100 x 0.5 ns.
-        let with = |register_scalars| {
-            let mut t = CostTable::from_profile(&add_mul_machine());
-            t.register_scalars = register_scalars;
-            t.incore = Some(crate::test_support::incore_machine(&[(
-                "forward", 2.0, 0.5,
-            )]));
-            t
-        };
-        let t = with(true);
-        let mut counts = AbOpCounts::new();
-        counts.add(AbOp::ARDL, 1.0);
-        let mut u = unit_with_one_loop(
-            "t",
-            vec![BlockProfile {
-                executions: Some(100.0),
-                in_loop: Some(1),
-                ..block_profile(
-                    augur_ir::BlockKind::Straight,
-                    counts.clone(),
-                    AbOpCounts::new(),
-                )
-            }],
-        );
-        let mut inner = u.loops[0].clone();
-        (inner.id, inner.parent, inner.depth) = (1, Some(0), 2);
-        u.loops.push(inner);
-        let alone = priced_loop(&t, &u);
-        assert!((alone - 50e-9).abs() < 1e-15, "{alone}");
-        u.loops[1].entries = Some(20.0);
-        u.loops[1].element_chain = counts.clone();
-        let waiting = priced_loop(&t, &u);
-        assert!((waiting - 100e-9).abs() < 1e-15, "{waiting}");
-        // Without optimization the chain cost holds the round trip: 20 x 3 ns.
-        let unoptimized = priced_loop(&with(false), &u);
-        assert!((unoptimized - 60e-9).abs() < 1e-15, "{unoptimized}");
-        // What the loop around does beside the short loop runs meanwhile: 20 ns of it
-        // leave 80 ns to the short loop, 100 ns in all.
-        let mut beside = u.clone();
-        beside.blocks.push(BlockProfile {
-            id: 1,
-            executions: Some(40.0),
-            in_loop: Some(0),
-            ..block_profile(augur_ir::BlockKind::Straight, counts, AbOpCounts::new())
-        });
-        let both = priced_loop(&t, &beside);
-        assert!((both - 100e-9).abs() < 1e-15, "{both}");
-        // Inside a further loop, the entries' chains overlap one another's.
-        let mut nested = u.clone();
-        let mut further = nested.loops[0].clone();
-        further.id = 2;
-        nested.loops[0].parent = Some(2);
-        nested.loops.push(further);
-        assert!((priced_loop(&t, &nested) - alone).abs() < 1e-15);
-        // A long loop's iterations cover the wait: 2 entries of 50.
-        u.loops[1].entries = Some(2.0);
-        assert!((priced_loop(&t, &u) - alone).abs() < 1e-15);
     }
 
     #[test]

@@ -93,7 +93,6 @@ pub(crate) fn unit_with_one_loop(name: &str, blocks: Vec<BlockProfile>) -> UnitP
             serial_calls: None,
             opportunities: vec![],
             busy_wait: false,
-            element_chain: Default::default(),
         }],
         body_span: AbOpCounts::new(),
         carried_span: AbOpCounts::new(),

@@ -312,13 +312,6 @@ pub struct LoopProfile {
     /// waiting, not work. Absent (false) in profiles made before the field.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub busy_wait: bool,
-    /// For an innermost loop inside another: the AbOps of one link of the recurrence
-    /// its array elements carry to the next iteration of the loop around it
-    /// (`augur_ir::chain::element_carried_path`: `r(i) = r(i) - a(i,j)*v(j)` in a loop
-    /// over `i` inside one over `j` waits, at each `j`, for the last `j`'s store of
-    /// `r(i)`). Empty for other loops and in profiles made before the field.
-    #[serde(default, skip_serializing_if = "AbOpCounts::is_empty")]
-    pub element_chain: AbOpCounts,
 }
 
 /// AbOps executed on one source line.

@@ -304,55 +304,7 @@ fn loop_profile(
             .map(|n| loop_serial_calls(u, l, n, mu)),
         opportunities: augur_ir::opportunities::find(u, l),
         busy_wait: augur_ir::busy_wait::is_busy_wait(u, l.id),
-        element_chain: element_chain(u, l),
     }
-}
-
-/// The recurrence the elements an innermost loop writes carry to the next iteration of
-/// the loop around it ([`LoopProfile::element_chain`]): over the statements of its
-/// body, at subscripts that read no scalar the loop around changes but the innermost
-/// loop's index.
-fn element_chain(u: &augur_ir::Unit, l: &augur_ir::Loop) -> AbOpCounts {
-    let (Some(parent), Some(index)) = (l.parent, l.var.as_deref()) else {
-        return AbOpCounts::new();
-    };
-    if u.loops.iter().any(|o| o.parent == Some(l.id)) {
-        return AbOpCounts::new();
-    }
-    let inside = |mut at: Option<augur_ir::LoopId>| {
-        while let Some(x) = at {
-            if x == parent {
-                return true;
-            }
-            at = u.loops.get(x.0 as usize).and_then(|o| o.parent);
-        }
-        false
-    };
-    // The scalars the loop around gives new values: the indices of the loops in it (its
-    // own included) and the scalars its statements assign.
-    let mut changing: std::collections::HashSet<String> = u
-        .loops
-        .iter()
-        .filter(|o| o.id != l.id && (o.id == parent || inside(o.parent)))
-        .filter_map(|o| o.var.as_ref().map(|v| v.to_lowercase()))
-        .collect();
-    let body = |b: &augur_ir::Block| b.in_loop == Some(l.id) && b.kind == BlockKind::Straight;
-    let mut stmts = vec![];
-    for b in u.blocks.iter().filter(|b| inside(b.in_loop)) {
-        for st in b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
-            if let StmtKind::Assign { lhs, .. } = &st.kind {
-                if let augur_ir::ExprKind::Var(v) = &lhs.kind {
-                    changing.insert(v.name.clone());
-                }
-            }
-            if body(b) {
-                stmts.push(&st.kind);
-            }
-        }
-    }
-    let index = index.to_lowercase();
-    let stable = |n: &str| n == index || !changing.contains(n);
-    augur_ir::chain::element_carried_path(stmts, &stable)
 }
 
 /// The mispredictions the bound from the block counts gives each block (for the

@@ -45,8 +45,9 @@ fn the_hosts_kernels_give_sane_figures() {
     let add = cost("fp_add");
     // Two cycles or more (Intel's cores since Golden Cove add in two). The cycle and the
     // chain are timed apart, and a shared host's clock moves between them: a Xeon guest
-    // measured 1.91 cycles once, under CI (2026-11-29); one cycle would read near 1.
-    assert!(add.latency_ns >= 1.8 * cycle, "fp_add latency {add:?}");
+    // measured 1.91 cycles once under CI (2026-11-29), another 1.75 (2026-12-04); one
+    // cycle would read near 1.
+    assert!(add.latency_ns >= 1.5 * cycle, "fp_add latency {add:?}");
     assert!(add.throughput_ns < add.latency_ns, "fp_add {add:?}");
     assert!(cost("load").latency_ns >= 3.0 * cycle, "{:?}", cost("load"));
     assert!(cost("fp_div").latency_ns > add.latency_ns);

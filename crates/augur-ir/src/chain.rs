@@ -307,33 +307,36 @@ fn carried_reads(
     index: LoopIndex<'_>,
     name: &str,
 ) -> Expr {
-    replace_reads(
-        e,
-        &|v, subs| v.name == array && carried(written, subs, index),
-        name,
-    )
-}
-
-/// `e` with every element read that `hit` accepts (its array, its subscripts) replaced
-/// by the scalar `name`.
-fn replace_reads(e: &Expr, hit: &dyn Fn(&VarRef, &[Subscript]) -> bool, name: &str) -> Expr {
     let kind = match &e.kind {
-        ExprKind::Elem(v, subs) if hit(v, subs) => {
-            scalar_named(name.to_string(), e.ty, v.global).kind
+        ExprKind::Elem(v, subs) if v.name == array && carried(written, subs, index) => {
+            ExprKind::Var(VarRef {
+                name: name.to_string(),
+                ty: e.ty,
+                rank: 0,
+                global: v.global,
+                constant: false,
+            })
         }
-        ExprKind::Substring(b) => ExprKind::Substring(Box::new(replace_reads(b, hit, name))),
-        ExprKind::Component(b, c) => {
-            ExprKind::Component(Box::new(replace_reads(b, hit, name)), c.clone())
+        ExprKind::Substring(b) => {
+            ExprKind::Substring(Box::new(carried_reads(b, array, written, index, name)))
         }
-        ExprKind::Unary(op, b) => ExprKind::Unary(*op, Box::new(replace_reads(b, hit, name))),
+        ExprKind::Component(b, c) => ExprKind::Component(
+            Box::new(carried_reads(b, array, written, index, name)),
+            c.clone(),
+        ),
+        ExprKind::Unary(op, b) => {
+            ExprKind::Unary(*op, Box::new(carried_reads(b, array, written, index, name)))
+        }
         ExprKind::Binary(op, a, b) => ExprKind::Binary(
             *op,
-            Box::new(replace_reads(a, hit, name)),
-            Box::new(replace_reads(b, hit, name)),
+            Box::new(carried_reads(a, array, written, index, name)),
+            Box::new(carried_reads(b, array, written, index, name)),
         ),
         ExprKind::Call(t, args) => ExprKind::Call(
             t.clone(),
-            args.iter().map(|a| replace_reads(a, hit, name)).collect(),
+            args.iter()
+                .map(|a| carried_reads(a, array, written, index, name))
+                .collect(),
         ),
         other => other.clone(),
     };
@@ -341,22 +344,6 @@ fn replace_reads(e: &Expr, hit: &dyn Fn(&VarRef, &[Subscript]) -> bool, name: &s
         kind,
         ty: e.ty,
         array: e.array,
-    }
-}
-
-/// The scalar `name` of type `ty` (global or not) that stands for an array element
-/// carrying a recurrence.
-fn scalar_named(name: String, ty: crate::program::Type, global: bool) -> Expr {
-    Expr {
-        kind: ExprKind::Var(VarRef {
-            name,
-            ty,
-            rank: 0,
-            global,
-            constant: false,
-        }),
-        ty,
-        array: false,
     }
 }
 
@@ -425,7 +412,17 @@ pub fn as_scalar_recurrences<'s>(
                             .iter()
                             .any(|(a, s)| *a == v.name && *s == subs.as_slice()) =>
                 {
-                    scalar_named(format!("{}()", v.name), lhs.ty, v.global)
+                    Expr {
+                        kind: ExprKind::Var(VarRef {
+                            name: format!("{}()", v.name),
+                            ty: lhs.ty,
+                            rank: 0,
+                            global: v.global,
+                            constant: false,
+                        }),
+                        ty: lhs.ty,
+                        array: false,
+                    }
                 }
                 _ => lhs.clone(),
             };

@@ -39,7 +39,9 @@
 //! arguments of array intrinsics are implicit loop nests (`array_syntax`
 //! nests, [`augur_locality::extract`]), addressed with the shapes the
 //! instrumented run records for allocatable, pointer and assumed-shape
-//! arrays ([`attach_run`]); references in loops whose subscripts are not
+//! arrays ([`attach_run`]); the elements and sections a loop passes to its
+//! calls are read (and written) there once per call as the procedure's dummies
+//! cover them ([`ExtractOptions::callees`]); references in loops whose subscripts are not
 //! affine are probed by the run, their addresses sampled spatially (SHARDS,
 //! a bounded buffer whose rate halves when full) and replayed into one reuse
 //! histogram per reference, scaled to its exact executions
@@ -180,7 +182,7 @@ pub fn extract_nests_with(
     out
 }
 
-/// What each procedure unit `ui` calls (by CALL) does with its dummy arguments, by
+/// What each procedure that unit `ui` calls (by CALL) does with its dummy arguments, by
 /// the name it is called by ([`ExtractOptions::callees`]).
 fn dummy_uses(
     program: &Program,

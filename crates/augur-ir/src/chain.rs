@@ -309,13 +309,7 @@ fn carried_reads(
 ) -> Expr {
     let kind = match &e.kind {
         ExprKind::Elem(v, subs) if v.name == array && carried(written, subs, index) => {
-            ExprKind::Var(VarRef {
-                name: name.to_string(),
-                ty: e.ty,
-                rank: 0,
-                global: v.global,
-                constant: false,
-            })
+            scalar_named(name.to_string(), e.ty, v.global).kind
         }
         ExprKind::Substring(b) => {
             ExprKind::Substring(Box::new(carried_reads(b, array, written, index, name)))
@@ -344,6 +338,22 @@ fn carried_reads(
         kind,
         ty: e.ty,
         array: e.array,
+    }
+}
+
+/// The scalar `name` of type `ty` (global or not) that stands for an array element
+/// carrying a recurrence.
+fn scalar_named(name: String, ty: crate::program::Type, global: bool) -> Expr {
+    Expr {
+        kind: ExprKind::Var(VarRef {
+            name,
+            ty,
+            rank: 0,
+            global,
+            constant: false,
+        }),
+        ty,
+        array: false,
     }
 }
 
@@ -412,17 +422,7 @@ pub fn as_scalar_recurrences<'s>(
                             .iter()
                             .any(|(a, s)| *a == v.name && *s == subs.as_slice()) =>
                 {
-                    Expr {
-                        kind: ExprKind::Var(VarRef {
-                            name: format!("{}()", v.name),
-                            ty: lhs.ty,
-                            rank: 0,
-                            global: v.global,
-                            constant: false,
-                        }),
-                        ty: lhs.ty,
-                        array: false,
-                    }
+                    scalar_named(format!("{}()", v.name), lhs.ty, v.global)
                 }
                 _ => lhs.clone(),
             };

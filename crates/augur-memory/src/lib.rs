@@ -37,46 +37,93 @@ pub fn characterize(
     settings: &Settings,
     note: &mut dyn FnMut(&str),
 ) -> Result<MemoryProfile, String> {
+    Ok(measure_curves(tc, settings, note)?.finish(note))
+}
+
+/// The curves of one core's experiments, before the two-thread coherence experiment and
+/// the inference ([`OneCoreCurves::finish`]): what `augur characterize` runs beside the AbOp
+/// experiments on the other core.
+pub struct OneCoreCurves {
+    settings: Settings,
+    os: augur_toolchain::os::OsInfo,
+    compiler: String,
+    fflags: String,
+    curves: run::Curves,
+    /// Seconds the experiments took.
+    seconds: f64,
+}
+
+/// Runs the experiments of one core (every curve but the coherence line's). `note`
+/// gets progress lines.
+pub fn measure_curves(
+    tc: &Toolchain,
+    settings: &Settings,
+    note: &mut dyn FnMut(&str),
+) -> Result<OneCoreCurves, String> {
     let start = std::time::Instant::now();
     let os = augur_toolchain::os::detect();
     let plan = run::plan(&os, settings);
     let dir = augur_toolchain::interrupt::temp_dir("augur-memory-")
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let mut curves = run::measure(tc, &os, &plan, settings, dir.path(), note)?;
-    drop(dir);
-    note("coherence: false sharing between two threads");
-    let coherence = coherence::measure(
-        if settings.quick { 5 } else { 10 },
-        std::time::Duration::from_secs(2),
-    );
-    let single = coherence.is_none();
-    curves.chase.extend(coherence);
-    let mut m = MemoryProfile {
+    let curves = run::measure(tc, &os, &plan, settings, dir.path(), note)?;
+    Ok(OneCoreCurves {
+        settings: *settings,
+        os,
         compiler: tc.fc.clone(),
         fflags: tc.fflags.join(" "),
-        mode: if settings.quick { "quick" } else { "default" }.into(),
-        date: augur_machine_profile::utc_now(),
-        window_ms: settings.window_ns as f64 / 1e6,
-        observations: settings.reps,
-        os_page_bytes: os.page,
-        sweep: curves.sweep,
-        chase: curves.chase,
-        tlb_chase: curves.tlb,
-        tlb_gather: curves.tlb_gather,
-        slot_chase: curves.slot,
-        streams: curves.streams,
-        ..Default::default()
-    };
-    infer::infer(&mut m, &os);
-    if single {
-        m.notes.push(format!(
-            "coherence line not measured ({} CPU(s) available, or the two threads never ran together): line sizes from the capacity tests",
-            coherence::cpus()
-        ));
+        curves,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+impl OneCoreCurves {
+    /// The coherence line's experiment (two threads, on two cores) and the inference:
+    /// the `[memory]` section. Its `elapsed_s` counts the time of the experiments, not
+    /// the time between them.
+    pub fn finish(self, note: &mut dyn FnMut(&str)) -> MemoryProfile {
+        let OneCoreCurves {
+            settings,
+            os,
+            compiler,
+            fflags,
+            mut curves,
+            seconds,
+        } = self;
+        note("coherence: false sharing between two threads");
+        let begun = std::time::Instant::now();
+        let coherence = coherence::measure(
+            if settings.quick { 5 } else { 10 },
+            std::time::Duration::from_secs(2),
+        );
+        let single = coherence.is_none();
+        curves.chase.extend(coherence);
+        let mut m = MemoryProfile {
+            compiler,
+            fflags,
+            mode: if settings.quick { "quick" } else { "default" }.into(),
+            date: augur_machine_profile::utc_now(),
+            window_ms: settings.window_ns as f64 / 1e6,
+            observations: settings.reps,
+            os_page_bytes: os.page,
+            sweep: curves.sweep,
+            chase: curves.chase,
+            tlb_chase: curves.tlb,
+            tlb_gather: curves.tlb_gather,
+            slot_chase: curves.slot,
+            streams: curves.streams,
+            ..Default::default()
+        };
+        infer::infer(&mut m, &os);
+        if single {
+            m.notes.push(format!(
+                "coherence line not measured ({} CPU(s) available, or the two threads never ran together): line sizes from the capacity tests",
+                coherence::cpus()
+            ));
+        }
+        m.memory.page_fault_ns = curves.fault_ns;
+        m.elapsed_s = ((seconds + begun.elapsed().as_secs_f64()) * 10.0).round() / 10.0;
+        m
     }
-    m.memory.page_fault_ns = curves.fault_ns;
-    m.elapsed_s = (start.elapsed().as_secs_f64() * 10.0).round() / 10.0;
-    Ok(m)
 }
 
 /// The report: inferred against OS values per level, TLB, memory, prefetching, notes.

@@ -91,7 +91,10 @@ impl Options {
         }
         levels.push(Level {
             name: "memory".into(),
-            bytes: (os.llc() * 8).max(256 << 20),
+            // Past every cache, within what the memory experiments span
+            // (`PAST_CACHES_MAX_BYTES`: a guest shown a socket's 480 MiB last level had
+            // triads over 3.8 GB).
+            bytes: (os.llc() * 8).clamp(256 << 20, augur_toolchain::os::PAST_CACHES_MAX_BYTES),
             shared: true,
         });
         Options {

@@ -121,11 +121,13 @@ impl Default for StreamSettings {
 }
 
 impl StreamSettings {
-    /// Quick mode: 3 observations of 10 ms.
+    /// Quick mode: 2 observations of 4 ms (a complete characterization's 7 of 10 ms took
+    /// 21 of `--quick`'s 52 s on a Xeon guest; its kernels run in the first level, where
+    /// 4 ms hold tens of thousands of iterations).
     pub fn quick() -> StreamSettings {
         StreamSettings {
-            window_ms: 10.0,
-            observations: 3,
+            window_ms: 4.0,
+            observations: 2,
             ..StreamSettings::default()
         }
     }
@@ -287,9 +289,37 @@ pub fn characterize_stream(
     settings: StreamSettings,
     progress: &mut dyn FnMut(&str),
 ) -> Result<StreamResult, StreamError> {
+    prepare(tc, settings, progress)?.measure(progress)
+}
+
+/// The kernels generated, built and counted, ready to be timed ([`Prepared::measure`]):
+/// `augur characterize` builds them while the memory experiments still run on the other
+/// core.
+pub struct Prepared {
+    settings: StreamSettings,
+    start: Instant,
+    dir: PathBuf,
+    _tmp: Option<augur_toolchain::interrupt::TempDir>,
+    kernels: Vec<gen::Kernel>,
+    first_call: usize,
+    first_divider: usize,
+    notes: Vec<String>,
+    failed: BTreeMap<usize, String>,
+    exe: PathBuf,
+    active: Vec<usize>,
+    counts: Vec<AbOpCounts>,
+    vectorized: Vec<bool>,
+}
+
+/// Generates, builds and counts the kernels (nothing is timed).
+pub fn prepare(
+    tc: &Toolchain,
+    settings: StreamSettings,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Prepared, StreamError> {
     let start = Instant::now();
     check_toolchain(tc)?;
-    let (dir, _tmp) = work_dir(&settings)?;
+    let (dir, tmp) = work_dir(&settings)?;
     let (kernels, first_call, first_divider) = all_kernels(&settings);
     let mut notes: Vec<String> = vec![];
     let mut failed: BTreeMap<usize, String> = BTreeMap::new();
@@ -304,26 +334,63 @@ pub fn characterize_stream(
     let counts = count_kernels(&dir, &active, &act, &lines, kernels.len(), &mut failed);
     // Which kernels the compiler vectorized, from its own report.
     let vectorized = vectorized_kernels(tc, &dir, &active, kernels.len(), &lines, &mut notes);
-    let obs = timing::time_kernels(&exe, &dir, &settings, &active, &mut failed, start, progress)?;
-    let times: Vec<f64> = (0..kernels.len())
-        .map(|i| obs.get(&i).map_or(f64::NAN, |v| lower_half_mean(v)))
-        .collect();
-    for (i, why) in &failed {
-        notes.push(format!("{}: dropped: {why}", kernels[*i].name()));
-    }
-    progress(&format!("stream: {} kernels timed; fitting", obs.len()));
-    let m = Measurements {
-        kernels: &kernels,
+    Ok(Prepared {
+        settings,
+        start,
+        dir,
+        _tmp: tmp,
+        kernels,
         first_call,
         first_divider,
+        notes,
+        failed,
+        exe,
+        active,
         counts,
         vectorized,
-        obs,
-        failed,
-        times,
-    };
-    let fits = fit_sets(&m, &settings, &mut notes)?;
-    Ok(result_of(&m, &fits, start.elapsed().as_secs_f64(), notes))
+    })
+}
+
+impl Prepared {
+    /// Times the kernels and fits the costs.
+    pub fn measure(self, progress: &mut dyn FnMut(&str)) -> Result<StreamResult, StreamError> {
+        let Prepared {
+            settings,
+            start,
+            dir,
+            _tmp,
+            kernels,
+            first_call,
+            first_divider,
+            mut notes,
+            mut failed,
+            exe,
+            active,
+            counts,
+            vectorized,
+        } = self;
+        let obs =
+            timing::time_kernels(&exe, &dir, &settings, &active, &mut failed, start, progress)?;
+        let times: Vec<f64> = (0..kernels.len())
+            .map(|i| obs.get(&i).map_or(f64::NAN, |v| lower_half_mean(v)))
+            .collect();
+        for (i, why) in &failed {
+            notes.push(format!("{}: dropped: {why}", kernels[*i].name()));
+        }
+        progress(&format!("stream: {} kernels timed; fitting", obs.len()));
+        let m = Measurements {
+            kernels: &kernels,
+            first_call,
+            first_divider,
+            counts,
+            vectorized,
+            obs,
+            failed,
+            times,
+        };
+        let fits = fit_sets(&m, &settings, &mut notes)?;
+        Ok(result_of(&m, &fits, start.elapsed().as_secs_f64(), notes))
+    }
 }
 
 /// `tc.check_flags()`, its errors as stream errors.

@@ -46,6 +46,14 @@ impl OsInfo {
     }
 }
 
+/// The most memory an experiment spans to read main memory past every cache, bytes.
+/// The experiments go to a few times the last level the OS reports, at most this: a
+/// guest given a share of a socket's last level sees the whole socket's (480 MiB on a
+/// 2-vCPU Xeon guest whose own characterization read an effective last level of 8 to 128
+/// MiB), and four times that, 2 GiB, cost the memory experiments 84 of a 230 s
+/// characterization (2026-12-04) and the OpenMP triads a 3.8 GB working set.
+pub const PAST_CACHES_MAX_BYTES: u64 = 512 << 20;
+
 /// Parses a sysfs size: `32K`, `1024K`, `32M`, `512`.
 pub fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();

@@ -172,12 +172,22 @@ pub fn characterize(
         settings.reps,
         settings.window_ns / 1_000_000
     );
-    let mut progress: Box<dyn Progress> = if std::io::stderr().is_terminal() {
-        Box::new(Bar::new(exps.len()))
-    } else {
-        Box::new(Lines { start })
+    let bar = std::io::stderr()
+        .is_terminal()
+        .then(|| Bar::new(exps.len()));
+    let say = Say(bar.as_ref().map(|b| b.0.clone()));
+    let mut progress: Box<dyn Progress> = match bar {
+        Some(bar) => Box::new(bar),
+        None => Box::new(Lines { start }),
     };
-    let result = augur_machine::characterize(&tc, &exps, settings, mode, progress.as_mut());
+    let beside = only.is_empty() && side_by_side();
+    // The memory experiments on the second core while the AbOps' run on the first.
+    let (result, memory, stream) = std::thread::scope(|s| {
+        let memory = beside.then(|| s.spawn(|| memory_curves(&tc, quick, &say)));
+        let result = augur_machine::characterize(&tc, &exps, settings, mode, progress.as_mut());
+        let stream = (beside && result.is_ok()).then(|| prepare_stream(&tc, quick, &say));
+        (result, memory.map(joined), stream)
+    });
     drop(progress);
     stop_if_interrupted()?;
     let mut profile = result.map_err(anyhow::Error::msg)?;
@@ -185,12 +195,15 @@ pub fn characterize(
         profile = merge_into_existing(output, profile, only)?;
     }
     if only.is_empty() {
-        profile.memory = Some(measure_memory(&tc, quick)?);
+        profile.memory = Some(match memory {
+            Some(curves) => finish_memory(curves?),
+            None => measure_memory(&tc, quick)?,
+        });
         stop_if_interrupted()?;
-        measure_stream(&tc, quick, &mut profile)?;
+        let incore = stream_and_incore(&tc, quick, stream, &mut profile)?;
         stop_if_interrupted()?;
         // The in-core kernels are x86-64 assembly; another host keeps the rest.
-        match measure_incore(&tc, quick) {
+        match incore {
             Ok(p) => profile.incore = Some(p),
             Err(e) if augur_toolchain::interrupt::cancelled() => return Err(e),
             Err(e) => eprintln!("characterize: no in-core section: {e:#}"),
@@ -272,40 +285,109 @@ pub fn characterize(
     Ok(ExitCode::SUCCESS)
 }
 
+/// The stream costs into `profile` and the in-core parameters (returned: a host that is
+/// not x86-64 has none, and the caller goes on), on two cores side by side where there
+/// are two. `stream`: the stream kernels already built, if they are.
+fn stream_and_incore(
+    tc: &Toolchain,
+    quick: bool,
+    stream: Option<Result<augur_stream::Prepared>>,
+    profile: &mut MachineProfile,
+) -> Result<Result<augur_incore::InCoreProfile>> {
+    if !side_by_side() {
+        measure_stream(tc, quick, stream, profile)?;
+        stop_if_interrupted()?;
+        return Ok(measure_incore(tc, quick));
+    }
+    let (stream, incore) = std::thread::scope(|s| {
+        let incore = s.spawn(|| incore_beside(tc, quick));
+        let stream = measure_stream(tc, quick, stream, profile);
+        let incore = joined(incore).inspect(|p| print!("{}", augur_incore::report(p)));
+        (stream, incore)
+    });
+    stream?;
+    Ok(incore)
+}
+
 /// The stream costs (independent iterations, scalar and vectorized), with progress lines
 /// on stderr, added to `profile`: the complete characterization needs no separate
-/// `augur stream` (which re-measures them alone).
-fn measure_stream(tc: &Toolchain, quick: bool, profile: &mut MachineProfile) -> Result<()> {
-    let settings = crate::stream::settings_for(quick);
-    eprintln!(
-        "characterize: stream costs, {} kernels with {} {}",
-        settings.kernels,
-        tc.fc,
-        tc.fflags.join(" ")
-    );
+/// `augur stream` (which re-measures them alone). `prepared`: the kernels already built
+/// while the memory experiments ran ([`prepare_stream`]), else built here.
+fn measure_stream(
+    tc: &Toolchain,
+    quick: bool,
+    prepared: Option<Result<augur_stream::Prepared>>,
+    profile: &mut MachineProfile,
+) -> Result<()> {
     let start = Instant::now();
-    crate::stream::measure_into(tc, settings, profile, "characterize: stream", &mut |line| {
-        eprintln!(
-            "characterize: {line} ({:.0} s elapsed)",
-            start.elapsed().as_secs_f64()
-        )
-    })?;
+    let mut say = |line: &str| {
+        if line.ends_with("elapsed)") {
+            eprintln!("characterize: {line}")
+        } else {
+            eprintln!(
+                "characterize: {line} ({:.0} s elapsed)",
+                start.elapsed().as_secs_f64()
+            )
+        }
+    };
+    let prepared = match prepared {
+        Some(p) => p?,
+        None => {
+            eprintln!("{}", stream_header(tc, quick));
+            augur_stream::prepare(tc, crate::stream::settings_for(quick), &mut say)?
+        }
+    };
+    crate::stream::measure_prepared_into(prepared, profile, "characterize: stream", &mut say)?;
     Ok(())
 }
 
-/// The memory characterization with progress lines on stderr.
-fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryProfile> {
-    let settings = if quick {
+/// The stream costs' first line.
+fn stream_header(tc: &Toolchain, quick: bool) -> String {
+    format!(
+        "characterize: stream costs, {} kernels with {} {}",
+        crate::stream::settings_for(quick).kernels,
+        tc.fc,
+        tc.fflags.join(" ")
+    )
+}
+
+/// The stream kernels generated, built and counted while the memory experiments run on
+/// the other core (a build measures nothing), with progress lines through `say`.
+fn prepare_stream(tc: &Toolchain, quick: bool, say: &Say) -> Result<augur_stream::Prepared> {
+    say.line(format!(
+        "{}, built beside the memory experiments",
+        stream_header(tc, quick)
+    ));
+    Ok(augur_stream::prepare(
+        tc,
+        crate::stream::settings_for(quick),
+        &mut |line| say.line(format!("characterize: {line}")),
+    )?)
+}
+
+/// The memory experiments' settings.
+fn memory_settings(quick: bool) -> augur_memory::Settings {
+    if quick {
         augur_memory::Settings::QUICK
     } else {
         augur_memory::Settings::DEFAULT
-    };
-    eprintln!(
+    }
+}
+
+/// The memory characterization's first line.
+fn memory_header(tc: &Toolchain, quick: bool) -> String {
+    format!(
         "characterize: memory hierarchy with {} {} ({} mode)",
         tc.fc,
         tc.fflags.join(" "),
         if quick { "quick" } else { "default" }
-    );
+    )
+}
+
+/// The memory characterization with progress lines on stderr.
+fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryProfile> {
+    let settings = memory_settings(quick);
+    eprintln!("{}", memory_header(tc, quick));
     let start = Instant::now();
     let m = augur_memory::characterize(tc, &settings, &mut |msg| {
         eprintln!(
@@ -318,14 +400,96 @@ fn measure_memory(tc: &Toolchain, quick: bool) -> Result<augur_memory::MemoryPro
     Ok(m)
 }
 
-/// The in-core parameters (`augur_incore`) with a progress bar (progress lines when
-/// stderr is not a terminal), and their table.
-fn measure_incore(tc: &Toolchain, quick: bool) -> Result<augur_incore::InCoreProfile> {
-    let (settings, mode) = if quick {
+/// Whether experiments of two phases run side by side, each on a core of its own: on a
+/// host of two cores or more. Measured on a 2-vCPU Xeon guest (2026-12-04, each pair
+/// alone and side by side, alternated twice: `measurements/xeon-2026-12-04b/s78/
+/// side-by-side.txt`), the median difference of the entries between a run alone and one
+/// beside the other phase, against two runs alone: AbOp entries 2.9-4.0% (alone 3.9%),
+/// memory curves 3.0-3.9% (5.1%), in-core parameters 1.4-2.4% (1.9%), stream costs
+/// 5.6-6.3% (4.8%), every signed median within the host's drift between runs (the cycle
+/// moved 9% in that hour). The phases that use both cores (the coherence line, OpenMP)
+/// run alone.
+fn side_by_side() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+}
+
+/// Progress lines from a phase run beside another: through the progress bar when there
+/// is one (so that they do not tear it), else on stderr.
+struct Say(Option<indicatif::ProgressBar>);
+
+impl Say {
+    fn line(&self, msg: String) {
+        match &self.0 {
+            Some(bar) => bar.println(msg),
+            None => eprintln!("{msg}"),
+        }
+    }
+}
+
+/// The result of a phase's thread; a panic in it is an error, not a panic of augur.
+fn joined<T>(handle: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    handle.join().unwrap_or_else(|_| {
+        Err(anyhow::anyhow!(
+            "a characterization thread stopped unexpectedly"
+        ))
+    })
+}
+
+/// The memory experiments of one core, with progress lines through `say`.
+fn memory_curves(tc: &Toolchain, quick: bool, say: &Say) -> Result<augur_memory::OneCoreCurves> {
+    let settings = memory_settings(quick);
+    say.line(format!(
+        "{}, beside the AbOp experiments",
+        memory_header(tc, quick)
+    ));
+    let start = Instant::now();
+    augur_memory::measure_curves(tc, &settings, &mut |msg| {
+        say.line(format!(
+            "characterize: memory {msg} ({:.0} s elapsed)",
+            start.elapsed().as_secs_f64()
+        ))
+    })
+    .map_err(anyhow::Error::msg)
+}
+
+/// The two-thread part of the memory characterization and its inference, with its table.
+fn finish_memory(curves: augur_memory::OneCoreCurves) -> augur_memory::MemoryProfile {
+    let m = curves.finish(&mut |msg| eprintln!("characterize: memory {msg}"));
+    print!("{}", augur_memory::report(&m));
+    m
+}
+
+/// The in-core parameters measured beside the stream costs: a line when they start and
+/// one when they end (the stream costs print theirs), the table printed after both.
+fn incore_beside(tc: &Toolchain, quick: bool) -> Result<augur_incore::InCoreProfile> {
+    let (settings, _) = incore_settings(quick);
+    eprintln!(
+        "characterize: in-core kernels assembled by {}, linked by {}, beside the stream costs",
+        tc.cc, tc.fc
+    );
+    let start = Instant::now();
+    let mut kernels = 0;
+    let p = augur_incore::characterize(tc, &settings, &mut |_, total| kernels = total)?;
+    eprintln!(
+        "characterize: in-core {kernels} kernels measured ({:.1} s)",
+        start.elapsed().as_secs_f64()
+    );
+    Ok(p)
+}
+
+/// The in-core settings and the mode's name.
+fn incore_settings(quick: bool) -> (augur_incore::Settings, &'static str) {
+    if quick {
         (augur_incore::Settings::QUICK, "quick")
     } else {
         (augur_incore::Settings::DEFAULT, "default")
-    };
+    }
+}
+
+/// The in-core parameters (`augur_incore`) with a progress bar (progress lines when
+/// stderr is not a terminal), and their table.
+fn measure_incore(tc: &Toolchain, quick: bool) -> Result<augur_incore::InCoreProfile> {
+    let (settings, mode) = incore_settings(quick);
     eprintln!(
         "characterize: in-core kernels assembled by {}, linked by {} ({mode} mode: {} observations of {} ms)",
         tc.cc, tc.fc, settings.observations, settings.window_ms

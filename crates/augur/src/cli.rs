@@ -81,11 +81,11 @@ enum Command {
         markdown: bool,
     },
     /// Measure this machine completely: the cost of each abstract operation with your
-    /// compiler and flags (narrow-spectrum experiments), then the memory hierarchy, then
-    /// the stream costs of loops with independent iterations, then the in-core
-    /// parameters (instruction latencies and throughputs), written as a machine
-    /// profile (TOML). About a minute and a half on a 2-core guest; `--quick` about half
-    /// of that.
+    /// compiler and flags (narrow-spectrum experiments) and, on a second core beside
+    /// them, the memory hierarchy; then the stream costs of loops with independent
+    /// iterations and, beside them, the in-core parameters (instruction latencies and
+    /// throughputs); then OpenMP's overheads, written as a machine profile (TOML). About
+    /// a minute and a half on a 2-core guest; `--quick` about half a minute.
     Characterize {
         /// Fortran compiler.
         #[arg(long, default_value = "gfortran")]

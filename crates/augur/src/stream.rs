@@ -78,7 +78,18 @@ pub fn measure_into(
     who: &str,
     progress: &mut dyn FnMut(&str),
 ) -> Result<StreamResult> {
-    let result = augur_stream::characterize_stream(tc, settings, progress)?;
+    let prepared = augur_stream::prepare(tc, settings, progress)?;
+    measure_prepared_into(prepared, profile, who, progress)
+}
+
+/// [`measure_into`] of kernels already built ([`augur_stream::prepare`]).
+pub fn measure_prepared_into(
+    prepared: augur_stream::Prepared,
+    profile: &mut MachineProfile,
+    who: &str,
+    progress: &mut dyn FnMut(&str),
+) -> Result<StreamResult> {
+    let result = prepared.measure(progress)?;
     for n in &result.notes {
         eprintln!("{who}: {n}");
     }

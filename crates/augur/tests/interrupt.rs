@@ -500,6 +500,11 @@ interrupt_tests! {
     characterize_stops_during_the_build_on_sigterm:
         &["characterize", "--only", "ARDL", "-o", "previous.out"],
         Stage::Compiling(&["augchar.f90"]), Signal::Term;
+    // The complete characterization runs the memory experiments beside the AbOps': both
+    // stop, on both cores.
+    characterize_stops_with_its_two_phases_side_by_side_on_ctrl_c:
+        &["characterize", "-o", "previous.out"],
+        Stage::Running("augmem", SHORT), Signal::CtrlC;
 }
 
 #[test]

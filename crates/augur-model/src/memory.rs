@@ -44,7 +44,8 @@
 
 use augur_locality::cache::CacheGeometry;
 use augur_locality::profile::{
-    misses, sampled_misses, sampled_tlb_misses, tlb_misses, CompactHistogramExt, NestMisses,
+    misses, sampled_misses, sampled_tlb_misses, tlb_misses_between, touched_between,
+    CompactHistogramExt, Granule, NestMisses,
 };
 use augur_machine_profile::memory::{interp, CacheLevel, MemoryProfile};
 use augur_program_profile::locality::{LocalityProfile, PAGE_BYTES};
@@ -1007,13 +1008,14 @@ fn add_translation(
     let mut entries: Vec<u64> = steps.iter().chain(&far_steps).map(|s| s.0).collect();
     entries.sort_unstable();
     entries.dedup();
+    let between = touched_between(loc, Granule::Page, program_bytes);
     let at = crate::par::map(&entries, |&e| {
         let sampled_tlb = if sampled.priced_by_levels {
             sampled_tlb_misses(loc, e)
         } else {
             vec![]
         };
-        (tlb_misses(loc, e, program_bytes), sampled_tlb)
+        (tlb_misses_between(loc, e, &between), sampled_tlb)
     });
     let misses_at = |e: u64| entries.binary_search(&e).ok().map(|k| &at[k]);
     let first = steps[0].0;

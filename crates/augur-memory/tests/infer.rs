@@ -327,3 +327,29 @@ fn the_coherence_line_is_the_line_of_the_private_levels() {
         .iter()
         .any(|n| n.starts_with("L1d: the stride sweep or capacity test reads 64 B")));
 }
+
+/// The first level's ways: the sweep's reading (8 in the synthetic hierarchy) where the
+/// OS does not report them or agrees; where the OS reports others (a 12-way L1 whose sweep
+/// reads the power of two below), the OS's stand and a note gives the sweep's.
+#[test]
+fn the_os_ways_stand_where_the_sweep_reads_others() {
+    let mut m = synthetic();
+    let mut os = os();
+    os.caches[0].ways = Some(12);
+    infer(&mut m, &os);
+    assert_eq!(m.levels[0].ways, Some(12));
+    assert_eq!(m.levels[0].ways_source, FROM_OS);
+    assert!(
+        m.notes
+            .iter()
+            .any(|n| n.contains("the stride sweep reads 8 ways, the OS says 12")),
+        "{:#?}",
+        m.notes
+    );
+    let mut m = synthetic();
+    let mut os = self::os();
+    os.caches[0].ways = None;
+    infer(&mut m, &os);
+    assert_eq!(m.levels[0].ways, Some(8));
+    assert_eq!(m.levels[0].ways_source, MEASURED);
+}

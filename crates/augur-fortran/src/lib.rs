@@ -4,7 +4,8 @@
 //! normalization, cpp, INCLUDE), parses it with tree-sitter-fortran, reports
 //! syntax errors with their original file and line, and lowers every program
 //! unit to the [`augur_ir`] program model: symbols, statements, basic blocks,
-//! loops and each block's static AbOp counts.
+//! loops and each block's static AbOp counts. [`analyze_bytes`] and
+//! [`analyze_inputs`] take sources already in memory down the same path.
 //!
 //! Modules are lowered first (in dependency order), so units that USE them see
 //! their variables as global; a pre-pass collects the result type of every
@@ -41,7 +42,7 @@ pub struct FrontEndOptions {
 
 /// One loaded file and how it is split for parsing.
 struct FileSource {
-    /// Index of the file among the inputs given to [`analyze`].
+    /// Index of the file among the inputs given to [`analyze_inputs`].
     input: u32,
     loaded: LoadedSource,
     chunks: Vec<chunk::Chunk>,
@@ -61,6 +62,22 @@ struct Piece {
     first_line: usize,
 }
 
+/// One source given to the front end: a file to read, or bytes already in memory.
+#[derive(Debug, Clone, Copy)]
+pub enum SourceInput<'a> {
+    /// A file, read from disk.
+    File(&'a Path),
+    /// Source bytes held in memory, analyzed as if the file at `path` held them
+    /// (see [`augur_source::load_bytes`]: `path` decides the form, preprocessing
+    /// and the INCLUDE directory, and names the source in positions).
+    Bytes {
+        /// The name of the source.
+        path: &'a Path,
+        /// Its contents.
+        bytes: &'a [u8],
+    },
+}
+
 /// Analyzes the given source files as one program.
 ///
 /// Files are parsed a chunk of whole units at a time (see [`chunk`]) and each
@@ -75,11 +92,29 @@ pub fn analyze(paths: &[PathBuf], opts: &FrontEndOptions) -> Program {
     analyze_with_sources(paths, opts).0
 }
 
+/// [`analyze`] of one source held in memory, named `path` (see
+/// [`SourceInput::Bytes`]): the same normalizer, parser and lowering a file goes
+/// through, without touching the disk unless the source asks for INCLUDE files or
+/// the preprocessor.
+pub fn analyze_bytes(path: &Path, bytes: &[u8], opts: &FrontEndOptions) -> Program {
+    analyze_inputs(&[SourceInput::Bytes { path, bytes }], opts).0
+}
+
 /// [`analyze`], also returning the loaded (normalized, preprocessed, include-expanded)
 /// text of each input, indexed like `paths` (`None` for a file that could not be
 /// loaded). [`augur_ir::Stmt::text`] positions refer to these texts.
 pub fn analyze_with_sources(
     paths: &[PathBuf],
+    opts: &FrontEndOptions,
+) -> (Program, Vec<Option<LoadedSource>>) {
+    let inputs: Vec<SourceInput<'_>> = paths.iter().map(|p| SourceInput::File(p)).collect();
+    analyze_inputs(&inputs, opts)
+}
+
+/// [`analyze_with_sources`] of sources given as files or as bytes in memory: the one
+/// path every analysis takes.
+pub fn analyze_inputs(
+    inputs: &[SourceInput<'_>],
     opts: &FrontEndOptions,
 ) -> (Program, Vec<Option<LoadedSource>>) {
     let _kinds = kinds::Scoped::set(opts.default_kinds);
@@ -90,7 +125,7 @@ pub fn analyze_with_sources(
             None,
             format!("cannot load the Fortran grammar: {e}"),
         ));
-        return (program, paths.iter().map(|_| None).collect());
+        return (program, inputs.iter().map(|_| None).collect());
     }
     let mut an = Analysis {
         max_errors: if opts.max_syntax_errors == 0 {
@@ -102,9 +137,37 @@ pub fn analyze_with_sources(
         coverage: Coverage::default(),
         deferred: vec![],
     };
+    let files = load_inputs(inputs, opts, &mut program);
+    for fi in 0..files.len() {
+        an.first_pass(&mut parser, &mut program, &files, fi);
+    }
+    an.lower_deferred(&mut parser, &mut program, &files);
+    an.coverage.source_lines = program.files.files.iter().map(|f| f.lines as u64).sum();
+    program.coverage = an.coverage;
+    let mut sources: Vec<Option<LoadedSource>> = inputs.iter().map(|_| None).collect();
+    for f in files {
+        let i = f.input as usize;
+        sources[i] = Some(f.loaded);
+    }
+    (program, sources)
+}
+
+/// Loads every input and splits it into chunks; inputs that cannot be loaded become
+/// diagnostics.
+fn load_inputs(
+    inputs: &[SourceInput<'_>],
+    opts: &FrontEndOptions,
+    program: &mut Program,
+) -> Vec<FileSource> {
     let mut files: Vec<FileSource> = vec![];
-    for (input, path) in paths.iter().enumerate() {
-        match augur_source::load(path, &opts.load, &mut program.files) {
+    for (input, source) in inputs.iter().enumerate() {
+        let loaded = match *source {
+            SourceInput::File(path) => augur_source::load(path, &opts.load, &mut program.files),
+            SourceInput::Bytes { path, bytes } => {
+                augur_source::load_bytes(path, bytes, &opts.load, &mut program.files)
+            }
+        };
+        match loaded {
             Ok(loaded) => {
                 program
                     .diagnostics
@@ -122,80 +185,36 @@ pub fn analyze_with_sources(
             ),
         }
     }
-    for (fi, f) in files.iter().enumerate() {
-        let mut c = 0;
-        while c < f.chunks.len() {
-            let mut piece = Piece {
-                file: fi,
-                bytes: f.chunks[c].bytes.clone(),
-                first_line: f.chunks[c].first_line,
-            };
-            let Some(mut tree) = parser.parse(f.text(piece.bytes.clone()), None) else {
-                c += 1;
-                continue;
-            };
-            // A chunk that ends inside a unit (a wrong split) parses with errors;
-            // it parses cleanly together with the next chunk.
-            if tree.root_node().has_error() && c + 1 < f.chunks.len() {
-                let merged = piece.bytes.start..f.chunks[c + 1].bytes.end;
-                if let Some(t) = parser.parse(f.text(merged.clone()), None) {
-                    if !t.root_node().has_error() {
-                        tree = t;
-                        piece.bytes = merged;
-                        c += 1;
-                    }
-                }
+    files
+}
+
+/// Parses the piece of `f` (file `fi`) that starts at chunk `*c` and moves `*c` past
+/// it: the chunk alone, or together with the next one when only that parses cleanly (a
+/// chunk that ends inside a unit, a wrong split). `None` when the parser gives up.
+fn parse_piece(
+    parser: &mut Parser,
+    f: &FileSource,
+    fi: usize,
+    c: &mut usize,
+) -> Option<(Piece, Tree)> {
+    let mut piece = Piece {
+        file: fi,
+        bytes: f.chunks[*c].bytes.clone(),
+        first_line: f.chunks[*c].first_line,
+    };
+    *c += 1;
+    let mut tree = parser.parse(f.text(piece.bytes.clone()), None)?;
+    if tree.root_node().has_error() && *c < f.chunks.len() {
+        let merged = piece.bytes.start..f.chunks[*c].bytes.end;
+        if let Some(t) = parser.parse(f.text(merged.clone()), None) {
+            if !t.root_node().has_error() {
+                tree = t;
+                piece.bytes = merged;
+                *c += 1;
             }
-            c += 1;
-            let text = f.text(piece.bytes.clone());
-            syntax_errors(
-                &tree,
-                text,
-                &f.loaded,
-                piece.first_line,
-                an.max_errors,
-                &mut program.diagnostics,
-            );
-            collect_globals(tree.root_node(), text, &mut an.globals);
-            an.lower_piece(&mut program, &files, piece, &tree, false);
         }
     }
-    // Units that used modules defined later: lower them now, repeating while modules appear.
-    loop {
-        let pending = std::mem::take(&mut an.deferred);
-        if pending.is_empty() {
-            break;
-        }
-        let before = pending.len();
-        let mut still = vec![];
-        for piece in pending {
-            let f = &files[piece.file];
-            let Some(tree) = parser.parse(f.text(piece.bytes.clone()), None) else {
-                continue;
-            };
-            an.lower_piece(&mut program, &files, piece, &tree, false);
-            still.append(&mut an.deferred);
-        }
-        if still.len() == before {
-            // No progress: the missing modules are not among the sources. Lower with warnings.
-            for piece in still {
-                let f = &files[piece.file];
-                if let Some(tree) = parser.parse(f.text(piece.bytes.clone()), None) {
-                    an.lower_piece(&mut program, &files, piece, &tree, true);
-                }
-            }
-            break;
-        }
-        an.deferred = still;
-    }
-    an.coverage.source_lines = program.files.files.iter().map(|f| f.lines as u64).sum();
-    program.coverage = an.coverage;
-    let mut sources: Vec<Option<LoadedSource>> = paths.iter().map(|_| None).collect();
-    for f in files {
-        let i = f.input as usize;
-        sources[i] = Some(f.loaded);
-    }
-    (program, sources)
+    Some((piece, tree))
 }
 
 /// State of one analysis across pieces.
@@ -207,6 +226,70 @@ struct Analysis {
 }
 
 impl Analysis {
+    /// Parses file `fi` a piece at a time, reports its syntax errors, records its
+    /// globals and lowers each piece (or defers it, see [`Analysis::lower_piece`]).
+    fn first_pass(
+        &mut self,
+        parser: &mut Parser,
+        program: &mut Program,
+        files: &[FileSource],
+        fi: usize,
+    ) {
+        let f = &files[fi];
+        let mut c = 0;
+        while c < f.chunks.len() {
+            let Some((piece, tree)) = parse_piece(parser, f, fi, &mut c) else {
+                continue;
+            };
+            let text = f.text(piece.bytes.clone());
+            syntax_errors(
+                &tree,
+                text,
+                &f.loaded,
+                piece.first_line,
+                self.max_errors,
+                &mut program.diagnostics,
+            );
+            collect_globals(tree.root_node(), text, &mut self.globals);
+            // The last piece of all with nothing deferred before it: deferring it could
+            // only lower it later, against the same modules, after parsing it twice more.
+            let last = fi + 1 == files.len() && c == f.chunks.len() && self.deferred.is_empty();
+            self.lower_piece(program, files, piece, &tree, last);
+        }
+    }
+
+    /// Lowers the units that used modules defined later, repeating while modules
+    /// appear; when none appears, lowers the rest with warnings.
+    fn lower_deferred(&mut self, parser: &mut Parser, program: &mut Program, files: &[FileSource]) {
+        loop {
+            let pending = std::mem::take(&mut self.deferred);
+            if pending.is_empty() {
+                break;
+            }
+            let before = pending.len();
+            let mut still = vec![];
+            for piece in pending {
+                let f = &files[piece.file];
+                let Some(tree) = parser.parse(f.text(piece.bytes.clone()), None) else {
+                    continue;
+                };
+                self.lower_piece(program, files, piece, &tree, false);
+                still.append(&mut self.deferred);
+            }
+            if still.len() == before {
+                // No progress: the missing modules are not among the sources.
+                for piece in still {
+                    let f = &files[piece.file];
+                    if let Some(tree) = parser.parse(f.text(piece.bytes.clone()), None) {
+                        self.lower_piece(program, files, piece, &tree, true);
+                    }
+                }
+                break;
+            }
+            self.deferred = still;
+        }
+    }
+
     /// Lowers the units of one parsed piece: its modules first (in dependency order),
     /// then the other units. A piece whose units use a module not yet lowered is
     /// deferred, unless `force`.

@@ -211,19 +211,43 @@ pub fn load(
     opts: &LoadOptions,
     files: &mut SourceFiles,
 ) -> Result<LoadedSource, LoadError> {
-    let program = std::env::var("AUGUR_CPP").unwrap_or_else(|_| "cpp".to_string());
-    load_with_cpp(path, opts, files, &program)
+    load_with_cpp(path, None, opts, files, &cpp_program())
 }
 
-/// [`load`] with an explicit preprocessor program.
+/// [`load`] of a source whose bytes are already in memory, as if the file at
+/// `path` held them: `path` still decides the form, whether the C preprocessor
+/// runs and where INCLUDE files are searched, and names the source in the line
+/// map and in [`SourceFiles`]. Nothing is read for the source itself; INCLUDE
+/// files are read from disk, and the preprocessor, when it runs, reads the file
+/// at `path`. As in [`load`], a path already registered in `files` keeps its
+/// registered text.
+pub fn load_bytes(
+    path: &Path,
+    bytes: &[u8],
+    opts: &LoadOptions,
+    files: &mut SourceFiles,
+) -> Result<LoadedSource, LoadError> {
+    load_with_cpp(path, Some(bytes), opts, files, &cpp_program())
+}
+
+/// The preprocessor program: `AUGUR_CPP`, or `cpp`.
+fn cpp_program() -> String {
+    std::env::var("AUGUR_CPP").unwrap_or_else(|_| "cpp".to_string())
+}
+
+/// [`load`] (`bytes` is `None`) or [`load_bytes`] with an explicit preprocessor program.
 pub(crate) fn load_with_cpp(
     path: &Path,
+    bytes: Option<&[u8]>,
     opts: &LoadOptions,
     files: &mut SourceFiles,
     cpp_program: &str,
 ) -> Result<LoadedSource, LoadError> {
     let mut diagnostics = Vec::new();
-    let (main, main_text) = read_and_register(path, files, &mut diagnostics)?;
+    let (main, main_text) = match bytes {
+        Some(b) => register(path, b, files, &mut diagnostics),
+        None => read_and_register(path, files, &mut diagnostics)?,
+    };
     let form = opts.form.unwrap_or_else(|| SourceForm::from_path(path));
     let preprocessed = opts.cpp || wants_cpp(path);
 
@@ -322,9 +346,6 @@ pub(crate) fn normalize_lines(lines: Vec<Line>) -> Vec<Line> {
     out
 }
 
-/// Reads a file (or reuses it if already registered), registers it and
-/// returns its id and lossily decoded text. Warns once per file about
-/// non-UTF-8 bytes.
 /// The SHA-256 of some bytes as lower-case hex, as recorded for every source file.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
@@ -333,28 +354,50 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// Reads a file (or reuses it if already registered), registers it and
+/// returns its id and lossily decoded text (see [`register`]).
 pub(crate) fn read_and_register(
     path: &Path,
     files: &mut SourceFiles,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<(FileId, String), LoadError> {
-    if let Some(i) = files.files.iter().position(|f| f.path == path) {
-        return Ok((FileId(i as u32), files.files[i].text.clone()));
+    if let Some(known) = registered(path, files) {
+        return Ok(known);
     }
     let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    let sha256 = sha256_hex(&bytes);
-    let (text, bad_line) = match String::from_utf8(bytes) {
-        Ok(t) => (t, None),
-        Err(e) => {
-            let bytes = e.into_bytes();
+    Ok(register(path, &bytes, files, diagnostics))
+}
+
+/// The id and text of `path` if it is registered already.
+fn registered(path: &Path, files: &SourceFiles) -> Option<(FileId, String)> {
+    let i = files.files.iter().position(|f| f.path == path)?;
+    Some((FileId(i as u32), files.files[i].text.clone()))
+}
+
+/// Registers `bytes` as the file `path` (or reuses the file if already registered)
+/// and returns its id and lossily decoded text. Warns once per file about
+/// non-UTF-8 bytes.
+pub(crate) fn register(
+    path: &Path,
+    bytes: &[u8],
+    files: &mut SourceFiles,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (FileId, String) {
+    if let Some(known) = registered(path, files) {
+        return known;
+    }
+    let sha256 = sha256_hex(bytes);
+    let (text, bad_line) = match std::str::from_utf8(bytes) {
+        Ok(t) => (t.to_string(), None),
+        Err(_) => {
             let bad = bytes
                 .split(|&b| b == b'\n')
                 .position(|l| std::str::from_utf8(l).is_err())
                 .map(|i| i as u32 + 1);
-            (String::from_utf8_lossy(&bytes).into_owned(), bad)
+            (String::from_utf8_lossy(bytes).into_owned(), bad)
         }
     };
     let id = files.add(SourceFile {
@@ -375,7 +418,7 @@ pub(crate) fn read_and_register(
             .with_hint("this is harmless in comments; to silence it, convert the file, e.g. `iconv -f latin1 -t utf-8`"),
         );
     }
-    Ok((id, text))
+    (id, text)
 }
 
 #[cfg(test)]

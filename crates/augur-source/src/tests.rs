@@ -168,6 +168,32 @@ fn non_utf8_bytes_warn_once() {
     assert_eq!(lines(&src)[1], "! caf\u{fffd}");
 }
 
+#[test]
+fn bytes_in_memory_load_like_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "c.inc", "      X = 1\n");
+    let text = "      PROGRAM P\nC caf\u{e9}\n      INCLUDE 'c.inc'\n      END\n";
+    let p = write(dir.path(), "m.f", text);
+    let mut disk_files = SourceFiles::default();
+    let disk = load(&p, &LoadOptions::default(), &mut disk_files).unwrap();
+    let mut mem_files = SourceFiles::default();
+    let mem = load_bytes(&p, text.as_bytes(), &LoadOptions::default(), &mut mem_files).unwrap();
+    check_invariants(&mem);
+    assert_eq!(mem.text, disk.text);
+    assert_eq!(mem.origins, disk.origins);
+    assert_eq!(mem_files.files.len(), 2);
+    assert_eq!(mem_files.files[0].sha256, disk_files.files[0].sha256);
+    // Nothing is read for the source itself.
+    let virtual_path = dir.path().join("absent").join("v.f");
+    let v = load_bytes(
+        &virtual_path,
+        b"      END\n",
+        &LoadOptions::default(),
+        &mut mem_files,
+    );
+    assert_eq!(v.unwrap().text, "      END\n");
+}
+
 // ---------------------------------------------------------------- cpp
 
 #[test]
@@ -291,6 +317,7 @@ fn missing_cpp_is_reported_with_hint() {
     let mut files = SourceFiles::default();
     let err = load_with_cpp(
         &p,
+        None,
         &LoadOptions::default(),
         &mut files,
         "augur-no-such-cpp-program",

@@ -334,9 +334,9 @@ fn the_coherence_line_is_the_line_of_the_private_levels() {
 #[test]
 fn the_os_ways_stand_where_the_sweep_reads_others() {
     let mut m = synthetic();
-    let mut os = os();
-    os.caches[0].ways = Some(12);
-    infer(&mut m, &os);
+    let mut info = os();
+    info.caches[0].ways = Some(12);
+    infer(&mut m, &info);
     assert_eq!(m.levels[0].ways, Some(12));
     assert_eq!(m.levels[0].ways_source, FROM_OS);
     assert!(
@@ -347,9 +347,9 @@ fn the_os_ways_stand_where_the_sweep_reads_others() {
         m.notes
     );
     let mut m = synthetic();
-    let mut os = self::os();
-    os.caches[0].ways = None;
-    infer(&mut m, &os);
+    let mut info = os();
+    info.caches[0].ways = None;
+    infer(&mut m, &info);
     assert_eq!(m.levels[0].ways, Some(8));
     assert_eq!(m.levels[0].ways_source, MEASURED);
 }

@@ -48,6 +48,7 @@
 //!   nests in turn.
 
 pub mod cache;
+pub mod classes;
 pub mod extract;
 pub mod hash;
 pub mod nest;

@@ -342,6 +342,8 @@ pub struct ReuseAnalyzer {
     hists: Vec<Vec<[Histogram; 4]>>,
     /// Lines stored into since their last recorded write-back.
     dirty: MixMap<u64, Dirty>,
+    /// False when write-backs are not followed ([`ReuseAnalyzer::without_write_backs`]).
+    writebacks_followed: bool,
     accesses: u64,
     measured: u64,
     peak_bytes: usize,
@@ -367,10 +369,18 @@ impl ReuseAnalyzer {
             nest_start: 0,
             hists: Vec::new(),
             dirty: map_with_capacity(0),
+            writebacks_followed: true,
             accesses: 0,
             measured: 0,
             peak_bytes: 0,
         }
+    }
+
+    /// The same analyzer without the write-backs ([`NestArrayHistogram::writebacks`]
+    /// stays empty): a stream whose reuse distances alone are wanted, analyzed faster.
+    pub fn without_write_backs(mut self) -> ReuseAnalyzer {
+        self.writebacks_followed = false;
+        self
     }
 
     /// Attributes the following accesses to loop nest `nest` (0 initially).
@@ -468,7 +478,9 @@ impl ReuseAnalyzer {
         self.owner[now as usize] = line;
         self.now += 1;
         self.record(a.array, d, entering, a.write);
-        self.track_dirty(line, a, d);
+        if self.writebacks_followed {
+            self.track_dirty(line, a, d);
+        }
         if self.last.len() > self.config.max_lines {
             self.downsample();
         }

@@ -31,6 +31,7 @@ fn swept(name: &str, lines: u64) -> ArrayLocality {
         sequential_accesses: Some(lines * 8),
         writebacks: CompactHistogram::default(),
         stores: CompactHistogram::default(),
+        class_histogram: CompactHistogram::default(),
     }
 }
 

@@ -257,6 +257,14 @@ pub struct ArrayLocality {
     /// profiles made before it.
     #[serde(default, skip_serializing_if = "CompactHistogram::is_empty")]
     pub stores: CompactHistogram,
+    /// The reuse distances of all its accesses counting only the lines of the same
+    /// page-offset class between two uses (`augur_locality::classes`): what a set of a
+    /// cache indexed by the bits inside a page sees. Recorded for the arrays of units
+    /// that walk an array at a stride of a multiple of four lines (one that reaches a
+    /// quarter of the classes or fewer); empty otherwise and in profiles made before
+    /// 2026-12-05.
+    #[serde(default, skip_serializing_if = "CompactHistogram::is_empty")]
+    pub class_histogram: CompactHistogram,
 }
 
 /// A reuse-distance histogram, sparse: `bins` holds `[bin, weight]` pairs

@@ -716,3 +716,43 @@ end program calls
     // 36 calls: 25 + 5 elements read, 5 read and written.
     assert_eq!(caller.accesses, 36 * (25 + 5 + 10));
 }
+
+const TWO_ROWS: &str = "\
+program tworows
+  implicit none
+  integer, parameter :: n = 512, k = 200
+  real(8) :: a(n,k), c(n,n)
+  integer :: i, j, l
+  a = 1.0d0
+  c = 0.0d0
+  do i = 1, n, 64
+    do j = 1, i, 8
+      do l = 1, k
+        c(i,j) = c(i,j) + a(i,l) * a(j,l)
+      end do
+    end do
+  end do
+  print *, c(1,1)
+end program tworows
+";
+
+#[test]
+fn rows_of_a_power_of_two_matrix_reuse_within_their_page_offset_class() {
+    // `a(i,l)` and `a(j,l)` walk two rows of 4 KiB columns: every line of a row sits at
+    // the same offset inside its page (one class), the other row's at another offset
+    // unless i and j share a line. Between two uses of a line of row i, 400 lines;
+    // 200 of them its class's.
+    let (an, _dir) = analyze("tworows.f90", TWO_ROWS);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let line = line_of(TWO_ROWS, "do i = 1, n, 64");
+    let n = loc.nests.iter().find(|n| n.line == line).unwrap();
+    let a = n.arrays.iter().find(|a| a.name == "a").unwrap();
+    assert_eq!(a.inner_stride_bytes, 4096);
+    assert_eq!(a.class_histogram.total(), a.histogram.total());
+    let (all, class) = (a.histogram.below(300), a.class_histogram.below(300));
+    assert!(
+        class as f64 > 0.4 * a.accesses as f64 && all < class / 4,
+        "below 300 lines: {all} of all, {class} by class, of {}",
+        a.accesses
+    );
+}

@@ -21,6 +21,7 @@
 
 use super::{add_levels, ArrayTraffic, LevelTraffic, NestMemory, STORE_STALLS};
 use augur_locality::cache::CacheGeometry;
+use augur_locality::classes::{classes_per_page, classes_reached};
 use augur_locality::profile::CompactHistogramExt;
 use augur_machine_profile::memory::{interp, MemoryProfile};
 use augur_program_profile::locality::{ArrayLocality, LocalityProfile, PAGE_BYTES};
@@ -82,22 +83,59 @@ pub(crate) fn sweep_curve(
     points
 }
 
+/// The mean log2 of `(d + 1) * per` over a histogram's reuses (cold accesses left out;
+/// 0 without reuses): the sweep's lines its accesses stand at.
+fn log_mean_lines(h: &augur_locality::Histogram, per: u64) -> f64 {
+    let (mut sum, mut weight) = (0.0, 0.0);
+    for (i, &w) in h.bins.iter().enumerate().filter(|(_, &w)| w > 0) {
+        let (lo, hi) = augur_locality::reuse::bin_range(i);
+        let lines = ((lo + hi) / 2 + 1).saturating_mul(per) as f64;
+        sum += w as f64 * lines.log2();
+        weight += w as f64;
+    }
+    if weight > 0.0 {
+        sum / weight
+    } else {
+        0.0
+    }
+}
+
 /// What a strided reference's accesses cost at `curve` over `executions` of its nest
 /// (its histogram is one execution's): an access whose line was last used `d` lines
 /// before costs the curve at `d + 1` lines (a cyclic sweep over `n` lines reuses each
 /// at a distance of `n - 1`); a first touch costs the curve's largest point in the
 /// first execution (its line comes from memory) and the curve at the nest's footprint
 /// (`footprint_lines`) in the later ones, whose lines the execution before left at
-/// that distance. Returns the seconds and the accesses that cost anything.
+/// that distance. Where the profile has the array's distances within its lines'
+/// page-offset classes (`class_histogram`), its stride cycles through only some of
+/// them (`classes`) and those distances times those classes run shorter than the
+/// distances over all lines, they stand for `d`: the sweep's `n` lines spread evenly
+/// over its classes, while the lines of other classes used in between (another row's walk, a
+/// sequential stream) take no room in its sets. Returns the seconds and the accesses
+/// that cost anything.
 fn histogram_seconds(
     a: &ArrayLocality,
     curve: &[(u64, f64)],
     executions: f64,
-    footprint_lines: u64,
+    (footprint_lines, classes): (u64, Option<u64>),
 ) -> (f64, f64) {
     let (x, y): (Vec<u64>, Vec<f64>) = curve.iter().copied().unzip();
     let at = |lines: u64| interp(&x, &y, lines).max(0.0);
-    let h = a.histogram.to_histogram();
+    let all = a.histogram.to_histogram();
+    let (h, per) = match classes {
+        Some(c) if !a.class_histogram.is_empty() => {
+            let by_class = a.class_histogram.to_histogram();
+            let c = c.max(1);
+            // No line of another class between two uses (a walk alone in its classes):
+            // the distances over all lines, which sample 64 times more lines, stand.
+            if log_mean_lines(&by_class, c) < log_mean_lines(&all, 1) {
+                (by_class, c)
+            } else {
+                (all, 1)
+            }
+        }
+        _ => (all, 1),
+    };
     let (first, later) = (
         y.last().copied().unwrap_or(0.0),
         at(footprint_lines.saturating_add(1)),
@@ -112,7 +150,7 @@ fn histogram_seconds(
             continue;
         }
         let (lo, hi) = augur_locality::reuse::bin_range(i);
-        let cost = at((lo + hi) / 2 + 1);
+        let cost = at(((lo + hi) / 2 + 1).saturating_mul(per));
         seconds += w as f64 * cost * executions;
         if cost > 0.0 {
             paid += w as f64 * executions;
@@ -149,7 +187,11 @@ pub(crate) fn price_swept_strides(
             if strided <= 0.0 || curve.is_empty() {
                 continue;
             }
-            let (seconds, paid) = histogram_seconds(al, &curve, executions, nl.footprint_lines);
+            // A stride that cycles through every class keeps the distances over all lines.
+            let classes = Some(classes_reached(stride, first.line_bytes, PAGE_BYTES))
+                .filter(|&c| c < classes_per_page(first.line_bytes, PAGE_BYTES));
+            let (seconds, paid) =
+                histogram_seconds(al, &curve, executions, (nl.footprint_lines, classes));
             let (seconds, paid) = (seconds * strided, paid * strided);
             removed.extend(take_strided_share(a, strided));
             a.levels.push(LevelTraffic {
@@ -298,6 +340,7 @@ mod tests {
                 sequential_accesses: Some(0),
                 writebacks: CompactHistogram::default(),
                 stores: CompactHistogram::default(),
+                class_histogram: CompactHistogram::default(),
             }],
         }
     }
@@ -353,6 +396,41 @@ mod tests {
     }
 
     #[test]
+    fn a_walk_is_priced_at_the_distance_its_class_sees() {
+        // Two rows of a matrix of 32 KiB columns walked in turn (syrk's `a(i,l)` and
+        // `a(j,l)`): 1,000 lines between two uses of a line, 200 of them its own
+        // class's. A one-set sweep over 200 lines costs 1.5 ns over the first level,
+        // over 1,000 lines 6.5: the row takes the first where its class is known.
+        let mem = machine(|lines| match lines {
+            0..=12 => 0.25,
+            13..=256 => 1.75,
+            _ => 6.75,
+        });
+        let (mut all, mut class) = (
+            augur_locality::Histogram::default(),
+            augur_locality::Histogram::default(),
+        );
+        all.add(Some(999), 1000);
+        class.add(Some(199), 1000);
+        let mut nest = strided_nest(false, all.to_compact());
+        let curve = sweep_curve(&mem, &first(), 32768);
+        let (without, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, Some(1)));
+        nest.arrays[0].class_histogram = class.to_compact();
+        let (with, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, Some(1)));
+        let (every_class, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, None));
+        assert!((without - 1000.0 * 6.5e-9).abs() < 1e-12, "{without}");
+        assert!((with - 1000.0 * 1.5e-9).abs() < 1e-12, "{with}");
+        assert!((every_class - without).abs() < 1e-15);
+        // As far within its class as over all lines (a walk alone in its class): the
+        // distances over all lines stand.
+        let mut alone = augur_locality::Histogram::default();
+        alone.add(Some(999), 1000);
+        nest.arrays[0].class_histogram = alone.to_compact();
+        let (walk_alone, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, Some(1)));
+        assert!((walk_alone - without).abs() < 1e-15, "{walk_alone}");
+    }
+
+    #[test]
     fn first_touches_of_later_executions_come_from_the_footprint_before() {
         // A strided read of 8 lines (the whole footprint), every access a first touch of
         // its execution, run 1,000 times: only the first execution's lines come from
@@ -364,7 +442,7 @@ mod tests {
         nest.executions = 1000.0;
         nest.footprint_lines = 8;
         let curve = sweep_curve(&mem, &first(), 32768);
-        let (seconds, paid) = histogram_seconds(&nest.arrays[0], &curve, 1000.0, 8);
+        let (seconds, paid) = histogram_seconds(&nest.arrays[0], &curve, 1000.0, (8, None));
         assert!((seconds - 8.0 * 6.5e-9).abs() < 1e-15, "{seconds}");
         assert_eq!(paid, 8.0);
     }

@@ -55,6 +55,7 @@ pub use sampled::{add_sampled, read_samples, sampled_histograms, AddressSamples}
 
 use crate::instrument::Plan;
 use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
+use augur_locality::classes::{classes_reached, ClassReuse};
 use augur_locality::extract::{extract_unit, DummyUse, ExtractOptions, ExtractedNest};
 use augur_locality::{Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
 use augur_program_profile::locality::*;
@@ -573,20 +574,29 @@ fn merge_scaled(rep: &mut augur_locality::ReuseReport, scratch: u32, scale: &[(u
     }
 }
 
-/// Streams every access of `nest` into the line and the page analyzers; nothing once
-/// Ctrl-C or SIGTERM came (the analysis is abandoned: `analyze` returns `Interrupted`).
-fn run_both(
+/// Streams every access of `nest` into the line and the page analyzers (and the
+/// class analyzer, where there is one); nothing once Ctrl-C or SIGTERM came (the
+/// analysis is abandoned: `analyze` returns `Interrupted`).
+fn run_all(
     lines: &mut ReuseAnalyzer,
     pages: &mut ReuseAnalyzer,
+    classes: &mut Option<ClassReuse>,
     nest: &augur_locality::Nest,
 ) -> Result<u64, augur_locality::nest::NestError> {
     if augur_toolchain::interrupt::cancelled() {
         return Ok(0);
     }
-    nest.for_each_access(|a| {
-        lines.access(a);
-        pages.access(a);
-    })
+    match classes {
+        Some(c) => nest.for_each_access(|a| {
+            lines.access(a);
+            pages.access(a);
+            c.access(a);
+        }),
+        None => nest.for_each_access(|a| {
+            lines.access(a);
+            pages.access(a);
+        }),
+    }
 }
 
 /// Runs the locality analysis of a measured program (see the module docs).
@@ -645,12 +655,35 @@ fn record_run_inputs(
     }
 }
 
+/// The most page-offset classes a walk may cycle through for its unit to be followed
+/// class by class: a stride of a multiple of four lines, whose lines fall in a quarter
+/// of the first level's sets or fewer. A walk over half of them or more finds at most
+/// half of the lines between two uses of its line outside its classes, which does not
+/// move its price (the model's swept strides take the classes' distances where
+/// they run at most half the distances over all lines).
+const FOLLOWED_CLASSES: u64 = 16;
+
+/// True when a nest of the unit walks an array along its innermost loop at a stride of
+/// two lines or more that cycles through [`FOLLOWED_CLASSES`] of a page's offset classes
+/// or fewer: the walks whose sets [`ClassReuse`] follows.
+fn walks_strided(un: &UnitNests) -> bool {
+    un.nests.iter().any(|n| {
+        n.nest.inner_strides().unwrap_or_default().iter().any(|s| {
+            s.stride_bytes >= 2 * LINE_BYTES
+                && classes_reached(s.stride_bytes, LINE_BYTES, PAGE_BYTES) <= FOLLOWED_CLASSES
+        })
+    })
+}
+
 /// The analyzers of one unit's address stream.
 struct UnitStream {
     /// Reuse at line granularity.
     lines: ReuseAnalyzer,
     /// The same stream at page granularity, for the TLB term.
     pages: ReuseAnalyzer,
+    /// The same stream by page-offset class, for units that walk an array at a
+    /// stride of two lines or more (the sets such a walk reaches).
+    classes: Option<ClassReuse>,
     /// Nest ids from `scratch` on hold the later outer iterations of a nest analyzed
     /// by prefix, before they are scaled and merged.
     scratch: u32,
@@ -669,7 +702,7 @@ impl UnitStream {
         total: u64,
         budget: u64,
     ) -> (u64, Result<u64, augur_locality::nest::NestError>) {
-        let (an, pn) = (&mut self.lines, &mut self.pages);
+        let (an, pn, cn) = (&mut self.lines, &mut self.pages, &mut self.classes);
         let scratch = self.scratch;
         let plan = plan_prefix(nest, total, budget);
         let streamed = plan.as_ref().map_or(total, |p| p.first + p.rest_streamed);
@@ -678,15 +711,24 @@ impl UnitStream {
             let shift = (streamed / target.max(1)).max(1).ilog2() + 1;
             an.sample_at_most(shift);
             pn.sample_at_most(shift.saturating_sub(3));
+            if let Some(c) = cn.as_mut() {
+                c.sample_at_most(shift);
+            }
         }
         an.set_nest(k as u32);
         pn.set_nest(k as u32);
+        if let Some(c) = cn.as_mut() {
+            c.set_nest(k as u32);
+        }
         let ran = match &plan {
-            None => run_both(an, pn, nest),
-            Some(p) => run_both(an, pn, &p.first_nest).and_then(|_| {
+            None => run_all(an, pn, cn, nest),
+            Some(p) => run_all(an, pn, cn, &p.first_nest).and_then(|_| {
                 an.attribute_to(scratch + k as u32);
                 pn.attribute_to(scratch + k as u32);
-                run_both(an, pn, &p.rest_nest)
+                if let Some(c) = cn.as_mut() {
+                    c.attribute_to(scratch + k as u32);
+                }
+                run_all(an, pn, cn, &p.rest_nest)
             }),
         };
         if let Some(p) = &plan {
@@ -736,6 +778,15 @@ fn analyze_unit(out: &mut LocalityProfile, profile: &ProgramProfile, un: &UnitNe
         pages: ReuseAnalyzer::new(ReuseConfig {
             line_bytes: PAGE_BYTES,
             ..Default::default()
+        }),
+        classes: walks_strided(un).then(|| {
+            ClassReuse::new(
+                ReuseConfig {
+                    line_bytes: LINE_BYTES,
+                    ..Default::default()
+                },
+                PAGE_BYTES,
+            )
         }),
         scratch: un.nests.len() as u32,
         scale: Vec::new(),
@@ -824,6 +875,7 @@ fn array_rows(nest: &augur_locality::Nest, per_array: &[AccessCount]) -> Vec<Arr
             written: s.written,
             writebacks: CompactHistogram::default(),
             stores: CompactHistogram::default(),
+            class_histogram: CompactHistogram::default(),
         })
         .collect()
 }
@@ -839,6 +891,7 @@ fn fill_histograms(
     let UnitStream {
         lines: an,
         pages: pn,
+        classes: cn,
         scratch,
         scale,
     } = stream;
@@ -860,6 +913,18 @@ fn fill_histograms(
             a.footprint_lines = h.entering.total();
             a.writebacks = h.writebacks.to_compact();
             a.stores = h.stores.to_compact();
+        }
+    }
+    if let Some(cn) = cn {
+        let mut crep = cn.report();
+        merge_scaled(&mut crep, scratch, &scale);
+        for h in &crep.histograms {
+            let Some(&Some(at)) = pos.get(h.nest as usize) else {
+                continue;
+            };
+            if let Some(a) = out.nests[at].arrays.get_mut(h.array as usize) {
+                a.class_histogram = h.histogram.to_compact();
+            }
         }
     }
     let mut prep = pn.report();

@@ -110,9 +110,9 @@ fn log_mean_lines(h: &augur_locality::Histogram, per: u64) -> f64 {
 /// page-offset classes (`class_histogram`), its stride cycles through only some of
 /// them (`classes`) and those distances times those classes run shorter than the
 /// distances over all lines, they stand for `d`: the sweep's `n` lines spread evenly
-/// over its classes, while the lines of other classes used in between (another row's walk, a
-/// sequential stream) take no room in its sets. Returns the seconds and the accesses
-/// that cost anything.
+/// over its classes, while the lines of other classes used in between (another row's
+/// walk, a sequential stream) take no room in its sets. Returns the seconds and the
+/// accesses that cost anything.
 fn histogram_seconds(
     a: &ArrayLocality,
     curve: &[(u64, f64)],

@@ -13,6 +13,7 @@
 
 use crate::reuse::{Histogram, NestArrayHistogram, ReuseAnalyzer, ReuseConfig, ReuseReport};
 use crate::Access;
+use std::collections::btree_map::{BTreeMap, Entry};
 
 /// The classes of a 4 KiB page of `line_bytes` lines (at least one).
 pub fn classes_per_page(line_bytes: u64, page_bytes: u64) -> u64 {
@@ -87,7 +88,7 @@ impl ClassReuse {
     /// The classes' histograms merged per nest and array (their `histogram` and
     /// `entering` parts; write-backs and stores are the line analyzer's).
     pub fn report(&self) -> ReuseReport {
-        let mut merged: Vec<NestArrayHistogram> = vec![];
+        let mut merged: BTreeMap<(u32, u32), NestArrayHistogram> = BTreeMap::new();
         let (mut accesses, mut measured, mut tracked, mut peak) = (0, 0, 0, 0);
         let mut rate: f64 = 1.0;
         for c in &self.classes {
@@ -98,22 +99,23 @@ impl ClassReuse {
             peak += r.peak_bytes;
             rate = rate.min(r.sample_rate);
             for h in r.histograms {
-                match merged
-                    .iter_mut()
-                    .find(|m| m.nest == h.nest && m.array == h.array)
-                {
-                    Some(m) => {
+                match merged.entry((h.nest, h.array)) {
+                    Entry::Occupied(mut m) => {
+                        let m = m.get_mut();
                         m.histogram.merge(&h.histogram);
                         m.entering.merge(&h.entering);
                     }
-                    None => merged.push(NestArrayHistogram {
-                        writebacks: Histogram::default(),
-                        stores: Histogram::default(),
-                        ..h
-                    }),
+                    Entry::Vacant(v) => {
+                        v.insert(NestArrayHistogram {
+                            writebacks: Histogram::default(),
+                            stores: Histogram::default(),
+                            ..h
+                        });
+                    }
                 }
             }
         }
+        let merged: Vec<NestArrayHistogram> = merged.into_values().collect();
         ReuseReport {
             line_bytes: 1 << self.line_shift,
             accesses,

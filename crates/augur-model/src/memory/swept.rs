@@ -187,9 +187,15 @@ pub(crate) fn price_swept_strides(
             if strided <= 0.0 || curve.is_empty() {
                 continue;
             }
-            // A stride that cycles through every class keeps the distances over all lines.
-            let classes = Some(classes_reached(stride, first.line_bytes, PAGE_BYTES))
-                .filter(|&c| c < classes_per_page(first.line_bytes, PAGE_BYTES));
+            // A stride that cycles through every class keeps the distances over all lines
+            // (the classes of the profile's lines, which its class distances count).
+            let line = if loc.line_bytes > 0 {
+                loc.line_bytes
+            } else {
+                first.line_bytes
+            };
+            let classes = Some(classes_reached(stride, line, PAGE_BYTES))
+                .filter(|&c| c < classes_per_page(line, PAGE_BYTES));
             let (seconds, paid) =
                 histogram_seconds(al, &curve, executions, (nl.footprint_lines, classes));
             let (seconds, paid) = (seconds * strided, paid * strided);

@@ -657,10 +657,9 @@ fn record_run_inputs(
 
 /// The most page-offset classes a walk may cycle through for its unit to be followed
 /// class by class: a stride of a multiple of four lines, whose lines fall in a quarter
-/// of the first level's sets or fewer. A walk over half of them or more finds at most
-/// half of the lines between two uses of its line outside its classes, which does not
-/// move its price (the model's swept strides take the classes' distances where
-/// they run at most half the distances over all lines).
+/// of the first level's sets or fewer, where the lines other walks bring in between two
+/// uses of its line move its price most (a walk over half of the classes or more finds
+/// at most half of them outside its classes); the others are not worth the analysis.
 const FOLLOWED_CLASSES: u64 = 16;
 
 /// True when a nest of the unit walks an array along its innermost loop at a stride of
@@ -681,8 +680,8 @@ struct UnitStream {
     lines: ReuseAnalyzer,
     /// The same stream at page granularity, for the TLB term.
     pages: ReuseAnalyzer,
-    /// The same stream by page-offset class, for units that walk an array at a
-    /// stride of two lines or more (the sets such a walk reaches).
+    /// The same stream by page-offset class, for units with a walk [`walks_strided`]
+    /// follows (the sets such a walk reaches).
     classes: Option<ClassReuse>,
     /// Nest ids from `scratch` on hold the later outer iterations of a nest analyzed
     /// by prefix, before they are scaled and merged.

@@ -811,13 +811,21 @@ fn operation_class(m: &str) -> Option<InstrClass> {
         || b.starts_with("extract")
         || b == "movhlps"
         || b == "movlhps"
+        || [
+            "align", "movddup", "movshdup", "movsldup", "compress", "expand",
+        ]
+        .iter()
+        .any(|p| b.starts_with(p))
     {
         InstrClass::VecMove
+    } else if is_mask_operation(m) {
+        InstrClass::IntAlu
     } else if m.starts_with('j') {
         InstrClass::Branch
     } else if m.starts_with("call") {
         InstrClass::Call
-    } else if m.starts_with("mov") || m.starts_with("lea") || m == "nop" || m.starts_with("nop") {
+    } else if b.starts_with("mov") || m.starts_with("lea") || m == "nop" || m.starts_with("nop") {
+        // Moves of the AVX encodings (`vmovupd`, `vmovsd`) as the legacy ones.
         return None;
     } else if [
         "add", "sub", "inc", "dec", "neg", "not", "and", "or", "xor", "cmp", "test", "sal", "shl",
@@ -835,6 +843,16 @@ fn operation_class(m: &str) -> Option<InstrClass> {
 }
 
 /// Whether `b` ends in a floating-point suffix (scalar or packed, double or single).
+/// Whether `m` works on an AVX-512 mask register (`kmovb`, `kortestw`, `kxnorb`: the
+/// masks of a loop's vector epilogue), a scalar integer operation on the core's ports.
+fn is_mask_operation(m: &str) -> bool {
+    [
+        "kmov", "kand", "kor", "kxor", "kxnor", "knot", "kshift", "ktest", "kadd", "kunpck",
+    ]
+    .iter()
+    .any(|p| m.starts_with(p))
+}
+
 fn fp_suffix(b: &str) -> bool {
     ["sd", "ss", "pd", "ps"].iter().any(|s| b.ends_with(s))
 }
@@ -885,7 +903,16 @@ fn width(i: &Instr) -> Width {
     }
 }
 
-/// The classes one instruction counts as: its folded load, its operation, its store.
+/// Whether `m` loads into one half of a vector register, keeping the other
+/// (`movhpd 8(%rax), %xmm0`, as gcc pairs two strided elements): the loaded half is
+/// shuffled into the register, a second micro-operation on a shuffle pipe beside the
+/// load's (Intel and AMD cores alike; Agner Fog's instruction tables).
+fn is_merging_load(m: &str) -> bool {
+    matches!(base_mnemonic(m), "movhpd" | "movlpd" | "movhps" | "movlps")
+}
+
+/// The classes one instruction counts as: its folded load, its operation (a merging
+/// load's shuffle, [`is_merging_load`]), its store.
 fn classes(i: &Instr) -> Vec<ClassWidth> {
     let w = width(i);
     let m = i.mnemonic.as_str();
@@ -934,6 +961,9 @@ fn classes(i: &Instr) -> Vec<ClassWidth> {
         }
         None if m.starts_with("lea") => {
             out.push(ClassWidth::new(InstrClass::IntAlu, Width::Scalar))
+        }
+        None if reads_memory && !dest_memory && is_merging_load(m) => {
+            out.push(ClassWidth::new(InstrClass::VecMove, Width::V128))
         }
         None => {}
     }
@@ -1560,6 +1590,62 @@ mod tests {
             assert_eq!(operation_class(m), Some(InstrClass::VecMove), "{m}");
         }
         assert_eq!(operation_class("paddd"), Some(InstrClass::VecInt));
+    }
+
+    #[test]
+    fn a_load_into_half_a_register_is_a_load_and_a_shuffle() {
+        let instr = |m: &str, ops: &[&str]| Instr {
+            mnemonic: m.to_string(),
+            operands: ops.iter().map(|o| o.to_string()).collect(),
+            at: None,
+        };
+        let v128 = |c| ClassWidth::new(c, Width::V128);
+        // gcc pairs two strided elements: `movsd` loads the low half, `movhpd` the high.
+        assert_eq!(
+            classes(&instr("movhpd", &["-4480(%rdx)", "%xmm0"])),
+            vec![v128(InstrClass::Load), v128(InstrClass::VecMove)]
+        );
+        assert_eq!(
+            classes(&instr("vmovlps", &["8(%rax)", "%xmm1", "%xmm1"])),
+            vec![v128(InstrClass::Load), v128(InstrClass::VecMove)]
+        );
+        // The high half stored, and a whole register loaded: no shuffle.
+        assert_eq!(
+            classes(&instr("movhpd", &["%xmm0", "-4480(%rax)"])),
+            vec![v128(InstrClass::Store)]
+        );
+        assert_eq!(
+            classes(&instr("movupd", &["(%rax)", "%xmm4"])),
+            vec![v128(InstrClass::Load)]
+        );
+    }
+
+    #[test]
+    fn the_avx_encodings_count_as_the_legacy_ones() {
+        let instr = |m: &str, ops: &[&str]| Instr {
+            mnemonic: m.to_string(),
+            operands: ops.iter().map(|o| o.to_string()).collect(),
+            at: None,
+        };
+        let v256 = |c| ClassWidth::new(c, Width::V256);
+        // `-march=native`: moves with a `v`, AVX-512 shuffles and masks; none unclassified.
+        assert_eq!(
+            classes(&instr("vmovupd", &["(%rsi,%rax)", "%ymm0"])),
+            vec![v256(InstrClass::Load)]
+        );
+        assert_eq!(
+            classes(&instr("vmovupd", &["%ymm0", "(%rdx,%rax)"])),
+            vec![v256(InstrClass::Store)]
+        );
+        assert_eq!(
+            classes(&instr("vmovsd", &["8(%rax)", "%xmm0"])),
+            vec![ClassWidth::new(InstrClass::Load, Width::V128)]
+        );
+        assert_eq!(operation_class("valignq"), Some(InstrClass::VecMove));
+        assert_eq!(operation_class("vpermt2pd"), Some(InstrClass::VecMove));
+        assert_eq!(operation_class("vmovddup"), Some(InstrClass::VecMove));
+        assert_eq!(operation_class("kmovb"), Some(InstrClass::IntAlu));
+        assert_eq!(operation_class("kortestb"), Some(InstrClass::IntAlu));
     }
 
     #[test]

@@ -1592,13 +1592,17 @@ mod tests {
         assert_eq!(operation_class("paddd"), Some(InstrClass::VecInt));
     }
 
-    #[test]
-    fn a_load_into_half_a_register_is_a_load_and_a_shuffle() {
-        let instr = |m: &str, ops: &[&str]| Instr {
+    /// One instruction as the assembly reader makes it.
+    fn instr(m: &str, ops: &[&str]) -> Instr {
+        Instr {
             mnemonic: m.to_string(),
             operands: ops.iter().map(|o| o.to_string()).collect(),
             at: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_load_into_half_a_register_is_a_load_and_a_shuffle() {
         let v128 = |c| ClassWidth::new(c, Width::V128);
         // gcc pairs two strided elements: `movsd` loads the low half, `movhpd` the high.
         assert_eq!(
@@ -1622,11 +1626,6 @@ mod tests {
 
     #[test]
     fn the_avx_encodings_count_as_the_legacy_ones() {
-        let instr = |m: &str, ops: &[&str]| Instr {
-            mnemonic: m.to_string(),
-            operands: ops.iter().map(|o| o.to_string()).collect(),
-            at: None,
-        };
         let v256 = |c| ClassWidth::new(c, Width::V256);
         // `-march=native`: moves with a `v`, AVX-512 shuffles and masks; none unclassified.
         assert_eq!(

@@ -2,7 +2,7 @@ program st
   implicit none
   integer, parameter :: n = 1000, r = RR
   real(8), allocatable :: a(:,:), b(:,:)
-  real(8) :: w(-r:r,-r:r), t0, t1
+  real(8) :: w(-r:r,-r:r), t0, t1, t
   integer :: i, j, ii, jj, it
   allocate(a(n,n), b(n,n))
   a = 1.0d-3; b = 0
@@ -16,9 +16,17 @@ program st
     do j = r, n-r-1
       do i = r, n-r-1
         do jj = -r, r
+#ifdef SUM_PER_JJ
+          t = 0
+          do ii = -r, r
+            t = t + w(ii,jj) * a(i+ii+1,j+jj+1)
+          end do
+          b(i+1,j+1) = b(i+1,j+1) + t
+#else
           do ii = -r, r
             b(i+1,j+1) = b(i+1,j+1) + w(ii,jj) * a(i+ii+1,j+jj+1)
           end do
+#endif
         end do
       end do
     end do

@@ -842,7 +842,6 @@ fn operation_class(m: &str) -> Option<InstrClass> {
     Some(c)
 }
 
-/// Whether `b` ends in a floating-point suffix (scalar or packed, double or single).
 /// Whether `m` works on an AVX-512 mask register (`kmovb`, `kortestw`, `kxnorb`: the
 /// masks of a loop's vector epilogue), a scalar integer operation on the core's ports.
 fn is_mask_operation(m: &str) -> bool {
@@ -853,6 +852,7 @@ fn is_mask_operation(m: &str) -> bool {
     .any(|p| m.starts_with(p))
 }
 
+/// Whether `b` ends in a floating-point suffix (scalar or packed, double or single).
 fn fp_suffix(b: &str) -> bool {
     ["sd", "ss", "pd", "ps"].iter().any(|s| b.ends_with(s))
 }
@@ -911,6 +911,18 @@ fn is_merging_load(m: &str) -> bool {
     matches!(base_mnemonic(m), "movhpd" | "movlpd" | "movhps" | "movlps")
 }
 
+/// Whether `m` read from memory is a load alone that repeats its element across the
+/// register (`vbroadcastsd (%rax), %ymm0`, `movddup`): one micro-operation on a load port
+/// (Agner Fog's instruction tables), where a broadcast between registers is a shuffle.
+fn is_broadcast_load(m: &str) -> bool {
+    let b = base_mnemonic(m);
+    b.starts_with("broadcast")
+        || matches!(
+            b,
+            "pbroadcastd" | "pbroadcastq" | "movddup" | "movshdup" | "movsldup"
+        )
+}
+
 /// The classes one instruction counts as: its folded load, its operation (a merging
 /// load's shuffle, [`is_merging_load`]), its store.
 fn classes(i: &Instr) -> Vec<ClassWidth> {
@@ -946,6 +958,8 @@ fn classes(i: &Instr) -> Vec<ClassWidth> {
         out.push(ClassWidth::new(InstrClass::Load, loaded));
     }
     match op {
+        // The load port itself broadcasts an element it reads: no shuffle.
+        Some(InstrClass::VecMove) if reads_memory && is_broadcast_load(m) => {}
         Some(c) => out.push(ClassWidth::new(c, w)),
         None if !dest_memory && !reads_memory && !m.starts_with("lea") && !m.starts_with("nop") => {
             // A move between registers.
@@ -1645,6 +1659,15 @@ mod tests {
         assert_eq!(operation_class("vmovddup"), Some(InstrClass::VecMove));
         assert_eq!(operation_class("kmovb"), Some(InstrClass::IntAlu));
         assert_eq!(operation_class("kortestb"), Some(InstrClass::IntAlu));
+        // A broadcast from memory is the load port's; between registers, a shuffle.
+        assert_eq!(
+            classes(&instr("vbroadcastsd", &["(%rax)", "%ymm0"])),
+            vec![v256(InstrClass::Load)]
+        );
+        assert_eq!(
+            classes(&instr("vbroadcastsd", &["%xmm1", "%ymm0"])),
+            vec![v256(InstrClass::VecMove)]
+        );
     }
 
     #[test]

@@ -53,6 +53,12 @@ pub struct MemoryProfile {
     /// Saavedra's sweep: one curve per array size.
     #[serde(default)]
     pub sweep: Vec<SweepCurve>,
+    /// The flags the sweep was built with, where they are not `fflags`: an unoptimized
+    /// profile's sweep is built with optimization, so that it measures the caches rather
+    /// than its own loop (absent: built with `fflags`, as every profile made before
+    /// 2026-12-05 was).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep_fflags: Option<String>,
     /// Pointer-chase latencies.
     #[serde(default)]
     pub chase: Vec<ChaseCurve>,

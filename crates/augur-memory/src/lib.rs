@@ -106,6 +106,7 @@ impl OneCoreCurves {
             observations: settings.reps,
             os_page_bytes: os.page,
             sweep: curves.sweep,
+            sweep_fflags: curves.sweep_fflags,
             chase: curves.chase,
             tlb_chase: curves.tlb,
             tlb_gather: curves.tlb_gather,
@@ -222,6 +223,13 @@ pub fn report(m: &MemoryProfile) -> String {
             .unwrap_or_default()
     );
     let _ = writeln!(o, "prefetch: {}", m.prefetch.summary);
+    if let Some(flags) = &m.sweep_fflags {
+        let _ = writeln!(
+            o,
+            "stride sweep built with {flags} (the profile's {} do not optimize: the sweep measures the caches, not its own loop)",
+            m.fflags
+        );
+    }
     for s in &m.streams {
         let _ = write!(
             o,

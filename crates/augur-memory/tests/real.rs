@@ -3,7 +3,7 @@
 //! sizes must equal what the OS reports, and the TLB's page size the OS page. The
 //! deterministic checks of the inference on saved real curves are in `fixtures.rs`.
 
-use augur_memory::run::{measure, plan, Settings};
+use augur_memory::run::{measure, plan, Plan, Settings};
 use augur_toolchain::os;
 use augur_toolchain::Toolchain;
 
@@ -49,6 +49,37 @@ fn the_l1_and_l2_geometry_matches_the_os() {
         Some(info.page),
         "{report}"
     );
+}
+
+/// An unoptimized characterization builds its stride sweep with optimization (the sweep
+/// measures the caches, not its own loop) and says so; an optimized one builds it with its
+/// flags. One point each: a build and a run, no timing threshold.
+#[test]
+fn the_sweep_of_an_unoptimized_profile_is_built_optimized() {
+    assert!(
+        std::process::Command::new("gfortran")
+            .arg("--version")
+            .output()
+            .is_ok(),
+        "gfortran not found: this test needs it (scripts/setup.sh installs it)"
+    );
+    let info = os::detect();
+    let s = Settings::QUICK;
+    let p = Plan {
+        sweep: vec![(4096, 64)],
+        ..Default::default()
+    };
+    for (flags, built) in [("-O0", Some("-O2")), ("-O2", None)] {
+        let tc = Toolchain::detect("gfortran", flags).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let c = measure(&tc, &info, &p, &s, dir.path(), &mut |_| {}).unwrap();
+        assert_eq!(c.sweep_fflags.as_deref(), built, "{flags}");
+        // The optimized build goes to a directory of its own.
+        let sweep_exe = dir.path().join("sweep").join("augmem");
+        assert_eq!(sweep_exe.exists(), built.is_some(), "{flags}");
+        assert_eq!(c.sweep.len(), 1, "{flags}: {:?}", c.sweep);
+        assert!(c.sweep[0].ns.iter().all(|t| *t > 0.0), "{:?}", c.sweep);
+    }
 }
 
 // A measurement of a few hundred ms: false sharing between two threads. Needs two CPUs.

@@ -53,12 +53,13 @@ pub struct MemoryProfile {
     /// Saavedra's sweep: one curve per array size.
     #[serde(default)]
     pub sweep: Vec<SweepCurve>,
-    /// The flags the sweep was built with, where they are not `fflags`: an unoptimized
-    /// profile's sweep is built with optimization, so that it measures the caches rather
-    /// than its own loop (absent: built with `fflags`, as every profile made before
+    /// The flags the experiments of the hardware's rates (the stride sweep and the TLB
+    /// gathers) were built with, where they are not `fflags`: an unoptimized profile's are
+    /// built with optimization, so that they measure the caches and the page walks rather
+    /// than their own loops (absent: built with `fflags`, as every profile made before
     /// 2026-12-05 was).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sweep_fflags: Option<String>,
+    pub hardware_fflags: Option<String>,
     /// Pointer-chase latencies.
     #[serde(default)]
     pub chase: Vec<ChaseCurve>,

@@ -471,19 +471,37 @@ fn match_caches(
     let os_sizes: Vec<Option<u64>> = wanted.iter().map(|w| w.2).collect();
     let found_sizes: Vec<u64> = found.iter().map(|f| f.0).collect();
     let picks = assign(&os_sizes, &found_sizes);
+    let mut borrowed: Vec<usize> = Vec::new();
     for (i, (name, level, os_size, os_line, os_ways)) in wanted.iter().enumerate() {
         let pick = picks[i].unwrap_or(usize::MAX);
         let (size, size_source, latency) = if pick < found.len() {
             beyond.push(past[pick]);
             (found[pick].0, MEASURED, found[pick].1)
         } else {
-            beyond.push(f64::NAN);
             let sz = os_size.unwrap_or(0);
-            notes.push(format!(
-                "{name}: no latency step near the OS size {}; size from OS",
-                human(sz)
-            ));
-            (sz, FROM_OS, interp(&r.x, &r.clean, sz / 2))
+            let below = levels.last().map_or(0, |l| l.size_bytes);
+            match share_step(found, &picks, &borrowed, (below, sz)) {
+                Some(k) => {
+                    borrowed.push(k);
+                    // Its size is not the step's: the slot chases cannot bracket it.
+                    beyond.push(f64::NAN);
+                    notes.push(format!(
+                        "{name}: no latency step near the OS size {}; size from OS, latency {:.1} ns from the step at {} (the share of it this core's loads find)",
+                        human(sz),
+                        found[k].1,
+                        human(found[k].0)
+                    ));
+                    (sz, FROM_OS, found[k].1)
+                }
+                None => {
+                    beyond.push(f64::NAN);
+                    notes.push(format!(
+                        "{name}: no latency step near the OS size {}; size from OS",
+                        human(sz)
+                    ));
+                    (sz, FROM_OS, interp(&r.x, &r.clean, sz / 2))
+                }
+            }
         };
         levels.push(CacheLevel {
             name: name.clone(),
@@ -502,7 +520,7 @@ fn match_caches(
         });
     }
     for (k, f) in found.iter().enumerate() {
-        if !picks.contains(&Some(k)) {
+        if !picks.contains(&Some(k)) && !borrowed.contains(&k) {
             notes.push(format!(
                 "a latency step at {} matches no cache the OS reports",
                 human(f.0)
@@ -510,6 +528,26 @@ fn match_caches(
         }
     }
     (levels, beyond, picks)
+}
+
+/// The latency step a level the OS reports far larger than any step can take its
+/// latency from: the first step that no level took, above the level before (`below`)
+/// and below the OS's size. A guest given a share of a socket's last level sees the whole
+/// socket's size in `/sys` (480 MiB on a 2-vCPU Xeon) while its loads find their lines
+/// there up to a few MiB (a step at 8 MiB, 35 ns on the plateau before it); read at half
+/// the OS's size, the latency would be main memory's (200 ns, a miss penalty below zero).
+fn share_step(
+    found: &[(u64, f64)],
+    picks: &[Option<usize>],
+    borrowed: &[usize],
+    (below, os_size): (u64, u64),
+) -> Option<usize> {
+    (0..found.len()).find(|&k| {
+        !picks.contains(&Some(k))
+            && !borrowed.contains(&k)
+            && found[k].0 > below
+            && found[k].0 < os_size
+    })
 }
 
 /// Capacities: the hit-ratio model fitted to each measured level's transition, rounded

@@ -106,7 +106,7 @@ impl OneCoreCurves {
             observations: settings.reps,
             os_page_bytes: os.page,
             sweep: curves.sweep,
-            sweep_fflags: curves.sweep_fflags,
+            hardware_fflags: curves.hardware_fflags,
             chase: curves.chase,
             tlb_chase: curves.tlb,
             tlb_gather: curves.tlb_gather,
@@ -223,10 +223,10 @@ pub fn report(m: &MemoryProfile) -> String {
             .unwrap_or_default()
     );
     let _ = writeln!(o, "prefetch: {}", m.prefetch.summary);
-    if let Some(flags) = &m.sweep_fflags {
+    if let Some(flags) = &m.hardware_fflags {
         let _ = writeln!(
             o,
-            "stride sweep built with {flags} (the profile's {} do not optimize: the sweep measures the caches, not its own loop)",
+            "stride sweep and TLB gathers built with {flags} (the profile's {} do not optimize: they measure the hardware's rates, not their own loops)",
             m.fflags
         );
     }

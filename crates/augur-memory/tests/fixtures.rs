@@ -199,3 +199,37 @@ fn the_false_sharing_runs_read_the_coherence_line() {
         );
     }
 }
+
+/// A Xeon guest whose `/sys` reports the socket's 480 MiB L3 while its loads find their
+/// lines in the L3 up to a few MiB (`xeon-167-*`: three runs of 2026-12-04 and 12-05 whose
+/// chases step at 3-8 MiB and again into memory): the L3 keeps the OS's size and takes
+/// the latency of the step no level took, on its plateau, so every miss penalty is
+/// positive (read at half the OS's size, the L3's latency was main memory's, 200 ns, and
+/// its miss penalty below zero).
+#[test]
+fn a_last_level_the_os_overstates_takes_the_latency_of_its_share() {
+    for (name, os, mut m) in fixtures("xeon-167") {
+        infer(&mut m, &os);
+        let report = augur_memory::report(&m);
+        let l3 = &m.levels[2];
+        assert_eq!(l3.size_source, FROM_OS, "{name}\n{report}");
+        assert!(
+            l3.latency_ns > 2.0 * m.levels[1].latency_ns
+                && l3.latency_ns < 0.5 * m.memory.latency_ns,
+            "{name}: L3 {} ns, L2 {} ns, memory {} ns\n{report}",
+            l3.latency_ns,
+            m.levels[1].latency_ns,
+            m.memory.latency_ns
+        );
+        for l in &m.levels {
+            assert!(l.miss_penalty_ns > 0.0, "{name}: {}\n{report}", l.name);
+        }
+        assert!(
+            m.notes
+                .iter()
+                .any(|n| n.starts_with("L3: no latency step") && n.contains("latency")),
+            "{name}: {:?}",
+            m.notes
+        );
+    }
+}

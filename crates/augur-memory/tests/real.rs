@@ -51,11 +51,12 @@ fn the_l1_and_l2_geometry_matches_the_os() {
     );
 }
 
-/// An unoptimized characterization builds its stride sweep with optimization (the sweep
-/// measures the caches, not its own loop) and says so; an optimized one builds it with its
-/// flags. One point each: a build and a run, no timing threshold.
+/// An unoptimized characterization builds its stride sweep and TLB gathers with
+/// optimization (they measure the hardware's rates, not their own loops) and says so; an
+/// optimized one builds them with its flags. One sweep point and one gather point each:
+/// a build and two runs, no timing threshold.
 #[test]
-fn the_sweep_of_an_unoptimized_profile_is_built_optimized() {
+fn the_hardware_rates_of_an_unoptimized_profile_are_measured_optimized() {
     assert!(
         std::process::Command::new("gfortran")
             .arg("--version")
@@ -67,18 +68,20 @@ fn the_sweep_of_an_unoptimized_profile_is_built_optimized() {
     let s = Settings::QUICK;
     let p = Plan {
         sweep: vec![(4096, 64)],
+        tlb_gather: vec![(4096, 16)],
         ..Default::default()
     };
     for (flags, built) in [("-O0", Some("-O2")), ("-O2", None)] {
         let tc = Toolchain::detect("gfortran", flags).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let c = measure(&tc, &info, &p, &s, dir.path(), &mut |_| {}).unwrap();
-        assert_eq!(c.sweep_fflags.as_deref(), built, "{flags}");
+        assert_eq!(c.hardware_fflags.as_deref(), built, "{flags}");
         // The optimized build goes to a directory of its own.
-        let sweep_exe = dir.path().join("sweep").join("augmem");
-        assert_eq!(sweep_exe.exists(), built.is_some(), "{flags}");
+        let optimized = dir.path().join("hardware").join("augmem");
+        assert_eq!(optimized.exists(), built.is_some(), "{flags}");
         assert_eq!(c.sweep.len(), 1, "{flags}: {:?}", c.sweep);
         assert!(c.sweep[0].ns.iter().all(|t| *t > 0.0), "{:?}", c.sweep);
+        assert_eq!(c.tlb_gather.len(), 1, "{flags}: {:?}", c.tlb_gather);
     }
 }
 

@@ -4,7 +4,9 @@
 //! time per access of a strided loop over every array size × stride), with today's
 //! additions (digest anchors §2.11: lmbench's dependent pointer chase for latencies,
 //! Calibrator's separation of TLB from cache costs, STREAM/likwid-bench kernels for
-//! bandwidth), built as generated Fortran with the user's compiler and flags.
+//! bandwidth), built as generated Fortran with the user's compiler and flags (the stride
+//! sweep and the TLB gathers, which measure the hardware's rates, with optimization where the
+//! flags have none: [`run::hardware_toolchain`]).
 //!
 //! * [`coherence`]: the coherence line by false sharing between two threads (in Rust).
 //! * [`gen`]: the Fortran program and its separately compiled kernels.

@@ -478,13 +478,13 @@ fn match_caches(
             beyond.push(past[pick]);
             (found[pick].0, MEASURED, found[pick].1)
         } else {
+            // Its size is the OS's, no step's: the slot chases cannot bracket it.
+            beyond.push(f64::NAN);
             let sz = os_size.unwrap_or(0);
             let below = levels.last().map_or(0, |l| l.size_bytes);
             match share_step(found, &picks, &borrowed, (below, sz)) {
                 Some(k) => {
                     borrowed.push(k);
-                    // Its size is not the step's: the slot chases cannot bracket it.
-                    beyond.push(f64::NAN);
                     notes.push(format!(
                         "{name}: no latency step near the OS size {}; size from OS, latency {:.1} ns from the step at {} (the share of it this core's loads find)",
                         human(sz),
@@ -494,7 +494,6 @@ fn match_caches(
                     (sz, FROM_OS, found[k].1)
                 }
                 None => {
-                    beyond.push(f64::NAN);
                     notes.push(format!(
                         "{name}: no latency step near the OS size {}; size from OS",
                         human(sz)
@@ -534,7 +533,7 @@ fn match_caches(
 /// latency from: the first step that no level took, above the level before (`below`)
 /// and below the OS's size. A guest given a share of a socket's last level sees the whole
 /// socket's size in `/sys` (480 MiB on a 2-vCPU Xeon) while its loads find their lines
-/// there up to a few MiB (a step at 8 MiB, 35 ns on the plateau before it); read at half
+/// there up to a few MiB (a step at 8 MiB, 33 ns on the plateau before it); read at half
 /// the OS's size, the latency would be main memory's (200 ns, a miss penalty below zero).
 fn share_step(
     found: &[(u64, f64)],

@@ -120,6 +120,10 @@ pub enum Measure {
     /// while the core holds a chain and the fillers after it in flight, and run one after
     /// the other beyond (the resource of the core the fillers take runs out).
     Window(Filler, u32),
+    /// A chain of scalar adds and multiplies in turn (`addsd` of zero, `mulsd` by one),
+    /// per pair: less the two classes' latencies, the bypass delays of a value passed
+    /// between the adders and the multipliers, two a pair.
+    Crossing,
     /// This many loads, each reading back an integer the load's own group just stored
     /// through a pointer loaded again from the frame (the -O0 form of a dummy argument),
     /// per iteration: renamed at no latency while the core's store-to-load pair
@@ -256,6 +260,23 @@ pub struct Kernel {
     pub counted: u32,
 }
 
+/// The [`Measure::Crossing`] kernel: `%xmm0` (one) added zero (`%xmm15`) and
+/// multiplied by one (`%xmm14`) in turn, each pair counted.
+fn crossing_kernel() -> Kernel {
+    Kernel {
+        measure: Measure::Crossing,
+        setup: strings(&[
+            "movsd .Lone(%rip), %xmm0",
+            "movsd .Lone(%rip), %xmm14",
+            "movsd .Lzero(%rip), %xmm15",
+        ]),
+        body: groups(2, |_| {
+            strings(&["addsd %xmm15, %xmm0", "mulsd %xmm14, %xmm0"])
+        }),
+        counted: (BODY / 2) as u32,
+    }
+}
+
 /// The floating-point and vector classes, measured at every width the host has.
 fn vector_classes() -> impl Iterator<Item = InstrClass> {
     InstrClass::ALL
@@ -283,6 +304,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
         v.extend(filler.counts().map(|n| window_kernel(filler, n)));
     }
     v.extend(forwarding_pair_counts().map(forwarding_pairs_kernel));
+    v.push(crossing_kernel());
     for class in vector_classes() {
         for width in WIDTHS {
             if let Some((lat, tput)) = vector_kernels(class, width, f) {

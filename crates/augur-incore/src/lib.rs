@@ -388,7 +388,18 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         window_waiting: window(&of, Filler::Waiting),
         window_waiting_integer: window(&of, Filler::WaitingInteger),
         forwarding_pairs: forwarding_pairs(&of),
+        crossing_ns: crossing(&of),
     }
+}
+
+/// The bypass delay of one crossing between the adders and the multipliers: the
+/// [`Measure::Crossing`] kernel's pair less a scalar add's and a multiply's latency,
+/// over the pair's two crossings (none below zero).
+fn crossing(of: &impl Fn(Measure) -> Option<f64>) -> Option<f64> {
+    let pair = of(Measure::Crossing)?;
+    let scalar = |c| Measure::Latency(ClassWidth::new(c, Width::Scalar));
+    let own = of(scalar(InstrClass::FpAdd))? + of(scalar(InstrClass::FpMul))?;
+    Some(round(((pair - own) / 2.0).max(0.0)))
 }
 
 /// The issue slots a read-modify-write takes: the read-modify-write kernel's time over
@@ -501,6 +512,13 @@ pub fn report(p: &InCoreProfile) -> String {
             "store-load pairs through reloaded pointers renamed in a loop: {n:.0}"
         );
     }
+    if let Some(x) = p.crossing_ns {
+        let _ = writeln!(
+            s,
+            "a value passed between the adders and the multipliers: {x:.4} ns more ({:.2} cycles)",
+            x / p.cycle_ns
+        );
+    }
     let _ = writeln!(
         s,
         "{:<16} {:>11} {:>8} {:>14} {:>8}",
@@ -572,6 +590,30 @@ mod tests {
         assert_eq!(rmw_issue_slots(&of(0.24)), Some(1.0));
         let without = |m: Measure| (m == Measure::Issue).then_some(0.25);
         assert_eq!(rmw_issue_slots(&without), None);
+    }
+
+    #[test]
+    fn a_crossing_is_what_an_add_and_a_multiply_in_turn_take_beyond_their_latencies() {
+        // Add 0.5 ns, multiply 0.75: a pair in turn 1.5 ns is two crossings of 0.125;
+        // faster than its parts (noise) is none; without the kernel, unknown.
+        let of = |pair: Option<f64>| {
+            move |m: Measure| match m {
+                Measure::Crossing => pair,
+                Measure::Latency(c) if c.class == InstrClass::FpAdd => Some(0.5),
+                Measure::Latency(c) if c.class == InstrClass::FpMul => Some(0.75),
+                _ => None,
+            }
+        };
+        assert_eq!(crossing(&of(Some(1.5))), Some(0.125));
+        assert_eq!(crossing(&of(Some(1.2))), Some(0.0));
+        assert_eq!(crossing(&of(None)), None);
+        // The kernel is one chain of adds and multiplies in turn, each pair counted.
+        let k = kernels::kernels(Features::default())
+            .into_iter()
+            .find(|k| k.measure == Measure::Crossing)
+            .expect("a crossing kernel");
+        assert_eq!(k.counted as usize * 2, k.body.len());
+        assert!(k.body.iter().all(|i| i.ends_with("%xmm0")));
     }
 
     /// A kernel the assembler cannot read gives the assembler's error, naming the file.

@@ -188,6 +188,71 @@ impl InstrClass {
     }
 }
 
+/// The group of execution units a floating-point or vector instruction computes in.
+/// A value passed from one group to another waits a bypass delay on some cores (an
+/// Intel core with Golden Cove's two-cycle adders: an add feeding a multiply, or a
+/// multiply an add, about half a cycle more a crossing on the Xeon guest of
+/// 2026-12-05; `orpd` between multiplies the same), measured by the machine wing
+/// (`[incore] crossing_ns`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BypassGroup {
+    /// Adds and subtracts.
+    Adder,
+    /// Multiplies, fused multiply-adds, divides, square roots, minimum and maximum,
+    /// conversions.
+    Multiplier,
+    /// Logic and integer arithmetic on vector registers (`orpd`, `paddd`).
+    Logic,
+}
+
+impl InstrClass {
+    /// The bypass group of the class (`None`: not a floating-point or vector
+    /// computation; register moves pass a value on within its group).
+    pub fn bypass_group(self) -> Option<BypassGroup> {
+        match self {
+            InstrClass::FpAdd => Some(BypassGroup::Adder),
+            InstrClass::FpMinMax
+            | InstrClass::FpMul
+            | InstrClass::FpFma
+            | InstrClass::FpDiv
+            | InstrClass::FpSqrt
+            | InstrClass::FpConvert => Some(BypassGroup::Multiplier),
+            InstrClass::VecInt => Some(BypassGroup::Logic),
+            _ => None,
+        }
+    }
+}
+
+/// How many times a loop-carried `path` (its classes in order; the last feeds the first
+/// of the next iteration) passes a value from one [`BypassGroup`] to another. A register
+/// move keeps the value in its group; any other class that is no floating-point or
+/// vector computation (a load, a store, an integer instruction) ends the run, as the
+/// value leaves the vector units there.
+pub fn bypass_crossings(path: &[InstrClass]) -> u32 {
+    let tokens: Vec<Option<BypassGroup>> = path
+        .iter()
+        .filter(|c| **c != InstrClass::VecMove)
+        .map(|c| c.bypass_group())
+        .collect();
+    let n = tokens.len();
+    if n < 2 {
+        return 0;
+    }
+    // Start after a break when there is one (a path without one wraps around whole).
+    let start = tokens.iter().position(Option::is_none).map_or(0, |k| k + 1);
+    let links = if tokens.iter().any(Option::is_none) {
+        n - 1
+    } else {
+        n
+    };
+    (0..links)
+        .filter(|&k| {
+            let (a, b) = (tokens[(start + k) % n], tokens[(start + k + 1) % n]);
+            matches!((a, b), (Some(x), Some(y)) if x != y)
+        })
+        .count() as u32
+}
+
 impl fmt::Display for InstrClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -274,6 +339,40 @@ impl fmt::Display for ClassWidth {
 
 #[cfg(test)]
 mod tests {
+    use InstrClass::*;
+
+    #[test]
+    fn a_chain_crosses_between_adders_and_multipliers_each_time_it_changes_group() {
+        // A Horner step `p = p*x + c`: the multiply feeds the add, the add the next
+        // iteration's multiply.
+        assert_eq!(bypass_crossings(&[FpMul, FpAdd]), 2);
+        // A Gauss-Seidel point: six adds into a divide and back.
+        assert_eq!(
+            bypass_crossings(&[FpAdd, FpAdd, FpAdd, FpAdd, FpAdd, FpAdd, FpDiv]),
+            2
+        );
+        // A sum or a product alone never crosses; a register move passes a value on.
+        assert_eq!(bypass_crossings(&[FpAdd, FpAdd]), 0);
+        assert_eq!(bypass_crossings(&[FpMul, VecMove, FpAdd, VecMove]), 2);
+        // `aint` as gfortran -O2 emits it: convert there and back, `orpd` the sign
+        // back in, then a multiply.
+        assert_eq!(bypass_crossings(&[FpConvert, FpConvert, VecInt, FpMul]), 2);
+    }
+
+    #[test]
+    fn a_value_through_memory_or_an_integer_register_does_not_cross() {
+        // -O0: the add's result is stored and loaded again before the multiply.
+        assert_eq!(
+            bypass_crossings(&[Forward, FpAdd, Store, Forward, FpMul, Store]),
+            0
+        );
+        // The run after the break still counts its own crossings, not around the end.
+        assert_eq!(bypass_crossings(&[Load, FpMul, FpAdd, FpMul]), 2);
+        assert_eq!(bypass_crossings(&[FpAdd, IntAlu, FpMul, IntAlu]), 0);
+        // Around the end: the add feeds the next iteration's multiply.
+        assert_eq!(bypass_crossings(&[FpMul, IntAlu, FpAdd]), 1);
+    }
+
     use super::*;
 
     #[test]

@@ -101,6 +101,14 @@ pub struct InCoreProfile {
     /// (then every such pair is priced as `forward_int`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forwarding_pairs: Option<f64>,
+    /// The extra latency, ns, of a value passed between two groups of floating-point
+    /// units on a chain (an add feeding a multiply, or a multiply an add or a vector
+    /// logic instruction: `augur_ir::incore::BypassGroup`), measured as a chain of adds
+    /// and multiplies in turn less their own latencies, per crossing (the Xeon guest of
+    /// 2026-12-05: about half a cycle). `None` in profiles made before the field
+    /// (then no crossing costs anything).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crossing_ns: Option<f64>,
 }
 
 /// What one instruction of a class costs.

@@ -157,7 +157,7 @@ pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
         .chains
         .iter()
         .filter(|ch| !ch.path.iter().any(|c| c.class.class == InstrClass::Call))
-        .filter_map(|ch| path_latency(&ch.path, m))
+        .filter_map(|ch| Some(path_latency(&ch.path, m)? + crossing_delay(ch, m)))
         .fold(0.0, f64::max);
     (longest > 0.0).then(|| longest / f64::from(cl.source_iterations))
 }
@@ -717,6 +717,13 @@ fn chain_latency(path: &[ClassCount], iteration_adds: f64, m: &InCoreProfile) ->
     Some(base + per_link * contended.iter().map(|(n, e)| n * e).sum::<f64>())
 }
 
+/// The bypass delays of chain `ch` on `m`, ns: its crossings between groups of
+/// floating-point units at the machine's measured delay (none in a profile made before
+/// it was measured).
+pub(crate) fn crossing_delay(ch: &Chain, m: &InCoreProfile) -> f64 {
+    f64::from(ch.crossings) * m.crossing_ns.unwrap_or(0.0)
+}
+
 /// The longest of `chains` on `m`'s latencies in an iteration issuing `iteration_adds`
 /// floating-point adds ([`chain_latency`]), ns, with what carries it.
 fn longest_chain(
@@ -727,7 +734,7 @@ fn longest_chain(
 ) -> Option<(f64, Bound)> {
     let mut chain = (0.0, Bound::Issue);
     for ch in chains {
-        let t = chain_latency(&ch.path, iteration_adds, m)? * share(ch);
+        let t = (chain_latency(&ch.path, iteration_adds, m)? + crossing_delay(ch, m)) * share(ch);
         if t > chain.0 {
             chain = (t, Bound::Chain(ch.carried_by.clone()));
         }
@@ -943,6 +950,7 @@ mod tests {
                 carried_by: "%v0".into(),
                 path: chain,
                 restarted_by: None,
+                crossings: 0,
             }],
             span: vec![],
             versions: 0,
@@ -976,6 +984,7 @@ mod tests {
             carried_by: "%v0".into(),
             path: vec![count(InstrClass::FpAdd, n)],
             restarted_by: None,
+            crossings: 0,
         };
         let mut l = dot(vec![]);
         l.inner_branches = 1;
@@ -1012,6 +1021,23 @@ mod tests {
             },
         ];
         l
+    }
+
+    #[test]
+    fn a_chain_that_crosses_between_unit_groups_waits_the_crossings() {
+        let mut m = machine();
+        // A Horner step: a multiply and an add on the chain, crossing twice.
+        let mut l = dot(vec![
+            count(InstrClass::FpMul, 1),
+            count(InstrClass::FpAdd, 1),
+        ]);
+        l.chains[0].crossings = 2;
+        let before = loop_time(&l, &m).unwrap();
+        assert_eq!(before.bound, Bound::Chain("%v0".into()));
+        m.crossing_ns = Some(0.25);
+        let after = loop_time(&l, &m).unwrap();
+        let more = after.per_compiled_iteration - before.per_compiled_iteration;
+        assert!((more - 0.5e-9).abs() < 1e-15, "{before:?} {after:?}");
     }
 
     #[test]

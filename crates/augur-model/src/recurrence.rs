@@ -788,6 +788,7 @@ mod tests {
                 count: 1,
             }],
             restarted_by: None,
+            crossings: 0,
         };
         let mut cl: CompiledLoop = serde_json::from_value(serde_json::json!({
             "file": "k.f90", "line": 5, "function": "k_", "instructions": [],

@@ -24,7 +24,9 @@
 
 use crate::incore::{is_read_modify_write, is_shuffle, is_vector_copy, on_vector_pipes};
 use augur_machine_profile::incore::InCoreProfile;
-use augur_program_profile::compiled::{ClassWidth, InstrClass, ScheduledOp, Width};
+use augur_program_profile::compiled::{
+    BypassGroup, ClassWidth, InstrClass, ScheduledOp, ScheduledRead, Width,
+};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -173,6 +175,7 @@ fn replay_key(ops: &[ScheduledOp], repeats: &Repeats, m: &InCoreProfile) -> u64 
         m.window_waiting_integer,
         m.forwarding_pairs,
         m.rmw_issue_slots,
+        m.crossing_ns,
     ];
     for x in numbers {
         x.map(f64::to_bits).hash(&mut h);
@@ -460,6 +463,8 @@ impl Prepared {
         let mut out = Vec::with_capacity(ops.len());
         let stored = stored_in_the_loop(ops);
         let mut local: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut groups = ResultGroups::new(ops);
+        let crossing = m.crossing_ns.unwrap_or(0.0);
         for o in ops {
             for v in &o.local {
                 values = values.max(*v as usize + 1);
@@ -467,7 +472,7 @@ impl Prepared {
             }
             let mut reads = Vec::with_capacity(o.reads.len());
             for r in &o.reads {
-                let mut t = 0.0;
+                let mut t = groups.crossings(r) as f64 * crossing;
                 for c in &r.path {
                     t += latency(*c)?;
                 }
@@ -477,6 +482,7 @@ impl Prepared {
             for w in &o.writes {
                 values = values.max(*w as usize + 1);
             }
+            groups.after(o);
             let mut units = vec![];
             for c in &o.classes {
                 if matches!(c.class, InstrClass::Load | InstrClass::Store) {
@@ -550,6 +556,56 @@ impl Prepared {
             values,
             local,
         })
+    }
+}
+
+/// The bypass group ([`BypassGroup`]) each value of a replayed iteration was computed
+/// in, as the instructions make them in order (a value carried from the previous
+/// iteration: its last writer's), so that a read passing a value from one group to
+/// another pays the machine's crossing delay.
+struct ResultGroups(HashMap<u32, BypassGroup>);
+
+impl ResultGroups {
+    /// The groups the iteration's last writers leave (the carried values').
+    fn new(ops: &[ScheduledOp]) -> Self {
+        let mut g = ResultGroups(HashMap::new());
+        for o in ops {
+            g.after(o);
+        }
+        g
+    }
+
+    /// The group `o` computes in: its last class that has one; a register move's is
+    /// its operand's.
+    fn of(&self, o: &ScheduledOp) -> Option<BypassGroup> {
+        match o.classes.iter().rev().find_map(|c| c.class.bypass_group()) {
+            Some(g) => Some(g),
+            None if o.classes.iter().all(|c| c.class == InstrClass::VecMove) => {
+                o.reads.iter().find_map(|r| self.0.get(&r.value).copied())
+            }
+            None => None,
+        }
+    }
+
+    /// `o`'s values made: in its group, or in none.
+    fn after(&mut self, o: &ScheduledOp) {
+        let g = self.of(o);
+        for w in &o.writes {
+            match g {
+                Some(g) => self.0.insert(*w, g),
+                None => self.0.remove(w),
+            };
+        }
+    }
+
+    /// The crossings of read `r`: one where the first class on its way computes in
+    /// another group than its value was made in.
+    fn crossings(&self, r: &ScheduledRead) -> u32 {
+        let first = r.path.first().and_then(|c| c.class.bypass_group());
+        match (self.0.get(&r.value), first) {
+            (Some(a), Some(b)) if *a != b => 1,
+            _ => 0,
+        }
     }
 }
 
@@ -826,6 +882,34 @@ mod tests {
         ];
         let ns = once(&ops, &machine()).unwrap();
         assert!((ns - 0.75).abs() < 1e-6, "{ns}");
+    }
+
+    #[test]
+    fn a_value_passed_between_the_adders_and_the_multipliers_waits_the_crossing() {
+        use InstrClass::*;
+        // p = p*x + c(i) (a Horner step): the multiply's result feeds the add, the
+        // add's the next iteration's multiply: two crossings an iteration.
+        let ops = vec![
+            op(&[Load], &[], &[1]),
+            op(&[FpMul], &[(0, &[FpMul])], &[2]),
+            op(&[FpAdd], &[(2, &[FpAdd]), (1, &[FpAdd])], &[0]),
+        ];
+        let mut m = machine();
+        let alone = once(&ops, &m).unwrap();
+        assert!((alone - 1.5).abs() < 1e-6, "{alone}");
+        m.crossing_ns = Some(0.125);
+        let crossed = once(&ops, &m).unwrap();
+        assert!((crossed - 1.75).abs() < 1e-6, "{crossed}");
+        // A register move between them passes the multiply's group on.
+        let moved = vec![
+            op(&[Load], &[], &[1]),
+            op(&[FpMul], &[(0, &[FpMul])], &[2]),
+            op(&[VecMove], &[(2, &[VecMove])], &[3]),
+            op(&[FpAdd], &[(3, &[FpAdd]), (1, &[FpAdd])], &[0]),
+        ];
+        with_class(&mut m, "vec_move", 0.0, 0.0625);
+        let with_move = once(&moved, &m).unwrap();
+        assert!(with_move >= crossed - 1e-6, "{with_move} < {crossed}");
     }
 
     #[test]

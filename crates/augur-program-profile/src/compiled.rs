@@ -6,7 +6,7 @@
 //! [`crate::optreport::OptReport`]; it holds counts of instruction classes, never a
 //! machine's number (the machine profile's `[incore]` section prices them).
 
-pub use augur_ir::incore::{ClassWidth, InstrClass, Width};
+pub use augur_ir::incore::{bypass_crossings, BypassGroup, ClassWidth, InstrClass, Width};
 use serde::{Deserialize, Serialize};
 
 /// One innermost loop of the compiled code, mapped to a source loop.
@@ -426,6 +426,16 @@ pub struct Chain {
     /// (or in profiles made before the field).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarted_by: Option<u32>,
+    /// How many times its path passes a value between two groups of floating-point units
+    /// (`augur_ir::incore::bypass_crossings`: an add feeding a multiply, a multiply an
+    /// add or a vector logic instruction), each a bypass delay on some cores. 0 in
+    /// profiles made before the field.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub crossings: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A source loop whose compiled code could not be read, and why (priced by its AbOps).

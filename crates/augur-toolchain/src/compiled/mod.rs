@@ -1320,6 +1320,7 @@ fn carried_chains(body: &[Instr]) -> Vec<(Loc, Chain)> {
                     Loc::Reg(r) => format!("%{r}"),
                     Loc::Slot(s) => shown.get(s).unwrap_or(s).clone(),
                 };
+                let classes: Vec<InstrClass> = path.iter().map(|c| c.class).collect();
                 found.push((
                     *lat,
                     start.clone(),
@@ -1327,6 +1328,7 @@ fn carried_chains(body: &[Instr]) -> Vec<(Loc, Chain)> {
                         carried_by,
                         path: class_counts(&counts),
                         restarted_by: None,
+                        crossings: augur_program_profile::compiled::bypass_crossings(&classes),
                     },
                 ));
             }
@@ -1898,6 +1900,23 @@ mod tests {
                 count: 1
             }]
         );
+    }
+
+    #[test]
+    fn a_chain_counts_its_crossings_between_the_adders_and_the_multipliers() {
+        // p = p*x + c(i) at -O2: the multiply feeds the add, the add the next multiply;
+        // the dot product's chain (adds only) crosses nothing.
+        let l = loops(
+            ".L5:\n\t.loc 1 16 10\n\tmulsd\t%xmm2, %xmm0\n\taddsd\t(%rsi,%rax,8), %xmm0\n\
+             \taddq\t$1, %rax\n\tcmpq\t%rax, %rdx\n\tjne\t.L5\n",
+        );
+        assert_eq!(l[0].chains[0].carried_by, "%v0");
+        assert_eq!(l[0].chains[0].crossings, 2, "{:?}", l[0].chains[0]);
+        let dot = loops(
+            ".L5:\n\t.loc 1 16 10\n\tmovsd\t(%rdi,%rax,8), %xmm1\n\tmulsd\t(%rsi,%rax,8), %xmm1\n\
+             \taddq\t$1, %rax\n\taddsd\t%xmm1, %xmm0\n\tcmpq\t%rax, %rdx\n\tjne\t.L5\n",
+        );
+        assert_eq!(dot[0].chains[0].crossings, 0);
     }
 
     #[test]

@@ -895,6 +895,7 @@ pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfil
                 t.per_compiled_iteration * 1e9 / m.cycle_ns
             ));
             s.push_str(&crate::schedule::unrenamed_pairs(&cl.schedule, m));
+            s.push_str(&crossings_said(cl, &t.bound, m));
         }
         _ => {
             let why = unpriceable(cl)
@@ -903,6 +904,27 @@ pub fn describe(cl: &CompiledLoop, t: Option<&LoopTime>, m: Option<&InCoreProfil
         }
     }
     s
+}
+
+/// What a chain that binds the loop pays to pass values between groups of
+/// floating-point units ([`crossing_delay`]), for [`describe`]: empty when none.
+fn crossings_said(cl: &CompiledLoop, bound: &Bound, m: &InCoreProfile) -> String {
+    let by = match bound {
+        Bound::Chain(by) | Bound::RestartedChain { by, .. } => by,
+        _ => return String::new(),
+    };
+    let Some(ch) = all_chains(cl).find(|ch| ch.carried_by == *by) else {
+        return String::new();
+    };
+    let delay = crossing_delay(ch, m);
+    if delay <= 0.0 {
+        return String::new();
+    }
+    format!(
+        "; its chain passes values between the adders and the multipliers {} times ({:.1} cycles of it)",
+        ch.crossings,
+        delay / m.cycle_ns
+    )
 }
 
 #[cfg(test)]
@@ -1038,6 +1060,11 @@ mod tests {
         let after = loop_time(&l, &m).unwrap();
         let more = after.per_compiled_iteration - before.per_compiled_iteration;
         assert!((more - 0.5e-9).abs() < 1e-15, "{before:?} {after:?}");
+        let said = describe(&l, Some(&after), Some(&m));
+        assert!(
+            said.ends_with("between the adders and the multipliers 2 times (2.0 cycles of it)"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -339,6 +339,7 @@ impl fmt::Display for ClassWidth {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use InstrClass::*;
 
     #[test]
@@ -372,8 +373,6 @@ mod tests {
         // Around the end: the add feeds the next iteration's multiply.
         assert_eq!(bypass_crossings(&[FpMul, IntAlu, FpAdd]), 1);
     }
-
-    use super::*;
 
     #[test]
     fn keys_round_trip() {

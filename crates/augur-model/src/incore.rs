@@ -921,7 +921,7 @@ fn crossings_said(cl: &CompiledLoop, bound: &Bound, m: &InCoreProfile) -> String
         return String::new();
     }
     format!(
-        "; its chain passes values between the adders and the multipliers {} times ({:.1} cycles of it)",
+        "; its chain passes values between the adders, the multipliers and the vector logic {} times ({:.1} cycles of it)",
         ch.crossings,
         delay / m.cycle_ns
     )
@@ -1062,7 +1062,7 @@ mod tests {
         assert!((more - 0.5e-9).abs() < 1e-15, "{before:?} {after:?}");
         let said = describe(&l, Some(&after), Some(&m));
         assert!(
-            said.ends_with("between the adders and the multipliers 2 times (2.0 cycles of it)"),
+            said.ends_with("the multipliers and the vector logic 2 times (2.0 cycles of it)"),
             "{said}"
         );
     }

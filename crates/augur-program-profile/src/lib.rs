@@ -163,6 +163,22 @@ pub struct RunEntry {
     /// measures. Base pages of the run's machine (4 KiB here). Absent in older profiles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_touch_pages: Option<u64>,
+    /// The processor's sticky floating-point flags at the counting run's end that say
+    /// its arithmetic met subnormal numbers (x86: `denormal`, an operand was
+    /// subnormal; `underflow`, a result was too small to be normal), the main thread's;
+    /// an empty list when neither was set. Absent in older profiles and on other
+    /// architectures. An operation on a subnormal can cost a hundred cycles or more (a
+    /// microcode assist on Intel cores), which no AbOp prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp_flags: Option<Vec<String>>,
+}
+
+impl RunEntry {
+    /// True when the counting run's arithmetic met subnormal numbers
+    /// ([`RunEntry::fp_flags`]).
+    pub fn met_subnormals(&self) -> bool {
+        self.fp_flags.as_ref().is_some_and(|f| !f.is_empty())
+    }
 }
 
 /// One program unit.

@@ -382,6 +382,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         wall_seconds: run.wall.as_secs_f64(),
         counters: plan.counters,
         first_touch_pages: read_faults(&counts_file),
+        fp_flags: read_fp_flags(&counts_file),
     };
     let mut profile = build_profile(
         &program,
@@ -1096,6 +1097,20 @@ fn read_faults(path: &Path) -> Option<u64> {
     let mut it = line.split_whitespace().map(|v| v.parse::<u64>().ok());
     let (faults, buffer) = (it.next()??, it.next()??);
     Some(faults.saturating_sub(buffer))
+}
+
+/// The floating-point flags the runtime found set at exit (`augur-fp DENORMAL
+/// UNDERFLOW` in the counts file, each a name or `-`); `None` in a file without the
+/// line (another architecture, an older runtime).
+fn read_fp_flags(path: &Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find_map(|l| l.strip_prefix("augur-fp "))?;
+    Some(
+        line.split_whitespace()
+            .filter(|w| *w != "-")
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// Orders the sources so that a file defining a module is compiled before the

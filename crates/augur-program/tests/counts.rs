@@ -1290,3 +1290,27 @@ end program reg
         r.abops
     );
 }
+
+/// A value halved until it is subnormal and halved again sets the processor's
+/// denormal-operand flag (exact halvings raise no underflow), which the counting run
+/// records (x86); the same loop stopped while the value is still normal records none.
+#[test]
+fn the_counting_run_records_whether_its_arithmetic_met_subnormal_numbers() {
+    let program = |halvings: u32| {
+        format!(
+            "program halve\n  implicit none\n  real(8) :: x\n  integer :: i\n  x = 1.0d0\n  do i = 1, {halvings}\n    x = x * 0.5d0\n  end do\n  print *, x > 0\nend program halve\n"
+        )
+    };
+    let normal = case("normal.f90", &program(1000));
+    let subnormal = case("subnormal.f90", &program(1060));
+    let flags = |c: &Case| c.analysis.profile.run.fp_flags.clone();
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(flags(&normal), Some(vec![]));
+        assert!(!normal.analysis.profile.run.met_subnormals());
+        let met = flags(&subnormal).expect("the runtime reads the flags on x86");
+        assert_eq!(met, vec!["denormal".to_string()]);
+        assert!(subnormal.analysis.profile.run.met_subnormals());
+    } else {
+        assert_eq!(flags(&subnormal), None);
+    }
+}

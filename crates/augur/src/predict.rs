@@ -829,6 +829,9 @@ fn report_by(
             }
         );
     }
+    if let Some(line) = subnormals_said(&profile.run) {
+        let _ = writeln!(s, "{line}");
+    }
     if let Some(r) = &a.region {
         if let Some(row) = pred.regions.iter().find(|x| &x.name == r) {
             let i = augur_model::Interval::new(&row.estimate, pred.interval.model_log_sd);
@@ -1095,6 +1098,25 @@ fn part_table(title: &str, rows: &[PartRow], top: usize) -> String {
     s
 }
 
+/// A line saying the counting run's arithmetic met subnormal numbers, which no AbOp
+/// prices, and what removes them; `None` when it did not (or the profile cannot say).
+fn subnormals_said(run: &augur_program_profile::RunEntry) -> Option<String> {
+    if !run.met_subnormals() {
+        return None;
+    }
+    let names = run.fp_flags.as_deref().unwrap_or_default();
+    let flags = match names.len() {
+        1 => format!("{} flag was", names[0]),
+        _ => format!("{} flags were", names.join(" and ")),
+    };
+    Some(format!(
+        "subnormal numbers: the counting run's arithmetic met at least one (the processor's {flags} set at its end); \
+         on Intel cores an operation on one can take a hundred cycles or more (a microcode assist), \
+         which the prediction leaves out: a program that makes many runs slower than predicted \
+         (flushing them to zero, as `-ffast-math` does, removes the cost)"
+    ))
+}
+
 /// The risk flags under the loop table: each loop an optimization augur does not model
 /// is likely to change, and why.
 fn risk_table(risks: &augur_model::risks::Risks) -> String {
@@ -1144,6 +1166,24 @@ fn compact(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn subnormal_numbers_are_said_only_when_the_counting_run_met_them() {
+        let run = |flags: Option<Vec<&str>>| augur_program_profile::RunEntry {
+            fp_flags: flags.map(|f| f.into_iter().map(str::to_string).collect()),
+            ..Default::default()
+        };
+        assert_eq!(subnormals_said(&run(None)), None);
+        assert_eq!(subnormals_said(&run(Some(vec![]))), None);
+        let one = subnormals_said(&run(Some(vec!["denormal"]))).unwrap();
+        assert!(one.contains("denormal flag was set"), "{one}");
+        let two = subnormals_said(&run(Some(vec!["denormal", "underflow"]))).unwrap();
+        assert!(
+            two.contains("denormal and underflow flags were set"),
+            "{two}"
+        );
+        assert!(two.contains("-ffast-math"), "{two}");
+    }
 
     #[test]
     fn an_interval_reads_the_same_in_every_view() {

@@ -242,7 +242,19 @@ static void augur_task_faults(FILE *f) {
     closedir(d);
     fprintf(f, "\n");
 }
+/* The main thread's sticky floating-point exception flags at exit (x86's MXCSR: bit 1
+   an operand was subnormal, bit 4 a result underflowed), read before anything here
+   computes; -1 on another architecture. */
+static long augur_fp_flags(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned csr = __builtin_ia32_stmxcsr();
+    return (long)(csr & 0x12u);
+#else
+    return -1;
+#endif
+}
 static void augur_dump(void) {
+    long fp = augur_fp_flags();
     long flt = augur_minflt();
     const char *path = getenv("AUGUR_COUNTS_FILE");
     if (!path) return;
@@ -278,6 +290,7 @@ static void augur_dump(void) {
     if (augur_flt0 >= 0 && flt >= 0)
         fprintf(f, "augur-faults %ld %lu\n", flt - augur_flt0,
                 (unsigned long)((augur_ns_peak * 16 + 4095) / 4096));
+    if (fp >= 0) fprintf(f, "augur-fp %s %s\n", (fp & 0x2) ? "denormal" : "-", (fp & 0x10) ? "underflow" : "-");
     if (augur_envs) {
         fprintf(f, "augur-env %lu\n", (unsigned long)augur_env_used);
         for (size_t i = 0; i < AUGUR_ENV_SLOTS; i++) {

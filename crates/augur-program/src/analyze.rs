@@ -372,6 +372,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     let simulated = branch_run
         .as_ref()
         .map(|(bp, r)| crate::branches::per_block(&program, bp, r));
+    let counts_text = std::fs::read_to_string(&counts_file).unwrap_or_default();
     let entry = RunEntry {
         compiler: opts.toolchain.fc.clone(),
         compiler_version: opts.toolchain.version.clone(),
@@ -381,8 +382,8 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         exit_code: run.exit_code,
         wall_seconds: run.wall.as_secs_f64(),
         counters: plan.counters,
-        first_touch_pages: read_faults(&counts_file),
-        fp_flags: read_fp_flags(&counts_file),
+        first_touch_pages: read_faults(&counts_text),
+        fp_flags: read_fp_flags(&counts_text),
     };
     let mut profile = build_profile(
         &program,
@@ -1090,9 +1091,8 @@ fn read_counts(path: &Path, expected: usize) -> Option<Vec<i64>> {
 }
 
 /// The pages the program touched first (`augur-faults FAULTS BUFFER_PAGES` after the
-/// shapes in the counts file; `None` in a file without the line).
-fn read_faults(path: &Path) -> Option<u64> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// shapes in the counts file's `text`; `None` in a file without the line).
+fn read_faults(text: &str) -> Option<u64> {
     let line = text.lines().find_map(|l| l.strip_prefix("augur-faults "))?;
     let mut it = line.split_whitespace().map(|v| v.parse::<u64>().ok());
     let (faults, buffer) = (it.next()??, it.next()??);
@@ -1100,10 +1100,9 @@ fn read_faults(path: &Path) -> Option<u64> {
 }
 
 /// The floating-point flags the runtime found set at exit (`augur-fp DENORMAL
-/// UNDERFLOW` in the counts file, each a name or `-`); `None` in a file without the
-/// line (another architecture, an older runtime).
-fn read_fp_flags(path: &Path) -> Option<Vec<String>> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// UNDERFLOW` in the counts file's `text`, each a name or `-`); `None` in a file
+/// without the line (another architecture, an older runtime).
+fn read_fp_flags(text: &str) -> Option<Vec<String>> {
     let line = text.lines().find_map(|l| l.strip_prefix("augur-fp "))?;
     Some(
         line.split_whitespace()

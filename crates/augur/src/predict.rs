@@ -55,6 +55,10 @@ pub(crate) struct ProgramJson<'a> {
     weight: f64,
     /// Warnings about the profile and its predictions.
     warnings: Vec<String>,
+    /// The processor's floating-point flags set at the end of the counting run that
+    /// say its arithmetic met subnormal numbers (`denormal`, `underflow`), which no
+    /// prediction prices; empty when none was (or the profile cannot say).
+    subnormal_flags: Vec<String>,
     /// One per machine, in the order of `machines`.
     predictions: Vec<&'a Prediction>,
 }
@@ -255,7 +259,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
             programs: programs
                 .iter()
                 .enumerate()
-                .map(|(i, (p, _, preds, w))| {
+                .map(|(i, (p, profile, preds, w))| {
                     let mut warnings = w.clone();
                     for pr in preds {
                         warnings.extend(pr.warnings.iter().cloned());
@@ -264,6 +268,7 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                         profile: p.display().to_string(),
                         weight: weight(i),
                         warnings,
+                        subnormal_flags: profile.run.fp_flags.clone().unwrap_or_default(),
                         predictions: preds.iter().collect(),
                     }
                 })

@@ -124,6 +124,11 @@ pub enum Measure {
     /// per pair: less the two classes' latencies, the bypass delays of a value passed
     /// between the adders and the multipliers, two a pair.
     Crossing,
+    /// A chain of scalar multiplies by one of a subnormal number (`mulsd`, its operand
+    /// and its result subnormal), per multiply: less the multiply's latency, what an
+    /// operation on a subnormal number costs beyond a normal one (a microcode assist on
+    /// Intel cores).
+    Subnormal,
     /// This many loads, each reading back an integer the load's own group just stored
     /// through a pointer loaded again from the frame (the -O0 form of a dummy argument),
     /// per iteration: renamed at no latency while the core's store-to-load pair
@@ -277,6 +282,20 @@ fn crossing_kernel() -> Kernel {
     }
 }
 
+/// The [`Measure::Subnormal`] kernel: `%xmm0` (a subnormal number) multiplied by one
+/// (`%xmm14`) again and again, each multiply counted.
+fn subnormal_kernel() -> Kernel {
+    Kernel {
+        measure: Measure::Subnormal,
+        setup: strings(&[
+            "movsd .Lsubnormal(%rip), %xmm0",
+            "movsd .Lone(%rip), %xmm14",
+        ]),
+        body: groups(1, |_| strings(&["mulsd %xmm14, %xmm0"])),
+        counted: BODY as u32,
+    }
+}
+
 /// The floating-point and vector classes, measured at every width the host has.
 fn vector_classes() -> impl Iterator<Item = InstrClass> {
     InstrClass::ALL
@@ -305,6 +324,7 @@ pub fn kernels(f: Features) -> Vec<Kernel> {
     }
     v.extend(forwarding_pair_counts().map(forwarding_pairs_kernel));
     v.push(crossing_kernel());
+    v.push(subnormal_kernel());
     for class in vector_classes() {
         for width in WIDTHS {
             if let Some((lat, tput)) = vector_kernels(class, width, f) {
@@ -887,6 +907,7 @@ pub fn assembly(kernels: &[Kernel], f: Features) -> String {
          \t.section .rodata\n\t.p2align 3\n\
          .Lzero:\t.double 0.0\n.Lone:\t.double 1.0\n.Ltwo:\t.double 2.0\n\
          .Lnear_one:\t.double 0.99999999\n.Lsqrt_scale:\t.double 1.9\n\
+         .Lsubnormal:\t.double 1.0e-310\n\
          \t.bss\n\t.p2align 6\naugur_incore_buf:\n\t.zero 4096\n\t.text\n",
     );
     for (i, k) in kernels.iter().enumerate() {

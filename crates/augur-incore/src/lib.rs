@@ -389,7 +389,20 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
         window_waiting_integer: window(&of, Filler::WaitingInteger),
         forwarding_pairs: forwarding_pairs(&of),
         crossing_ns: crossing(&of),
+        subnormal_ns: subnormal(&of),
     }
+}
+
+/// What a multiply on a subnormal number costs beyond a normal one: the
+/// [`Measure::Subnormal`] kernel's multiply less a scalar multiply's latency (none below
+/// zero).
+fn subnormal(of: &impl Fn(Measure) -> Option<f64>) -> Option<f64> {
+    let assisted = of(Measure::Subnormal)?;
+    let normal = of(Measure::Latency(ClassWidth::new(
+        InstrClass::FpMul,
+        Width::Scalar,
+    )))?;
+    Some(round((assisted - normal).max(0.0)))
 }
 
 /// The bypass delay of one crossing between the adders and the multipliers: the
@@ -519,6 +532,13 @@ pub fn report(p: &InCoreProfile) -> String {
             x / p.cycle_ns
         );
     }
+    if let Some(x) = p.subnormal_ns {
+        let _ = writeln!(
+            s,
+            "a multiply on a subnormal number: {x:.4} ns more ({:.0} cycles)",
+            x / p.cycle_ns
+        );
+    }
     let _ = writeln!(
         s,
         "{:<16} {:>11} {:>8} {:>14} {:>8}",
@@ -590,6 +610,31 @@ mod tests {
         assert_eq!(rmw_issue_slots(&of(0.24)), Some(1.0));
         let without = |m: Measure| (m == Measure::Issue).then_some(0.25);
         assert_eq!(rmw_issue_slots(&without), None);
+    }
+
+    #[test]
+    fn a_subnormal_multiply_costs_what_its_chain_takes_beyond_the_multiplys_latency() {
+        // A multiply 0.75 ns, on a subnormal 38.25: 37.5 more; faster is none.
+        let of = |assisted: Option<f64>| {
+            move |m: Measure| match m {
+                Measure::Subnormal => assisted,
+                Measure::Latency(c) if c.class == InstrClass::FpMul => Some(0.75),
+                _ => None,
+            }
+        };
+        assert_eq!(subnormal(&of(Some(38.25))), Some(37.5));
+        assert_eq!(subnormal(&of(Some(0.7))), Some(0.0));
+        assert_eq!(subnormal(&of(None)), None);
+        // The kernel multiplies a subnormal number by one, each multiply counted.
+        let k = kernels::kernels(Features::default())
+            .into_iter()
+            .find(|k| k.measure == Measure::Subnormal)
+            .expect("a subnormal kernel");
+        assert_eq!(k.counted as usize, k.body.len());
+        assert!(k.body.iter().all(|i| i == "mulsd %xmm14, %xmm0"));
+        assert!(k.setup.iter().any(|i| i.contains(".Lsubnormal")));
+        let asm = kernels::assembly(&[k], Features::default());
+        assert!(asm.contains(".Lsubnormal:\t.double 1.0e-310"), "{asm}");
     }
 
     #[test]

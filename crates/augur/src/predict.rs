@@ -834,7 +834,7 @@ fn report_by(
             }
         );
     }
-    if let Some(line) = subnormals_said(&profile.run) {
+    if let Some(line) = subnormals_said(&profile.run, m.profile.incore.as_ref()) {
         let _ = writeln!(s, "{line}");
     }
     if let Some(r) = &a.region {
@@ -1104,8 +1104,12 @@ fn part_table(title: &str, rows: &[PartRow], top: usize) -> String {
 }
 
 /// A line saying the counting run's arithmetic met subnormal numbers, which no AbOp
-/// prices, and what removes them; `None` when it did not (or the profile cannot say).
-fn subnormals_said(run: &augur_program_profile::RunEntry) -> Option<String> {
+/// prices, what one costs on the machine when its profile measured it (`incore`), and
+/// what removes them; `None` when the run did not meet any (or the profile cannot say).
+fn subnormals_said(
+    run: &augur_program_profile::RunEntry,
+    incore: Option<&augur_machine_profile::incore::InCoreProfile>,
+) -> Option<String> {
     if !run.met_subnormals() {
         return None;
     }
@@ -1114,10 +1118,18 @@ fn subnormals_said(run: &augur_program_profile::RunEntry) -> Option<String> {
         1 => format!("{} flag was", names[0]),
         _ => format!("{} flags were", names.join(" and ")),
     };
+    let cost = match incore.and_then(|c| c.subnormal_ns.map(|x| (x, c.cycle_ns))) {
+        Some((x, cycle)) if cycle > 0.0 => format!(
+            "on this machine a multiply on one takes {} more than on a normal number ({:.0} cycles)",
+            fmt_seconds(x * 1e-9),
+            x / cycle
+        ),
+        _ => "on Intel cores an operation on one can take a hundred cycles or more (a microcode assist)"
+            .to_string(),
+    };
     Some(format!(
         "subnormal numbers: the counting run's arithmetic met at least one (the processor's {flags} set at its end); \
-         on Intel cores an operation on one can take a hundred cycles or more (a microcode assist), \
-         which the prediction leaves out: a program that makes many runs slower than predicted \
+         {cost}, which the prediction leaves out: a program that makes many runs slower than predicted \
          (flushing them to zero, as `-ffast-math` does, removes the cost)"
     ))
 }
@@ -1178,13 +1190,24 @@ mod tests {
             fp_flags: flags.map(|f| f.into_iter().map(str::to_string).collect()),
             ..Default::default()
         };
-        assert_eq!(subnormals_said(&run(None)), None);
-        assert_eq!(subnormals_said(&run(Some(vec![]))), None);
-        let one = subnormals_said(&run(Some(vec!["denormal"]))).unwrap();
+        assert_eq!(subnormals_said(&run(None), None), None);
+        assert_eq!(subnormals_said(&run(Some(vec![])), None), None);
+        let one = subnormals_said(&run(Some(vec!["denormal"])), None).unwrap();
         assert!(one.contains("denormal flag was set"), "{one}");
-        let two = subnormals_said(&run(Some(vec!["denormal", "underflow"]))).unwrap();
+        assert!(one.contains("on Intel cores"), "{one}");
+        let measured = augur_machine_profile::incore::InCoreProfile {
+            cycle_ns: 0.25,
+            subnormal_ns: Some(37.5),
+            ..Default::default()
+        };
+        let two =
+            subnormals_said(&run(Some(vec!["denormal", "underflow"])), Some(&measured)).unwrap();
         assert!(
             two.contains("denormal and underflow flags were set"),
+            "{two}"
+        );
+        assert!(
+            two.contains("37.500 ns more than on a normal number (150 cycles)"),
             "{two}"
         );
         assert!(two.contains("-ffast-math"), "{two}");

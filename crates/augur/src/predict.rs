@@ -1118,21 +1118,34 @@ fn subnormals_said(
         1 => format!("{} flag was", names[0]),
         _ => format!("{} flags were", names.join(" and ")),
     };
-    let cost = match incore.and_then(|c| c.subnormal_ns.map(|x| (x, c.cycle_ns))) {
-        Some((x, cycle)) if cycle > 0.0 => format!(
-            "on this machine a multiply on one takes {} more than on a normal number ({:.0} cycles)",
-            fmt_seconds(x * 1e-9),
-            x / cycle
+    let said = format!(
+        "subnormal numbers: the counting run's arithmetic met at least one (the processor's {flags} set at its end)"
+    );
+    let measured = incore
+        .and_then(|c| c.subnormal_ns.map(|x| (x, x / c.cycle_ns)))
+        .filter(|(_, cycles)| cycles.is_finite());
+    Some(match measured {
+        Some((_, cycles)) if cycles < CHEAP_SUBNORMAL_CYCLES => format!(
+            "{said}; this machine takes them at about a normal number's speed (a multiply {cycles:.0} cycles more)"
         ),
-        _ => "on Intel cores an operation on one can take a hundred cycles or more (a microcode assist)"
-            .to_string(),
-    };
-    Some(format!(
-        "subnormal numbers: the counting run's arithmetic met at least one (the processor's {flags} set at its end); \
-         {cost}, which the prediction leaves out: a program that makes many runs slower than predicted \
-         (flushing them to zero, as `-ffast-math` does, removes the cost)"
-    ))
+        Some((x, cycles)) => format!(
+            "{said}; on this machine a multiply on one takes {} more than on a normal number ({cycles:.0} cycles), {SUBNORMAL_ADVICE}",
+            fmt_seconds(x * 1e-9)
+        ),
+        None => format!(
+            "{said}; on Intel cores an operation on one can take a hundred cycles or more (a microcode assist), {SUBNORMAL_ADVICE}"
+        ),
+    })
 }
+
+/// Below this many extra cycles a multiply on a subnormal number is no cause for a
+/// slower run.
+const CHEAP_SUBNORMAL_CYCLES: f64 = 5.0;
+
+/// What [`subnormals_said`] adds where subnormal numbers are dear.
+const SUBNORMAL_ADVICE: &str =
+    "which the prediction leaves out: a program that makes many runs slower than predicted \
+     (flushing them to zero, as `-ffast-math` does, removes the cost)";
 
 /// The risk flags under the loop table: each loop an optimization augur does not model
 /// is likely to change, and why.
@@ -1211,6 +1224,17 @@ mod tests {
             "{two}"
         );
         assert!(two.contains("-ffast-math"), "{two}");
+        let cheap = augur_machine_profile::incore::InCoreProfile {
+            cycle_ns: 0.25,
+            subnormal_ns: Some(0.5),
+            ..Default::default()
+        };
+        let zen = subnormals_said(&run(Some(vec!["denormal"])), Some(&cheap)).unwrap();
+        assert!(
+            zen.contains("at about a normal number's speed (a multiply 2 cycles more)"),
+            "{zen}"
+        );
+        assert!(!zen.contains("slower than predicted"), "{zen}");
     }
 
     #[test]

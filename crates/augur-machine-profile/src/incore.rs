@@ -111,7 +111,7 @@ pub struct InCoreProfile {
     pub crossing_ns: Option<f64>,
     /// What a scalar multiply costs beyond its latency when its operand and result are
     /// subnormal numbers, ns (a chain of them less the multiply's latency: the Xeon guest
-    /// of 2026-12-05, a microcode assist of about 150 cycles). No prediction prices it
+    /// of 2026-12-05, a microcode assist of 120-121 cycles). No prediction prices it
     /// (a program profile says only whether its arithmetic met such numbers); `predict`
     /// quotes it. `None` in profiles made before the field.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -491,7 +491,7 @@ mod tests {
             memory,
             sequential: SequentialTime {
                 total: memory,
-                busiest_level: memory,
+                by_supplier: memory,
                 first_level_others: 0.0,
                 fill_floor: 0.0,
             },

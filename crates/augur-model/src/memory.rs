@@ -1975,24 +1975,40 @@ mod tests {
         assert!((s.by_supplier - 4.0).abs() < 1e-12, "{s:?}");
     }
 
+    /// An affine array's traffic at line 3: `accesses`, the share of them that sweep
+    /// sequentially, and its levels.
+    fn affine_array(
+        name: &str,
+        accesses: f64,
+        share: f64,
+        levels: Vec<LevelTraffic>,
+    ) -> ArrayTraffic {
+        ArrayTraffic {
+            name: name.into(),
+            kind: "affine".into(),
+            line: 3,
+            accesses,
+            sequential: share >= 0.5,
+            sequential_share: share,
+            levels,
+        }
+    }
+
     #[test]
     fn a_line_is_priced_once_at_the_level_that_supplied_it() {
         // 100 first-level misses, 20 of which go on to memory: 80 lines from the second
         // level at its 1 ns and 20 from memory at 10 ns, 280 ns; the busiest level alone
         // (memory's 200, the first level's 100) said 200.
-        let a = ArrayTraffic {
-            name: "u".into(),
-            kind: "affine".into(),
-            line: 3,
-            accesses: 800.0,
-            sequential: true,
-            sequential_share: 1.0,
-            levels: vec![
+        let a = affine_array(
+            "u",
+            800.0,
+            1.0,
+            vec![
                 traffic("L1d", 100.0, 100e-9),
                 traffic("L2", 20.0, 200e-9),
                 traffic(TLB_LEVEL, 5.0, 50e-9),
             ],
-        };
+        );
         let s = nest_of(vec![a]).sequential();
         assert!((s.by_supplier - 280e-9).abs() < 1e-15, "{s:?}");
         assert!((s.total - 350e-9).abs() < 1e-15, "{s:?}");
@@ -2119,19 +2135,16 @@ mod tests {
         // order, the second level once a line. Stored two at a time (16-byte vectors),
         // half the first level's and the TLB's misses remain; the second level's stay
         // at one a line. The sequential array is left as it was.
-        let strided = ArrayTraffic {
-            name: "wave".into(),
-            kind: "affine".into(),
-            line: 3,
-            accesses: 1000.0,
-            sequential: false,
-            sequential_share: 0.0,
-            levels: vec![
+        let strided = affine_array(
+            "wave",
+            1000.0,
+            0.0,
+            vec![
                 traffic("L1d", 1000.0, 1e-6),
                 traffic("L2", 125.0, 1e-7),
                 traffic("TLB", 1000.0, 8e-6),
             ],
-        };
+        );
         let sequential = ArrayTraffic {
             name: "tlay".into(),
             sequential: true,

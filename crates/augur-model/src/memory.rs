@@ -23,9 +23,10 @@
 //! computation, so that a nest takes `max(T_ops, T_mem)` ([`Overlap::Max`]), or not, as
 //! in Saavedra's chapter 5, `T_ops + T_mem` ([`Overlap::Sum`]). The default,
 //! [`Overlap::Streams`], overlaps the sequential streams (each line priced once, at the
-//! level that supplied it, the levels moving a line at the same time) and adds the rest; the accuracy benchmark
-//! prints all four (docs/ACCURACY.md). Stream costs already include L1 hits (their
-//! kernels were L1-resident), so only transfers into L1 and below are added.
+//! level that supplied it, the levels moving a line at the same time) and adds the rest;
+//! the accuracy benchmark prints all four (docs/ACCURACY.md). Stream costs already
+//! include L1 hits (their kernels were L1-resident), so only transfers into L1 and below
+//! are added.
 //!
 //! Three kinds of references feed the term, each labelled in the breakdown: `affine`
 //! (DO nests with affine subscripts), `array_syntax` (whole-array statements and
@@ -1461,11 +1462,11 @@ pub struct SequentialTime {
 /// Combines a nest's operation time and its memory time `mem`, of which `sequential`
 /// is the sequential streams' part ([`Overlap::Streams`]: the levels of a prefetched
 /// stream move a line at the same time, so it takes each line at its supplier's time
-/// ([`SequentialTime::by_supplier`]), at least the fills main memory paces, [`SequentialTime::fill_floor`], and that overlaps
-/// the operations). `idle` is the time the core waits on a
-/// floating-point recurrence beyond what its operations need to issue (the operation
-/// time less the same operations at their throughput): the other transfers fill it
-/// first, since their loads do not wait for the recurrence (a loop `s = s + a(i,k) *
+/// ([`SequentialTime::by_supplier`]), at least the fills main memory paces
+/// ([`SequentialTime::fill_floor`]), and that overlaps the operations). `idle` is the
+/// time the core waits on a floating-point recurrence beyond what its operations need
+/// to issue (the operation time less the same operations at their throughput): the
+/// other transfers fill it first, since their loads do not wait for the recurrence (a loop `s = s + a(i,k) *
 /// b(k,j)` over `k` on a Zen 5: 0.54 ns an element, the add's latency, with `a`'s
 /// strided misses to the second level hidden).
 pub fn combine(ops: f64, mem: f64, sequential: SequentialTime, idle: f64, overlap: Overlap) -> f64 {
@@ -1528,7 +1529,7 @@ impl NestMemory {
     pub fn sequential(&self) -> SequentialTime {
         let mut per: Vec<(&str, f64)> = vec![];
         let mut first_level_others = 0.0;
-        let mut path = 0.0;
+        let mut by_supplier = 0.0;
         for a in &self.arrays {
             // Of the first level's misses, those the second level serves: a miss that
             // goes on to a further level waits for it (and is priced there too).
@@ -1539,7 +1540,7 @@ impl NestMemory {
                     first_level_others += (1.0 - a.sequential_share) * l1.seconds * served;
                 }
             }
-            path += a.sequential_share * supplied_seconds(a);
+            by_supplier += a.sequential_share * supplied_seconds(a);
             for l in a.levels.iter().filter(|l| l.level != STORE_STALLS) {
                 let s = a.sequential_share * l.seconds;
                 match per.iter_mut().find(|p| p.0 == l.level) {
@@ -1550,7 +1551,7 @@ impl NestMemory {
         }
         SequentialTime {
             total: per.iter().map(|p| p.1).sum(),
-            by_supplier: per.iter().map(|p| p.1).fold(path, f64::max),
+            by_supplier: per.iter().map(|p| p.1).fold(by_supplier, f64::max),
             first_level_others,
             fill_floor: self.fill_floor_seconds,
         }

@@ -1466,9 +1466,9 @@ pub struct SequentialTime {
 /// ([`SequentialTime::fill_floor`]), and that overlaps the operations). `idle` is the
 /// time the core waits on a floating-point recurrence beyond what its operations need
 /// to issue (the operation time less the same operations at their throughput): the
-/// other transfers fill it first, since their loads do not wait for the recurrence (a loop `s = s + a(i,k) *
-/// b(k,j)` over `k` on a Zen 5: 0.54 ns an element, the add's latency, with `a`'s
-/// strided misses to the second level hidden).
+/// other transfers fill it first, since their loads do not wait for the recurrence (a
+/// loop `s = s + a(i,k) * b(k,j)` over `k` on a Zen 5: 0.54 ns an element, the add's
+/// latency, with `a`'s strided misses to the second level hidden).
 pub fn combine(ops: f64, mem: f64, sequential: SequentialTime, idle: f64, overlap: Overlap) -> f64 {
     combine_issue(ops, 0.0, mem, sequential, idle, overlap)
 }

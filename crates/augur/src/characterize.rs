@@ -181,13 +181,25 @@ pub fn characterize(
         None => Box::new(Lines { start }),
     };
     let beside = only.is_empty() && side_by_side();
-    // The memory experiments on the second core while the AbOps' run on the first.
-    let (result, memory, stream) = std::thread::scope(|s| {
-        let memory = beside.then(|| s.spawn(|| memory_curves(&tc, quick, &say)));
+    // The memory experiments on the second core while the AbOps' run on the first, then
+    // on that core the stream kernels' build (a build measures nothing) while the AbOps'
+    // re-observations go on.
+    let (result, second) = std::thread::scope(|s| {
+        let second = beside.then(|| {
+            s.spawn(|| {
+                let curves = memory_curves(&tc, quick, &say);
+                let stream = curves.is_ok().then(|| prepare_stream(&tc, quick, &say));
+                Ok((curves, stream))
+            })
+        });
         let result = augur_machine::characterize(&tc, &exps, settings, mode, progress.as_mut());
-        let stream = (beside && result.is_ok()).then(|| prepare_stream(&tc, quick, &say));
-        (result, memory.map(joined), stream)
+        (result, second.map(joined))
     });
+    let (memory, stream) = match second {
+        Some(Ok((curves, stream))) => (Some(curves), stream),
+        Some(Err(e)) => (Some(Err(e)), None),
+        None => (None, None),
+    };
     drop(progress);
     stop_if_interrupted()?;
     let mut profile = result.map_err(anyhow::Error::msg)?;
@@ -351,11 +363,12 @@ fn stream_header(tc: &Toolchain, quick: bool) -> String {
     )
 }
 
-/// The stream kernels generated, built and counted while the memory experiments run on
-/// the other core (a build measures nothing), with progress lines through `say`.
+/// The stream kernels generated, built and counted on the second core once its memory
+/// experiments are done, while the AbOps' go on on the first (a build measures nothing),
+/// with progress lines through `say`.
 fn prepare_stream(tc: &Toolchain, quick: bool, say: &Say) -> Result<augur_stream::Prepared> {
     say.line(format!(
-        "{}, built beside the memory experiments",
+        "{}, built beside the AbOp experiments",
         stream_header(tc, quick)
     ));
     Ok(augur_stream::prepare(

@@ -24,8 +24,13 @@ typedef struct { uint64_t n, taken, miss[AUGUR_BR_NP]; uint64_t local; } augur_b
    time flip): random trips of 1 to 6 miss 0.96 an entry, not 5/6. */
 #define AUGUR_LX_TRIPS 32
 #define AUGUR_LX_NP 4
-#define AUGUR_LX_BITS 20
+#define AUGUR_LX_BITS 15
 #define AUGUR_LX_MASK ((1u << AUGUR_LX_BITS) - 1)
+/* A row of counters: one per decision (iterations 0 to AUGUR_LX_TRIPS), then the trip
+   count the row has learned (its counters saturated for it, the next entry of that
+   count in that context decided without a miss and without a change), else 255. */
+#define AUGUR_LX_ROW 40
+#define AUGUR_LX_LEARNED (AUGUR_LX_ROW - 1)
 typedef struct {
     uint64_t entries, changes, miss[AUGUR_LX_NP];
     int64_t last, last2;
@@ -132,9 +137,11 @@ static inline uint32_t augur_lxmix(uint64_t x) {
 static int augur_lxsim(int32_t id, augur_loopx_t *l, int64_t trips) {
     if (!augur_lxtab[0]) {
         for (int p = 0; p < AUGUR_LX_NP; p++) {
-            augur_lxtab[p] = malloc((size_t)AUGUR_LX_MASK + 1);
+            size_t n = ((size_t)AUGUR_LX_MASK + 1) * AUGUR_LX_ROW;
+            augur_lxtab[p] = malloc(n);
             if (!augur_lxtab[p]) { augur_br_failed = 1; return 0; }
-            for (size_t i = 0; i <= AUGUR_LX_MASK; i++) augur_lxtab[p][i] = 2;
+            for (size_t i = 0; i < n; i++)
+                augur_lxtab[p][i] = i % AUGUR_LX_ROW == AUGUR_LX_LEARNED ? 255 : 2;
         }
     }
     uint64_t base = ((uint64_t)id + 1) * 0x9E3779B97F4A7C15ULL;
@@ -145,14 +152,22 @@ static int augur_lxsim(int32_t id, augur_loopx_t *l, int64_t trips) {
         base ^ ((g & 0xfULL) * 0xD6E8FEB86659FD93ULL) ^ 2,
         base ^ ((g & 0xffULL) * 0xD6E8FEB86659FD93ULL) ^ 3,
     };
+    /* A context's counters are a row of its own, chosen by one hash an entry. */
     for (int p = 0; p < AUGUR_LX_NP; p++) {
-        uint8_t *tab = augur_lxtab[p];
-        for (int64_t j = 0; j <= trips; j++) {
-            uint8_t *ctr = &tab[augur_lxmix(ctx[p] ^ ((uint64_t)(j + 1) * 0xC2B2AE3D27D4EB4FULL))];
-            int go = j < trips;
-            if ((*ctr >= 2) != go) l->miss[p]++;
-            if (go) { if (*ctr < 3) (*ctr)++; } else { if (*ctr > 0) (*ctr)--; }
+        uint8_t *row = &augur_lxtab[p][(size_t)augur_lxmix(ctx[p]) * AUGUR_LX_ROW];
+        if (row[AUGUR_LX_LEARNED] == trips) continue;
+        uint64_t miss = 0;
+        int settled = 1;
+        for (int64_t j = 0; j < trips; j++) {
+            miss += row[j] < 2;
+            row[j] += row[j] < 3;
+            settled &= row[j] == 3;
         }
+        miss += row[trips] >= 2;
+        row[trips] -= row[trips] > 0;
+        settled &= row[trips] == 0;
+        row[AUGUR_LX_LEARNED] = settled ? (uint8_t)trips : 255;
+        l->miss[p] += miss;
     }
     augur_lhist = (augur_lhist << trips | ((1ULL << trips) - 1)) << 1; /* trips <= 32 */
     return 1;

@@ -48,12 +48,12 @@ static uint64_t augur_ghist; /* directions of the two-way branches */
 static uint64_t augur_phist; /* path: directions and multiway outcomes */
 static uint64_t augur_lhist; /* directions, each DO loop's backward jumps and exit among them */
 static int augur_br_failed;
-static inline uint32_t augur_brmix(uint64_t x) {
+static inline uint64_t augur_mix(uint64_t x) {
     x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
     x ^= x >> 27; x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return (uint32_t)x & AUGUR_BR_MASK;
+    return x ^ (x >> 31);
 }
+static inline uint32_t augur_brmix(uint64_t x) { return (uint32_t)augur_mix(x) & AUGUR_BR_MASK; }
 /* The table slot of each predictor: the branch alone, hashed with 8, 16, 32 and 64
    outcomes of global history `g`, and with the branch's own 16 outcomes. */
 static void augur_br_index(int32_t id, uint64_t g, uint64_t local, uint32_t *idx) {
@@ -126,12 +126,6 @@ void augur_brk(int32_t id, int32_t k) {
     b->local = (b->local << 4) | (uint64_t)(k & 15);
     augur_phist = (augur_phist << 3) | (uint64_t)(k & 7);
 }
-static inline uint32_t augur_lxmix(uint64_t x) {
-    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return (uint32_t)x & AUGUR_LX_MASK;
-}
 /* Each decision of a short loop's entry of `trips` iterations fed to the counters of
    every context; 0 when the tables cannot be had (the run then reports it failed). */
 static int augur_lxsim(int32_t id, augur_loopx_t *l, int64_t trips) {
@@ -154,7 +148,8 @@ static int augur_lxsim(int32_t id, augur_loopx_t *l, int64_t trips) {
     };
     /* A context's counters are a row of its own, chosen by one hash an entry. */
     for (int p = 0; p < AUGUR_LX_NP; p++) {
-        uint8_t *row = &augur_lxtab[p][(size_t)augur_lxmix(ctx[p]) * AUGUR_LX_ROW];
+        size_t slot = (size_t)(augur_mix(ctx[p]) & AUGUR_LX_MASK);
+        uint8_t *row = &augur_lxtab[p][slot * AUGUR_LX_ROW];
         if (row[AUGUR_LX_LEARNED] == trips) continue;
         uint64_t miss = 0;
         int settled = 1;

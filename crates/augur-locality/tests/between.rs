@@ -51,6 +51,7 @@ fn nest(unit: &str, loop_id: u32, executions: f64, arrays: Vec<ArrayLocality>) -
         sample_rate: 1.0,
         kind: "affine".into(),
         arrays,
+        phases: vec![],
     }
 }
 

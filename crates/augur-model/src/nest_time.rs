@@ -340,8 +340,19 @@ pub(crate) fn memory_term(
                 idle,
                 overlap,
             };
-            parts.phased = phase_split(table, report, priced, ui, u, l.id)
-                .map(|phases| phased_combined(&parts, &phases));
+            let counted = program.locality.as_ref().and_then(|loc| {
+                loc.nests
+                    .iter()
+                    .find(|n| n.unit == u.name && n.loop_id == l.id)
+            });
+            parts.phased = phase_split(table, report, priced, ui, u, l.id).map(|mut phases| {
+                if let Some(shares) = counted.and_then(|c| phase_memory_shares(c, nm, &phases)) {
+                    for (p, s) in phases.iter_mut().zip(shares) {
+                        p.share = Some(s);
+                    }
+                }
+                phased_combined(&parts, &phases)
+            });
             memory_rows.push(NestRow {
                 name: loop_name(u, l),
                 file: u.file.clone(),
@@ -372,6 +383,12 @@ struct Phase {
     ops: f64,
     issue: f64,
     references: f64,
+    /// Line of its DO.
+    line: u32,
+    /// Its share of the nest's transfers (and of their sequential streams) where the
+    /// locality analysis counted each array's accesses in each phase
+    /// ([`phase_memory_shares`]); its share of the references otherwise.
+    share: Option<f64>,
 }
 
 /// The phases of nest `root`: the loops that the outermost loop inside it holding two or
@@ -420,9 +437,57 @@ fn phase_split(
             ops,
             issue: memory_issue(table, report, priced, ui, u, c.id),
             references: references(&|l| inside_loop(u, l, c.id)),
+            line: c.line,
+            share: None,
         });
     }
     Some(phases)
+}
+
+/// Each phase's share of nest `nm`'s transfers, from the
+/// accesses the locality analysis counted per array and phase (`counted`, its phases the
+/// same loops as `phases`): an array's transfers at a level go to the phases in the
+/// proportion of the lines its references walk there (a strided access a line, a
+/// unit-stride one a fraction), those of its strided sweeps (the level
+/// [`SWEPT`](crate::memory::SWEPT)) in the proportion of its strided accesses (a transpose
+/// beside a recurrence over the same arrays: the transpose's phase pays the walk). `None`
+/// where the phases differ or nothing is counted.
+fn phase_memory_shares(
+    counted: &augur_program_profile::locality::NestLocality,
+    nm: &crate::memory::NestMemory,
+    phases: &[Phase],
+) -> Option<Vec<f64>> {
+    let cp = &counted.phases;
+    if cp.len() != phases.len() || cp.iter().zip(phases).any(|(c, p)| c.line != p.line) {
+        return None;
+    }
+    use augur_program_profile::locality::PhaseAccesses;
+    let share = |of: &dyn Fn(&PhaseAccesses) -> u64| {
+        let all: u64 = cp.iter().map(of).sum();
+        (all > 0).then(|| {
+            cp.iter()
+                .map(|c| of(c) as f64 / all as f64)
+                .collect::<Vec<_>>()
+        })
+    };
+    let mut memory = vec![0.0; cp.len()];
+    for at in &nm.arrays {
+        let a = counted.arrays.iter().position(|x| x.name == at.name)?;
+        let by_accesses = share(&|c| c.lines.get(a).copied().unwrap_or(0))
+            .or_else(|| share(&|c| c.accesses.get(a).copied().unwrap_or(0)))?;
+        let by_strides = share(&|c| c.strided.get(a).copied().unwrap_or(0));
+        for level in &at.levels {
+            let split = match &by_strides {
+                Some(s) if level.level == crate::memory::SWEPT => s,
+                _ => &by_accesses,
+            };
+            for (m, f) in memory.iter_mut().zip(split) {
+                *m += level.seconds * f;
+            }
+        }
+    }
+    let total = memory.iter().sum::<f64>();
+    (total > 0.0).then(|| memory.iter().map(|m| m / total).collect())
 }
 
 /// A phased nest's time. The core overlaps transfers with operations within a loop, not
@@ -441,7 +506,7 @@ fn phased_combined(parts: &CombineParts, phases: &[Phase]) -> f64 {
     phases
         .iter()
         .map(|p| {
-            let share = p.references / refs;
+            let share = p.share.unwrap_or(p.references / refs);
             combine_issue(
                 p.ops,
                 p.issue,
@@ -524,11 +589,93 @@ mod tests {
             ops,
             issue: 0.0,
             references: 10.0,
+            line: 0,
+            share: None,
         };
         assert_eq!(phased_combined(&whole, &[phase(3.0), phase(1.0)]), 5.0);
         // Operations outside the phases come on top.
         let more = parts(false, 4.5, 4.0);
         assert_eq!(phased_combined(&more, &[phase(3.0), phase(1.0)]), 5.5);
+    }
+
+    #[test]
+    fn a_transpose_beside_a_recurrence_pays_its_strided_walk_in_its_own_phase() {
+        use crate::memory::{ArrayTraffic, LevelTraffic, NestMemory, SWEPT};
+        use augur_program_profile::locality::{NestLocality, PhaseAccesses};
+        // A time step over `a`: a recurrence (8 reads a line walked, 6 units of operations)
+        // then a transpose reading `a` a line an access (1 unit). Of a's transfers, 3
+        // at the levels and 4 in the strided walk.
+        let phase = |line: u32, ops: f64, accesses: u64, strided: u64, lines: u64| {
+            let counted = PhaseAccesses {
+                line,
+                accesses: vec![accesses],
+                strided: vec![strided],
+                lines: vec![lines],
+            };
+            let p = Phase {
+                ops,
+                issue: 0.0,
+                references: accesses as f64,
+                line,
+                share: None,
+            };
+            (counted, p)
+        };
+        let (c1, p1) = phase(5, 6.0, 8000, 0, 1000);
+        let (c2, p2) = phase(9, 1.0, 1000, 1000, 1000);
+        let counted: NestLocality = serde_json::from_value(serde_json::json!({
+            "unit": "t", "loop_id": 0, "file": "t.f90", "line": 4, "executions": 1.0,
+            "approximate": false, "accesses": 9000, "footprint_lines": 100,
+            "streamed_accesses": 9000, "sample_rate": 1.0,
+            "arrays": [{"name": "a", "elem_bytes": 8, "accesses": 9000, "footprint_lines": 100,
+                        "histogram": {"cold": 0, "bins": []}, "entering": {"cold": 0, "bins": []},
+                        "inner_stride_bytes": 8192, "written": true}],
+        }))
+        .unwrap();
+        let counted = NestLocality {
+            phases: vec![c1, c2],
+            ..counted
+        };
+        let level = |level: &str, seconds: f64| LevelTraffic {
+            level: level.into(),
+            misses: 0.0,
+            writebacks: 0.0,
+            seconds,
+        };
+        let nm = NestMemory {
+            unit: "t".into(),
+            loop_id: 0,
+            line: 4,
+            kind: "affine".into(),
+            seconds: 7.0,
+            levels: vec![],
+            arrays: vec![ArrayTraffic {
+                name: "a".into(),
+                kind: "affine".into(),
+                line: 4,
+                accesses: 9000.0,
+                sequential: false,
+                sequential_share: 8.0 / 9.0,
+                levels: vec![level("L1d", 3.0), level(SWEPT, 4.0)],
+            }],
+            fill_floor_seconds: 0.0,
+        };
+        let mut phases = vec![p1, p2];
+        let shares = phase_memory_shares(&counted, &nm, &phases).expect("the same phases");
+        // The levels' 3 split by lines walked (1000 each), the walk's 4 to the transpose.
+        assert!((shares[1] - 5.5 / 7.0).abs() < 1e-12, "{shares:?}");
+        let whole = parts(false, 7.0, 7.0);
+        // By references, the transpose would wait on a ninth of the transfers.
+        let by_references = phased_combined(&whole, &phases);
+        for (p, s) in phases.iter_mut().zip(&shares) {
+            p.share = Some(*s);
+        }
+        // The transpose waits on its walk: more than the references' split gave.
+        let by_lines = phased_combined(&whole, &phases);
+        assert!(by_lines > by_references + 1.0, "{by_lines} {by_references}");
+        // Other loops than the counted ones: no shares.
+        phases[1].line = 10;
+        assert!(phase_memory_shares(&counted, &nm, &phases).is_none());
     }
 
     #[test]

@@ -198,6 +198,30 @@ pub struct NestLocality {
     pub kind: String,
     /// Per array referenced.
     pub arrays: Vec<ArrayLocality>,
+    /// For a nest whose loops run loops one after another (a time step's sweeps: the
+    /// first loop from the outermost holding two or more loops directly), each of those
+    /// loops' accesses per array, in program order. Empty for other nests and in
+    /// profiles made before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<PhaseAccesses>,
+}
+
+/// The accesses of one phase of a nest (a loop the nest runs after another) per
+/// execution of the nest, per array in the order of [`NestLocality::arrays`].
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct PhaseAccesses {
+    /// Line of the phase's DO.
+    pub line: u32,
+    /// All accesses of each array in the phase.
+    pub accesses: Vec<u64>,
+    /// Those of references that move two lines or more per iteration of their innermost
+    /// loop (a strided sweep, no sequential stream).
+    pub strided: Vec<u64>,
+    /// The lines its references walk through: an access that moves `s` bytes along its
+    /// innermost loop walks `min(s, line) / line` of a line (a unit-stride `real(8)`
+    /// sweep an eighth, a strided one a whole line, an invariant one none), the misses
+    /// the phase can make of each array.
+    pub lines: Vec<u64>,
 }
 
 /// The `kind` of a nest extracted from DO loops (the default of profiles made before `array_syntax` nests).

@@ -756,3 +756,55 @@ fn rows_of_a_power_of_two_matrix_reuse_within_their_page_offset_class() {
         a.accesses
     );
 }
+
+const TIME_STEP: &str = "\
+program tstep
+  implicit none
+  integer, parameter :: n = 64
+  real(8) :: a(n,n), b(n,n)
+  integer :: i, j, it
+  a = 1
+  b = 0
+  do it = 1, 3
+    do j = 1, n
+      do i = 2, n
+        a(i,j) = a(i,j) + 0.5d0 * a(i-1,j)
+      end do
+    end do
+    do j = 1, n
+      do i = 1, n
+        b(i,j) = a(j,i)
+      end do
+    end do
+  end do
+  print *, b(2,3)
+end program tstep
+";
+
+#[test]
+fn a_time_step_counts_each_sweep_apart() {
+    // The step runs a recurrence down a's columns, then a transpose into b: the phases
+    // the predictor combines one by one, each with its own accesses; only the
+    // transpose walks a strided, a whole line an access.
+    let (an, _dir) = analyze("tstep.f90", TIME_STEP);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    let n = loc
+        .nests
+        .iter()
+        .find(|n| n.line == line_of(TIME_STEP, "do it = 1"))
+        .expect("the time step is a nest");
+    let lines: Vec<u32> = n.phases.iter().map(|p| p.line).collect();
+    let transpose = line_of(TIME_STEP, "b(i,j) = a(j,i)") - 2;
+    assert_eq!(lines, [line_of(TIME_STEP, "do j = 1, n"), transpose]);
+    let idx = |name: &str| n.arrays.iter().position(|a| a.name == name).unwrap();
+    let (a, b) = (idx("a"), idx("b"));
+    let (rec, tr) = (&n.phases[0], &n.phases[1]);
+    // Per execution of the nest: 3 steps of 64 x 63 updates (a read twice, written once).
+    assert_eq!(rec.accesses[a], 3 * 64 * 63 * 3);
+    assert_eq!((rec.accesses[b], rec.strided[a]), (0, 0));
+    assert_eq!((tr.accesses[a], tr.strided[a]), (3 * 64 * 64, 3 * 64 * 64));
+    assert_eq!((tr.accesses[b], tr.strided[b]), (3 * 64 * 64, 0));
+    // A unit-stride real(8) access walks an eighth of a line, a strided one a line.
+    assert_eq!(rec.lines[a], 3 * 64 * 63 * 3 / 8);
+    assert_eq!((tr.lines[a], tr.lines[b]), (3 * 64 * 64, 3 * 64 * 64 / 8));
+}

@@ -116,7 +116,7 @@ fn log_mean_lines(h: &augur_locality::Histogram, per: u64) -> f64 {
 fn histogram_seconds(
     a: &ArrayLocality,
     curve: &[(u64, f64)],
-    executions: f64,
+    (executions, tail): (f64, f64),
     (footprint_lines, classes): (u64, Option<u64>),
 ) -> (f64, f64) {
     let (x, y): (Vec<u64>, Vec<f64>) = curve.iter().copied().unzip();
@@ -141,19 +141,28 @@ fn histogram_seconds(
         at(footprint_lines.saturating_add(1)),
     );
     let later_runs = (executions - 1.0).max(0.0);
-    let cold = h.cold as f64;
+    // The strided references' accesses: the farthest of the array's (first touches, then
+    // the longest distances), a sequential reference reusing its line at once.
+    let mut left = tail * (h.cold as f64 + h.bins.iter().sum::<u64>() as f64);
+    let mut take = |w: u64| {
+        let t = (w as f64).min(left);
+        left -= t;
+        t
+    };
+    let cold = take(h.cold);
     let mut seconds = cold * (first + later_runs * later);
     let mut paid =
         cold * (f64::from(u8::from(first > 0.0)) + later_runs * f64::from(u8::from(later > 0.0)));
-    for (i, &w) in h.bins.iter().enumerate() {
+    for (i, &w) in h.bins.iter().enumerate().rev() {
         if w == 0 {
             continue;
         }
+        let w = take(w);
         let (lo, hi) = augur_locality::reuse::bin_range(i);
         let cost = at(((lo + hi) / 2 + 1).saturating_mul(per));
-        seconds += w as f64 * cost * executions;
+        seconds += w * cost * executions;
         if cost > 0.0 {
-            paid += w as f64 * executions;
+            paid += w * executions;
         }
     }
     (seconds, paid)
@@ -196,10 +205,13 @@ pub(crate) fn price_swept_strides(
             };
             let classes = Some(classes_reached(stride, line, PAGE_BYTES))
                 .filter(|&c| c < classes_per_page(line, PAGE_BYTES));
-            let (seconds, paid) =
-                histogram_seconds(al, &curve, executions, (nl.footprint_lines, classes));
-            let (seconds, paid) = (seconds * strided, paid * strided);
-            removed.extend(take_strided_share(a, strided));
+            let (seconds, paid) = histogram_seconds(
+                al,
+                &curve,
+                (executions, strided),
+                (nl.footprint_lines, classes),
+            );
+            removed.extend(take_strided_share(a, strided * a.accesses));
             a.levels.push(LevelTraffic {
                 level: SWEPT.into(),
                 misses: paid,
@@ -236,14 +248,22 @@ pub(crate) fn price_swept_strides(
     }
 }
 
-/// Takes an array's `strided` share of the seconds of its levels (the store stalls
-/// excepted) out, returning what was taken per level.
+/// Takes the seconds of an array's levels (the store stalls excepted) that its `strided`
+/// accesses (over all executions) make out, returning what was taken per level. They are
+/// its farthest accesses, so a level's misses are theirs first: of `m` misses at a
+/// level, `min(strided, m)`.
 fn take_strided_share(a: &mut ArrayTraffic, strided: f64) -> Vec<LevelTraffic> {
+    let share = strided / a.accesses.max(1.0);
     a.levels
         .iter_mut()
         .filter(|l| l.level != STORE_STALLS)
         .map(|l| {
-            let taken = l.seconds * strided;
+            let of_misses = if l.misses > 0.0 {
+                (strided / l.misses).min(1.0)
+            } else {
+                share
+            };
+            let taken = l.seconds * of_misses.max(share);
             l.seconds -= taken;
             LevelTraffic {
                 level: l.level.clone(),
@@ -348,6 +368,7 @@ mod tests {
                 stores: CompactHistogram::default(),
                 class_histogram: CompactHistogram::default(),
             }],
+            phases: vec![],
         }
     }
 
@@ -420,10 +441,10 @@ mod tests {
         class.add(Some(199), 1000);
         let mut nest = strided_nest(false, all.to_compact());
         let curve = sweep_curve(&mem, &first(), 32768);
-        let (without, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, Some(1)));
+        let (without, _) = histogram_seconds(&nest.arrays[0], &curve, (1.0, 1.0), (4096, Some(1)));
         nest.arrays[0].class_histogram = class.to_compact();
-        let (with, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, Some(1)));
-        let (every_class, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, None));
+        let (with, _) = histogram_seconds(&nest.arrays[0], &curve, (1.0, 1.0), (4096, Some(1)));
+        let (every_class, _) = histogram_seconds(&nest.arrays[0], &curve, (1.0, 1.0), (4096, None));
         assert!((without - 1000.0 * 6.5e-9).abs() < 1e-12, "{without}");
         assert!((with - 1000.0 * 1.5e-9).abs() < 1e-12, "{with}");
         assert!((every_class - without).abs() < 1e-15);
@@ -432,7 +453,8 @@ mod tests {
         let mut alone = augur_locality::Histogram::default();
         alone.add(Some(999), 1000);
         nest.arrays[0].class_histogram = alone.to_compact();
-        let (walk_alone, _) = histogram_seconds(&nest.arrays[0], &curve, 1.0, (4096, Some(1)));
+        let (walk_alone, _) =
+            histogram_seconds(&nest.arrays[0], &curve, (1.0, 1.0), (4096, Some(1)));
         assert!((walk_alone - without).abs() < 1e-15, "{walk_alone}");
     }
 
@@ -448,8 +470,57 @@ mod tests {
         nest.executions = 1000.0;
         nest.footprint_lines = 8;
         let curve = sweep_curve(&mem, &first(), 32768);
-        let (seconds, paid) = histogram_seconds(&nest.arrays[0], &curve, 1000.0, (8, None));
+        let (seconds, paid) = histogram_seconds(&nest.arrays[0], &curve, (1000.0, 1.0), (8, None));
         assert!((seconds - 8.0 * 6.5e-9).abs() < 1e-15, "{seconds}");
         assert_eq!(paid, 8.0);
+    }
+
+    #[test]
+    fn an_array_also_read_in_order_pays_its_strided_walk_undiluted() {
+        // A recurrence down `a`'s columns (3 x 4,096 accesses, each reusing its line at
+        // once) beside a transpose's walk across them (4,096 accesses 4,095 lines back):
+        // a quarter of the accesses stride, and they are the far ones. The walk costs the
+        // sweep's 6.5 ns an access whole, not a quarter of a histogram that mixes both;
+        // the first level's 4,096 misses are all the walk's, and go with it.
+        let mem = machine(|lines| if lines <= 12 { 0.25 } else { 6.75 });
+        let mut h = augur_locality::Histogram::default();
+        h.add(Some(0), 3 * 4096);
+        h.add(Some(4095), 4096);
+        let mut nest = strided_nest(false, h.to_compact());
+        nest.executions = 1.0;
+        nest.arrays[0].accesses = 4 * 4096;
+        nest.arrays[0].sequential_accesses = Some(3 * 4096);
+        let loc = LocalityProfile {
+            line_bytes: 64,
+            nests: vec![nest],
+            ..Default::default()
+        };
+        let l1 = LevelTraffic {
+            level: "L1d".into(),
+            misses: 4096.0,
+            writebacks: 0.0,
+            seconds: 4e-6,
+        };
+        let mut out = vec![NestMemory {
+            unit: "transp".into(),
+            loop_id: 0,
+            line: 3,
+            kind: "affine".into(),
+            seconds: 4e-6,
+            levels: vec![l1.clone()],
+            arrays: vec![ArrayTraffic {
+                name: "a".into(),
+                kind: "affine".into(),
+                line: 3,
+                accesses: 4.0 * 4096.0,
+                sequential: false,
+                sequential_share: 0.75,
+                levels: vec![l1],
+            }],
+            fill_floor_seconds: 0.0,
+        }];
+        price_swept_strides(&mut out, &loc, &mem, &first());
+        let swept = 4096.0 * 6.5e-9;
+        assert!((out[0].seconds - swept).abs() < 1e-12, "{}", out[0].seconds);
     }
 }

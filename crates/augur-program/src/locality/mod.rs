@@ -311,9 +311,11 @@ fn has_refs(nodes: &[Node]) -> bool {
 
 /// Accesses per array of one execution of a nest: `.0` all of them, `.1` those of
 /// references that sweep less than [`STREAM_STRIDE_BYTES`] per iteration of their
-/// innermost loop (a nonzero stride: sequential streams a prefetcher follows).
+/// innermost loop (a nonzero stride: sequential streams a prefetcher follows), `.2`
+/// those that sweep [`STREAM_STRIDE_BYTES`] or more (strided sweeps), `.3` the bytes of
+/// lines they walk through (each access at most a line: [`PhaseAccesses::lines`]).
 #[derive(Clone, Copy, Default)]
-struct AccessCount(u64, u64);
+struct AccessCount(u64, u64, u64, u64);
 
 /// The loops of `u` that an IF guards, each with how many passes of control there are
 /// for one that enters it (rounded): its parent's iterations over its entries, where it
@@ -330,28 +332,44 @@ fn guarded_loops(u: &augur_program_profile::UnitProfile) -> HashMap<u32, u64> {
         .collect()
 }
 
-/// Exact accesses per array of one execution of `nodes`, without enumerating
-/// innermost loops (a guarded loop on its share of the passes, [`augur_locality::Loop::every`]).
-fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [AccessCount]) {
-    fn add(out: &mut [AccessCount], r: &augur_locality::Ref, n: u64, seq: bool) {
-        if let Some(c) = out.get_mut(r.array as usize) {
+/// Where [`count_accesses`] adds: the nest's counts per array, and those of each phase
+/// (a loop of `phases`, by identity) when the access is inside one.
+struct Counter<'a> {
+    out: &'a mut [AccessCount],
+    phases: Vec<*const augur_locality::Loop>,
+    by_phase: Vec<Vec<AccessCount>>,
+    current: Option<usize>,
+    passes: HashMap<*const augur_locality::Loop, u64>,
+}
+
+impl Counter<'_> {
+    fn add(&mut self, r: &augur_locality::Ref, n: u64, bytes: u64) {
+        let add = |c: &mut AccessCount| {
             c.0 += n;
-            if seq {
+            c.3 += n * bytes.min(LINE_BYTES);
+            if bytes > 0 && bytes < STREAM_STRIDE_BYTES {
                 c.1 += n;
+            } else if bytes >= STREAM_STRIDE_BYTES {
+                c.2 += n;
             }
+        };
+        if let Some(c) = self.out.get_mut(r.array as usize) {
+            add(c);
+        }
+        if let Some(c) = self
+            .current
+            .and_then(|p| self.by_phase.get_mut(p))
+            .and_then(|v| v.get_mut(r.array as usize))
+        {
+            add(c);
         }
     }
-    fn go(
-        nest: &augur_locality::Nest,
-        nodes: &[Node],
-        idx: &mut Vec<i64>,
-        step: i64,
-        out: &mut [AccessCount],
-        passes: &mut HashMap<*const augur_locality::Loop, u64>,
-    ) {
+
+    /// Exact accesses of `nodes` at loop indices `idx`, the innermost stepping by `step`.
+    fn go(&mut self, nest: &augur_locality::Nest, nodes: &[Node], idx: &mut Vec<i64>, step: i64) {
         for n in nodes {
             if let Node::Loop(l) = n {
-                let pass = passes.entry(l as *const _).or_default();
+                let pass = self.passes.entry(l as *const _).or_default();
                 *pass += 1;
                 if (*pass - 1) % l.every.max(1) != 0 {
                     continue;
@@ -359,11 +377,11 @@ fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [Access
             }
             match n {
                 Node::Ref(r) => {
-                    let seq = idx
+                    let bytes = idx
                         .len()
                         .checked_sub(1)
-                        .is_some_and(|d| sequential_at(nest, r, d, step));
-                    add(out, r, 1, seq);
+                        .map_or(0, |d| stride_at(nest, r, d, step));
+                    self.add(r, 1, bytes);
                 }
                 Node::Loop(l) => {
                     let (lo, hi) = (l.lower.eval(idx), l.upper.eval(idx));
@@ -377,26 +395,98 @@ fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [Access
                     if trips <= 0 || !has_refs(&l.body) {
                         continue;
                     }
+                    let outer = self.current;
+                    if let Some(p) = self.phases.iter().position(|&x| std::ptr::eq(x, l)) {
+                        self.current = Some(p);
+                    }
                     let d = idx.len();
                     if l.body.iter().all(|b| matches!(b, Node::Ref(_))) {
                         for b in &l.body {
                             if let Node::Ref(r) = b {
-                                add(out, r, trips as u64, sequential_at(nest, r, d, l.step));
+                                self.add(r, trips as u64, stride_at(nest, r, d, l.step));
                             }
                         }
-                        continue;
+                    } else {
+                        idx.push(lo);
+                        for t in 0..trips {
+                            idx[d] = lo + t * l.step;
+                            self.go(nest, &l.body, idx, l.step);
+                        }
+                        idx.pop();
                     }
-                    idx.push(lo);
-                    for t in 0..trips {
-                        idx[d] = lo + t * l.step;
-                        go(nest, &l.body, idx, l.step, out, passes);
-                    }
-                    idx.pop();
+                    self.current = outer;
                 }
             }
         }
     }
-    go(nest, nodes, &mut Vec::new(), 0, out, &mut HashMap::new());
+}
+
+/// Exact accesses per array of one execution of `nodes`, without enumerating
+/// innermost loops (a guarded loop on its share of the passes, [`augur_locality::Loop::every`]).
+fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [AccessCount]) {
+    count_by_phase(nest, nodes, out, vec![]);
+}
+
+/// [`count_accesses`], and the accesses per array inside each loop of `phases`.
+fn count_by_phase(
+    nest: &augur_locality::Nest,
+    nodes: &[Node],
+    out: &mut [AccessCount],
+    phases: Vec<*const augur_locality::Loop>,
+) -> Vec<Vec<AccessCount>> {
+    let arrays = out.len();
+    let mut c = Counter {
+        out,
+        by_phase: vec![vec![AccessCount::default(); arrays]; phases.len()],
+        phases,
+        current: None,
+        passes: HashMap::new(),
+    };
+    c.go(nest, nodes, &mut Vec::new(), 0);
+    c.by_phase
+}
+
+/// The phases of an extracted nest: the loops that the first loop from its root holding
+/// two or more loops directly runs one after another, with their lines, where the
+/// unit's loops (`up`) and the nest's loops agree on them (the same descent, as many
+/// loops); none otherwise. The predictor combines operations and transfers phase by
+/// phase there.
+fn phase_loops<'a>(
+    up: &augur_program_profile::UnitProfile,
+    n: &'a ExtractedNest,
+) -> Vec<(u32, &'a augur_locality::Loop)> {
+    let children = |p: u32| -> Vec<&augur_program_profile::LoopProfile> {
+        up.loops.iter().filter(|c| c.parent == Some(p)).collect()
+    };
+    let loops_in = |nodes: &'a [Node]| -> Vec<&'a augur_locality::Loop> {
+        nodes
+            .iter()
+            .filter_map(|x| match x {
+                Node::Loop(l) => Some(l),
+                Node::Ref(_) => None,
+            })
+            .collect()
+    };
+    let top = loops_in(&n.nest.body);
+    let (Some(mut holder), [root]) = (up.loops.iter().find(|l| l.id == n.root), top.as_slice())
+    else {
+        return vec![];
+    };
+    let mut at: &augur_locality::Loop = root;
+    loop {
+        let (ir, nest) = (children(holder.id), loops_in(&at.body));
+        match (ir.as_slice(), nest.as_slice()) {
+            ([one], [inner]) => (holder, at) = (one, inner),
+            (ir, nest) if ir.len() >= 2 && ir.len() == nest.len() => {
+                return ir
+                    .iter()
+                    .map(|l| l.line)
+                    .zip(nest.iter().copied())
+                    .collect()
+            }
+            _ => return vec![],
+        }
+    }
 }
 
 /// The step per iteration below which a reference is a sequential stream the hardware
@@ -409,19 +499,13 @@ fn count_accesses(nest: &augur_locality::Nest, nodes: &[Node], out: &mut [Access
 /// prefetchers' adjacent lines double its traffic: strided.
 pub const STREAM_STRIDE_BYTES: u64 = 2 * LINE_BYTES;
 
-/// Whether reference `r`, in the loop at `depth` stepping by `step`, moves by a
-/// nonzero number of bytes less than [`STREAM_STRIDE_BYTES`] per iteration.
-fn sequential_at(
-    nest: &augur_locality::Nest,
-    r: &augur_locality::Ref,
-    depth: usize,
-    step: i64,
-) -> bool {
+/// The bytes reference `r`, in the loop at `depth` stepping by `step`, moves per
+/// iteration (0 for a reference the loop does not move).
+fn stride_at(nest: &augur_locality::Nest, r: &augur_locality::Ref, depth: usize, step: i64) -> u64 {
     let Some(a) = nest.arrays.get(r.array as usize) else {
-        return false;
+        return 0;
     };
-    let bytes = a.byte_stride(r, depth).saturating_mul(step).unsigned_abs();
-    bytes > 0 && bytes < STREAM_STRIDE_BYTES
+    a.byte_stride(r, depth).saturating_mul(step).unsigned_abs()
 }
 
 /// Accesses streamed per nest at most (about): above, only a prefix of the
@@ -807,7 +891,13 @@ fn analyze_unit(out: &mut LocalityProfile, profile: &ProgramProfile, un: &UnitNe
             });
         }
         let mut per_array = vec![AccessCount::default(); n.nest.arrays.len()];
-        count_accesses(&n.nest, &n.nest.body, &mut per_array);
+        let phases = phase_loops(up, n);
+        let by_phase = count_by_phase(
+            &n.nest,
+            &n.nest.body,
+            &mut per_array,
+            phases.iter().map(|(_, l)| *l as *const _).collect(),
+        );
         let total: u64 = per_array.iter().map(|c| c.0).sum();
         if total == 0 {
             continue;
@@ -842,6 +932,16 @@ fn analyze_unit(out: &mut LocalityProfile, profile: &ProgramProfile, un: &UnitNe
                 affine_kind()
             },
             arrays: array_rows(&n.nest, &per_array),
+            phases: phases
+                .iter()
+                .zip(by_phase)
+                .map(|((line, _), c)| PhaseAccesses {
+                    line: *line,
+                    accesses: c.iter().map(|x| x.0).collect(),
+                    strided: c.iter().map(|x| x.2).collect(),
+                    lines: c.iter().map(|x| x.3 / LINE_BYTES).collect(),
+                })
+                .collect(),
         });
     }
     fill_histograms(out, base, &pos, stream);

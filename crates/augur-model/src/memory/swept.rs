@@ -100,8 +100,10 @@ fn log_mean_lines(h: &augur_locality::Histogram, per: u64) -> f64 {
     }
 }
 
-/// What a strided reference's accesses cost at `curve` over `executions` of its nest
-/// (its histogram is one execution's): an access whose line was last used `d` lines
+/// What an array's strided references' accesses cost at `curve` over `executions` of its
+/// nest (its histogram is one execution's): the `tail` share of its accesses, taken as
+/// the farthest (first touches, then the longest distances: a sequential reference beside
+/// them reuses its line at once). An access whose line was last used `d` lines
 /// before costs the curve at `d + 1` lines (a cyclic sweep over `n` lines reuses each
 /// at a distance of `n - 1`); a first touch costs the curve's largest point in the
 /// first execution (its line comes from memory) and the curve at the nest's footprint
@@ -170,9 +172,9 @@ fn histogram_seconds(
 
 /// Prices every analyzed nest's arrays swept along their innermost loop at a stride of
 /// two lines or more (of the first level `first`) at the machine's stride sweep
-/// ([`sweep_curve`]), where it has a like stride: their strided share's transfers and
-/// page walks, priced by the levels until here, are taken out and the sweep's cost is
-/// added as the level [`SWEPT`]. A written array keeps its store stalls: a store that
+/// ([`sweep_curve`]), where it has a like stride: the transfers and page walks its
+/// strided accesses make (its farthest: [`take_strided_share`]), priced by the levels
+/// until here, are taken out and the sweep's cost is added as the level [`SWEPT`]. A written array keeps its store stalls: a store that
 /// misses holds the commit of those behind it beyond what a read waits (the
 /// transpose's strided stores took 6.5 ns more than its strided reads). `out`'s first
 /// rows are `loc.nests`'.

@@ -444,14 +444,13 @@ fn phase_split(
     Some(phases)
 }
 
-/// Each phase's share of nest `nm`'s transfers, from the
-/// accesses the locality analysis counted per array and phase (`counted`, its phases the
-/// same loops as `phases`): an array's transfers at a level go to the phases in the
-/// proportion of the lines its references walk there (a strided access a line, a
-/// unit-stride one a fraction), those of its strided sweeps (the level
-/// [`SWEPT`](crate::memory::SWEPT)) in the proportion of its strided accesses (a transpose
-/// beside a recurrence over the same arrays: the transpose's phase pays the walk). `None`
-/// where the phases differ or nothing is counted.
+/// Each phase's share of nest `nm`'s transfers, from the accesses the locality analysis
+/// counted per array and phase (`counted`, its phases the same loops as `phases`): an
+/// array's transfers at a level go to the phases in the proportion of the lines its
+/// references walk there (a strided access a line, a unit-stride one a fraction), those
+/// of its strided sweeps (the level [`SWEPT`](crate::memory::SWEPT)) in the proportion of
+/// its strided accesses (a transpose beside a recurrence over the same arrays: the
+/// transpose's phase pays the walk). `None` where the phases differ or nothing is counted.
 fn phase_memory_shares(
     counted: &augur_program_profile::locality::NestLocality,
     nm: &crate::memory::NestMemory,
@@ -473,13 +472,13 @@ fn phase_memory_shares(
     let mut memory = vec![0.0; cp.len()];
     for at in &nm.arrays {
         let a = counted.arrays.iter().position(|x| x.name == at.name)?;
-        let by_accesses = share(&|c| c.lines.get(a).copied().unwrap_or(0))
+        let by_lines = share(&|c| c.lines.get(a).copied().unwrap_or(0))
             .or_else(|| share(&|c| c.accesses.get(a).copied().unwrap_or(0)))?;
         let by_strides = share(&|c| c.strided.get(a).copied().unwrap_or(0));
         for level in &at.levels {
             let split = match &by_strides {
                 Some(s) if level.level == crate::memory::SWEPT => s,
-                _ => &by_accesses,
+                _ => &by_lines,
             };
             for (m, f) in memory.iter_mut().zip(split) {
                 *m += level.seconds * f;

@@ -163,7 +163,8 @@ pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
 }
 
 /// The largest throughput bound of an iteration issuing `issued` instructions, `instructions`
-/// by class and width, on `m` (ns), with what it is; `None` when `m` lacks a class.
+/// by class and width, on `m` (ns), with what it is, its time raised by the bounds near it
+/// ([`interfering`]); `None` when `m` lacks a class.
 fn throughput_bound(
     issued: f64,
     instructions: Vec<(ClassWidth, f64)>,
@@ -206,7 +207,55 @@ fn throughput_bound(
         bounds.push((memory_ops * t, Bound::MemoryPipes));
     }
     bounds.extend(per_class.into_iter().map(|(c, t)| (t, Bound::Class(c))));
-    bounds.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))
+    interfering(bounds)
+}
+
+/// How far throughput bounds near one another slow a loop down: its time is the
+/// `INTERFERENCE_NORM`-norm of its bounds, one per group of units ([`unit_group`]), not
+/// the largest alone. Units near saturation together lose turns to one another (an
+/// instruction waits for its unit while another unit it needs next sits idle): on a Zen 4
+/// guest a scalar 7-point stencil whose adds and loads both take 3.5 cycles an iteration
+/// runs 4.1-4.3, gfortran -O0's 53-instruction loop of a triangular solve bound at 9.2
+/// cycles by issue and 9.05 by its loads and stores runs 11.6-14.5 (docs/ACCURACY.md
+/// "Session 89"). Two equal bounds cost 2^(1/6), 12% more than one; a bound at 70% of the
+/// largest adds 2%, one at half of it 0.3%. Chosen among 4, 6 and 8 on the kernels written
+/// in the held-out suites' kinds and the development set; one number for every core until
+/// the characterizer measures each core's.
+const INTERFERENCE_NORM: f64 = 6.0;
+
+/// The largest of `bounds`, named, its time raised by the others' ([`INTERFERENCE_NORM`]):
+/// within each group of units ([`unit_group`]) only the largest counts.
+fn interfering(bounds: Vec<(f64, Bound)>) -> Option<(f64, Bound)> {
+    let top = bounds.iter().cloned().max_by(|a, b| a.0.total_cmp(&b.0))?;
+    if top.0 <= 0.0 {
+        return Some(top);
+    }
+    let mut by_group: BTreeMap<u8, f64> = BTreeMap::new();
+    for (t, b) in &bounds {
+        let g = by_group.entry(unit_group(b)).or_default();
+        *g = g.max(*t);
+    }
+    let sum: f64 = by_group
+        .values()
+        .map(|t| (t / top.0).powf(INTERFERENCE_NORM))
+        .sum();
+    Some((top.0 * sum.powf(1.0 / INTERFERENCE_NORM), top.1))
+}
+
+/// The group of units a throughput bound counts: the address pipes and the load and
+/// store units are the same pipes counted two ways, as are the vector pipes and the
+/// floating-point and vector classes that run on them; every other bound is a group of
+/// its own.
+fn unit_group(b: &Bound) -> u8 {
+    match b {
+        Bound::MemoryPipes | Bound::Class(InstrClass::Load | InstrClass::Store) => 1,
+        Bound::VectorPipes => 2,
+        Bound::Class(c) if on_vector_pipes(*c) => 2,
+        Bound::Issue => 3,
+        Bound::Branch => 4,
+        Bound::Class(c) => 10 + InstrClass::ALL.iter().position(|x| x == c).unwrap_or(0) as u8,
+        _ => 0,
+    }
 }
 
 /// Whether instructions of class `c` run on the pipes floating-point and vector
@@ -951,6 +1000,37 @@ mod tests {
         }
     }
 
+    /// Whether `t` (ns) is the interference of `bounds` (ns, one per group of units:
+    /// [`interfering`]) to 0.1%.
+    fn interfered(t: f64, bounds: &[f64]) -> bool {
+        let top = bounds.iter().copied().fold(0.0, f64::max);
+        let sum: f64 = bounds
+            .iter()
+            .map(|b| (b / top).powf(INTERFERENCE_NORM))
+            .sum();
+        let expected = top * sum.powf(1.0 / INTERFERENCE_NORM);
+        (t - expected).abs() <= 1e-3 * expected
+    }
+
+    #[test]
+    fn units_near_saturation_together_slow_a_loop_down() {
+        // Two equal bounds: 2^(1/6) of one; the same pipes counted two ways (the address
+        // pipes and the loads) once; a bound at half of the largest next to nothing.
+        let two = interfering(vec![
+            (2.0, Bound::Issue),
+            (2.0, Bound::Class(InstrClass::FpAdd)),
+        ]);
+        assert!((two.unwrap().0 - 2.0 * 2f64.powf(1.0 / 6.0)).abs() < 1e-12);
+        let nested = interfering(vec![
+            (2.0, Bound::MemoryPipes),
+            (2.0, Bound::Class(InstrClass::Load)),
+        ]);
+        assert_eq!(nested.map(|n| n.0), Some(2.0));
+        let half = interfering(vec![(2.0, Bound::VectorPipes), (1.0, Bound::Issue)]).unwrap();
+        assert_eq!(half.1, Bound::VectorPipes);
+        assert!(half.0 > 2.0 && half.0 < 2.0 * 1.003, "{half:?}");
+    }
+
     fn dot(chain: Vec<ClassCount>) -> CompiledLoop {
         CompiledLoop {
             file: "k.f90".into(),
@@ -1107,7 +1187,10 @@ mod tests {
         m.memory_op_ns = Some(0.25);
         let t = loop_time(&l, &m).unwrap();
         assert_eq!(t.bound, Bound::MemoryPipes);
-        assert!((t.per_compiled_iteration - 20e-9).abs() < 1e-15, "{t:?}");
+        assert!(
+            interfered(t.per_compiled_iteration, &[20e-9, 4e-9, 0.25e-9]),
+            "{t:?}"
+        );
     }
 
     #[test]
@@ -1130,12 +1213,19 @@ mod tests {
         l.schedule = vec![shuffle, vec_move(vec![])];
         assert_eq!(shuffles(&l), 1.0);
         let t = loop_time(&l, &m).unwrap();
-        assert!((t.per_compiled_iteration - 2e-9).abs() < 1e-15, "{t:?}");
+        // The adders' and multipliers' 2 ns beside the issue's 2 ns.
+        assert!(
+            interfered(t.per_compiled_iteration, &[2e-9, 2e-9, 0.25e-9]),
+            "{t:?}"
+        );
         // Pipes starting three a cycle between them: the 33 take 2.75 ns.
         m.vector_pipes_ns = Some(0.25 / 3.0);
         let t = loop_time(&l, &m).unwrap();
         assert_eq!(t.bound, Bound::VectorPipes);
-        assert!((t.per_compiled_iteration - 2.75e-9).abs() < 1e-15, "{t:?}");
+        assert!(
+            interfered(t.per_compiled_iteration, &[2.75e-9, 2e-9, 0.25e-9]),
+            "{t:?}"
+        );
     }
 
     #[test]
@@ -1173,7 +1263,12 @@ mod tests {
         assert_eq!(shuffles(&l), 4.0);
         let t = loop_time(&l, &m).unwrap();
         assert_eq!(t.bound, Bound::VectorPipes);
-        assert!((t.per_compiled_iteration - 3e-9).abs() < 1e-15, "{t:?}");
+        // Beside the issue's 2 ns, the shuffles' port 1 ns, the loads 0.5 ns.
+        let others = [2e-9, 1e-9, 0.5e-9, 0.25e-9];
+        assert!(
+            interfered(t.per_compiled_iteration, &[&[3e-9][..], &others].concat()),
+            "{t:?}"
+        );
     }
 
     #[test]
@@ -1210,7 +1305,7 @@ mod tests {
         // rate would take 4 ns); the replay adds its turns' order, under 10%.
         let t = loop_time(&l, &m).unwrap();
         assert_eq!(t.bound, Bound::Class(InstrClass::VecMove));
-        assert!((t.throughput - 1.6e-9).abs() < 1e-12, "{t:?}");
+        assert!(interfered(t.throughput, &[1.6e-9, 1e-9, 0.25e-9]), "{t:?}");
         assert!(t.per_compiled_iteration < 1.6e-9 * 1.1, "{t:?}");
     }
 
@@ -1265,9 +1360,16 @@ mod tests {
             share: 0.75,
         };
         assert_eq!(t.bound, restarted);
-        // Every 2 iterations: the issue bound, not a sixth of a link.
+        // Every 2 iterations: the issue bound (beside the loads' and the branch's 0.25
+        // ns), not a sixth of a link.
         let t = at(&by(Some(4)), 2.0, Some(4));
-        assert!((t.per_compiled_iteration * 1e9 - 0.3).abs() < 1e-9, "{t:?}");
+        assert!(
+            interfered(
+                t.per_compiled_iteration,
+                &[0.3e-9, 0.25e-9, 0.25e-9, 0.125e-9]
+            ),
+            "{t:?}"
+        );
         // A loop further out restarts it (it spans several entries), or none does (it
         // runs on across entries): a link each iteration, as without restarts.
         for l in [by(Some(3)), by(None)] {
@@ -1315,8 +1417,9 @@ mod tests {
         m.rmw_issue_slots = Some(2.0);
         let t = loop_time(&l, &m).unwrap();
         assert_eq!(t.bound, Bound::Issue);
-        assert!((before - 2.0e-9).abs() < 1e-18, "{before}");
-        assert!((t.throughput - 2.0625e-9).abs() < 1e-18, "{t:?}");
+        // Beside the 31 integer instructions' 1.94 ns.
+        assert!(interfered(before, &[2.0e-9, 1.9375e-9]), "{before}");
+        assert!(interfered(t.throughput, &[2.0625e-9, 1.9375e-9]), "{t:?}");
     }
 
     #[test]
@@ -1365,10 +1468,12 @@ mod tests {
     #[test]
     fn a_loop_with_arms_pays_the_arm_it_takes() {
         let m = machine();
-        // Always the likely arm: its one add (0.5 ns) bounds; the rare arm's four adds
-        // and its instructions weigh nothing.
+        // Always the likely arm: its one add (0.5 ns) and its four loads (0.5 ns, a little
+        // more beside the issue and the branch) bound; the rare arm's four adds and its
+        // instructions weigh nothing.
         let t = loop_time(&arms(1.0), &m).unwrap();
-        assert!((t.per_source_iteration - 0.5e-9).abs() < 1e-15, "{t:?}");
+        let s = t.per_source_iteration;
+        assert!((0.5e-9..0.5e-9 * 1.02).contains(&s), "{t:?}");
         // Half and half: the chain is the mean of the two, 1.25 ns.
         let t = loop_time(&arms(0.5), &m).unwrap();
         assert!((t.chain - 1.25e-9).abs() < 1e-15, "{t:?}");
@@ -1456,7 +1561,11 @@ mod tests {
         let t = loop_time(&cl, &machine()).unwrap();
         // Issue: 6 × 0.05 = 0.3 ns; loads 0.25; branch 0.25: issue binds.
         assert_eq!(t.bound, Bound::Issue);
-        assert!((t.per_source_iteration - 0.15e-9).abs() < 1e-15);
+        let per_two = 2.0 * t.per_source_iteration;
+        assert!(
+            interfered(per_two, &[0.3e-9, 0.25e-9, 0.25e-9, 0.125e-9]),
+            "{t:?}"
+        );
     }
 
     #[test]

@@ -731,9 +731,16 @@ mod tests {
             ..OptReport::default()
         };
         let share = compiled_memory_share(&t, Some(&report), &u, 0).unwrap();
-        assert!((share - 0.3).abs() < 1e-9, "{share}");
+        // The three loads' and stores' 0.15 ns of the loop's issue (0.5 ns), which its
+        // integer instructions (0.35 ns) and its branch (0.25 ns) slow a little.
+        let loop_ns =
+            0.5 * (1.0 + 0.7f64.powi(6) + 0.3f64.powi(6) + 0.5f64.powi(6)).powf(1.0 / 6.0);
+        assert!((share - 0.15 / loop_ns).abs() < 1e-9, "{share}");
         let compiled = memory_issue(&t, Some(&report), &priced, 0, &u, 0);
-        assert!((compiled - 0.3 * all).abs() < 1e-15, "{compiled} of {all}");
+        assert!(
+            (compiled - share * all).abs() < 1e-15,
+            "{compiled} of {all}"
+        );
     }
 
     #[test]

@@ -277,6 +277,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             in_copy,
         }) => {
             if !plain_program_compiles(sources, &order, opts) {
+                let messages = with_cpp_hint(messages, opts);
                 return Err(AnalyzeError::Compile {
                     compiler,
                     messages,
@@ -951,6 +952,20 @@ fn optimization_report(
     let extra = original_source_flags(opts);
     augur_toolchain::optreport::report(&opts.toolchain, &files, &names, &extra)
         .map_err(|e| e.to_string())
+}
+
+/// The compiler's `messages`, with what to do when they reject C preprocessor lines the
+/// user did not ask to preprocess (gfortran preprocesses `.F` and `.F90` files by itself,
+/// not `.f90`: "Illegal preprocessor directive" at `#ifndef NSIZE`).
+fn with_cpp_hint(messages: String, opts: &AnalyzeOptions) -> String {
+    if opts.front.load.cpp || !messages.contains("Illegal preprocessor directive") {
+        return messages;
+    }
+    format!(
+        "{messages}hint: the sources hold C preprocessor lines (#ifdef, #define, #include) that \
+         the compiler does not preprocess in a lower-case .f or .f90 file: run again with --cpp \
+         (and -D NAME=VALUE for the macros they test)\n"
+    )
 }
 
 /// The flags the original sources need besides the user's: the front end's

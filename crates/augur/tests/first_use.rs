@@ -207,6 +207,20 @@ fn analyze_json_without_static_is_refused() {
     assert!(!dir.path().join("tiny.profile.json").exists());
 }
 
+/// A lower-case `.f90` with `#ifndef`/`#define` (the corpus's heat3d): gfortran's
+/// "Illegal preprocessor directive" alone did not say what to do; the error names
+/// `--cpp`, and with it the program is analyzed.
+#[test]
+fn preprocessor_lines_without_cpp_name_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "#ifndef N\n#define N 4\n#endif\nprogram p\n  integer :: a(N)\n  a = 1\n  print *, sum(a)\nend program\n";
+    std::fs::write(dir.path().join("pp.f90"), src).unwrap();
+    let err = failing(dir.path(), &["analyze", "pp.f90"]);
+    assert!(err.contains("Illegal preprocessor directive"), "{err}");
+    assert!(err.contains("run again with --cpp"), "{err}");
+    succeeding(dir.path(), &["analyze", "--cpp", "pp.f90"]);
+}
+
 /// A library machine copied under a name longer than any column: the tables that set
 /// machines side by side show it whole.
 fn long_named_machine(dir: &Path) -> String {

@@ -114,7 +114,8 @@ pub struct LoopTime {
     pub per_source_iteration: f64,
     /// Seconds per compiled iteration.
     pub per_compiled_iteration: f64,
-    /// Its longest throughput bound, seconds per compiled iteration.
+    /// Its longest throughput bound raised by the bounds near it (`interfering`), seconds
+    /// per compiled iteration.
     pub throughput: f64,
     /// Its longest chain, seconds per compiled iteration.
     pub chain: f64,

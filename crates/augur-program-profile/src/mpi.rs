@@ -59,8 +59,8 @@ pub struct Event {
     /// `testall`, `testany`, `testsome`; collectives: `barrier`, `bcast`, `reduce`,
     /// `allreduce`, `gather`, `scatter`, `allgather`, `alltoall`, `gatherv`, `scatterv`,
     /// `allgatherv`, `alltoallv`, `reduce_scatter`; communicators: `comm_split`,
-    /// `comm_dup`, `comm` (the members of a communicator made otherwise, recorded before
-    /// its first collective; not a call).
+    /// `comm_dup`, `cart_sub`, `comm` (the members of a communicator made otherwise,
+    /// recorded before its first collective; not a call).
     pub op: String,
     /// The peer or root as a rank of MPI_COMM_WORLD (-1: none, or MPI_ANY_SOURCE not
     /// resolved; -2: MPI_PROC_NULL).
@@ -75,8 +75,8 @@ pub struct Event {
     pub bytes2: i64,
     /// The communicator's Fortran handle (0: none recorded, or MPI_COMM_WORLD).
     pub comm: i32,
-    /// The request's Fortran handle (`sendrecv`: the source rank; `comm_split` and
-    /// `comm_dup`: the new communicator's handle; -1: none).
+    /// The request's Fortran handle (`sendrecv`: the source rank; `comm_split`,
+    /// `comm_dup` and `cart_sub`: the new communicator's handle; -1: none).
     pub request: i64,
     /// The receive tag `sendrecv` matched (absent: the send's tag, as older profiles had).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,8 +87,8 @@ pub struct Event {
     /// (`alltoallv`, twice the ranks). Empty elsewhere.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counts: Vec<i64>,
-    /// `comm_split`, `comm_dup` (the new communicator) and `comm`: its members as ranks of
-    /// MPI_COMM_WORLD, in its rank order.
+    /// `comm_split`, `comm_dup`, `cart_sub` (the new communicator) and `comm`: its
+    /// members as ranks of MPI_COMM_WORLD, in its rank order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<u32>,
     /// The requests (Fortran handles) a wait or test completed (`waitall`, `waitany`,

@@ -69,6 +69,7 @@ typedef void f_alltoallv(void *sb, F *scounts, F *sdispls, F *st, void *rb, F *r
 typedef void f_reduce_scatter(void *sb, void *rb, F *rcounts, F *t, F *op, F *comm, F *ierr);
 typedef void f_comm_split(F *comm, F *color, F *key, F *newcomm, F *ierr);
 typedef void f_comm_dup(F *comm, F *newcomm, F *ierr);
+typedef void f_cart_sub(F *comm, F *remain_dims, F *newcomm, F *ierr);
 typedef void f_comm_free(F *comm, F *ierr);
 
 f_init PMPI_Init_f, pmpi_init_f08_, PMPI_Finalize_f, pmpi_finalize_f08_;
@@ -97,6 +98,7 @@ f_alltoallv PMPI_Alltoallv_f, pmpi_alltoallv_f08_;
 f_reduce_scatter PMPI_Reduce_scatter_f, pmpi_reduce_scatter_f08_;
 f_comm_split PMPI_Comm_split_f, pmpi_comm_split_f08_;
 f_comm_dup PMPI_Comm_dup_f, pmpi_comm_dup_f08_;
+f_cart_sub PMPI_Cart_sub_f, pmpi_cart_sub_f08_;
 f_comm_free PMPI_Comm_free_f, pmpi_comm_free_f08_;
 
 /* ---- Growable buffers ---- */
@@ -702,8 +704,8 @@ static void t_reduce_scatter(f_reduce_scatter *f, void *sb, void *rb, F *rcounts
 
 /* ---- Communicators made ---- */
 
-/* After MPI_Comm_split or MPI_Comm_dup (`op`) of `comm`: the new communicator's handle
-   (REQUEST column, -1 for MPI_COMM_NULL) and members. */
+/* After MPI_Comm_split, MPI_Comm_dup or MPI_Cart_sub (`op`) of `comm`: the new
+   communicator's handle (REQUEST column, -1 for MPI_COMM_NULL) and members. */
 static void made(const char *op, F comm, F newcomm) {
     describe(comm);
     int null = newcomm == MPI_Comm_c2f(MPI_COMM_NULL);
@@ -719,6 +721,12 @@ static void t_comm_split(f_comm_split *f, F *comm, F *color, F *key, F *newcomm,
 static void t_comm_dup(f_comm_dup *f, F *comm, F *newcomm, F *ierr) {
     f(comm, newcomm, ierr);
     made("comm_dup", *comm, *newcomm);
+}
+
+/* MPI_Cart_sub: a split of the Cartesian communicator by the coordinates not kept. */
+static void t_cart_sub(f_cart_sub *f, F *comm, F *remain_dims, F *newcomm, F *ierr) {
+    f(comm, remain_dims, newcomm, ierr);
+    made("cart_sub", *comm, *newcomm);
 }
 
 /* A freed handle may name another communicator later: describe that one anew. */
@@ -837,5 +845,7 @@ void mpi_comm_split_(F *c, F *col, F *k, F *n, F *e) { t_comm_split(PMPI_Comm_sp
 void mpi_comm_split_f08_(F *c, F *col, F *k, F *n, F *e) { t_comm_split(pmpi_comm_split_f08_, c, col, k, n, e); }
 void mpi_comm_dup_(F *c, F *n, F *e) { t_comm_dup(PMPI_Comm_dup_f, c, n, e); }
 void mpi_comm_dup_f08_(F *c, F *n, F *e) { t_comm_dup(pmpi_comm_dup_f08_, c, n, e); }
+void mpi_cart_sub_(F *c, F *r, F *n, F *e) { t_cart_sub(PMPI_Cart_sub_f, c, r, n, e); }
+void mpi_cart_sub_f08_(F *c, F *r, F *n, F *e) { t_cart_sub(pmpi_cart_sub_f08_, c, r, n, e); }
 void mpi_comm_free_(F *c, F *e) { t_comm_free(PMPI_Comm_free_f, c, e); }
 void mpi_comm_free_f08_(F *c, F *e) { t_comm_free(pmpi_comm_free_f08_, c, e); }

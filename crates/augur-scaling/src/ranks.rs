@@ -11,16 +11,27 @@
 //! pattern its traces share (the same records, steps, operations and tags at every count
 //! analyzed), each peer resolved by the rule every trace agrees on (this rank plus or
 //! minus 1 or 2 along a dimension, around it or on an open one whose ends talk to
-//! MPI_PROC_NULL, rank 0, the last rank, MPI_PROC_NULL), and each number (repeat counts,
-//! bytes, block executions) by the simplest model through its values at every count: a
-//! constant, `a + b/x`, `a + b/x²`, `a + b·x`, `a + b·log2 x`, `a + b/√x`, `a + b·x^(-1/3)`,
-//! `a + b·x^(-2/3)` or `a·x^c`, x the rank count or, on a grid, the ranks along one
-//! dimension (a block's edge is `n / dims[k]`) or, in 3-D, across one (a face), whichever
-//! fits best. A communicator
-//! holding every rank in order (a Cartesian communicator without reordering) holds every
-//! rank at the target. When the ranks of a role differ (a master handing out work to each
-//! worker in turn, a grid whose dims are not `MPI_Dims_create`'s) or a number follows none
-//! of these, the pattern does not allow it and the error says which.
+//! MPI_PROC_NULL, rank 0, the last rank, the first or last member of the call's
+//! communicator, MPI_PROC_NULL), and each number (repeat counts, bytes, block executions)
+//! by the simplest model through its values at every count: a constant, `a + b/x`,
+//! `a + b/x²`, `a + b·x`, `a + b·log2 x`, `a + b/√x`, `a + b·x^(-1/3)`, `a + b·x^(-2/3)` or
+//! `a·x^c`, x the rank count or, on a grid, the ranks along one dimension (a block's edge
+//! is `n / dims[k]`, a row's size `dims[1]`) or, in 3-D, across one (a face, a plane's
+//! size), whichever fits best.
+//!
+//! A communicator whose members a trace records (`comm`, `comm_split`, `comm_dup`,
+//! `cart_sub`) is one of the grid's sub-communicators of the rank: the ranks sharing its
+//! coordinates along every dimension but those kept, in grid order, as `MPI_Cart_sub`
+//! gives them or `MPI_Comm_split` with the other coordinates as colour and the rank as
+//! key: every rank in order (the world, a Cartesian communicator without reordering),
+//! the rank's row or column of a 2-D grid, its line or plane of a 3-D one, or the rank
+//! alone; the one every trace of a role agrees on, recomputed for each rank at the target.
+//! A collective's root on it is a member (its first or last) where the traces agree on
+//! that. Members that are none of these (even and odd ranks, a row in reverse order)
+//! are refused, the error naming the pattern of calls. When the ranks of a role differ
+//! (a master handing out work to each worker in turn, a grid whose dims are not
+//! `MPI_Dims_create`'s) or a number follows none of these, the pattern does not allow it
+//! and the error says which.
 
 use augur_program_profile::mpi::{Event, MpiRun, RankTrace, Record, Step};
 use std::collections::BTreeMap;
@@ -141,6 +152,26 @@ impl Grid {
         Some(self.rank_of(&c))
     }
 
+    /// The ranks sharing `rank`'s coordinates along every dimension not in `keep` (bit
+    /// `k`: dimension `k` kept), in grid order: the communicator `MPI_Cart_sub` gives
+    /// with `remain_dims` true along the dimensions kept, or `MPI_Comm_split` with the
+    /// other coordinates as colour and the rank as key (every rank for all dimensions,
+    /// `rank` alone for none).
+    fn sub(&self, rank: i64, keep: u32) -> Vec<u32> {
+        let mut c = self.coords(rank);
+        let kept: Vec<usize> = (0..c.len()).filter(|k| keep & (1 << k) != 0).collect();
+        let n: i64 = kept.iter().map(|&k| self.dims[k]).product();
+        (0..n)
+            .map(|mut i| {
+                for &k in kept.iter().rev() {
+                    c[k] = i % self.dims[k];
+                    i /= self.dims[k];
+                }
+                self.rank_of(&c) as u32
+            })
+            .collect()
+    }
+
     /// The dims as `AxBxC`.
     fn shape(&self) -> String {
         let d: Vec<String> = self.dims.iter().map(i64::to_string).collect();
@@ -165,14 +196,20 @@ enum PeerRule {
     First,
     /// Rank `P - 1`.
     Last,
+    /// The first member of the step's communicator (a root at member 0 of a row).
+    FirstMember,
+    /// The last member of the step's communicator.
+    LastMember,
 }
 
 /// A set of peer rules, a bit per entry of [`PeerRule::ALL`].
 type Rules = u32;
 
 impl PeerRule {
-    const ALL: [PeerRule; 28] = [
+    const ALL: [PeerRule; 30] = [
         PeerRule::None,
+        PeerRule::FirstMember,
+        PeerRule::LastMember,
         PeerRule::Around(0, 1),
         PeerRule::Around(0, -1),
         PeerRule::Around(0, 2),
@@ -202,7 +239,9 @@ impl PeerRule {
         PeerRule::Around(2, -2),
     ];
 
-    fn peer(self, rank: i64, grid: &Grid) -> i64 {
+    /// The peer of `rank` of `grid` on a communicator of `members` (world ranks in its
+    /// order; empty: MPI_COMM_WORLD, or members never recorded).
+    fn peer(self, rank: i64, grid: &Grid, members: &[u32]) -> i64 {
         let shifted = |k: usize, d: i64| {
             let n = *grid.dims.get(k)?;
             let mut c = grid.coords(rank);
@@ -225,14 +264,16 @@ impl PeerRule {
             PeerRule::ProcNull => PROC_NULL,
             PeerRule::First => 0,
             PeerRule::Last => grid.size() - 1,
+            PeerRule::FirstMember => members.first().map_or(NO_PEER, |&m| i64::from(m)),
+            PeerRule::LastMember => members.last().map_or(NO_PEER, |&m| i64::from(m)),
         }
     }
 
-    /// The rules that give `peer` for `rank` of `grid`.
-    fn matching(peer: i64, rank: i64, grid: &Grid) -> Rules {
+    /// The rules that give `peer` for `rank` of `grid` on a communicator of `members`.
+    fn matching(peer: i64, rank: i64, grid: &Grid, members: &[u32]) -> Rules {
         let mut set = 0;
         for (k, rule) in Self::ALL.iter().enumerate() {
-            if rule.peer(rank, grid) == peer {
+            if rule.peer(rank, grid, members) == peer {
                 set |= 1 << k;
             }
         }
@@ -240,13 +281,73 @@ impl PeerRule {
     }
 }
 
+/// A set of sub-communicators of a grid, a bit per set of dimensions kept (bit `m`: the
+/// dimensions whose bits `m` has, as [`Grid::sub`] takes them).
+type Keeps = u32;
+
+/// The sets of dimensions kept whose sub-communicator of `rank` is `members`.
+fn keeps_matching(members: &[u32], rank: i64, grid: &Grid) -> Keeps {
+    (0..1u32 << grid.dims.len())
+        .filter(|&m| grid.sub(rank, m) == members)
+        .fold(0, |set, m| set | 1 << m)
+}
+
+/// What every trace of a role agrees on for one step.
+#[derive(Debug, Clone, Copy)]
+struct StepRules {
+    /// The rules that give its peer (or root).
+    peer: Rules,
+    /// The rules that give a sendrecv's source (kept in `request`).
+    source: Rules,
+    /// The sub-communicators the members it records (a communicator described or made)
+    /// may be; every one where it records none.
+    keep: Keeps,
+}
+
+impl StepRules {
+    const ANY: StepRules = StepRules {
+        peer: Rules::MAX,
+        source: Rules::MAX,
+        keep: Keeps::MAX,
+    };
+}
+
+/// The communicator a step describes (`comm`) or makes (`comm_split`, `comm_dup`): its
+/// Fortran handle, if the step records members.
+fn described(e: &Event) -> Option<i32> {
+    match e.op.as_str() {
+        _ if e.members.is_empty() => None,
+        "comm" => Some(e.comm),
+        _ => i32::try_from(e.request).ok(),
+    }
+}
+
+/// Communicators' members (world ranks in their order) by Fortran handle, as a trace's
+/// steps describe or make them, in order.
+#[derive(Default)]
+struct Comms(BTreeMap<i32, Vec<u32>>);
+
+impl Comms {
+    /// The members of the communicator `e` runs on (empty: MPI_COMM_WORLD, or a
+    /// communicator never described).
+    fn of(&self, e: &Event) -> &[u32] {
+        self.0.get(&e.comm).map_or(&[], Vec::as_slice)
+    }
+
+    /// The communicator `e` describes or makes has `members`.
+    fn note(&mut self, e: &Event, members: &[u32]) {
+        if let Some(handle) = described(e) {
+            self.0.insert(handle, members.to_vec());
+        }
+    }
+}
+
 /// One role's pattern: its records with the values at each count analyzed.
 struct Role {
     /// What the role is, for errors.
     name: String,
-    /// Per record, per step: the peer rules every trace agrees on (peer, and the source
-    /// a sendrecv keeps in `request`).
-    rules: Vec<Vec<(Rules, Rules)>>,
+    /// Per record, per step: the rules every trace agrees on.
+    rules: Vec<Vec<StepRules>>,
     /// The traces of this role's representative, one per count analyzed.
     traces: Vec<RankTrace>,
 }
@@ -317,7 +418,12 @@ fn on_grid(runs: &[&MpiRun], target: u32, nd: usize) -> Result<Extrapolated, Str
     let mut vanished = BTreeMap::new();
     for rank in 0..at.size() {
         let role = &roles[&at.places(rank)];
-        traces.push(build(role, &fit, rank, &at, &mut vanished)?);
+        let to = At {
+            rank,
+            grid: &at,
+            fit: &fit,
+        };
+        traces.push(build(role, &to, &mut vanished)?);
     }
     let mut vanished: Vec<VanishedWork> = vanished
         .into_iter()
@@ -394,10 +500,10 @@ fn role(runs: &[&MpiRun], grids: &[Grid], places: &[Place]) -> Result<Role, Stri
         traces.push(t.clone());
     }
     let first = &traces[0];
-    let mut rules: Vec<Vec<(Rules, Rules)>> = first
+    let mut rules: Vec<Vec<StepRules>> = first
         .records
         .iter()
-        .map(|rec| vec![(Rules::MAX, Rules::MAX); rec.steps.len()])
+        .map(|rec| vec![StepRules::ANY; rec.steps.len()])
         .collect();
     for ((t, r), grid) in traces.iter().zip(runs).zip(grids) {
         let p = i64::from(r.ranks);
@@ -422,12 +528,9 @@ fn same_pattern(first: &RankTrace, t: &RankTrace, p: i64) -> Result<(), String> 
         ));
     }
     for (k, (a, b)) in first.records.iter().zip(&t.records).enumerate() {
-        if b.steps.iter().any(|s| {
-            !s.event.counts.is_empty()
-                || !(s.event.members.is_empty() || world(&s.event.members, p))
-        }) {
+        if b.steps.iter().any(|s| !s.event.counts.is_empty()) {
             return Err(format!(
-                "pattern {} of calls has a v-collective or a communicator's members other than every rank in order (one entry per rank): not extrapolated",
+                "pattern {} of calls has a v-collective (bytes per rank): not extrapolated",
                 k + 1
             ));
         }
@@ -445,28 +548,37 @@ fn same_pattern(first: &RankTrace, t: &RankTrace, p: i64) -> Result<(), String> 
     Ok(())
 }
 
-/// Whether `members` are every rank of `p` in order.
-fn world(members: &[u32], p: i64) -> bool {
-    members.len() as i64 == p && members.iter().enumerate().all(|(k, &m)| k as u32 == m)
-}
-
-/// Keeps, for each step, the peer rules that also hold in `t` (rank `rank` of `grid`).
-fn narrow(rules: &mut [Vec<(Rules, Rules)>], t: &RankTrace, rank: i64, grid: &Grid) {
+/// Keeps, for each step, the rules that also hold in `t` (rank `rank` of `grid`): its
+/// peers' (a root as a member of the step's communicator, as `t` recorded its members)
+/// and its members'.
+fn narrow(rules: &mut [Vec<StepRules>], t: &RankTrace, rank: i64, grid: &Grid) {
+    let mut comms = Comms::default();
     for (rec_rules, rec) in rules.iter_mut().zip(&t.records) {
         for (r, step) in rec_rules.iter_mut().zip(&rec.steps) {
             let e = &step.event;
-            r.0 &= PeerRule::matching(i64::from(e.peer), rank, grid);
+            let on = comms.of(e);
+            r.peer &= PeerRule::matching(i64::from(e.peer), rank, grid, on);
             let source = if e.op == "sendrecv" { e.request } else { -1 };
-            r.1 &= PeerRule::matching(source, rank, grid);
+            r.source &= PeerRule::matching(source, rank, grid, on);
+            if !e.members.is_empty() {
+                r.keep &= keeps_matching(&e.members, rank, grid);
+            }
+            comms.note(e, &e.members);
         }
     }
 }
 
-fn check_rules(rules: &[Vec<(Rules, Rules)>], name: &str) -> Result<(), String> {
+fn check_rules(rules: &[Vec<StepRules>], name: &str) -> Result<(), String> {
     for (k, rec) in rules.iter().enumerate() {
-        if rec.iter().any(|(a, b)| *a == 0 || *b == 0) {
+        if rec.iter().any(|r| r.keep == 0) {
             return Err(format!(
-                "{name}: a peer in pattern {} of calls is no neighbour (along a line or a dimension of the grid, around it or open), nor rank 0, nor the last rank, nor MPI_PROC_NULL, at every count (give a trace at the rank count)",
+                "{name}: a communicator's members in pattern {} of calls are neither every rank in order nor this rank's row, column or plane of the grid (the ranks sharing its coordinates but along the dimensions kept, in grid order, as MPI_Cart_sub or MPI_Comm_split with a coordinate as colour gives them) at every count: not extrapolated",
+                k + 1
+            ));
+        }
+        if rec.iter().any(|r| r.peer == 0 || r.source == 0) {
+            return Err(format!(
+                "{name}: a peer in pattern {} of calls is no neighbour (along a line or a dimension of the grid, around it or open), nor rank 0, nor the last rank, nor the first or last member of its communicator, nor MPI_PROC_NULL, at every count (give a trace at the rank count)",
                 k + 1
             ));
         }
@@ -496,63 +608,25 @@ fn agree(run: &MpiRun, grid: &Grid, roles: &mut BTreeMap<Vec<Place>, Role>) -> R
     Ok(())
 }
 
-/// Rank `rank` of the grid `at`: the role's pattern with its numbers there and its peers
-/// resolved.
-fn build(
-    role: &Role,
-    fit: &Fit,
+/// Where a trace is built: the rank, the target's grid and the fits to it.
+struct At<'a> {
     rank: i64,
-    at: &Grid,
-    vanished: &mut Vanished,
-) -> Result<RankTrace, String> {
+    grid: &'a Grid,
+    fit: &'a Fit,
+}
+
+/// Rank `at.rank` of the grid `at.grid`: the role's pattern with its numbers there, its
+/// communicators' members and its peers resolved.
+fn build(role: &Role, at: &At, vanished: &mut Vanished) -> Result<RankTrace, String> {
     let mut records = vec![];
-    let template = &role.traces[0];
-    for (k, rec) in template.records.iter().enumerate() {
-        let at_k = |f: &dyn Fn(&RankTrace) -> f64, what: &str| -> Result<f64, String> {
-            let ys: Vec<f64> = role.traces.iter().map(f).collect();
-            fit.at(&ys).ok_or_else(|| {
-                format!(
-                    "{what} of pattern {} of calls of {} ({ys:?} at {:?} ranks) follows no model of the rank count",
-                    k + 1,
-                    role.name,
-                    fit.ps()
-                )
-            })
-        };
-        let repeat = at_k(&|t| t.records[k].repeat as f64, "the repeat count")?;
+    let mut comms = Comms::default();
+    for (k, rec) in role.traces[0].records.iter().enumerate() {
+        let repeat = number_at(role, at.fit, k, "the repeat count", &|t| {
+            t.records[k].repeat as f64
+        })?;
         let mut steps = vec![];
-        for (s, step) in rec.steps.iter().enumerate() {
-            let ev = |t: &RankTrace| t.records[k].steps[s].event.clone();
-            let bytes = at_k(&|t| ev(t).bytes as f64, "the bytes")?;
-            let bytes2 = if role.traces.iter().all(|t| ev(t).bytes2 == -1) {
-                -1.0
-            } else {
-                at_k(&|t| ev(t).bytes2 as f64, "the bytes received")?
-            };
-            let (peer_rules, source_rules) = role.rules[k][s];
-            let peer = rule_of(peer_rules).peer(rank, at);
-            let request = if step.event.op == "sendrecv" {
-                rule_of(source_rules).peer(rank, at)
-            } else {
-                step.event.request
-            };
-            let members = if step.event.members.is_empty() {
-                vec![]
-            } else {
-                (0..at.size() as u32).collect()
-            };
-            let segment = segment_at(role, fit, (k, s), vanished)?;
-            steps.push(Step {
-                segment,
-                event: Event {
-                    peer: peer as i32,
-                    bytes: bytes.round() as i64,
-                    bytes2: bytes2.round() as i64,
-                    request,
-                    members,
-                    ..step.event.clone()
-                },
-            });
+        for s in 0..rec.steps.len() {
+            steps.push(step_at(role, at, (k, s), &mut comms, vanished)?);
         }
         records.push(Record {
             repeat: repeat.round().max(0.0) as u64,
@@ -564,9 +638,74 @@ fn build(
         .map(|r| r.repeat * r.steps.iter().filter(|s| s.event.is_call()).count() as u64)
         .sum();
     Ok(RankTrace {
-        rank: rank as u32,
+        rank: at.rank as u32,
         calls,
         records,
+    })
+}
+
+/// The value at the target of `what` of record `k` (`f` of each of the role's traces).
+fn number_at(
+    role: &Role,
+    fit: &Fit,
+    k: usize,
+    what: &str,
+    f: &dyn Fn(&RankTrace) -> f64,
+) -> Result<f64, String> {
+    let ys: Vec<f64> = role.traces.iter().map(f).collect();
+    fit.at(&ys).ok_or_else(|| {
+        format!(
+            "{what} of pattern {} of calls of {} ({ys:?} at {:?} ranks) follows no model of the rank count",
+            k + 1,
+            role.name,
+            fit.ps()
+        )
+    })
+}
+
+/// Step `s` of record `k` at the target; `comms` holds the members at the target of the
+/// communicators the steps before described or made, and takes this step's.
+fn step_at(
+    role: &Role,
+    at: &At,
+    (k, s): (usize, usize),
+    comms: &mut Comms,
+    vanished: &mut Vanished,
+) -> Result<Step, String> {
+    let event = &role.traces[0].records[k].steps[s].event;
+    let ev = |t: &RankTrace| t.records[k].steps[s].event.clone();
+    let bytes = number_at(role, at.fit, k, "the bytes", &|t| ev(t).bytes as f64)?;
+    let bytes2 = if role.traces.iter().all(|t| ev(t).bytes2 == -1) {
+        -1.0
+    } else {
+        number_at(role, at.fit, k, "the bytes received", &|t| {
+            ev(t).bytes2 as f64
+        })?
+    };
+    let rules = role.rules[k][s];
+    let on = comms.of(event);
+    let peer = rule_of(rules.peer).peer(at.rank, at.grid, on);
+    let request = if event.op == "sendrecv" {
+        rule_of(rules.source).peer(at.rank, at.grid, on)
+    } else {
+        event.request
+    };
+    let members = if event.members.is_empty() {
+        vec![]
+    } else {
+        at.grid.sub(at.rank, rules.keep.trailing_zeros())
+    };
+    comms.note(event, &members);
+    Ok(Step {
+        segment: segment_at(role, at.fit, (k, s), vanished)?,
+        event: Event {
+            peer: peer as i32,
+            bytes: bytes.round() as i64,
+            bytes2: bytes2.round() as i64,
+            request,
+            members,
+            ..event.clone()
+        },
     })
 }
 
@@ -887,11 +1026,11 @@ mod tests {
         assert_eq!(g.places(11), vec![Place::Last, Place::Last]);
         assert_eq!(g.rank_at(&[Place::Middle, Place::Last]), Some(8));
         // Neighbours along each dimension, MPI_PROC_NULL past an open edge.
-        assert_eq!(PeerRule::Open(0, -1).peer(1, &g), PROC_NULL);
-        assert_eq!(PeerRule::Open(0, 1).peer(1, &g), 4);
-        assert_eq!(PeerRule::Open(1, 1).peer(2, &g), PROC_NULL);
-        assert_eq!(PeerRule::Around(1, 1).peer(2, &g), 0);
-        assert_eq!(PeerRule::Open(2, 1).peer(2, &g), NO_PEER);
+        assert_eq!(PeerRule::Open(0, -1).peer(1, &g, &[]), PROC_NULL);
+        assert_eq!(PeerRule::Open(0, 1).peer(1, &g, &[]), 4);
+        assert_eq!(PeerRule::Open(1, 1).peer(2, &g, &[]), PROC_NULL);
+        assert_eq!(PeerRule::Around(1, 1).peer(2, &g, &[]), 0);
+        assert_eq!(PeerRule::Open(2, 1).peer(2, &g, &[]), NO_PEER);
         assert_eq!(all_places(3).len(), 27);
     }
 
@@ -910,8 +1049,12 @@ mod tests {
             let mut steps = vec![];
             for k in 0..nd {
                 for d in [-1, 1] {
-                    let mut e = event("sendrecv", PeerRule::Open(k, d).peer(r, &g) as i32, face(k));
-                    e.request = PeerRule::Open(k, -d).peer(r, &g);
+                    let mut e = event(
+                        "sendrecv",
+                        PeerRule::Open(k, d).peer(r, &g, &[]) as i32,
+                        face(k),
+                    );
+                    e.request = PeerRule::Open(k, -d).peer(r, &g, &[]);
                     e.tag = steps.len() as i32;
                     steps.push(Step {
                         segment: vec![],
@@ -993,5 +1136,129 @@ mod tests {
         let runs: Vec<MpiRun> = [4, 6, 9].iter().map(|&p| halo_2d(p, 48)).collect();
         let e = extrapolate(&runs, 64).unwrap_err();
         assert!(e.contains("at 4 ranks (a 2x2 grid)"), "{e}");
+    }
+
+    /// A step of `e` after no computing.
+    fn bare(e: Event) -> Step {
+        Step {
+            segment: vec![],
+            event: e,
+        }
+    }
+
+    /// An `n`² field on `MPI_Dims_create`'s grid of `p` ranks with `members(rank, grid)`
+    /// for its column communicator (handle 4, made by `MPI_Comm_split`) and its row's
+    /// (handle 3, as `MPI_Cart_sub` makes it: described before its first collective);
+    /// then 10 times: an allreduce of the block's `n / dims[0]` row sums along the row,
+    /// a reduce of them to the row's last member, a bcast of the block's `n / dims[1]`
+    /// columns from the column's first member.
+    fn sub_grid(p: u32, n: i64, column: impl Fn(i64, &Grid) -> Vec<u32>) -> MpiRun {
+        let g = Grid::of(p, 2);
+        let traces = (0..i64::from(p))
+            .map(|r| {
+                let (row, col) = (g.sub(r, 0b10), column(r, &g));
+                let mut split = Event::new("comm_split");
+                (split.request, split.members) = (4, col.clone());
+                let mut cart = Event::new("comm");
+                (cart.comm, cart.members) = (3, row.clone());
+                let on = |op: &str, comm: i32, root: u32, bytes: i64| Event {
+                    comm,
+                    bytes,
+                    peer: if op == "allreduce" { -1 } else { root as i32 },
+                    ..Event::new(op)
+                };
+                let sums = 8 * n / g.dims[0];
+                let steps = vec![
+                    bare(on("allreduce", 3, 0, sums)),
+                    bare(on("reduce", 3, row[row.len() - 1], sums)),
+                    bare(on("bcast", 4, col[0], 8 * n / g.dims[1])),
+                ];
+                RankTrace {
+                    rank: r as u32,
+                    calls: 1 + 30,
+                    records: vec![
+                        Record {
+                            repeat: 1,
+                            steps: vec![bare(split), bare(cart)],
+                        },
+                        Record { repeat: 10, steps },
+                    ],
+                }
+            })
+            .collect();
+        MpiRun {
+            ranks: p,
+            wall_seconds: 1.0,
+            traces,
+        }
+    }
+
+    fn columns(r: i64, g: &Grid) -> Vec<u32> {
+        g.sub(r, 0b01)
+    }
+
+    #[test]
+    fn rows_and_columns_of_the_grid_are_recomputed_at_the_target() {
+        let runs: Vec<MpiRun> = [9, 12, 16]
+            .iter()
+            .map(|&p| sub_grid(p, 48, columns))
+            .collect();
+        for target in [32, 36] {
+            let big = extrapolate(&runs, target).unwrap().run;
+            assert_eq!(big.traces, sub_grid(target, 48, columns).traces, "{target}");
+        }
+        // 32 ranks: an 8x4 grid; rank 0 a corner, rank 9 (row 2, column 1) inside.
+        let big = extrapolate(&runs, 32).unwrap().run;
+        let step = |r: usize, k: usize, s: usize| &big.traces[r].records[k].steps[s].event;
+        assert_eq!(step(0, 0, 0).members, [0, 4, 8, 12, 16, 20, 24, 28]);
+        assert_eq!(step(0, 0, 1).members, [0, 1, 2, 3]);
+        assert_eq!(step(9, 0, 0).members, [1, 5, 9, 13, 17, 21, 25, 29]);
+        assert_eq!(step(9, 0, 1).members, [8, 9, 10, 11]);
+        // Row sums of 48 / 8 rows, the columns 48 / 4 long; roots as members of each.
+        assert_eq!((step(9, 1, 0).bytes, step(9, 1, 0).peer), (48, -1));
+        assert_eq!((step(0, 1, 1).peer, step(9, 1, 1).peer), (3, 11));
+        assert_eq!((step(9, 1, 2).bytes, step(9, 1, 2).peer), (96, 1));
+        assert_eq!((step(0, 1, 2).peer, big.traces[9].calls), (0, 31));
+    }
+
+    #[test]
+    fn members_neither_world_nor_a_row_nor_a_column_are_refused() {
+        // Even and odd ranks.
+        let parity = |r: i64, g: &Grid| {
+            (0..g.size() as u32)
+                .filter(|m| i64::from(m % 2) == r % 2)
+                .collect()
+        };
+        let runs: Vec<MpiRun> = [9, 12, 16]
+            .iter()
+            .map(|&p| sub_grid(p, 48, parity))
+            .collect();
+        let e = extrapolate(&runs, 32).unwrap_err();
+        assert!(
+            e.contains("as a 2-D grid of ranks: ") && e.contains("members in pattern 1 of calls are neither every rank in order nor this rank's row, column or plane"),
+            "{e}"
+        );
+        // A column in reverse order (MPI_Comm_split keyed by -rank).
+        let reversed = |r: i64, g: &Grid| g.sub(r, 0b01).into_iter().rev().collect();
+        let runs: Vec<MpiRun> = [9, 12, 16]
+            .iter()
+            .map(|&p| sub_grid(p, 48, reversed))
+            .collect();
+        let e = extrapolate(&runs, 32).unwrap_err();
+        assert!(e.contains("members in pattern 1 of calls"), "{e}");
+    }
+
+    #[test]
+    fn a_grid_gives_each_rank_its_row_column_or_plane() {
+        let g = Grid::of(24, 3);
+        assert_eq!(g.dims, vec![4, 3, 2]);
+        // Rank 11 at (1, 2, 1).
+        assert_eq!(g.sub(11, 0b001), vec![5, 11, 17, 23]);
+        assert_eq!(g.sub(11, 0b010), vec![7, 9, 11]);
+        let odd: Vec<u32> = (0..12).map(|k| 2 * k + 1).collect();
+        assert_eq!(g.sub(11, 0b011), odd);
+        assert_eq!(g.sub(11, 0b000), vec![11]);
+        assert_eq!(g.sub(11, 0b111), (0..24).collect::<Vec<u32>>());
+        assert_eq!(keeps_matching(&[7, 9, 11], 11, &g), 1 << 0b010);
     }
 }

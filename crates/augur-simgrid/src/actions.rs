@@ -15,9 +15,9 @@
 //! and scatters to and from the root, pairwise exchanges for all-to-all, and the
 //! all-variants as a gather or reduction to the first member followed by a broadcast or
 //! scatter. Their messages carry a tag of their own ([`COLLECTIVE_TAG`]). Making a
-//! communicator costs what Open MPI runs for it on the parent: MPI_Comm_split an
-//! allgather of (colour, key) and an allreduce agreeing on the context id,
-//! MPI_Comm_dup the allreduce.
+//! communicator costs what Open MPI runs for it on the parent: MPI_Comm_split and
+//! MPI_Cart_sub (a split by the coordinates not kept) an allgather of (colour, key) and
+//! an allreduce agreeing on the context id, MPI_Comm_dup the allreduce.
 //!
 //! Messages a rank sends to itself: the MPI library copies them in memory, no network
 //! carries them. With a measured curve ([`SelfCopy`]) the sending half is written as
@@ -152,7 +152,7 @@ impl Translator {
                 self.comms.insert(e.comm, e.members.clone());
                 String::new()
             }
-            "comm_split" | "comm_dup" => self.made(r, e),
+            "comm_split" | "comm_dup" | "cart_sub" => self.made(r, e),
             _ => self.collective(r, e),
         }
     }
@@ -209,7 +209,7 @@ impl Translator {
             ..Event::new(op)
         };
         let mut out = String::new();
-        if e.op == "comm_split" {
+        if e.op != "comm_dup" {
             out += &self.collective(r, &on_parent("allgather", 8));
         }
         out + &self.collective(r, &on_parent("allreduce", 4))
@@ -675,6 +675,24 @@ mod tests {
             e.counts = vec![1, 2, 3, 4, 5, 6];
         });
         assert_eq!(t.lines(0, &rev), "0 allgatherv 1 6 5 4 3 2 1\n");
+    }
+
+    #[test]
+    fn a_cartesian_row_costs_a_split_and_its_collectives_stay_in_it() {
+        // Row 1 of a 2x3 grid, kept by MPI_Cart_sub as communicator 5.
+        let mut t = Translator::new(6);
+        let sub = ev("cart_sub", |e| {
+            e.request = 5;
+            e.members = vec![3, 4, 5];
+        });
+        assert_eq!(t.lines(4, &sub), "4 allgather 8 8\n4 allreduce 4 0\n");
+        let bcast = ev("bcast", |e| {
+            e.peer = 3;
+            e.bytes = 16;
+            e.comm = 5;
+        });
+        let tag = COLLECTIVE_TAG;
+        assert_eq!(t.lines(4, &bcast), format!("4 recv 3 {tag} 16\n"));
     }
 
     #[test]

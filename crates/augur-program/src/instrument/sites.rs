@@ -50,6 +50,7 @@ pub const TRACED_MPI_CALLS: &[&str] = &[
     "mpi_reduce_scatter",
     "mpi_comm_split",
     "mpi_comm_dup",
+    "mpi_cart_sub",
 ];
 
 /// Numbers the traced MPI CALLs of `program` (site `n` is `plan.mpi_sites[n - 1]`) and

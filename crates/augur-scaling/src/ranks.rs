@@ -507,7 +507,7 @@ fn role(runs: &[&MpiRun], grids: &[Grid], places: &[Place]) -> Result<Role, Stri
         .collect();
     for ((t, r), grid) in traces.iter().zip(runs).zip(grids) {
         let p = i64::from(r.ranks);
-        same_pattern(first, t, p).map_err(|e| format!("{name}: {e} at {p} ranks"))?;
+        same_pattern(first, t).map_err(|e| format!("{name}: {e} at {p} ranks"))?;
         narrow(&mut rules, t, i64::from(t.rank), grid);
     }
     check_rules(&rules, &name)?;
@@ -518,8 +518,9 @@ fn role(runs: &[&MpiRun], grids: &[Grid], places: &[Place]) -> Result<Role, Stri
     })
 }
 
-/// Whether `t` (a rank of `p`) has `first`'s records and steps, operations and tags.
-fn same_pattern(first: &RankTrace, t: &RankTrace, p: i64) -> Result<(), String> {
+/// Whether `t` has `first`'s records and steps, operations, tags and communicators (the
+/// members each step records, if any, are checked by [`narrow`]'s rules).
+fn same_pattern(first: &RankTrace, t: &RankTrace) -> Result<(), String> {
     if first.records.len() != t.records.len() {
         return Err(format!(
             "{} patterns of calls instead of {} (the pattern changes with the rank count)",
@@ -540,6 +541,7 @@ fn same_pattern(first: &RankTrace, t: &RankTrace, p: i64) -> Result<(), String> 
                     && x.event.tag == y.event.tag
                     && x.event.comm == y.event.comm
                     && x.event.members.is_empty() == y.event.members.is_empty()
+                    && described(&x.event) == described(&y.event)
             });
         if !same {
             return Err(format!("pattern {} of calls differs", k + 1));
@@ -572,7 +574,7 @@ fn check_rules(rules: &[Vec<StepRules>], name: &str) -> Result<(), String> {
     for (k, rec) in rules.iter().enumerate() {
         if rec.iter().any(|r| r.keep == 0) {
             return Err(format!(
-                "{name}: a communicator's members in pattern {} of calls are neither every rank in order nor this rank's row, column or plane of the grid (the ranks sharing its coordinates but along the dimensions kept, in grid order, as MPI_Cart_sub or MPI_Comm_split with a coordinate as colour gives them) at every count: not extrapolated",
+                "{name}: a communicator's members in pattern {} of calls are neither every rank in order nor the rank's row, column or plane of the grid (in grid order, as MPI_Cart_sub or MPI_Comm_split by a coordinate with the rank as key gives them) at every count: not extrapolated",
                 k + 1
             ));
         }
@@ -596,7 +598,7 @@ fn agree(run: &MpiRun, grid: &Grid, roles: &mut BTreeMap<Vec<Place>, Role>) -> R
         let Some(role) = roles.get_mut(&grid.places(rank)) else {
             continue;
         };
-        same_pattern(&role.traces[0], t, p).map_err(|e| {
+        same_pattern(&role.traces[0], t).map_err(|e| {
             format!(
                 "rank {rank} at {p} ranks does not do what the other ones of {} do ({e}): the pattern does not allow extrapolation (give a trace at the rank count)",
                 role.name
@@ -1235,7 +1237,7 @@ mod tests {
             .collect();
         let e = extrapolate(&runs, 32).unwrap_err();
         assert!(
-            e.contains("as a 2-D grid of ranks: ") && e.contains("members in pattern 1 of calls are neither every rank in order nor this rank's row, column or plane"),
+            e.contains("as a 2-D grid of ranks: ") && e.contains("members in pattern 1 of calls are neither every rank in order nor the rank's row, column or plane"),
             "{e}"
         );
         // A column in reverse order (MPI_Comm_split keyed by -rank).

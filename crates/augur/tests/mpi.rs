@@ -1180,3 +1180,53 @@ fn a_2d_cartesian_halo_extrapolates_on_the_grid_mpi_dims_create_gives() {
     assert_eq!(x["matrix"]["messages"], r["matrix"]["messages"], "{x}\n{r}");
     assert_eq!(x["calls"], r["calls"], "{x}\n{r}");
 }
+
+#[test]
+fn row_and_column_communicators_of_a_cartesian_grid_extrapolate() {
+    // 3x3, 4x3 and 4x4 grids; each grid row sums along itself (MPI_Cart_sub) and each
+    // column hands its first member's row down (MPI_Comm_split by the column index).
+    let name = "halo_rows.f90";
+    let (dir, p) = analyze_fixture(name, "9,12,16");
+    // Rank 4 of 12 sits at (1, 1) of the 4x3 grid: its row holds ranks 3 to 5, its
+    // column every third rank from 1, whose first member is the broadcast's root.
+    let first = |op: &str| {
+        events(&p, 12, 4)
+            .into_iter()
+            .find(|e| e.op == op)
+            .unwrap_or_else(|| panic!("no {op}"))
+    };
+    assert_eq!(first("cart_sub").members, [3, 4, 5]);
+    assert_eq!(first("comm_split").members, [1, 4, 7, 10]);
+    assert_eq!(first("bcast").peer, 1);
+    assert_sites(name, &events(&p, 12, 4));
+    // 32 ranks (8x4): rows of 4 ranks summing 48 / 8 rows, columns of 8 handing down
+    // 48 / 4 doubles; the making of both and 10 steps of each, on every rank.
+    let out = succeeded(
+        augur()
+            .current_dir(dir.path())
+            .args(["predict", "p.json", "--json", "--mpi-ranks", "32", "-m"])
+            .arg(mpi_machine()),
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["extrapolated_from"].to_string(), "[9,12,16]", "{v}");
+    assert_eq!(v["warnings"].as_array().unwrap().len(), 0, "{v}");
+    let collective = |r: usize| v["matrix"]["collective"][r].to_string();
+    assert_eq!(collective(0), "[22,1440]", "{v}");
+    assert_eq!(collective(9), collective(0), "{v}");
+    // 24 ranks (6x4) extrapolated: every rank's calls, members, roots and bytes those of
+    // a run at 24 ranks.
+    let (_real, at24) = analyze_fixture(name, "24");
+    let runs = p.mpi.as_ref().unwrap().runs.clone();
+    let x = augur_scaling::ranks::extrapolate(&runs, 24).unwrap().run;
+    let real = &at24.mpi.as_ref().unwrap().runs[0];
+    for (t, r) in x.traces.iter().zip(&real.traces) {
+        let rank = r.rank as usize;
+        let mut ev = vec![];
+        for rec in &t.records {
+            for _ in 0..rec.repeat {
+                ev.extend(rec.steps.iter().map(|s| s.event.clone()));
+            }
+        }
+        assert_eq!(ev, events(&at24, 24, rank), "rank {rank}");
+    }
+}

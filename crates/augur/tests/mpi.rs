@@ -2,7 +2,8 @@
 //! of a machine profile, and the error when no MPI library is installed; `augur analyze
 //! --mpi-ranks` and `augur predict --mpi-ranks` (SimGrid) on the corpus ring and on the
 //! test programs of `tests/fixtures/mpi` (v-collectives, wildcard receives and the
-//! completions of non-blocking requests, split communicators, `use mpi_f08`); `augur
+//! completions of non-blocking requests, split communicators, a grid's row and column
+//! communicators extrapolated, `use mpi_f08`); `augur
 //! predict --mpi-ranks --report`, the page with the ranks' section.
 
 mod page;

@@ -363,24 +363,36 @@ pub struct Settings {
     pub window_ns: u64,
     /// Observations per experiment.
     pub reps: u32,
+    /// The relative 90% half-width that re-observation aims at.
+    pub target_rel_ci90: f64,
+    /// The re-observation rounds' budget, in first passes' worth of observations.
+    pub reobserve_passes: f64,
 }
 
 impl Settings {
-    /// `--quick`: 5 ms windows, 5 observations.
+    /// `--quick`: 5 ms windows, 5 observations, then re-observation towards a 5% half-width
+    /// within half a first pass (session 90: the rounds of a 3% target took a third of a
+    /// quick characterization).
     pub const QUICK: Settings = Settings {
         window_ns: 5_000_000,
         reps: 5,
+        target_rel_ci90: 0.05,
+        reobserve_passes: 0.5,
     };
     /// Default: 15 ms windows, 6 observations, then the re-observation rounds for the
     /// experiments short of their target ([`crate::reobserve`]).
     pub const DEFAULT: Settings = Settings {
         window_ns: 15_000_000,
         reps: 6,
+        target_rel_ci90: crate::TARGET_REL_CI90,
+        reobserve_passes: 1.5,
     };
     /// `--precise`: 80 ms windows, 20 observations (about five times the default's time).
     pub const PRECISE: Settings = Settings {
         window_ns: 80_000_000,
         reps: 20,
+        target_rel_ci90: crate::TARGET_REL_CI90,
+        reobserve_passes: 1.5,
     };
 
     /// The observation window for a timer of `resolution_ns`: at least

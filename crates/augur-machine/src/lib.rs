@@ -42,9 +42,9 @@ fn test_break() -> Option<(AbOp, String)> {
 /// provenance (`quick`, `default` or `precise`). The program first measures the timer's
 /// resolution, which sets the observation window ([`Settings::window_for`]). After the
 /// first pass of `settings.reps` observations (the provenance's `observations`), the
-/// experiments above the target interval are re-observed adaptively ([`reobserve`]),
-/// within a budget of one and a half first passes; each entry's `observations` counts its
-/// pooled, kept pairs.
+/// experiments above the mode's target interval are re-observed adaptively
+/// ([`reobserve`]), within the mode's budget of first passes; each entry's `observations`
+/// counts its pooled, kept pairs.
 pub fn characterize(
     tc: &Toolchain,
     exps: &[Experiment],
@@ -67,11 +67,18 @@ pub fn characterize(
     let exps = &exps[..];
     let dir = augur_toolchain::interrupt::temp_dir("augur-machine-")
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    // Re-observation spends at most one and a half first passes' worth of observations.
-    let mut budget = exps.len() as u64 * u64::from(settings.reps) * 3 / 2;
+    // Re-observation spends at most the mode's first passes' worth of observations.
+    let first_pass = exps.len() as f64 * f64::from(settings.reps);
+    let mut budget = (first_pass * settings.reobserve_passes) as u64;
     let cap = settings.reps * MAX_OBSERVATIONS_FACTOR;
     let mut more = |outcomes: &[Outcome], rate: u64| {
-        let want = reobserve(exps, outcomes, rate, settings.reps, cap);
+        let want = reobserve(
+            exps,
+            outcomes,
+            rate,
+            (settings.reps, cap),
+            settings.target_rel_ci90,
+        );
         let mut take = Vec::new();
         for (i, add) in want {
             if u64::from(add) > budget {
@@ -115,17 +122,18 @@ pub fn characterize(
     Ok(p)
 }
 
-/// The relative 90% half-width that re-observation aims at.
+/// The relative 90% half-width that re-observation aims at by default.
 pub const TARGET_REL_CI90: f64 = 0.03;
 
 /// At most this many times the first pass's observations per experiment.
 pub const MAX_OBSERVATIONS_FACTOR: u32 = 12;
 
 /// Adaptive re-observation (sequential sampling): the experiments whose parameter is
-/// measured but whose 90% half-width exceeds [`TARGET_REL_CI90`] of its mean, with how many
+/// measured but whose 90% half-width exceeds `target` of its mean, with how many
 /// more observations they need, cheapest first. The need is the usual sample-size estimate
 /// from the current standard deviation, `n (hw / target)²`, with a fifth more for the error
-/// of that estimate, and at least half a pass. An experiment that would need more than `cap`
+/// of that estimate, and at least half a pass (`reps`, the first pass's observations). An
+/// experiment that would need more than `cap`
 /// observations in all gets one more pass (the first pass's deviation is a rough estimate)
 /// and is then left as it is (its cost is close to the noise), so that the observations go
 /// where they can reach the target. Costs that are not detected are not
@@ -137,8 +145,8 @@ pub fn reobserve(
     exps: &[Experiment],
     outcomes: &[Outcome],
     rate: u64,
-    reps: u32,
-    cap: u32,
+    (reps, cap): (u32, u32),
+    target: f64,
 ) -> Vec<(usize, u32)> {
     let mut want: Vec<(usize, u32)> = Vec::new();
     for r in resolve(exps, outcomes, rate) {
@@ -153,7 +161,7 @@ pub fn reobserve(
         let (Some(m), Some(ci)) = (entry.mean_ns, entry.ci90_ns) else {
             continue;
         };
-        let target = TARGET_REL_CI90 * m.abs();
+        let target = target * m.abs();
         if ci <= target {
             continue;
         }
@@ -572,7 +580,7 @@ mod tests {
                 _ => o.clone(),
             })
             .collect();
-        let want = reobserve(&exps, &outcomes2, 1_000_000_000, 10, 120);
+        let want = reobserve(&exps, &outcomes2, 1_000_000_000, (10, 120), TARGET_REL_CI90);
         for r in &loin.sources {
             assert!(want.iter().any(|w| w.0 == *r), "{want:?}");
         }

@@ -2,7 +2,7 @@
 //! 1/t_k (relative errors), with standard errors, 90% intervals and leave-one-out
 //! cross-validation.
 
-use crate::nnls::{nnls, spd_inverse};
+use crate::nnls::{nnls, nnls_from, spd_inverse};
 use augur_ir::{AbOp, AbOpCounts};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::BTreeMap;
@@ -163,7 +163,7 @@ pub fn fit_with_prior(
             .filter(|(i, _)| *i != j)
             .map(|(_, r)| r.clone())
             .collect();
-        let x = nnls(&others, &ones[1..]);
+        let x = nnls_from(&others, &ones[1..], &params);
         loo[k] = predict(k, &x);
         loo_err.push((loo[k] - times[k]).abs() / times[k]);
     }

@@ -826,9 +826,10 @@ fn fit_toward_chain(
 pub const MIN_VECTOR_KERNELS: usize = 16;
 
 /// For each kernel (by index into the generated list), whether the compiler reported its
-/// loop vectorized. The kernel file is compiled once more, without linking, with the
-/// report flags ([`augur_toolchain::optreport`]); a compiler without a report, or a failed
-/// compile, leaves every kernel scalar with a note.
+/// loop vectorized: gfortran's report written by the build itself
+/// ([`timing::vector_report`]); another compiler's from the kernel file compiled once more,
+/// without linking, with the report flags ([`augur_toolchain::optreport`]). A compiler
+/// without a report, or a failed compile, leaves every kernel scalar with a note.
 fn vectorized_kernels(
     tc: &Toolchain,
     dir: &Path,
@@ -840,7 +841,25 @@ fn vectorized_kernels(
     let mut out = vec![false; n];
     let files = [dir.join("augsup.f90"), dir.join("augkern.f90")];
     let names = vec![files[1].display().to_string()];
-    let mut extra = augur_toolchain::optreport::report_flags(tc).unwrap_or_default();
+    let mut mark = |printed: &str| {
+        for v in augur_toolchain::optreport::parse(printed, &names).vectorized {
+            if let Some(j) = lines.iter().position(|r| r.contains(&v.line)) {
+                if let Some(&i) = active.get(j) {
+                    out[i] = true;
+                }
+            }
+        }
+    };
+    if tc.is_gfortran() {
+        match std::fs::read_to_string(timing::vector_report(dir)) {
+            Ok(printed) => mark(&printed),
+            Err(e) => notes.push(format!(
+                "no vectorization report (every kernel is fitted as one set): {e}"
+            )),
+        }
+        return out;
+    }
+    let extra = augur_toolchain::optreport::report_flags(tc).unwrap_or_default();
     if extra.is_empty() {
         notes.push(format!(
             "no vectorization report from {}: every kernel is fitted as one set",
@@ -848,21 +867,9 @@ fn vectorized_kernels(
         ));
         return out;
     }
-    if tc.is_gfortran() {
-        extra.push("-ffree-line-length-none".to_string());
-    }
     let report_dir = dir.join("optreport");
     match toolchain::compile_only(tc, &files, &extra, &report_dir) {
-        Ok(printed) => {
-            let parsed = augur_toolchain::optreport::parse(&printed.join("\n"), &names);
-            for v in parsed.vectorized {
-                if let Some(j) = lines.iter().position(|r| r.contains(&v.line)) {
-                    if let Some(&i) = active.get(j) {
-                        out[i] = true;
-                    }
-                }
-            }
-        }
+        Ok(printed) => mark(&printed.join("\n")),
         Err(e) => notes.push(format!(
             "no vectorization report (every kernel is fitted as one set): {e}"
         )),

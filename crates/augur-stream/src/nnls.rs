@@ -120,12 +120,20 @@ pub fn spd_inverse(m: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
 /// Non-negative least squares: `min |A x - b|` subject to `x >= 0` (Lawson-Hanson).
 /// Columns that are exactly zero stay at 0. Returns `x` (length = columns of `a`).
 pub fn nnls(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+    nnls_from(a, b, &[])
+}
+
+/// [`nnls`] started from `start` (a feasible point, e.g. the solution of a system one row
+/// longer: a leave-one-out fit then takes a step or two instead of building its positive
+/// set column by column). The same minimum; an empty or wrongly sized `start` starts from 0.
+pub fn nnls_from(a: &[Vec<f64>], b: &[f64], start: &[f64]) -> Vec<f64> {
     let n = a.first().map_or(0, Vec::len);
-    let mut x = vec![0.0; n];
+    let warm = start.len() == n && start.iter().all(|v| v.is_finite() && *v >= 0.0);
+    let mut x = if warm { start.to_vec() } else { vec![0.0; n] };
     if n == 0 {
         return x;
     }
-    let mut passive = vec![false; n];
+    let mut passive: Vec<bool> = x.iter().map(|&v| v > 0.0).collect();
     let scale = b.iter().map(|v| v.abs()).fold(0.0, f64::max).max(1e-300)
         * a.iter()
             .flat_map(|r| r.iter())
@@ -144,16 +152,28 @@ pub fn nnls(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
             .collect()
     };
     let mut refused = vec![false; n];
+    // A warm start first solves on its own positive set (no column newly added: `n`).
+    let mut first = passive.iter().any(|&p| p).then_some(n);
     for _outer in 0..3 * n + 10 {
-        let w = gradient(&x);
-        let t = (0..n)
-            .filter(|&j| !passive[j] && !refused[j] && w[j] > tol)
-            .max_by(|&i, &j| w[i].total_cmp(&w[j]));
-        let Some(t) = t else { break };
-        passive[t] = true;
+        let t = match first.take() {
+            Some(t) => t,
+            None => {
+                let w = gradient(&x);
+                let t = (0..n)
+                    .filter(|&j| !passive[j] && !refused[j] && w[j] > tol)
+                    .max_by(|&i, &j| w[i].total_cmp(&w[j]));
+                let Some(t) = t else { break };
+                passive[t] = true;
+                t
+            }
+        };
         for _inner in 0..3 * n + 10 {
             let cols: Vec<usize> = (0..n).filter(|&j| passive[j]).collect();
             let Some(z) = lstsq(a, b, &cols) else {
+                if t == n {
+                    // The warm start's set is dependent here: start from 0 instead.
+                    return nnls_from(a, b, &[]);
+                }
                 // The new column is dependent on the passive set: refuse it.
                 passive[t] = false;
                 refused[t] = true;
@@ -254,6 +274,43 @@ mod tests {
         // With x2 = 0: min (x1-1)^2 + x1^2 -> x1 = 0.5.
         assert!(close(z[0], 0.5), "{z:?}");
         assert!(z.iter().all(|&v| v >= 0.0));
+    }
+
+    #[test]
+    fn a_warm_start_reaches_the_same_minimum_with_a_row_left_out() {
+        // Pseudo-random systems (a linear congruential sequence) whose solutions have zero
+        // and positive components; each row left out in turn, started from the whole fit.
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for _ in 0..20 {
+            let (m, n) = (40, 8);
+            let a: Vec<Vec<f64>> = (0..m)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| if next() < 0.4 { 0.0 } else { next() })
+                        .collect()
+                })
+                .collect();
+            let b: Vec<f64> = (0..m).map(|_| next() - 0.2).collect();
+            let whole = nnls(&a, &b);
+            for left in 0..m {
+                let rows: Vec<Vec<f64>> = (0..m)
+                    .filter(|&i| i != left)
+                    .map(|i| a[i].clone())
+                    .collect();
+                let rhs: Vec<f64> = (0..m).filter(|&i| i != left).map(|i| b[i]).collect();
+                let cold = nnls(&rows, &rhs);
+                let warm = nnls_from(&rows, &rhs, &whole);
+                for (c, w) in cold.iter().zip(&warm) {
+                    assert!((c - w).abs() <= 1e-9 * (1.0 + c.abs()), "{cold:?} {warm:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -183,17 +183,14 @@ pub fn characterize(
     let beside = only.is_empty() && side_by_side();
     // The memory experiments on the second core while the AbOps' run on the first, then
     // on that core the stream kernels' build (a build measures nothing) while the AbOps'
-    // re-observations go on.
-    let (result, second) = std::thread::scope(|s| {
-        let second = beside.then(|| {
-            s.spawn(|| {
-                let curves = memory_curves(&tc, quick, &say);
-                let stream = curves.is_ok().then(|| prepare_stream(&tc, quick, &say));
-                Ok((curves, stream))
-            })
-        });
+    // re-observations go on; `--quick` times the stream kernels there too, and the in-core
+    // kernels follow the AbOps' on the first core.
+    let (result, incore_first, second) = std::thread::scope(|s| {
+        let second = beside.then(|| s.spawn(|| second_core(&tc, quick, &say)));
         let result = augur_machine::characterize(&tc, &exps, settings, mode, progress.as_mut());
-        (result, second.map(joined))
+        let incore = (beside && quick && result.is_ok())
+            .then(|| incore_beside(&tc, quick, "after the AbOp experiments"));
+        (result, incore, second.map(joined))
     });
     let (memory, stream) = match second {
         Some(Ok((curves, stream))) => (Some(curves), stream),
@@ -212,7 +209,13 @@ pub fn characterize(
             None => measure_memory(&tc, quick)?,
         });
         stop_if_interrupted()?;
-        let incore = stream_and_incore(&tc, quick, stream, &mut profile)?;
+        let incore = match (stream, incore_first) {
+            (Some(Ok(StreamPhase::Measured(result))), Some(incore)) => {
+                note_stream(&result, &mut profile);
+                incore.inspect(|p| print!("{}", augur_incore::report(p)))
+            }
+            (stream, _) => stream_and_incore(&tc, quick, stream.map(built), &mut profile)?,
+        };
         stop_if_interrupted()?;
         // The in-core kernels are x86-64 assembly; another host keeps the rest.
         match incore {
@@ -297,6 +300,54 @@ pub fn characterize(
     Ok(ExitCode::SUCCESS)
 }
 
+/// How far the second core took the stream costs while the AbOps' ran on the first.
+enum StreamPhase {
+    /// Built and counted, not timed.
+    Built(augur_stream::Prepared),
+    /// Timed and fitted (`--quick`).
+    Measured(augur_stream::StreamResult),
+}
+
+/// A built stream phase's kernels, or the error of one that was timed (the caller times
+/// the kernels again).
+fn built(phase: Result<StreamPhase>) -> Result<augur_stream::Prepared> {
+    match phase? {
+        StreamPhase::Built(p) => Ok(p),
+        StreamPhase::Measured(_) => Err(anyhow::anyhow!("the stream costs were already timed")),
+    }
+}
+
+/// The second core's work: the memory experiments, then the stream kernels' build (a
+/// build measures nothing) and, with `quick`, their timing and fit.
+fn second_core(
+    tc: &Toolchain,
+    quick: bool,
+    say: &Say,
+) -> Result<(
+    Result<augur_memory::OneCoreCurves>,
+    Option<Result<StreamPhase>>,
+)> {
+    let curves = memory_curves(tc, quick, say);
+    let stream = curves.is_ok().then(|| {
+        let prepared = prepare_stream(tc, quick, say)?;
+        if !quick {
+            return Ok(StreamPhase::Built(prepared));
+        }
+        let start = Instant::now();
+        let result = prepared.measure(&mut |line| say.line(stream_line(line, start)))?;
+        Ok(StreamPhase::Measured(result))
+    });
+    Ok((curves, stream))
+}
+
+/// The stream costs timed beside the AbOps' into `profile`, their fit's notes on stderr.
+fn note_stream(result: &augur_stream::StreamResult, profile: &mut MachineProfile) {
+    for n in &result.notes {
+        eprintln!("characterize: stream: {n}");
+    }
+    augur_stream::apply(profile, result);
+}
+
 /// The stream costs into `profile` and the in-core parameters (returned: a host that is
 /// not x86-64 has none, and the caller goes on), on two cores side by side where there
 /// are two. `stream`: the stream kernels already built, if they are.
@@ -312,7 +363,7 @@ fn stream_and_incore(
         return Ok(measure_incore(tc, quick));
     }
     let (stream, incore) = std::thread::scope(|s| {
-        let incore = s.spawn(|| incore_beside(tc, quick));
+        let incore = s.spawn(|| incore_beside(tc, quick, "beside the stream costs"));
         let stream = measure_stream(tc, quick, stream, profile);
         let incore = joined(incore).inspect(|p| print!("{}", augur_incore::report(p)));
         (stream, incore)
@@ -332,16 +383,7 @@ fn measure_stream(
     profile: &mut MachineProfile,
 ) -> Result<()> {
     let start = Instant::now();
-    let mut say = |line: &str| {
-        if line.ends_with("elapsed)") {
-            eprintln!("characterize: {line}")
-        } else {
-            eprintln!(
-                "characterize: {line} ({:.0} s elapsed)",
-                start.elapsed().as_secs_f64()
-            )
-        }
-    };
+    let mut say = |line: &str| eprintln!("{}", stream_line(line, start));
     let prepared = match prepared {
         Some(p) => p?,
         None => {
@@ -351,6 +393,18 @@ fn measure_stream(
     };
     crate::stream::measure_prepared_into(prepared, profile, "characterize: stream", &mut say)?;
     Ok(())
+}
+
+/// A progress line of the stream costs, with the time since `start` unless it has one.
+fn stream_line(line: &str, start: Instant) -> String {
+    if line.ends_with("elapsed)") {
+        format!("characterize: {line}")
+    } else {
+        format!(
+            "characterize: {line} ({:.0} s elapsed)",
+            start.elapsed().as_secs_f64()
+        )
+    }
 }
 
 /// The stream costs' first line.
@@ -472,12 +526,13 @@ fn finish_memory(curves: augur_memory::OneCoreCurves) -> augur_memory::MemoryPro
     m
 }
 
-/// The in-core parameters measured beside the stream costs: a line when they start and
-/// one when they end (the stream costs print theirs), the table printed after both.
-fn incore_beside(tc: &Toolchain, quick: bool) -> Result<augur_incore::InCoreProfile> {
+/// The in-core parameters measured beside another phase (`when` says which): a line when
+/// they start and one when they end (the other phase prints its own), the table printed
+/// after both.
+fn incore_beside(tc: &Toolchain, quick: bool, when: &str) -> Result<augur_incore::InCoreProfile> {
     let (settings, _) = incore_settings(quick);
     eprintln!(
-        "characterize: in-core kernels assembled by {}, linked by {}, beside the stream costs",
+        "characterize: in-core kernels assembled by {}, linked by {}, {when}",
         tc.cc, tc.fc
     );
     let start = Instant::now();

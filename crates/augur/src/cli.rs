@@ -85,7 +85,8 @@ enum Command {
     /// them, the memory hierarchy; then the stream costs of loops with independent
     /// iterations and, beside them, the in-core parameters (instruction latencies and
     /// throughputs); then OpenMP's overheads, written as a machine profile (TOML). About
-    /// a minute and a half on a 2-core guest; `--quick` about half a minute.
+    /// a minute and a half on a 2-core guest; `--quick` about 20 seconds (its stream costs
+    /// timed on the second core while the first finishes the AbOps').
     Characterize {
         /// Fortran compiler.
         #[arg(long, default_value = "gfortran")]
@@ -198,8 +199,9 @@ enum Command {
     ///
     /// The costs `characterize` measures are latencies (dependent chains); loops whose
     /// iterations are independent run several times faster on an out-of-order,
-    /// vectorizing CPU. This generates about 90 small loop kernels (independent
-    /// iterations, L1-resident), builds them with the profile's compiler and flags, times
+    /// vectorizing CPU. This generates about 370 small loop kernels (independent
+    /// iterations, L1-resident: random mixes, stencils, calls and divides), builds them
+    /// with the profile's compiler and flags, times
     /// them, and fits per-AbOp costs by non-negative least squares over augur's own counts
     /// of the kernels. The fitted costs go into the profile's `stream` table (the file is
     /// replaced atomically); AbOps not fitted keep only their chain cost.
@@ -214,8 +216,8 @@ enum Command {
         /// Compiler flags (instead of the profile's).
         #[arg(long, allow_hyphen_values = true)]
         fflags: Option<String>,
-        /// 3 observations of 10 ms per kernel at most instead of 7 (each kernel observed
-        /// until its lowest observations agree within 2%).
+        /// 2 observations of 4 ms per kernel instead of 2 to 7 of 10 ms (each kernel
+        /// observed until its lowest observations agree within 2%).
         #[arg(long)]
         quick: bool,
         /// Print the per-kernel table (counts, measured, fitted, leave-one-out).

@@ -5,13 +5,14 @@
 M=$(readlink -f "$1"); shift
 A=$(readlink -f "${AUGUR:-/work/main/target/release/augur}")
 cd "$(dirname "$0")" || exit 1
-K=${*:-trisolve seidel floyd covar lunopiv adi gramschmidt syrk rs4096 rs4000 rs1000 st1000 mm1000 cholesky backsub restrict3d block5 lcg ssor3d}
+K=${*:-trisolve seidel floyd covar lunopiv adi gramschmidt syrk rs4096 rs4000 rs1000 st1000 mm1000 cholesky backsub restrict3d block5 lcg ssor3d bchain rkstages}
 W=${KEEP:-$(mktemp -d)}; mkdir -p $W
 for p in $K; do
   case $p in
     rs4096) src="-D N=4096 -D REPS=6 rowsum.F90" ;;
     rs4000) src="-D N=4000 -D REPS=6 rowsum.F90" ;;
     rs1000) src="-D N=1000 -D REPS=120 rowsum.F90" ;;
+    rkstages) src="rkstages.f" ;;
     *) src="$p.f90" ;;
   esac
   # shellcheck disable=SC2086

@@ -230,3 +230,16 @@ fn a_bound_holding_characters_of_several_bytes_is_no_panic() {
         a.prog.units
     );
 }
+
+#[test]
+fn an_array_section_of_more_elements_than_an_i64_holds_is_no_panic() {
+    // Found by the `source_free` fuzz target: a section's constant extents whose product
+    // overflows (`u(1:111111111111111111n, 1:n)` read with n's digits run together).
+    let src = "program p\n  integer, parameter :: n = 400\n  real(8) :: u(0:n+1, 0:n+1), w(0:n+1, 0:n+1)\n  u(1:1111111111111111, 1:4000000) = w(1:1111111111111111, 1:4000000)\n  u(1:9223372036854775807:-1, 1:2) = 0\nend program p\n";
+    let a = analyze_src("sections.f90", src);
+    assert!(
+        a.prog.units.iter().any(|u| u.name == "p"),
+        "{:?}",
+        a.prog.units
+    );
+}

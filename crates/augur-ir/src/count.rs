@@ -1468,11 +1468,18 @@ fn elements_of(e: &Expr) -> (String, Option<i64>) {
                     Subscript::Index(_) => {}
                     Subscript::Range(Some(a), Some(b), st) => {
                         let step = st.as_ref().map(|x| x.int_value()).unwrap_or(Some(1));
-                        match (a.int_value(), b.int_value(), step) {
-                            (Some(a), Some(b), Some(s)) if s != 0 => {
-                                n *= ((b - a + s) / s).max(0);
-                            }
-                            _ => ok = false,
+                        // Extents past i64 (a mistyped bound) leave the size to run time.
+                        let extent = match (a.int_value(), b.int_value(), step) {
+                            (Some(a), Some(b), Some(s)) if s != 0 => b
+                                .checked_sub(a)
+                                .and_then(|d| d.checked_add(s))
+                                .and_then(|d| d.checked_div(s))
+                                .map(|d| d.max(0)),
+                            _ => None,
+                        };
+                        match extent.and_then(|x| n.checked_mul(x)) {
+                            Some(v) => n = v,
+                            None => ok = false,
                         }
                     }
                     Subscript::Range(..) => ok = false,

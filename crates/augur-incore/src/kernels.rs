@@ -387,6 +387,28 @@ fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
 }
 
+/// A chain of divides of `class`: each quotient, plus 1000 (`ops[1]`), divided again
+/// (`ops[0]`).
+fn divide_chain(class: InstrClass, setup: &[String], ops: [&str; 2]) -> Kernel {
+    Kernel {
+        measure: Measure::Latency(cw(class, Width::Scalar)),
+        setup: setup.to_vec(),
+        body: groups(3, |_| strings(&["xor %edx, %edx", ops[0], ops[1]])),
+        counted: (BODY / 3) as u32,
+    }
+}
+
+/// Independent divides of `class`: each from the same dividend (`ops[0]` moves it in,
+/// `ops[1]` divides).
+fn divide_streams(class: InstrClass, setup: &[String], ops: [&str; 2]) -> Kernel {
+    Kernel {
+        measure: Measure::Throughput(cw(class, Width::Scalar)),
+        setup: setup.to_vec(),
+        body: groups(3, |_| strings(&[ops[0], "xor %edx, %edx", ops[1]])),
+        counted: (BODY / 3) as u32,
+    }
+}
+
 fn integer_kernels() -> Vec<Kernel> {
     let one = strings(&["mov $1, %esi"]);
     let chain = |class, op: &str| Kernel {
@@ -407,24 +429,29 @@ fn integer_kernels() -> Vec<Kernel> {
         streams(InstrClass::IntAlu, "add"),
         chain(InstrClass::IntMul, "imul"),
         streams(InstrClass::IntMul, "imul"),
-        // rax = rax / 7 + 1000 settles near 1166: small operands, as a program's.
-        Kernel {
-            measure: Measure::Latency(cw(InstrClass::IntDiv, Width::Scalar)),
-            setup: divide.clone(),
-            body: groups(3, |_| {
-                strings(&["xor %edx, %edx", "idiv %rsi", "add %r8, %rax"])
-            }),
-            counted: (BODY / 3) as u32,
-        },
+        // rax = rax / 7 + 1000 settles near 1166: small operands, as a program's; the
+        // 32-bit divide of a default integer and the 64-bit one of an `integer(8)`.
+        divide_chain(
+            InstrClass::IntDiv,
+            &divide,
+            ["idivl %esi", "add %r8d, %eax"],
+        ),
+        divide_chain(
+            InstrClass::IntDiv64,
+            &divide,
+            ["idivq %rsi", "add %r8, %rax"],
+        ),
         // Each divide starts from 1000 afresh (the move breaks the chain).
-        Kernel {
-            measure: Measure::Throughput(cw(InstrClass::IntDiv, Width::Scalar)),
-            setup: divide,
-            body: groups(3, |_| {
-                strings(&["mov %r8, %rax", "xor %edx, %edx", "idiv %rsi"])
-            }),
-            counted: (BODY / 3) as u32,
-        },
+        divide_streams(
+            InstrClass::IntDiv,
+            &divide,
+            ["mov %r8d, %eax", "idivl %esi"],
+        ),
+        divide_streams(
+            InstrClass::IntDiv64,
+            &divide,
+            ["mov %r8, %rax", "idivq %rsi"],
+        ),
         // An integer variable kept in the frame (`i = i + 1` at -O0, `addl $1,
         // -36(%rbp)`): a read-modify-write of the slot, a chain through memory.
         Kernel {

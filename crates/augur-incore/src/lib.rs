@@ -337,7 +337,9 @@ pub fn profile(ks: &[Kernel], times: &[Vec<f64>]) -> InCoreProfile {
             InstrClass::Load if c.width != Width::Scalar => {
                 of(Measure::Latency(scalar(InstrClass::Load)))
             }
-            InstrClass::IntDiv => of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0)),
+            InstrClass::IntDiv | InstrClass::IntDiv64 => {
+                of(Measure::Latency(c)).map(|l| (l - cycle).max(0.0))
+            }
             InstrClass::Forward | InstrClass::ForwardWide => {
                 of(Measure::Latency(c)).map(|l| (l - fp_add).max(0.0))
             }
@@ -572,6 +574,7 @@ mod tests {
             .map(|k| match k.measure {
                 Measure::Latency(c) if c.class == InstrClass::Forward => vec![1.3, 1.25, 1.4],
                 Measure::Latency(c) if c.class == InstrClass::IntDiv => vec![3.25],
+                Measure::Latency(c) if c.class == InstrClass::IntDiv64 => vec![4.25],
                 Measure::Latency(c) if c.class == InstrClass::FpSqrt => vec![4.75],
                 Measure::Throughput(c) if c.class == InstrClass::ForwardInt => vec![0.8],
                 _ => vec![0.25, 0.3, 9.0],
@@ -583,6 +586,7 @@ mod tests {
         let cost = |k: &str| p.class[k];
         assert_eq!(cost("forward").latency_ns, 1.0);
         assert_eq!(cost("int_div").latency_ns, 3.0);
+        assert_eq!(cost("int_div64").latency_ns, 4.0);
         // A square root's chain scales each root back by a multiply (0.25).
         assert_eq!(cost("fp_sqrt").latency_ns, 4.5);
         assert_eq!(cost("store").latency_ns, 0.0);

@@ -53,8 +53,13 @@ pub enum InstrClass {
     IntAlu,
     /// Integer multiply.
     IntMul,
-    /// Integer divide or remainder (`div`, `idiv`): not pipelined.
+    /// Integer divide or remainder of 32-bit operands or narrower (`idivl`, `divl`: a
+    /// default integer's `mod` or `/`): not pipelined.
     IntDiv,
+    /// Integer divide or remainder of 64-bit operands (`idivq`, `divq`: `integer(8)`):
+    /// not pipelined, and on many cores slower than the 32-bit divide (a Zen 4 of
+    /// 2026-12-06 starts one every 7 cycles, the 32-bit ones every 6).
+    IntDiv64,
     /// Floating-point add, subtract and compare.
     FpAdd,
     /// Floating-point minimum and maximum (`maxsd`: two cycles on a Zen 4 where an add
@@ -86,7 +91,7 @@ pub enum InstrClass {
 
 impl InstrClass {
     /// Every class, in order.
-    pub const ALL: [InstrClass; 22] = [
+    pub const ALL: [InstrClass; 23] = [
         InstrClass::Load,
         InstrClass::Forward,
         InstrClass::ForwardInt,
@@ -97,6 +102,7 @@ impl InstrClass {
         InstrClass::IntAlu,
         InstrClass::IntMul,
         InstrClass::IntDiv,
+        InstrClass::IntDiv64,
         InstrClass::FpAdd,
         InstrClass::FpMinMax,
         InstrClass::FpMul,
@@ -124,6 +130,7 @@ impl InstrClass {
             InstrClass::IntAlu => "int_alu",
             InstrClass::IntMul => "int_mul",
             InstrClass::IntDiv => "int_div",
+            InstrClass::IntDiv64 => "int_div64",
             InstrClass::FpAdd => "fp_add",
             InstrClass::FpMinMax => "fp_min_max",
             InstrClass::FpMul => "fp_mul",
@@ -178,7 +185,7 @@ impl InstrClass {
             InstrClass::Store => 0.0,
             InstrClass::IntAlu | InstrClass::VecMove | InstrClass::VecInt => 1.0,
             InstrClass::IntMul => 3.0,
-            InstrClass::IntDiv => 15.0,
+            InstrClass::IntDiv | InstrClass::IntDiv64 => 15.0,
             InstrClass::FpAdd | InstrClass::FpMinMax | InstrClass::FpMul => 3.0,
             InstrClass::FpFma | InstrClass::FpConvert => 4.0,
             InstrClass::FpDiv => 13.0,

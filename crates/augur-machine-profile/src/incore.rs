@@ -143,7 +143,8 @@ impl InCoreProfile {
     /// measured (profiles made before its class) costs an add, as it was counted, and a
     /// widening forwarding not measured waits as long as a forwarding that no core
     /// renames (`forward`'s latency) and takes its turns as an integer one
-    /// (`forward_int`'s throughput); else `None`.
+    /// (`forward_int`'s throughput), and a 64-bit divide not measured costs what
+    /// `int_div` measured (those profiles timed it with 64-bit operands); else `None`.
     pub fn cost(&self, cw: ClassWidth) -> Option<ClassCost> {
         let own = |class| {
             self.class
@@ -168,6 +169,9 @@ impl InCoreProfile {
             }
             // Profiles made before it: priced as the slot's own reload was.
             InstrClass::ForwardReloaded => own(InstrClass::ForwardInt),
+            // Profiles made before the 64-bit divide had its own class timed their
+            // `int_div` with 64-bit operands.
+            InstrClass::IntDiv64 => own(InstrClass::IntDiv),
             _ => None,
         })
     }
@@ -210,6 +214,31 @@ mod tests {
         assert_eq!(
             p.cost(ClassWidth::new(InstrClass::FpMul, Width::Scalar)),
             None
+        );
+    }
+
+    #[test]
+    fn a_64_bit_divide_not_measured_costs_the_divide_the_profile_timed() {
+        let mut p = InCoreProfile::default();
+        let old = ClassCost {
+            latency_ns: 2.44,
+            throughput_ns: 1.91,
+            beside_add_ns: None,
+        };
+        p.class.insert("int_div".into(), old);
+        let wide = ClassWidth::new(InstrClass::IntDiv64, Width::Scalar);
+        assert_eq!(p.cost(wide), Some(old));
+        let measured = ClassCost {
+            latency_ns: 2.44,
+            throughput_ns: 1.63,
+            beside_add_ns: None,
+        };
+        p.class.insert("int_div".into(), measured);
+        p.class.insert("int_div64".into(), old);
+        assert_eq!(p.cost(wide), Some(old));
+        assert_eq!(
+            p.cost(ClassWidth::new(InstrClass::IntDiv, Width::Scalar)),
+            Some(measured)
         );
     }
 

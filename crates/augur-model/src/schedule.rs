@@ -333,6 +333,8 @@ const UNITS: usize = InstrClass::ALL.len() + 3;
 impl Unit {
     fn index(self) -> usize {
         match self {
+            // The two widths of divide take turns in the one divider.
+            Unit::Class(InstrClass::IntDiv64) => Unit::Class(InstrClass::IntDiv).index(),
             Unit::Class(c) => InstrClass::ALL.iter().position(|x| *x == c).unwrap_or(0),
             Unit::AddressPipes => UNITS - 3,
             Unit::VectorPipes => UNITS - 2,
@@ -421,7 +423,10 @@ fn waits_in(o: &ScheduledOp, split: bool, m: &InCoreProfile) -> Option<Scheduler
             && o.classes.iter().any(|c| {
                 matches!(
                     c.class,
-                    InstrClass::IntAlu | InstrClass::IntMul | InstrClass::IntDiv
+                    InstrClass::IntAlu
+                        | InstrClass::IntMul
+                        | InstrClass::IntDiv
+                        | InstrClass::IntDiv64
                 )
             })
     };

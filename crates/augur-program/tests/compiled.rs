@@ -80,6 +80,42 @@ fn a_reduction_at_o2_carries_one_add_in_a_register() {
 }
 
 #[test]
+fn a_default_integers_remainder_and_an_integer_8s_are_two_classes_of_divide() {
+    let p = analyze(
+        "-O2",
+        "program divides
+  implicit none
+  integer :: i, j, k, n
+  integer(8) :: l, m
+  n = command_argument_count() + 100000
+  k = 0
+  do i = 1, n
+    k = k + mod(n, i)
+  end do
+  m = 0
+  do l = 1, n
+    m = m + mod(int(n, 8) * 3000000000_8, l)
+  end do
+  j = k + int(m)
+  print *, j
+end program
+",
+    );
+    let classes = |line: u32| -> Vec<InstrClass> {
+        compiled(&p, line)
+            .instructions
+            .iter()
+            .map(|c| c.class.class)
+            .collect()
+    };
+    let narrow = classes(7);
+    assert!(narrow.contains(&InstrClass::IntDiv), "{narrow:?}");
+    assert!(!narrow.contains(&InstrClass::IntDiv64), "{narrow:?}");
+    let wide = classes(11);
+    assert!(wide.contains(&InstrClass::IntDiv64), "{wide:?}");
+}
+
+#[test]
 fn a_reduction_at_o0_carries_its_add_through_the_stack() {
     let p = analyze("-O0", PROGRAM);
     let dot = compiled(&p, 13);

@@ -785,6 +785,8 @@ fn operation_class(m: &str) -> Option<InstrClass> {
         InstrClass::FpSqrt
     } else if b.starts_with("div") && fp_suffix(b) {
         InstrClass::FpDiv
+    } else if b == "divq" || b == "idivq" {
+        InstrClass::IntDiv64
     } else if b.starts_with("div") || b.starts_with("idiv") {
         InstrClass::IntDiv
     } else if b.starts_with("mul") && fp_suffix(b) {
@@ -1593,6 +1595,18 @@ mod tests {
     fn loops(body: &str) -> Vec<CompiledLoop> {
         let asm = format!("{HEADER}\t.file 1 \"k.f90\"\nk_:\n{body}");
         compiled_loops(&asm, &["k.f90".to_string()])
+    }
+
+    #[test]
+    fn a_divide_of_64_bit_operands_has_its_own_class() {
+        // gfortran's `mod(i, j)` of default integers and of `integer(8)` ones.
+        for m in ["idivl", "divl", "idivw", "idiv"] {
+            assert_eq!(operation_class(m), Some(InstrClass::IntDiv), "{m}");
+        }
+        for m in ["idivq", "divq"] {
+            assert_eq!(operation_class(m), Some(InstrClass::IntDiv64), "{m}");
+        }
+        assert_eq!(operation_class("divsd"), Some(InstrClass::FpDiv));
     }
 
     #[test]

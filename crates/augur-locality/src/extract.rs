@@ -194,6 +194,9 @@ struct Cx<'a> {
     /// start the data sets ([`start_reads_data`]): a subscript in their index has no
     /// known addresses.
     unknown_addresses: Vec<usize>,
+    /// Whether a section whose bounds the nest does not know starts at its array's
+    /// first element ([`Cx::array_stmt`]'s second try, its shape another operand's).
+    placeholder_starts: bool,
     /// The scalars the nest being built assigns from its data ([`data_scalars_inside`]).
     from_data: std::collections::HashSet<String>,
     /// The unit's single-definition scalars ([`Cx::derived`]).
@@ -242,6 +245,7 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
         implicit: false,
         guessed_last: Vec::new(),
         unknown_addresses: Vec::new(),
+        placeholder_starts: false,
         from_data: Default::default(),
     };
     let mut out = Extraction::default();
@@ -758,12 +762,19 @@ impl<'a> Cx<'a> {
                         Subscript::Index(x) if x.array => return Err("vector subscript".into()),
                         Subscript::Index(_) => {}
                         Subscript::Range(a, b, c) => {
-                            let lo = match a {
-                                Some(a) => self.affine(a, vars)?,
+                            let lo = match a.as_ref().map(|a| self.affine(a, vars)) {
+                                Some(Ok(lo)) => lo,
+                                Some(Err(_)) if self.placeholder_starts => {
+                                    Affine::constant(decl.lower[d])
+                                }
+                                Some(Err(r)) => return Err(r),
                                 None => Affine::constant(decl.lower[d]),
                             };
-                            let hi = match b {
-                                Some(b) => self.affine(b, vars)?,
+                            let hi = match b.as_ref().map(|b| self.affine(b, vars)) {
+                                Some(Ok(hi)) => hi,
+                                // The extent is the statement's shape's (the loops' own).
+                                Some(Err(_)) if self.placeholder_starts => lo.clone(),
+                                Some(Err(r)) => return Err(r),
                                 None => Affine::constant(full_hi(d)?),
                             };
                             let step = match c {
@@ -922,6 +933,18 @@ impl<'a> Cx<'a> {
         body_of: &mut BodyOf<'_, 'a>,
     ) -> Result<Vec<(Affine, i64, Affine)>, String> {
         let dims = self.section_dims(shape, vars)?;
+        self.implicit_loops_over(dims, vars, line, out, body_of)
+    }
+
+    /// [`Cx::implicit_loops`] over the varying dimensions `dims` (`section_dims`'s).
+    fn implicit_loops_over(
+        &mut self,
+        dims: Vec<(Affine, i64, Affine)>,
+        vars: &[String],
+        line: u32,
+        out: &mut Vec<Node>,
+        body_of: &mut BodyOf<'_, 'a>,
+    ) -> Result<Vec<(Affine, i64, Affine)>, String> {
         let r = dims.len();
         let base = vars.len();
         let mut inner: Vec<String> = vars.to_vec();
@@ -949,6 +972,41 @@ impl<'a> Cx<'a> {
         }
         self.implicit = true;
         Ok(dims)
+    }
+
+    /// The varying dimensions of the first operand of `e` whose section the nest knows
+    /// whole, all of constant extent (a `transpose`'s argument's, swapped): the shape of
+    /// an array statement whose left side's bounds the nest cannot follow
+    /// (`B(:, lo:hi) = B(:, lo:hi) + transpose(T)`, `lo` set in the loop from
+    /// `mod(me + q, np)`).
+    fn known_shape(&mut self, e: &Expr, vars: &[String]) -> Option<Vec<(Affine, i64, Affine)>> {
+        match &e.kind {
+            ExprKind::Elem(v, _) if e.array && !v.constant => self
+                .section_dims(e, vars)
+                .ok()
+                .filter(|d| d.iter().all(|x| x.2.is_constant())),
+            ExprKind::Var(v) if v.rank > 0 && !v.constant => self
+                .section_dims(e, vars)
+                .ok()
+                .filter(|d| d.iter().all(|x| x.2.is_constant())),
+            ExprKind::Unary(_, a) => self.known_shape(a, vars),
+            ExprKind::Binary(_, a, b) => self
+                .known_shape(a, vars)
+                .or_else(|| self.known_shape(b, vars)),
+            ExprKind::Call(CallTarget::Intrinsic(name), args)
+                if name == "transpose" && args.len() == 1 =>
+            {
+                let mut dims = self.known_shape(&args[0], vars)?;
+                (dims.len() == 2).then(|| {
+                    dims.reverse();
+                    dims
+                })
+            }
+            ExprKind::Call(CallTarget::Intrinsic(name), args) if is_elemental(name) => {
+                args.iter().find_map(|a| self.known_shape(a, vars))
+            }
+            _ => None,
+        }
     }
 
     /// An array-valued expression read once (a reduction's argument, an
@@ -990,28 +1048,42 @@ impl<'a> Cx<'a> {
         };
         let outer = vars.to_vec();
         let mut local = Vec::new();
-        let ran = self.implicit_loops(
-            &shape,
-            vars,
-            line,
-            &mut local,
-            &mut |cx, td, inner, pre, body| {
-                cx.elemental(rhs, td, &outer, inner, line, pre, body);
-                if let Some(l) = lhs {
-                    if let ExprKind::Elem(_, subs) = &l.kind {
-                        for s in subs {
-                            if let Subscript::Index(x) = s {
-                                cx.loads(x, inner, line, body);
-                            }
+        let mut body_of = |cx: &mut Cx<'a>,
+                           td: &[usize],
+                           inner: &[String],
+                           pre: &mut Vec<Node>,
+                           body: &mut Vec<Node>| {
+            cx.elemental(rhs, td, &outer, inner, line, pre, body);
+            if let Some(l) = lhs {
+                if let ExprKind::Elem(_, subs) = &l.kind {
+                    for s in subs {
+                        if let Subscript::Index(x) = s {
+                            cx.loads(x, inner, line, body);
                         }
                     }
-                    match cx.operand(l, td, true, inner) {
-                        Ok(n) => body.push(n),
-                        Err(r) => cx.reject_all(l, line, &r),
-                    }
                 }
+                match cx.operand(l, td, true, inner) {
+                    Ok(n) => body.push(n),
+                    Err(r) => cx.reject_all(l, line, &r),
+                }
+            }
+        };
+        let ran = match self.implicit_loops(&shape, vars, line, &mut local, &mut body_of) {
+            // The left side's bounds are computed where the nest cannot follow them: the
+            // statement's shape is a known operand's, and the sections it cannot place
+            // start at their arrays' first elements (the pattern of each execution kept,
+            // where it falls between executions not).
+            Err(r) if lhs.is_some() => match self.known_shape(rhs, vars) {
+                Some(dims) => {
+                    self.placeholder_starts = true;
+                    let again = self.implicit_loops_over(dims, vars, line, &mut local, &mut body_of);
+                    self.placeholder_starts = false;
+                    again.map_err(|_| r)
+                }
+                None => Err(r),
             },
-        );
+            ran => ran,
+        };
         let dims = match ran {
             Ok(d) => d,
             Err(r) => {

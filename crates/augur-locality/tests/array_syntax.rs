@@ -191,3 +191,63 @@ fn a_transposed_operand_strides_along_the_first_dimension() {
     };
     assert!(cache_misses(&n.nest, tiny) >= 512 * 512 + 512 * 512 / 8);
 }
+
+#[test]
+fn a_section_placed_where_the_loop_computes_it_takes_the_shape_of_its_other_operand() {
+    // prk_transpose_mpi's step: `b(:, lo:hi) = b(:, lo:hi) + transpose(t)` with `lo` and `hi`
+    // set in the loop from `mod(me + q, np)` (assigned twice in the unit, so no single
+    // definition to substitute): the statement's shape is `transpose(t)`'s, 64 x 64, and
+    // `b`'s section starts at its first column. Four passes over the loop of two blocks.
+    let ex = extract(
+        "program t
+  integer, parameter :: n = 64, np = 2
+  real(8) :: a(n, n * np), b(n, n * np), t(n, n)
+  integer :: k, q, lo, hi, me
+  me = 0
+  b = 0
+  t = 1
+  lo = 1
+  hi = n
+  a(:, lo:hi) = 1
+  do k = 1, 4
+    do q = 0, np - 1
+      lo = n * mod(me + q, np) + 1
+      hi = n * (mod(me + q, np) + 1)
+      b(:, lo:hi) = b(:, lo:hi) + transpose(t)
+    end do
+  end do
+  print *, b(1, 2), a(1, 1)
+end program t
+",
+        &ExtractOptions::default(),
+    );
+    let n = ex
+        .nests
+        .iter()
+        .find(|n| n.line == 11)
+        .unwrap_or_else(|| panic!("the loop's nest: {ex:#?}"));
+    assert!(n.array_syntax, "{n:?}");
+    assert!(
+        n.non_affine.iter().all(|x| x.line != 15),
+        "{:?}",
+        n.non_affine
+    );
+    // Each execution reads b and t and writes b, 64 x 64 elements, 8 executions.
+    assert_eq!(n.nest.access_count().unwrap(), 3 * 64 * 64 * 8);
+    // t is read along its rows: a column (512 bytes) between consecutive reads.
+    let t_base = n.nest.arrays.iter().find(|a| a.name == "t").unwrap().base;
+    let mut previous_t: Option<u64> = None;
+    let mut steps = HashMap::new();
+    n.nest
+        .for_each_access(|a| {
+            if a.addr >= t_base && a.addr < t_base + 64 * 64 * 8 {
+                if let Some(p) = previous_t {
+                    *steps.entry(a.addr as i64 - p as i64).or_insert(0u64) += 1;
+                }
+                previous_t = Some(a.addr);
+            }
+        })
+        .unwrap();
+    let (&step, _) = steps.iter().max_by_key(|(_, &c)| c).unwrap();
+    assert_eq!(step, 64 * 8, "{steps:?}");
+}

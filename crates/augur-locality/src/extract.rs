@@ -1076,7 +1076,8 @@ impl<'a> Cx<'a> {
             Err(r) if lhs.is_some() => match self.known_shape(rhs, vars) {
                 Some(dims) => {
                     self.placeholder_starts = true;
-                    let again = self.implicit_loops_over(dims, vars, line, &mut local, &mut body_of);
+                    let again =
+                        self.implicit_loops_over(dims, vars, line, &mut local, &mut body_of);
                     self.placeholder_starts = false;
                     again.map_err(|_| r)
                 }

@@ -974,21 +974,40 @@ impl<'a> Cx<'a> {
         Ok(dims)
     }
 
+    /// An array statement's implicit loops when its left side's bounds are computed where
+    /// the nest cannot follow them: over the shape of an operand of `rhs` it knows
+    /// ([`Cx::known_shape`]), the sections it cannot place starting at their arrays'
+    /// first elements (the pattern of each execution kept, where it falls between
+    /// executions not). `None` when no operand's shape is known or the loops fail.
+    fn implicit_loops_placed(
+        &mut self,
+        rhs: &Expr,
+        vars: &[String],
+        line: u32,
+        out: &mut Vec<Node>,
+        body_of: &mut BodyOf<'_, 'a>,
+    ) -> Option<Vec<(Affine, i64, Affine)>> {
+        let dims = self.known_shape(rhs, vars)?;
+        self.placeholder_starts = true;
+        let placed = self.implicit_loops_over(dims, vars, line, out, body_of);
+        self.placeholder_starts = false;
+        placed.ok()
+    }
+
     /// The varying dimensions of the first operand of `e` whose section the nest knows
     /// whole, all of constant extent (a `transpose`'s argument's, swapped): the shape of
     /// an array statement whose left side's bounds the nest cannot follow
     /// (`B(:, lo:hi) = B(:, lo:hi) + transpose(T)`, `lo` set in the loop from
     /// `mod(me + q, np)`).
     fn known_shape(&mut self, e: &Expr, vars: &[String]) -> Option<Vec<(Affine, i64, Affine)>> {
+        let constant_extents = |cx: &mut Self| {
+            cx.section_dims(e, vars)
+                .ok()
+                .filter(|d| d.iter().all(|x| x.2.is_constant()))
+        };
         match &e.kind {
-            ExprKind::Elem(v, _) if e.array && !v.constant => self
-                .section_dims(e, vars)
-                .ok()
-                .filter(|d| d.iter().all(|x| x.2.is_constant())),
-            ExprKind::Var(v) if v.rank > 0 && !v.constant => self
-                .section_dims(e, vars)
-                .ok()
-                .filter(|d| d.iter().all(|x| x.2.is_constant())),
+            ExprKind::Elem(v, _) if e.array && !v.constant => constant_extents(self),
+            ExprKind::Var(v) if v.rank > 0 && !v.constant => constant_extents(self),
             ExprKind::Unary(_, a) => self.known_shape(a, vars),
             ExprKind::Binary(_, a, b) => self
                 .known_shape(a, vars)
@@ -1069,20 +1088,9 @@ impl<'a> Cx<'a> {
             }
         };
         let ran = match self.implicit_loops(&shape, vars, line, &mut local, &mut body_of) {
-            // The left side's bounds are computed where the nest cannot follow them: the
-            // statement's shape is a known operand's, and the sections it cannot place
-            // start at their arrays' first elements (the pattern of each execution kept,
-            // where it falls between executions not).
-            Err(r) if lhs.is_some() => match self.known_shape(rhs, vars) {
-                Some(dims) => {
-                    self.placeholder_starts = true;
-                    let again =
-                        self.implicit_loops_over(dims, vars, line, &mut local, &mut body_of);
-                    self.placeholder_starts = false;
-                    again.map_err(|_| r)
-                }
-                None => Err(r),
-            },
+            Err(r) if lhs.is_some() => self
+                .implicit_loops_placed(rhs, vars, line, &mut local, &mut body_of)
+                .ok_or(r),
             ran => ran,
         };
         let dims = match ran {

@@ -198,6 +198,8 @@ fn throughput_bound(
         // times add up on it.
         let unit = match class.class {
             InstrClass::FpSqrt => InstrClass::FpDiv,
+            // The two widths of integer divide take turns in one divider.
+            InstrClass::IntDiv64 => InstrClass::IntDiv,
             // Minima and maxima run on the adders.
             InstrClass::FpMinMax => InstrClass::FpAdd,
             c => c,
@@ -1030,6 +1032,28 @@ mod tests {
         let half = interfering(vec![(2.0, Bound::VectorPipes), (1.0, Bound::Issue)]).unwrap();
         assert_eq!(half.1, Bound::VectorPipes);
         assert!(half.0 > 2.0 && half.0 < 2.0 * 1.003, "{half:?}");
+    }
+
+    #[test]
+    fn divides_of_both_widths_take_turns_in_one_divider() {
+        let mut m = crate::test_support::incore_machine(&[
+            ("int_alu", 0.25, 0.0625),
+            ("int_div", 2.5, 1.5),
+            ("int_div64", 2.5, 2.0),
+        ]);
+        m.issue_ns = 0.05;
+        let scalar = |c| ClassWidth::new(c, Width::Scalar);
+        let instructions = vec![
+            (scalar(InstrClass::IntDiv), 1.0),
+            (scalar(InstrClass::IntDiv64), 1.0),
+            (scalar(InstrClass::IntAlu), 4.0),
+        ];
+        let (t, bound) = throughput_bound(6.0, instructions, 0.0, &m).unwrap();
+        assert_eq!(bound, Bound::Class(InstrClass::IntDiv));
+        assert!(
+            interfered(t, &[3.5, 6.0 * 0.05, m.taken_branch_ns, 0.25]),
+            "{t}"
+        );
     }
 
     fn dot(chain: Vec<ClassCount>) -> CompiledLoop {

@@ -333,8 +333,6 @@ const UNITS: usize = InstrClass::ALL.len() + 3;
 impl Unit {
     fn index(self) -> usize {
         match self {
-            // The two widths of divide take turns in the one divider.
-            Unit::Class(InstrClass::IntDiv64) => Unit::Class(InstrClass::IntDiv).index(),
             Unit::Class(c) => InstrClass::ALL.iter().position(|x| *x == c).unwrap_or(0),
             Unit::AddressPipes => UNITS - 3,
             Unit::VectorPipes => UNITS - 2,
@@ -501,6 +499,7 @@ impl Prepared {
                 let unit = match c.class {
                     InstrClass::FpSqrt => InstrClass::FpDiv,
                     InstrClass::FpMinMax => InstrClass::FpAdd,
+                    InstrClass::IntDiv64 => InstrClass::IntDiv,
                     x => x,
                 };
                 // A whole-register copy is the renamer's move, at any width.

@@ -158,6 +158,19 @@ impl InstrClass {
         )
     }
 
+    /// The class whose execution units an instruction of this class takes turns in:
+    /// divides and square roots share one unit (AMD's and Intel's cores alike), minima
+    /// and maxima run on the adders, the two widths of integer divide share one divider;
+    /// every other class is its own.
+    pub fn unit(self) -> InstrClass {
+        match self {
+            InstrClass::FpSqrt => InstrClass::FpDiv,
+            InstrClass::FpMinMax => InstrClass::FpAdd,
+            InstrClass::IntDiv64 => InstrClass::IntDiv,
+            c => c,
+        }
+    }
+
     /// Whether the class works on floating-point values.
     pub fn is_floating(self) -> bool {
         matches!(

@@ -20,6 +20,24 @@ fn cache_misses(n: &augur_locality::Nest, g: CacheGeometry) -> u64 {
     t.read_misses + t.write_misses
 }
 
+/// The most frequent step (bytes) between consecutive accesses of a nest inside
+/// `[base, base + bytes)`, and every step's count.
+fn most_frequent_step(n: &augur_locality::Nest, base: u64, bytes: u64) -> (i64, HashMap<i64, u64>) {
+    let mut previous: Option<u64> = None;
+    let mut steps = HashMap::new();
+    n.for_each_access(|a| {
+        if a.addr >= base && a.addr < base + bytes {
+            if let Some(p) = previous {
+                *steps.entry(a.addr as i64 - p as i64).or_insert(0u64) += 1;
+            }
+            previous = Some(a.addr);
+        }
+    })
+    .unwrap();
+    let step = steps.iter().max_by_key(|(_, &c)| c).map_or(0, |(&s, _)| s);
+    (step, steps)
+}
+
 #[test]
 fn whole_array_copy_of_known_size() {
     // a = b over 4096 doubles (32 KiB each): 4096 loads and 4096 stores, and
@@ -169,20 +187,8 @@ fn a_transposed_operand_strides_along_the_first_dimension() {
         .expect("the statement's nest");
     assert!(n.array_syntax && n.non_affine.is_empty(), "{n:?}");
     assert_eq!(n.nest.access_count().unwrap(), 3 * 512 * 512);
-    let mut previous_t: Option<u64> = None;
-    let mut steps = HashMap::new();
     let t_base = n.nest.arrays[1].base.max(n.nest.arrays[0].base);
-    n.nest
-        .for_each_access(|a| {
-            if a.addr >= t_base && a.addr < t_base + 512 * 512 * 8 {
-                if let Some(p) = previous_t {
-                    *steps.entry(a.addr as i64 - p as i64).or_insert(0u64) += 1;
-                }
-                previous_t = Some(a.addr);
-            }
-        })
-        .unwrap();
-    let (&step, _) = steps.iter().max_by_key(|(_, &c)| c).unwrap();
+    let (step, steps) = most_frequent_step(&n.nest, t_base, 512 * 512 * 8);
     assert_eq!(step, 512 * 8, "t read along its rows: {steps:?}");
     let tiny = CacheGeometry {
         size_bytes: 32 * 64,
@@ -236,18 +242,6 @@ end program t
     assert_eq!(n.nest.access_count().unwrap(), 3 * 64 * 64 * 8);
     // t is read along its rows: a column (512 bytes) between consecutive reads.
     let t_base = n.nest.arrays.iter().find(|a| a.name == "t").unwrap().base;
-    let mut previous_t: Option<u64> = None;
-    let mut steps = HashMap::new();
-    n.nest
-        .for_each_access(|a| {
-            if a.addr >= t_base && a.addr < t_base + 64 * 64 * 8 {
-                if let Some(p) = previous_t {
-                    *steps.entry(a.addr as i64 - p as i64).or_insert(0u64) += 1;
-                }
-                previous_t = Some(a.addr);
-            }
-        })
-        .unwrap();
-    let (&step, _) = steps.iter().max_by_key(|(_, &c)| c).unwrap();
+    let (step, steps) = most_frequent_step(&n.nest, t_base, 64 * 64 * 8);
     assert_eq!(step, 64 * 8, "{steps:?}");
 }

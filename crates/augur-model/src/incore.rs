@@ -194,17 +194,8 @@ fn throughput_bound(
             continue;
         }
         let cost = m.cost(class)?;
-        // Divides and square roots share one unit (AMD's and Intel's cores alike): their
-        // times add up on it.
-        let unit = match class.class {
-            InstrClass::FpSqrt => InstrClass::FpDiv,
-            // The two widths of integer divide take turns in one divider.
-            InstrClass::IntDiv64 => InstrClass::IntDiv,
-            // Minima and maxima run on the adders.
-            InstrClass::FpMinMax => InstrClass::FpAdd,
-            c => c,
-        };
-        *per_class.entry(unit).or_default() += count * cost.throughput_ns;
+        // Classes that share units add their times up on them.
+        *per_class.entry(class.class.unit()).or_default() += count * cost.throughput_ns;
     }
     if let Some(t) = m.memory_op_ns {
         bounds.push((memory_ops * t, Bound::MemoryPipes));

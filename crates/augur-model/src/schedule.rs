@@ -496,12 +496,7 @@ impl Prepared {
                 if c.class == InstrClass::Branch || c.class.is_forwarding() {
                     continue;
                 }
-                let unit = match c.class {
-                    InstrClass::FpSqrt => InstrClass::FpDiv,
-                    InstrClass::FpMinMax => InstrClass::FpAdd,
-                    InstrClass::IntDiv64 => InstrClass::IntDiv,
-                    x => x,
-                };
+                let unit = c.class.unit();
                 // A whole-register copy is the renamer's move, at any width.
                 let priced = if is_vector_copy(o) {
                     ClassWidth::new(InstrClass::VecMove, Width::Scalar)

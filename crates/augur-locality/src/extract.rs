@@ -209,45 +209,7 @@ struct Cx<'a> {
 
 /// Extracts the affine nests of one unit (see the module docs).
 pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
-    let mut body: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
-    for (i, key) in statement_loops(unit).into_iter().enumerate() {
-        if let Some(key) = key {
-            body.entry(key).or_default().push(i);
-        }
-    }
-    let mut elem_loops: HashMap<usize, Vec<u32>> = HashMap::new();
-    for l in &unit.loops {
-        if l.kind != LoopKind::ArrayElements {
-            continue;
-        }
-        if let Some(&s) = unit
-            .blocks
-            .get(l.header_block.0 as usize)
-            .and_then(|b| b.stmts.first())
-        {
-            elem_loops.entry(s as usize).or_default().push(l.id.0);
-        }
-    }
-    for v in elem_loops.values_mut() {
-        v.sort_unstable();
-    }
-    let mut cx = Cx {
-        unit,
-        opts,
-        defs: Definitions::of(unit),
-        loop_stack: Vec::new(),
-        current_stmt: 0,
-        body,
-        arrays: Vec::new(),
-        non_affine: Vec::new(),
-        approximate: Vec::new(),
-        elem_loops,
-        implicit: false,
-        guessed_last: Vec::new(),
-        unknown_addresses: Vec::new(),
-        placeholder_starts: false,
-        from_data: Default::default(),
-    };
+    let mut cx = Cx::new(unit, opts);
     let mut out = Extraction::default();
     let roots: Vec<LoopId> = unit
         .loops
@@ -260,6 +222,59 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
     }
     out.nests.sort_by_key(|n| n.line);
     out
+}
+
+/// The nest rooted at loop `root` of `unit`, as [`extract_unit`] extracts it (with the
+/// nests inside it that a failed root leaves), without extracting the unit's others:
+/// a nest extracted again with each value set it ran with.
+pub fn extract_root(unit: &Unit, opts: &ExtractOptions, root: LoopId) -> Option<ExtractedNest> {
+    let mut out = Extraction::default();
+    Cx::new(unit, opts).try_root(root, &mut out);
+    out.nests.into_iter().find(|n| n.root == root.0)
+}
+
+impl<'a> Cx<'a> {
+    fn new(unit: &'a Unit, opts: &'a ExtractOptions) -> Cx<'a> {
+        let mut body: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
+        for (i, key) in statement_loops(unit).into_iter().enumerate() {
+            if let Some(key) = key {
+                body.entry(key).or_default().push(i);
+            }
+        }
+        let mut elem_loops: HashMap<usize, Vec<u32>> = HashMap::new();
+        for l in &unit.loops {
+            if l.kind != LoopKind::ArrayElements {
+                continue;
+            }
+            if let Some(&s) = unit
+                .blocks
+                .get(l.header_block.0 as usize)
+                .and_then(|b| b.stmts.first())
+            {
+                elem_loops.entry(s as usize).or_default().push(l.id.0);
+            }
+        }
+        for v in elem_loops.values_mut() {
+            v.sort_unstable();
+        }
+        Cx {
+            unit,
+            opts,
+            defs: Definitions::of(unit),
+            loop_stack: Vec::new(),
+            current_stmt: 0,
+            body,
+            arrays: Vec::new(),
+            non_affine: Vec::new(),
+            approximate: Vec::new(),
+            elem_loops,
+            implicit: false,
+            guessed_last: Vec::new(),
+            unknown_addresses: Vec::new(),
+            placeholder_starts: false,
+            from_data: Default::default(),
+        }
+    }
 }
 
 impl<'a> Cx<'a> {
@@ -1346,22 +1361,33 @@ impl Cx<'_> {
 /// exactly one assignment statement of a unit defines and nothing else may change (not
 /// a DO index, not read by an input statement, not an actual argument of a CALL), such
 /// as `lag = (l - 1) * 97` in a loop over `l`, which makes `y(i + lag)` the affine
-/// stream `y(i + 97·l - 97)` of the loops over `l` and `i`. The extraction substitutes
-/// them; the instrumentation does not sample the references they make affine.
+/// stream `y(i + 97·l - 97)` of the loops over `l` and `i`. Their right-hand sides may
+/// read integer scalars the nest does not change (`jw = j * mj` with `mj` an argument:
+/// its value at the nest's entry, which the run records, makes the coefficient) and
+/// other such definitions (`ja = jw`). The extraction substitutes them; the
+/// instrumentation does not sample the references they make affine.
 #[derive(Clone, Debug, Default)]
 pub struct Definitions {
     /// Each such scalar and the index of its statement.
     single: HashMap<String, usize>,
     /// The loop whose body holds each statement ([`statement_loops`]).
     stmt_loop: Vec<Option<Option<u32>>>,
+    /// Per scalar, the loops in whose bodies something may change it (an assignment,
+    /// an input item, an actual argument; a DO index: its own loop); `None`: outside loops.
+    changed_in: HashMap<String, Vec<Option<u32>>>,
 }
+
+/// How many single definitions one substitution may chain (`ja = jw`, `jw = j * mj`).
+pub const MAX_CHAIN: usize = 4;
 
 impl Definitions {
     /// The single-definition scalars of `unit`.
     pub fn of(unit: &Unit) -> Definitions {
+        let stmt_loop = statement_loops(unit);
         Definitions {
             single: single_definitions(unit),
-            stmt_loop: statement_loops(unit),
+            changed_in: changed_scalars(unit, &stmt_loop),
+            stmt_loop,
         }
     }
 
@@ -1369,9 +1395,11 @@ impl Definitions {
     /// (loop ids, outermost first), sees as a fixed function of those loops' indices:
     /// `(statement, how many loops of stack enclose it)`. The definition must come
     /// before `at` in the body of a loop of `stack`, or lie outside `stack`'s outermost
-    /// loop; and its right-hand side must read nothing but literals, named constants and
-    /// the indices of the loops around it, combined linearly. `None` otherwise (a
-    /// definition in a loop that does not enclose the use changes within it).
+    /// loop; and its right-hand side must combine linearly nothing but literals, named
+    /// constants, the indices of the loops around it, integer scalars that nothing
+    /// inside `stack`'s outermost loop changes (their values at the nest's entry), and
+    /// other such definitions that reach it. `None` otherwise (a definition in a loop
+    /// that does not enclose the use changes within it).
     pub fn reaching(
         &self,
         unit: &Unit,
@@ -1379,6 +1407,23 @@ impl Definitions {
         at: usize,
         stack: &[u32],
     ) -> Option<(usize, usize)> {
+        self.reaching_within(unit, name, at, stack, 0)
+            .map(|(def, known, _)| (def, known))
+    }
+
+    /// [`Definitions::reaching`] at chain depth `depth`, with the degree of the
+    /// definition in the loop indices (0: fixed in the nest, 1: linear).
+    fn reaching_within(
+        &self,
+        unit: &Unit,
+        name: &str,
+        at: usize,
+        stack: &[u32],
+        depth: usize,
+    ) -> Option<(usize, usize, u8)> {
+        if depth > MAX_CHAIN {
+            return None;
+        }
         let &def = self.single.get(name)?;
         let owner = self.stmt_loop.get(def).copied().flatten()?;
         let known = match owner.and_then(|o| stack.iter().position(|&l| l == o)) {
@@ -1397,46 +1442,117 @@ impl Definitions {
         let StmtKind::Assign { rhs, .. } = &unit.stmts[def].kind else {
             return None;
         };
-        let indices: Vec<&str> = stack[..known]
-            .iter()
-            .filter_map(|&l| unit.loops.get(l as usize)?.var.as_deref())
-            .collect();
-        linear_in(unit, rhs, &indices).then_some((def, known))
+        let cx = Linearity {
+            defs: self,
+            unit,
+            at: def,
+            stack,
+            known,
+            depth,
+        };
+        cx.degree(rhs).map(|d| (def, known, d))
+    }
+
+    /// Whether nothing inside loop `root` may change scalar `name`.
+    fn fixed_in(&self, unit: &Unit, name: &str, root: u32) -> bool {
+        self.changed_in.get(name).map_or(true, |loops| {
+            !loops
+                .iter()
+                .any(|&l| unit.loop_within(l.map(LoopId), LoopId(root)))
+        })
     }
 }
 
-/// Whether `e` is a linear combination of the loop indices `indices` (lower case) with
-/// literals and named constants.
-fn linear_in(unit: &Unit, e: &Expr, indices: &[&str]) -> bool {
-    let varies = |x: &Expr| {
-        let mut names = vec![];
-        visit_refs(x, &mut |r| {
-            if let ExprKind::Var(v) = &r.kind {
-                names.push(v.name.clone());
+/// Where a definition's right-hand side is read ([`Definitions::reaching_within`]).
+struct Linearity<'d> {
+    defs: &'d Definitions,
+    unit: &'d Unit,
+    /// The definition's statement.
+    at: usize,
+    /// The loops of the nest, outermost first.
+    stack: &'d [u32],
+    /// How many of them enclose the definition.
+    known: usize,
+    /// Substitutions chained so far.
+    depth: usize,
+}
+
+impl Linearity<'_> {
+    /// The degree of `e` in the indices of the loops around the definition: 0 fixed in
+    /// the nest, 1 linear; `None` for anything else.
+    fn degree(&self, e: &Expr) -> Option<u8> {
+        match &e.kind {
+            ExprKind::Const { value: Some(_), .. } => Some(0),
+            ExprKind::Var(v) => self.name_degree(&v.name),
+            ExprKind::Unary(UnOp::Neg | UnOp::Plus, a) => self.degree(a),
+            ExprKind::Binary(op, a, b) => {
+                let (x, y) = (self.degree(a)?, self.degree(b)?);
+                match op {
+                    BinOp::Add | BinOp::Sub => Some(x.max(y)),
+                    BinOp::Mul => (x + y <= 1).then_some(x + y),
+                    BinOp::Div => (x == 0 && y == 0).then_some(0),
+                    _ => None,
+                }
             }
-        });
-        names
-            .iter()
-            .any(|n| indices.iter().any(|i| i.eq_ignore_ascii_case(n)))
-    };
-    match &e.kind {
-        ExprKind::Const { value: Some(_), .. } => true,
-        ExprKind::Var(v) => {
-            indices.iter().any(|i| i.eq_ignore_ascii_case(&v.name))
-                || unit.symbol(&v.name).is_some_and(|s| s.value.is_some())
+            _ => None,
         }
-        ExprKind::Unary(UnOp::Neg | UnOp::Plus, a) => linear_in(unit, a, indices),
-        ExprKind::Binary(op, a, b) => {
-            let both = linear_in(unit, a, indices) && linear_in(unit, b, indices);
-            match op {
-                BinOp::Add | BinOp::Sub => both,
-                BinOp::Mul => both && !(varies(a) && varies(b)),
-                BinOp::Div => both && !varies(a) && !varies(b),
-                _ => false,
-            }
-        }
-        _ => false,
     }
+
+    fn name_degree(&self, name: &str) -> Option<u8> {
+        let unit = self.unit;
+        let index = self.stack[..self.known].iter().any(|&l| {
+            unit.loops
+                .get(l as usize)
+                .and_then(|x| x.var.as_deref())
+                .is_some_and(|i| i.eq_ignore_ascii_case(name))
+        });
+        if index {
+            return Some(1);
+        }
+        let sym = unit.symbol(name)?;
+        if sym.value.is_some() {
+            return Some(0);
+        }
+        if let Some((_, known, d)) =
+            self.defs
+                .reaching_within(unit, name, self.at, self.stack, self.depth + 1)
+        {
+            return (known <= self.known).then_some(d);
+        }
+        let root = *self.stack.first()?;
+        let integer_scalar = sym.dims.is_empty() && sym.ty.base == BaseType::Integer;
+        (integer_scalar && !sym.procedure && self.defs.fixed_in(unit, name, root)).then_some(0)
+    }
+}
+
+/// Per scalar, the loops in whose bodies a statement may change it
+/// ([`Definitions::changed_in`]).
+fn changed_scalars(
+    unit: &Unit,
+    stmt_loop: &[Option<Option<u32>>],
+) -> HashMap<String, Vec<Option<u32>>> {
+    let mut out: HashMap<String, Vec<Option<u32>>> = HashMap::new();
+    for (i, st) in unit.stmts.iter().enumerate() {
+        let owner = stmt_loop.get(i).copied().flatten().flatten();
+        let mut names: Vec<&str> = vec![];
+        match &st.kind {
+            StmtKind::Assign { lhs, .. } => names.extend(var_name(lhs)),
+            StmtKind::Call { args, .. } => names.extend(args.iter().filter_map(var_name)),
+            StmtKind::Io { keyword, items, .. } if keyword == "read" => {
+                names.extend(items.iter().filter_map(var_name))
+            }
+            _ => {}
+        }
+        for n in names {
+            out.entry(n.to_lowercase()).or_default().push(owner);
+        }
+    }
+    for l in &unit.loops {
+        if let Some(v) = &l.var {
+            out.entry(v.to_lowercase()).or_default().push(Some(l.id.0));
+        }
+    }
+    out
 }
 
 /// The innermost loop of every statement (`Some(None)`: outside loops; `None`: in no

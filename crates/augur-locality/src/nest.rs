@@ -415,6 +415,33 @@ impl Nest {
         self.for_each_access(|_| {})
     }
 
+    /// The number of accesses without running the loops: each loop's trip count taken
+    /// with the indices of the loops around it at their middle values (exact for a
+    /// rectangular nest, the mean work of a triangular one's outer iteration), every
+    /// loop run on each pass. The work of one execution, to weigh value sets by.
+    pub fn estimated_accesses(&self) -> f64 {
+        fn go(body: &[Node], idx: &mut Vec<i64>) -> f64 {
+            body.iter()
+                .map(|n| match n {
+                    Node::Ref(_) => 1.0,
+                    Node::Loop(l) if l.step != 0 => {
+                        let (lo, hi) = (l.lower.eval(idx), l.upper.eval(idx));
+                        let trips = ((hi - lo) / l.step + 1).max(0);
+                        if trips == 0 {
+                            return 0.0;
+                        }
+                        idx.push(lo + l.step * ((trips - 1) / 2));
+                        let inner = go(&l.body, idx);
+                        idx.pop();
+                        trips as f64 * inner
+                    }
+                    Node::Loop(_) => 0.0,
+                })
+                .sum()
+        }
+        go(&self.body, &mut Vec::new())
+    }
+
     /// Per array (indexed like [`Nest::arrays`]): the largest byte distance
     /// between the addresses of one of its references in consecutive
     /// iterations of the innermost loop around that reference (the loop's
@@ -594,6 +621,42 @@ mod tests {
         assert_eq!(n, 6);
         // (J, I) -> 1000 + 8*(J + 4*(I-1))
         assert_eq!(got, vec![1008, 1016, 1024, 1048, 1056, 1088]);
+    }
+
+    #[test]
+    fn estimated_accesses_are_exact_for_a_rectangle_and_the_mean_for_a_triangle() {
+        let x = ArrayDecl::new("X", 0, 8, &[100, 100]);
+        let body = |inner_lower: Affine| {
+            vec![Loop::node(
+                "I",
+                Affine::constant(1),
+                Affine::constant(99),
+                vec![
+                    Ref::read(0, vec![Affine::constant(1), Affine::var(0)]),
+                    Loop::node(
+                        "J",
+                        inner_lower,
+                        Affine::constant(99),
+                        vec![Ref::write(0, vec![Affine::var(1), Affine::var(0)])],
+                    ),
+                ],
+            )]
+        };
+        let rectangle = Nest {
+            arrays: vec![x.clone()],
+            body: body(Affine::constant(1)),
+        };
+        assert_eq!(
+            rectangle.estimated_accesses(),
+            rectangle.access_count().unwrap() as f64
+        );
+        // DO J = I, 99: 50 trips at the middle I = 50, against 99·100/2 / 99 = 50 on average.
+        let triangle = Nest {
+            arrays: vec![x],
+            body: body(Affine::var(0)),
+        };
+        assert_eq!(triangle.estimated_accesses(), 99.0 * 51.0);
+        assert_eq!(triangle.access_count().unwrap(), 99 + 4950);
     }
 
     #[test]

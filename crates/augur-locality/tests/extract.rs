@@ -449,3 +449,63 @@ fn a_call_reads_the_section_each_dummy_covers_and_writes_the_assigned_ones() {
     seen.dedup();
     assert_eq!(seen.len(), 1000);
 }
+
+/// An FFT step's offsets: `jw = j * mj` (a coefficient the nest does not change, its
+/// value at the nest's entry), `ja = jw` (a definition read through another) and
+/// `jc = j * mj2` make `a` and `c` affine once the run gives `mj` (`mj2` from its own
+/// definition when not given); `jm = j * m` with `m` changed inside the nest stays out.
+#[test]
+fn offsets_from_an_invariant_coefficient_and_through_another_definition_are_substituted() {
+    let src = "subroutine t(n, mj, a, b, c)
+  integer :: n, mj
+  real(8) :: a(2*n), b(2*n), c(2*n)
+  integer :: j, k, lj, mj2, jw, ja, jc, jm, m
+  mj2 = 2 * mj
+  lj = n / mj2
+  m = 1
+  do j = 0, lj - 1
+    jw = j * mj
+    ja = jw
+    jc = j * mj2
+    jm = j * m
+    do k = 0, mj - 1
+      c((jc + k) * 2 + 1) = a((ja + k) * 2 + 1) + b(jm + k + 1)
+    end do
+    m = m + 1
+  end do
+end subroutine t
+";
+    let values = |pairs: &[(&str, i64)]| ExtractOptions {
+        values: pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        ..Default::default()
+    };
+    let ex = extract(src, &values(&[("n", 16), ("mj", 2), ("mj2", 4), ("lj", 4)]));
+    assert_eq!(ex.nests.len(), 1, "{:?}", ex.skipped);
+    let nest = &ex.nests[0];
+    let rejected: Vec<&str> = nest.non_affine.iter().map(|r| r.array.as_str()).collect();
+    assert_eq!(rejected, ["b"], "{:?}", nest.non_affine);
+    let offsets = |name: &str| -> Vec<u64> {
+        let id = nest
+            .nest
+            .arrays
+            .iter()
+            .position(|a| a.name == name)
+            .unwrap();
+        let base = nest.nest.arrays[id].base;
+        stream(&nest.nest)
+            .iter()
+            .filter(|x| x.array as usize == id)
+            .map(|x| x.addr - base)
+            .collect()
+    };
+    assert_eq!(offsets("a"), (0..8).map(|i| 16 * i).collect::<Vec<u64>>());
+    assert_eq!(offsets("c"), [0, 16, 64, 80, 128, 144, 192, 208]);
+    // `mj2` not recorded: its definition outside the nest, `2 * mj`, gives it.
+    let ex = extract(src, &values(&[("n", 16), ("mj", 2), ("lj", 4)]));
+    let rejected: Vec<&str> = ex.nests[0]
+        .non_affine
+        .iter()
+        .map(|r| r.array.as_str())
+        .collect();
+    assert_eq!(rejected, ["b"]);
+}

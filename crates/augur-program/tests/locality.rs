@@ -459,6 +459,73 @@ fn a_nest_run_with_several_sizes_is_analyzed_with_each() {
     assert_eq!(rows[1].footprint_lines, 4096);
 }
 
+const SIZE_SWEEP: &str = "\
+program sweep
+  implicit none
+  real(8), allocatable :: a(:), c(:)
+  integer :: ln, n, mj, rep
+  do ln = 1, 14
+    n = 2**ln
+    allocate(a(2*n), c(2*n))
+    a = 1.0d0
+    do rep = 1, max(1, 4096 / n)
+      mj = 1
+      do while (mj < n)
+        call step(n, mj, a, c)
+        mj = mj * 2
+      end do
+    end do
+    print *, c(1)
+    deallocate(a, c)
+  end do
+end program sweep
+
+subroutine step(n, mj, a, c)
+  integer :: n, mj
+  real(8) :: a(2*n), c(2*n)
+  integer :: j, k, lj, mj2, jw, jc
+  mj2 = 2 * mj
+  lj = n / mj2
+  do j = 0, lj - 1
+    jw = j * mj
+    jc = j * mj2
+    do k = 0, mj - 1
+      c((jc + k) * 2 + 1) = a((jw + k) * 2 + 1)
+    end do
+  end do
+end subroutine step
+";
+
+/// An FFT's step over sizes 2 to 2^14, its offsets `j * mj` and `j * mj2` from its
+/// arguments: its references are affine (not sampled) with the values each entry ran
+/// with; of its 105 value sets, the most frequent the smallest, at most
+/// `MAX_VALUE_SETS` are analyzed, the largest size among them, and together they carry
+/// every access the run made.
+#[test]
+fn a_nest_run_with_many_sizes_keeps_the_sizes_its_work_is_at() {
+    let (an, _dir) = analyze("sweep.f90", SIZE_SWEEP);
+    let loc = an.profile.locality.as_ref().expect("locality analyzed");
+    assert!(
+        !loc.sampled_refs.iter().any(|r| r.unit == "step"),
+        "{:#?}",
+        loc.sampled_refs
+    );
+    let nv = loc.nest_values.iter().find(|v| v.unit == "step").unwrap();
+    assert_eq!(nv.sets.len(), 105, "{:?}", nv.vars);
+    let rows: Vec<_> = loc.nests.iter().filter(|n| n.unit == "step").collect();
+    assert!(
+        rows.len() <= augur_program::locality::MAX_VALUE_SETS,
+        "{}",
+        rows.len()
+    );
+    assert!(rows.iter().any(|r| r.accesses == 1 << 14), "{rows:#?}");
+    let made: f64 = (1..=14)
+        .map(|ln: i32| (4096 >> ln).max(1) as f64 * ln as f64 * 2f64.powi(ln))
+        .sum();
+    let analyzed: f64 = rows.iter().map(|r| r.executions * r.accesses as f64).sum();
+    assert!((analyzed - made).abs() < 1e-6 * made, "{analyzed} {made}");
+}
+
 const TRANSPOSE: &str = "\
 program tr
   implicit none

@@ -717,22 +717,62 @@ fn nest_env_vars(u: &Unit, info: &UnitInfo<'_>, root: usize) -> Vec<String> {
             }
         }
     }
-    let mut vars: Vec<String> = read
-        .into_iter()
-        .filter(|n| !changed.contains(n))
-        .filter(|n| {
-            u.symbol(n).is_some_and(|s| {
+    let recordable = |n: &String| {
+        !changed.contains(n)
+            && u.symbol(n).is_some_and(|s| {
                 s.dims.is_empty()
                     && !s.procedure
                     && s.ty.base == augur_ir::BaseType::Integer
                     && !matches!(s.storage, augur_ir::Storage::Parameter)
             })
-        })
-        .collect();
+    };
+    let fed = definition_inputs(u, &read);
+    let mut vars: Vec<String> = read.into_iter().filter(recordable).collect();
     vars.sort();
     vars.dedup();
+    let mut more: Vec<String> = fed
+        .into_iter()
+        .filter(recordable)
+        .filter(|n| !vars.contains(n))
+        .collect();
+    more.sort();
+    more.dedup();
+    vars.extend(more);
     vars.truncate(ENV_MAX_VARS);
     vars
+}
+
+/// The scalars read by the right-hand sides of the integer scalars' assignments that
+/// give the names `read` their values, through as many such assignments as the
+/// extraction substitutes (`jc = j * mj2` makes `mj2` an input of `c(jc + k)`;
+/// [`augur_locality::extract::Definitions`]).
+fn definition_inputs(u: &Unit, read: &[String]) -> Vec<String> {
+    let mut wanted: HashSet<String> = read.iter().cloned().collect();
+    let mut inputs = vec![];
+    for _ in 0..augur_locality::extract::MAX_CHAIN {
+        let mut next = vec![];
+        for st in &u.stmts {
+            let StmtKind::Assign { lhs, rhs } = &st.kind else {
+                continue;
+            };
+            let augur_ir::ExprKind::Var(v) = &lhs.kind else {
+                continue;
+            };
+            if wanted.contains(&v.name) && lhs.ty.base == augur_ir::BaseType::Integer {
+                augur_ir::chain::scalars_read(rhs, &mut next);
+            }
+        }
+        let fresh: Vec<String> = next
+            .into_iter()
+            .map(str::to_string)
+            .filter(|n| wanted.insert(n.clone()))
+            .collect();
+        if fresh.is_empty() {
+            break;
+        }
+        inputs.extend(fresh);
+    }
+    inputs
 }
 
 /// Names of the arrays referenced in `e`.

@@ -174,7 +174,7 @@ void augur_probe(int32_t id, int64_t addr) {
 extern int64_t augur_nenv;
 #define AUGUR_ENV_VARS 6
 #define AUGUR_ENV_SLOTS (1u << 14)
-#define AUGUR_ENV_PER 64
+#define AUGUR_ENV_PER 512
 typedef struct { int32_t id, n; int64_t v[AUGUR_ENV_VARS]; uint64_t count; } augur_env_t;
 static augur_env_t *augur_envs;
 static uint64_t *augur_env_other;

@@ -54,9 +54,11 @@ pub use run_records::{read_nest_values, read_shape_slots, runtime_shapes};
 pub use sampled::{add_sampled, read_samples, sampled_histograms, AddressSamples};
 
 use crate::instrument::Plan;
-use augur_ir::{BinOp, Expr, ExprKind, LoopKind, Program, StmtKind, Unit};
+use augur_ir::{BinOp, Expr, ExprKind, LoopId, LoopKind, Program, StmtKind, Unit};
 use augur_locality::classes::{classes_reached, ClassReuse};
-use augur_locality::extract::{extract_unit, DummyUse, ExtractOptions, ExtractedNest};
+use augur_locality::extract::{
+    extract_root, extract_unit, DummyUse, ExtractOptions, ExtractedNest,
+};
 use augur_locality::{Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
 use augur_program_profile::locality::*;
 use augur_program_profile::ProgramProfile;
@@ -71,9 +73,9 @@ pub const SAMPLE_ABOVE: u64 = 4 * STREAM_BUDGET;
 /// Measured accesses aimed at when a nest is sampled.
 pub const SAMPLE_TARGET: u64 = STREAM_BUDGET / 2;
 
-/// Value sets of a nest analyzed separately at most (the most frequent; among equally
-/// frequent ones a pseudo-random choice); the others' entries are shared among them in
-/// proportion, and the sets share one nest's streaming budget.
+/// Value sets of a nest analyzed separately at most (with more, one set stands for each
+/// group of sets of like size, [`representative_sets`]); the sets share one nest's
+/// streaming budget.
 pub const MAX_VALUE_SETS: usize = 16;
 
 /// The runtime shape of one array of one unit.
@@ -99,9 +101,9 @@ pub fn extract_nests(program: &Program, profile: &ProgramProfile) -> Vec<UnitNes
 
 /// [`extract_nests`] with the runtime shapes of each unit's arrays (indexed
 /// like the units; missing units have none) and the value sets recorded nests ran
-/// with (per unit index): such a nest is extracted once per value set (the
-/// [`MAX_VALUE_SETS`] most frequent), each with the entries it ran with, its share of
-/// the rest in proportion.
+/// with (per unit index): such a nest is extracted once per value set (at most
+/// [`MAX_VALUE_SETS`], [`representative_sets`]), each with the entries it stands for, and
+/// the entries the run did not record shared among them in proportion.
 pub fn extract_nests_with(
     program: &Program,
     profile: &ProgramProfile,
@@ -155,20 +157,22 @@ pub fn extract_nests_with(
                 nests.push(n);
                 continue;
             };
-            let kept = &nv.sets[..nv.sets.len().min(MAX_VALUE_SETS)];
-            let kept_count: u64 = kept.iter().map(|s| s.count).sum::<u64>().max(1);
-            for set in kept {
+            let with_set = |set: &ValueSet| {
                 let mut with = opts.clone();
                 for (name, v) in nv.vars.iter().zip(&set.values) {
                     with.values.insert(name.clone(), *v);
                 }
-                let this = extract_unit(unit, &with)
-                    .nests
-                    .into_iter()
-                    .find(|m| m.root == n.root)
-                    .unwrap_or_else(|| n.clone());
-                executions.push(e * set.count as f64 / kept_count as f64);
-                nests.push(this);
+                extract_root(unit, &with, LoopId(n.root)).unwrap_or_else(|| n.clone())
+            };
+            let extracted: Vec<ExtractedNest> = nv.sets.iter().map(with_set).collect();
+            let work: Vec<f64> = extracted
+                .iter()
+                .map(|m| m.nest.estimated_accesses())
+                .collect();
+            let recorded: u64 = nv.sets.iter().map(|s| s.count).sum::<u64>().max(1);
+            for (i, runs) in representative_sets(&nv.sets, &work) {
+                executions.push(e * runs / recorded as f64);
+                nests.push(extracted[i].clone());
             }
         }
         let skipped = ex.skipped.into_iter().filter(|s| ran(s.id) > 0.0).collect();
@@ -179,6 +183,44 @@ pub fn extract_nests_with(
             skipped,
             assumed,
         });
+    }
+    out
+}
+
+/// The value sets of a nest analyzed, at most [`MAX_VALUE_SETS`], each with the entries
+/// it stands for (`work`: each set's accesses an entry). With no more sets than that,
+/// each its own; else the sets ordered by their work an entry (their size) and cut into
+/// groups of equal total work, each priced as its heaviest set run as many times as
+/// carries the group's work: a program that sweeps sizes (an FFT from 2 to 2^20 points,
+/// thousands of entries at the small ones, two at the largest) keeps its large cases,
+/// where the frequent sets alone would price every size as the smallest.
+fn representative_sets(sets: &[ValueSet], work: &[f64]) -> Vec<(usize, f64)> {
+    let total: f64 = sets.iter().zip(work).map(|(s, w)| s.count as f64 * w).sum();
+    if sets.len() <= MAX_VALUE_SETS || !total.is_finite() || total <= 0.0 {
+        return (0..sets.len().min(MAX_VALUE_SETS))
+            .map(|i| (i, sets[i].count as f64))
+            .collect();
+    }
+    let mut order: Vec<usize> = (0..sets.len()).collect();
+    order.sort_by(|&a, &b| work[a].total_cmp(&work[b]));
+    let mut out: Vec<(usize, f64)> = vec![];
+    let (mut group_work, mut heaviest, mut before) = (0.0, None::<usize>, 0.0);
+    for (k, &i) in order.iter().enumerate() {
+        let w = sets[i].count as f64 * work[i];
+        group_work += w;
+        if heaviest.map_or(true, |h| w > sets[h].count as f64 * work[h]) {
+            heaviest = Some(i);
+        }
+        let cut = ((before + group_work) / total * MAX_VALUE_SETS as f64).floor();
+        let last = k + 1 == order.len();
+        if cut > (before / total * MAX_VALUE_SETS as f64).floor() || last {
+            if let Some(h) = heaviest.filter(|&h| work[h] > 0.0) {
+                out.push((h, group_work / work[h]));
+            }
+            before += group_work;
+            group_work = 0.0;
+            heaviest = None;
+        }
     }
     out
 }
@@ -1111,5 +1153,43 @@ pub fn attach_run(
         profile.notes.push(
             "the run wrote no address samples: non-affine references have no memory term".into(),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An FFT's sizes 2 to 2^20: thousands of entries at the small sizes, two at the
+    /// largest. The sets kept span the sizes where the work is, the largest among them,
+    /// and together carry all of it.
+    #[test]
+    fn value_sets_are_kept_by_their_work_not_their_entries() {
+        let (mut sets, mut work) = (vec![], vec![]);
+        for log in 1..=20i64 {
+            let count = if log <= 4 { 20_002 } else { 2 };
+            for step in 0..log {
+                sets.push(ValueSet {
+                    count,
+                    values: vec![1 << log, step],
+                });
+                work.push((1u64 << (log - 1)) as f64 * 8.0);
+            }
+        }
+        let kept = representative_sets(&sets, &work);
+        assert!(kept.len() <= MAX_VALUE_SETS && kept.len() > 4, "{kept:?}");
+        let total: f64 = sets
+            .iter()
+            .zip(&work)
+            .map(|(s, w)| s.count as f64 * w)
+            .sum();
+        let carried: f64 = kept.iter().map(|&(i, runs)| runs * work[i]).sum();
+        assert!((carried - total).abs() < 1e-9 * total, "{carried} {total}");
+        let largest = |&(i, _): &(usize, f64)| sets[i].values[0];
+        assert!(kept.iter().any(|k| largest(k) == 1 << 20));
+        assert!(kept.iter().any(|k| largest(k) <= 1 << 17));
+        // Few sets: each its own, with its entries.
+        let few = representative_sets(&sets[..3], &work[..3]);
+        assert_eq!(few, [(0, 20_002.0), (1, 20_002.0), (2, 20_002.0)]);
     }
 }

@@ -1449,6 +1449,7 @@ impl Definitions {
             stack,
             known,
             depth,
+            apart: owner.filter(|o| !stack.contains(o)),
         };
         cx.degree(rhs).map(|d| (def, known, d))
     }
@@ -1475,6 +1476,9 @@ struct Linearity<'d> {
     known: usize,
     /// Substitutions chained so far.
     depth: usize,
+    /// The loop holding the definition when it is none of the nest's (a loop before
+    /// it): what that loop changes had other values when the definition last ran.
+    apart: Option<u32>,
 }
 
 impl Linearity<'_> {
@@ -1521,7 +1525,9 @@ impl Linearity<'_> {
         }
         let root = *self.stack.first()?;
         let integer_scalar = sym.dims.is_empty() && sym.ty.base == BaseType::Integer;
-        (integer_scalar && !sym.procedure && self.defs.fixed_in(unit, name, root)).then_some(0)
+        let fixed = |l: u32| self.defs.fixed_in(unit, name, l);
+        (integer_scalar && !sym.procedure && fixed(root) && self.apart.map_or(true, fixed))
+            .then_some(0)
     }
 }
 

@@ -509,3 +509,33 @@ end subroutine t
         .collect();
     assert_eq!(rejected, ["b"]);
 }
+
+/// A definition in a loop before the nest read the index of that loop: what it last
+/// computed is not what the index holds at the nest's entry (one step past the end), so
+/// `a(j + lag)` stays out even when the run gives `i`'s value.
+#[test]
+fn a_definition_from_an_earlier_loops_index_is_not_substituted() {
+    let src = "subroutine t(n, a)
+  integer :: n, i, j, lag
+  real(8) :: a(4*n)
+  do i = 1, n
+    lag = 2 * i
+  end do
+  do j = 1, n
+    a(j + lag) = 0
+  end do
+end subroutine t
+";
+    let opts = ExtractOptions {
+        values: [("n".to_string(), 8), ("i".to_string(), 9)].into(),
+        ..Default::default()
+    };
+    let ex = extract(src, &opts);
+    let rejected: Vec<&str> = ex
+        .nests
+        .iter()
+        .flat_map(|n| &n.non_affine)
+        .map(|r| r.array.as_str())
+        .collect();
+    assert_eq!(rejected, ["a"], "{:?}", ex.nests);
+}

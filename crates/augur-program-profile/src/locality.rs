@@ -49,8 +49,8 @@ pub struct LocalityProfile {
     pub address_sampling: Option<AddressSampling>,
     /// The values of the integer scalars each recorded nest ran with (its loop bounds,
     /// subscripts and array extents depend on them), from the instrumented run; a nest
-    /// with several is analyzed once per value set (the most frequent
-    /// [`MAX_VALUE_SETS`]), weighted by how often it ran with it.
+    /// with several is analyzed once per value set (or, with many, once per group of
+    /// sets of like size), weighted by how often it ran with it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nest_values: Vec<NestValues>,
 }

@@ -76,7 +76,7 @@ pub const SAMPLE_TARGET: u64 = STREAM_BUDGET / 2;
 /// Value sets of a nest analyzed separately at most (with more, one set stands for each
 /// group of sets of like size, [`representative_sets`]); the sets share one nest's
 /// streaming budget.
-pub const MAX_VALUE_SETS: usize = 16;
+pub const MAX_VALUE_SETS: usize = 32;
 
 /// The runtime shape of one array of one unit.
 #[derive(Debug, Clone)]

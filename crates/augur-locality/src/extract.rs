@@ -178,14 +178,12 @@ type BodyOf<'f, 'a> =
 struct Cx<'a> {
     unit: &'a Unit,
     opts: &'a ExtractOptions,
-    /// Statements (by index) whose innermost loop is the key, in order.
-    body: HashMap<Option<u32>, Vec<usize>>,
+    /// What the extraction reads of the unit, whatever the values.
+    facts: &'a UnitFacts,
     /// Arrays referenced, by name, and their id.
     arrays: Vec<(String, ArrayDecl)>,
     non_affine: Vec<NonAffine>,
     approximate: Vec<u32>,
-    /// Element loops (whole-array statements) of each statement, in order.
-    elem_loops: HashMap<usize, Vec<u32>>,
     /// Whether the nest being built holds implicit loops.
     implicit: bool,
     /// Arrays whose last extent is a placeholder (assumed size).
@@ -199,8 +197,6 @@ struct Cx<'a> {
     placeholder_starts: bool,
     /// The scalars the nest being built assigns from its data ([`data_scalars_inside`]).
     from_data: std::collections::HashSet<String>,
-    /// The unit's single-definition scalars ([`Cx::derived`]).
-    defs: Definitions,
     /// The loops being built, outermost first (parallel to `vars`).
     loop_stack: Vec<u32>,
     /// The statement whose references (or, for a DO, bounds) are being built.
@@ -209,7 +205,8 @@ struct Cx<'a> {
 
 /// Extracts the affine nests of one unit (see the module docs).
 pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
-    let mut cx = Cx::new(unit, opts);
+    let facts = UnitFacts::of(unit);
+    let mut cx = Cx::new(unit, &facts, opts);
     let mut out = Extraction::default();
     let roots: Vec<LoopId> = unit
         .loops
@@ -224,17 +221,34 @@ pub fn extract_unit(unit: &Unit, opts: &ExtractOptions) -> Extraction {
     out
 }
 
-/// The nest rooted at loop `root` of `unit`, as [`extract_unit`] extracts it (with the
-/// nests inside it that a failed root leaves), without extracting the unit's others:
-/// a nest extracted again with each value set it ran with.
-pub fn extract_root(unit: &Unit, opts: &ExtractOptions, root: LoopId) -> Option<ExtractedNest> {
+/// The nest rooted at loop `root` of `unit` (whose [`UnitFacts`] are `facts`), as
+/// [`extract_unit`] extracts it, without extracting the unit's others: a nest extracted
+/// again with each value set it ran with.
+pub fn extract_root(
+    unit: &Unit,
+    facts: &UnitFacts,
+    opts: &ExtractOptions,
+    root: LoopId,
+) -> Option<ExtractedNest> {
     let mut out = Extraction::default();
-    Cx::new(unit, opts).try_root(root, &mut out);
+    Cx::new(unit, facts, opts).try_root(root, &mut out);
     out.nests.into_iter().find(|n| n.root == root.0)
 }
 
-impl<'a> Cx<'a> {
-    fn new(unit: &'a Unit, opts: &'a ExtractOptions) -> Cx<'a> {
+/// What the extraction reads of a unit whatever the values it is given: computed once
+/// for the many extractions of one nest ([`extract_root`]).
+pub struct UnitFacts {
+    /// Statements (by index) whose innermost loop is the key, in order.
+    body: HashMap<Option<u32>, Vec<usize>>,
+    /// Element loops (whole-array statements) of each statement, in order.
+    elem_loops: HashMap<usize, Vec<u32>>,
+    /// The unit's single-definition scalars ([`Cx::derived`]).
+    defs: Definitions,
+}
+
+impl UnitFacts {
+    /// The facts of `unit`.
+    pub fn of(unit: &Unit) -> UnitFacts {
         let mut body: HashMap<Option<u32>, Vec<usize>> = HashMap::new();
         for (i, key) in statement_loops(unit).into_iter().enumerate() {
             if let Some(key) = key {
@@ -257,17 +271,25 @@ impl<'a> Cx<'a> {
         for v in elem_loops.values_mut() {
             v.sort_unstable();
         }
+        UnitFacts {
+            body,
+            elem_loops,
+            defs: Definitions::of(unit),
+        }
+    }
+}
+
+impl<'a> Cx<'a> {
+    fn new(unit: &'a Unit, facts: &'a UnitFacts, opts: &'a ExtractOptions) -> Cx<'a> {
         Cx {
             unit,
             opts,
-            defs: Definitions::of(unit),
+            facts,
             loop_stack: Vec::new(),
             current_stmt: 0,
-            body,
             arrays: Vec::new(),
             non_affine: Vec::new(),
             approximate: Vec::new(),
-            elem_loops,
             implicit: false,
             guessed_last: Vec::new(),
             unknown_addresses: Vec::new(),
@@ -275,9 +297,7 @@ impl<'a> Cx<'a> {
             from_data: Default::default(),
         }
     }
-}
 
-impl<'a> Cx<'a> {
     fn try_root(&mut self, id: LoopId, out: &mut Extraction) {
         let l = &self.unit.loops[id.0 as usize];
         self.arrays.clear();
@@ -292,6 +312,7 @@ impl<'a> Cx<'a> {
             // element group stands for the statement (later groups of the
             // same statement are part of it).
             let Some(si) = self
+                .facts
                 .elem_loops
                 .iter()
                 .find(|(_, ls)| ls.contains(&id.0))
@@ -458,7 +479,12 @@ impl<'a> Cx<'a> {
             self.unknown_addresses.push(vars.len() - 1);
         }
         let mut body = Vec::new();
-        let stmts = self.body.get(&Some(id.0)).cloned().unwrap_or_default();
+        let stmts = self
+            .facts
+            .body
+            .get(&Some(id.0))
+            .cloned()
+            .unwrap_or_default();
         for si in stmts {
             let st = &self.unit.stmts[si];
             if let StmtKind::Do { loop_id, .. } = &st.kind {
@@ -1120,6 +1146,7 @@ impl<'a> Cx<'a> {
         };
         // The static extents against the measured elements per execution.
         let measured = self
+            .facts
             .elem_loops
             .get(&si)
             .and_then(|ls| ls.first())
@@ -1142,6 +1169,7 @@ impl<'a> Cx<'a> {
         }
         // A statement an IF guards runs on its share of the passes, as a guarded DO.
         let every = self
+            .facts
             .elem_loops
             .get(&si)
             .and_then(|ls| ls.first())
@@ -1348,7 +1376,8 @@ impl Cx<'_> {
     /// constants only, so no further substitution happens inside.
     fn derived(&self, name: &str, vars: &[String]) -> Option<Affine> {
         let (def, known) =
-            self.defs
+            self.facts
+                .defs
                 .reaching(self.unit, name, self.current_stmt, &self.loop_stack)?;
         let StmtKind::Assign { rhs, .. } = &self.unit.stmts[def].kind else {
             return None;

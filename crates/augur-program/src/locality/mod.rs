@@ -57,7 +57,7 @@ use crate::instrument::Plan;
 use augur_ir::{BinOp, Expr, ExprKind, LoopId, LoopKind, Program, StmtKind, Unit};
 use augur_locality::classes::{classes_reached, ClassReuse};
 use augur_locality::extract::{
-    extract_root, extract_unit, DummyUse, ExtractOptions, ExtractedNest,
+    extract_root, extract_unit, DummyUse, ExtractOptions, ExtractedNest, UnitFacts,
 };
 use augur_locality::{Histogram, InnerStride, Node, ReuseAnalyzer, ReuseConfig};
 use augur_program_profile::locality::*;
@@ -140,6 +140,8 @@ pub fn extract_nests_with(
             callees: dummy_uses(program, ui, &names, &written),
         };
         let ex = extract_unit(unit, &opts);
+        // Computed once for the unit's nests that are extracted again per value set.
+        let facts = std::cell::OnceCell::new();
         let ran = |id: u32| entries.get(&id).copied().unwrap_or(0.0);
         let mut nests = Vec::new();
         let mut executions = Vec::new();
@@ -162,7 +164,8 @@ pub fn extract_nests_with(
                 for (name, v) in nv.vars.iter().zip(&set.values) {
                     with.values.insert(name.clone(), *v);
                 }
-                extract_root(unit, &with, LoopId(n.root)).unwrap_or_else(|| n.clone())
+                let facts = facts.get_or_init(|| UnitFacts::of(unit));
+                extract_root(unit, facts, &with, LoopId(n.root)).unwrap_or_else(|| n.clone())
             };
             let extracted: Vec<ExtractedNest> = nv.sets.iter().map(with_set).collect();
             let work: Vec<f64> = extracted

@@ -667,14 +667,20 @@ fn window_bound(
 ) -> Option<(f64, (f64, InFlightLimit))> {
     let (overlap, by) = iterations_in_flight(cl, m, issued)?;
     let overlap = overlap.max(1.0);
-    let span = if cl.paths.iter().all(|p| !p.span.is_empty()) && !cl.paths.is_empty() {
-        over_paths(cl, |p| Some((path_latency(&p.span, m)?, ())))?.0
+    Some((iteration_span(cl, m)? / overlap, (overlap, by)))
+}
+
+/// The latency of one compiled iteration's longest dependent path (for a loop with
+/// paths, the mean over its paths weighed by their probabilities), ns; `None` without a
+/// recorded path.
+pub(crate) fn iteration_span(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
+    if cl.paths.iter().all(|p| !p.span.is_empty()) && !cl.paths.is_empty() {
+        Some(over_paths(cl, |p| Some((path_latency(&p.span, m)?, ())))?.0)
     } else if !cl.span.is_empty() {
-        path_latency(&cl.span, m)?
+        path_latency(&cl.span, m)
     } else {
-        return None;
-    };
-    Some((span / overlap, (overlap, by)))
+        None
+    }
 }
 
 /// How many compiled iterations of `cl` the core keeps in flight (its window over what an

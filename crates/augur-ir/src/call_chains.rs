@@ -10,9 +10,14 @@
 //! what it writes, through another of them, back to what it reads: `A` feeds `B` when `B`
 //! reads a variable `A` writes (a call writes the actual arguments its procedure assigns,
 //! directly or by passing them on), unless both name elements at subscripts the loop
-//! changes (`call f(x(1,i))` writes another column on every iteration).
+//! changes (`call f(x(1,i))` writes another column on every iteration). Where both are
+//! at the loop's index plus a constant, the offsets say which iteration reads what
+//! another wrote: a block-tridiagonal sweep's `call solve(a(1,1,i), x(1,i-1), x(1,i))`
+//! reads the cell the call before wrote (a chain from cell to cell, NPB BT's kind, which
+//! holds even for one call alone), a statement after it reads `x(1,i)` in the same
+//! iteration.
 
-use crate::program::{Expr, ExprKind, LoopId, Program, StmtKind, Unit, UnitKind};
+use crate::program::{BinOp, Expr, ExprKind, LoopId, Program, StmtKind, Unit, UnitKind};
 use std::collections::{BTreeSet, HashMap};
 
 /// A call a loop chains: the block of the caller that holds it and the procedure it calls.
@@ -82,10 +87,52 @@ struct Node {
     block: usize,
     /// The unit it calls (CALL statements only).
     callee: Option<usize>,
-    /// Variables it reads, each with whether the loop moves its element.
-    reads: Vec<(String, bool)>,
+    /// Variables it reads, each with where in the loop its element is.
+    reads: Vec<(String, Place)>,
     /// Variables it writes, the same.
-    writes: Vec<(String, bool)>,
+    writes: Vec<(String, Place)>,
+}
+
+/// Where a variable a statement names is, as the loop runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The same on every iteration (a scalar, a whole array, an element at fixed
+    /// subscripts).
+    Fixed,
+    /// An element at the loop's index plus this constant, in the loop's direction (the
+    /// constant's sign turned for a loop that counts down).
+    Ahead(i64),
+    /// An element the loop moves otherwise.
+    Moving,
+}
+
+/// How one node's writes reach another's reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Feed {
+    /// Not at all.
+    No,
+    /// In the same iteration, or through a variable every iteration shares.
+    Along,
+    /// To a later iteration, through an element the loop moves.
+    Carried,
+}
+
+/// How node `a` (the `ia`-th statement) feeds node `b` (the `ib`-th).
+fn feed(a: &Node, ia: usize, b: &Node, ib: usize) -> Feed {
+    let mut out = Feed::No;
+    for (w, wp) in &a.writes {
+        for (_, rp) in b.reads.iter().filter(|(r, _)| r == w) {
+            let f = match (*wp, *rp) {
+                (Place::Fixed, _) | (_, Place::Fixed) => Feed::Along,
+                // The read is behind the write: it reads what an earlier iteration wrote.
+                (Place::Ahead(kw), Place::Ahead(kr)) if kr < kw => Feed::Carried,
+                (Place::Ahead(kw), Place::Ahead(kr)) if kr == kw && ia < ib => Feed::Along,
+                _ => Feed::No,
+            };
+            out = out.max(f);
+        }
+    }
+    out
 }
 
 /// The chained calls of loop `id` of unit `u` (index `ui`).
@@ -110,19 +157,18 @@ fn chained_in_loop(
     if !stmts().any(|(_, k)| matches!(k, StmtKind::Call { .. })) {
         return vec![];
     }
-    let moving = moving_scalars(u, id, stmts().map(|(_, k)| k));
+    let moving = Moving {
+        scalars: moving_scalars(u, id, stmts().map(|(_, k)| k)),
+        index: index_direction(u, id),
+    };
     let nodes: Vec<Node> = stmts()
         .filter_map(|(b, k)| node(k, b, ui, names, written, &moving))
         .collect();
-    let feeds = |a: &Node, b: &Node| {
-        a.writes
-            .iter()
-            .any(|(w, wm)| b.reads.iter().any(|(r, rm)| r == w && !(*wm && *rm)))
-    };
     (0..nodes.len())
         .filter_map(|i| {
             let callee = nodes[i].callee?;
-            reaches_itself(&nodes, i, &feeds).then_some(ChainedCall {
+            let carries_itself = feed(&nodes[i], i, &nodes[i], i) == Feed::Carried;
+            (carries_itself || reaches_itself(&nodes, i)).then_some(ChainedCall {
                 block: nodes[i].block,
                 callee,
             })
@@ -130,24 +176,40 @@ fn chained_in_loop(
         .collect()
 }
 
-/// Whether a path of `feeds` leads from node `start` back to it through another node. A
-/// call that only feeds itself (`call accumulate(x(i), total)`) carries a variable from
-/// one call to the next, which its procedure's carried path prices: the rest of its body
-/// need not wait.
-fn reaches_itself(nodes: &[Node], start: usize, feeds: &dyn Fn(&Node, &Node) -> bool) -> bool {
+/// What a loop moves: the scalars it gives new values, and its index with the sign of
+/// its step (`None` for a loop without an index or whose step is not a constant).
+struct Moving {
+    scalars: BTreeSet<String>,
+    index: Option<(String, i64)>,
+}
+
+/// The index of loop `id` of `u` and its step's sign: +1 for a unit step, the sign of a
+/// constant step written as an integer literal.
+fn index_direction(u: &Unit, id: LoopId) -> Option<(String, i64)> {
+    let l = u.loops.get(id.0 as usize)?;
+    let var = l.var.clone()?;
+    if l.unit_step {
+        return Some((var, 1));
+    }
+    let step: i64 = l.bounds.as_ref()?.step.as_ref()?.trim().parse().ok()?;
+    (step != 0).then_some((var, step.signum()))
+}
+
+/// Whether a path of feeds leads from node `start` back to it through another node. A
+/// call that only feeds itself through a variable every iteration shares (`call
+/// accumulate(x(i), total)`) carries it from one call to the next, which its procedure's
+/// carried path prices: the rest of its body need not wait.
+fn reaches_itself(nodes: &[Node], start: usize) -> bool {
+    let feeds = |a: usize, b: usize| feed(&nodes[a], a, &nodes[b], b) != Feed::No;
     let mut seen = vec![false; nodes.len()];
     seen[start] = true;
     let mut stack = vec![start];
     while let Some(a) = stack.pop() {
-        for b in 0..nodes.len() {
-            if !feeds(&nodes[a], &nodes[b]) {
-                continue;
-            }
+        for b in (0..nodes.len()).filter(|&b| feeds(a, b)) {
             if b == start && a != start {
                 return true;
             }
-            if !seen[b] {
-                seen[b] = true;
+            if !std::mem::replace(&mut seen[b], true) {
                 stack.push(b);
             }
         }
@@ -184,7 +246,7 @@ fn node(
     ui: usize,
     names: &ProcedureNames,
     written: &[Vec<bool>],
-    moving: &BTreeSet<String>,
+    moving: &Moving,
 ) -> Option<Node> {
     let mut n = Node {
         block,
@@ -218,27 +280,54 @@ fn node(
 }
 
 /// The variable an expression designates (a variable, an element or section of one, a
-/// component or substring of one), with whether the loop moves its element.
-fn designated(e: &Expr, moving: &BTreeSet<String>) -> Option<(String, bool)> {
+/// component or substring of one), with where the loop has its element.
+fn designated(e: &Expr, moving: &Moving) -> Option<(String, Place)> {
     match &e.kind {
-        ExprKind::Var(v) => Some((v.name.clone(), false)),
-        ExprKind::Elem(v, _) => Some((v.name.clone(), moves(e, moving))),
+        ExprKind::Var(v) => Some((v.name.clone(), Place::Fixed)),
+        ExprKind::Elem(v, _) => Some((v.name.clone(), place(e, moving))),
         ExprKind::Component(b, _) | ExprKind::Substring(b) => designated(b, moving),
         _ => None,
     }
 }
 
-/// Whether an element's subscripts read a scalar the loop gives new values.
-fn moves(e: &Expr, moving: &BTreeSet<String>) -> bool {
-    e.subscript_exprs().iter().any(|x| {
+/// Where the loop has element `e`: fixed when no subscript reads a scalar the loop gives
+/// new values; ahead of the index by a constant when the only such subscript is the
+/// loop's index plus or minus a constant.
+fn place(e: &Expr, moving: &Moving) -> Place {
+    let mut offsets = vec![];
+    for x in e.subscript_exprs() {
         let mut read = vec![];
         crate::chain::scalars_read(x, &mut read);
-        read.iter().any(|r| moving.contains(*r))
-    })
+        if read.iter().any(|r| moving.scalars.contains(*r)) {
+            offsets.push(
+                moving
+                    .index
+                    .as_ref()
+                    .and_then(|(var, sign)| Some(sign * index_offset(x, var)?)),
+            );
+        }
+    }
+    match offsets.as_slice() {
+        [] => Place::Fixed,
+        [Some(k)] => Place::Ahead(*k),
+        _ => Place::Moving,
+    }
 }
 
-/// Every variable `e` reads (its subscripts' too), with whether the loop moves its element.
-fn read_by(e: &Expr, moving: &BTreeSet<String>, out: &mut Vec<(String, bool)>) {
+/// `k` where `x` is `var + k`, `k + var` or `var - k` (`k` an integer constant).
+fn index_offset(x: &Expr, var: &str) -> Option<i64> {
+    let is_var = |e: &Expr| matches!(&e.kind, ExprKind::Var(v) if v.name == var);
+    match &x.kind {
+        ExprKind::Var(_) if is_var(x) => Some(0),
+        ExprKind::Binary(BinOp::Add, a, b) if is_var(a) => b.int_value(),
+        ExprKind::Binary(BinOp::Add, a, b) if is_var(b) => a.int_value(),
+        ExprKind::Binary(BinOp::Sub, a, b) if is_var(a) => b.int_value().map(|k| -k),
+        _ => None,
+    }
+}
+
+/// Every variable `e` reads (its subscripts' too), with where the loop has its element.
+fn read_by(e: &Expr, moving: &Moving, out: &mut Vec<(String, Place)>) {
     e.visit_all(&mut |x| {
         if let Some(d) = designated(x, moving) {
             if matches!(x.kind, ExprKind::Var(_) | ExprKind::Elem(..)) && !out.contains(&d) {
@@ -282,7 +371,10 @@ fn assigned_names(
     names: &ProcedureNames,
     written: &[Vec<bool>],
 ) -> Vec<String> {
-    let none = BTreeSet::new();
+    let none = Moving {
+        scalars: BTreeSet::new(),
+        index: None,
+    };
     let name_of = |e: &Expr| designated(e, &none).map(|d| d.0);
     match kind {
         StmtKind::Assign { lhs, .. } => name_of(lhs).into_iter().collect(),

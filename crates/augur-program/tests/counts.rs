@@ -511,6 +511,74 @@ end program
 }
 
 #[test]
+fn calls_that_read_the_cell_an_earlier_iteration_wrote_are_chained() {
+    // A block-tridiagonal sweep: `solve` reads the cell before (x(:,i-1)) and writes
+    // this one; a sweep back reads the cell after (x(:,i+1)) counting down; a sweep that
+    // reads the cell after counting up reads what no iteration has written yet; `scale`
+    // writes a cell `norm` reads in the same iteration, and nothing goes back.
+    let c = case(
+        "sweep.f90",
+        "program sweep
+  implicit none
+  integer :: i, t
+  real(8) :: a(2, 2, 8), x(2, 8), s(8)
+  a = 0.5d0
+  x = 1.0d0
+  do t = 1, 5
+    do i = 2, 8
+      call solve(a(1, 1, i), x(1, i - 1), x(1, i))
+    end do
+    do i = 7, 1, -1
+      call back(a(1, 1, i), x(1, i + 1), x(1, i))
+    end do
+    do i = 1, 7
+      call ahead(a(1, 1, i), x(1, i + 1), x(1, i))
+    end do
+    do i = 1, 8
+      call scale(x(1, i))
+      call norm(x(1, i), s(i))
+    end do
+  end do
+  print *, x(1, 8), s(1)
+contains
+  subroutine solve(m, v, r)
+    real(8), intent(in) :: m(2, 2), v(2)
+    real(8), intent(inout) :: r(2)
+    r(1) = r(1) - m(1, 1) * v(1) - m(1, 2) * v(2)
+    r(2) = r(2) - m(2, 1) * v(1) - m(2, 2) * v(2)
+  end subroutine solve
+  subroutine back(m, v, r)
+    real(8), intent(in) :: m(2, 2), v(2)
+    real(8), intent(inout) :: r(2)
+    r(1) = r(1) - m(1, 1) * v(1) - m(1, 2) * v(2)
+    r(2) = r(2) - m(2, 1) * v(1) - m(2, 2) * v(2)
+  end subroutine back
+  subroutine ahead(m, v, r)
+    real(8), intent(in) :: m(2, 2), v(2)
+    real(8), intent(inout) :: r(2)
+    r(1) = 0.5d0 * (r(1) + m(1, 1) * v(1))
+    r(2) = 0.5d0 * (r(2) + m(2, 2) * v(2))
+  end subroutine ahead
+  subroutine scale(r)
+    real(8), intent(inout) :: r(2)
+    r = 0.9d0 * r
+  end subroutine scale
+  subroutine norm(r, n)
+    real(8), intent(in) :: r(2)
+    real(8), intent(out) :: n
+    n = sqrt(r(1) * r(1) + r(2) * r(2))
+  end subroutine norm
+end program
+",
+    );
+    assert_eq!(c.unit("solve").chained_calls, Some(35.0));
+    assert_eq!(c.unit("back").chained_calls, Some(35.0));
+    assert_eq!(c.unit("ahead").chained_calls, None);
+    assert_eq!(c.unit("scale").chained_calls, None);
+    assert_eq!(c.unit("norm").chained_calls, None);
+}
+
+#[test]
 fn a_saved_seed_carries_its_path_to_the_next_call() {
     let c = case(
         "seed.f90",

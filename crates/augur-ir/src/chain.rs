@@ -680,24 +680,16 @@ pub fn weighted_span_path<'s>(stmts: impl IntoIterator<Item = (&'s StmtKind, f64
 /// Assignment `kind` with each array element at integer-constant subscripts, read or
 /// assigned, named as a scalar of its own (`r(5)`); other statements as they are.
 fn elements_as_scalars(kind: &StmtKind) -> StmtKind {
-    let StmtKind::Assign { lhs, rhs } = kind else {
-        return kind.clone();
-    };
-    StmtKind::Assign {
-        lhs: element_as_scalar(lhs),
-        rhs: element_as_scalar(rhs),
+    let mut out = kind.clone();
+    if let StmtKind::Assign { lhs, rhs } = &mut out {
+        rename_elements(lhs);
+        rename_elements(rhs);
     }
-}
-
-/// `e` with every element at integer-constant subscripts inside it a scalar named
-/// `name(k1,k2,...)`.
-fn element_as_scalar(e: &Expr) -> Expr {
-    let mut out = e.clone();
-    rename_elements(&mut out);
     out
 }
 
-/// [`element_as_scalar`] in place.
+/// `e` with every element at integer-constant subscripts inside it a scalar named
+/// `name(k1,k2,...)`, in place.
 fn rename_elements(e: &mut Expr) {
     if let ExprKind::Elem(v, subs) = &e.kind {
         let constant: Option<Vec<i64>> = subs

@@ -1054,36 +1054,22 @@ mod tests {
     }
 
     fn dot(chain: Vec<ClassCount>) -> CompiledLoop {
+        let instructions = vec![
+            count(InstrClass::Load, 2),
+            count(InstrClass::IntAlu, 2),
+            count(InstrClass::FpAdd, 1),
+            count(InstrClass::FpMul, 1),
+            count(InstrClass::Branch, 1),
+        ];
         CompiledLoop {
-            file: "k.f90".into(),
-            line: 5,
             function: "k_".into(),
-            instructions: vec![
-                count(InstrClass::Load, 2),
-                count(InstrClass::IntAlu, 2),
-                count(InstrClass::FpAdd, 1),
-                count(InstrClass::FpMul, 1),
-                count(InstrClass::Branch, 1),
-            ],
-            issued: 6,
-            inner_branches: 0,
-            source_iterations: 1,
-            lanes: 1,
-            source_iterations_from: String::new(),
             chains: vec![Chain {
                 carried_by: "%v0".into(),
                 path: chain,
                 restarted_by: None,
                 crossings: 0,
             }],
-            span: vec![],
-            versions: 0,
-            blocks: vec![],
-            paths: vec![],
-            lines: vec![],
-            in_flight: None,
-            outer: None,
-            schedule: vec![],
+            ..crate::test_support::compiled_loop("k.f90", 5, instructions, 6)
         }
     }
 

@@ -35,7 +35,8 @@ pub(crate) fn scale_bodies_to_spans(
         .filter(|w| *w > 0.0);
     let per_abop = instructions_per_abop(units, report);
     for (u, unit_c) in units.iter().zip(blocks_c.iter_mut()) {
-        if let Some(k) = span_scale(u, table, unit_c, window.map(|w| (w, per_abop))) {
+        let compiled = compiled_body_seconds(u, table, report);
+        if let Some(k) = span_scale(u, table, unit_c, window.map(|w| (w, per_abop)), compiled) {
             for (b, c) in u.blocks.iter().zip(unit_c.iter_mut()) {
                 if outside_loops(b) {
                     scale_work(c, k);
@@ -43,6 +44,33 @@ pub(crate) fn scale_bodies_to_spans(
             }
         }
     }
+}
+
+/// The seconds the calls of `u` take at the pace of the instructions the compiler
+/// emitted for it (`OptReport::compiled_body`: a procedure without loops, jumps or
+/// calls, its body priced as a loop's iteration by the in-core model, one a call), or
+/// `None` where none was recorded, the machine has no in-core section, or the compiler
+/// inlined the procedure somewhere (its calls then run another code) or inlined another
+/// into it (its body then holds work the callee's own counts price: corpus
+/// `callheavy77`'s `F1`, `POLY(X, ...) / (1 + SQR(X))` in ten instructions).
+fn compiled_body_seconds(
+    u: &UnitProfile,
+    table: &CostTable,
+    report: Option<&OptReport>,
+) -> Option<f64> {
+    let r = report?;
+    let m = table.incore.as_ref()?;
+    let calls = u.calls.filter(|c| *c > 0.0)?;
+    let inlined = r
+        .inlined
+        .iter()
+        .any(|i| i.callee.eq_ignore_ascii_case(&u.name) || i.caller.eq_ignore_ascii_case(&u.name));
+    if !u.loops.is_empty() || inlined {
+        return None;
+    }
+    let cl = r.compiled_body(&u.file, u.first_line, u.last_line)?;
+    let t = crate::incore::loop_time(cl, m)?;
+    Some(calls * t.per_compiled_iteration)
 }
 
 /// The instructions the compiler emits for one AbOp, from the program's compiled
@@ -85,17 +113,19 @@ fn outside_loops(b: &augur_program_profile::BlockProfile) -> bool {
 /// calls' longest path overlapped `window / instructions a call` times (without a
 /// window, not at all; `window` with the program's instructions an AbOp,
 /// [`instructions_per_abop`]) but for the calls a loop chains (`chained_calls`), which
-/// take the whole path each, or to its carried path one call after the other, when
-/// above one.
+/// take the whole path each, or to its carried path one call after the other, or to
+/// the time of its compiled instructions (`compiled`, seconds for all calls), the
+/// longest, when above one.
 fn span_scale(
     u: &UnitProfile,
     table: &CostTable,
     unit_c: &[Coefficients],
     window: Option<(f64, f64)>,
+    compiled: Option<f64>,
 ) -> Option<f64> {
     let per_abop = window.map_or(1.0, |w| w.1);
     let calls = u.calls.filter(|c| *c > 0.0)?;
-    if u.body_span.is_empty() && u.carried_span.is_empty() {
+    if u.body_span.is_empty() && u.carried_span.is_empty() && compiled.is_none() {
         return None;
     }
     let mut body = Coefficients::default();
@@ -126,7 +156,9 @@ fn span_scale(
         });
     // The path a variable carries from one call to the next is not overlapped: the next
     // call starts it from this one's result.
-    let t_span = overlapped.max(calls * at_chain_costs(&u.carried_span));
+    let t_span = overlapped
+        .max(calls * at_chain_costs(&u.carried_span))
+        .max(compiled.unwrap_or(0.0));
     (t_body > 0.0 && t_span > t_body).then(|| t_span / t_body)
 }
 
@@ -196,15 +228,19 @@ mod tests {
             window: Some(w),
             ..incore_machine(&[])
         });
-        let t = CostTable::from_profile(&m);
+        scaled(&u, &CostTable::from_profile(&m), None)
+    }
+
+    /// The first block of `u` priced on `t`, before and after the rule (with `report`).
+    fn scaled(u: &UnitProfile, t: &CostTable, report: Option<&OptReport>) -> (f64, f64) {
         let priced: Vec<Coefficients> = u
             .blocks
             .iter()
-            .map(|b| pricing(&t).total(b, BlockContext::default()))
+            .map(|b| pricing(t).total(b, BlockContext::default()))
             .collect();
         let before = t.cost_of(&priced[0]).seconds;
         let mut blocks = vec![priced];
-        scale_bodies_to_spans(std::slice::from_ref(&u), &t, None, &mut blocks);
+        scale_bodies_to_spans(std::slice::from_ref(u), t, report, &mut blocks);
         (before, t.cost_of(&blocks[0][0]).seconds)
     }
 
@@ -218,6 +254,70 @@ mod tests {
         // A window of 1,000 overlaps 500 calls: the throughput stands.
         let (before, after) = body_seconds(1000.0);
         assert_eq!(before, after);
+    }
+
+    /// A compiled body of `n` integer instructions, no chain, on `t.f90` line 2.
+    fn straight_line_body(n: u32) -> augur_program_profile::compiled::CompiledLoop {
+        use augur_program_profile::compiled::{ClassCount, ClassWidth, InstrClass, Width};
+        let alu = ClassCount {
+            class: ClassWidth::new(InstrClass::IntAlu, Width::Scalar),
+            count: n,
+        };
+        crate::test_support::compiled_loop("t.f90", 2, vec![alu], n)
+    }
+
+    #[test]
+    fn a_straight_line_body_takes_at_least_its_compiled_instructions() {
+        // 100 calls of a body whose add and multiply the AbOps price at their throughput,
+        // compiled to 400 instructions issued at 0.05 ns: 100 x 20 ns, unless the compiler
+        // inlined the procedure (its calls run other code) or another into it, or the body
+        // is shorter.
+        let u = UnitProfile {
+            body_span: AbOpCounts::new(),
+            ..dependent_body()
+        };
+        let mut m = add_mul_machine();
+        m.incore = Some(incore_machine(&[("int_alu", 0.25, 0.01)]));
+        let t = CostTable::from_profile(&m);
+        let priced = |report: &OptReport| scaled(&u, &t, Some(report));
+        let long = OptReport {
+            compiled_bodies: vec![straight_line_body(400)],
+            ..OptReport::default()
+        };
+        let (before, after) = priced(&long);
+        let per_call =
+            crate::incore::loop_time(&long.compiled_bodies[0], t.incore.as_ref().unwrap())
+                .unwrap()
+                .per_compiled_iteration;
+        assert!((per_call - 20e-9).abs() < 1e-12, "{per_call}");
+        assert!(before < 100.0 * per_call, "{before}");
+        assert!((after - 100.0 * per_call).abs() < 1e-12, "{after}");
+        let inlined = OptReport {
+            inlined: vec![augur_program_profile::optreport::InlinedCall {
+                file: "t.f90".into(),
+                line: 20,
+                callee: "f".into(),
+                caller: "main".into(),
+            }],
+            ..long.clone()
+        };
+        let inlining = OptReport {
+            inlined: vec![augur_program_profile::optreport::InlinedCall {
+                file: "t.f90".into(),
+                line: 3,
+                callee: "sqr".into(),
+                caller: "f".into(),
+            }],
+            ..long.clone()
+        };
+        let short = OptReport {
+            compiled_bodies: vec![straight_line_body(2)],
+            ..OptReport::default()
+        };
+        for report in [inlined, inlining, short] {
+            let (before, after) = priced(&report);
+            assert_eq!(before, after);
+        }
     }
 
     #[test]
@@ -258,15 +358,7 @@ mod tests {
             window: Some(160.0),
             ..incore_machine(&[])
         });
-        let t = CostTable::from_profile(&m);
-        let mut blocks = vec![u
-            .blocks
-            .iter()
-            .map(|b| pricing(&t).total(b, BlockContext::default()))
-            .collect::<Vec<_>>()];
-        let before = t.cost_of(&blocks[0][0]).seconds;
-        scale_bodies_to_spans(std::slice::from_ref(&u), &t, None, &mut blocks);
-        let after = t.cost_of(&blocks[0][0]).seconds;
+        let (before, after) = scaled(&u, &CostTable::from_profile(&m), None);
         assert!(before < 600e-9, "{before}");
         assert!((after - 600e-9).abs() < 1e-12, "{after}");
     }

@@ -152,3 +152,33 @@ pub(crate) fn incore_machine(
     }
     m
 }
+
+/// A compiled loop of `file`:`line` with these instructions an iteration, `issued` of
+/// them issued, one source iteration a compiled one, nothing else recorded.
+pub(crate) fn compiled_loop(
+    file: &str,
+    line: u32,
+    instructions: Vec<augur_program_profile::compiled::ClassCount>,
+    issued: u32,
+) -> augur_program_profile::compiled::CompiledLoop {
+    augur_program_profile::compiled::CompiledLoop {
+        file: file.into(),
+        line,
+        function: "f_".into(),
+        instructions,
+        issued,
+        inner_branches: 0,
+        source_iterations: 1,
+        lanes: 1,
+        source_iterations_from: String::new(),
+        chains: vec![],
+        span: vec![],
+        versions: 0,
+        blocks: vec![],
+        paths: vec![],
+        lines: vec![],
+        in_flight: None,
+        outer: None,
+        schedule: vec![],
+    }
+}

@@ -57,6 +57,12 @@ pub struct OptReport {
     /// made before them: those loops are priced by their AbOps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compiled_loops: Vec<crate::compiled::CompiledLoop>,
+    /// The straight-line procedures of the same assembly (no loop, jump or call), each
+    /// recorded as the body of a loop run once a call, on the first source line of its
+    /// code (`augur_toolchain::compiled::compiled_bodies`). Empty in profiles made
+    /// before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compiled_bodies: Vec<crate::compiled::CompiledLoop>,
     /// Compiled loops that could not be mapped to a source loop or read, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmapped_loops: Vec<crate::compiled::UnmappedLoop>,
@@ -126,6 +132,19 @@ impl OptReport {
         self.compiled_loops
             .iter()
             .find(|c| c.line == line && same_file(&c.file, file))
+    }
+
+    /// The compiled straight-line body of the procedure whose source runs from `first`
+    /// to `last` in `file`, if one was recorded.
+    pub fn compiled_body(
+        &self,
+        file: &str,
+        first: u32,
+        last: u32,
+    ) -> Option<&crate::compiled::CompiledLoop> {
+        self.compiled_bodies
+            .iter()
+            .find(|c| (first..=last).contains(&c.line) && same_file(&c.file, file))
     }
 
     /// Whether the compiler vectorized a loop reported at `file:line`.

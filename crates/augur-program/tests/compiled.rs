@@ -880,3 +880,60 @@ end program
         r.unmapped_loops
     );
 }
+
+#[test]
+fn a_straight_line_procedure_is_recorded_as_a_compiled_body() {
+    // A 2x2 block operation written out (no loop, jump or call) is recorded on the
+    // first line of its code; the procedure with a loop and the main program are not.
+    let p = analyze(
+        "-O2",
+        "subroutine mmsub(a, c, b)
+  implicit none
+  double precision a(2,2), c(2,2), b(2,2)
+  b(1,1) = b(1,1) - a(1,1)*c(1,1) - a(1,2)*c(2,1)
+  b(2,1) = b(2,1) - a(2,1)*c(1,1) - a(2,2)*c(2,1)
+  b(1,2) = b(1,2) - a(1,1)*c(1,2) - a(1,2)*c(2,2)
+  b(2,2) = b(2,2) - a(2,1)*c(1,2) - a(2,2)*c(2,2)
+end subroutine
+subroutine scale(x, n)
+  implicit none
+  integer n, i
+  double precision x(n)
+  do i = 1, n
+    x(i) = 0.5d0 * x(i)
+  end do
+end subroutine
+program blocks
+  implicit none
+  double precision a(2,2,1000), c(2,2), b(2,2)
+  integer i
+  a = 0.01d0
+  c = 1.0d0
+  b = 1.0d0
+  do i = 1, 1000
+    call mmsub(a(1,1,i), c, b)
+    call scale(c, 4)
+  end do
+  print *, b
+end program
+",
+    );
+    let r = p.optimization.as_ref().expect("an optimization report");
+    let names: Vec<&str> = r
+        .compiled_bodies
+        .iter()
+        .map(|c| c.function.as_str())
+        .collect();
+    assert_eq!(names, ["mmsub_"], "{:#?}", r.compiled_bodies);
+    let body = r.compiled_body("loops.f90", 1, 8).expect("mmsub's body");
+    assert!((1..=8).contains(&body.line), "{}", body.line);
+    assert!(body.chains.is_empty() && body.source_iterations == 1);
+    let multiplies: u32 = body
+        .instructions
+        .iter()
+        .filter(|c| c.class.class == InstrClass::FpMul)
+        .map(|c| c.count)
+        .sum();
+    assert!(multiplies >= 4, "{:#?}", body.instructions);
+    assert!(r.compiled_body("loops.f90", 9, 16).is_none());
+}

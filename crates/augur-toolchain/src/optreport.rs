@@ -82,6 +82,8 @@ pub fn report(
                     let (free, jumps) = branch_lines(&asm, names);
                     out.compiled_loops
                         .extend(crate::compiled::compiled_loops(&asm, names));
+                    out.compiled_bodies
+                        .extend(crate::compiled::compiled_bodies(&asm, names));
                     out.branchless.extend(free);
                     out.branching.extend(jumps);
                     out.forwarding_failures

@@ -61,6 +61,72 @@ pub fn compiled_loops(asm: &str, names: &[String]) -> Vec<CompiledLoop> {
         .collect()
 }
 
+/// The straight-line procedures of compiled code: each function of the program's files
+/// without a loop, a jump or a call, its instructions recorded as the body of a loop
+/// run once a call (no chain carried from one call to the next, one source iteration a
+/// compiled one), on the first source line its code has. A 5x5 block operation
+/// written out statement by statement (`b(i,j) = b(i,j) - a(i,1)*c(1,j) - ...`),
+/// vectorized by pairs with the shuffles that takes, issues more than its AbOps say:
+/// the model prices its calls from these instructions where they take longer.
+pub fn compiled_bodies(asm: &str, names: &[String]) -> Vec<CompiledLoop> {
+    let (files, functions) = parse(asm, names);
+    functions
+        .iter()
+        .filter_map(|f| straight_line_body(f, &files))
+        .collect()
+}
+
+/// The record of `f` as a straight-line body ([`compiled_bodies`]), or `None` when it
+/// jumps, calls or names no file of the program.
+fn straight_line_body(f: &Function, files: &HashMap<u32, Option<String>>) -> Option<CompiledLoop> {
+    let transfers = |i: &Instr| i.mnemonic.starts_with('j') || i.mnemonic.starts_with("call");
+    if f.instrs.is_empty() || f.instrs.iter().any(transfers) {
+        return None;
+    }
+    let (file_no, line) = f
+        .instrs
+        .iter()
+        .filter_map(|i| i.at)
+        .filter(|a| files.get(&a.0).is_some_and(Option::is_some))
+        .min_by_key(|a| a.1)?;
+    let file = files.get(&file_no)?.clone()?;
+    let body: Vec<Instr> = f
+        .instrs
+        .iter()
+        .filter(|i| !frame_work(i))
+        .cloned()
+        .collect();
+    let mut cl = describe(&f.name, &body, file, line);
+    cl.chains = vec![];
+    cl.span = vec![];
+    cl.source_iterations = 1;
+    cl.lanes = 1;
+    Some(cl)
+}
+
+/// Whether `i` is part of a call's cost rather than its procedure's work: the frame
+/// set up and taken down (`push`, `pop`, `leave`, `ret`, `movq %rsp, %rbp`, the stack
+/// pointer moved by a constant) and, as unoptimized code does on entry, an argument
+/// register stored to the frame. The caller's `PROC` and `ARGL` price them.
+fn frame_work(i: &Instr) -> bool {
+    const ARGUMENTS: [&str; 6] = ["%rdi", "%rsi", "%rdx", "%rcx", "%r8", "%r9"];
+    let m = i.mnemonic.as_str();
+    let ops: Vec<&str> = i.operands.iter().map(String::as_str).collect();
+    let on_stack = |o: &str| o.contains("(%rbp)") || o.contains("(%rsp)");
+    match ops.as_slice() {
+        _ if ["push", "pop", "leave", "ret", "endbr"]
+            .iter()
+            .any(|p| m.starts_with(p)) =>
+        {
+            true
+        }
+        ["%rsp", "%rbp"] => m.starts_with("mov"),
+        [k, "%rsp"] => k.starts_with('$') && (m.starts_with("sub") || m.starts_with("add")),
+        [r, to] => m.starts_with("mov") && ARGUMENTS.contains(r) && on_stack(to),
+        _ => false,
+    }
+}
+
 /// [`compiled_loops`] with each loop's instructions as assembler text, one a line, its
 /// jumps aimed at a label `augur_loop` at its top: a body a peer such as llvm-mca can
 /// read.
@@ -1595,6 +1661,27 @@ mod tests {
     fn loops(body: &str) -> Vec<CompiledLoop> {
         let asm = format!("{HEADER}\t.file 1 \"k.f90\"\nk_:\n{body}");
         compiled_loops(&asm, &["k.f90".to_string()])
+    }
+
+    #[test]
+    fn a_straight_line_body_leaves_the_frame_to_the_call() {
+        // `sqr(x) = x*x` as gfortran -O0 writes it: the frame and the argument's spill are
+        // the call's; the two reloads of the argument's address, the two loads of `x`, the
+        // multiply, the result's store and reload and the moves are the body's.
+        let body = "\tpushq\t%rbp\n\t.loc 1 3 0\n\tmovq\t%rsp, %rbp\n\tmovq\t%rdi, -24(%rbp)\n\
+            \tmovq\t-24(%rbp), %rax\n\tmovsd\t(%rax), %xmm1\n\tmovq\t-24(%rbp), %rax\n\
+            \tmovsd\t(%rax), %xmm0\n\tmulsd\t%xmm1, %xmm0\n\tmovsd\t%xmm0, -8(%rbp)\n\
+            \tmovsd\t-8(%rbp), %xmm0\n\tmovq\t%xmm0, %rax\n\tmovq\t%rax, %xmm0\n\
+            \tpopq\t%rbp\n\tret\n";
+        let asm = format!("{HEADER}\t.file 1 \"k.f90\"\nsqr_:\n{body}");
+        let bodies = compiled_bodies(&asm, &["k.f90".to_string()]);
+        assert_eq!(bodies.len(), 1, "{bodies:#?}");
+        let b = &bodies[0];
+        assert_eq!((b.function.as_str(), b.line, b.issued), ("sqr_", 3, 9));
+        assert!(b.chains.is_empty() && b.span.is_empty());
+        // A loop, a jump or a call makes no body.
+        let jumps = format!("{HEADER}\t.file 1 \"k.f90\"\nf_:\n\t.loc 1 3 0\n\ttestl\t%edi, %edi\n\tje\t.L2\n\taddl\t$1, %edi\n.L2:\n\tret\n");
+        assert!(compiled_bodies(&jumps, &["k.f90".to_string()]).is_empty());
     }
 
     #[test]

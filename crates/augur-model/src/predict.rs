@@ -122,18 +122,21 @@ pub struct Prediction {
     /// ([`crate::risks`]).
     pub risks: crate::risks::Risks,
     /// What the compiler did to each innermost loop whose compiled code was read, in the
-    /// program's loop order ([`crate::incore::describe`]).
+    /// program's loop order ([`crate::incore::describe`]), each procedure priced from its
+    /// compiled straight-line body before its loops' (text starting "straight-line
+    /// procedure, as compiled: ").
     pub compiled: Vec<CompiledNote>,
 }
 
-/// What the compiler did to one source loop, in words.
+/// What the compiler did to one source loop, or to a straight-line procedure, in words.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CompiledNote {
     /// The source file.
     pub file: String,
-    /// The loop's line.
+    /// The loop's line (a procedure's: the first line of its compiled body).
     pub line: u32,
-    /// Its in-core seconds per source iteration, when priced from its instructions.
+    /// Its in-core seconds per source iteration (a procedure's: per call), when priced
+    /// from its instructions.
     pub seconds_per_iteration: Option<f64>,
     /// "vector code (256-bit), 4 source iterations a compiled iteration, 11
     /// instructions, bound by the chain through %v0 (4.0 cycles a compiled iteration)".
@@ -161,6 +164,14 @@ fn compiled_notes(
     };
     let mut out = vec![];
     for u in &program.units {
+        if let Some((cl, t)) = crate::span::compiled_body(u, table, report) {
+            out.push(CompiledNote {
+                file: u.file.clone(),
+                line: cl.line,
+                seconds_per_iteration: Some(t.per_compiled_iteration),
+                text: body_note(cl, &t, table),
+            });
+        }
         for l in &u.loops {
             if let Some(note) = crate::library_moves::note(table, r, u, l) {
                 out.push(note);
@@ -193,6 +204,22 @@ fn compiled_notes(
         }
     }
     out
+}
+
+/// "straight-line procedure, as compiled: vector code (128-bit), 406 instructions, bound
+/// by issue (83.1 cycles a call); its calls cost no less": the note of a procedure priced
+/// from its compiled body ([`crate::span`]).
+pub const BODY_NOTE: &str = "straight-line procedure, as compiled: ";
+
+fn body_note(
+    cl: &augur_program_profile::compiled::CompiledLoop,
+    t: &crate::incore::LoopTime,
+    table: &CostTable,
+) -> String {
+    let said = crate::incore::describe(cl, Some(t), table.incore.as_ref())
+        .replace("one source iteration a compiled iteration, ", "")
+        .replace("a compiled iteration", "a call");
+    format!("{BODY_NOTE}{said}; its calls cost no less")
 }
 
 /// Predicts the time of a program profile on a machine.

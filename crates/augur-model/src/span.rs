@@ -47,20 +47,33 @@ pub(crate) fn scale_bodies_to_spans(
 }
 
 /// The seconds the calls of `u` take at the pace of the instructions the compiler
-/// emitted for it (`OptReport::compiled_body`: a procedure without loops, jumps or
-/// calls, its body priced as a loop's iteration by the in-core model, one a call), or
-/// `None` where none was recorded, the machine has no in-core section, or the compiler
-/// inlined the procedure somewhere (its calls then run another code) or inlined another
-/// into it (its body then holds work the callee's own counts price: corpus
-/// `callheavy77`'s `F1`, `POLY(X, ...) / (1 + SQR(X))` in ten instructions).
+/// emitted for it ([`compiled_body`], one body a call), or `None`.
 fn compiled_body_seconds(
     u: &UnitProfile,
     table: &CostTable,
     report: Option<&OptReport>,
 ) -> Option<f64> {
+    let calls = u.calls.filter(|c| *c > 0.0)?;
+    let (_, t) = compiled_body(u, table, report)?;
+    Some(calls * t.per_compiled_iteration)
+}
+
+/// The compiled body of `u` (`OptReport::compiled_body`: a procedure without loops,
+/// jumps or calls) and its in-core time a call, or `None` where none was recorded, the
+/// machine has no in-core section, or the compiler inlined the procedure somewhere (its
+/// calls then run another code) or inlined another into it (its body then holds work
+/// the callee's own counts price: corpus `callheavy77`'s `F1`, `POLY(X, ...) / (1 +
+/// SQR(X))` in ten instructions).
+pub(crate) fn compiled_body<'r>(
+    u: &UnitProfile,
+    table: &CostTable,
+    report: Option<&'r OptReport>,
+) -> Option<(
+    &'r augur_program_profile::compiled::CompiledLoop,
+    crate::incore::LoopTime,
+)> {
     let r = report?;
     let m = table.incore.as_ref()?;
-    let calls = u.calls.filter(|c| *c > 0.0)?;
     let inlined = r
         .inlined
         .iter()
@@ -69,8 +82,7 @@ fn compiled_body_seconds(
         return None;
     }
     let cl = r.compiled_body(&u.file, u.first_line, u.last_line)?;
-    let t = crate::incore::loop_time(cl, m)?;
-    Some(calls * t.per_compiled_iteration)
+    Some((cl, crate::incore::loop_time(cl, m)?))
 }
 
 /// The instructions the compiler emits for one AbOp, from the program's compiled

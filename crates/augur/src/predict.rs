@@ -868,11 +868,14 @@ fn report_by(
     for b in by {
         match b {
             By::Abop => s.push_str(&abop_table(pred, a.top)),
-            By::Procedure => s.push_str(&part_table(
-                "procedures (own blocks)",
-                &pred.procedures,
-                a.top,
-            )),
+            By::Procedure => {
+                s.push_str(&part_table(
+                    "procedures (own blocks)",
+                    &pred.procedures,
+                    a.top,
+                ));
+                s.push_str(&bodies_table(pred, a.top));
+            }
             By::Loop => {
                 s.push_str(&part_table(
                     "loops (nested loops included)",
@@ -1019,6 +1022,37 @@ fn abop_table(pred: &Prediction, top: usize) -> String {
         );
     }
     s
+}
+
+/// What the compiler emitted for the straight-line procedures shown, where their calls
+/// are priced from it.
+fn bodies_table(pred: &Prediction, top: usize) -> String {
+    let notes: Vec<String> = pred
+        .procedures
+        .iter()
+        .take(top)
+        .filter_map(|r| {
+            pred.compiled.iter().find(|c| {
+                c.file == r.file
+                    && (r.first_line..=r.last_line).contains(&c.line)
+                    && c.text.starts_with(augur_model::predict::BODY_NOTE)
+            })
+        })
+        .map(|c| {
+            format!(
+                "  {:<22} {}",
+                truncate(&format!("{}:{}", short_path(&c.file), c.line), 22),
+                c.text
+            )
+        })
+        .collect();
+    if notes.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nwhat the compiler emitted for these procedures (their assembly, read where a procedure has no loop, jump or call):\n{}\n",
+        notes.join("\n")
+    )
 }
 
 /// What the compiler did to the loops shown, read from its assembly.

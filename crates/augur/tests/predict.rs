@@ -476,3 +476,58 @@ fn bad_inputs_get_clear_messages() {
         "{se}"
     );
 }
+
+#[test]
+fn a_straight_line_procedure_says_what_the_compiler_emitted() {
+    // A 3x3 block times a vector written out in a file of its own (not inlined), called in a
+    // loop: `--by procedure` names its compiled body and the cycles a call it costs.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mvsub.f90"),
+        "subroutine mvsub(a, v, r)
+  implicit none
+  double precision a(3,3), v(3), r(3)
+  r(1) = r(1) - a(1,1)*v(1) - a(1,2)*v(2) - a(1,3)*v(3)
+  r(2) = r(2) - a(2,1)*v(1) - a(2,2)*v(2) - a(2,3)*v(3)
+  r(3) = r(3) - a(3,1)*v(1) - a(3,2)*v(2) - a(3,3)*v(3)
+end subroutine
+",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.f90"),
+        "program blocks
+  implicit none
+  double precision a(3,3,1000), v(3), r(3)
+  integer i
+  a = 0.001d0
+  v = 1.0d0
+  r = 1.0d0
+  do i = 1, 1000
+    call mvsub(a(1,1,i), v, r)
+  end do
+  print *, r
+end program
+",
+    )
+    .unwrap();
+    let out = augur()
+        .current_dir(dir.path())
+        .args(["analyze", "main.f90", "mvsub.f90", "-o", "b.json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out).1);
+    let out = augur()
+        .current_dir(dir.path())
+        .args(["predict", "b.json", "--by", "procedure"])
+        .args(["-m", &machine("gfortran12-O2-epyc-zen4-2core")])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let note = stdout
+        .lines()
+        .find(|l| l.contains("mvsub.f90:") && l.contains("straight-line procedure, as compiled:"))
+        .unwrap_or_else(|| panic!("no note for mvsub:\n{stdout}"));
+    assert!(note.contains("cycles a call"), "{note}");
+}

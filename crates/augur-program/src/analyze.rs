@@ -9,6 +9,7 @@ use augur_toolchain::{
     self as toolchain, interrupt, BuildError, BuildInput, RunError, RunResult, RunSpec, Toolchain,
 };
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// What to analyze and how to build and run it.
@@ -270,7 +271,39 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         order: &order,
         opts,
     };
-    let exe = match ctx.build_counting_copy(&plan, &work) {
+    let counts_file = work.join("augur-counts.txt");
+    let _ = std::fs::remove_file(&counts_file);
+    // The optimization report's compile and the branch copy's build need nothing of the
+    // counting run: they go on beside its build and run (two compilers, or a compiler and
+    // the program, on the host's cores); the branch run itself waits for the counting run
+    // (two runs of the program at once could share its files).
+    let counting_failed = AtomicBool::new(false);
+    // (Not for an MPI program: its branch copy would run outside mpirun.)
+    let want_branches = opts.branch_run && !mpi;
+    let (counted, side) = std::thread::scope(|s| {
+        let side = s.spawn(|| {
+            side_builds(
+                &ctx,
+                &texts,
+                &work.join("branches"),
+                want_branches,
+                &counting_failed,
+            )
+        });
+        let counted = ctx.build_counting_copy(&plan, &work).and_then(|exe| {
+            let run = counting_run(&exe, &counts_file, opts, openmp);
+            if !matches!(&run, Ok(r) if r.success()) {
+                counting_failed.store(true, Ordering::Relaxed);
+            }
+            Ok((exe, run?))
+        });
+        if counted.is_err() {
+            counting_failed.store(true, Ordering::Relaxed);
+        }
+        (counted, side.join())
+    });
+    let side = side.unwrap_or_else(|_| SideBuilds::lost());
+    let (exe, run) = match counted {
         Err(AnalyzeError::Compile {
             compiler,
             messages,
@@ -295,24 +328,6 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
             });
         }
         other => other?,
-    };
-
-    let counts_file = work.join("augur-counts.txt");
-    let _ = std::fs::remove_file(&counts_file);
-    let spec = RunSpec {
-        args: opts.args.clone(),
-        stdin: opts.stdin.clone(),
-        timeout: opts.timeout,
-        env: main_run_env(&counts_file, openmp),
-        cwd: opts.cwd.clone(),
-        capture: true,
-        fixed_addresses: true,
-    };
-    let run = if mpi {
-        let (mpirun, spec) = crate::mpi::under_mpirun(&exe, opts.mpi_ranks[0], spec)?;
-        toolchain::run(&mpirun, &spec)?
-    } else {
-        toolchain::run(&exe, &spec)?
     };
     let counters = read_counts(&counts_file, plan.counters);
     let mut notes = plan.notes.clone();
@@ -347,23 +362,17 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     }
     let counters = counters.unwrap_or_else(|| vec![0; plan.counters]);
     let mu = instrument::block_counts(&program, &plan, &counters);
-    let report = if opts.optimization_report {
-        optimization_report(&program, sources, &order, opts)
-    } else {
-        Err("not asked for".to_string())
-    };
+    let report = side.report;
     stop_if_interrupted()?;
-    // (Not for an MPI program: its branch build would run outside mpirun.)
-    let branch_run = if opts.branch_run && !partial && !mpi {
-        match branch_run(&ctx, &texts, report.as_ref().ok(), &work.join("branches")) {
+    let branch_run = match side.branches {
+        Some(built) if !partial => match built.and_then(|b| run_branches(&ctx, b)) {
             Ok(b) => Some(b),
             Err(why) => {
                 notes.push(format!("no branch simulation: {why}"));
                 None
             }
-        }
-    } else {
-        None
+        },
+        _ => None,
     };
     stop_if_interrupted()?;
     let mut mu = mu;
@@ -737,28 +746,96 @@ impl BuildContext<'_> {
     }
 }
 
-/// The branch run: builds the program with every condition wrapped and every counted
-/// loop's trips recorded, runs it, and reads what the predictors saw. An error says
-/// why there is no simulation (the profile keeps the bound then).
-fn branch_run(
+/// The counting copy `exe` run with the user's arguments and input, its counts written to
+/// `counts_file` (under `mpirun` at the first rank count for an MPI program).
+fn counting_run(
+    exe: &Path,
+    counts_file: &Path,
+    opts: &AnalyzeOptions,
+    openmp: bool,
+) -> Result<RunResult, AnalyzeError> {
+    let spec = RunSpec {
+        args: opts.args.clone(),
+        stdin: opts.stdin.clone(),
+        timeout: opts.timeout,
+        env: main_run_env(counts_file, openmp),
+        cwd: opts.cwd.clone(),
+        capture: true,
+        fixed_addresses: true,
+    };
+    Ok(match opts.mpi_ranks.first() {
+        Some(&ranks) => {
+            let (mpirun, spec) = crate::mpi::under_mpirun(exe, ranks, spec)?;
+            toolchain::run(&mpirun, &spec)?
+        }
+        None => toolchain::run(exe, &spec)?,
+    })
+}
+
+/// What is built beside the counting run: the optimization report, and the branch
+/// copy (when asked for: `None` otherwise, or when the counting copy failed first).
+struct SideBuilds {
+    report: Result<augur_program_profile::optreport::OptReport, String>,
+    branches: Option<Result<BranchBuild, String>>,
+}
+
+impl SideBuilds {
+    /// The builds' thread ended without a result (it panicked): neither is there.
+    fn lost() -> SideBuilds {
+        let why = "augur's build beside the counting run stopped (an internal error)";
+        SideBuilds {
+            report: Err(why.to_string()),
+            branches: Some(Err(why.to_string())),
+        }
+    }
+}
+
+/// The optimization report, then the branch copy (skipped once `counting_failed` says
+/// the counting copy did not build or run: its profile will not need one).
+fn side_builds(
+    ctx: &BuildContext<'_>,
+    texts: &[Option<&str>],
+    branch_dir: &Path,
+    want_branches: bool,
+    counting_failed: &AtomicBool,
+) -> SideBuilds {
+    let report = if ctx.opts.optimization_report {
+        optimization_report(ctx.program, ctx.sources, ctx.order, ctx.opts)
+    } else {
+        Err("not asked for".to_string())
+    };
+    let branches = (want_branches && !counting_failed.load(Ordering::Relaxed))
+        .then(|| branch_build(ctx, texts, report.as_ref().ok(), branch_dir));
+    SideBuilds { report, branches }
+}
+
+/// The branch copy: the program with every condition wrapped and every counted loop's
+/// trips recorded, its plan and executable (none when nothing is recorded), in `work`.
+struct BranchBuild {
+    plan: crate::branches::BranchPlan,
+    exe: Option<PathBuf>,
+    work: PathBuf,
+}
+
+/// Builds the branch copy in `work`: the conditions and loops to record are planned from
+/// the program and, where there is one, the optimization report.
+fn branch_build(
     ctx: &BuildContext<'_>,
     texts: &[Option<&str>],
     report: Option<&augur_program_profile::optreport::OptReport>,
     work: &Path,
-) -> Result<(crate::branches::BranchPlan, crate::branches::BranchRun), String> {
+) -> Result<BranchBuild, String> {
     use crate::branches;
     let mut bp = branches::plan(ctx.program, texts, report);
     if !ctx.opts.threads.is_empty() {
         instrument::place_for_openmp(&mut bp.plan, ctx.program);
     }
     if bp.branches.is_empty() && bp.loops.is_empty() {
-        return Ok((
-            bp,
-            branches::BranchRun {
-                branches: vec![],
-                loops: vec![],
-            },
-        ));
+        return Ok(BranchBuild {
+            plan: bp,
+            exe: None,
+            work: work.to_path_buf(),
+        });
     }
     let exe = ctx
         .build(
@@ -774,7 +851,29 @@ fn branch_run(
                 first_line(&e.to_string())
             )
         })?;
-    let file = work.join("augur-branches.txt");
+    Ok(BranchBuild {
+        plan: bp,
+        exe: Some(exe),
+        work: work.to_path_buf(),
+    })
+}
+
+/// The branch run: the branch copy `b` run once, one thread, and what the predictors saw.
+/// An error says why there is no simulation (the profile keeps the bound then).
+fn run_branches(
+    ctx: &BuildContext<'_>,
+    b: BranchBuild,
+) -> Result<(crate::branches::BranchPlan, crate::branches::BranchRun), String> {
+    use crate::branches;
+    let bp = b.plan;
+    let Some(exe) = b.exe else {
+        let none = branches::BranchRun {
+            branches: vec![],
+            loops: vec![],
+        };
+        return Ok((bp, none));
+    };
+    let file = b.work.join("augur-branches.txt");
     let _ = std::fs::remove_file(&file);
     let opts = ctx.opts;
     let spec = RunSpec {

@@ -108,6 +108,39 @@ contains
 end program br
 "#;
 
+/// The optimization report and the branch copy are built beside the counting run, but the
+/// program never runs twice at once: a program that creates a file of its own (`status='new'`)
+/// and deletes it at its end runs to its end in both runs, and the profile holds the report
+/// and the branch simulation both.
+#[test]
+fn the_builds_beside_the_counting_run_leave_the_program_running_once_at_a_time() {
+    let text = "program lockfile
+  implicit none
+  integer :: i, u
+  real(8) :: s
+  open(newunit=u, file='augur_test.lock', status='new', action='write')
+  s = 0
+  do i = 1, 20000000
+    if (mod(i, 3) == 0) then
+      s = s + 1.0d0 / i
+    else
+      s = s - 0.5d0 / i
+    end if
+  end do
+  close(u, status='delete')
+  print *, s
+end program
+";
+    let a = analyze("lockfile.f90", text);
+    assert!(
+        a.profile.optimization.is_some(),
+        "no optimization report: {:?}",
+        a.profile.notes
+    );
+    let b = simulated(&a);
+    assert!(row(b, 8).executions > 0, "{:#?}", row(b, 8));
+}
+
 #[test]
 fn conditions_are_recorded_and_patterns_are_predicted() {
     let a = analyze("br.f90", FREE);

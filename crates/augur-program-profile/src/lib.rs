@@ -553,6 +553,7 @@ impl ProgramProfile {
             })?;
         if let Some(report) = &mut profile.optimization {
             report.sort_lines();
+            report.sort_by_line();
         }
         profile.inconsistency().map_or(Ok(profile), |message| {
             Err(ProfileReadError::Inconsistent {

@@ -69,6 +69,12 @@ pub struct OptReport {
     /// Problems in getting the report (a file that did not compile alone, ...).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// True once [`OptReport::sort_by_line`] has ordered `compiled_loops`,
+    /// `compiled_bodies` and `vectorized` by line: their lookups by line then search
+    /// instead of scanning (a prediction looks up each of a program's loops). Not in the
+    /// file; a report changed afterwards must be sorted again.
+    #[serde(skip)]
+    pub sorted_by_line: bool,
 }
 
 /// A source line.
@@ -127,11 +133,22 @@ pub struct InlinedCall {
 }
 
 impl OptReport {
+    /// Orders the lists looked up by line (stably: entries of one line keep their order)
+    /// and says so ([`OptReport::sorted_by_line`]).
+    pub fn sort_by_line(&mut self) {
+        self.compiled_loops.sort_by_key(|c| c.line);
+        self.compiled_bodies.sort_by_key(|c| c.line);
+        self.vectorized.sort_by_key(|v| v.line);
+        self.sorted_by_line = true;
+    }
+
     /// The compiled loop mapped to the source loop on `file:line`, if any.
     pub fn compiled_loop(&self, file: &str, line: u32) -> Option<&crate::compiled::CompiledLoop> {
-        self.compiled_loops
-            .iter()
-            .find(|c| c.line == line && same_file(&c.file, file))
+        within(&self.compiled_loops, self.sorted_by_line, line, line, |c| {
+            c.line
+        })
+        .iter()
+        .find(|c| c.line == line && same_file(&c.file, file))
     }
 
     /// The compiled straight-line body of the procedure whose source runs from `first`
@@ -142,23 +159,29 @@ impl OptReport {
         first: u32,
         last: u32,
     ) -> Option<&crate::compiled::CompiledLoop> {
-        self.compiled_bodies
-            .iter()
-            .find(|c| (first..=last).contains(&c.line) && same_file(&c.file, file))
+        within(
+            &self.compiled_bodies,
+            self.sorted_by_line,
+            first,
+            last,
+            |c| c.line,
+        )
+        .iter()
+        .find(|c| (first..=last).contains(&c.line) && same_file(&c.file, file))
     }
 
     /// Whether the compiler vectorized a loop reported at `file:line`.
     pub fn is_vectorized(&self, file: &str, line: u32) -> bool {
-        self.vectorized
-            .iter()
-            .any(|v| v.line == line && same_file(&v.file, file))
+        self.vectorized_within(file, line, line)
     }
 
     /// Whether a vectorized loop is reported anywhere in `file:first..=last`.
     pub fn vectorized_within(&self, file: &str, first: u32, last: u32) -> bool {
-        self.vectorized
-            .iter()
-            .any(|v| (first..=last).contains(&v.line) && same_file(&v.file, file))
+        within(&self.vectorized, self.sorted_by_line, first, last, |v| {
+            v.line
+        })
+        .iter()
+        .any(|v| (first..=last).contains(&v.line) && same_file(&v.file, file))
     }
 
     /// Whether a complete unroll is reported at `file:line`.
@@ -240,6 +263,23 @@ fn holds_line(lines: &[SourceLine], file: &str, line: u32) -> bool {
         .any(|b| b.line == line && same_file(&b.file, file))
 }
 
+/// The entries of `items` whose line may lie in `first..=last`: the run of them there when
+/// `sorted` by `line_of`, all of them otherwise.
+fn within<T>(
+    items: &[T],
+    sorted: bool,
+    first: u32,
+    last: u32,
+    line_of: impl Fn(&T) -> u32,
+) -> &[T] {
+    if !sorted {
+        return items;
+    }
+    let from = items.partition_point(|x| line_of(x) < first);
+    let to = from + items[from..].partition_point(|x| line_of(x) <= last);
+    &items[from..to]
+}
+
 /// Compiler names compared by their command's base name, so `/usr/bin/gfortran` and
 /// `gfortran` are the same, and `flang-19` is `flang-new-19`.
 pub fn same_compiler(a: &str, b: &str) -> bool {
@@ -290,5 +330,55 @@ mod tests {
         // Another spelling of the same file: by its name.
         assert!(r.is_branching("a.f90", 9) && !r.is_branching("a.f90", 7));
         assert!(!r.is_branching("/src/c.f90", 7));
+    }
+
+    /// A report sorted by line finds every compiled loop, body and vectorized loop the
+    /// same report finds unsorted, and nothing more.
+    #[test]
+    fn a_report_sorted_by_line_finds_what_it_found_unsorted() {
+        let cl = |file: &str, line| crate::compiled::CompiledLoop {
+            file: file.to_string(),
+            line,
+            ..serde_json::from_str(
+                r#"{"file": "", "line": 0, "function": "f", "instructions": [],
+                    "source_iterations": 1, "lanes": 1, "source_iterations_from": "",
+                    "chains": [], "span": [], "issued": 1}"#,
+            )
+            .unwrap()
+        };
+        let vl = |file: &str, line| VectorizedLoop {
+            file: file.to_string(),
+            line,
+            how: String::new(),
+        };
+        let mut r = OptReport {
+            compiled_loops: vec![cl("/s/b.f90", 40), cl("/s/a.f90", 12), cl("/s/a.f90", 40)],
+            compiled_bodies: vec![cl("/s/a.f90", 30), cl("/s/b.f90", 5)],
+            vectorized: vec![vl("/s/b.f90", 17), vl("/s/a.f90", 12)],
+            ..OptReport::default()
+        };
+        let ask = |r: &OptReport| {
+            let mut seen = vec![];
+            for f in ["/s/a.f90", "b.f90", "/s/c.f90"] {
+                for line in [5, 12, 17, 30, 40, 41] {
+                    seen.push((
+                        r.compiled_loop(f, line).map(|c| (c.file.clone(), c.line)),
+                        r.compiled_body(f, line, line + 10).map(|c| c.line),
+                        r.is_vectorized(f, line),
+                        r.vectorized_within(f, 1, line),
+                    ));
+                }
+            }
+            seen
+        };
+        let unsorted = ask(&r);
+        r.sort_by_line();
+        assert!(r.sorted_by_line);
+        assert_eq!(ask(&r), unsorted);
+        assert_eq!(
+            r.compiled_loop("b.f90", 40).map(|c| c.file.as_str()),
+            Some("/s/b.f90")
+        );
+        assert!(r.compiled_loop("/s/c.f90", 40).is_none());
     }
 }

@@ -4,7 +4,7 @@
 
     python3 scripts/scale-program.py LINES OUTDIR [--run K]
 
-Each copy of a corpus program (four in free form, four in fixed form, programs without
+Each copy of a corpus program (four in free form, two in fixed form, programs without
 modules or external procedures) becomes a subroutine of its own name (`arrays_c17`); a main
 program calls copy k when k <= the number given as its first argument (default: the first
 copy of each program, so the run's length does not grow with the program). The copies are
@@ -18,7 +18,9 @@ import re
 
 CORPUS = pathlib.Path(__file__).resolve().parent.parent / "corpus"
 FREE = ["arrays", "gather", "spline", "strings"]
-FIXED = ["cplxpoly77", "intrin77", "sieve77", "stream77"]
+# (Not sieve77 or stream77: their megabytes of static arrays, once a copy, pass the 2 GiB
+# the default code model addresses at 500,000 lines.)
+FIXED = ["cplxpoly77", "intrin77"]
 PART_LINES = 5000
 
 

@@ -276,20 +276,23 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     // The optimization report's compile and the branch copy's build need nothing of the
     // counting run: they go on beside its build and run (two compilers, or a compiler and
     // the program, on the host's cores); the branch run itself waits for the counting run
-    // (two runs of the program at once could share its files).
+    // (two runs of the program at once could share its files). Not beside an OpenMP or MPI
+    // counting run: its threads or ranks take the cores, and a loop that waits for another
+    // thread spins as long as that thread is kept from running.
     let counting_failed = AtomicBool::new(false);
     // (Not for an MPI program: its branch copy would run outside mpirun.)
     let want_branches = opts.branch_run && !mpi;
+    let builds = || {
+        side_builds(
+            &ctx,
+            &texts,
+            &work.join("branches"),
+            want_branches,
+            &counting_failed,
+        )
+    };
     let (counted, side) = std::thread::scope(|s| {
-        let side = s.spawn(|| {
-            side_builds(
-                &ctx,
-                &texts,
-                &work.join("branches"),
-                want_branches,
-                &counting_failed,
-            )
-        });
+        let beside = (!openmp && !mpi).then(|| s.spawn(builds));
         let counted = ctx.build_counting_copy(&plan, &work).and_then(|exe| {
             let run = counting_run(&exe, &counts_file, opts, openmp);
             if !matches!(&run, Ok(r) if r.success()) {
@@ -300,9 +303,22 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         if counted.is_err() {
             counting_failed.store(true, Ordering::Relaxed);
         }
-        (counted, side.join())
+        let side = match beside {
+            Some(thread) => thread.join().unwrap_or_else(|_| {
+                SideBuilds::without(
+                    "augur's build beside the counting run stopped (an internal error)",
+                )
+            }),
+            // The analysis ends with the counting run's error: nothing more to build.
+            None if counted.is_err()
+                || (counting_failed.load(Ordering::Relaxed) && !opts.keep_partial) =>
+            {
+                SideBuilds::without("the counting run failed")
+            }
+            None => builds(),
+        };
+        (counted, side)
     });
-    let side = side.unwrap_or_else(|_| SideBuilds::lost());
     let (exe, run) = match counted {
         Err(AnalyzeError::Compile {
             compiler,
@@ -780,9 +796,8 @@ struct SideBuilds {
 }
 
 impl SideBuilds {
-    /// The builds' thread ended without a result (it panicked): neither is there.
-    fn lost() -> SideBuilds {
-        let why = "augur's build beside the counting run stopped (an internal error)";
+    /// Neither the report nor the branch copy, for the reason `why`.
+    fn without(why: &str) -> SideBuilds {
         SideBuilds {
             report: Err(why.to_string()),
             branches: Some(Err(why.to_string())),

@@ -273,52 +273,7 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     };
     let counts_file = work.join("augur-counts.txt");
     let _ = std::fs::remove_file(&counts_file);
-    // The optimization report's compile and the branch copy's build need nothing of the
-    // counting run: they go on beside its build and run (two compilers, or a compiler and
-    // the program, on the host's cores); the branch run itself waits for the counting run
-    // (two runs of the program at once could share its files). Not beside an OpenMP or MPI
-    // counting run: its threads or ranks take the cores, and a loop that waits for another
-    // thread spins as long as that thread is kept from running.
-    let counting_failed = AtomicBool::new(false);
-    // (Not for an MPI program: its branch copy would run outside mpirun.)
-    let want_branches = opts.branch_run && !mpi;
-    let builds = || {
-        side_builds(
-            &ctx,
-            &texts,
-            &work.join("branches"),
-            want_branches,
-            &counting_failed,
-        )
-    };
-    let (counted, side) = std::thread::scope(|s| {
-        let beside = (!openmp && !mpi).then(|| s.spawn(builds));
-        let counted = ctx.build_counting_copy(&plan, &work).and_then(|exe| {
-            let run = counting_run(&exe, &counts_file, opts, openmp);
-            if !matches!(&run, Ok(r) if r.success()) {
-                counting_failed.store(true, Ordering::Relaxed);
-            }
-            Ok((exe, run?))
-        });
-        if counted.is_err() {
-            counting_failed.store(true, Ordering::Relaxed);
-        }
-        let side = match beside {
-            Some(thread) => thread.join().unwrap_or_else(|_| {
-                SideBuilds::without(
-                    "augur's build beside the counting run stopped (an internal error)",
-                )
-            }),
-            // The analysis ends with the counting run's error: nothing more to build.
-            None if counted.is_err()
-                || (counting_failed.load(Ordering::Relaxed) && !opts.keep_partial) =>
-            {
-                SideBuilds::without("the counting run failed")
-            }
-            None => builds(),
-        };
-        (counted, side)
-    });
+    let (counted, side) = count_with_builds_beside(&ctx, &plan, &work, &counts_file, &texts);
     let (exe, run) = match counted {
         Err(AnalyzeError::Compile {
             compiler,
@@ -760,6 +715,59 @@ impl BuildContext<'_> {
             other => AnalyzeError::Io(other.to_string()),
         })
     }
+}
+
+/// The counting copy built and run, and the optimization report and the branch copy
+/// ([`side_builds`]) built beside it or after it.
+///
+/// The report's compile and the branch copy's build need nothing of the counting run: for
+/// a sequential program they go on in a second thread beside its build and run (two
+/// compilers, or a compiler and the program, on the host's cores); the branch run itself
+/// waits for the counting run (two runs of the program at once could share its files). Not
+/// beside an OpenMP or MPI counting run: its threads or ranks take the cores, and a loop that
+/// waits for another thread spins as long as that thread is kept from running.
+fn count_with_builds_beside(
+    ctx: &BuildContext<'_>,
+    plan: &Plan,
+    work: &Path,
+    counts_file: &Path,
+    texts: &[Option<&str>],
+) -> (Result<(PathBuf, RunResult), AnalyzeError>, SideBuilds) {
+    let opts = ctx.opts;
+    let (openmp, mpi) = (!opts.threads.is_empty(), !opts.mpi_ranks.is_empty());
+    let counting_failed = AtomicBool::new(false);
+    // (Not for an MPI program: its branch copy would run outside mpirun.)
+    let want_branches = opts.branch_run && !mpi;
+    let branch_dir = work.join("branches");
+    let builds = || side_builds(ctx, texts, &branch_dir, want_branches, &counting_failed);
+    std::thread::scope(|s| {
+        let beside = (!openmp && !mpi).then(|| s.spawn(builds));
+        let counted = ctx.build_counting_copy(plan, work).and_then(|exe| {
+            let run = counting_run(&exe, counts_file, opts, openmp);
+            if !matches!(&run, Ok(r) if r.success()) {
+                counting_failed.store(true, Ordering::Relaxed);
+            }
+            Ok((exe, run?))
+        });
+        if counted.is_err() {
+            counting_failed.store(true, Ordering::Relaxed);
+        }
+        let side = match beside {
+            Some(thread) => thread.join().unwrap_or_else(|_| {
+                SideBuilds::without(
+                    "augur's build beside the counting run stopped (an internal error)",
+                )
+            }),
+            // The analysis ends with the counting run's error: nothing more to build.
+            None if counted.is_err()
+                || (counting_failed.load(Ordering::Relaxed) && !opts.keep_partial) =>
+            {
+                SideBuilds::without("the counting run failed")
+            }
+            None => builds(),
+        };
+        (counted, side)
+    })
 }
 
 /// The counting copy `exe` run with the user's arguments and input, its counts written to

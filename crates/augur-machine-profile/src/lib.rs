@@ -41,6 +41,7 @@ pub mod memory;
 pub mod mpi;
 pub mod openmp;
 pub mod optimizations;
+pub mod process;
 
 use augur_ir::AbOp;
 use serde::{Deserialize, Serialize};
@@ -144,6 +145,11 @@ pub struct MachineProfile {
     /// by its AbOps.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incore: Option<crate::incore::InCoreProfile>,
+    /// What a run pays to start and end outside the program's code (`augur characterize`,
+    /// `--process` alone); absent in profiles made before it, whose predictions then leave
+    /// it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<crate::process::ProcessProfile>,
 }
 
 /// Where and how a profile was measured.
@@ -309,6 +315,7 @@ impl MachineProfile {
             mpi: None,
             optimizations: None,
             incore: None,
+            process: None,
         }
     }
 
@@ -396,6 +403,7 @@ impl MachineProfile {
                     .then(|| "a stream floor is negative or not finite".to_string())
             })
             .or_else(|| self.optimizations.as_ref()?.inconsistency())
+            .or_else(|| self.process.as_ref()?.inconsistency())
     }
 
     /// Reads a profile file.

@@ -9,11 +9,13 @@
 //! * [`stats`]: means, deviations, variance propagation, 90% Student-t intervals.
 //! * [`fit`]: least squares for the indirect measurements.
 //! * The machine profile it writes is the format of `augur-machine-profile`.
+//! * [`process`]: what a run pays outside the program's code (the process's start and exit).
 //! * [`characterize`]: the whole pipeline.
 
 pub mod experiments;
 pub mod fit;
 pub mod harness;
+pub mod process;
 pub mod stats;
 
 use augur_ir::AbOp;

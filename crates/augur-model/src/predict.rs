@@ -81,6 +81,10 @@ pub struct Prediction {
     /// Their time at the machine's measured cost of a page fault; in `total` unless the
     /// memory term is off (`--overlap none`).
     pub first_touch_seconds: f64,
+    /// What the run pays outside the program's code: the machine's measured CPU time of a
+    /// program that only prints a number (the loader, the run-time libraries' start, the
+    /// exit; `[process]`); in `total`. 0 when the profile predates it.
+    pub process_start_seconds: f64,
     /// Branch mispredictions of the run (`BRMP` and `BRMC` executions outside
     /// vectorized loops): simulated when [`Prediction::branches_simulated`], else an
     /// upper bound, exact only when every data-dependent branch is unpredictable.
@@ -262,6 +266,8 @@ pub fn predict_with(
     total.seconds += memory_extra;
     let (first_touch_pages, first_touch_seconds) = first_touches(program, machine, overlap);
     total.seconds += first_touch_seconds;
+    let process_start_seconds = machine.process.as_ref().map_or(0.0, |p| p.start_seconds());
+    total.seconds += process_start_seconds;
     let compiled = table.incore.is_some() && report.is_some_and(|r| !r.compiled_loops.is_empty());
     let by_abop: Vec<(augur_ir::AbOp, f64)> = abops.iter().map(|r| (r.abop, r.seconds)).collect();
     let irregular = crate::interval::irregular_share(&by_abop, total.seconds);
@@ -275,6 +281,7 @@ pub fn predict_with(
         memory,
         first_touch_pages,
         first_touch_seconds,
+        process_start_seconds,
         mispredictions: priced.mispredictions,
         branches_simulated,
         branches_priced: pricing.branches_priced,

@@ -4,6 +4,7 @@ use anyhow::{bail, Context, Result};
 use augur_machine::experiments;
 use augur_machine::harness::{Progress, Settings};
 use augur_machine::stats::median;
+use augur_machine_profile::process::ProcessProfile;
 use augur_machine_profile::MachineProfile;
 use augur_machine_profile::{MEASURED, NOT_DETECTED};
 use augur_toolchain::Toolchain;
@@ -232,6 +233,12 @@ pub fn characterize(
             }
             Err(e) if augur_toolchain::interrupt::cancelled() => return Err(e),
             Err(e) => eprintln!("characterize: no OpenMP section: {e:#}"),
+        }
+        stop_if_interrupted()?;
+        match measure_process(&tc, quick) {
+            Ok(p) => profile.process = Some(p),
+            Err(e) if augur_toolchain::interrupt::cancelled() => return Err(e),
+            Err(e) => eprintln!("characterize: no process section: {e:#}"),
         }
     }
     stop_if_interrupted()?;
@@ -699,8 +706,28 @@ fn measure_mpi(tc: &Toolchain, quick: bool) -> Result<augur_machine_profile::mpi
     Ok(m)
 }
 
-/// Which section `augur characterize --memory`, `--openmp`, `--mpi` or `--incore`
-/// measures.
+/// Runs of the process-start program (`--quick`: fewer).
+const PROCESS_RUNS: usize = 21;
+
+/// Measures what a run pays outside the program's code and says it.
+fn measure_process(tc: &Toolchain, quick: bool) -> Result<ProcessProfile> {
+    let runs = if quick {
+        PROCESS_RUNS / 2
+    } else {
+        PROCESS_RUNS
+    };
+    let p = augur_machine::process::measure_start(tc, runs)?;
+    println!(
+        "process: a program that only prints a number takes {:.3} ms of CPU time (median of {} runs, ±{:.3} ms): the loader, the run-time libraries' start and the exit, added to every prediction",
+        p.start_ns * 1e-6,
+        p.runs,
+        p.spread_ns * 1e-6
+    );
+    Ok(p)
+}
+
+/// Which section `augur characterize --memory`, `--openmp`, `--mpi`, `--incore` or
+/// `--process` measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
     /// The memory hierarchy.
@@ -711,9 +738,11 @@ pub enum Section {
     Mpi,
     /// The in-core parameters: instruction classes' latencies and throughputs.
     InCore,
+    /// What a run pays outside the program's code (the process's start and exit).
+    Process,
 }
 
-/// Runs `augur characterize --memory`, `--openmp`, `--mpi` or `--incore`: measures one section and writes it
+/// Runs `augur characterize --memory`, `--openmp`, `--mpi`, `--incore` or `--process`: measures one section and writes it
 /// into `output` (an existing profile keeps everything else; the file is replaced
 /// atomically). Ctrl-C writes nothing and exits with 130.
 pub fn section(
@@ -736,6 +765,7 @@ pub fn section(
         Section::OpenMp => profile.openmp = Some(measure_openmp(&tc, quick)?),
         Section::Mpi => profile.mpi = Some(measure_mpi(&tc, quick)?),
         Section::InCore => profile.incore = Some(measure_incore(&tc, quick)?),
+        Section::Process => profile.process = Some(measure_process(&tc, quick)?),
     }
     stop_if_interrupted()?;
     warn_if_bandwidths_disagree(&profile);

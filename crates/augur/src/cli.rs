@@ -147,6 +147,13 @@ enum Command {
         /// e.g. dead_code,constant_folding).
         #[arg(long, conflicts_with_all = ["precise", "memory", "openmp", "mpi", "incore"])]
         optimizations: bool,
+        /// Only what a run pays outside the program's code: the CPU time of a program that
+        /// only prints a number, built with the compiler and flags (the loader, the
+        /// run-time libraries' start, the exit), which every prediction then adds; its
+        /// section of the profile is replaced, the rest of an existing file is kept (the
+        /// default characterization measures it last). A second or so.
+        #[arg(long, conflicts_with_all = ["only", "precise", "memory", "openmp", "mpi", "incore", "optimizations"])]
+        process: bool,
         /// With --optimizations: run the detection this many times and report whether
         /// each rating was the same in every run.
         #[arg(long, default_value_t = 1, requires = "optimizations")]
@@ -1298,6 +1305,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
             mpi,
             incore,
             optimizations,
+            process,
             repeat,
             output,
         } => {
@@ -1318,8 +1326,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
                 Some(Section::OpenMp)
             } else if mpi {
                 Some(Section::Mpi)
+            } else if incore {
+                Some(Section::InCore)
             } else {
-                incore.then_some(Section::InCore)
+                process.then_some(Section::Process)
             };
             if let Some(section) = section {
                 crate::characterize::section(section, &fc, &fflags, quick, &output)

@@ -814,6 +814,13 @@ fn report_by(
             fmt_seconds(pred.first_touch_seconds)
         );
     }
+    if pred.process_start_seconds > 0.0 {
+        let _ = writeln!(
+            s,
+            "process start and exit: {} added (the loader, the run-time libraries' start and the exit: the machine's run of a program that only prints a number)",
+            fmt_seconds(pred.process_start_seconds)
+        );
+    }
     if pred.mispredictions > 0.0 && pred.branches_simulated {
         let _ = writeln!(
             s,

@@ -531,3 +531,64 @@ end program
         .unwrap_or_else(|| panic!("no note for mvsub:\n{stdout}"));
     assert!(note.contains("cycles a call"), "{note}");
 }
+
+/// The total of the first prediction of a `predict --json` document, and its process
+/// start.
+fn total_and_start(dir: &Path, prof: &Path, machine: &str) -> (f64, f64) {
+    let out = augur()
+        .current_dir(dir)
+        .arg("predict")
+        .arg(prof)
+        .args(["-m", machine, "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out).1);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pred = &doc["programs"][0]["predictions"][0];
+    (
+        pred["total"]["seconds"].as_f64().unwrap(),
+        pred["process_start_seconds"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn a_measured_process_start_is_added_to_the_prediction_and_said() {
+    // `characterize --process` into a copy of a library profile: the other sections are
+    // kept, and every prediction on it adds the measured start of a process.
+    let (dir, prof) = analyzed();
+    let library = machine("gfortran12-O2-epyc-2core");
+    let copy = dir.path().join("m.toml");
+    std::fs::copy(&library, &copy).unwrap();
+    let out = augur()
+        .current_dir(dir.path())
+        .args(["characterize", "--process", "-o", "m.toml"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("a program that only prints a number takes"),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(&copy).unwrap();
+    assert!(written.contains("[process]"), "{written}");
+    assert!(written.contains("[abop.ARDL]"), "the AbOps are kept");
+
+    let (before, none) = total_and_start(dir.path(), &prof, &library);
+    assert_eq!(none, 0.0, "a profile without [process] adds nothing");
+    let (after, start) = total_and_start(dir.path(), &prof, copy.to_str().unwrap());
+    assert!(start > 1e-5 && start < 0.1, "start {start} s");
+    assert!(
+        (after - before - start).abs() <= 1e-9 * after,
+        "{before} + {start} != {after}"
+    );
+
+    let out = augur()
+        .current_dir(dir.path())
+        .args(["predict", "toy.profile.json", "-m", "m.toml"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("process start and exit:"), "{stdout}");
+}

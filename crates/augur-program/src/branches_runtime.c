@@ -7,7 +7,16 @@ extern int64_t augur_nloops;
 #define AUGUR_BR_BITS 16
 #define AUGUR_BR_MASK ((1u << AUGUR_BR_BITS) - 1)
 #define AUGUR_BR_NP 6
-typedef struct { uint64_t n, taken, miss[AUGUR_BR_NP]; uint64_t local; } augur_branch_t;
+/* `hist` and `hlocal`: the global and own histories under which the branch's counters
+   were last found all saturated toward `firm_t`; `firm_epoch`: the value of
+   `augur_tab_epoch` (which counts the changes of any two-way counter) then, or ~0 when
+   they were not. While no counter has changed since, they still are, without reading
+   them. */
+typedef struct {
+    uint64_t n, taken, local, hist, hlocal, firm_epoch; int firm_t;
+    uint64_t miss[AUGUR_BR_NP];
+} augur_branch_t;
+static uint64_t augur_tab_epoch;
 /* A short loop's exit (at most AUGUR_LX_TRIPS iterations an entry) is simulated one
    decision at a time, the way a core's direction predictor sees it: at the loop's
    guard and at each iteration's backward jump, continue or leave, each decision a
@@ -70,6 +79,7 @@ static int augur_br_init(void) {
     augur_brs = calloc((size_t)(augur_nbranches > 0 ? augur_nbranches : 1), sizeof(augur_branch_t));
     augur_lps = calloc((size_t)(augur_nloops > 0 ? augur_nloops : 1), sizeof(augur_loopx_t));
     if (!augur_brs || !augur_lps) { augur_br_failed = 1; return 0; }
+    for (int64_t i = 0; i < augur_nbranches; i++) augur_brs[i].firm_epoch = ~0ULL;
     for (int p = 0; p < AUGUR_BR_NP; p++) {
         augur_tab[p] = malloc((size_t)AUGUR_BR_MASK + 1);
         if (!augur_tab[p]) { augur_br_failed = 1; return 0; }
@@ -82,13 +92,44 @@ void augur_br(int32_t id, int32_t c) {
     if (!augur_brs && !augur_br_init()) return;
     augur_branch_t *b = &augur_brs[id];
     uint64_t g = augur_ghist;
+    int t = c != 0;
+    /* A branch seen under the same histories as last time (a test in a loop whose tests
+       repeat a pattern: the histories before it are the same each time) whose counters
+       there were all saturated toward this outcome, and no counter of any branch has
+       changed since: the tables stay as they are and no predictor misses. */
+    uint8_t firm = t ? 3 : 0;
+    if (b->hist == g && b->hlocal == b->local && b->firm_epoch == augur_tab_epoch
+        && b->firm_t == t) {
+        b->n++;
+        b->taken += (uint64_t)t;
+        b->local = (b->local << 1) | (uint64_t)t;
+        augur_ghist = (g << 1) | (uint64_t)t;
+        augur_lhist = (augur_lhist << 1) | (uint64_t)t;
+        augur_phist = (augur_phist << 1) | (uint64_t)t;
+        return;
+    }
     uint32_t idx[AUGUR_BR_NP];
     augur_br_index(id, g, b->local, idx);
-    int t = c != 0;
+    int settled = 1, changed = 0;
     for (int p = 0; p < AUGUR_BR_NP; p++) {
         uint8_t *ctr = &augur_tab[p][idx[p]];
-        if ((*ctr >= 2) != t) b->miss[p]++;
-        if (t) { if (*ctr < 3) (*ctr)++; } else { if (*ctr > 0) (*ctr)--; }
+        uint8_t was = *ctr;
+        if ((was >= 2) != t) b->miss[p]++;
+        uint8_t now = t ? (uint8_t)(was + (was < 3)) : (uint8_t)(was - (was > 0));
+        *ctr = now;
+        changed |= now != was;
+        settled &= now == firm;
+    }
+    augur_tab_epoch += (uint64_t)changed;
+    /* Saturated now, as of this epoch: remembered with the histories they were found
+       under, for the next execution to skip them. */
+    if (settled) {
+        b->hist = g;
+        b->hlocal = b->local;
+        b->firm_t = t;
+        b->firm_epoch = augur_tab_epoch;
+    } else {
+        b->firm_epoch = ~0ULL;
     }
     b->n++;
     b->taken += (uint64_t)t;

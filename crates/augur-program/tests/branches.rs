@@ -676,3 +676,47 @@ fn the_c_librarys_long_division_of_a_real_mod_is_recorded_bit_by_bit() {
     assert!((0.3..0.6).contains(&share), "{bits:?}");
     assert!(rows(12).iter().all(|c| c.executions == 0), "{:?}", rows(12));
 }
+
+const STEADY: &str = "program steady
+  implicit none
+  integer :: i, n, m, k
+  n = 0; m = 0; k = 0
+  do i = 1, 300000
+    if (mod(i, 1000) == 0) n = n + 1
+    if (i > 0) m = m + 1
+    if (mod(i, 7) < 3) k = k + 1
+  end do
+  print *, n, m, k
+end program
+";
+
+#[test]
+fn long_runs_of_one_outcome_still_miss_where_they_break() {
+    // The branch run skips the tables for a test whose histories and saturated counters
+    // did not change since its last execution: the rare true of a test false 999 times
+    // in 1,000 is still a miss each time, a test always true is learned, and a period of
+    // seven outcomes is learned under the histories it repeats.
+    let a = analyze("steady.f90", STEADY);
+    let b = simulated(&a);
+    let rare = row(b, 6);
+    assert_eq!((rare.executions, rare.taken), (300000, 300));
+    assert!(
+        (290..=320).contains(&rare.mispredictions),
+        "one miss at each of the 300 breaks of the run: {rare:?}"
+    );
+    let always = row(b, 7);
+    assert_eq!((always.executions, always.taken), (300000, 300000));
+    assert!(always.mispredictions <= 5, "{always:?}");
+    let period = row(b, 8);
+    assert_eq!((period.executions, period.taken), (300000, 128572));
+    assert!(
+        period.mispredictions < 3000,
+        "a period of seven is learned from the histories: {period:?}"
+    );
+    let out = String::from_utf8_lossy(&a.run.stdout);
+    assert_eq!(
+        out.split_whitespace().collect::<Vec<_>>(),
+        ["300", "300000", "128572"],
+        "{out}"
+    );
+}

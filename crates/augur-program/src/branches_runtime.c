@@ -87,6 +87,16 @@ static int augur_br_init(void) {
     }
     return 1;
 }
+/* An outcome `t` of branch `b` counted and shifted into every history (`g`: the global
+   one before it). */
+static inline void augur_br_count(augur_branch_t *b, uint64_t g, int t) {
+    b->n++;
+    b->taken += (uint64_t)t;
+    b->local = (b->local << 1) | (uint64_t)t;
+    augur_ghist = (g << 1) | (uint64_t)t;
+    augur_lhist = (augur_lhist << 1) | (uint64_t)t;
+    augur_phist = (augur_phist << 1) | (uint64_t)t;
+}
 void augur_br(int32_t id, int32_t c) {
     if (id < 0 || id >= augur_nbranches) return;
     if (!augur_brs && !augur_br_init()) return;
@@ -100,12 +110,7 @@ void augur_br(int32_t id, int32_t c) {
     uint8_t firm = t ? 3 : 0;
     if (b->hist == g && b->hlocal == b->local && b->firm_epoch == augur_tab_epoch
         && b->firm_t == t) {
-        b->n++;
-        b->taken += (uint64_t)t;
-        b->local = (b->local << 1) | (uint64_t)t;
-        augur_ghist = (g << 1) | (uint64_t)t;
-        augur_lhist = (augur_lhist << 1) | (uint64_t)t;
-        augur_phist = (augur_phist << 1) | (uint64_t)t;
+        augur_br_count(b, g, t);
         return;
     }
     uint32_t idx[AUGUR_BR_NP];
@@ -131,12 +136,7 @@ void augur_br(int32_t id, int32_t c) {
     } else {
         b->firm_epoch = ~0ULL;
     }
-    b->n++;
-    b->taken += (uint64_t)t;
-    b->local = (b->local << 1) | (uint64_t)t;
-    augur_ghist = (g << 1) | (uint64_t)t;
-    augur_lhist = (augur_lhist << 1) | (uint64_t)t;
-    augur_phist = (augur_phist << 1) | (uint64_t)t;
+    augur_br_count(b, g, t);
 }
 /* Multiway branches (SELECT CASE arms, computed GOTO values): each predictor remembers
    the last outcome seen in its context (the branch alone, global histories, the

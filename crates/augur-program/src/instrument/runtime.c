@@ -22,7 +22,6 @@ extern int64_t augur_nprobes;
 static uint64_t *augur_addr;
 static uint32_t *augur_id;
 static uint32_t *augur_reps;
-static uint64_t *augur_calls;
 /* Per probe: how many of its executions moved to a line none of its streams holds, and
    of those how many were strided: by the same step in bytes as the execution before
    (at most a page: a stride prefetcher's rule), or by continuing one of the line
@@ -31,11 +30,16 @@ static uint64_t *augur_calls;
    last used, the entry continued last tried first). A reference that interleaves several streams
    (`x(col(k))` of a banded matrix's rows: `r-m, r-1, r, r+1, r+m`, three lines a row,
    each a line further every eight rows) walks each of them; one step of one address
-   called 60% of it random. */
+   called 60% of it random. A probe's state lies in four cache lines of its own: a
+   run whose loops hold hundreds of probes finds each in one place. */
 #define AUGUR_STREAMS 8
-static int64_t *augur_plast, *augur_pstep, *augur_puse, *augur_paddr, *augur_pbstep;
-static uint8_t *augur_pconf, *augur_phot;
-static uint64_t *augur_pstrided, *augur_pmoved;
+typedef struct {
+    int64_t last[AUGUR_STREAMS], step[AUGUR_STREAMS], use[AUGUR_STREAMS];
+    int64_t addr, bstep;
+    uint64_t calls, strided, moved;
+    uint8_t conf[AUGUR_STREAMS], hot;
+} __attribute__((aligned(64))) augur_probe_state;
+static augur_probe_state *augur_ps;
 static size_t augur_ns_kept;
 static size_t augur_ns_peak;
 static long augur_flt0;
@@ -49,48 +53,46 @@ static inline uint64_t augur_mix(uint64_t x) {
 static inline int augur_keep(uint64_t addr, unsigned shift) {
     return shift == 0 || (augur_mix((addr >> 6) ^ 0x5851f42d4c957f2dULL) >> (64 - shift)) == 0;
 }
-/* Follows execution `addr` of probe `id`. Its step in bytes against the execution
+/* Follows execution `addr` of probe `p`. Its step in bytes against the execution
    before (kept whenever it moved). In its stream table: a repeat of an entry's last
    line, or of the line just behind a confirmed stream's head, has not moved; a step
    equal to an entry's continues (and confirms) that stream; any other move trains the
    nearest unconfirmed entry within two lines (its step from there: streams are
    adjacent lines, larger strides the byte rule's), or else starts a new entry in place
-   of the one used least recently. A confirmed entry is never retrained: `r` and `r+m`
-   of a banded matrix each keep their own. An empty entry's last line is 0. */
-static void augur_follow_streams(int32_t id, int64_t addr) {
+   of the one used least recently (the first such, found in the same pass). A confirmed
+   entry is never retrained: `r` and `r+m` of a banded matrix each keep their own. An
+   empty entry's last line is 0. */
+static void augur_follow_streams(augur_probe_state *p, int64_t addr) {
     const int64_t line = addr >> 6, page = 4096 >> 6;
-    int64_t *last = augur_plast + (size_t)id * AUGUR_STREAMS;
-    int64_t *step = augur_pstep + (size_t)id * AUGUR_STREAMS;
-    uint8_t *conf = augur_pconf + (size_t)id * AUGUR_STREAMS;
-    int64_t *use = augur_puse + (size_t)id * AUGUR_STREAMS;
-    const int64_t now = (int64_t)augur_calls[id] + 1;
-    int64_t bstep = addr - augur_paddr[id];
-    int same_step = augur_calls[id] > 1 && bstep != 0 && bstep == augur_pbstep[id]
+    const int64_t now = (int64_t)p->calls + 1;
+    int64_t bstep = addr - p->addr;
+    int same_step = p->calls > 1 && bstep != 0 && bstep == p->bstep
                     && bstep <= 4096 && bstep >= -4096;
-    if (augur_calls[id] > 0 && bstep != 0) augur_pbstep[id] = bstep;
-    augur_paddr[id] = addr;
-    int hot = augur_phot[id], near = -1;
+    if (p->calls > 0 && bstep != 0) p->bstep = bstep;
+    p->addr = addr;
+    int hot = p->hot, near = -1, lru = hot;
     int64_t nearest = 3;
     for (int k = 0; k < AUGUR_STREAMS; k++) {
-        int j = (hot + k) % AUGUR_STREAMS;
-        if (last[j] == 0) continue;
-        int64_t d = line - last[j];
+        int j = (hot + k) & (AUGUR_STREAMS - 1);
+        if (p->use[j] < p->use[lru] || (p->use[j] == p->use[lru] && j < lru)) lru = j;
+        if (p->last[j] == 0) continue;
+        int64_t d = line - p->last[j];
         if (d == 0) {
-            use[j] = now;
+            p->use[j] = now;
             return;
         }
-        if (step[j] != 0 && d == step[j] && d <= page && d >= -page) {
-            augur_pmoved[id]++;
-            augur_pstrided[id]++;
-            last[j] = line;
-            conf[j] = 1;
-            use[j] = now;
-            augur_phot[id] = (uint8_t)j;
+        if (p->step[j] != 0 && d == p->step[j] && d <= page && d >= -page) {
+            p->moved++;
+            p->strided++;
+            p->last[j] = line;
+            p->conf[j] = 1;
+            p->use[j] = now;
+            p->hot = (uint8_t)j;
             return;
         }
-        if (conf[j]) {
-            if ((d == 1 || d == -1) && (d < 0) != (step[j] < 0)) {
-                use[j] = now;
+        if (p->conf[j]) {
+            if ((d == 1 || d == -1) && (d < 0) != (p->step[j] < 0)) {
+                p->use[j] = now;
                 return;
             }
             continue;
@@ -98,49 +100,38 @@ static void augur_follow_streams(int32_t id, int64_t addr) {
         int64_t a = d < 0 ? -d : d;
         if (a < nearest) { nearest = a; near = j; }
     }
-    if (augur_calls[id] > 0) {
-        augur_pmoved[id]++;
-        if (same_step) augur_pstrided[id]++;
+    if (p->calls > 0) {
+        p->moved++;
+        if (same_step) p->strided++;
     }
     if (near >= 0) {
-        step[near] = line - last[near];
+        p->step[near] = line - p->last[near];
     } else {
-        near = 0;
-        for (int j = 1; j < AUGUR_STREAMS; j++)
-            if (use[j] < use[near]) near = j;
-        step[near] = 0;
-        conf[near] = 0;
+        near = lru;
+        p->step[near] = 0;
+        p->conf[near] = 0;
     }
-    last[near] = line;
-    use[near] = now;
-    augur_phot[id] = (uint8_t)near;
+    p->last[near] = line;
+    p->use[near] = now;
+    p->hot = (uint8_t)near;
 }
-
 void augur_probe(int32_t id, int64_t addr) {
     if (augur_probes_off || augur_failed || id < 0 || id >= augur_nprobes) return;
-    if (!augur_calls) {
-        augur_calls = calloc((size_t)augur_nprobes, sizeof(uint64_t));
+    if (!augur_ps) {
+        size_t bytes = (size_t)augur_nprobes * sizeof(augur_probe_state);
+        augur_ps = aligned_alloc(64, bytes);
         augur_addr = malloc(AUGUR_MAX_SAMPLES * sizeof(uint64_t));
         augur_id = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
         augur_reps = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
-        augur_plast = calloc((size_t)augur_nprobes * AUGUR_STREAMS, sizeof(int64_t));
-        augur_pstep = calloc((size_t)augur_nprobes * AUGUR_STREAMS, sizeof(int64_t));
-        augur_pconf = calloc((size_t)augur_nprobes * AUGUR_STREAMS, 1);
-        augur_puse = calloc((size_t)augur_nprobes * AUGUR_STREAMS, sizeof(int64_t));
-        augur_paddr = calloc((size_t)augur_nprobes, sizeof(int64_t));
-        augur_pbstep = calloc((size_t)augur_nprobes, sizeof(int64_t));
-        augur_phot = calloc((size_t)augur_nprobes, 1);
-        augur_pstrided = calloc((size_t)augur_nprobes, sizeof(uint64_t));
-        augur_pmoved = calloc((size_t)augur_nprobes, sizeof(uint64_t));
-        if (!augur_calls || !augur_addr || !augur_id || !augur_reps || !augur_plast
-            || !augur_pstep || !augur_pconf || !augur_puse || !augur_paddr || !augur_pbstep || !augur_phot
-            || !augur_pstrided || !augur_pmoved) {
+        if (!augur_ps || !augur_addr || !augur_id || !augur_reps) {
             augur_failed = 1;
             return;
         }
+        memset(augur_ps, 0, bytes);
     }
-    augur_follow_streams(id, addr);
-    augur_calls[id]++;
+    augur_probe_state *p = &augur_ps[id];
+    augur_follow_streams(p, addr);
+    p->calls++;
     if (!augur_keep((uint64_t)addr, augur_shift)) return;
     /* The same probe on the same line as the sample before: distance 0,
        kept as a repeat count (dropping it changes no other distance). */
@@ -318,9 +309,9 @@ static void augur_dump(void) {
     fprintf(g, "augur-samples %lld %u %llu %d\n", (long long)augur_nprobes, augur_shift,
             (unsigned long long)augur_ns_kept, augur_failed);
     for (int64_t i = 0; i < augur_nprobes; i++)
-        fprintf(g, "%llu %llu %llu\n", (unsigned long long)(augur_calls ? augur_calls[i] : 0),
-                (unsigned long long)(augur_pstrided ? augur_pstrided[i] : 0),
-                (unsigned long long)(augur_pmoved ? augur_pmoved[i] : 0));
+        fprintf(g, "%llu %llu %llu\n", (unsigned long long)(augur_ps ? augur_ps[i].calls : 0),
+                (unsigned long long)(augur_ps ? augur_ps[i].strided : 0),
+                (unsigned long long)(augur_ps ? augur_ps[i].moved : 0));
     if (augur_ns_kept) {
         fwrite(augur_id, sizeof(uint32_t), augur_ns_kept, g);
         fwrite(augur_addr, sizeof(uint64_t), augur_ns_kept, g);

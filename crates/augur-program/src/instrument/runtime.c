@@ -120,6 +120,7 @@ void augur_probe(int32_t id, int64_t addr) {
     if (!augur_ps) {
         size_t bytes = (size_t)augur_nprobes * sizeof(augur_probe_state);
         augur_ps = aligned_alloc(64, bytes);
+        if (augur_ps) memset(augur_ps, 0, bytes); /* the dump reads it even if the rest failed */
         augur_addr = malloc(AUGUR_MAX_SAMPLES * sizeof(uint64_t));
         augur_id = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
         augur_reps = malloc(AUGUR_MAX_SAMPLES * sizeof(uint32_t));
@@ -127,7 +128,6 @@ void augur_probe(int32_t id, int64_t addr) {
             augur_failed = 1;
             return;
         }
-        memset(augur_ps, 0, bytes);
     }
     augur_probe_state *p = &augur_ps[id];
     augur_follow_streams(p, addr);

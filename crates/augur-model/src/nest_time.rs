@@ -6,8 +6,8 @@ use crate::block::{only, without_branches};
 use crate::breakdown::loop_name;
 use crate::cost::CostTable;
 use crate::memory::{
-    combine_issue, nest_memory, ArrayTraffic, IssuingLoop, LevelTraffic, OuterVector, Overlap,
-    SequentialTime, TestedLoad,
+    combine_issue, count_misses, nest_memory_counted, ArrayTraffic, CountedMisses, IssuingLoop,
+    LevelTraffic, OuterVector, Overlap, SequentialTime, TestedLoad,
 };
 use crate::price::inside_loop;
 use crate::price::PricedBlocks;
@@ -283,28 +283,45 @@ fn issuing_loops(
     loc.sampled_refs.iter().map(issuing).collect()
 }
 
+/// The misses of `program`'s loop nests on `machine`'s caches and TLB, the bulk of
+/// [`memory_term`]'s work, which needs neither the blocks' prices nor the combining
+/// (a prediction counts them while it prices its blocks); `None` when there is no memory
+/// term to compute.
+pub(crate) fn counted_misses(
+    program: &ProgramProfile,
+    machine: &MachineProfile,
+    overlap: Overlap,
+) -> Option<CountedMisses> {
+    match (&program.locality, &machine.memory) {
+        (Some(loc), Some(mem)) if overlap != Overlap::None => {
+            let touched = program
+                .run
+                .first_touch_pages
+                .map(|p| p * augur_program_profile::locality::PAGE_BYTES);
+            Some(count_misses(loc, mem, touched))
+        }
+        _ => None,
+    }
+}
+
 pub(crate) fn memory_term(
     program: &ProgramProfile,
     machine: &MachineProfile,
     table: &CostTable,
     priced: &PricedBlocks,
     overlap: Overlap,
+    counted: Option<CountedMisses>,
 ) -> (Vec<NestRow>, f64) {
-    let nest_mem = match (&program.locality, &machine.memory) {
-        (Some(loc), Some(mem)) if overlap != Overlap::None => {
-            let touched = program
-                .run
-                .first_touch_pages
-                .map(|p| p * augur_program_profile::locality::PAGE_BYTES);
-            nest_memory(
-                loc,
-                mem,
-                touched,
-                &outer_vectors(program, machine),
-                &tested_loads(program),
-                &issuing_loops(program, machine, table, priced),
-            )
-        }
+    let counted = counted.or_else(|| counted_misses(program, machine, overlap));
+    let nest_mem = match (&program.locality, &machine.memory, counted) {
+        (Some(loc), Some(mem), Some(counted)) => nest_memory_counted(
+            &counted,
+            loc,
+            mem,
+            &outer_vectors(program, machine),
+            &tested_loads(program),
+            &issuing_loops(program, machine, table, priced),
+        ),
         _ => vec![],
     };
     let report = crate::block::report_for(program, machine);

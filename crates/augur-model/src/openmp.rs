@@ -216,7 +216,7 @@ pub(crate) fn block_times(
         branches_priced: sequential.branches_priced,
     };
     let priced = price_blocks(program, pricing, report_for(program, machine));
-    let (nests, _) = memory_term(program, machine, table, &priced, options.overlap);
+    let (nests, _) = memory_term(program, machine, table, &priced, options.overlap, None);
     let mut per_exec = vec![];
     let mut nest = vec![];
     let mut blocks_total = 0.0;

@@ -248,7 +248,15 @@ pub fn predict_with(
     let pricing = pricing_for(program, table, options);
     let report = report_for(program, machine);
     let _unreplayed = crate::replayed::Unreplayed::install(program, table, report);
-    let priced = price_blocks(program, pricing, report);
+    // The memory term's misses are counted while the blocks are priced.
+    let (priced, counted) = std::thread::scope(|s| {
+        let counting = s.spawn(|| crate::nest_time::counted_misses(program, machine, overlap));
+        let priced = price_blocks(program, pricing, report);
+        let counted = counting
+            .join()
+            .unwrap_or_else(|panicked| std::panic::resume_unwind(panicked));
+        (priced, counted)
+    });
     let mut all = Coefficients::default();
     for c in priced.blocks.iter().flatten() {
         all.add(c);
@@ -262,7 +270,7 @@ pub fn predict_with(
     let loops = parts.loops();
     let notes = compiled_notes(program, table, report, &loops);
     let warnings = warnings(program, machine, table, report, &uncosted, overlap);
-    let (memory, memory_extra) = memory_term(program, machine, table, &priced, overlap);
+    let (memory, memory_extra) = memory_term(program, machine, table, &priced, overlap, counted);
     total.seconds += memory_extra;
     let (first_touch_pages, first_touch_seconds) = first_touches(program, machine, overlap);
     total.seconds += first_touch_seconds;

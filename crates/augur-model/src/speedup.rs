@@ -238,7 +238,7 @@ fn loop_costs(
     let table = &m.table;
     let report = report_for(program, &m.profile);
     let priced = price_blocks(program, pricing_for(program, table, options), report);
-    let (nests, _) = memory_term(program, &m.profile, table, &priced, options.overlap);
+    let (nests, _) = memory_term(program, &m.profile, table, &priced, options.overlap, None);
     let mut out = Vec::with_capacity(program.units.len());
     for (ui, u) in program.units.iter().enumerate() {
         let unit = u

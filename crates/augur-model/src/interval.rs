@@ -172,6 +172,24 @@ pub struct Interval {
     /// the model's error weighs ([`KindErrors`]); 0 where it was not weighed.
     #[serde(default)]
     pub irregular_share: f64,
+    /// The uncertainty of a last cache level other guests contest ([`contested_log_sd`]);
+    /// 0 where the machine's last level is priced at the OS's size or the program's
+    /// data do not depend on it.
+    #[serde(default)]
+    pub contested_log_sd: f64,
+}
+
+/// The σ a contested last level adds to a prediction of `total` seconds that would take
+/// `contested` seconds more with half its share (`augur_model::memory::contested_seconds`):
+/// that time at the interval's 90% edge. A guest's share of a last level other guests
+/// use moves by the hour, and the same characterization repeated minutes apart reads it
+/// at one size or half of it (session 97: five profiles of one Zen 4 guest, 8 MiB in two
+/// and 16 MiB in three; the memory-bound programs between the two moved by up to ±9.7%).
+pub fn contested_log_sd(contested: f64, total: f64) -> f64 {
+    if contested <= 0.0 || total <= 0.0 {
+        return 0.0;
+    }
+    (1.0 + contested / total).ln() / Z90
 }
 
 impl Interval {
@@ -189,22 +207,38 @@ impl Interval {
             parameter_log_sd,
             count_log_sd: 0.0,
             irregular_share: 0.0,
+            contested_log_sd: 0.0,
         }
     }
 
     /// The interval widened by the counts' uncertainty `count_log_sd` (added in log
     /// space like the others).
     pub fn with_counts(self, count_log_sd: f64) -> Interval {
-        if count_log_sd <= 0.0 || self.low <= 0.0 {
+        Interval {
+            count_log_sd,
+            ..self.widened(count_log_sd)
+        }
+    }
+
+    /// The interval widened by a contested last level's uncertainty ([`contested_log_sd`]).
+    pub fn with_contested(self, contested_log_sd: f64) -> Interval {
+        Interval {
+            contested_log_sd,
+            ..self.widened(contested_log_sd)
+        }
+    }
+
+    /// The interval with `log_sd` added to its σ in log space.
+    fn widened(self, log_sd: f64) -> Interval {
+        if log_sd <= 0.0 || self.low <= 0.0 {
             return self;
         }
         let t = (self.low * self.high).sqrt();
         let s = (t / self.low).ln() / Z90;
-        let s = (s * s + count_log_sd * count_log_sd).sqrt();
+        let s = (s * s + log_sd * log_sd).sqrt();
         Interval {
             low: t * (-Z90 * s).exp(),
             high: t * (Z90 * s).exp(),
-            count_log_sd,
             ..self
         }
     }
@@ -350,6 +384,28 @@ mod tests {
         assert_eq!(w.count_log_sd, 0.40);
         let same = i.with_counts(0.0);
         assert_eq!((same.low, same.high), (i.low, i.high));
+    }
+
+    #[test]
+    fn a_contested_last_level_puts_half_its_share_at_the_edge() {
+        // 1 s predicted, 0.25 s more with half the last level: alone, that time is the
+        // 90% edge; with the model's error the two add in log space.
+        let sd = contested_log_sd(0.25, 1.0);
+        assert!((sd * Z90 - 1.25f64.ln()).abs() < 1e-12);
+        assert_eq!(contested_log_sd(0.0, 1.0), 0.0);
+        assert_eq!(contested_log_sd(0.25, 0.0), 0.0);
+        let t = Estimate {
+            seconds: 1.0,
+            sd_seconds: 0.0,
+        };
+        let w = Interval::new(&t, 0.16).with_contested(sd);
+        let s = (0.16f64 * 0.16 + sd * sd).sqrt();
+        assert!((w.high - (Z90 * s).exp()).abs() < 1e-9, "{w:?}");
+        assert_eq!(w.contested_log_sd, sd);
+        assert_eq!(
+            Interval::new(&t, 0.16).with_contested(0.0).high,
+            Interval::new(&t, 0.16).high
+        );
     }
 
     #[test]

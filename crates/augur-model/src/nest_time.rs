@@ -310,12 +310,19 @@ pub(crate) fn memory_term(
     table: &CostTable,
     priced: &PricedBlocks,
     overlap: Overlap,
-    counted: Option<CountedMisses>,
+    counted: Option<&CountedMisses>,
 ) -> (Vec<NestRow>, f64) {
-    let counted = counted.or_else(|| counted_misses(program, machine, overlap));
+    let own;
+    let counted = match counted {
+        Some(c) => Some(c),
+        None => {
+            own = counted_misses(program, machine, overlap);
+            own.as_ref()
+        }
+    };
     let nest_mem = match (&program.locality, &machine.memory, counted) {
         (Some(loc), Some(mem), Some(counted)) => nest_memory_counted(
-            &counted,
+            counted,
             loc,
             mem,
             &outer_vectors(program, machine),

@@ -270,7 +270,12 @@ pub fn predict_with(
     let loops = parts.loops();
     let notes = compiled_notes(program, table, report, &loops);
     let warnings = warnings(program, machine, table, report, &uncosted, overlap);
-    let (memory, memory_extra) = memory_term(program, machine, table, &priced, overlap, counted);
+    let (memory, memory_extra) =
+        memory_term(program, machine, table, &priced, overlap, counted.as_ref());
+    let contested = match (&counted, &program.locality, &machine.memory) {
+        (Some(c), Some(loc), Some(mem)) => crate::memory::contested_seconds(c, loc, mem),
+        _ => 0.0,
+    };
     total.seconds += memory_extra;
     let (first_touch_pages, first_touch_seconds) = first_touches(program, machine, overlap);
     total.seconds += first_touch_seconds;
@@ -280,8 +285,9 @@ pub fn predict_with(
     let by_abop: Vec<(augur_ir::AbOp, f64)> = abops.iter().map(|r| (r.abop, r.seconds)).collect();
     let irregular = crate::interval::irregular_share(&by_abop, total.seconds);
     let sd = model_error_sd(&machine.provenance.fflags, compiled, irregular);
-    let mut interval =
-        Interval::new(&total, sd).with_counts(crate::interval::count_log_sd(program));
+    let mut interval = Interval::new(&total, sd)
+        .with_counts(crate::interval::count_log_sd(program))
+        .with_contested(crate::interval::contested_log_sd(contested, total.seconds));
     interval.irregular_share = if compiled { irregular } else { 0.0 };
     Prediction {
         overlap,

@@ -778,9 +778,17 @@ fn report_by(
     } else {
         String::new()
     };
+    let contested = if (augur_model::cost::Z90 * i.contested_log_sd).exp() >= 1.005 {
+        format!(
+            ", the last cache level other guests share ({:+.0}% with half of it)",
+            100.0 * ((augur_model::cost::Z90 * i.contested_log_sd).exp() - 1.0)
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "predicted time {}   90% interval {} .. {} (a factor of {:.2} either way: the model's error on real programs{kind} and the machine parameters' uncertainty)",
+        "predicted time {}   90% interval {} .. {} (a factor of {:.2} either way: the model's error on real programs{kind}{contested} and the machine parameters' uncertainty)",
         fmt_seconds(pred.total.seconds),
         fmt_seconds(i.low),
         fmt_seconds(i.high),

@@ -293,7 +293,7 @@ fn summary(r: &ReportInput) -> String {
             );
         }
     }
-    s.push_str("<p class=\"note\">The interval is where the run's time falls 9 times in 10: the model's error on real programs of the same kind (wider where calls and mispredicted branches take the time), the machine parameters' uncertainty and the counts' (docs/FORMATS.md).</p>\n");
+    s.push_str("<p class=\"note\">The interval is where the run's time falls 9 times in 10: the model's error on real programs of the same kind (wider where calls and mispredicted branches take the time), the machine parameters' uncertainty, the counts' and, on a last cache level other guests share, what half that share would add (docs/FORMATS.md).</p>\n");
     s.push_str(&interval_figure(r));
     s.push_str("</section>\n");
     s

@@ -2183,19 +2183,22 @@ mod tests {
         assert_eq!(l2.line_seconds, l2.stream_line_seconds);
     }
 
+    /// A 2-vCPU Xeon guest's one-line sweep (MiB, ns): /sys says 480 MiB, lines cost
+    /// 2.1 ns to 64 MiB, 3.3 at 128 (two thirds of the way to memory's 3.9) and memory's
+    /// price from 256 MiB on.
+    const XEON_SWEEP: [(u64, f64); 6] = [
+        (4, 2.1),
+        (64, 2.3),
+        (128, 3.3),
+        (256, 4.3),
+        (1024, 4.1),
+        (2048, 3.9),
+    ];
+
     #[test]
     fn a_last_level_the_sweep_finds_smaller_than_the_os_says_is_priced_at_its_share() {
-        // A 2-vCPU Xeon guest: /sys says 480 MiB, lines cost 2.1 ns to 64 MiB, 3.3 at
-        // 128 (two thirds of the way to memory's 3.9) and memory's price from 256 MiB on:
-        // 64 MiB is the size priced.
-        let xeon = [
-            (4, 2.1),
-            (64, 2.3),
-            (128, 3.3),
-            (256, 4.3),
-            (1024, 4.1),
-            (2048, 3.9),
-        ];
+        // The Xeon guest: 64 MiB is the size priced.
+        let xeon = XEON_SWEEP;
         let (mem, l3) = swept(&xeon, 128, 480);
         assert_eq!(priced_size(&mem, &l3, 64), 64 << 20);
         // The same host another day: 2.5 ns at 128 MiB, 3.3 at 256 (three fifths of the
@@ -2242,14 +2245,7 @@ mod tests {
         // A nest rereading each of a million lines 48 MiB later hits it; with half the
         // share (32 MiB) most of those lines come from memory. Reread 8 MiB later, they hit
         // either way; on a last level priced at the OS's size nothing is contested.
-        let xeon = [
-            (4, 2.1),
-            (64, 2.3),
-            (128, 3.3),
-            (256, 4.3),
-            (1024, 4.1),
-            (2048, 3.9),
-        ];
+        let xeon = XEON_SWEEP;
         let machine = |measured: u64, os: u64| {
             let (mut mem, _) = swept(&xeon, measured, os);
             mem.memory.bandwidth_gbs = 20.0;
@@ -2260,7 +2256,17 @@ mod tests {
             h.add(Some(mib << 14), 1_000_000);
             LocalityProfile {
                 line_bytes: 64,
-                nests: vec![reread_nest(h.to_compact())],
+                nests: vec![crate::test_support::one_array_nest(
+                    crate::test_support::OneArray {
+                        executions: 1.0,
+                        accesses: 1_000_000,
+                        footprint: (1000, 16),
+                        inner_stride_bytes: 8,
+                        written: false,
+                    },
+                    h.to_compact(),
+                    Default::default(),
+                )],
                 ..Default::default()
             }
         };
@@ -2275,46 +2281,6 @@ mod tests {
         assert!(far > 0.5e6 * line && far <= 1e6 * line, "{far} {line}");
         assert!(extra(&reread(8), &contested) < 0.01 * far);
         assert_eq!(extra(&reread(48), &machine(64, 64)), 0.0);
-    }
-
-    /// A nest of one array read a million times at the reuse distances of `h`, all
-    /// within the nest.
-    fn reread_nest(
-        h: augur_program_profile::locality::CompactHistogram,
-    ) -> augur_program_profile::locality::NestLocality {
-        use augur_program_profile::locality::{ArrayLocality, NestLocality};
-        NestLocality {
-            unit: "u".into(),
-            loop_id: 0,
-            file: "u.f90".into(),
-            line: 3,
-            executions: 1.0,
-            approximate: false,
-            accesses: 1_000_000,
-            footprint_lines: 1000,
-            footprint_pages: 16_000,
-            streamed_accesses: 0,
-            sample_rate: 1.0,
-            kind: "affine".into(),
-            arrays: vec![ArrayLocality {
-                name: "a".into(),
-                elem_bytes: 8,
-                accesses: 1_000_000,
-                footprint_lines: 1000,
-                histogram: h,
-                entering: Default::default(),
-                pages: Default::default(),
-                entering_pages: Default::default(),
-                footprint_pages: 16_000,
-                inner_stride_bytes: 8,
-                written: false,
-                sequential_accesses: Some(0),
-                writebacks: Default::default(),
-                stores: Default::default(),
-                class_histogram: Default::default(),
-            }],
-            phases: vec![],
-        }
     }
 
     #[test]

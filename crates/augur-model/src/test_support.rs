@@ -182,3 +182,61 @@ pub(crate) fn compiled_loop(
         schedule: vec![],
     }
 }
+
+/// The shape of [`one_array_nest`]'s nest and array.
+pub(crate) struct OneArray {
+    /// Times the nest ran.
+    pub executions: f64,
+    /// The array's accesses an execution.
+    pub accesses: u64,
+    /// The nest's and the array's distinct lines and pages.
+    pub footprint: (u64, u64),
+    /// The array's innermost stride, bytes.
+    pub inner_stride_bytes: u64,
+    /// Whether it is written.
+    pub written: bool,
+}
+
+/// An affine nest of `augur_locality` (unit `u`, loop 0) walking one array `a` of 8-byte
+/// elements at the reuse distances of `histogram` (`entering`: those of its accesses
+/// whose line was last used before the execution), never sequentially.
+pub(crate) fn one_array_nest(
+    shape: OneArray,
+    histogram: augur_program_profile::locality::CompactHistogram,
+    entering: augur_program_profile::locality::CompactHistogram,
+) -> augur_program_profile::locality::NestLocality {
+    use augur_program_profile::locality::{ArrayLocality, NestLocality};
+    let (lines, pages) = shape.footprint;
+    NestLocality {
+        unit: "u".into(),
+        loop_id: 0,
+        file: "u.f90".into(),
+        line: 3,
+        executions: shape.executions,
+        approximate: false,
+        accesses: shape.accesses,
+        footprint_lines: lines,
+        footprint_pages: pages,
+        streamed_accesses: 0,
+        sample_rate: 1.0,
+        kind: "affine".into(),
+        arrays: vec![ArrayLocality {
+            name: "a".into(),
+            elem_bytes: 8,
+            accesses: shape.accesses,
+            footprint_lines: lines,
+            histogram,
+            entering,
+            pages: Default::default(),
+            entering_pages: Default::default(),
+            footprint_pages: pages,
+            inner_stride_bytes: shape.inner_stride_bytes,
+            written: shape.written,
+            sequential_accesses: Some(0),
+            writebacks: Default::default(),
+            stores: Default::default(),
+            class_histogram: Default::default(),
+        }],
+        phases: vec![],
+    }
+}

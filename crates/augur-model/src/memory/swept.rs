@@ -340,37 +340,17 @@ mod tests {
     }
 
     fn strided_nest(written: bool, histogram: CompactHistogram) -> NestLocality {
+        let shape = crate::test_support::OneArray {
+            executions: 2.0,
+            accesses: 8192,
+            footprint: (4096, 4096),
+            inner_stride_bytes: 32768,
+            written,
+        };
         NestLocality {
             unit: "transp".into(),
-            loop_id: 0,
             file: "t.f90".into(),
-            line: 3,
-            executions: 2.0,
-            approximate: false,
-            accesses: 8192,
-            footprint_lines: 4096,
-            footprint_pages: 4096,
-            streamed_accesses: 0,
-            sample_rate: 1.0,
-            kind: "affine".into(),
-            arrays: vec![ArrayLocality {
-                name: "a".into(),
-                elem_bytes: 8,
-                accesses: 8192,
-                footprint_lines: 4096,
-                histogram: histogram.clone(),
-                entering: histogram,
-                pages: CompactHistogram::default(),
-                entering_pages: CompactHistogram::default(),
-                footprint_pages: 4096,
-                inner_stride_bytes: 32768,
-                written,
-                sequential_accesses: Some(0),
-                writebacks: CompactHistogram::default(),
-                stores: CompactHistogram::default(),
-                class_histogram: CompactHistogram::default(),
-            }],
-            phases: vec![],
+            ..crate::test_support::one_array_nest(shape, histogram.clone(), histogram)
         }
     }
 

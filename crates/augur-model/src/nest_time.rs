@@ -304,6 +304,9 @@ pub(crate) fn counted_misses(
     }
 }
 
+/// The memory term of each analyzed nest of `program` on `machine` (its row, the operation
+/// and memory times combined by `overlap`) and the seconds it adds to the operations', from
+/// the misses `counted` ahead ([`counted_misses`]; counted here when `None`).
 pub(crate) fn memory_term(
     program: &ProgramProfile,
     machine: &MachineProfile,

@@ -173,8 +173,8 @@ pub struct Interval {
     #[serde(default)]
     pub irregular_share: f64,
     /// The uncertainty of a last cache level other guests contest ([`contested_log_sd`]);
-    /// 0 where the machine's last level is priced at the OS's size or the program's
-    /// data do not depend on it.
+    /// 0 where the machine's last level is not contested or the program's data do not
+    /// depend on its share.
     #[serde(default)]
     pub contested_log_sd: f64,
 }

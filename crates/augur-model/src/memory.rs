@@ -473,9 +473,17 @@ pub struct CountedMisses {
     /// Per TLB entry count: each nest's misses, and each sampled reference's (empty when
     /// the machine prices them by its gather curve).
     tlb: Vec<(Vec<NestMisses>, Vec<f64>)>,
-    /// Each nest's misses of a contested last level at half the share it is priced at
-    /// ([`contested_seconds`]); `None` when the last level is priced at the OS's size.
-    contested: Option<Vec<NestMisses>>,
+    /// A contested last level's misses at half the share it is priced at
+    /// ([`contested_seconds`]); `None` when the last level is not contested.
+    contested: Option<ContestedMisses>,
+}
+
+/// Each nest's misses of a contested last level at half its priced share, and what a line
+/// that then misses costs from main memory ([`SuppliedLevel`]'s two line times).
+struct ContestedMisses {
+    nests: Vec<NestMisses>,
+    line_seconds: f64,
+    stream_line_seconds: f64,
 }
 
 /// Counts [`CountedMisses`] for `loc` on `mem`, every cache level and TLB step on the
@@ -520,7 +528,14 @@ pub fn count_misses(
         Step::Tlb(e) => (tlb_misses_between(loc, *e, &between), vec![]),
         Step::Contested(g) => (misses(loc, g, program_bytes), vec![]),
     });
-    let contested = contested.and_then(|_| counted.pop()).map(|c| c.0);
+    let contested = match (contested, levels.last()) {
+        (Some(_), Some(last)) => counted.pop().map(|c| ContestedMisses {
+            nests: c.0,
+            line_seconds: last.line_seconds,
+            stream_line_seconds: last.stream_line_seconds,
+        }),
+        _ => None,
+    };
     let tlb = counted.split_off(levels.len().min(counted.len()));
     CountedMisses {
         caches: counted,
@@ -551,22 +566,14 @@ fn contested_half(mem: &MemoryProfile, last: &SuppliedLevel) -> Option<CacheGeom
 /// The seconds a program's nests would add if a contested last level gave this guest
 /// half its priced share ([`contested_half`]): the lines that miss it then and hit it
 /// now, at the price of a line from main memory (sequential ones at the streams' price).
-/// 0 for a last level priced at the OS's size.
-pub fn contested_seconds(
-    counted: &CountedMisses,
-    loc: &LocalityProfile,
-    mem: &MemoryProfile,
-) -> f64 {
+/// 0 for a last level not contested.
+pub fn contested_seconds(counted: &CountedMisses, loc: &LocalityProfile) -> f64 {
     let line = loc.line_bytes.max(1);
-    let (Some(half), Some(last), Some((now, _))) = (
-        &counted.contested,
-        supplied_levels(mem, line).pop(),
-        counted.caches.last(),
-    ) else {
+    let (Some(last), Some((now, _))) = (&counted.contested, counted.caches.last()) else {
         return 0.0;
     };
     let mut seconds = 0.0;
-    for ((nl, h), n) in loc.nests.iter().zip(half).zip(now) {
+    for ((nl, h), n) in loc.nests.iter().zip(&last.nests).zip(now) {
         for ((a, ha), na) in nl.arrays.iter().zip(&h.arrays).zip(&n.arrays) {
             let more = (ha.misses - na.misses).max(0.0);
             let share = sequential_share(a, line);
@@ -2274,7 +2281,7 @@ mod tests {
             }
         };
         let extra = |loc: &LocalityProfile, mem: &MemoryProfile| {
-            contested_seconds(&count_misses(loc, mem, None), loc, mem)
+            contested_seconds(&count_misses(loc, mem, None), loc)
         };
         let contested = machine(128, 480);
         let line = supplied_levels(&contested, 64)

@@ -465,25 +465,18 @@ pub fn nest_memory(
 /// prediction counts them while it prices the blocks (conman's 12 ms of 46 on a 2-vCPU
 /// Zen 4 guest).
 pub struct CountedMisses {
-    /// Per supplied cache level ([`supplied_levels`]): each nest's misses, and each
-    /// sampled reference's.
+    /// The cache levels that supply lines ([`supplied_levels`]).
+    levels: Vec<SuppliedLevel>,
+    /// Per supplied cache level: each nest's misses, and each sampled reference's.
     caches: Vec<(Vec<NestMisses>, Vec<f64>)>,
     /// The TLB entries of every step of either staircase, ascending.
     tlb_entries: Vec<u64>,
     /// Per TLB entry count: each nest's misses, and each sampled reference's (empty when
     /// the machine prices them by its gather curve).
     tlb: Vec<(Vec<NestMisses>, Vec<f64>)>,
-    /// A contested last level's misses at half the share it is priced at
+    /// Each nest's misses of a contested last level at half the share it is priced at
     /// ([`contested_seconds`]); `None` when the last level is not contested.
-    contested: Option<ContestedMisses>,
-}
-
-/// Each nest's misses of a contested last level at half its priced share, and what a line
-/// that then misses costs from main memory ([`SuppliedLevel`]'s two line times).
-struct ContestedMisses {
-    nests: Vec<NestMisses>,
-    line_seconds: f64,
-    stream_line_seconds: f64,
+    contested: Option<Vec<NestMisses>>,
 }
 
 /// Counts [`CountedMisses`] for `loc` on `mem`, every cache level and TLB step on the
@@ -528,16 +521,10 @@ pub fn count_misses(
         Step::Tlb(e) => (tlb_misses_between(loc, *e, &between), vec![]),
         Step::Contested(g) => (misses(loc, g, program_bytes), vec![]),
     });
-    let contested = match (contested, levels.last()) {
-        (Some(_), Some(last)) => counted.pop().map(|c| ContestedMisses {
-            nests: c.0,
-            line_seconds: last.line_seconds,
-            stream_line_seconds: last.stream_line_seconds,
-        }),
-        _ => None,
-    };
+    let contested = contested.and_then(|_| counted.pop()).map(|c| c.0);
     let tlb = counted.split_off(levels.len().min(counted.len()));
     CountedMisses {
+        levels,
         caches: counted,
         tlb_entries,
         tlb,
@@ -569,11 +556,15 @@ fn contested_half(mem: &MemoryProfile, last: &SuppliedLevel) -> Option<CacheGeom
 /// 0 for a last level not contested.
 pub fn contested_seconds(counted: &CountedMisses, loc: &LocalityProfile) -> f64 {
     let line = loc.line_bytes.max(1);
-    let (Some(last), Some((now, _))) = (&counted.contested, counted.caches.last()) else {
+    let (Some(half), Some(last), Some((now, _))) = (
+        &counted.contested,
+        counted.levels.last(),
+        counted.caches.last(),
+    ) else {
         return 0.0;
     };
     let mut seconds = 0.0;
-    for ((nl, h), n) in loc.nests.iter().zip(&last.nests).zip(now) {
+    for ((nl, h), n) in loc.nests.iter().zip(half).zip(now) {
         for ((a, ha), na) in nl.arrays.iter().zip(&h.arrays).zip(&n.arrays) {
             let more = (ha.misses - na.misses).max(0.0);
             let share = sequential_share(a, line);
@@ -595,7 +586,7 @@ pub fn nest_memory_counted(
     issuing: &[Option<IssuingLoop>],
 ) -> Vec<NestMemory> {
     let line = loc.line_bytes.max(1);
-    let levels = supplied_levels(mem, line);
+    let levels = &counted.levels;
     // A store that finds its line absent from the first level holds the in-order
     // commit of the stores behind it for about one round trip to the second level.
     let commit_wait = mem.levels.get(1).map_or(0.0, |l| l.latency_ns * 1e-9);
@@ -617,7 +608,7 @@ pub fn nest_memory_counted(
     for (k, level) in levels.iter().zip(&counted.caches).enumerate() {
         add_cache_level(&mut out, loc, level, k == 0, commit_wait, &sampled);
     }
-    fill_floor(&mut out, &levels, mem);
+    fill_floor(&mut out, levels, mem);
     add_translation(&mut out, loc, counted, mem, &sampled);
     if let Some(first) = levels.first() {
         swept::price_swept_strides(&mut out, loc, mem, &first.geometry);

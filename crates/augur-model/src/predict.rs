@@ -272,8 +272,8 @@ pub fn predict_with(
     let warnings = warnings(program, machine, table, report, &uncosted, overlap);
     let (memory, memory_extra) =
         memory_term(program, machine, table, &priced, overlap, counted.as_ref());
-    let contested = match (&counted, &program.locality) {
-        (Some(c), Some(loc)) => crate::memory::contested_seconds(c, loc),
+    let contested = match (&counted, &program.locality, &machine.memory) {
+        (Some(c), Some(loc), Some(mem)) => crate::memory::contested_seconds(c, loc, mem),
         _ => 0.0,
     };
     total.seconds += memory_extra;

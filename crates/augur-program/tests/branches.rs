@@ -720,3 +720,44 @@ fn long_runs_of_one_outcome_still_miss_where_they_break() {
         "{out}"
     );
 }
+
+const SAMPLED: &str = "program sampled
+  implicit none
+  integer(8) :: s, r, i
+  integer :: heads, rare
+  s = 12345; heads = 0; rare = 0
+  do i = 1, 16000000
+    s = mod(s * 1103515245_8 + 12345_8, 2147483648_8)
+    r = merge(s, 0_8, i > 4000000)
+    if (r >= 1073741824_8) heads = heads + 1
+    if (mod(i, 1000_8) == 0) rare = rare + 1
+  end do
+  print *, heads, rare
+end program
+";
+
+#[test]
+fn a_long_run_is_simulated_in_windows_and_its_setup_counts_once() {
+    // 32 million tests: the branch run simulates the first 8.4 million whole and then a
+    // window of every period. The coin's test is decided (false) over its first 4 million
+    // executions, all of them simulated, and a fair coin over the 12 million after, which
+    // the windows stand for: about 6 million misses, where a rate over every simulated
+    // execution (the setup's weighing as much as all the windows) would say 2.
+    let a = analyze("sampled.f90", SAMPLED);
+    let b = simulated(&a);
+    let coin = row(b, 9);
+    assert_eq!(coin.executions, 16_000_000);
+    let half = (coin.executions - 4_000_000) / 2;
+    assert!(
+        (half * 9 / 10..=half * 11 / 10).contains(&coin.mispredictions),
+        "a fair coin's misses over its last 12 million tests: {coin:?}"
+    );
+    let rare = row(b, 10);
+    assert_eq!((rare.executions, rare.taken), (16_000_000, 16_000));
+    assert!(
+        (14_400..=17_600).contains(&rare.mispredictions),
+        "one miss at each of the 16,000 breaks: {rare:?}"
+    );
+    let out = String::from_utf8_lossy(&a.run.stdout);
+    assert_eq!(out.split_whitespace().nth(1), Some("16000"), "{out}");
+}

@@ -335,24 +335,6 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     let mu = instrument::block_counts(&program, &plan, &counters);
     let report = side.report;
     stop_if_interrupted()?;
-    let branch_run = match side.branches {
-        Some(built) if !partial => match built.and_then(|b| run_branches(&ctx, b)) {
-            Ok(b) => Some(b),
-            Err(why) => {
-                notes.push(format!("no branch simulation: {why}"));
-                None
-            }
-        },
-        _ => None,
-    };
-    stop_if_interrupted()?;
-    let mut mu = mu;
-    if let Some((bp, r)) = &branch_run {
-        crate::branches::masked_executions(&program, &texts, bp, r, &mut mu);
-    }
-    let simulated = branch_run
-        .as_ref()
-        .map(|(bp, r)| crate::branches::per_block(&program, bp, r));
     let counts_text = std::fs::read_to_string(&counts_file).unwrap_or_default();
     let entry = RunEntry {
         compiler: opts.toolchain.fc.clone(),
@@ -366,6 +348,35 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         first_touch_pages: read_faults(&counts_text),
         fp_flags: read_fp_flags(&counts_text),
     };
+    // The locality analysis reads the profile's units, which the branch run changes only
+    // where it counts masked elements: it runs on the other core beside the branch run,
+    // on the profile the counts make, and again after it if those counts moved.
+    let (branch_run, early_locality) = std::thread::scope(|s| {
+        let early = s.spawn(|| {
+            let counted = build_profile(&program, &plan.rules, &mu, entry.clone(), vec![], None);
+            crate::locality::locality_of(&program, &plan, &counts_file, &counted)
+        });
+        let branch_run = match side.branches {
+            Some(built) if !partial => match built.and_then(|b| run_branches(&ctx, b)) {
+                Ok(b) => Some(b),
+                Err(why) => {
+                    notes.push(format!("no branch simulation: {why}"));
+                    None
+                }
+            },
+            _ => None,
+        };
+        (branch_run, early.join().ok())
+    });
+    stop_if_interrupted()?;
+    let mut mu = mu;
+    let counted_mu = mu.clone();
+    if let Some((bp, r)) = &branch_run {
+        crate::branches::masked_executions(&program, &texts, bp, r, &mut mu);
+    }
+    let simulated = branch_run
+        .as_ref()
+        .map(|(bp, r)| crate::branches::per_block(&program, bp, r));
     let mut profile = build_profile(
         &program,
         &plan.rules,
@@ -378,7 +389,13 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     if let (Some((bp, r)), Some(sim)) = (&branch_run, &simulated) {
         profile.branches = Some(branch_summary(&program, &mu, bp, r, sim));
     }
-    crate::locality::attach_run(&program, &plan, &counts_file, &mut profile);
+    match early_locality {
+        Some((locality, notes)) if mu == counted_mu => {
+            profile.locality = locality;
+            profile.notes.extend(notes);
+        }
+        _ => crate::locality::attach_run(&program, &plan, &counts_file, &mut profile),
+    }
     stop_if_interrupted()?;
     if openmp && !partial {
         let runs = crate::openmp::ThreadRuns {

@@ -1123,6 +1123,23 @@ pub fn attach_run(
     counts_file: &std::path::Path,
     profile: &mut ProgramProfile,
 ) {
+    let (locality, notes) = locality_of(program, plan, counts_file, profile);
+    profile.locality = locality;
+    profile.notes.extend(notes);
+}
+
+/// What [`attach_run`] attaches: the locality analysis of `profile` (made from the counting
+/// run that wrote `counts_file`), and the notes it adds. It reads the profile's units only,
+/// so it can run while something else (the branch run) finishes the profile.
+pub fn locality_of(
+    program: &Program,
+    plan: &Plan,
+    counts_file: &std::path::Path,
+    profile: &ProgramProfile,
+) -> (
+    Option<augur_program_profile::locality::LocalityProfile>,
+    Vec<String>,
+) {
     let counts_text = std::fs::read_to_string(counts_file).unwrap_or_default();
     let slots = read_shape_slots(&counts_text).unwrap_or_default();
     let shapes = runtime_shapes(program, plan, &slots);
@@ -1143,20 +1160,20 @@ pub fn attach_run(
         }
         loc
     }));
-    match run {
-        Ok(loc) => profile.locality = Some(loc),
+    let mut notes = vec![];
+    let locality = match run {
+        Ok(loc) => Some(loc),
         Err(_) => {
-            profile.locality = None;
-            profile
-                .notes
-                .push("no locality analysis: extraction failed (internal error)".into());
+            notes.push("no locality analysis: extraction failed (internal error)".into());
+            None
         }
-    }
+    };
     if !plan.probes.is_empty() && samples.is_none() {
-        profile.notes.push(
+        notes.push(
             "the run wrote no address samples: non-affine references have no memory term".into(),
         );
     }
+    (locality, notes)
 }
 
 #[cfg(test)]

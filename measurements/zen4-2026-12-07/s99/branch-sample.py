@@ -3,33 +3,20 @@
 (part dev, or the names given) analyzed twice, one after the other: with every branch event
 simulated (AUGUR_BRANCH_SAMPLE=all) and sampled (the default); prints the analyses' wall times,
 the profiles' mispredictions (conditions, loop exits) and the predictions on MACHINE."""
-import json, os, subprocess, sys, time, tomllib, tempfile, shutil
+import json, os, subprocess, sys, time, tempfile, shutil
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from manifests import dev_manifests, analyze_cmd
 
 augur, sources, machine = sys.argv[1], sys.argv[2], sys.argv[3]
 names = sys.argv[4:]
 print('%-22s %8s %8s  %12s %12s  %10s %10s  %10s %10s %7s' % ('program', 'all s', 'sampled', 'mispr all', 'sampled', 'exits all', 'sampled', 'pred all', 'sampled', 'diff'))
-for f in sorted(os.listdir('bench/real')):
-    if not f.endswith('.toml'):
-        continue
-    m = tomllib.load(open(os.path.join('bench/real', f), 'rb'))
-    if names and m['name'] not in names or not names and m.get('part') != 'dev':
-        continue
-    root = os.path.join(sources, m['name'])
-    for k, v in m.get('inputs', {}).items():
-        open(os.path.join(root, k), 'w').write(v)
-    flags = ['-O2'] + m.get('fflags', [])
-    form = m.get('form')
+for m, root in dev_manifests(names, sources):
     tmp = tempfile.mkdtemp(prefix='bs-')
     row = [m['name']]
     res = {}
     for mode in ('all', 'sampled'):
         out = os.path.join(tmp, mode + '.json')
-        acmd = [augur, 'analyze'] + m['files'] + ['--fflags=' + ' '.join(flags), '-o', out]
-        if form in ('fixed', 'free'): acmd += ['--form', form]
-        if m.get('cpp'): acmd += ['--cpp']
-        acmd += sum((['-D', d] for d in m.get('defines', [])), []) + sum((['-I', i] for i in m.get('include', [])), [])
-        if m.get('args'): acmd += ['--args', ' '.join(m['args'])]
-        if m.get('stdin'): acmd += ['--stdin', m['stdin']]
+        acmd = analyze_cmd(m, augur, out)
         env = dict(os.environ)
         if mode == 'all': env['AUGUR_BRANCH_SAMPLE'] = 'all'
         t0 = time.time(); r = subprocess.run(acmd, cwd=root, capture_output=True, env=env); wall = time.time() - t0

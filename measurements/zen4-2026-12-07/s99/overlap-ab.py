@@ -2,7 +2,9 @@
 """overlap-ab.py OLD NEW [NAMES...]: each development program of bench/real (part dev, or the
 names given) analyzed by OLD and then NEW, one after the other; prints both walls and whether the
 profiles are the same but for the wall and seconds fields (locality section and the rest apart)."""
-import json, os, subprocess, sys, time, tomllib, tempfile, shutil
+import json, os, subprocess, sys, time, tempfile, shutil
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from manifests import dev_manifests, analyze_cmd
 
 old, new = sys.argv[1], sys.argv[2]
 names = sys.argv[3:]
@@ -13,26 +15,12 @@ def strip(x):
     if isinstance(x, list):
         return [strip(v) for v in x]
     return x
-for f in sorted(os.listdir('bench/real')):
-    if not f.endswith('.toml'):
-        continue
-    m = tomllib.load(open(os.path.join('bench/real', f), 'rb'))
-    if names and m['name'] not in names or not names and m.get('part') != 'dev':
-        continue
-    root = os.path.join(sources, m['name'])
-    for k, v in m.get('inputs', {}).items():
-        open(os.path.join(root, k), 'w').write(v)
-    flags = ['-O2'] + m.get('fflags', [])
+for m, root in dev_manifests(names):
     tmp = tempfile.mkdtemp(prefix='ov-')
     res = {}
     for tag, b in (('old', old), ('new', new)):
         out = os.path.join(tmp, tag + '.json')
-        acmd = [b, 'analyze'] + m['files'] + ['--fflags=' + ' '.join(flags), '-o', out]
-        if m.get('form') in ('fixed', 'free'): acmd += ['--form', m['form']]
-        if m.get('cpp'): acmd += ['--cpp']
-        acmd += sum((['-D', d] for d in m.get('defines', [])), []) + sum((['-I', i] for i in m.get('include', [])), [])
-        if m.get('args'): acmd += ['--args', ' '.join(m['args'])]
-        if m.get('stdin'): acmd += ['--stdin', m['stdin']]
+        acmd = analyze_cmd(m, b, out)
         t0 = time.time(); r = subprocess.run(acmd, cwd=root, capture_output=True); wall = time.time() - t0
         res[tag] = (wall, json.load(open(out)) if r.returncode == 0 else None)
     a, b = res['old'][1], res['new'][1]

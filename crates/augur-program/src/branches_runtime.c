@@ -26,10 +26,10 @@ typedef struct {
    Each branch's (short loop's) first AUGUR_SAMPLE_FIRST executions (entries) are
    always simulated. Its misses are those of the executions simulated in whole plus
    those of the windows scaled to every execution outside them (strata: a run's first
-   period, often its setup, counts once, not for the periods after). A misprediction costs the tables' reads and
-   updates, about 26 ns an execution against 2-4 for the histories alone (a molecular
-   dynamics code: 695 million tests of an unpredictable cut-off). AUGUR_BRANCH_SAMPLE=all
-   simulates every event. */
+   period, often its setup, counts once, not for the periods after). A simulated
+   execution reads and updates the tables, about 26 ns, against 2-4 ns for the
+   histories alone (a molecular dynamics code: 695 million tests of an unpredictable
+   cut-off). AUGUR_BRANCH_SAMPLE=all simulates every event. */
 #define AUGUR_SAMPLE_PERIOD (1ULL << 23)
 #define AUGUR_SAMPLE_WARM (1ULL << 18)
 #define AUGUR_SAMPLE_MEASURE (3ULL << 18)

@@ -742,7 +742,7 @@ fn a_long_run_is_simulated_in_windows_and_its_setup_counts_once() {
     // window of every period. The coin's test is decided (false) over its first 4 million
     // executions, all of them simulated, and a fair coin over the 12 million after, which
     // the windows stand for: about 6 million misses, where a rate over every simulated
-    // execution (the setup's weighing as much as all the windows) would say 2.
+    // execution (the setup's weighing as much as all the windows) says 1.6 (tried).
     let a = analyze("sampled.f90", SAMPLED);
     let b = simulated(&a);
     let coin = row(b, 9);

@@ -1,6 +1,6 @@
 """Shared by the measurement scripts: the development programs of bench/real and the
 `augur analyze` command line of one (import with sys.path pointed at measurements/)."""
-import os, tomllib
+import os, sys, tomllib
 
 
 def dev_manifests(names, sources='/work/SOURCES'):
@@ -13,6 +13,9 @@ def dev_manifests(names, sources='/work/SOURCES'):
         if names and m['name'] not in names or not names and m.get('part') != 'dev':
             continue
         root = os.path.join(sources, m['name'])
+        if not os.path.isdir(root):
+            print(f"{m['name']}: no sources in {root}", file=sys.stderr)
+            continue
         for k, v in m.get('inputs', {}).items():
             open(os.path.join(root, k), 'w').write(v)
         yield m, root

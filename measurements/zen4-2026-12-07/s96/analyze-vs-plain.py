@@ -4,22 +4,13 @@ bench/real (part dev, or the names given), its plain build (gfortran -O2 and the
 flags, wall), one plain run (wall), and `augur analyze` of the same sources (wall), one after
 the other on this machine. Prints and writes NAME, build s, run s, analyze s, ratio."""
 import os, subprocess, sys, time, tomllib, tempfile, shutil
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+from manifests import dev_manifests, analyze_cmd
 
 augur, sources, out = sys.argv[1], sys.argv[2], sys.argv[3]
 names = sys.argv[4:]
 rows = []
-for f in sorted(os.listdir('bench/real')):
-    if not f.endswith('.toml'):
-        continue
-    m = tomllib.load(open(os.path.join('bench/real', f), 'rb'))
-    if names and m['name'] not in names or not names and m.get('part') != 'dev':
-        continue
-    root = os.path.join(sources, m['name'])
-    if not os.path.isdir(root):
-        print(f"{m['name']}: no sources", file=sys.stderr)
-        continue
-    for k, v in m.get('inputs', {}).items():
-        open(os.path.join(root, k), 'w').write(v)
+for m, root in dev_manifests(names, sources):
     flags = ['-O2'] + m.get('fflags', [])
     form = m.get('form')
     pre = (['-cpp'] if m.get('cpp') else []) + ['-D' + d for d in m.get('defines', [])] + ['-I' + i for i in m.get('include', [])]
@@ -32,12 +23,7 @@ for f in sorted(os.listdir('bench/real')):
         print(f"{m['name']}: plain build failed: {r.stderr.decode()[:300]}", file=sys.stderr); continue
     stdin = open(os.path.join(root, m['stdin'])) if m.get('stdin') else subprocess.DEVNULL
     t0 = time.time(); subprocess.run([exe] + m.get('args', []), cwd=root, stdin=stdin, capture_output=True); run = time.time() - t0
-    acmd = [augur, 'analyze'] + m['files'] + ['--fflags=' + ' '.join(flags), '-o', os.path.join(tmp, 'p.json')]
-    if form in ('fixed', 'free'): acmd += ['--form', form]
-    if m.get('cpp'): acmd += ['--cpp']
-    acmd += sum((['-D', d] for d in m.get('defines', [])), []) + sum((['-I', i] for i in m.get('include', [])), [])
-    if m.get('args'): acmd += ['--args', ' '.join(m['args'])]
-    if m.get('stdin'): acmd += ['--stdin', m['stdin']]
+    acmd = analyze_cmd(m, augur, os.path.join(tmp, 'p.json'))
     t0 = time.time(); r = subprocess.run(acmd, cwd=root, capture_output=True); analyze = time.time() - t0
     ok = '' if r.returncode == 0 else ' (analyze failed: ' + r.stderr.decode()[-200:].replace('\n', ' ') + ')'
     row = (m['name'], build, run, analyze, analyze / (build + run))

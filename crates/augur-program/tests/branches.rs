@@ -683,7 +683,7 @@ const STEADY: &str = "program steady
   n = 0; m = 0; k = 0
   do i = 1, 300000
     if (mod(i, 1000) == 0) n = n + 1
-    if (i > 0) m = m + 1
+    if (n >= 0) m = m + 1
     if (mod(i, 7) < 3) k = k + 1
   end do
   print *, n, m, k
@@ -760,4 +760,58 @@ fn a_long_run_is_simulated_in_windows_and_its_setup_counts_once() {
     );
     let out = String::from_utf8_lossy(&a.run.stdout);
     assert_eq!(out.split_whitespace().nth(1), Some("16000"), "{out}");
+}
+
+const DECIDED: &str = r#"program decided
+  implicit none
+  integer, parameter :: n = 2000
+  real(8) :: x(n), y(n)
+  integer :: i, t, m
+  do i = 1, n
+    x(i) = mod(i * 7919, 1000) / 1000.0d0
+  end do
+  y = 0
+  m = n
+  do t = 1, 50
+    do i = 1, n
+      if (1 < i) then
+        y(i) = y(i) + x(i - 1)
+      end if
+      if (i < n) y(i) = y(i) + x(i + 1)
+      if (x(i) > 0.5d0) y(i) = y(i) * 0.5d0
+    end do
+    do i = 1, n
+      if (i < m) m = m - 1
+    end do
+    m = n
+  end do
+  print *, sum(y)
+end program decided
+"#;
+
+#[test]
+fn tests_the_loop_bounds_decide_are_priced_by_the_counts_bound() {
+    let a = analyze("decided.f90", DECIDED);
+    let b = simulated(&a);
+    let lines: Vec<u32> = b.conditions.iter().map(|c| c.line).collect();
+    // `1 < i` and `i < n` compare the index with what the loop leaves alone: not
+    // recorded; a data test and `i < m` with `m` assigned in the loop are.
+    assert!(!lines.contains(&13) && !lines.contains(&16), "{lines:?}");
+    assert!(lines.contains(&17) && lines.contains(&20), "{lines:?}");
+    // Each left out keeps the bound: its rarer direction, once an entry (50 entries).
+    let block_misses = |line: u32| -> f64 {
+        let u = &a.profile.units[0];
+        u.blocks
+            .iter()
+            .filter(|k| k.last_line == line)
+            .map(|k| {
+                let per = k.counts.get(augur_ir::AbOp::BRMP) + k.counts.get(augur_ir::AbOp::BRMC);
+                per * k.executions.unwrap_or(0.0)
+            })
+            .sum()
+    };
+    for line in [13, 16] {
+        let m = block_misses(line);
+        assert!((m - 50.0).abs() < 0.5, "line {line}: {m} mispredictions");
+    }
 }

@@ -382,3 +382,54 @@ fn real_run_samples_a_loop_that_starts_where_the_row_pointer_says() {
         .iter()
         .any(|r| r.line == 20 && r.array == "col"));
 }
+
+/// A gather whose index alternates every 32,768 executions between a walk along `x`
+/// and a random permutation: 4 million executions, followed through the stream table
+/// whole for the first 65,536 and then in a window of each 65,536 at a pseudo-random
+/// place. Exactly, one move in nine is strided (a line's eight elements walked, then
+/// eight random moves of as many executions); windows always at the start of a period
+/// would see only the walks (a share near 1), windows never there only the random half.
+#[test]
+fn a_gather_followed_in_windows_keeps_its_phases_strided_share() {
+    let loc = locality_of(
+        "phases.f90",
+        "program phases
+  implicit none
+  integer, parameter :: b = 32768, nb = 128, n = b * nb
+  integer, allocatable :: idx(:)
+  real(8), allocatable :: x(:), r(:)
+  real(8) :: s
+  integer :: i, k, j
+  allocate(idx(n), x(n), r(b))
+  x = 1.0d0
+  do k = 0, nb - 1
+    call random_number(r)
+    do i = 1, b
+      j = k * b + i
+      if (mod(k, 2) == 0) then
+        idx(j) = j
+      else
+        idx(j) = 1 + int(r(i) * (n - 1))
+      end if
+    end do
+  end do
+  s = 0.0d0
+  do i = 1, n
+    s = s + x(idx(i))
+  end do
+  print *, s
+end program phases
+",
+    );
+    let g = loc
+        .sampled_refs
+        .iter()
+        .find(|r| r.reference.replace(' ', "") == "x(idx(i))")
+        .unwrap_or_else(|| panic!("gather not sampled: {:?}", loc.sampled_refs));
+    assert_eq!(g.executions, 128 * 32768);
+    assert!(
+        (0.05..0.25).contains(&g.strided_share),
+        "strided share {} (exactly 1/9)",
+        g.strided_share
+    );
+}

@@ -433,3 +433,58 @@ end program phases
         g.strided_share
     );
 }
+
+/// References of small arrays are not probed (their lines stay in the first level): a
+/// constant 8-element table not at all, an automatic array of 12 elements by a size test
+/// the run makes before each probe, while a dummy `x(n)` of 2 million elements through
+/// the same kind of subscript is probed and sampled.
+#[test]
+fn small_arrays_are_not_probed() {
+    let loc = locality_of(
+        "small.f90",
+        "program small
+  implicit none
+  integer :: np
+  real(8), allocatable :: x(:)
+  character(len=8) :: arg
+  np = 12
+  call get_command_argument(1, arg)
+  allocate(x(2000000))
+  x = 1.0d0
+  call flips(np, x, size(x))
+  print *, x(1)
+contains
+  subroutine flips(np, x, n)
+    integer, intent(in) :: np, n
+    real(8), intent(inout) :: x(n)
+    integer :: line(np), tab(8), t, i, k, r
+    do i = 1, np
+      line(i) = np + 1 - i
+    end do
+    tab = [(i, i = 1, 8)]
+    r = 1
+    do k = 1, 200000
+      t = line(1)
+      do i = 1, t / 2
+        r = line(i) + tab(mod(r + i, 8) + 1)
+        line(i) = line(t + 1 - i)
+        line(t + 1 - i) = r - tab(mod(r + i, 8) + 1)
+        x(mod(k * 7919 + t * i, n) + 1) = x(mod(k * 7919 + t * i, n) + 1) + 1.0d0
+      end do
+    end do
+  end subroutine flips
+end program small
+",
+    );
+    let refs: Vec<String> = loc
+        .sampled_refs
+        .iter()
+        .map(|r| r.reference.replace(' ', ""))
+        .collect();
+    assert!(
+        refs.iter()
+            .all(|r| !r.starts_with("line(") && !r.starts_with("tab(")),
+        "{refs:?}"
+    );
+    assert!(refs.iter().any(|r| r.starts_with("x(")), "{refs:?}");
+}

@@ -1818,15 +1818,6 @@ fn reads_data(e: &Expr) -> bool {
 /// program's data holds (`K0 = ROWPTR(I)`, `KK = KK + IDX(J)`): where such a scalar
 /// starts a loop, the loop starts where the data says ([`start_reads_data`]).
 pub fn data_scalars_inside(unit: &Unit, root: LoopId) -> std::collections::HashSet<String> {
-    let inside = |mut l: Option<LoopId>| {
-        while let Some(id) = l {
-            if id == root {
-                return true;
-            }
-            l = unit.loops.get(id.0 as usize).and_then(|x| x.parent);
-        }
-        false
-    };
     let any_data = |e: &Expr| {
         let mut found = false;
         e.visit_all(&mut |x| found |= reads_data(x));
@@ -1834,7 +1825,7 @@ pub fn data_scalars_inside(unit: &Unit, root: LoopId) -> std::collections::HashS
     };
     unit.blocks
         .iter()
-        .filter(|b| inside(b.in_loop))
+        .filter(|b| unit.loop_within(b.in_loop, root))
         .flat_map(|b| b.stmts.iter())
         .filter_map(|&s| match &unit.stmts.get(s as usize)?.kind {
             StmtKind::Assign { lhs, rhs } if any_data(rhs) => var_name(lhs).map(str::to_string),

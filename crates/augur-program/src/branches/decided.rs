@@ -24,9 +24,13 @@ pub(super) fn decided_by_loop_index(u: &Unit, block: u32, cond: &Expr) -> bool {
             return false;
         };
         if let (LoopKind::Counted, true, Some(var)) = (&l.kind, l.unit_step, l.var.as_deref()) {
-            let changed = Changed::in_loop(u, id);
             let index = |e: &Expr| matches!(&e.kind, ExprKind::Var(r) if r.name == var);
-            if (index(a) && changed.spares(b)) || (index(b) && changed.spares(a)) {
+            let other = match (index(a), index(b)) {
+                (true, _) => Some(b),
+                (_, true) => Some(a),
+                _ => None,
+            };
+            if other.is_some_and(|o| Changed::in_loop(u, id).spares(o)) {
                 return true;
             }
         }
@@ -49,16 +53,7 @@ impl Changed {
             names: HashSet::new(),
             anything: false,
         };
-        let inside = |mut at: Option<LoopId>| {
-            while let Some(id) = at {
-                if id == root {
-                    return true;
-                }
-                at = u.loops.get(id.0 as usize).and_then(|l| l.parent);
-            }
-            false
-        };
-        for b in u.blocks.iter().filter(|b| inside(b.in_loop)) {
+        for b in u.blocks.iter().filter(|b| u.loop_within(b.in_loop, root)) {
             for st in b.stmts.iter().filter_map(|&s| u.stmts.get(s as usize)) {
                 c.note(u, &st.kind);
             }

@@ -374,11 +374,9 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
     if let Some((bp, r)) = &branch_run {
         crate::branches::masked_executions(&program, &texts, bp, r, &mut mu);
     }
-    let simulated = branch_run.as_ref().map(|(bp, r)| {
-        let mut sim = crate::branches::per_block(&program, bp, r);
-        crate::branches::bound_decided(&program, bp, &mu, &mut sim);
-        sim
-    });
+    let simulated = branch_run
+        .as_ref()
+        .map(|(bp, r)| crate::branches::per_block(&program, bp, r));
     let mut profile = build_profile(
         &program,
         &plan.rules,

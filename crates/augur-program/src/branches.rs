@@ -39,8 +39,8 @@
 //! trip counts (else the previous one). What is simulated is a
 //! property of the program's outcome sequence, not of one machine; the machine
 //! profile prices each misprediction (`BRMP`, `BRMC`). A comparison of a loop's index
-//! with what the loop leaves alone (`if (1 < i)`) is not recorded: the loop's bounds
-//! decide it, and the block counts' bound prices it ([`bound_decided`]).
+//! with its start or end (`if (1 < i)` in `do i = 1, n`) is not recorded: it switches at
+//! the loop's first or last iteration, which the predictors learn (`decided`).
 
 use crate::instrument::{calls_user_function, do_statement, use_module_edits, Edit, Plan};
 use augur_ir::{BinOp, BlockKind, ExprKind, LoopKind, Program, Stmt, StmtKind, Unit, UnitKind};
@@ -112,9 +112,6 @@ pub struct BranchPlan {
     pub branches: Vec<BranchProbe>,
     /// Recorded loops, by id.
     pub loops: Vec<LoopProbe>,
-    /// The blocks (unit, block) ending in a condition the loop bounds decide, left out of
-    /// the run and priced by the block counts' bound ([`bound_decided`]).
-    pub decided: Vec<(usize, u32)>,
 }
 
 /// Where the parentheses of a condition are in the parsed text: just after the `(` and
@@ -378,7 +375,6 @@ fn plan_unit(bp: &mut BranchPlan, ui: usize, u: &Unit, text: &str, compiled: &Co
         let Some(block) = block else { continue };
         if let StmtKind::If { cond } | StmtKind::LogicalIf { cond } = &st.kind {
             if decided::decided_by_loop_index(u, block, cond) {
-                bp.decided.push((ui, block));
                 continue;
             }
         }
@@ -1062,33 +1058,6 @@ pub fn per_block(program: &Program, bp: &BranchPlan, run: &BranchRun) -> Vec<Vec
         add(p.unit, p.block, changes as f64);
     }
     out
-}
-
-/// Gives each block of `bp.decided` (a condition the loop bounds decide, left out of the
-/// run) the mispredictions the block counts `mu` bound it to: its rarer direction's
-/// executions, one or two an entry of its loop (an over-estimate by as much where a
-/// history predictor learns the switch from the loop's start).
-pub fn bound_decided(
-    program: &Program,
-    bp: &BranchPlan,
-    mu: &[Vec<Option<f64>>],
-    simulated: &mut [Vec<Option<f64>>],
-) {
-    if bp.decided.is_empty() {
-        return;
-    }
-    let bound = crate::profile::bound_per_block(program, mu);
-    for &(unit, block) in &bp.decided {
-        let b = bound.get(unit).and_then(|u| u.get(block as usize)).copied();
-        if let (Some(slot), Some(b)) = (
-            simulated
-                .get_mut(unit)
-                .and_then(|u| u.get_mut(block as usize)),
-            b,
-        ) {
-            *slot = Some(slot.unwrap_or(0.0) + b);
-        }
-    }
 }
 
 /// Gives the assignments of each recorded WHERE the executions the branch run saw its

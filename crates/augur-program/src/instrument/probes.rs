@@ -93,60 +93,37 @@ const SMALL_ARRAY_BYTES: i64 = 1024;
 /// The condition under which a probe of array `name` of `u` is called: `Some("")` for
 /// always, `None` for never (a small array of constant extents), else a Fortran test of
 /// its size against [`SMALL_ARRAY_BYTES`] (an explicit-shape array of variable extents).
+/// Only a local or a module's numeric or logical array qualifies (a dummy's or COMMON
+/// member's declaration does not bound what it reaches).
 fn probe_guard(u: &augur_ir::Unit, name: &str) -> Option<String> {
-    if small_array(u, name) {
-        return None;
-    }
-    let explicit = u.symbol(name).is_some_and(|sym| {
-        owned(sym)
-            && !sym.dims.is_empty()
-            && sym
-                .dims
-                .iter()
-                .all(|d| d.upper.as_deref().is_some_and(|x| x.trim() != "*"))
-            && sym.dims.iter().any(|d| d.extent.is_none())
+    let Some(sym) = u.symbol(name).filter(|s| {
+        matches!(
+            s.storage,
+            augur_ir::Storage::Local | augur_ir::Storage::Module(_)
+        ) && !s.dims.is_empty()
             && !matches!(
-                sym.ty.base,
+                s.ty.base,
                 augur_ir::BaseType::Character | augur_ir::BaseType::Derived
             )
-    });
-    Some(if explicit {
-        format!(
-            "if (size({name}, kind=8) * storage_size({name}) > {bits}_8) ",
-            bits = SMALL_ARRAY_BYTES * 8
-        )
-    } else {
-        String::new()
-    })
-}
-
-/// Whether the unit's declaration of `sym` bounds what its references reach: a local
-/// or a module's variable (not a dummy argument or a COMMON block's member).
-fn owned(sym: &augur_ir::Symbol) -> bool {
-    matches!(
-        sym.storage,
-        augur_ir::Storage::Local | augur_ir::Storage::Module(_)
-    )
-}
-
-/// Whether `name` is an array of `u` whose constant extents hold at most
-/// [`SMALL_ARRAY_BYTES`] bytes.
-fn small_array(u: &augur_ir::Unit, name: &str) -> bool {
-    let Some(sym) = u.symbol(name).filter(|s| owned(s)) else {
-        return false;
+    }) else {
+        return Some(String::new());
     };
-    if sym.dims.is_empty()
-        || matches!(
-            sym.ty.base,
-            augur_ir::BaseType::Character | augur_ir::BaseType::Derived
-        )
-    {
-        return false;
-    }
     let elements = sym.dims.iter().try_fold(1i64, |n, d| {
         d.extent.filter(|&e| e > 0).map(|e| n.saturating_mul(e))
     });
-    elements.is_some_and(|n| n.saturating_mul(i64::from(sym.ty.kind.max(1))) <= SMALL_ARRAY_BYTES)
+    let explicit = || {
+        sym.dims
+            .iter()
+            .all(|d| d.upper.as_deref().is_some_and(|x| x.trim() != "*"))
+    };
+    match elements {
+        Some(n) if n.saturating_mul(i64::from(sym.ty.kind.max(1))) <= SMALL_ARRAY_BYTES => None,
+        None if explicit() => Some(format!(
+            "if (size({name}, kind=8) * storage_size({name}) > {bits}_8) ",
+            bits = SMALL_ARRAY_BYTES * 8
+        )),
+        _ => Some(String::new()),
+    }
 }
 
 /// What a declaration says about an array name, from the source text.

@@ -163,6 +163,32 @@ pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
     (longest > 0.0).then(|| longest / f64::from(cl.source_iterations))
 }
 
+/// The least time an iteration of a compiled loop that calls a procedure takes to issue
+/// its own instructions (the callee's are priced where they are), ns per source
+/// iteration: its issue slots (the call instruction one of them, a read-modify-write of
+/// memory its `rmw_issue_slots`) at the machine's issue rate. Without optimization a call
+/// of array sections computes each section's address through the stack: bchain's cell
+/// loop, 166 instructions around `call matvec_sub(lhs(:,:,i,j,k), ...)`, 8.8 ns an
+/// iteration on an Emerald Rapids guest, where its AbOps said 3.1 and its issue says 9.4
+/// (docs/ACCURACY.md "Session 101"). Only the issue: the units' bounds would count the
+/// callee's divides inlined beside the call, which the AbOps price already (prk_pic's
+/// particle loop +2% -> +49% on that host with them). `None` for a loop without a call,
+/// with instructions augur does not classify, or branching on paths whose odds are
+/// unknown.
+pub fn call_loop_issue(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
+    let has = |c: InstrClass| cl.instructions.iter().any(|x| x.class.class == c);
+    if !has(InstrClass::Call) || has(InstrClass::Other) || cl.source_iterations == 0 {
+        return None;
+    }
+    if cl.inner_branches > 0 && weighted_blocks(cl).is_none() {
+        return None;
+    }
+    let m = &*crate::schedule::for_loop(&cl.schedule, m);
+    let (issued, _) = instructions_per_iteration(cl);
+    let slots = issued + extra_issue_slots(cl, m);
+    Some(slots * m.issue_ns / f64::from(cl.source_iterations))
+}
+
 /// The largest throughput bound of an iteration issuing `issued` instructions, `instructions`
 /// by class and width, on `m` (ns), with what it is, its time raised by the bounds near it
 /// ([`interfering`]); `None` when `m` lacks a class.
@@ -1507,6 +1533,27 @@ mod tests {
         // A chain through the call's own result is the library's to price.
         l.chains[0].path.push(count(InstrClass::Call, 1));
         assert_eq!(call_loop_chain(&l, &m), None);
+    }
+
+    #[test]
+    fn a_loop_that_calls_takes_at_least_its_own_instructions_issue() {
+        // An unoptimized caller: 160 instructions of its own around the call, issued at
+        // 0.05 ns each (8 ns an iteration, the call one of them); the callee's are
+        // priced in its own unit.
+        let mut m = machine();
+        m.issue_ns = 0.05;
+        let mut l = dot(vec![count(InstrClass::IntAlu, 1)]);
+        l.issued = 160;
+        assert_eq!(call_loop_issue(&l, &m), None, "no call, no floor");
+        l.instructions.push(count(InstrClass::Call, 1));
+        let t = call_loop_issue(&l, &m).unwrap();
+        assert!((t - 8.0).abs() < 1e-9, "{t}");
+        // Two source iterations a compiled one: half of it each.
+        l.source_iterations = 2;
+        assert!((call_loop_issue(&l, &m).unwrap() - 4.0).abs() < 1e-9);
+        // Instructions augur does not classify: nothing said.
+        l.instructions.push(count(InstrClass::Other, 1));
+        assert_eq!(call_loop_issue(&l, &m), None);
     }
 
     #[test]

@@ -1,6 +1,10 @@
 import sys
 d=sys.argv[1]; flag=sys.argv[2]; st=sys.argv[3] if len(sys.argv)>3 else 'real'
-hosts=['zen4','zen4dec5','zen5','zen5new','xeon','xeon5','xeonER','xeonER4']
+import os
+# every host of measurements/hosts.txt with [incore] runs at FLAG (the replays' names), in its order
+here=os.path.dirname(os.path.abspath(__file__))
+hosts=[l.split()[0] for l in open(os.path.join(here,'../../hosts.txt')) if l.strip() and not l.startswith('#')
+       and flag in l.split()[1].split(',') and l.split()[0] not in ('zen3','zen5old','zen4old','zen5dec3')]
 tab={}
 for h in hosts:
     try: L=open(f'{d}/{h}-{st}-{flag}.txt')

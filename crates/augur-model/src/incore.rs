@@ -172,7 +172,7 @@ pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
 /// iteration on an Emerald Rapids guest, where its AbOps said 3.1 and its issue says 9.4
 /// (docs/ACCURACY.md "Session 101"). Only the issue: the units' bounds would count the
 /// callee's divides inlined beside the call, which the AbOps price already (prk_pic's
-/// particle loop +2% -> +49% on that host with them). `None` for a loop without a call,
+/// particle loop +2% -> +49% with them, the runs of a Xeon of family 6 model 167). `None` for a loop without a call,
 /// with instructions augur does not classify, or branching on paths whose odds are
 /// unknown.
 pub fn call_loop_issue(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
@@ -1537,9 +1537,9 @@ mod tests {
 
     #[test]
     fn a_loop_that_calls_takes_at_least_its_own_instructions_issue() {
-        // An unoptimized caller: 160 instructions of its own around the call, issued at
-        // 0.05 ns each (8 ns an iteration, the call one of them); the callee's are
-        // priced in its own unit.
+        // An unoptimized caller: 160 instructions issued an iteration, the call one of
+        // them, at 0.05 ns each (8 ns an iteration); the callee's are priced in its own
+        // unit.
         let mut m = machine();
         m.issue_ns = 0.05;
         let mut l = dot(vec![count(InstrClass::IntAlu, 1)]);

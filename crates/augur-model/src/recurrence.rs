@@ -318,7 +318,8 @@ pub(crate) fn loop_recurrences(
 /// procedure's body is priced in its own unit; a library call's price holds its own
 /// instructions, which a long call (`fmod`'s serial loop) leaves the caller's room to
 /// issue beside: the floor stands alone, not added to the calls (prk_pic's particle loop,
-/// 120 instructions around two `fmod` calls, on a Xeon: +70% with the calls added).
+/// 120 instructions around two `fmod` calls, on a Xeon of model 167: +70% with the calls
+/// added).
 fn call_loop_issue(
     table: &CostTable,
     report: Option<&OptReport>,

@@ -149,8 +149,7 @@ pub fn unpriceable(cl: &CompiledLoop) -> Option<&'static str> {
 /// its instructions are the library's. `None` for a loop without a call, with
 /// instructions augur does not classify, or without a chain priced on `m`.
 pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
-    let has = |c: InstrClass| cl.instructions.iter().any(|x| x.class.class == c);
-    if !has(InstrClass::Call) || has(InstrClass::Other) || cl.source_iterations == 0 {
+    if !calls_with_known_instructions(cl) {
         return None;
     }
     let m = &*crate::schedule::for_loop(&cl.schedule, m);
@@ -161,6 +160,14 @@ pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
         .filter_map(|ch| Some(path_latency(&ch.path, m)? + crossing_delay(ch, m)))
         .fold(0.0, f64::max);
     (longest > 0.0).then(|| longest / f64::from(cl.source_iterations))
+}
+
+/// Whether `cl` calls a procedure, every other instruction of a class augur knows, its
+/// source iterations known: a loop whose own instructions can floor its AbOps' price
+/// ([`call_loop_chain`], [`call_loop_issue`]).
+fn calls_with_known_instructions(cl: &CompiledLoop) -> bool {
+    let has = |c: InstrClass| cl.instructions.iter().any(|x| x.class.class == c);
+    has(InstrClass::Call) && !has(InstrClass::Other) && cl.source_iterations > 0
 }
 
 /// The least time an iteration of a compiled loop that calls a procedure takes to issue
@@ -176,11 +183,8 @@ pub fn call_loop_chain(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
 /// with instructions augur does not classify, or branching on paths whose odds are
 /// unknown.
 pub fn call_loop_issue(cl: &CompiledLoop, m: &InCoreProfile) -> Option<f64> {
-    let has = |c: InstrClass| cl.instructions.iter().any(|x| x.class.class == c);
-    if !has(InstrClass::Call) || has(InstrClass::Other) || cl.source_iterations == 0 {
-        return None;
-    }
-    if cl.inner_branches > 0 && weighted_blocks(cl).is_none() {
+    if !calls_with_known_instructions(cl) || cl.inner_branches > 0 && weighted_blocks(cl).is_none()
+    {
         return None;
     }
     let m = &*crate::schedule::for_loop(&cl.schedule, m);

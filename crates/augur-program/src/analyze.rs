@@ -89,6 +89,18 @@ pub struct Analysis {
     pub run: RunResult,
 }
 
+/// A line of advice when compiler `messages` say MPI's module is missing (`use mpi`,
+/// `use mpi_f08` built by the plain compiler): such a program is analyzed under MPI.
+fn mpi_hint(messages: &str) -> &'static str {
+    let lower = messages.to_ascii_lowercase();
+    if lower.contains("'mpi.mod'") || lower.contains("'mpi_f08.mod'") {
+        "\nhelp: the program uses MPI: analyze it with --mpi-ranks P (augur then builds it with \
+         mpif90, whose modules it finds), or give the compiler with --fc mpif90"
+    } else {
+        ""
+    }
+}
+
 /// Why a dynamic analysis failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -97,7 +109,7 @@ pub enum AnalyzeError {
     Sources(String),
     /// The instrumented program did not compile, nor does the program itself; messages
     /// are mapped to the original lines.
-    #[error("the program does not compile with {compiler}:\n{messages}")]
+    #[error("the program does not compile with {compiler}:\n{messages}{}", mpi_hint(.messages))]
     Compile {
         /// The compiler.
         compiler: String,
@@ -1333,6 +1345,24 @@ fn around_line(line: &str) -> Option<(usize, &str, &str)> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_missing_mpi_module_advises_mpi_ranks() {
+        let err = AnalyzeError::Compile {
+            compiler: "gfortran".into(),
+            messages: "p.f90:2:7: Fatal Error: Cannot open module file 'mpi.mod' for reading"
+                .into(),
+            in_copy: String::new(),
+        };
+        assert!(err.to_string().contains("--mpi-ranks"), "{err}");
+        let other = AnalyzeError::Compile {
+            compiler: "gfortran".into(),
+            messages: "p.f90:2:7: Fatal Error: Cannot open module file 'grid.mod' for reading"
+                .into(),
+            in_copy: String::new(),
+        };
+        assert!(!other.to_string().contains("MPI"), "{other}");
+    }
 
     fn failed(stdout: &str, stderr: &str) -> RunResult {
         RunResult {

@@ -176,9 +176,16 @@ fn expand_into(lines: Vec<Line>, ctx: &mut Ctx, out: &mut Vec<Line>) -> Result<(
                     Some(pos),
                     format!("INCLUDE file '{name}' not found (searched: {searched})"),
                 )
-                .with_hint(format!(
-                    "add the directory that holds '{name}' with -I DIR; the included code is not analyzed"
-                )),
+                .with_hint(if name.eq_ignore_ascii_case("mpif.h") {
+                    String::from(
+                        "'mpif.h' is MPI's: analyze the program with --mpi-ranks P (augur then builds \
+                         it with mpif90, which finds it), or add its directory with -I DIR",
+                    )
+                } else {
+                    format!(
+                        "add the directory that holds '{name}' with -I DIR; the included code is not analyzed"
+                    )
+                }),
             );
             continue;
         };

@@ -768,3 +768,27 @@ fn normalized_string_matches_fixed_form_value() {
     assert_eq!(a, b);
     assert_eq!(a, format!("AB{}CD{}\n", " ".repeat(59), " ".repeat(17)));
 }
+
+#[test]
+fn a_missing_mpif_h_points_to_mpi_and_another_missing_file_to_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "m.f90",
+        "program m\n  include 'mpif.h'\n  include 'consts.h'\nend program\n",
+    );
+    let mut files = SourceFiles::default();
+    let src = load(&p, &LoadOptions::default(), &mut files).unwrap();
+    let hints: Vec<&str> = src
+        .diagnostics
+        .iter()
+        .filter_map(|d| d.hint.as_deref())
+        .collect();
+    assert_eq!(hints.len(), 2, "{:?}", src.diagnostics);
+    assert!(hints[0].contains("--mpi-ranks"), "{}", hints[0]);
+    assert!(
+        hints[1].contains("-I DIR") && !hints[1].contains("MPI"),
+        "{}",
+        hints[1]
+    );
+}

@@ -351,8 +351,9 @@ struct WorkloadArgs {
     #[arg(required = true)]
     profiles: Vec<PathBuf>,
     /// Machine profile: a library name (see `augur machines`) or a TOML file; repeat
-    /// to compare machines side by side. `augur predict` without one takes the library
-    /// profile measured on this host's CPU with the program's compiler and flags.
+    /// to compare machines side by side. Without one, `augur predict` takes the library
+    /// profile measured on this host's CPU with the program's compiler and flags;
+    /// `augur rank` needs at least one.
     #[arg(short, long = "machine")]
     machines: Vec<String>,
     /// Weights of the programs in the workload, one per profile, comma-separated
@@ -1138,8 +1139,21 @@ pub struct SourceArgs {
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,
     /// Add a directory to search for #include and INCLUDE files.
-    #[arg(short = 'I', value_name = "DIR")]
+    #[arg(short = 'I', value_name = "DIR", value_parser = existing_directory)]
     pub include: Vec<PathBuf>,
+}
+
+/// An `-I` argument: a directory that exists (a mistyped one would leave INCLUDE files
+/// unfound with the search path looking right).
+fn existing_directory(arg: &str) -> Result<PathBuf, String> {
+    let dir = PathBuf::from(arg);
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(String::from(
+            "no such directory: give one that holds the INCLUDE or #include files",
+        ))
+    }
 }
 
 /// Source form named on the command line.

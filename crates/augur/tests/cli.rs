@@ -88,6 +88,24 @@ fn missing_file_is_a_clear_error_not_a_panic() {
 }
 
 #[test]
+fn a_mistyped_include_directory_is_refused_by_name() {
+    let out = augur()
+        .args([
+            "analyze",
+            "--static",
+            "-I",
+            "no/such/dir",
+            "no/such/file.f90",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no/such/dir"), "{err}");
+    assert!(err.contains("no such directory"), "{err}");
+}
+
+#[test]
 fn syntax_error_names_file_line_and_source_and_other_units_survive() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("bad.f90");

@@ -359,10 +359,18 @@ fn warnings(
         }
     };
     if program.partial {
-        warnings.push(
-            "the program profile is partial (the counting run did not finish); the prediction covers only what ran"
-                .to_string(),
-        );
+        // The analysis noted why (`partial profile: the program exited with status 1`).
+        let why = program
+            .notes
+            .iter()
+            .find_map(|n| n.strip_prefix("partial profile: "))
+            .map_or_else(
+                || String::from("the counting run did not finish"),
+                |w| format!("the counting run did not finish: {w}"),
+            );
+        warnings.push(format!(
+            "the program profile is partial ({why}); the prediction covers only what ran"
+        ));
     }
     if !uncosted.is_empty() {
         let share_sum: f64 = uncosted.iter().map(|u| u.operation_share).sum();

@@ -216,10 +216,12 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
                 );
             }
         }
+        // A partial profile's note is in the model's warning already.
         warnings.extend(
             profile
                 .notes
                 .iter()
+                .filter(|n| !(profile.partial && n.starts_with("partial profile: ")))
                 .map(|n| format!("{}: note: {n}", p.display())),
         );
         if let Some(out) = &a.report {

@@ -388,3 +388,35 @@ fn a_figure_asked_for_as_png_is_drawn_at_twice_its_size_with_its_text() {
         .count();
     assert!(dark > 200, "no title drawn in the PNG ({dark} dark pixels)");
 }
+
+/// A profile kept by `--keep-partial` is predicted with one warning that says it is
+/// partial and why (the run's exit status), not the profile's note beside the model's.
+#[test]
+fn a_partial_profile_is_said_once_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("stops.f90");
+    std::fs::write(
+        &src,
+        "program stops\n  integer :: i\n  real(8) :: s\n  s = 0\n  do i = 1, 1000\n    s = s + i\n  end do\n  print *, s\n  error stop 3\nend program stops\n",
+    )
+    .unwrap();
+    let prof = dir.path().join("stops.json");
+    let out = augur()
+        .args(["analyze", "--keep-partial", "-o"])
+        .arg(&prof)
+        .arg(&src)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(prof.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = augur()
+        .args(["predict", "-m", "gfortran12-O2-epyc-zen4-2core"])
+        .arg(&prof)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let partial: Vec<&str> = err.lines().filter(|l| l.contains("partial")).collect();
+    assert_eq!(partial.len(), 1, "{err}");
+    assert!(partial[0].contains("status 3"), "{err}");
+}

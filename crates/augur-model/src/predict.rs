@@ -359,15 +359,10 @@ fn warnings(
         }
     };
     if program.partial {
-        // The analysis noted why (`partial profile: the program exited with status 1`).
-        let why = program
-            .notes
-            .iter()
-            .find_map(|n| n.strip_prefix("partial profile: "))
-            .map_or_else(
-                || String::from("the counting run did not finish"),
-                |w| format!("the counting run did not finish: {w}"),
-            );
+        let why = program.partial_reason().map_or_else(
+            || String::from("the counting run did not finish"),
+            |w| format!("the counting run did not finish: {w}"),
+        );
         warnings.push(format!(
             "the program profile is partial ({why}); the prediction covers only what ran"
         ));

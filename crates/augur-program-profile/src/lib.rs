@@ -20,6 +20,10 @@ pub const PROFILE_SCHEMA: u32 = 1;
 /// The `kind` of a program profile document.
 pub const PROFILE_KIND: &str = "augur-program-profile";
 
+/// How the note that says why a profile is partial starts ([`ProgramProfile::notes`]):
+/// `partial profile: the program exited with status 1`.
+pub const PARTIAL_NOTE: &str = "partial profile: ";
+
 /// A program profile.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ProgramProfile {
@@ -35,7 +39,8 @@ pub struct ProgramProfile {
     pub run: RunEntry,
     /// True when the counts are incomplete (written only with `--keep-partial`).
     pub partial: bool,
-    /// Why the profile is partial, or notes on approximations.
+    /// Why the profile is partial (the note that starts with [`PARTIAL_NOTE`]), or notes
+    /// on approximations.
     pub notes: Vec<String>,
     /// The dynamic AbOp vector C of the whole program.
     pub totals: AbOpCounts,
@@ -492,6 +497,14 @@ pub struct SourceChange {
 }
 
 impl ProgramProfile {
+    /// Why the counting run did not finish, from its note, when the profile is partial.
+    pub fn partial_reason(&self) -> Option<&str> {
+        if !self.partial {
+            return None;
+        }
+        self.notes.iter().find_map(|n| n.strip_prefix(PARTIAL_NOTE))
+    }
+
     /// Parses a profile from JSON text; `path` names the file in errors.
     pub fn from_json(text: &str, path: &str) -> Result<ProgramProfile, ProfileReadError> {
         // Check the kind and schema first, so that another document gets a clear message

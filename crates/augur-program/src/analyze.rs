@@ -340,7 +340,11 @@ pub fn analyze(sources: &[PathBuf], opts: &AnalyzeOptions) -> Result<Analysis, A
         partial = true;
         notes.insert(
             0,
-            format!("partial profile: the program {}", run.describe()),
+            format!(
+                "{}the program {}",
+                augur_program_profile::PARTIAL_NOTE,
+                run.describe()
+            ),
         );
     }
     let counters = counters.unwrap_or_else(|| vec![0; plan.counters]);

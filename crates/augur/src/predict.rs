@@ -221,7 +221,9 @@ pub fn run(a: &PredictArgs) -> Result<ExitCode> {
             profile
                 .notes
                 .iter()
-                .filter(|n| !(profile.partial && n.starts_with("partial profile: ")))
+                .filter(|n| {
+                    !(profile.partial && n.starts_with(augur_program_profile::PARTIAL_NOTE))
+                })
                 .map(|n| format!("{}: note: {n}", p.display())),
         );
         if let Some(out) = &a.report {

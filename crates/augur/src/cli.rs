@@ -585,6 +585,10 @@ fn change(s: &str, unit: &str, zero_ok: bool) -> Result<augur_simgrid::Change, S
 struct ValidateCmd {
     #[command(flatten)]
     source: SourceArgs,
+    /// `analyze`'s flag, which a validation cannot honour (it keeps no failed run's
+    /// profile): taken only to say so.
+    #[arg(long, hide = true)]
+    keep_partial: bool,
     /// Machine profile: a library name (see `augur machines`) or a TOML file (default: the
     /// library profile measured on this host's CPU with --fc and --fflags, gfortran -O2
     /// when they are not given).
@@ -1528,6 +1532,12 @@ fn validate_scale(
 
 /// `augur validate`.
 fn validate(v: ValidateCmd) -> Result<ExitCode> {
+    if v.keep_partial {
+        bail!(
+            "validate has no --keep-partial: it compares a finished run with its prediction; to keep \
+             the profile of a run that fails, use `augur analyze --keep-partial FILES`"
+        );
+    }
     let scale = validate_scale(v.scale.as_deref(), v.at.as_deref())?;
     for out in v.profile_out.iter().chain(&v.report) {
         check_output_dir(out)?;

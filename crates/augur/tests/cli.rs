@@ -420,3 +420,15 @@ fn a_partial_profile_is_said_once_with_its_reason() {
     assert_eq!(partial.len(), 1, "{err}");
     assert!(partial[0].contains("status 3"), "{err}");
 }
+
+#[test]
+fn validate_keep_partial_points_to_analyze() {
+    let out = augur()
+        .args(["validate", "--keep-partial", "no/such/file.f90"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("augur analyze --keep-partial"), "{err}");
+    assert!(!err.contains("-- --keep-partial"), "{err}");
+}
